@@ -1,0 +1,8 @@
+"""ospiel_team: team and cooperative imperfect-information games and solvers for OpenSpiel.
+
+Importing this package registers every game it defines with pyspiel, so that
+`pyspiel.load_game("mini_bridge(size=4)")` works after `import ospiel_team`.
+"""
+from ospiel_team import games  # noqa: F401  (registers the games)
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Algorithms on the array game tree (see ospiel_team/algorithms/game_tree.py)."""

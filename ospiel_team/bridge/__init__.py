@@ -1,0 +1,1 @@
+"""Contract bridge: deals, scoring, IMPs, DDS tables, datasets, batched auctions, matches."""

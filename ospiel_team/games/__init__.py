@@ -1,0 +1,5 @@
+"""Games of ospiel_team; importing this package registers each one with pyspiel.
+
+One module per game family; each module calls `pyspiel.register_game` at import.
+"""
+# Each line registers one game family (keep one import per module).
