@@ -1,0 +1,296 @@
+"""The array game tree: a finite turn-based pyspiel game walked once into flat arrays.
+
+Every algorithm of the package (evaluation, best responses, JPS, exploitability descent, the team
+LP) works on these arrays with numpy or JAX instead of re-walking pyspiel states (see
+`../shared/ARCHITECTURE.md`). Conventions:
+
+* Nodes are all histories (chance, decision and terminal). They are stored in **level order**:
+  sorted by depth, and within a depth in depth-first discovery order, so that each depth is a
+  contiguous slice `level_slices[d]`, the children of a node are contiguous, and parents of
+  consecutive nodes are non-decreasing. Node 0 is the root.
+* `node_parent[n]` is the parent (-1 for the root), `node_action[n]` the action that leads from
+  the parent to `n`, `node_player[n]` the player to move (`CHANCE` or `TERMINAL` otherwise),
+  `node_infoset[n]` the information set of a decision node (-1 otherwise), `node_chance_prob[n]`
+  the chance probability of the edge into `n` (1 when the parent is not a chance node),
+  `node_returns[n]` the players' returns at terminal nodes (0 elsewhere).
+* Information sets are keyed exactly as OpenSpiel's `policy.TabularPolicy` keys them
+  (`information_state_string(player)`, or the observation string for games without one), so a
+  policy converts both ways with `policy_array` / `tabular_policy`.
+* A *policy array* `pi` has shape `[num_infosets, num_actions]`: row `I` is the distribution of
+  infoset `I`, zero on illegal actions.
+* Sequences (for best responses and the sequence form): player p's last own (infoset, action)
+  pair on the path to a node, encoded as the flat index `I * num_actions + a`, or -1 (empty).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+DEFAULT_MAX_NODES = 30_000_000
+
+
+@dataclasses.dataclass
+class PlayerSequences:
+  """Sequence structure of one player (perfect recall makes its infosets a forest)."""
+  infosets: np.ndarray  # infosets of the player
+  infoset_parent_seq: np.ndarray  # [num_infosets] flat parent sequence or -1 (all infosets)
+  infoset_levels: list  # infosets of this player grouped by own depth (0, 1, ...)
+  terminal_last_seq: np.ndarray  # [num_terminals] last own flat sequence or -1
+
+
+class GameTree:
+  """A finite turn-based pyspiel game as flat arrays over histories and infosets."""
+
+  def __init__(self, game: pyspiel.Game, max_nodes: int = DEFAULT_MAX_NODES,
+               progress: bool = False):
+    """Walks `game` once. Raises ValueError for games the tree cannot represent."""
+    game_type = game.get_type()
+    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+      raise ValueError(
+          f"GameTree needs a turn-based game; {game} has dynamics {game_type.dynamics}. "
+          "Use pyspiel.load_game_as_turn_based.")
+    if game_type.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
+      raise ValueError(f"GameTree needs explicit chance; {game} has sampled chance.")
+    if max_nodes < 1:
+      raise ValueError(f"max_nodes must be positive, got {max_nodes}")
+    self.game = game
+    self.num_players = game.num_players()
+    self.num_actions = game.num_distinct_actions()
+    self._use_infostate = game_type.provides_information_state_string
+    if not self._use_infostate and not game_type.provides_observation_string:
+      raise ValueError(f"{game} provides neither information-state nor observation strings.")
+    self._build(max_nodes, progress)
+    self._derive()
+
+  # ------------------------------------------------------------------------------------------
+  # Building (the one Python walk over pyspiel states).
+  def _key(self, state, player):
+    if self._use_infostate:
+      return state.information_state_string(player)
+    return state.observation_string(player)
+
+  def _build(self, max_nodes, progress):
+    parents, actions, players, depths, infosets, chance_probs = [], [], [], [], [], []
+    returns_idx, returns_val = [], []
+    infoset_ids: dict = {}
+    infoset_player, infoset_legal, self.infoset_states = [], [], []
+    pbar = None
+    if progress:
+      import tqdm  # pylint: disable=g-import-not-at-top
+      pbar = tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
+    # Explicit depth-first stack of (state, parent index, action, chance prob, depth).
+    stack = [(self.game.new_initial_state(), -1, -1, 1.0, 0)]
+    num_actions = self.num_actions
+    while stack:
+      state, parent, action, prob, depth = stack.pop()
+      n = len(parents)
+      if n >= max_nodes:
+        raise ValueError(
+            f"{self.game} has more than max_nodes={max_nodes} histories; raise max_nodes "
+            "if it fits in memory.")
+      parents.append(parent)
+      actions.append(action)
+      depths.append(depth)
+      chance_probs.append(prob)
+      if pbar is not None and n % 10000 == 0:
+        pbar.update(10000 if n else 0)
+      if state.is_terminal():
+        players.append(TERMINAL)
+        infosets.append(-1)
+        returns_idx.append(n)
+        returns_val.append(state.returns())
+        continue
+      if state.is_chance_node():
+        players.append(CHANCE)
+        infosets.append(-1)
+        outcomes = state.chance_outcomes()
+        for a, p in reversed(outcomes):
+          stack.append((state.child(a), n, a, p, depth + 1))
+        continue
+      if state.is_simultaneous_node():
+        raise ValueError(f"{self.game} has simultaneous nodes; use load_game_as_turn_based.")
+      player = state.current_player()
+      key = self._key(state, player)
+      info = infoset_ids.get(key)
+      legal = state.legal_actions()
+      if info is None:
+        info = len(infoset_player)
+        infoset_ids[key] = info
+        infoset_player.append(player)
+        mask = np.zeros(num_actions, dtype=bool)
+        mask[legal] = True
+        infoset_legal.append(mask)
+        self.infoset_states.append(state)
+      elif infoset_player[info] != player:
+        raise ValueError(f"infoset {key!r} is shared by players {infoset_player[info]} and "
+                         f"{player}")
+      players.append(player)
+      infosets.append(info)
+      for a in reversed(legal):
+        stack.append((state.child(a), n, a, 1.0, depth + 1))
+    if pbar is not None:
+      pbar.close()
+
+    depth = np.asarray(depths, dtype=np.int32)
+    # Level order: stable sort of the depth-first preorder by depth.
+    order = np.argsort(depth, kind="stable")
+    new_index = np.empty_like(order)
+    new_index[order] = np.arange(len(order))
+    parent = np.asarray(parents, dtype=np.int64)[order]
+    parent = np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1)
+    self.num_nodes = len(order)
+    self.node_parent = parent.astype(np.int64)
+    self.node_action = np.asarray(actions, dtype=np.int64)[order]
+    self.node_player = np.asarray(players, dtype=np.int64)[order]
+    self.node_depth = depth[order]
+    self.node_infoset = np.asarray(infosets, dtype=np.int64)[order]
+    self.node_chance_prob = np.asarray(chance_probs, dtype=np.float64)[order]
+    returns = np.zeros((self.num_nodes, self.num_players))
+    if returns_idx:
+      returns[new_index[np.asarray(returns_idx)]] = np.asarray(returns_val, dtype=np.float64)
+    self.node_returns = returns
+    self.infoset_keys = list(infoset_ids.keys())
+    self.infoset_index = infoset_ids
+    self.infoset_player = np.asarray(infoset_player, dtype=np.int64)
+    self.infoset_legal = (np.asarray(infoset_legal, dtype=bool) if infoset_legal
+                          else np.zeros((0, num_actions), dtype=bool))
+    self.num_infosets = len(self.infoset_keys)
+
+  def _derive(self):
+    """Index arrays that the vectorized algorithms use."""
+    n, a_count = self.num_nodes, self.num_actions
+    max_depth = int(self.node_depth.max()) if n else 0
+    starts = np.searchsorted(self.node_depth, np.arange(max_depth + 2))
+    self.level_slices = [(int(starts[d]), int(starts[d + 1])) for d in range(max_depth + 1)]
+    self.terminals = np.nonzero(self.node_player == TERMINAL)[0]
+    self.decisions = np.nonzero(self.node_player >= 0)[0]
+    parent_player = np.where(self.node_parent >= 0,
+                             self.node_player[np.maximum(self.node_parent, 0)], CHANCE)
+    parent_player[0] = CHANCE
+    # Owner of the edge into each node: the parent's player, or chance (column num_players).
+    self.node_owner = np.where(parent_player >= 0, parent_player, self.num_players)
+    self.node_owner[0] = self.num_players
+    self.decision_children = np.nonzero(parent_player >= 0)[0]
+    dc_parent = self.node_parent[self.decision_children]
+    self.node_parent_infoset = np.full(n, -1, dtype=np.int64)
+    self.node_parent_infoset[self.decision_children] = self.node_infoset[dc_parent]
+    # Flat (infoset, action) index of the edge into each decision child.
+    self.decision_children_flat = (self.node_infoset[dc_parent] * a_count +
+                                   self.node_action[self.decision_children])
+    # Each player's last own sequence on the path to every node (level by level).
+    last_seq = np.full((n, self.num_players), -1, dtype=np.int64)
+    for s, e in self.level_slices[1:]:
+      par = self.node_parent[s:e]
+      rows = last_seq[par]
+      owner = self.node_owner[s:e]
+      own = owner < self.num_players
+      idx = np.nonzero(own)[0]
+      rows[idx, owner[idx]] = (self.node_infoset[par[idx]] * a_count + self.node_action[s + idx])
+      last_seq[s:e] = rows
+    self.node_last_seq = last_seq
+    self.sequences = []
+    for p in range(self.num_players):
+      infosets = np.nonzero(self.infoset_player == p)[0]
+      parent_seq = np.full(self.num_infosets, -1, dtype=np.int64)
+      dec_p = self.decisions[self.node_player[self.decisions] == p]
+      parent_seq[self.node_infoset[dec_p]] = last_seq[dec_p, p]
+      # Perfect recall: every history of an infoset has the same own parent sequence.
+      if not np.array_equal(parent_seq[self.node_infoset[dec_p]], last_seq[dec_p, p]):
+        raise ValueError(f"{self.game} violates perfect recall for player {p}")
+      level = np.zeros(self.num_infosets, dtype=np.int64)
+      # Own depth = own depth of the parent infoset + 1, computed in node level order.
+      order = infosets[np.argsort(self.node_depth[self._first_node(infosets)], kind="stable")]
+      for i in order:
+        ps = parent_seq[i]
+        level[i] = 0 if ps < 0 else level[ps // a_count] + 1
+      levels = []
+      if len(infosets):
+        for k in range(int(level[infosets].max()) + 1):
+          levels.append(infosets[level[infosets] == k])
+      self.sequences.append(PlayerSequences(
+          infosets=infosets, infoset_parent_seq=parent_seq, infoset_levels=levels,
+          terminal_last_seq=last_seq[self.terminals, p]))
+
+  def _first_node(self, infosets):
+    first = np.full(self.num_infosets, -1, dtype=np.int64)
+    dec = self.decisions[::-1]
+    first[self.node_infoset[dec]] = dec
+    return first[infosets]
+
+  # ------------------------------------------------------------------------------------------
+  # Conversions to and from OpenSpiel policies.
+  def uniform_policy_array(self) -> np.ndarray:
+    """The uniform random policy as a policy array."""
+    legal = self.infoset_legal.astype(np.float64)
+    return legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
+
+  def policy_array(self, pol: policy_lib.Policy) -> np.ndarray:
+    """Policy array of any OpenSpiel policy (TabularPolicy rows are read directly)."""
+    pi = np.zeros((self.num_infosets, self.num_actions))
+    if isinstance(pol, policy_lib.TabularPolicy):
+      rows = np.asarray([pol.state_lookup.get(k, -1) for k in self.infoset_keys],
+                        dtype=np.int64)
+      missing = np.nonzero(rows < 0)[0]
+      if len(missing):
+        raise ValueError(f"TabularPolicy has no row for infoset {self.infoset_keys[missing[0]]!r}"
+                         f" of {self.game}")
+      pi[:] = pol.action_probability_array[rows]
+    else:
+      for i, state in enumerate(self.infoset_states):
+        for a, p in pol.action_probabilities(state).items():
+          pi[i, a] = p
+    return pi
+
+  def tabular_policy(self, pi: np.ndarray,
+                     template: Optional[policy_lib.TabularPolicy] = None
+                     ) -> policy_lib.TabularPolicy:
+    """A TabularPolicy holding the policy array `pi` (rows matched by infoset key).
+
+    With no `template`, the TabularPolicy is built from the tree's own representative states,
+    without a second walk of the game.
+    """
+    pi = np.asarray(pi, dtype=np.float64)
+    if pi.shape != (self.num_infosets, self.num_actions):
+      raise ValueError(f"policy array has shape {pi.shape}, expected "
+                       f"{(self.num_infosets, self.num_actions)}")
+    if template is None:
+      template = self._template()
+    result = template.__copy__(copy_action_probability_array=True)
+    rows = np.asarray([result.state_lookup[k] for k in self.infoset_keys], dtype=np.int64)
+    result.action_probability_array[rows] = pi
+    return result
+
+  def _template(self) -> policy_lib.TabularPolicy:
+    if getattr(self, "_template_policy", None) is None:
+      states = {s.history_str(): s for s in self.infoset_states}
+      self._template_policy = policy_lib.TabularPolicy(self.game, states=states)
+    return self._template_policy
+
+  def validate_policy_array(self, pi: np.ndarray, atol: float = 1e-6) -> None:
+    """Raises ValueError if `pi` is not a distribution over legal actions at every infoset."""
+    pi = np.asarray(pi)
+    if pi.shape != (self.num_infosets, self.num_actions):
+      raise ValueError(f"policy array has shape {pi.shape}, expected "
+                       f"{(self.num_infosets, self.num_actions)}")
+    if np.any(pi < -atol):
+      i = int(np.argwhere(pi < -atol)[0][0])
+      raise ValueError(f"negative probability at infoset {self.infoset_keys[i]!r}")
+    bad = np.nonzero(np.abs(pi.sum(axis=1) - 1.0) > atol)[0]
+    if len(bad):
+      raise ValueError(f"probabilities of infoset {self.infoset_keys[bad[0]]!r} sum to "
+                       f"{pi[bad[0]].sum()}")
+    if np.any(np.abs(pi[~self.infoset_legal]) > atol):
+      i = int(np.argwhere(np.abs(np.where(self.infoset_legal, 0, pi)) > atol)[0][0])
+      raise ValueError(f"probability on an illegal action at infoset {self.infoset_keys[i]!r}")
+
+  def __repr__(self):
+    return (f"GameTree({self.game}: {self.num_nodes} histories, {len(self.terminals)} terminal, "
+            f"{self.num_infosets} infosets)")

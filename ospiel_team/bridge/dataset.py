@@ -1,0 +1,149 @@
+"""Datasets of bridge deals with their double-dummy tables: on-disk format, loading, validation.
+
+On-disk format (one NumPy ``.npz`` archive, written with `numpy.savez_compressed`, readable
+with ``numpy.load(path, allow_pickle=False)``):
+
+==============  ===============  =====  ==========================================================
+key             shape            dtype  meaning
+==============  ===============  =====  ==========================================================
+``holders``     (N, 52)          uint8  ``holders[i, card]`` = seat (0=N, 1=E, 2=S, 3=W) holding
+                                        ``card = rank * 4 + suit`` (suits 0=C, 1=D, 2=H, 3=S;
+                                        ranks 0='2' .. 12='A'), OpenSpiel `bridge`'s convention;
+                                        each seat holds exactly 13 cards.
+``dd_tricks``   (N, 5, 4)        uint8  ``dd_tricks[i, strain, declarer]`` = double-dummy tricks
+                                        0..13 of declarer's side, strain 0=C, 1=D, 2=H, 3=S,
+                                        4=NT, declarer 0=N .. 3=W (see `ospiel_team.bridge.dds`).
+``format``      ()               str    ``"ospiel_team.bridge.dataset/1"`` (optional on read).
+``seed``        ()               int64  base seed the builder used (optional, informational).
+==============  ===============  =====  ==========================================================
+
+The builder (`python -m ospiel_team.bridge.make_dataset`) writes chunk files in the same format
+into ``<out>.chunks/`` and merges them into the single archive ``<out>``.
+
+`load_dataset(path=None)` loads a dataset (``None`` = the shipped default,
+`default_dataset_path()`) and validates it: keys present, shapes and dtypes, seats 0..3,
+tricks 0..13, and that each hand of each deal holds 13 distinct cards. A corrupted, truncated
+or malformed file raises `ValueError` naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Optional, Union
+
+import numpy as np
+
+from ospiel_team.bridge import deal as deal_lib
+
+FORMAT_TAG = "ospiel_team.bridge.dataset/1"
+DEFAULT_DATASET_NAME = "deals_dds.npz"
+PathLike = Union[str, os.PathLike]
+
+
+def default_dataset_path() -> str:
+  """Path of the dataset shipped inside the package (ospiel_team/bridge/data/deals_dds.npz)."""
+  return os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", DEFAULT_DATASET_NAME)
+
+
+class BridgeDataset:
+  """Deals and their double-dummy tables: `.holders` (N, 52) uint8, `.dd_tricks` (N, 5, 4) uint8."""
+
+  def __init__(self, holders: np.ndarray, dd_tricks: np.ndarray, path: Optional[str] = None,
+               seed: Optional[int] = None):
+    validate_arrays(holders, dd_tricks, source=path or "arrays")
+    self.holders = np.asarray(holders, dtype=np.uint8)
+    self.dd_tricks = np.asarray(dd_tricks, dtype=np.uint8)
+    self.path = path
+    self.seed = seed
+
+  def __len__(self) -> int:
+    return int(self.holders.shape[0])
+
+  def __getitem__(self, i):
+    """(holders, dd_tricks) of deal(s) `i` (an int, slice or index array)."""
+    return self.holders[i], self.dd_tricks[i]
+
+  def __repr__(self) -> str:
+    return f"BridgeDataset({len(self)} deals, path={self.path!r})"
+
+
+def validate_arrays(holders, dd_tricks, source: str = "arrays") -> None:
+  """Raises ValueError (naming `source`) unless the arrays satisfy the documented format."""
+  h = np.asarray(holders)
+  t = np.asarray(dd_tricks)
+  if h.ndim != 2 or h.shape[1] != deal_lib.NUM_CARDS:
+    raise ValueError(f"{source}: 'holders' must have shape (N, 52), got {h.shape}")
+  if h.dtype != np.uint8:
+    raise ValueError(f"{source}: 'holders' must have dtype uint8, got {h.dtype}")
+  if t.ndim != 3 or t.shape[1:] != (5, 4):
+    raise ValueError(f"{source}: 'dd_tricks' must have shape (N, 5, 4), got {t.shape}")
+  if t.dtype != np.uint8:
+    raise ValueError(f"{source}: 'dd_tricks' must have dtype uint8, got {t.dtype}")
+  if h.shape[0] != t.shape[0]:
+    raise ValueError(f"{source}: {h.shape[0]} deals but {t.shape[0]} double-dummy tables")
+  if h.size and h.max() > 3:
+    i, c = np.argwhere(h > 3)[0]
+    raise ValueError(f"{source}: deal {i} card {c} has seat {h[i, c]}, not in 0..3")
+  if t.size and t.max() > 13:
+    i, s, d = np.argwhere(t > 13)[0]
+    raise ValueError(f"{source}: deal {i} strain {s} declarer {d} has {t[i, s, d]} tricks, "
+                     "not in 0..13")
+  try:
+    deal_lib.validate_holders(h, name=f"{source}: 'holders'")
+  except ValueError as e:
+    # Every card has exactly one holder by construction, so 13 cards per seat == 13 distinct.
+    raise ValueError(f"{e} (each hand must hold 13 distinct cards)") from None
+
+
+def load_dataset(path: Optional[PathLike] = None) -> BridgeDataset:
+  """Loads and validates a dataset `.npz`; `path=None` loads the shipped default."""
+  path = default_dataset_path() if path is None else os.fspath(path)
+  if not os.path.exists(path):
+    raise ValueError(f"bridge dataset file {path!r} does not exist")
+  if os.path.isdir(path):
+    raise ValueError(f"bridge dataset {path!r} is a directory, expected an .npz file")
+  try:
+    with np.load(path, allow_pickle=False) as z:
+      keys = set(z.files)
+      missing = {"holders", "dd_tricks"} - keys
+      if missing:
+        raise ValueError(f"bridge dataset {path!r} lacks array(s) {sorted(missing)} "
+                         f"(has {sorted(keys)})")
+      holders = z["holders"]
+      dd_tricks = z["dd_tricks"]
+      if "format" in keys and str(z["format"]) != FORMAT_TAG:
+        raise ValueError(f"bridge dataset {path!r} has format {str(z['format'])!r}, "
+                         f"expected {FORMAT_TAG!r}")
+      seed = int(z["seed"]) if "seed" in keys else None
+  except ValueError as e:
+    if str(path) in str(e):
+      raise
+    raise ValueError(f"bridge dataset {path!r} is corrupted or not an .npz archive: {e}") from e
+  except Exception as e:  # zipfile.BadZipFile, zlib.error, EOFError, OSError on truncation
+    raise ValueError(f"bridge dataset {path!r} is corrupted or truncated "
+                     f"({type(e).__name__}: {e})") from e
+  return BridgeDataset(holders, dd_tricks, path=path, seed=seed)
+
+
+def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
+                 seed: Optional[int] = None) -> None:
+  """Validates and writes a dataset atomically (temp file in the same folder, then os.replace)."""
+  path = os.fspath(path)
+  validate_arrays(holders, dd_tricks, source=path)
+  folder = os.path.dirname(os.path.abspath(path))
+  os.makedirs(folder, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".npz", dir=folder)
+  try:
+    with os.fdopen(fd, "wb") as f:
+      extra = {} if seed is None else {"seed": np.int64(seed)}
+      np.savez_compressed(f, holders=np.asarray(holders, np.uint8),
+                          dd_tricks=np.asarray(dd_tricks, np.uint8),
+                          format=np.array(FORMAT_TAG), **extra)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise

@@ -1,0 +1,229 @@
+"""52-card bridge deals: the `holders` array, PBN strings and OpenSpiel `bridge` chance actions.
+
+Conventions (identical to OpenSpiel's `bridge` game, checked in tests/test_bridge_deal_scoring.py):
+
+* card index ``card = rank * 4 + suit`` with suits ``0=C, 1=D, 2=H, 3=S`` and ranks
+  ``0='2', 1='3', ..., 8='T', 9='J', 10='Q', 11='K', 12='A'``; so card 0 is the club two and
+  card 51 the spade ace (this is `Card(suit, rank)` in OpenSpiel's bridge.h).
+* seats ``0=N, 1=E, 2=S, 3=W``; N-S (seats 0 and 2) and E-W (1 and 3) are the partnerships.
+* a deal is stored as ``holders``: a numpy ``uint8`` array of shape ``(52,)`` whose entry
+  ``holders[card]`` is the seat holding that card; a batch of deals is ``(n, 52)``.
+* OpenSpiel's `bridge` deals with 52 chance actions; the action value is the card index and the
+  ``i``-th chance action (``i = 0..51``) gives that card to seat ``i % 4``
+  (``holder_[card] = history_.size() % kNumPlayers`` in bridge.cc).  Any order of a seat's cards
+  gives the same deal; `holders_to_openspiel_actions` deals each seat's cards in increasing order.
+* PBN deal strings (``"N:AK84.AKJ9.942.K ..."``) list four hands clockwise from the named first
+  seat, each hand as ``spades.hearts.diamonds.clubs`` with ranks written ``AKQJT98765432`` from
+  high to low and an empty string for a void.
+
+Bad input raises `ValueError` naming the problem (wrong length, a hand without 13 cards,
+a duplicated or missing card, an unknown symbol); nothing is repaired silently.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+NUM_CARDS = 52
+NUM_SEATS = 4
+NUM_SUITS = 4
+NUM_RANKS = 13
+CARDS_PER_HAND = 13
+
+SEAT_CHARS = "NESW"
+SUIT_CHARS = "CDHS"  # suit index order
+RANK_CHARS = "23456789TJQKA"  # rank index order
+# PBN writes suits from spades down to clubs.
+PBN_SUIT_ORDER = (3, 2, 1, 0)
+
+
+def card_index(rank: int, suit: int) -> int:
+  """Card index of `rank` (0='2'..12='A') of `suit` (0=C..3=S), as in OpenSpiel's bridge."""
+  if not 0 <= rank < NUM_RANKS:
+    raise ValueError(f"rank {rank} out of range 0..12")
+  if not 0 <= suit < NUM_SUITS:
+    raise ValueError(f"suit {suit} out of range 0..3")
+  return rank * 4 + suit
+
+
+def card_string(card: int) -> str:
+  """'C2' .. 'SA' (suit then rank), OpenSpiel's card notation."""
+  if not 0 <= card < NUM_CARDS:
+    raise ValueError(f"card {card} out of range 0..51")
+  return SUIT_CHARS[card % 4] + RANK_CHARS[card // 4]
+
+
+def validate_holders(holders: np.ndarray, name: str = "holders") -> np.ndarray:
+  """Checks one deal (52,) or a batch (n, 52) of deals; returns it as uint8.
+
+  Raises ValueError naming the problem: wrong shape, a seat outside 0..3, a hand that does
+  not hold exactly 13 cards (with the deal index for a batch).
+  """
+  arr = np.asarray(holders)
+  if arr.ndim not in (1, 2) or arr.shape[-1] != NUM_CARDS:
+    raise ValueError(
+        f"{name} must have shape (52,) or (n, 52) (one seat per card), got shape {arr.shape}")
+  if arr.size and not np.issubdtype(arr.dtype, np.integer):
+    raise ValueError(f"{name} must hold integer seats, got dtype {arr.dtype}")
+  if arr.size:
+    bad = (arr < 0) | (arr >= NUM_SEATS)
+    if bad.any():
+      idx = np.argwhere(bad)[0]
+      raise ValueError(f"{name}: seat {arr[tuple(idx)]} at index {tuple(idx.tolist())} "
+                       "is not in 0..3")
+  batch = arr.reshape(-1, NUM_CARDS)
+  counts = np.stack([(batch == s).sum(axis=1) for s in range(NUM_SEATS)], axis=1)
+  wrong = counts != CARDS_PER_HAND
+  if wrong.any():
+    d, s = np.argwhere(wrong)[0]
+    where = f"deal {d}: " if arr.ndim == 2 else ""
+    raise ValueError(f"{name}: {where}seat {SEAT_CHARS[s]} holds {counts[d, s]} cards, not 13")
+  return arr.astype(np.uint8, copy=False)
+
+
+def hands(holders: np.ndarray) -> list[list[int]]:
+  """The four hands of a deal as sorted lists of card indices, in seat order N, E, S, W."""
+  h = validate_holders(holders)
+  if h.ndim != 1:
+    raise ValueError(f"hands() takes one deal of shape (52,), got shape {h.shape}")
+  return [np.flatnonzero(h == s).tolist() for s in range(NUM_SEATS)]
+
+
+def _hand_to_pbn(cards: Sequence[int]) -> str:
+  suits = []
+  for suit in PBN_SUIT_ORDER:
+    ranks = sorted((c // 4 for c in cards if c % 4 == suit), reverse=True)
+    suits.append("".join(RANK_CHARS[r] for r in ranks))
+  return ".".join(suits)
+
+
+def holders_to_pbn(holders: np.ndarray, first_seat: int = 0) -> str:
+  """PBN deal string, e.g. 'N:AK84.AKJ9.942.K ...', hands clockwise from `first_seat`."""
+  if first_seat not in range(NUM_SEATS):
+    raise ValueError(f"first_seat {first_seat!r} is not a seat in 0..3")
+  hs = hands(holders)
+  order = [(first_seat + i) % NUM_SEATS for i in range(NUM_SEATS)]
+  return SEAT_CHARS[first_seat] + ":" + " ".join(_hand_to_pbn(hs[s]) for s in order)
+
+
+def pbn_to_holders(pbn: str) -> np.ndarray:
+  """Parses a PBN deal string ('N:AK84.AKJ9.942.K ...') into `holders` (52,) uint8.
+
+  Accepts 'T' or '10' for the ten and lower-case letters. Raises ValueError naming the
+  problem (missing seat prefix, not four hands, not four suits, unknown rank, duplicated
+  card, a hand without 13 cards).
+  """
+  if not isinstance(pbn, str):
+    raise ValueError(f"PBN deal must be a string, got {type(pbn).__name__}")
+  text = pbn.strip()
+  if len(text) < 2 or text[1] != ":" or text[0].upper() not in SEAT_CHARS:
+    raise ValueError(f"PBN deal {pbn!r} must start with a seat and a colon, e.g. 'N:'")
+  first = SEAT_CHARS.index(text[0].upper())
+  parts = text[2:].split()
+  if len(parts) != NUM_SEATS:
+    raise ValueError(f"PBN deal {pbn!r} has {len(parts)} hands, expected 4")
+  holders = np.full(NUM_CARDS, 255, dtype=np.uint8)
+  for i, hand in enumerate(parts):
+    seat = (first + i) % NUM_SEATS
+    suits = hand.split(".")
+    if len(suits) != NUM_SUITS:
+      raise ValueError(f"PBN hand {hand!r} of seat {SEAT_CHARS[seat]} has {len(suits)} "
+                       "suits, expected 4 separated by '.'")
+    for suit, holding in zip(PBN_SUIT_ORDER, suits):
+      holding = holding.upper().replace("10", "T")
+      if holding == "-":
+        holding = ""
+      for ch in holding:
+        if ch not in RANK_CHARS:
+          raise ValueError(f"PBN hand {hand!r} of seat {SEAT_CHARS[seat]}: unknown rank {ch!r}")
+        card = RANK_CHARS.index(ch) * 4 + suit
+        if holders[card] != 255:
+          raise ValueError(f"PBN deal {pbn!r}: card {card_string(card)} appears twice "
+                           f"(seats {SEAT_CHARS[holders[card]]} and {SEAT_CHARS[seat]})")
+        holders[card] = seat
+  counts = [(holders == s).sum() for s in range(NUM_SEATS)]
+  for s in range(NUM_SEATS):
+    if counts[s] != CARDS_PER_HAND:
+      raise ValueError(f"PBN deal {pbn!r}: seat {SEAT_CHARS[s]} holds {counts[s]} cards, not 13")
+  return holders
+
+
+def holders_to_openspiel_actions(holders: np.ndarray) -> list[int]:
+  """The 52 chance actions that deal `holders` in OpenSpiel's `bridge` game.
+
+  Action ``i`` goes to seat ``i % 4``; each seat's cards are dealt in increasing order.
+  """
+  hs = hands(holders)
+  return [hs[i % NUM_SEATS][i // NUM_SEATS] for i in range(NUM_CARDS)]
+
+
+def openspiel_actions_to_holders(actions: Sequence[int]) -> np.ndarray:
+  """Inverse of `holders_to_openspiel_actions`: the deal made by 52 `bridge` chance actions.
+
+  Raises ValueError for a wrong number of actions, an action outside 0..51 or a repeated card.
+  """
+  acts = [int(a) for a in actions]
+  if len(acts) != NUM_CARDS:
+    raise ValueError(f"a bridge deal takes 52 chance actions, got {len(acts)}")
+  holders = np.full(NUM_CARDS, 255, dtype=np.uint8)
+  for i, a in enumerate(acts):
+    if not 0 <= a < NUM_CARDS:
+      raise ValueError(f"chance action {a} at position {i} is not a card in 0..51")
+    if holders[a] != 255:
+      raise ValueError(f"chance action {a} ({card_string(a)}) is repeated at position {i}")
+    holders[a] = i % NUM_SEATS
+  return holders
+
+
+def random_holders(rng: np.random.Generator, n: int) -> np.ndarray:
+  """`n` uniformly random deals, shape (n, 52) uint8 (a random permutation of 13 of each seat)."""
+  if int(n) != n or n < 0:
+    raise ValueError(f"number of deals must be a non-negative integer, got {n!r}")
+  n = int(n)
+  base = np.repeat(np.arange(NUM_SEATS, dtype=np.uint8), CARDS_PER_HAND)
+  keys = rng.random((n, NUM_CARDS))
+  return base[np.argsort(keys, axis=1)].astype(np.uint8)
+
+
+def hcp(holders: np.ndarray) -> np.ndarray:
+  """High-card points (A=4, K=3, Q=2, J=1) of each seat: shape (..., 4) int."""
+  h = validate_holders(holders)
+  ranks = np.arange(NUM_CARDS) // 4
+  points = np.clip(ranks - 8, 0, 4)  # J=9 -> 1, Q -> 2, K -> 3, A -> 4
+  onehot = h[..., :, None] == np.arange(NUM_SEATS)
+  return (onehot * points[:, None]).sum(axis=-2)
+
+
+class Deal:
+  """One deal: a thin object around `holders` with the conversions above."""
+
+  def __init__(self, holders: np.ndarray):
+    h = validate_holders(holders)
+    if h.ndim != 1:
+      raise ValueError(f"Deal takes one deal of shape (52,), got shape {h.shape}")
+    self.holders = h.copy()
+
+  @classmethod
+  def from_pbn(cls, pbn: str) -> "Deal":
+    return cls(pbn_to_holders(pbn))
+
+  @classmethod
+  def from_openspiel_actions(cls, actions: Sequence[int]) -> "Deal":
+    return cls(openspiel_actions_to_holders(actions))
+
+  def to_pbn(self, first_seat: int = 0) -> str:
+    return holders_to_pbn(self.holders, first_seat)
+
+  def to_openspiel_actions(self) -> list[int]:
+    return holders_to_openspiel_actions(self.holders)
+
+  def hands(self) -> list[list[int]]:
+    return hands(self.holders)
+
+  def __eq__(self, other) -> bool:
+    return isinstance(other, Deal) and np.array_equal(self.holders, other.holders)
+
+  def __repr__(self) -> str:
+    return f"Deal({self.to_pbn()!r})"

@@ -1,0 +1,162 @@
+"""Duplicate bridge scoring of a contract and the standard IMP scale.
+
+Law 77 of the Laws of Duplicate Bridge (2017); the JPS paper (Section 7, Appendix A) and
+Yeh & Lin 2016 reward an auction with the duplicate score of the final contract played
+double-dummy, and compare two bidders in IMPs.
+
+Conventions:
+
+* ``level`` 1..7 (0 = passed out, scores 0); ``strain`` 0=C, 1=D, 2=H, 3=S, 4=NT;
+  ``doubled`` 0 = undoubled, 1 = doubled, 2 = redoubled; ``vulnerable`` is the declaring
+  side's vulnerability; ``tricks`` 0..13 is the total number of tricks declarer's side takes.
+* `contract_score` returns the score of the DECLARING side (negative when the contract fails):
+  trick score (20 per trick in minors, 30 in majors, NT 40 + 30, times 2 doubled, times 4
+  redoubled), overtricks (trick value undoubled; 100/200 non-vul, 200/400 vul doubled/
+  redoubled), undertricks (50/100 per trick undoubled; doubled non-vul 100, 300, 500, then +300
+  each; doubled vul 200, 500, 800, then +300 each; redoubled twice doubled), the part-score bonus
+  50, game bonus 300 non-vul / 500 vul (trick score >= 100), small slam 500/750 and grand slam
+  1000/1500 on top of the game bonus, and the insult bonus 50 doubled / 100 redoubled.
+
+Both the scalar `contract_score` and the vectorized `contract_score_array` read one lookup
+table `SCORE_TABLE[level, strain, doubled, vulnerable, tricks]` of shape (8, 5, 3, 2, 14), built
+once from `_score_formula`; the tests check the table against an independently written formula
+and against OpenSpiel's `bridge` game.
+
+IMPs: `imps(score_diff)` converts a score difference to International Match Points with the
+standard 25-step scale (0-10: 0, 20-40: 1, ..., 3500-3990: 23, 4000+: 24); a difference counts
+for step k once its absolute value reaches the step's lower bound (`IMP_THRESHOLDS`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NUM_LEVELS = 8  # index 0 = passed out
+NUM_STRAINS = 5
+NUM_DOUBLED = 3
+NUM_TRICKS = 14
+STRAIN_CHARS = "CDHSN"
+STRAIN_NAMES = ("C", "D", "H", "S", "NT")
+
+# Lower bounds of IMP steps 1..24 (a difference d gives #{t : |d| >= t} IMPs, with its sign).
+IMP_THRESHOLDS = np.array([
+    20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 600, 750, 900, 1100, 1300, 1500,
+    1750, 2000, 2250, 2500, 3000, 3500, 4000
+], dtype=np.int64)
+
+
+def _score_formula(level: int, strain: int, doubled: int, vulnerable: bool, tricks: int) -> int:
+  """Direct rule-by-rule duplicate score for the declaring side (no validation)."""
+  if level == 0:
+    return 0
+  mult = (1, 2, 4)[doubled]
+  per_trick = 20 if strain < 2 else 30
+  needed = 6 + level
+  if tricks >= needed:
+    trick_score = (per_trick * level + (10 if strain == 4 else 0)) * mult
+    score = trick_score
+    score += (500 if vulnerable else 300) if trick_score >= 100 else 50
+    if level == 6:
+      score += 750 if vulnerable else 500
+    elif level == 7:
+      score += 1500 if vulnerable else 1000
+    score += (0, 50, 100)[doubled]
+    over = tricks - needed
+    if doubled == 0:
+      score += over * per_trick
+    else:
+      score += over * (200 if vulnerable else 100) * (mult // 2)
+    return score
+  down = needed - tricks
+  if doubled == 0:
+    return -down * (100 if vulnerable else 50)
+  penalty = 0
+  for k in range(1, down + 1):
+    if k == 1:
+      penalty += 200 if vulnerable else 100
+    elif k <= 3:
+      penalty += 300 if vulnerable else 200
+    else:
+      penalty += 300
+  return -penalty * (mult // 2)
+
+
+def _build_table() -> np.ndarray:
+  table = np.zeros((NUM_LEVELS, NUM_STRAINS, NUM_DOUBLED, 2, NUM_TRICKS), dtype=np.int32)
+  for level in range(NUM_LEVELS):
+    for strain in range(NUM_STRAINS):
+      for doubled in range(NUM_DOUBLED):
+        for vul in range(2):
+          for tricks in range(NUM_TRICKS):
+            table[level, strain, doubled, vul, tricks] = _score_formula(
+                level, strain, doubled, bool(vul), tricks)
+  table.setflags(write=False)
+  return table
+
+
+SCORE_TABLE = _build_table()
+
+
+def _check_range(name: str, value: np.ndarray, lo: int, hi: int) -> None:
+  bad = (value < lo) | (value > hi)
+  if np.any(bad):
+    first = np.asarray(value)[bad].ravel()[0] if np.ndim(value) else value
+    raise ValueError(f"{name} {first} out of range {lo}..{hi}")
+
+
+def contract_score(level: int, strain: int, doubled: int, vulnerable: bool, tricks: int) -> int:
+  """Duplicate score of the declaring side; see the module docstring for the conventions."""
+  for name, v in (("level", level), ("strain", strain), ("doubled", doubled),
+                  ("tricks", tricks)):
+    if isinstance(v, (bool, np.bool_)) or int(v) != v:
+      raise ValueError(f"{name} must be an integer, got {v!r}")
+  _check_range("level", int(level), 0, 7)
+  _check_range("strain", int(strain), 0, 4)
+  _check_range("doubled", int(doubled), 0, 2)
+  _check_range("tricks", int(tricks), 0, 13)
+  if vulnerable not in (0, 1, True, False):
+    raise ValueError(f"vulnerable must be a bool, got {vulnerable!r}")
+  return int(SCORE_TABLE[int(level), int(strain), int(doubled), int(bool(vulnerable)),
+                         int(tricks)])
+
+
+def contract_score_array(level, strain, doubled, vulnerable, tricks) -> np.ndarray:
+  """Vectorized `contract_score` over equal-shape (or broadcastable) integer arrays -> int32."""
+  arrays = [np.asarray(a) for a in (level, strain, doubled, vulnerable, tricks)]
+  names = ("level", "strain", "doubled", "vulnerable", "tricks")
+  for name, a in zip(names, arrays):
+    if a.size and not (np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
+      raise ValueError(f"{name} must be an integer array, got dtype {a.dtype}")
+  lv, st, db, vu, tr = arrays
+  _check_range("level", lv, 0, 7)
+  _check_range("strain", st, 0, 4)
+  _check_range("doubled", db, 0, 2)
+  _check_range("vulnerable", vu.astype(np.int64), 0, 1)
+  _check_range("tricks", tr, 0, 13)
+  return SCORE_TABLE[lv, st, db, vu.astype(np.intp), tr]
+
+
+def imps_array(score_diff) -> np.ndarray:
+  """Vectorized IMPs of score differences (sign kept) -> int64 array of the same shape."""
+  d = np.asarray(score_diff)
+  if d.size and not (np.issubdtype(d.dtype, np.integer) or np.issubdtype(d.dtype, np.floating)):
+    raise ValueError(f"score differences must be numbers, got dtype {d.dtype}")
+  if d.size and not np.all(np.isfinite(d)):
+    raise ValueError("score differences must be finite")
+  mag = np.searchsorted(IMP_THRESHOLDS, np.abs(d), side="right")
+  return (np.sign(d).astype(np.int64) * mag).astype(np.int64)
+
+
+def imps(score_diff) -> int:
+  """IMPs for one score difference, e.g. imps(420) == 9, imps(-50) == -2."""
+  return int(imps_array(np.asarray(score_diff)).item())
+
+
+def contract_string(level: int, strain: int, doubled: int, declarer: int | None = None) -> str:
+  """'3NT', '4SX', '2HXX by N'; 'Pass' for level 0."""
+  if level == 0:
+    return "Pass"
+  s = f"{level}{STRAIN_NAMES[strain]}" + ("", "X", "XX")[doubled]
+  if declarer is not None:
+    s += " by " + "NESW"[declarer]
+  return s
