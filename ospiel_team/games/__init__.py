@@ -3,3 +3,6 @@
 One module per game family; each module calls `pyspiel.register_game` at import.
 """
 # Each line registers one game family (keep one import per module).
+from ospiel_team.games import comm  # noqa: F401
+from ospiel_team.games import simple_bidding  # noqa: F401
+from ospiel_team.games import mini_bridge  # noqa: F401
