@@ -142,6 +142,7 @@ def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
                           format=np.array(FORMAT_TAG), **extra)
       f.flush()
       os.fsync(f.fileno())
+    os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; datasets are meant to be shared
     os.replace(tmp, path)
   except BaseException:
     if os.path.exists(tmp):

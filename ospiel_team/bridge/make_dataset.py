@@ -1,0 +1,217 @@
+r"""Builds a dataset of random deals with their double-dummy tables, resumably, on all cores or Ray.
+
+Usage::
+
+  python -m ospiel_team.bridge.make_dataset --deals 100000 --out deals.npz \
+      [--seed 0] [--workers K] [--chunk 1000] [--ray ADDRESS] [--keep_chunks]
+
+The ``--deals`` deals are cut into chunks of ``--chunk`` deals. Chunk ``i`` draws its deals with
+``numpy.random.default_rng(SeedSequence([seed, i]))`` (`deal.random_holders`) and computes their
+tables with DDS (`dds.dd_tables`), so the dataset depends only on ``--seed``, ``--chunk`` and
+``--deals`` -- not on the number of workers, on Ray, or on interruptions. Each finished chunk
+is written atomically (temp file + ``os.replace``) to ``<out>.chunks/chunk_<i>.npz`` in the
+format of `ospiel_team.bridge.dataset`; a rerun of the same command skips chunks already on
+disk, so a killed run resumes without recomputing finished deals. When all chunks are present
+they are merged into ``<out>`` (atomically) and the chunk folder is removed unless
+``--keep_chunks`` is given. Growing a dataset: rerun with a larger ``--deals`` (same seed and
+chunk size) while keeping the chunks; the old chunks are reused and only the new ones computed.
+
+Parallelism: by default one process per local core (``--workers``, default ``os.cpu_count()``),
+each running DDS single-threaded. With ``--ray ADDRESS`` the chunks run as Ray tasks on the
+cluster at ADDRESS (``auto`` for a running cluster, ``local`` to start a local instance); the
+driver writes the chunk files. Ray is optional (``pip install ray``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import re
+import shutil
+import sys
+import tempfile
+from typing import Optional, Sequence
+
+import numpy as np
+import tqdm
+
+from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge import deal as deal_lib
+
+CHUNK_PATTERN = re.compile(r"^chunk_(\d{6})\.npz$")
+
+
+def chunk_seed_sequence(seed: int, index: int) -> np.random.SeedSequence:
+  """The seed of chunk `index` of a build with base seed `seed`."""
+  return np.random.SeedSequence([int(seed), int(index)])
+
+
+def chunk_sizes(num_deals: int, chunk: int) -> list[int]:
+  """Sizes of the chunks of a build of `num_deals` deals in chunks of `chunk`."""
+  n_chunks = math.ceil(num_deals / chunk)
+  return [min(chunk, num_deals - i * chunk) for i in range(n_chunks)]
+
+
+def compute_chunk(seed: int, index: int, size: int, chunk: int) -> tuple[int, np.ndarray,
+                                                                          np.ndarray]:
+  """Deals and DDS tables of chunk `index` (`size` deals). Runs in a worker process or Ray task.
+
+  The deals of a chunk are the first `size` of the `chunk` deals its seed gives, so a partial
+  last chunk is a prefix of the full chunk it becomes when the dataset grows.
+  """
+  from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
+  rng = np.random.default_rng(chunk_seed_sequence(seed, index))
+  holders = deal_lib.random_holders(rng, chunk)[:size]
+  return index, holders, dds.dd_tables(holders)
+
+
+def _worker_init() -> None:
+  from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
+  dds.set_max_threads(1)
+
+
+def _compute_chunk_star(args):
+  return compute_chunk(*args)
+
+
+def chunk_path(chunk_dir: str, index: int) -> str:
+  return os.path.join(chunk_dir, f"chunk_{index:06d}.npz")
+
+
+def _manifest_check(chunk_dir: str, seed: int, chunk: int) -> None:
+  """Refuses to mix chunks of builds with different seeds or chunk sizes."""
+  path = os.path.join(chunk_dir, "manifest.json")
+  want = {"seed": int(seed), "chunk": int(chunk), "format": dataset_lib.FORMAT_TAG}
+  if os.path.exists(path):
+    with open(path) as f:
+      have = json.load(f)
+    if have != want:
+      raise ValueError(f"chunk folder {chunk_dir!r} was built with {have}, but this run asks "
+                       f"for {want}; use the same --seed and --chunk or another --out")
+  else:
+    fd, tmp = tempfile.mkstemp(prefix=".tmp_", dir=chunk_dir)
+    with os.fdopen(fd, "w") as f:
+      json.dump(want, f)
+    os.replace(tmp, path)
+
+
+def _existing_chunk_ok(path: str, size: int) -> bool:
+  """True if `path` holds a valid chunk of `size` deals (a corrupt one is recomputed)."""
+  try:
+    ds = dataset_lib.load_dataset(path)
+  except ValueError as e:
+    print(f"warning: recomputing chunk {path}: {e}", file=sys.stderr)
+    return False
+  return len(ds) == size
+
+
+def build_dataset(num_deals: int, out: str, seed: int = 0, workers: Optional[int] = None,
+                  chunk: int = 1000, ray_address: Optional[str] = None,
+                  keep_chunks: bool = False, progress: bool = True) -> list[int]:
+  """Builds (or resumes building) the dataset; returns the chunk indices computed by this call."""
+  for name, v, lo in (("deals", num_deals, 1), ("chunk", chunk, 1), ("seed", seed, 0)):
+    if int(v) != v or v < lo:
+      raise ValueError(f"--{name} must be an integer >= {lo}, got {v!r}")
+  if workers is not None and (int(workers) != workers or workers < 1):
+    raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+  workers = workers or os.cpu_count() or 1
+  out = os.fspath(out)
+  chunk_dir = out + ".chunks"
+  os.makedirs(chunk_dir, exist_ok=True)
+  _manifest_check(chunk_dir, seed, chunk)
+  sizes = chunk_sizes(num_deals, chunk)
+  todo = [i for i, s in enumerate(sizes)
+          if not (os.path.exists(chunk_path(chunk_dir, i))
+                  and _existing_chunk_ok(chunk_path(chunk_dir, i), s))]
+  done_deals = num_deals - sum(sizes[i] for i in todo)
+  print(f"make_dataset: {num_deals} deals in {len(sizes)} chunks of {chunk}; "
+        f"{len(sizes) - len(todo)} chunks already on disk, computing {len(todo)}: "
+        f"{todo if len(todo) <= 20 else str(todo[:20])[:-1] + ', ...]'}", flush=True)
+  bar = tqdm.tqdm(total=num_deals, initial=done_deals, unit="deal", disable=not progress,
+                  desc="DDS tables", smoothing=0.1)
+
+  def _save(result):
+    index, holders, tricks = result
+    dataset_lib.save_dataset(chunk_path(chunk_dir, index), holders, tricks, seed=seed)
+    bar.update(len(holders))
+
+  tasks = [(seed, i, sizes[i], chunk) for i in todo]
+  if todo and ray_address:
+    _run_ray(tasks, ray_address, _save)
+  elif todo:
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(min(workers, len(todo)), initializer=_worker_init) as pool:
+      for result in pool.imap_unordered(_compute_chunk_star, tasks):
+        _save(result)
+  bar.close()
+
+  holders = []
+  tricks = []
+  for i, s in enumerate(sizes):
+    ds = dataset_lib.load_dataset(chunk_path(chunk_dir, i))
+    if len(ds) != s:
+      raise ValueError(f"chunk {chunk_path(chunk_dir, i)!r} has {len(ds)} deals, expected {s}")
+    holders.append(ds.holders)
+    tricks.append(ds.dd_tricks)
+  dataset_lib.save_dataset(out, np.concatenate(holders), np.concatenate(tricks), seed=seed)
+  print(f"make_dataset: wrote {num_deals} deals to {out} "
+        f"({os.path.getsize(out) / 1e6:.2f} MB)", flush=True)
+  if not keep_chunks:
+    shutil.rmtree(chunk_dir)
+  return todo
+
+
+def _run_ray(tasks, address: str, save) -> None:
+  """Runs the chunk tasks as Ray tasks at `address`; `save` is called as each one finishes."""
+  try:
+    import ray  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    raise ImportError("--ray needs Ray: pip install 'ospiel_team[ray]' (or pip install ray)"
+                      ) from e
+  started_here = not ray.is_initialized()
+  if started_here:
+    ray.init(address=address, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}}
+             if address == "local" else None)
+
+  @ray.remote(num_cpus=1)
+  def _ray_chunk(args):
+    _worker_init()
+    return compute_chunk(*args)
+
+  try:
+    pending = [_ray_chunk.remote(t) for t in tasks]
+    while pending:
+      ready, pending = ray.wait(pending, num_returns=1)
+      save(ray.get(ready[0]))
+  finally:
+    if started_here:
+      ray.shutdown()
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+  parser = argparse.ArgumentParser(
+      prog="python -m ospiel_team.bridge.make_dataset",
+      description="Random bridge deals + double-dummy tables (DDS), resumable and parallel.")
+  parser.add_argument("--deals", type=int, required=True, help="number of deals")
+  parser.add_argument("--out", required=True, help="output .npz path")
+  parser.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+  parser.add_argument("--workers", type=int, default=None,
+                      help="worker processes (default: all local cores)")
+  parser.add_argument("--chunk", type=int, default=1000, help="deals per chunk (default 1000)")
+  parser.add_argument("--ray", default=None, metavar="ADDRESS",
+                      help="run chunks as Ray tasks at ADDRESS ('auto', 'local', 'ray://...')")
+  parser.add_argument("--keep_chunks", action="store_true",
+                      help="keep <out>.chunks/ after merging (to grow the dataset later)")
+  parser.add_argument("--no_progress", action="store_true", help="hide the progress bar")
+  args = parser.parse_args(argv)
+  build_dataset(args.deals, args.out, seed=args.seed, workers=args.workers, chunk=args.chunk,
+                ray_address=args.ray, keep_chunks=args.keep_chunks,
+                progress=not args.no_progress)
+
+
+if __name__ == "__main__":
+  main()
