@@ -136,6 +136,13 @@ class CommState(pyspiel.State):
     return [(s, p) for s in range(m)]
 
   def _apply_action(self, action: int) -> None:
+    n = len(self._h)
+    if n == 0 or n == self._len + 1:
+      ok = 0 <= action < (1 << self._len)  # Deal of s1, or P2's guess.
+    else:
+      ok = n <= self._len and action in (0, 1)  # A signal.
+    if not ok:
+      raise ValueError(f"comm: illegal action {action} in state '{self}'")
     self._h += bytes((action,))
 
   def _action_to_string(self, player: int, action: int) -> str:

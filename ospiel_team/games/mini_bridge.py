@@ -176,7 +176,16 @@ class MiniBridgeState(pyspiel.State):
     return [(s, p) for s in range(self._n + 1)]
 
   def _apply_action(self, action: int) -> None:
-    self._h += bytes((action,))
+    h = self._h
+    if len(h) < 2:
+      ok = 0 <= action <= self._n  # Deal of s1 or s2.
+    else:
+      ok = not _ended(h) and (
+          action == PASS or max(h[2:], default=PASS) < action <= 2 * self._n)
+    if not ok:
+      raise ValueError(
+          f"mini_bridge: illegal action {action} in state '{self}'")
+    self._h = h + bytes((action,))
 
   def _action_to_string(self, player: int, action: int) -> str:
     if player == pyspiel.PlayerId.CHANCE:

@@ -160,7 +160,18 @@ class SimpleBiddingState(pyspiel.State):
     return [(s, p) for s in range(self._n)]
 
   def _apply_action(self, action: int) -> None:
-    self._h += bytes((action,))
+    h = self._h
+    n = len(h)
+    if n < 2:
+      ok = 0 <= action < self._n  # Deal of s1 or s2.
+    elif n == 2:
+      ok = 1 <= action <= self._k  # First-bid rule: P1 must bid.
+    else:
+      ok = h[-1] != PASS and (action == PASS or h[-1] < action <= self._k)
+    if not ok:
+      raise ValueError(
+          f"simple_bidding: illegal action {action} in state '{self}'")
+    self._h = h + bytes((action,))
 
   def _action_to_string(self, player: int, action: int) -> str:
     if player == pyspiel.PlayerId.CHANCE:
