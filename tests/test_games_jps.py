@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import pyspiel
+from open_spiel.python import observation
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 
@@ -97,16 +98,19 @@ def _mb_oracle_reward(n, s1, s2, actions):
 # ------------------------------------------------------------ tree walker --
 
 
-def _walk(game):
+def _walk(game, num_deals):
   """Walks the whole tree; returns counts and per-infoset data.
 
   Returns a dict with terminal / decision / chance history counts, the
   infosets of each player (string -> dict of legal actions, tensor, the
   player's own action-observation sequence), and every terminal as
-  (history, returns).
+  (history, returns). Also checks that information state strings are in
+  bijection with what the player knows: (player, own dealt number, public
+  actions), where the first `num_deals` actions are the deals s1 (, s2).
   """
   out = {"terminals": [], "decision": 0, "chance": 0,
          "infosets": [dict(), dict()], "obs_legal": dict()}
+  knowledge_to_key = {}
 
   def rec(state, own_seq):
     if state.is_terminal():
@@ -122,6 +126,10 @@ def _walk(game):
     out["decision"] += 1
     p = state.current_player()
     key = state.information_state_string(p)
+    hist = state.history()
+    own = hist[p] if p < num_deals else None
+    knowledge = (p, own, tuple(hist[num_deals:]))
+    assert knowledge_to_key.setdefault(knowledge, key) == key
     legal = state.legal_actions()
     tensor = tuple(state.information_state_tensor(p))
     info = out["infosets"][p].setdefault(
@@ -140,6 +148,7 @@ def _walk(game):
       rec(state.child(a), tuple(new_seq))
 
   rec(game.new_initial_state(), ((), ()))
+  assert len(set(knowledge_to_key.values())) == len(knowledge_to_key)
   return out
 
 
@@ -233,6 +242,45 @@ def test_clone_is_independent(name):
     assert copy.history() == state.history()[:-1]
 
 
+@pytest.mark.parametrize("name,num_deals", [
+    ("comm(length=2)", 1), ("simple_bidding(size=3)", 2),
+    ("mini_bridge(size=2)", 2)])
+def test_observer_variants(name, num_deals):
+  """Public observers ignore the deal; all-players observers see it all."""
+  game = pyspiel.load_game(name)
+  public = observation.make_observation(game, pyspiel.IIGObservationType(
+      perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE))
+  all_players = pyspiel.PrivateInfoType.ALL_PLAYERS
+  everything = observation.make_observation(game, pyspiel.IIGObservationType(
+      perfect_recall=True, private_info=all_players))
+  by_public, by_all = {}, {}
+
+  def rec(state):
+    if state.is_terminal():
+      return
+    hist = tuple(state.history())
+    if len(hist) >= num_deals:
+      for p in range(2):
+        text = public.string_from(state, p)
+        public.set_from(state, p)
+        tensor = tuple(public.tensor)
+        # Same public actions <=> same public observation (per player).
+        key = (p, hist[num_deals:])
+        assert by_public.setdefault(key, (text, tensor)) == (text, tensor)
+        text = everything.string_from(state, p)
+        everything.set_from(state, p)
+        assert by_all.setdefault((p, hist), (text, tuple(everything.tensor))
+                                 ) == (text, tuple(everything.tensor))
+    for a in (state.legal_actions() if not state.is_chance_node()
+              else [a for a, _ in state.chance_outcomes()]):
+      rec(state.child(a))
+
+  rec(game.new_initial_state())
+  assert len({v for v in by_public.values()}) == len(by_public)
+  assert len({v[0] for v in by_all.values()}) == len(by_all)
+  assert len({v[1] for v in by_all.values()}) == len(by_all)
+
+
 # --------------------------------------------------------- parameter errors --
 
 
@@ -290,7 +338,7 @@ def test_size_bounds_are_the_largest_with_at_most_2_pow_24_terminals():
 def test_comm_tree_and_rules_exhaustive(length):
   game = pyspiel.load_game(f"comm(length={length})")
   m = 2 ** length
-  walk = _walk(game)
+  walk = _walk(game, num_deals=1)
   # Closed forms: 2^L x 2^L x 2^L terminals; P1 decisions 2^L (2^L - 1);
   # P2 decisions 2^L x 2^L; infosets P1 2^L (2^L - 1), P2 2^L.
   assert len(walk["terminals"]) == m ** 3 == comm.num_terminal_histories(
@@ -386,7 +434,7 @@ def test_simple_bidding_bids():
 def test_simple_bidding_tree_and_rules_exhaustive(n):
   game = pyspiel.load_game(f"simple_bidding(size={n})")
   num_bids = len(_sb_bid_values(n))
-  walk = _walk(game)
+  walk = _walk(game, num_deals=2)
   # Closed forms: N^2 (2^K - 1) terminals, N^2 2^K decision histories,
   # N 2^(K-1) infosets per player, 1 + N chance nodes.
   assert len(walk["terminals"]) == n * n * (2 ** num_bids - 1)
@@ -514,7 +562,7 @@ def test_simple_bidding_optimal_value_size_2():
 def test_mini_bridge_tree_and_rules_exhaustive(n):
   game = pyspiel.load_game(f"mini_bridge(size={n})")
   num_bids = 2 * n
-  walk = _walk(game)
+  walk = _walk(game, num_deals=2)
   # Closed forms: (N+1)^2 (2^(B+1) - 1) terminals, (N+1)^2 2^(B+1) decision
   # histories, (N+1) 2^B infosets per player, 1 + (N+1) chance nodes.
   assert len(walk["terminals"]) == (n + 1) ** 2 * (2 ** (num_bids + 1) - 1)
