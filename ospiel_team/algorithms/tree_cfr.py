@@ -1,0 +1,270 @@
+"""Vectorized CFR on the array game tree, step for step the same as OpenSpiel's `CFRSolver`.
+
+`TreeCFRSolver` runs the counterfactual regret minimization of
+`open_spiel.python.algorithms.cfr` (Zinkevich et al. 2007; regret matching, alternating or
+simultaneous updates, optional linear averaging and regret matching+) on the flat arrays of a
+`GameTree`, with numpy operations over whole depth levels instead of a recursive Python walk
+over pyspiel states. It reproduces OpenSpiel's floating-point operations in the same order
+(children summed left to right, histories of an information set accumulated in depth-first
+order, OpenSpiel's pruning of histories that no player reaches), so its current and average
+policies equal those of `cfr.CFRSolver` / `cfr.CFRPlusSolver` after any number of iterations
+(tests/test_tree_cfr.py checks this on kuhn_poker, tiny_hanabi, comm and simple_bidding).
+
+It exists so that the JPS experiments can run CFR1k on games whose Python CFR is too slow
+(comm(length=7) has over two million histories).
+
+A *seeded random initial policy* (as the JPS paper starts CFR) replaces OpenSpiel's uniform
+initial `current_policy()`; `openspiel_cfr_solver` builds OpenSpiel's own solver with the same
+start so the two can be compared.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import cfr as os_cfr
+
+from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms.game_tree import GameTree
+
+
+def random_policy_array(tree: GameTree, seed: int) -> np.ndarray:
+  """A seeded random policy: at each infoset, uniform(0,1) weights on legal actions, normalized."""
+  rng = np.random.default_rng(seed)
+  w = rng.random((tree.num_infosets, tree.num_actions)) * tree.infoset_legal
+  s = w.sum(axis=1, keepdims=True)
+  if np.any(s <= 0):
+    raise ValueError("an infoset has no legal action")
+  return w / s
+
+
+def sibling_rank(tree: GameTree) -> np.ndarray:
+  """[num_nodes] position of each node among its parent's children (0 for the root)."""
+  n = tree.num_nodes
+  rank = np.zeros(n, dtype=np.int64)
+  if n > 1:
+    idx = np.arange(1, n)
+    par = tree.node_parent[1:]
+    start = np.ones(n - 1, dtype=bool)
+    start[1:] = par[1:] != par[:-1]
+    first = np.maximum.accumulate(np.where(start, idx, 0))
+    rank[1:] = idx - first
+  return rank
+
+
+def preorder_index(tree: GameTree) -> np.ndarray:
+  """[num_nodes] depth-first preorder position of each node (children in legal-action order)."""
+  n = tree.num_nodes
+  size = np.ones(n, dtype=np.int64)
+  for s, e in reversed(tree.level_slices[1:]):
+    size += np.bincount(tree.node_parent[s:e], weights=size[s:e], minlength=n).astype(np.int64)
+  pre = np.zeros(n, dtype=np.int64)
+  for s, e in tree.level_slices[1:]:
+    par = tree.node_parent[s:e]
+    cs = np.cumsum(size[s:e]) - size[s:e]  # exclusive cumsum over the level
+    start = np.ones(e - s, dtype=bool)
+    start[1:] = par[1:] != par[:-1]
+    group_first = np.maximum.accumulate(np.where(start, np.arange(e - s), 0))
+    pre[s:e] = pre[par] + 1 + cs - cs[group_first]
+  return pre
+
+
+class TreeCFRSolver:
+  """OpenSpiel's CFR (`cfr._CFRSolver`) on a `GameTree`, vectorized over depth levels.
+
+  Usage mirrors OpenSpiel: `evaluate_and_update_policy()` runs one iteration;
+  `current_policy_array()` / `average_policy_array()` return policy arrays on the tree and
+  `current_policy()` / `average_policy()` TabularPolicies.
+  """
+
+  def __init__(self, tree: GameTree, alternating_updates: bool = True,
+               linear_averaging: bool = False, regret_matching_plus: bool = False,
+               initial_policy: Optional[np.ndarray] = None):
+    if tree.game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+      raise ValueError(f"CFR needs a sequential game, got {tree.game}")
+    self.tree = tree
+    self._alternating = alternating_updates
+    self._linear = linear_averaging
+    self._rm_plus = regret_matching_plus
+    num_i, num_a = tree.num_infosets, tree.num_actions
+    if initial_policy is None:
+      self._current = tree.uniform_policy_array()
+    else:
+      initial_policy = np.asarray(initial_policy, dtype=np.float64)
+      tree.validate_policy_array(initial_policy)
+      self._current = np.where(tree.infoset_legal, initial_policy, 0.0)
+    self._cum_regret = np.zeros((num_i, num_a))
+    self._cum_policy = np.zeros((num_i, num_a))
+    self._iteration = 0
+    self._prepare()
+
+  # ------------------------------------------------------------------------------------------
+  def _prepare(self):
+    """Index arrays reused by every iteration (policy-independent)."""
+    tree = self.tree
+    rank = sibling_rank(tree)
+    # Bottom-up sums: for every level, the children grouped by sibling rank (left to right).
+    self._rank_groups = []
+    for s, e in tree.level_slices[1:]:
+      r = rank[s:e]
+      groups = []
+      for k in range(int(r.max()) + 1 if e > s else 0):
+        kids = s + np.nonzero(r == k)[0]
+        groups.append((kids, tree.node_parent[kids]))
+      self._rank_groups.append(((s, e), groups))
+    dec = tree.decisions
+    self._last_decision_level = int(tree.node_depth[dec].max()) if len(dec) else 0
+    # Child of every decision node for every action (-1 if illegal).
+    kids = tree.decision_children
+    dec_row = np.full(tree.num_nodes, -1, dtype=np.int64)
+    dec_row[dec] = np.arange(len(dec))
+    child = np.full((len(dec), tree.num_actions), -1, dtype=np.int64)
+    child[dec_row[tree.node_parent[kids]], tree.node_action[kids]] = kids
+    self._child = child
+    # Histories of each player, ordered by (infoset, depth-first order), split by rank within
+    # their infoset so that accumulation is sequential in OpenSpiel's visiting order.
+    pre = preorder_index(tree)
+    self._player_rows = []
+    for p in range(tree.num_players):
+      rows = np.nonzero(tree.node_player[dec] == p)[0]
+      inf = tree.node_infoset[dec[rows]]
+      order = np.lexsort((pre[dec[rows]], inf))
+      rows, inf = rows[order], inf[order]
+      start = np.ones(len(rows), dtype=bool)
+      start[1:] = inf[1:] != inf[:-1]
+      first = np.maximum.accumulate(np.where(start, np.arange(len(rows)), 0))
+      r_in = np.arange(len(rows)) - first
+      # Positions (into `rows`) of the k-th history of every infoset, for k = 0, 1, ...
+      groups = [np.nonzero(r_in == k)[0] for k in range(int(r_in.max()) + 1 if len(rows) else 0)]
+      self._player_rows.append((rows, groups))
+
+  # ------------------------------------------------------------------------------------------
+  def _traverse(self, player: Optional[int]):
+    """One OpenSpiel tree traversal updating `player`'s regrets (all players if None)."""
+    tree = self.tree
+    num_p = tree.num_players
+    pi = self._current
+    ep = evaluation.edge_probabilities(tree, pi)
+    # Reach of every player and chance, top-down (as OpenSpiel's reach_probabilities vector).
+    reach = np.ones((tree.num_nodes, num_p + 1))
+    onehot = tree.node_owner[:, None] == np.arange(num_p + 1)[None, :]
+    for d, (s, e) in enumerate(tree.level_slices[1:], start=1):
+      if d > self._last_decision_level:
+        break
+      factor = np.where(onehot[s:e], ep[s:e, None], 1.0)
+      reach[s:e] = reach[tree.node_parent[s:e]] * factor
+    dec = tree.decisions
+    pruned = np.all(reach[dec, :num_p] == 0, axis=1)  # OpenSpiel skips these histories
+    pruned_nodes = dec[pruned]
+    # Values bottom-up, children summed left to right; pruned decision nodes are worth 0.
+    values = tree.node_returns.copy()
+    is_pruned = np.zeros(tree.num_nodes, dtype=bool)
+    is_pruned[pruned_nodes] = True
+    for (s, e), groups in reversed(self._rank_groups):
+      lvl_pruned = s + np.nonzero(is_pruned[s:e])[0]
+      values[lvl_pruned] = 0.0
+      for kids, parents in groups:
+        values[parents] += ep[kids, None] * values[kids]
+    values[is_pruned] = 0.0
+    players = range(num_p) if player is None else [player]
+    for p in players:
+      rows, groups = self._player_rows[p]
+      nodes = dec[rows]
+      keep = ~pruned[rows]
+      r = reach[nodes]
+      cf = np.ones(len(nodes))
+      for q in range(p):
+        cf = cf * r[:, q]
+      after = np.ones(len(nodes))
+      for q in range(p + 1, num_p + 1):
+        after = after * r[:, q]
+      cf = cf * after
+      inf = tree.node_infoset[nodes]
+      legal = tree.infoset_legal[inf]
+      child = self._child[rows]
+      child_v = values[np.maximum(child, 0), p]
+      regret = cf[:, None] * (child_v - values[nodes, p][:, None])
+      regret = np.where(legal & keep[:, None], regret, 0.0)
+      own = r[:, p]
+      if self._linear:
+        own = self._iteration * own
+      pol = np.where(legal & keep[:, None], own[:, None] * pi[inf], 0.0)
+      # Sequential accumulation over the histories of each infoset.
+      for gi in groups:
+        self._cum_regret[inf[gi]] += regret[gi]
+        self._cum_policy[inf[gi]] += pol[gi]
+
+  def _update_current_policy(self):
+    cum = self._cum_regret
+    legal = self.tree.infoset_legal
+    if self._rm_plus:
+      np.maximum(cum, 0.0, out=cum)
+    total = np.zeros(cum.shape[0])
+    for a in range(cum.shape[1]):
+      total = total + np.where(legal[:, a] & (cum[:, a] > 0), cum[:, a], 0.0)
+    n_legal = legal.sum(axis=1)
+    positive = total > 0
+    rm = np.maximum(0.0, cum) / np.where(positive, total, 1.0)[:, None]
+    uniform = 1.0 / n_legal[:, None]
+    self._current = np.where(legal, np.where(positive[:, None], rm, uniform), 0.0)
+
+  def evaluate_and_update_policy(self) -> None:
+    """One CFR iteration (as `CFRSolver.evaluate_and_update_policy`)."""
+    self._iteration += 1
+    if self._alternating:
+      for p in range(self.tree.num_players):
+        self._traverse(p)
+        self._update_current_policy()
+    else:
+      self._traverse(None)
+      self._update_current_policy()
+
+  @property
+  def iteration(self) -> int:
+    return self._iteration
+
+  def current_policy_array(self) -> np.ndarray:
+    """A copy of the current (last-iterate) policy array."""
+    return self._current.copy()
+
+  def average_policy_array(self) -> np.ndarray:
+    """The (reach-weighted) average policy array; uniform where nothing was accumulated."""
+    cum = self._cum_policy
+    legal = self.tree.infoset_legal
+    total = np.zeros(cum.shape[0])
+    for a in range(cum.shape[1]):
+      total = total + np.where(legal[:, a], cum[:, a], 0.0)
+    zero = total == 0
+    avg = cum / np.where(zero, 1.0, total)[:, None]
+    uniform = 1.0 / legal.sum(axis=1)[:, None]
+    return np.where(legal, np.where(zero[:, None], uniform, avg), 0.0)
+
+  def current_policy(self) -> policy_lib.TabularPolicy:
+    return self.tree.tabular_policy(self._current)
+
+  def average_policy(self) -> policy_lib.TabularPolicy:
+    return self.tree.tabular_policy(self.average_policy_array())
+
+
+class TreeCFRPlusSolver(TreeCFRSolver):
+  """CFR+ (regret matching+, alternating updates, linear averaging) as `cfr.CFRPlusSolver`."""
+
+  def __init__(self, tree: GameTree, initial_policy: Optional[np.ndarray] = None):
+    super().__init__(tree, alternating_updates=True, linear_averaging=True,
+                     regret_matching_plus=True, initial_policy=initial_policy)
+
+
+def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
+                         initial_policy: Optional[np.ndarray] = None,
+                         plus: bool = False) -> os_cfr._CFRSolver:
+  """OpenSpiel's own `CFRSolver` (or `CFRPlusSolver`) started from `initial_policy` (a policy
+  array on `tree`) instead of uniform: the reference that `TreeCFRSolver` must equal."""
+  solver = os_cfr.CFRPlusSolver(game) if plus else os_cfr.CFRSolver(game)
+  if initial_policy is not None:
+    cur = solver.current_policy()
+    cur.action_probability_array[:] = tree.tabular_policy(
+        initial_policy, template=cur).action_probability_array
+  return solver
