@@ -116,6 +116,14 @@ class TreeCFRSolver:
         groups.append((kids, tree.node_parent[kids]))
       self._rank_groups.append(((s, e), groups))
     dec = tree.decisions
+    last = int(tree.node_depth[dec].max()) if len(dec) else 0
+    self._reach_levels = []
+    for d, (s, e) in enumerate(tree.level_slices[1:], start=1):
+      if d > last:
+        break
+      owner = tree.node_owner[s:e]
+      owned = [s + np.nonzero(owner == q)[0] for q in range(tree.num_players + 1)]
+      self._reach_levels.append(((s, e), tree.node_parent[s:e], owned))
     self._last_decision_level = int(tree.node_depth[dec].max()) if len(dec) else 0
     # Child of every decision node for every action (-1 if illegal).
     kids = tree.decision_children
@@ -148,51 +156,57 @@ class TreeCFRSolver:
     num_p = tree.num_players
     pi = self._current
     ep = evaluation.edge_probabilities(tree, pi)
-    # Reach of every player and chance, top-down (as OpenSpiel's reach_probabilities vector).
-    reach = np.ones((tree.num_nodes, num_p + 1))
-    onehot = tree.node_owner[:, None] == np.arange(num_p + 1)[None, :]
-    for d, (s, e) in enumerate(tree.level_slices[1:], start=1):
-      if d > self._last_decision_level:
-        break
-      factor = np.where(onehot[s:e], ep[s:e, None], 1.0)
-      reach[s:e] = reach[tree.node_parent[s:e]] * factor
+    # Reach of every player and chance, top-down (OpenSpiel's reach_probabilities vector),
+    # one 1-D array per owner; non-owned edges multiply by 1 (exact), so they are skipped.
+    reach = [np.ones(tree.num_nodes) for _ in range(num_p + 1)]
+    for (s, e), par, owned in self._reach_levels:
+      for q in range(num_p + 1):
+        rq = reach[q]
+        rq[s:e] = rq[par]
+        idx = owned[q]
+        if len(idx):
+          rq[idx] *= ep[idx]
     dec = tree.decisions
-    pruned = np.all(reach[dec, :num_p] == 0, axis=1)  # OpenSpiel skips these histories
-    pruned_nodes = dec[pruned]
-    # Values bottom-up, children summed left to right; pruned decision nodes are worth 0.
-    values = tree.node_returns.copy()
+    pruned = np.ones(len(dec), dtype=bool)  # OpenSpiel skips histories no player reaches
+    for q in range(num_p):
+      pruned &= reach[q][dec] == 0
     is_pruned = np.zeros(tree.num_nodes, dtype=bool)
-    is_pruned[pruned_nodes] = True
-    for (s, e), groups in reversed(self._rank_groups):
-      lvl_pruned = s + np.nonzero(is_pruned[s:e])[0]
-      values[lvl_pruned] = 0.0
-      for kids, parents in groups:
-        values[parents] += ep[kids, None] * values[kids]
-    values[is_pruned] = 0.0
-    players = range(num_p) if player is None else [player]
+    is_pruned[dec[pruned]] = True
+    any_pruned = bool(pruned.any())
+    players = list(range(num_p)) if player is None else [player]
+    # Values bottom-up, children summed left to right; pruned decision nodes are worth 0.
+    values = {}
     for p in players:
+      v = tree.node_returns[:, p].copy()
+      for (s, e), groups in reversed(self._rank_groups):
+        if any_pruned:
+          v[s + np.nonzero(is_pruned[s:e])[0]] = 0.0
+        for kids, parents in groups:
+          v[parents] += ep[kids] * v[kids]
+      if any_pruned:
+        v[is_pruned] = 0.0
+      values[p] = v
+    for p in players:
+      v = values[p]
       rows, groups = self._player_rows[p]
       nodes = dec[rows]
       keep = ~pruned[rows]
-      r = reach[nodes]
       cf = np.ones(len(nodes))
       for q in range(p):
-        cf = cf * r[:, q]
+        cf = cf * reach[q][nodes]
       after = np.ones(len(nodes))
       for q in range(p + 1, num_p + 1):
-        after = after * r[:, q]
+        after = after * reach[q][nodes]
       cf = cf * after
       inf = tree.node_infoset[nodes]
-      legal = tree.infoset_legal[inf]
-      child = self._child[rows]
-      child_v = values[np.maximum(child, 0), p]
-      regret = cf[:, None] * (child_v - values[nodes, p][:, None])
-      regret = np.where(legal & keep[:, None], regret, 0.0)
-      own = r[:, p]
+      mask = tree.infoset_legal[inf] & keep[:, None]
+      child_v = v[np.maximum(self._child[rows], 0)]
+      regret = np.where(mask, cf[:, None] * (child_v - v[nodes][:, None]), 0.0)
+      own = reach[p][nodes]
       if self._linear:
         own = self._iteration * own
-      pol = np.where(legal & keep[:, None], own[:, None] * pi[inf], 0.0)
-      # Sequential accumulation over the histories of each infoset.
+      pol = np.where(mask, own[:, None] * pi[inf], 0.0)
+      # Sequential accumulation over the histories of each infoset, in depth-first order.
       for gi in groups:
         self._cum_regret[inf[gi]] += regret[gi]
         self._cum_policy[inf[gi]] += pol[gi]
