@@ -6,3 +6,8 @@ One module per game family; each module calls `pyspiel.register_game` at import.
 from ospiel_team.games import comm  # noqa: F401
 from ospiel_team.games import simple_bidding  # noqa: F401
 from ospiel_team.games import mini_bridge  # noqa: F401
+from ospiel_team.games import team_kuhn  # noqa: F401
+from ospiel_team.games import team_leduc  # noqa: F401
+from ospiel_team.games import team_liars_dice  # noqa: F401
+from ospiel_team.games import team_goofspiel  # noqa: F401
+from ospiel_team.games import bridge_bidding  # noqa: F401

@@ -1,0 +1,236 @@
+"""Liar's Dice with one d-sided die per player and n players (the `D` family, Zhang & Sandholm
+Sec. 5; rules in `../shared/team_games.md`).
+
+Chance rolls one die for player 0, then player 1, ... (chance action i = face i+1, each with
+probability 1/d). Players bid in seat order (0, 1, ..., n-1, 0, ...) on claims (quantity, face)
+"at least `quantity` of all n dice show `face`", quantity in 1..n, face in 1..d; each bid must
+be strictly higher than the previous one, or a player calls "Liar" on the previous bidder (not as
+the first action). The highest face d is wild: it counts as every face. On a call the dice are
+revealed: if the claim holds the caller loses, otherwise the last bidder loses; the loser gets
+-1, the winner (the other of the two) +1, everybody else 0.
+
+Bid order (part of the game's definition), the two orders of OpenSpiel's `liars_dice`:
+- `bidding_rule=reset-face` (default, OpenSpiel's default): quantity first, then face:
+  1-1 < 1-2 < ... < 1-d < 2-1 < ... < n-d; action id = (quantity-1)*d + (face-1).
+- `bidding_rule=reset-quantity`: face first, then quantity:
+  1-1 < 2-1 < ... < n-1 < 1-2 < ... < n-d; action id = (face-1)*n + (quantity-1).
+Action n*d is "Liar". The tree's shape does not depend on the order (any strictly increasing
+sequence of the n*d bids, then "Liar"), so there are d^n * (2^(n*d) - 1) terminal histories
+(`21D3`: 27 * 511 = 13,797, as Table 1 says); the returns do.
+
+With n = 2 this is exactly OpenSpiel's `liars_dice(numdice=1, dice_sides=d, bidding_rule=...)`
+(same histories, returns and information-state strings and tensors: checked by the tests);
+OpenSpiel's game allows only two players, hence this one.
+"""
+
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+import pyspiel
+
+_MAX_PLAYERS = 10
+_DEFAULT_PARAMS = {"players": 3, "sides": 3, "bidding_rule": "reset-face"}
+_RULES = ("reset-face", "reset-quantity")
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="team_liars_dice",
+    long_name="Liar's Dice with one die per player and n players",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_MAX_PLAYERS,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULT_PARAMS)
+
+
+class TeamLiarsDiceGame(pyspiel.Game):
+  """Liar's Dice, one `sides`-sided die for each of `players` players."""
+
+  def __init__(self, params: Optional[Dict] = None):
+    params = {**_DEFAULT_PARAMS, **(params or {})}
+    n = int(params["players"])
+    sides = int(params["sides"])
+    rule = str(params["bidding_rule"])
+    if not 2 <= n <= _MAX_PLAYERS:
+      raise ValueError(f"team_liars_dice: players={n} must be in [2, {_MAX_PLAYERS}]")
+    if sides < 1:
+      raise ValueError(f"team_liars_dice: sides={sides} must be >= 1")
+    if rule not in _RULES:
+      raise ValueError(f"team_liars_dice: bidding_rule={rule!r} must be one of {_RULES}")
+    super().__init__(
+        _GAME_TYPE,
+        pyspiel.GameInfo(
+            num_distinct_actions=n * sides + 1,
+            max_chance_outcomes=sides,
+            num_players=n,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=n * sides + 1),
+        params)
+    self.sides = sides
+    self.reset_face = rule == "reset-face"
+
+  def new_initial_state(self):
+    return TeamLiarsDiceState(self)
+
+  def make_py_observer(self, iig_obs_type=None, params=None):
+    return TeamLiarsDiceObserver(
+        iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False),
+        self.num_players(), self.sides, params)
+
+
+def unrank_bid(bid: int, num_players: int, sides: int, reset_face: bool) -> Tuple[int, int]:
+  """Action id -> (quantity, face) (OpenSpiel's `UnrankBid`)."""
+  if not 0 <= bid < num_players * sides:
+    raise ValueError(f"team_liars_dice: {bid} is not a bid id")
+  if reset_face:
+    return bid // sides + 1, bid % sides + 1
+  return bid % num_players + 1, bid // num_players + 1
+
+
+class TeamLiarsDiceState(pyspiel.State):
+  """State: dice rolled so far and the bid sequence."""
+
+  def __init__(self, game: TeamLiarsDiceGame):
+    super().__init__(game)
+    self._n = game.num_players()
+    self._sides = game.sides
+    self._reset_face = game.reset_face
+    self.dice: List[int] = []  # faces 1..sides
+    self.bids: List[int] = []  # action ids, possibly ending with the call
+    self.winner = -1
+    self.loser = -1
+
+  @property
+  def liar_action(self) -> int:
+    return self._n * self._sides
+
+  def current_player(self):
+    if self.winner >= 0:
+      return pyspiel.PlayerId.TERMINAL
+    if len(self.dice) < self._n:
+      return pyspiel.PlayerId.CHANCE
+    return len(self.bids) % self._n
+
+  def _legal_actions(self, player):
+    start = self.bids[-1] + 1 if self.bids else 0
+    actions = list(range(start, self.liar_action))
+    if self.bids:
+      actions.append(self.liar_action)
+    return actions
+
+  def chance_outcomes(self):
+    assert self.is_chance_node()
+    p = 1.0 / self._sides
+    return [(i, p) for i in range(self._sides)]
+
+  def bid(self, action: int) -> Tuple[int, int]:
+    return unrank_bid(action, self._n, self._sides, self._reset_face)
+
+  def _apply_action(self, action):
+    if self.is_chance_node():
+      if not 0 <= action < self._sides:
+        raise ValueError(f"team_liars_dice: roll {action} out of range")
+      self.dice.append(action + 1)
+      return
+    caller = len(self.bids) % self._n
+    self.bids.append(action)
+    if action == self.liar_action:
+      quantity, face = self.bid(self.bids[-2])
+      matches = sum(1 for f in self.dice if f == face or f == self._sides)
+      bidder = (caller - 1) % self._n
+      if matches >= quantity:
+        self.winner, self.loser = bidder, caller
+      else:
+        self.winner, self.loser = caller, bidder
+
+  def _action_to_string(self, player, action):
+    if player == pyspiel.PlayerId.CHANCE:
+      return f"Roll {action + 1}"
+    if action == self.liar_action:
+      return "Liar"
+    quantity, face = self.bid(action)
+    return f"{quantity}-{face}"
+
+  def is_terminal(self):
+    return self.winner >= 0
+
+  def returns(self):
+    r = [0.0] * self._n
+    if self.winner >= 0:
+      r[self.winner] = 1.0
+      r[self.loser] = -1.0
+    return r
+
+  def bid_string(self, bids: List[int]) -> str:
+    return "".join(" " + self._action_to_string(0, b) for b in bids)
+
+  def __str__(self):
+    return " ".join(map(str, self.dice)) + self.bid_string(self.bids)
+
+
+class TeamLiarsDiceObserver:
+  """Observer. The perfect-recall string and tensor are those of OpenSpiel's `liars_dice`
+  (own die, then every bid); the default observation keeps only the last n bids, like
+  OpenSpiel's observation tensor."""
+
+  def __init__(self, iig_obs_type, num_players: int, sides: int, params):
+    if params:
+      raise ValueError(f"team_liars_dice: observation parameters not supported; passed {params}")
+    self._iig = iig_obs_type
+    self._n = num_players
+    pieces = []
+    if iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+      pieces += [("player", num_players, (num_players,)), ("private_die", sides, (sides,))]
+    elif iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+      pieces += [("player", num_players, (num_players,)),
+                 ("all_dice", num_players * sides, (num_players, sides))]
+    if iig_obs_type.public_info:
+      pieces.append(("bids", num_players * sides + 1, (num_players * sides + 1,)))
+    total = sum(size for _, size, _ in pieces)
+    self.tensor = np.zeros(total, np.float32)
+    self.dict = {}
+    index = 0
+    for name, size, shape in pieces:
+      self.dict[name] = self.tensor[index:index + size].reshape(shape)
+      index += size
+
+  def _visible_bids(self, state: TeamLiarsDiceState) -> List[int]:
+    return state.bids if self._iig.perfect_recall else state.bids[-self._n:]
+
+  def set_from(self, state: TeamLiarsDiceState, player: int):
+    self.tensor.fill(0)
+    if "player" in self.dict:
+      self.dict["player"][player] = 1
+    if "private_die" in self.dict and len(state.dice) > player:
+      self.dict["private_die"][state.dice[player] - 1] = 1
+    if "all_dice" in self.dict:
+      for p, f in enumerate(state.dice):
+        self.dict["all_dice"][p, f - 1] = 1
+    if "bids" in self.dict:
+      for b in self._visible_bids(state):
+        self.dict["bids"][b] = 1
+
+  def string_from(self, state: TeamLiarsDiceState, player: int) -> str:
+    result = ""
+    if self._iig.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+      if len(state.dice) > player:
+        result += str(state.dice[player])
+    elif self._iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+      result += "[" + " ".join(map(str, state.dice)) + "]"
+    if self._iig.public_info:
+      if not self._iig.perfect_recall:
+        result += f" [bids {len(state.bids)}]"
+      result += state.bid_string(self._visible_bids(state))
+    return result
+
+
+pyspiel.register_game(_GAME_TYPE, TeamLiarsDiceGame)
