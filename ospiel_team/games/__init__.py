@@ -10,3 +10,4 @@ from ospiel_team.games import team_kuhn  # noqa: F401
 from ospiel_team.games import team_leduc  # noqa: F401
 from ospiel_team.games import team_liars_dice  # noqa: F401
 from ospiel_team.games import team_goofspiel  # noqa: F401
+from ospiel_team.games import bridge_bidding  # noqa: F401

@@ -1,0 +1,140 @@
+"""Batched bridge-auction engine: B tables bid at once, vectorized with numpy.
+
+The engine runs the same auction code as the pyspiel game `bridge_bidding`
+(`ospiel_team.bridge.auction.Auctions`), so for the same deal, dealer, vulnerability and calls
+it gives the same legal calls, the same 267-bit JPS observations (Appendix D of the JPS paper)
+and the same returns; tests/test_bridge_engine.py checks this against the pyspiel game.
+
+Usage::
+
+  from ospiel_team.bridge import engine
+  eng = engine.BiddingEngine()                       # the shipped dataset
+  eng.reset(deal_index, dealer, vulnerability)       # (B,) arrays; vulnerability 0..3
+  while not eng.done.all():
+    obs = eng.observation()                          # (B, 267) of the seat to call
+    calls = my_policy(obs)                           # must be legal where not done
+    eng.step(calls)                                  # ignored at finished tables
+  eng.ns_score()                                     # (B,) N-S duplicate scores
+  eng.returns()                                      # (B, 4): +score N, S; -score E, W
+
+Vulnerability codes: 0 none, 1 N-S, 2 E-W, 3 both (``ns + 2 * ew``).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import numpy as np
+
+from ospiel_team.bridge import auction as auction_lib
+
+
+def _as_dataset(dataset):
+  """A dataset object (with .holders and .dd_tricks), a path, or None (shipped default)."""
+  if dataset is not None and hasattr(dataset, "holders") and hasattr(dataset, "dd_tricks"):
+    return dataset
+  from ospiel_team.bridge import dataset as dataset_lib  # pylint: disable=g-import-not-at-top
+  return dataset_lib.load_dataset(dataset)
+
+
+class BiddingEngine:
+  """B bridge auctions over deals of a dataset, advanced together by `step`."""
+
+  def __init__(self, dataset=None, uncontested: bool = False):
+    self.dataset = _as_dataset(dataset)
+    self.num_deals = int(self.dataset.holders.shape[0])
+    self.uncontested = bool(uncontested)
+    self.auctions: Optional[auction_lib.Auctions] = None
+    self.deal_index = np.zeros(0, np.int64)
+
+  # --- set-up ------------------------------------------------------------------------------
+  def reset(self, deal_index, dealer=0, vulnerability=0) -> None:
+    """Starts B new auctions: deal `deal_index[b]` of the dataset, given dealer and vul.
+
+    `dealer` and `vulnerability` are ints or (B,) arrays (seats 0..3; codes 0..3).
+    """
+    idx = np.asarray(deal_index, dtype=np.int64).reshape(-1)
+    bad = (idx < 0) | (idx >= self.num_deals)
+    if np.any(bad):
+      raise ValueError(f"deal index {idx[bad][0]} out of range 0..{self.num_deals - 1}")
+    b = idx.shape[0]
+    dealer = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (b,))
+    vul = np.broadcast_to(np.asarray(vulnerability, dtype=np.int64), (b,))
+    self.auctions = auction_lib.Auctions(dealer, vul, uncontested=self.uncontested)
+    self.deal_index = idx
+    self.holders = np.asarray(self.dataset.holders[idx])
+    self.dd_tricks = np.asarray(self.dataset.dd_tricks[idx])
+    self.hands = auction_lib.hands_onehot(self.holders)
+
+  def reset_random(self, rng: np.random.Generator, batch_size: int,
+                   dealer: Union[int, str] = "random",
+                   vulnerability: Union[int, str] = "random") -> None:
+    """Resets B tables with uniformly random deals (and dealer / vulnerability if 'random')."""
+    if int(batch_size) != batch_size or batch_size < 1:
+      raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    idx = rng.integers(0, self.num_deals, batch_size)
+    d = (rng.integers(0, 4, batch_size) if dealer == "random"
+         else auction_lib.parse_seat(dealer))
+    v = (rng.integers(0, 4, batch_size) if vulnerability == "random"
+         else auction_lib.parse_vulnerability(vulnerability))
+    self.reset(idx, d, v)
+
+  def _check(self) -> auction_lib.Auctions:
+    if self.auctions is None:
+      raise ValueError("BiddingEngine: call reset() first")
+    return self.auctions
+
+  # --- views -------------------------------------------------------------------------------
+  @property
+  def batch_size(self) -> int:
+    return self._check().batch_size
+
+  @property
+  def done(self) -> np.ndarray:
+    """(B,) bool: the auction at the table is over."""
+    return self._check().done
+
+  @property
+  def current_player(self) -> np.ndarray:
+    """(B,) seat to call (meaningless where done)."""
+    return self._check().current_player
+
+  @property
+  def dealer(self) -> np.ndarray:
+    return self._check().dealer
+
+  @property
+  def vulnerability(self) -> np.ndarray:
+    return self._check().vulnerability
+
+  def legal_mask(self) -> np.ndarray:
+    """(B, 38) bool legal calls of the seat to call (all False where done)."""
+    return self._check().legal_mask()
+
+  def observation(self, player=None, dtype=np.float32) -> np.ndarray:
+    """(B, 267) JPS observations of `player` (int or (B,) seats; default the seat to call)."""
+    return self._check().observation(self.hands, player=player, dtype=dtype)
+
+  def step(self, calls) -> None:
+    """The seat to call at each unfinished table makes `calls[b]`; finished tables ignore it.
+
+    Raises ValueError (and changes nothing) if a call at an unfinished table is illegal.
+    """
+    self._check().apply(calls)
+
+  def ns_score(self) -> np.ndarray:
+    """(B,) N-S duplicate score of each table's contract (0 where not done or passed out)."""
+    a = self._check()
+    return np.where(a.done, a.ns_score(self.dd_tricks), 0)
+
+  def returns(self) -> np.ndarray:
+    """(B, 4) float returns of N, E, S, W: +score to N-S, -score to E-W (0 where not done)."""
+    s = self.ns_score().astype(np.float64)
+    return np.stack([s, -s, s, -s], axis=1)
+
+  def contract(self):
+    """(level, strain, doubled, declarer) arrays of the (current or final) contracts."""
+    return self._check().contract()
+
+  def auction_strings(self, table: int) -> list[str]:
+    return self._check().auction_strings(table)

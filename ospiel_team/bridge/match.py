@@ -1,0 +1,270 @@
+r"""Duplicate bridge-bidding matches between two bidders, scored in IMPs.
+
+Each board (a deal of the dataset, with the standard duplicate dealer and vulnerability of its
+board number) is bid at two tables: at table 1 bidder A sits North-South and bidder B
+East-West, at table 2 the seats are swapped. Both auctions are scored double-dummy
+(`BiddingEngine.ns_score`); A's result on the board is ``imps(ns_score_1 - ns_score_2)``
+(`scoring.imps_array`), the way a team of four scores a duplicate match (JPS paper, Section 7
+and Appendix A; Yeh & Lin 2016). Both tables of a board receive the same random numbers at
+each call, so a bidder playing itself bids identically at both tables and scores exactly 0.
+
+Command line::
+
+  python -m ospiel_team.bridge.match --bidder_a natural --bidder_b random --boards 1000 \
+      [--dataset PATH] [--out DIR] [--seed S] [--uncontested]
+
+writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summary.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from typing import Optional, Sequence
+
+import numpy as np
+from absl import app
+from absl import flags
+import tqdm
+
+from ospiel_team.bridge import auction as auction_lib
+from ospiel_team.bridge import bidders as bidders_lib
+from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import scoring
+
+# Dealer and vulnerability of duplicate boards 1..16 (the cycle repeats every 16 boards).
+_BOARD_VUL = "none ns ew both ns ew both none ew both none ns both none ns ew".split()
+
+
+def board_dealer_vulnerability(board_numbers) -> tuple[np.ndarray, np.ndarray]:
+  """Standard duplicate dealer (board 1 = N, 2 = E, ...) and vulnerability code of boards."""
+  b = np.asarray(board_numbers, dtype=np.int64)
+  if np.any(b < 1):
+    raise ValueError(f"board number {b[b < 1][0]} must be >= 1")
+  vul_codes = np.array([auction_lib.parse_vulnerability(v) for v in _BOARD_VUL])
+  return (b - 1) % 4, vul_codes[(b - 1) % 16]
+
+
+@dataclasses.dataclass
+class MatchResult:
+  """Per-board results of a duplicate match (arrays of length `boards`) and the summary."""
+  bidder_a: str
+  bidder_b: str
+  deal_index: np.ndarray
+  dealer: np.ndarray
+  vulnerability: np.ndarray
+  ns_score_table1: np.ndarray  # A sits N-S
+  ns_score_table2: np.ndarray  # B sits N-S
+  imps: np.ndarray             # for A
+  auctions_table1: list
+  auctions_table2: list
+  contracts_table1: list
+  contracts_table2: list
+
+  @property
+  def boards(self) -> int:
+    return int(len(self.imps))
+
+  @property
+  def mean_imps(self) -> float:
+    return float(np.mean(self.imps)) if self.boards else 0.0
+
+  @property
+  def stderr_imps(self) -> float:
+    return float(np.std(self.imps, ddof=1) / np.sqrt(self.boards)) if self.boards > 1 else 0.0
+
+  def summary(self) -> dict:
+    return {
+        "bidder_a": self.bidder_a, "bidder_b": self.bidder_b, "boards": self.boards,
+        "imps_per_board_for_a": self.mean_imps, "stderr": self.stderr_imps,
+        "total_imps_for_a": int(self.imps.sum()),
+        "mean_score_diff_for_a": float(np.mean(self.ns_score_table1 - self.ns_score_table2))
+        if self.boards else 0.0,
+        "boards_won_by_a": int((self.imps > 0).sum()),
+        "boards_won_by_b": int((self.imps < 0).sum()),
+        "boards_tied": int((self.imps == 0).sum()),
+    }
+
+
+def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew: Sequence,
+                uniforms_per_step: Optional[np.ndarray] = None,
+                rng: Optional[np.random.Generator] = None) -> None:
+  """Runs the engine's tables to the end; table t's N-S seats use `bidder_ns[t]`'s act.
+
+  `bidder_ns` / `bidder_ew` are per-table sequences of bidders (objects are grouped so each
+  bidder acts once per step on all the tables where it is to call). Each step, table t gets
+  uniform `uniforms_per_step[step, t]` (drawn from `rng` when not given).
+  """
+  b = engine.batch_size
+  groups = {}
+  for t in range(b):
+    for side, bidder in ((0, bidder_ns[t]), (1, bidder_ew[t])):
+      groups.setdefault(id(bidder), [bidder, np.zeros(b, bool), np.zeros(b, bool)])
+      groups[id(bidder)][1 + side][t] = True
+  step = 0
+  while not engine.done.all():
+    if uniforms_per_step is not None:
+      u = uniforms_per_step[step]
+    else:
+      u = rng.random(b)
+    cur = engine.current_player
+    active = ~engine.done
+    obs = engine.observation()
+    calls = np.zeros(b, np.int64)
+    side = cur & 1
+    for bidder, ns_mask, ew_mask in groups.values():
+      rows = np.flatnonzero(active & np.where(side == 0, ns_mask, ew_mask))
+      if rows.size:
+        calls[rows] = bidder.act(obs[rows], u[rows])
+    engine.step(calls)
+    step += 1
+
+
+def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
+              batch_boards: int = 1024, uncontested: bool = False,
+              progress: bool = True) -> MatchResult:
+  """Plays `boards` duplicate boards between bidders A and B (objects or built-in names).
+
+  Board k (1-based) is deal ``perm[k-1]`` of the dataset for a seeded random permutation
+  `perm` (no deal repeats; `boards` must not exceed the dataset size), with the standard
+  dealer and vulnerability of board number k.
+  """
+  a = bidders_lib.make_bidder(bidder_a) if isinstance(bidder_a, str) else bidder_a
+  b = bidders_lib.make_bidder(bidder_b) if isinstance(bidder_b, str) else bidder_b
+  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
+  if int(boards) != boards or boards < 1:
+    raise ValueError(f"boards must be a positive integer, got {boards!r}")
+  if boards > eng.num_deals:
+    raise ValueError(f"boards={boards} exceeds the {eng.num_deals} deals of the dataset")
+  if batch_boards < 1:
+    raise ValueError(f"batch_boards must be >= 1, got {batch_boards}")
+  rng = np.random.default_rng(seed)
+  deal_index = rng.permutation(eng.num_deals)[:boards]
+  dealer, vul = board_dealer_vulnerability(np.arange(1, boards + 1))
+  ns1 = np.zeros(boards, np.int64)
+  ns2 = np.zeros(boards, np.int64)
+  auctions1, auctions2, contracts1, contracts2 = [], [], [], []
+  bar = tqdm.tqdm(total=boards, desc=f"{a.name} vs {b.name}", unit="board",
+                  disable=not progress)
+  for lo in range(0, boards, batch_boards):
+    hi = min(boards, lo + batch_boards)
+    k = hi - lo
+    idx = np.concatenate([deal_index[lo:hi]] * 2)
+    eng.reset(idx, np.concatenate([dealer[lo:hi]] * 2), np.concatenate([vul[lo:hi]] * 2))
+    u = rng.random((auction_lib.MAX_AUCTION_LENGTH, k))
+    play_tables(eng, [a] * k + [b] * k, [b] * k + [a] * k,
+                uniforms_per_step=np.concatenate([u, u], axis=1))
+    s = eng.ns_score()
+    ns1[lo:hi], ns2[lo:hi] = s[:k], s[k:]
+    level, strain, doubled, declarer = eng.contract()
+    for t in range(2 * k):
+      text = " ".join(eng.auction_strings(t))
+      con = scoring.contract_string(int(level[t]), int(strain[t]), int(doubled[t]),
+                                    int(declarer[t]) if level[t] else None)
+      (auctions1 if t < k else auctions2).append(text)
+      (contracts1 if t < k else contracts2).append(con)
+    bar.update(k)
+  bar.close()
+  return MatchResult(
+      bidder_a=a.name, bidder_b=b.name, deal_index=deal_index, dealer=dealer,
+      vulnerability=vul, ns_score_table1=ns1, ns_score_table2=ns2,
+      imps=scoring.imps_array(ns1 - ns2), auctions_table1=auctions1,
+      auctions_table2=auctions2, contracts_table1=contracts1, contracts_table2=contracts2)
+
+
+def _atomic_write(path: str, text: str) -> None:
+  folder = os.path.dirname(os.path.abspath(path))
+  os.makedirs(folder, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(prefix=".tmp_", dir=folder)
+  try:
+    with os.fdopen(fd, "w") as f:
+      f.write(text)
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
+
+
+def report(result: MatchResult, dataset_holders: Optional[np.ndarray] = None,
+           settings: Optional[dict] = None, num_examples: int = 10) -> tuple[dict, str]:
+  """(JSON-able dict, Markdown text) for a match: summary plus the first boards in detail."""
+  summ = result.summary()
+  boards = []
+  for i in range(result.boards):
+    row = {
+        "board": i + 1, "deal_index": int(result.deal_index[i]),
+        "dealer": auction_lib.SEAT_CHARS[result.dealer[i]],
+        "vulnerability": auction_lib.VULNERABILITY_NAMES[result.vulnerability[i]],
+        "table1_auction": result.auctions_table1[i], "table1_contract": result.contracts_table1[i],
+        "table1_ns_score": int(result.ns_score_table1[i]),
+        "table2_auction": result.auctions_table2[i], "table2_contract": result.contracts_table2[i],
+        "table2_ns_score": int(result.ns_score_table2[i]),
+        "imps_for_a": int(result.imps[i]),
+    }
+    if dataset_holders is not None:
+      row["deal"] = deal_lib.holders_to_pbn(dataset_holders[result.deal_index[i]])
+    boards.append(row)
+  data = {"summary": summ, "settings": settings or {}, "boards": boards}
+  lines = [
+      f"# Duplicate match: {result.bidder_a} (A) vs {result.bidder_b} (B)", "",
+      f"- boards: {summ['boards']}",
+      f"- IMPs per board for A: **{summ['imps_per_board_for_a']:+.3f} "
+      f"± {summ['stderr']:.3f}** (standard error)",
+      f"- total IMPs for A: {summ['total_imps_for_a']:+d}; boards won A / B / tied: "
+      f"{summ['boards_won_by_a']} / {summ['boards_won_by_b']} / {summ['boards_tied']}",
+      f"- mean score difference for A: {summ['mean_score_diff_for_a']:+.1f}",
+  ]
+  for k, v in (settings or {}).items():
+    lines.append(f"- {k}: {v}")
+  lines += ["", "Table 1: A sits N-S; table 2: B sits N-S. Scores are N-S duplicate scores "
+            "(double-dummy).", "",
+            "| board | dealer | vul | table 1 auction | contract | N-S | table 2 auction | "
+            "contract | N-S | IMPs A |", "|---|---|---|---|---|---|---|---|---|---|"]
+  for row in boards[:num_examples]:
+    lines.append(f"| {row['board']} | {row['dealer']} | {row['vulnerability']} | "
+                 f"{row['table1_auction']} | {row['table1_contract']} | "
+                 f"{row['table1_ns_score']} | {row['table2_auction']} | "
+                 f"{row['table2_contract']} | {row['table2_ns_score']} | {row['imps_for_a']:+d} |")
+  return data, "\n".join(lines) + "\n"
+
+
+def write_report(result: MatchResult, out_dir: str, dataset_holders=None,
+                 settings: Optional[dict] = None) -> tuple[str, str]:
+  """Writes out_dir/match.json and out_dir/match.md atomically; returns their paths."""
+  data, md = report(result, dataset_holders, settings)
+  jpath = os.path.join(out_dir, "match.json")
+  mpath = os.path.join(out_dir, "match.md")
+  _atomic_write(jpath, json.dumps(data, indent=1) + "\n")
+  _atomic_write(mpath, md)
+  return jpath, mpath
+
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("bidder_a", "natural", "Bidder A: pass, random or natural.")
+flags.DEFINE_string("bidder_b", "random", "Bidder B: pass, random or natural.")
+flags.DEFINE_integer("boards", 1000, "Number of boards (each played at two tables).")
+flags.DEFINE_string("dataset", None, "Dataset .npz (default: the shipped dataset).")
+flags.DEFINE_string("out", "bridge_match", "Output folder for match.json and match.md.")
+flags.DEFINE_integer("seed", 0, "Seed of the board order and of random bidders.")
+flags.DEFINE_bool("uncontested", False, "East-West may only pass (Yeh & Lin's setting).")
+
+
+def main(argv):
+  del argv
+  result = run_match(FLAGS.bidder_a, FLAGS.bidder_b, FLAGS.boards, dataset=FLAGS.dataset,
+                     seed=FLAGS.seed, uncontested=FLAGS.uncontested)
+  eng_ds = engine_lib._as_dataset(FLAGS.dataset)  # pylint: disable=protected-access
+  settings = {"dataset": FLAGS.dataset or "shipped default", "seed": FLAGS.seed,
+              "uncontested": FLAGS.uncontested}
+  jpath, mpath = write_report(result, FLAGS.out, eng_ds.holders, settings)
+  s = result.summary()
+  print(f"{s['bidder_a']} vs {s['bidder_b']}: {s['imps_per_board_for_a']:+.3f} ± "
+        f"{s['stderr']:.3f} IMPs/board over {s['boards']} boards; wrote {jpath}, {mpath}")
+
+
+if __name__ == "__main__":
+  app.run(main)

@@ -1,0 +1,334 @@
+"""Contract-bridge bidding with a double-dummy reward: the pyspiel game `bridge_bidding`.
+
+The bridge game of the JPS paper (Section 7, Appendices A and D,
+`../shared/papers/jps_joint_policy_search_v2.txt`) and of Yeh & Lin 2016: four players
+``0=N, 1=E, 2=S, 3=W`` in two teams (N-S against E-W) bid; the play is replaced by the
+precomputed double-dummy (DDS) result of the final contract.
+
+Load it with ``pyspiel.load_game("bridge_bidding")`` after ``import ospiel_team``.
+Parameters:
+
+* ``dataset`` (str, default ``""`` = the dataset shipped in the package): path of a deal +
+  DDS-table dataset read by `ospiel_team.bridge.dataset.load_dataset`.
+* ``dealer`` (str, default ``"N"``): ``N``, ``E``, ``S``, ``W`` (or ``0``..``3``), or
+  ``random``: a chance node after the deal picks the dealer uniformly.
+* ``vulnerability`` (str, default ``"none"``): ``none``, ``ns``, ``ew``, ``both``, or
+  ``random``: a chance node (after the dealer's) picks one of the four uniformly.
+* ``uncontested`` (bool, default False): Yeh & Lin's setting; East and West keep their turns
+  (a decision node with the single legal action Pass, as OpenSpiel does for forced moves) so
+  that histories, observations and seat order are the same as in the contested game.
+
+Chance: first the deal, one chance node whose outcome ``i`` (uniform over the N deals of the
+dataset) is deal ``i`` of the dataset; then the dealer and the vulnerability when random.
+Actions: the 38 calls of `ospiel_team.bridge.auction` (Pass=0, Dbl=1, RDbl=2, 1C=3, ...,
+7NT=37; OpenSpiel `bridge` action ``52 + call``), with the full legality rules there.
+Returns: the duplicate score (`ospiel_team.bridge.scoring`) of the final contract with the
+dataset's double-dummy tricks and the board's vulnerability: +score to N and S, -score to E
+and W (zero-sum); 0 when passed out.
+
+Observation tensor: the 267 bits of JPS Appendix D (layout in `ospiel_team.bridge.auction`);
+all zero before the auction starts. Observation string: the same information in words (own
+hand, each relative seat's bids, doubled bids, vulnerability, legal calls). Information-state
+string (perfect recall): seat, dealer, vulnerability, own hand and the whole auction.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+import pyspiel
+
+from ospiel_team.bridge import auction as auction_lib
+from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge import scoring
+
+_NUM_PLAYERS = 4
+_DEFAULT_PARAMS = {
+    "dataset": "",
+    "dealer": "N",
+    "vulnerability": "none",
+    "uncontested": False,
+}
+
+# Largest |score| of any contract: the score table's extreme values.
+_MAX_ABS_SCORE = float(np.abs(scoring.SCORE_TABLE).max())
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="bridge_bidding",
+    long_name="Bridge bidding with double-dummy scoring",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_NUM_PLAYERS,
+    min_num_players=_NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULT_PARAMS)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_dataset(path: str):
+  """Loads (once per path) the dataset; "" is the shipped default."""
+  from ospiel_team.bridge import dataset as dataset_lib  # pylint: disable=g-import-not-at-top
+  return dataset_lib.load_dataset(path or None)
+
+
+def _parse_params(params: dict) -> dict:
+  unknown = set(params) - set(_DEFAULT_PARAMS)
+  if unknown:
+    raise ValueError(f"bridge_bidding: unknown parameter(s) {sorted(unknown)}; "
+                     f"known: {sorted(_DEFAULT_PARAMS)}")
+  p = dict(_DEFAULT_PARAMS, **params)
+  dealer = p["dealer"]
+  if isinstance(dealer, str) and dealer.strip().lower() == "random":
+    dealer = None
+  else:
+    dealer = auction_lib.parse_seat(dealer)
+  vul = p["vulnerability"]
+  if isinstance(vul, str) and vul.strip().lower() == "random":
+    vul = None
+  else:
+    vul = auction_lib.parse_vulnerability(vul)
+  if not isinstance(p["uncontested"], bool):
+    raise ValueError(f"bridge_bidding: uncontested must be a bool, got {p['uncontested']!r}")
+  if not isinstance(p["dataset"], str):
+    raise ValueError(f"bridge_bidding: dataset must be a path string, got {p['dataset']!r}")
+  return {"dataset": p["dataset"], "dealer": dealer, "vulnerability": vul,
+          "uncontested": p["uncontested"]}
+
+
+class BridgeBiddingGame(pyspiel.Game):
+  """Four-player bridge bidding scored double-dummy (JPS paper, Section 7)."""
+
+  def __init__(self, params: Optional[dict] = None):
+    params = dict(params or {})
+    cfg = _parse_params(params)
+    self.dataset = _load_dataset(cfg["dataset"])
+    self.num_deals = int(self.dataset.holders.shape[0])
+    if self.num_deals < 1:
+      raise ValueError(f"bridge_bidding: dataset {cfg['dataset']!r} holds no deals")
+    self.fixed_dealer = cfg["dealer"]
+    self.fixed_vulnerability = cfg["vulnerability"]
+    self.uncontested = cfg["uncontested"]
+    game_info = pyspiel.GameInfo(
+        num_distinct_actions=auction_lib.NUM_CALLS,
+        max_chance_outcomes=max(self.num_deals, 4),
+        num_players=_NUM_PLAYERS,
+        min_utility=-_MAX_ABS_SCORE,
+        max_utility=_MAX_ABS_SCORE,
+        utility_sum=0.0,
+        max_game_length=auction_lib.MAX_AUCTION_LENGTH)
+    super().__init__(_GAME_TYPE, game_info, params)
+    self._deal_outcomes = None
+
+  def deal_outcomes(self) -> List[Tuple[int, float]]:
+    """The deal chance node's outcomes (built once per game: N pairs)."""
+    if self._deal_outcomes is None:
+      p = 1.0 / self.num_deals
+      self._deal_outcomes = [(i, p) for i in range(self.num_deals)]
+    return self._deal_outcomes
+
+  def new_initial_state(self) -> "BridgeBiddingState":
+    return BridgeBiddingState(self)
+
+  def make_py_observer(self, iig_obs_type=None, params=None):
+    if params:
+      raise ValueError(f"bridge_bidding: observation parameters not supported: {params}")
+    perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+    return BridgeBiddingObserver(perfect_recall)
+
+
+class BridgeBiddingState(pyspiel.State):
+  """One table: the deal index, dealer, vulnerability and an `Auctions` of batch size 1."""
+
+  def __init__(self, game: BridgeBiddingGame):
+    super().__init__(game)
+    self._game = game
+    self.deal_index: Optional[int] = None
+    self.dealer: Optional[int] = game.fixed_dealer
+    self.vulnerability: Optional[int] = game.fixed_vulnerability
+    self.holders: Optional[np.ndarray] = None      # (52,) seat of each card
+    self.dd_tricks: Optional[np.ndarray] = None    # (5, 4) tricks[strain, declarer]
+    self.auction: Optional[auction_lib.Auctions] = None
+    self._hands: Optional[np.ndarray] = None       # (1, 4, 52) bool
+
+  def __deepcopy__(self, memo):
+    # Share the game (and its dataset); copy the small per-table arrays.
+    new = self.__class__.__new__(self.__class__)
+    pyspiel.State.__init__(new, self._game)
+    for k, v in self.__dict__.items():
+      if isinstance(v, np.ndarray):
+        v = v.copy()
+      elif isinstance(v, auction_lib.Auctions):
+        v = v.copy()
+      new.__dict__[k] = v
+    return new
+
+  # --- chance ----------------------------------------------------------------------------
+  def _chance_stage(self) -> Optional[str]:
+    if self.deal_index is None:
+      return "deal"
+    if self.dealer is None:
+      return "dealer"
+    if self.vulnerability is None:
+      return "vulnerability"
+    return None
+
+  def current_player(self) -> int:
+    if self._chance_stage() is not None:
+      return pyspiel.PlayerId.CHANCE
+    if self.auction.done[0]:
+      return pyspiel.PlayerId.TERMINAL
+    return int(self.auction.current_player[0])
+
+  def chance_outcomes(self) -> List[Tuple[int, float]]:
+    stage = self._chance_stage()
+    if stage is None:
+      raise ValueError("bridge_bidding: chance_outcomes called at a non-chance state")
+    if stage == "deal":
+      return self._game.deal_outcomes()
+    return [(i, 0.25) for i in range(4)]
+
+  def _legal_actions(self, player: int) -> List[int]:
+    if self.auction is None or self.auction.done[0]:
+      return []
+    if player != int(self.auction.current_player[0]):
+      return []
+    return np.flatnonzero(self.auction.legal_mask()[0]).tolist()
+
+  def _apply_action(self, action: int) -> None:
+    stage = self._chance_stage()
+    if stage == "deal":
+      if not 0 <= action < self._game.num_deals:
+        raise ValueError(f"bridge_bidding: deal {action} out of range 0..{self._game.num_deals - 1}")
+      self.deal_index = int(action)
+      self.holders = np.asarray(self._game.dataset.holders[action], np.uint8).copy()
+      self.dd_tricks = np.asarray(self._game.dataset.dd_tricks[action], np.int64).copy()
+      self._hands = auction_lib.hands_onehot(self.holders[None])
+    elif stage == "dealer":
+      if not 0 <= action < 4:
+        raise ValueError(f"bridge_bidding: dealer chance outcome {action} not in 0..3")
+      self.dealer = int(action)
+    elif stage == "vulnerability":
+      if not 0 <= action < 4:
+        raise ValueError(f"bridge_bidding: vulnerability chance outcome {action} not in 0..3")
+      self.vulnerability = int(action)
+    else:
+      self.auction.apply([action])
+      return
+    if self._chance_stage() is None:
+      self.auction = auction_lib.Auctions([self.dealer], [self.vulnerability],
+                                          uncontested=self._game.uncontested)
+
+  def _action_to_string(self, player: int, action: int) -> str:
+    if player == pyspiel.PlayerId.CHANCE:
+      stage = self._chance_stage()
+      if stage == "dealer":
+        return f"Dealer {auction_lib.SEAT_CHARS[action]}"
+      if stage == "vulnerability":
+        return f"Vul {auction_lib.VULNERABILITY_NAMES[action]}"
+      return f"Deal {action}"
+    return auction_lib.call_string(action)
+
+  def is_terminal(self) -> bool:
+    return self.auction is not None and bool(self.auction.done[0])
+
+  def ns_score(self) -> int:
+    """N-S duplicate score of the final contract (0 before the end or when passed out)."""
+    if not self.is_terminal():
+      return 0
+    return int(self.auction.ns_score(self.dd_tricks[None])[0])
+
+  def returns(self) -> List[float]:
+    s = float(self.ns_score())
+    return [s, -s, s, -s]
+
+  def contract_string(self) -> str:
+    """'4SX by N', 'Pass' (passed out) or '' before the auction ends."""
+    if not self.is_terminal():
+      return ""
+    level, strain, doubled, declarer = (int(x[0]) for x in self.auction.contract())
+    return scoring.contract_string(level, strain, doubled, declarer if level else None)
+
+  # --- strings ---------------------------------------------------------------------------
+  def _header(self) -> str:
+    return (f"Dealer {auction_lib.SEAT_CHARS[self.dealer]} "
+            f"Vul {auction_lib.VULNERABILITY_NAMES[self.vulnerability]}")
+
+  def hand_string(self, player: int) -> str:
+    """The player's hand as a PBN hand, spades.hearts.diamonds.clubs, e.g. 'AK84.AKJ9.942.K'."""
+    return deal_lib.holders_to_pbn(self.holders, player)[2:].split(" ")[0]
+
+  def auction_string(self) -> str:
+    return " ".join(self.auction.auction_strings(0)) if self.auction is not None else ""
+
+  def __str__(self) -> str:
+    if self.deal_index is None:
+      return "(no deal yet)"
+    parts = [f"Deal {self.deal_index}: {deal_lib.holders_to_pbn(self.holders)}"]
+    if self.auction is not None:
+      parts.append(self._header())
+      parts.append(f"Auction: {self.auction_string()}")
+      if self.is_terminal():
+        parts.append(f"Contract: {self.contract_string()}  Score N-S: {self.ns_score()}")
+    return "\n".join(parts)
+
+
+class BridgeBiddingObserver:
+  """Observer (PyObserver interface): JPS 267-bit tensor, or the information-state string."""
+
+  def __init__(self, perfect_recall: bool):
+    self.perfect_recall = perfect_recall
+    size = 0 if perfect_recall else auction_lib.OBSERVATION_SIZE
+    self.tensor = np.zeros(size, np.float32)
+    self.dict = {} if perfect_recall else {"observation": self.tensor}
+
+  def set_from(self, state: BridgeBiddingState, player: int) -> None:
+    if self.perfect_recall:
+      return
+    if state.auction is None:
+      self.tensor.fill(0)
+      return
+    self.tensor[:] = state.auction.observation(state._hands, player=player)[0]  # pylint: disable=protected-access
+
+  def string_from(self, state: BridgeBiddingState, player: int) -> str:
+    if state.auction is None:
+      return f"Player {player}: dealing"
+    if self.perfect_recall:
+      return (f"Seat {auction_lib.SEAT_CHARS[player]} {state._header()}\n"  # pylint: disable=protected-access
+              f"Hand {state.hand_string(player)}\n"
+              f"Auction {state.auction_string()}")
+    return observation_string(state.auction.observation(state._hands, player=player)[0])  # pylint: disable=protected-access
+
+
+def observation_string(obs: np.ndarray) -> str:
+  """Words for one 267-bit observation: it carries exactly the tensor's information."""
+  obs = np.asarray(obs) > 0.5
+  hand = np.flatnonzero(obs[auction_lib.OBS_CARDS:auction_lib.OBS_BIDS])
+  suits = []
+  for suit in deal_lib.PBN_SUIT_ORDER:
+    ranks = sorted((c // 4 for c in hand if c % 4 == suit), reverse=True)
+    suits.append("".join(deal_lib.RANK_CHARS[r] for r in ranks))
+  parts = ["Hand " + ".".join(suits)]
+  for seg, name in enumerate(auction_lib.RELATIVE_SEAT_NAMES):
+    lo = auction_lib.OBS_BIDS + seg * auction_lib.NUM_BIDS
+    bids = np.flatnonzero(obs[lo:lo + auction_lib.NUM_BIDS]) + auction_lib.FIRST_BID
+    parts.append(f"{name} " + (",".join(auction_lib.CALL_STRINGS[c] for c in bids) or "-"))
+  dbl = np.flatnonzero(obs[auction_lib.OBS_DOUBLED:auction_lib.OBS_VULNERABLE])
+  parts.append("Doubled " + (",".join(auction_lib.CALL_STRINGS[c + auction_lib.FIRST_BID]
+                                      for c in dbl) or "-"))
+  ns, ew = obs[auction_lib.OBS_VULNERABLE], obs[auction_lib.OBS_VULNERABLE + 1]
+  parts.append(f"Vul {auction_lib.VULNERABILITY_NAMES[int(ns) + 2 * int(ew)]}")
+  legal = np.flatnonzero(obs[auction_lib.OBS_LEGAL:])
+  parts.append("Legal " + (",".join(auction_lib.CALL_STRINGS[c] for c in legal) or "-"))
+  return " | ".join(parts)
+
+
+pyspiel.register_game(_GAME_TYPE, BridgeBiddingGame)
