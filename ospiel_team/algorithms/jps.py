@@ -1,0 +1,577 @@
+"""Joint Policy Search (JPS): exact tabular and sample-based, on the array game tree.
+
+Tian, Gong, Jiang, "Joint Policy Search for Multi-agent Collaboration with Imperfect
+Information" (`../shared/papers/jps_joint_policy_search_v2.txt`, Sections 4-6).
+
+For a policy sigma and a candidate sigma' that differs from it only on an *active set* of
+information sets, Theorem 1 (Eq. 4) gives the change of game value as a sum over the active
+infosets of the policy-change density (Eq. 5)
+
+    rho(h) = pi^{sigma'}(h) * (sum_a sigma'(I, a) v^sigma(ha) - v^sigma(h)),   h in I,
+
+where only the altered reach pi^{sigma'} of the active histories has to be recomputed:
+pi^sigma and v^sigma come from one sweep over the tree. JPS (Algorithm 1) searches over chains
+of active infosets I1 -a1-> I2 in succ(I1, a1) -a2-> ... (one active infoset per depth, at
+most D of them), each set one-hot to its chosen action (Eq. 6), values every chain with
+Theorem 1 and applies the best one. "No change" is always a candidate, so no step lowers the
+value (Theorem 2).
+
+Implementation (all vectorized over the tree arrays, no per-history Python loop):
+
+* The search is breadth-first over the levels of the search tree: level k holds every chain of
+  k active infosets. The candidate infosets of level k+1 are succ(I_k, a_k) for every chain,
+  and all their histories are processed at once. The altered reach of a history h is
+  pi^sigma(h) with the factor of every active infoset on h's path replaced by the one-hot
+  factor; whether h's path goes through active I_j (and with which action) is read off the
+  sequence of I_j's player at h (perfect recall), one gather per (history, active infoset).
+  Zero probabilities are handled exactly by keeping reach as (product of non-zero edge
+  probabilities, number of zero edges).
+* J(I, a) = sum_{h in I} pi^{sigma'}(h) (v(ha) - v(h)) is the precomputed J(I, a) under
+  pi^sigma plus the contribution of the histories whose reach changed.
+* The chain values are then maximized bottom-up (r(I, a) = J(I, a) + max(0, best child)).
+
+Depth D counts active infosets: D=3 means chains I1 -> I2 -> I3 (the text of Sec. 5.1 and 7.3;
+Algorithm 1's `d >= D` test with d starting at 1 would allow only D-1). D=None searches to the
+end of the game.
+
+Teams: the objective is the mean return of the `team` players (their summed return divided by
+the team size, i.e. the common payoff in a common-payoff game); only team infosets become
+active, the other players keep their policy, and succ(I, a) is the set of the next *team*
+infosets after (I, a) (skipping chance and the other players). Theorem 1 holds for any fixed
+policy of the others, so the guarantee carries over.
+
+Sampled JPS (Sec. 6 "Sample-based JPS", v1 of the paper): each iteration, k histories of
+every candidate infoset are drawn with replacement (uniformly, or by reach) and only the
+distinct drawn histories enter the sums of Theorem 1. The guarantee is lost, so every step is
+evaluated exactly and the best policy seen is returned.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms.game_tree import GameTree
+
+PolicyLike = Union[None, np.ndarray, policy_lib.Policy]
+
+
+# ----------------------------------------------------------------------------------------------
+# Results.
+@dataclasses.dataclass
+class JPSIteration:
+  """One JPS iteration: one search from one starting depth, and the change it applied."""
+  iteration: int
+  start_depth: int
+  value: float  # true objective value after the step (team mean return)
+  predicted_gain: float  # Theorem 1 prediction of the applied change (0 if none)
+  true_gain: float  # value after minus value before, by full evaluation
+  changes: List[Tuple[str, int]]  # (infoset key, action) set one-hot by the step
+  num_candidates: int  # chains of active infosets valued in the search
+  search_seconds: float  # the search alone (Theorem 1 evaluation of all candidates)
+  seconds: float  # the whole iteration (sweep, sampling, search, update, evaluation)
+
+
+@dataclasses.dataclass
+class JPSResult:
+  """Output of `JointPolicySearch.improve`."""
+  policy: policy_lib.TabularPolicy
+  policy_array: np.ndarray
+  value: float  # team mean return (the common payoff in common-payoff games)
+  team_value: float  # team summed return
+  initial_value: float
+  history: List[JPSIteration]
+  best_iteration: int  # iteration whose policy is returned (0 = the initial policy)
+  seconds: float
+
+
+@dataclasses.dataclass
+class SearchResult:
+  """One search (Algorithm 1's JPS from one starting set)."""
+  gain: float  # best predicted gain, max(0, ...) (Theorem 2)
+  chain: List[Tuple[int, int]]  # (infoset, action) of the best chain; [] = no change
+  num_candidates: int
+  levels: list  # per level: dict(inf, act, parent, J) arrays (for verification)
+  seconds: float
+
+
+# ----------------------------------------------------------------------------------------------
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+  """Concatenation of arange(s, s + c) for every (s, c)."""
+  total = int(counts.sum())
+  if total == 0:
+    return np.zeros(0, dtype=np.int64)
+  offs = np.cumsum(counts) - counts
+  return np.repeat(starts - offs, counts) + np.arange(total)
+
+
+class JointPolicySearch:
+  """Joint Policy Search (Algorithm 1 of the JPS paper) for a team on a finite game.
+
+  Args:
+    game: a pyspiel game or an already built `GameTree`.
+    team: the players whose policies JPS changes (default: all players, which requires a
+      common-payoff game). The objective is the team's mean return.
+    fixed_policy: policy of the non-team players (array, OpenSpiel policy); by default their
+      rows are taken from the policy handed to `improve`.
+    depth: D, the maximal number of active infosets in a chain (None: to the end of the game).
+    samples: k for sampled JPS (None: exact JPS).
+    sample_by: "uniform" (histories of an infoset equally likely) or "reach" (proportional to
+      their current reach, uniform where the infoset is unreached).
+    seed: seeds the order of starting depths and the samples.
+    max_iterations: T, the maximal number of iterations (searches); None: no limit for exact
+      JPS, 100 for sampled JPS (as in the paper).
+    stop_on_quiet_pass: stop when a full pass over the starting depths (in a seeded random
+      order) finds no improvement above `improvement_tol` (exact) or applies no change
+      (sampled).
+    improvement_tol: a change is applied only if its predicted gain exceeds this.
+    start_depths: the starting depths to use (team decision depth: number of team decisions
+      before the infoset); default all.
+    verify: re-evaluate every candidate of every search by brute force
+      (`evaluation.game_value` on the modified policy array) and assert that it equals the
+      Theorem 1 prediction (exact JPS only; slow: one full evaluation per candidate).
+    verify_atol: tolerance of that check.
+    max_rows: refuse searches that would touch more (chain, history) pairs than this.
+  """
+
+  def __init__(self, game: Union[pyspiel.Game, GameTree], team: Optional[Sequence[int]] = None,
+               fixed_policy: PolicyLike = None, depth: Optional[int] = None,
+               samples: Optional[int] = None, sample_by: str = "uniform", seed: int = 0,
+               max_iterations: Optional[int] = None, stop_on_quiet_pass: bool = True,
+               improvement_tol: float = 1e-9, start_depths: Optional[Sequence[int]] = None,
+               verify: bool = False, verify_atol: float = 1e-9, max_rows: int = 200_000_000,
+               progress: bool = False):
+    self.tree = game if isinstance(game, GameTree) else GameTree(game)
+    tree = self.tree
+    num_p = tree.num_players
+    if team is None:
+      ret = tree.node_returns[tree.terminals]
+      if num_p > 1 and not np.allclose(ret, ret[:, :1], atol=1e-12):
+        raise ValueError(
+            f"{tree.game} is not common-payoff (players' returns differ at a terminal); "
+            "pass team=[...] (the players JPS optimizes; the others keep fixed_policy)")
+      team = list(range(num_p))
+    team = [int(p) for p in team]
+    if not team or len(set(team)) != len(team) or any(not 0 <= p < num_p for p in team):
+      raise ValueError(f"team={team} must be distinct players of the {num_p}-player game")
+    self.team = sorted(team)
+    if depth is not None and (isinstance(depth, bool) or int(depth) != depth or depth < 1):
+      raise ValueError(f"depth must be a positive int or None, got {depth!r}")
+    self.depth = None if depth is None else int(depth)
+    if samples is not None and (isinstance(samples, bool) or int(samples) != samples
+                                or samples < 1):
+      raise ValueError(f"samples must be a positive int or None, got {samples!r}")
+    self.samples = None if samples is None else int(samples)
+    if sample_by not in ("uniform", "reach"):
+      raise ValueError(f"sample_by must be 'uniform' or 'reach', got {sample_by!r}")
+    self.sample_by = sample_by
+    if verify and self.samples is not None:
+      raise ValueError("verify=True checks Theorem 1, which sampled JPS does not compute")
+    if max_iterations is not None and max_iterations < 0:
+      raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
+    if max_iterations is None and self.samples is not None:
+      max_iterations = 100
+    self.max_iterations = max_iterations
+    self.stop_on_quiet_pass = stop_on_quiet_pass
+    if improvement_tol < 0:
+      raise ValueError(f"improvement_tol must be >= 0, got {improvement_tol}")
+    self.improvement_tol = float(improvement_tol)
+    self.seed = int(seed)
+    self.verify = verify
+    self.verify_atol = verify_atol
+    self.max_rows = max_rows
+    self.progress = progress
+    self._fixed = None if fixed_policy is None else self._as_array(fixed_policy)
+    self._build_structure()
+    all_depths = np.unique(self._inf_depth[self._team_infosets])
+    if start_depths is None:
+      self.start_depths = [int(d) for d in all_depths]
+    else:
+      bad = [d for d in start_depths if d not in set(all_depths.tolist())]
+      if bad:
+        raise ValueError(f"start_depths {bad} have no team infoset; available: "
+                         f"{all_depths.tolist()}")
+      self.start_depths = [int(d) for d in start_depths]
+
+  # --------------------------------------------------------------------------------------------
+  def _as_array(self, pol: PolicyLike) -> np.ndarray:
+    tree = self.tree
+    if pol is None:
+      return tree.uniform_policy_array()
+    if isinstance(pol, policy_lib.Policy):
+      pi = tree.policy_array(pol)
+    else:
+      pi = np.array(pol, dtype=np.float64)
+    tree.validate_policy_array(pi)
+    return pi
+
+  def _build_structure(self):
+    """Policy-independent index arrays: team histories, successors, sequence ancestors."""
+    tree = self.tree
+    n, A = tree.num_nodes, tree.num_actions
+    team_mask = np.zeros(tree.num_players, dtype=bool)
+    team_mask[self.team] = True
+    self._team_index = np.full(tree.num_players, -1, dtype=np.int64)
+    self._team_index[self.team] = np.arange(len(self.team))
+    player = tree.node_player
+    is_team = (player >= 0) & team_mask[np.maximum(player, 0)]
+    # Nearest team decision ancestor, the action taken there, and the team decision depth.
+    tp = np.full(n, -1, dtype=np.int64)
+    tpa = np.full(n, -1, dtype=np.int64)
+    td = np.zeros(n, dtype=np.int64)
+    for s, e in tree.level_slices[1:]:
+      par = tree.node_parent[s:e]
+      pt = is_team[par]
+      tp[s:e] = np.where(pt, par, tp[par])
+      tpa[s:e] = np.where(pt, tree.node_action[s:e], tpa[par])
+      td[s:e] = td[par] + pt
+    nodes = np.nonzero(is_team)[0]
+    inf = tree.node_infoset[nodes]
+    order = np.lexsort((nodes, inf))
+    nodes, inf = nodes[order], inf[order]
+    self._rows = nodes  # team decision histories, grouped by infoset
+    self._row_inf = inf
+    counts = np.bincount(inf, minlength=tree.num_infosets)
+    self._inf_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    self._team_infosets = np.nonzero(counts)[0]
+    self._inf_is_team = counts > 0
+    depth_inf = np.full(tree.num_infosets, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(depth_inf, inf, td[nodes])
+    self._inf_depth = depth_inf
+    # Child of every team history for every action (-1 if illegal).
+    row_of = np.full(n, -1, dtype=np.int64)
+    row_of[nodes] = np.arange(len(nodes))
+    kids = tree.decision_children
+    kp = row_of[tree.node_parent[kids]]
+    sel = kp >= 0
+    child = np.full((len(nodes), A), -1, dtype=np.int64)
+    child[kp[sel], tree.node_action[kids[sel]]] = kids[sel]
+    self._child = child
+    # succ(I, a): team infosets whose histories have (I, a) as their last team decision.
+    has = tp[nodes] >= 0
+    key = tree.node_infoset[tp[nodes[has]]] * A + tpa[nodes[has]]
+    pairs = np.unique(np.stack([key, inf[has]], axis=1), axis=0) if has.any() else \
+        np.zeros((0, 2), dtype=np.int64)
+    self._succ_val = pairs[:, 1].astype(np.int64)
+    scount = np.bincount(pairs[:, 0], minlength=tree.num_infosets * A) if len(pairs) else \
+        np.zeros(tree.num_infosets * A, dtype=np.int64)
+    self._succ_ptr = np.concatenate([[0], np.cumsum(scount)]).astype(np.int64)
+    # Own sequence level of every infoset and its ancestor sequences at each lower level.
+    level = np.full(tree.num_infosets, -1, dtype=np.int64)
+    max_level = 0
+    for p in self.team:
+      for k, lev in enumerate(tree.sequences[p].infoset_levels):
+        level[lev] = k
+        max_level = max(max_level, k)
+    self._level = level
+    ianc = np.full((tree.num_infosets, max_level + 1), -1, dtype=np.int64)
+    for p in self.team:
+      seqs = tree.sequences[p]
+      for k, lev in enumerate(seqs.infoset_levels):
+        if k == 0 or len(lev) == 0:
+          continue
+        ps = seqs.infoset_parent_seq[lev]
+        ianc[lev, :k - 1] = ianc[ps // A, :k - 1]
+        ianc[lev, k - 1] = ps
+    self._ianc = ianc
+    # Each team player's last sequence at every team history, and that sequence's level.
+    s_row = tree.node_last_seq[nodes][:, self.team]
+    self._s_row = s_row
+    self._lev_row = np.where(s_row >= 0, level[np.maximum(s_row, 0) // A], -1)
+
+  # --------------------------------------------------------------------------------------------
+  def objective_values(self, pi: np.ndarray, edge_probs=None) -> np.ndarray:
+    """[num_nodes] team mean return of every history under `pi` (v^sigma of the paper)."""
+    vals = evaluation.history_values(self.tree, pi, edge_probs=edge_probs)
+    return vals[:, self.team].mean(axis=1)
+
+  def value(self, pi: np.ndarray) -> float:
+    """Objective (team mean return) of the policy array `pi`."""
+    return float(evaluation.game_value(self.tree, pi)[self.team].mean())
+
+  def _sweep(self, pi: np.ndarray, rng: Optional[np.random.Generator]) -> dict:
+    """One pass over the tree: reach and values under sigma, J(I, a) under sigma."""
+    tree, A = self.tree, self.tree.num_actions
+    ep = evaluation.edge_probabilities(tree, pi)
+    v = self.objective_values(pi, edge_probs=ep)
+    # Reach as (product of non-zero edge probabilities, number of zero edges).
+    nz = np.where(ep > 0, ep, 1.0)
+    zc = (ep == 0).astype(np.int64)
+    pnz = np.ones(tree.num_nodes)
+    z = np.zeros(tree.num_nodes, dtype=np.int64)
+    last = int(tree.node_depth[self._rows].max()) if len(self._rows) else 0
+    for d, (s, e) in enumerate(tree.level_slices[1:], start=1):
+      if d > last:
+        break
+      par = tree.node_parent[s:e]
+      pnz[s:e] = pnz[par] * nz[s:e]
+      z[s:e] = z[par] + zc[s:e]
+    rows = self._rows
+    pnz_r, z_r = pnz[rows], z[rows]
+    reach_r = np.where(z_r == 0, pnz_r, 0.0)
+    child = self._child
+    dv = np.where(child >= 0, v[np.maximum(child, 0)] - v[rows][:, None], 0.0)
+    weight = np.ones(len(rows))
+    if self.samples is not None:
+      weight = self._sample_weights(reach_r, rng)
+    contrib = (weight * reach_r)[:, None] * dv
+    jbase = np.zeros((tree.num_infosets, A))
+    ti = self._team_infosets
+    if len(rows):
+      jbase[ti] = np.add.reduceat(contrib, self._inf_ptr[ti], axis=0)
+    sig = pi
+    return dict(pi=pi, value=float(v[0]), pnz=pnz_r, z=z_r, reach=reach_r, weight=weight,
+                dv=dv, jbase=jbase, inv=np.where(sig > 0, 1.0 / np.where(sig > 0, sig, 1.0), 1.0),
+                zero=sig == 0)
+
+  def _sample_weights(self, reach_r: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """1 for the distinct histories drawn (k draws with replacement per infoset), else 0."""
+    ti = self._team_infosets
+    start = self._inf_ptr[ti]
+    cnt = self._inf_ptr[ti + 1] - start
+    k = self.samples
+    draw = rng.integers(0, cnt[:, None], size=(len(ti), k))
+    if self.sample_by == "reach":
+      cs = np.cumsum(reach_r)
+      base = np.where(start > 0, cs[np.maximum(start - 1, 0)], 0.0)
+      tot = cs[start + cnt - 1] - base
+      u = base[:, None] + rng.random((len(ti), k)) * tot[:, None]
+      idx = np.searchsorted(cs, u, side="right")
+      idx = np.clip(idx, start[:, None], (start + cnt - 1)[:, None]) - start[:, None]
+      draw = np.where((tot > 0)[:, None], idx, draw)
+    w = np.zeros(len(reach_r))
+    w[(start[:, None] + draw).ravel()] = 1.0
+    return w
+
+  # --------------------------------------------------------------------------------------------
+  def search(self, sweep: dict, start_depth: int) -> SearchResult:
+    """Algorithm 1's JPS(sigma, I_cand, 1) with I_cand = all team infosets at `start_depth`."""
+    t0 = time.perf_counter()
+    tree, A = self.tree, self.tree.num_actions
+    legal = tree.infoset_legal
+    jbase, dv, inv, zero = sweep["jbase"], sweep["dv"], sweep["inv"], sweep["zero"]
+    pnz, zc, reach, weight = sweep["pnz"], sweep["z"], sweep["reach"], sweep["weight"]
+    base_r = weight * reach
+    start = self._team_infosets[self._inf_depth[self._team_infosets] == start_depth]
+    ci, ca = np.nonzero(legal[start])
+    ch_inf, ch_act = start[ci], ca.astype(np.int64)
+    levels = [dict(inf=ch_inf, act=ch_act, parent=np.full(len(ch_inf), -1, dtype=np.int64),
+                   J=jbase[ch_inf, ch_act])]
+    act_inf = ch_inf[:, None]
+    act_act = ch_act[:, None]
+    max_depth = self.depth if self.depth is not None else np.iinfo(np.int64).max
+    k = 1
+    while k < max_depth and len(ch_inf):
+      seq = ch_inf * A + ch_act
+      s0 = self._succ_ptr[seq]
+      cnt = self._succ_ptr[seq + 1] - s0
+      pair_c = np.repeat(np.arange(len(ch_inf)), cnt)
+      pair_inf = self._succ_val[_ranges(s0, cnt)]
+      if len(pair_inf):
+        again = (act_inf[pair_c] == pair_inf[:, None]).any(axis=1)
+        if again.any():  # (cannot happen with perfect recall; kept for safety)
+          pair_c, pair_inf = pair_c[~again], pair_inf[~again]
+      if not len(pair_inf):
+        break
+      r0 = self._inf_ptr[pair_inf]
+      rcnt = self._inf_ptr[pair_inf + 1] - r0
+      if rcnt.sum() > self.max_rows:
+        raise ValueError(f"the search at depth level {k + 1} would touch {rcnt.sum()} "
+                         f"(chain, history) pairs > max_rows={self.max_rows}; use a smaller "
+                         "depth")
+      row_pair = np.repeat(np.arange(len(pair_inf)), rcnt)
+      row = _ranges(r0, rcnt)
+      row_chain = pair_c[row_pair]
+      # Altered reach pi^{sigma'}(h) (Algorithm 1, line 12): replace the factor of every
+      # active infoset on h's path by its one-hot factor (Eq. 6).
+      f = np.ones(len(row))
+      zdec = np.zeros(len(row), dtype=np.int64)
+      for j in range(k):
+        ij = act_inf[row_chain, j]
+        aj = act_act[row_chain, j]
+        tj = self._team_index[tree.infoset_player[ij]]
+        lj = self._level[ij]
+        s = self._s_row[row, tj]
+        lev = self._lev_row[row, tj]
+        deeper = self._ianc[np.maximum(s, 0) // A, np.minimum(lj, self._ianc.shape[1] - 1)]
+        anc = np.where(lev == lj, s, np.where(lev > lj, deeper, -1))
+        passes = (anc >= 0) & (anc // A == ij)
+        hit = passes & (anc % A == aj)
+        f *= np.where(hit, inv[ij, aj], np.where(passes, 0.0, 1.0))
+        zdec += hit & zero[ij, aj]
+      new_r = weight[row] * np.where(zc[row] - zdec == 0, pnz[row] * f, 0.0)
+      delta = new_r - base_r[row]
+      changed = np.nonzero(delta)[0]
+      jp = jbase[pair_inf]  # J(I, a) under sigma, then corrected where reach changed
+      if len(changed):
+        contrib = delta[changed, None] * dv[row[changed]]
+        up, first = np.unique(row_pair[changed], return_index=True)
+        jp[up] += np.add.reduceat(contrib, first, axis=0)
+      pi_, pa = np.nonzero(legal[pair_inf])
+      ch_inf = pair_inf[pi_]
+      ch_act = pa.astype(np.int64)
+      parent = pair_c[pi_]
+      levels.append(dict(inf=ch_inf, act=ch_act, parent=parent, J=jp[pi_, pa]))
+      act_inf = np.concatenate([act_inf[parent], ch_inf[:, None]], axis=1)
+      act_act = np.concatenate([act_act[parent], ch_act[:, None]], axis=1)
+      k += 1
+    # Bottom-up: r(I, a) = J(I, a) + max(0, best child) (Algorithm 1, lines 17-19).
+    best = None
+    for lvl in reversed(levels):
+      b = lvl["J"].copy()
+      if best is not None and len(best[0]):
+        child_best, child_parent = best
+        cm = np.full(len(b), -np.inf)
+        up, first = np.unique(child_parent, return_index=True)
+        cm[up] = np.maximum.reduceat(child_best, first)
+        b += np.maximum(cm, 0.0)
+      lvl["best"] = b
+      best = (b, lvl["parent"])
+    num = int(sum(len(l["inf"]) for l in levels))
+    chain = []
+    gain = 0.0
+    if len(levels[0]["inf"]):
+      c = int(np.argmax(levels[0]["best"]))
+      gain = float(max(0.0, levels[0]["best"][c]))
+      if gain > self.improvement_tol:
+        chain.append((int(levels[0]["inf"][c]), int(levels[0]["act"][c])))
+        for lvl in levels[1:]:
+          kids = np.nonzero(lvl["parent"] == c)[0]
+          if not len(kids):
+            break
+          kb = lvl["best"][kids]
+          if kb.max() <= 0:
+            break
+          c = int(kids[np.argmax(kb)])
+          chain.append((int(lvl["inf"][c]), int(lvl["act"][c])))
+    return SearchResult(gain=gain, chain=chain, num_candidates=num, levels=levels,
+                        seconds=time.perf_counter() - t0)
+
+  # --------------------------------------------------------------------------------------------
+  def candidates(self, result: SearchResult) -> Iterator[Tuple[List[Tuple[int, int]], float]]:
+    """Every candidate chain of a search with its Theorem 1 predicted gain."""
+    levels = result.levels
+    paths = [None] * len(levels)
+    preds = [None] * len(levels)
+    for k, lvl in enumerate(levels):
+      if k == 0:
+        preds[k] = lvl["J"].copy()
+      else:
+        preds[k] = preds[k - 1][lvl["parent"]] + lvl["J"]
+    for k, lvl in enumerate(levels):
+      for c in range(len(lvl["inf"])):
+        chain = []
+        kk, cc = k, c
+        while kk >= 0:
+          chain.append((int(levels[kk]["inf"][cc]), int(levels[kk]["act"][cc])))
+          cc = int(levels[kk]["parent"][cc])
+          kk -= 1
+        yield chain[::-1], float(preds[k][c])
+
+  @staticmethod
+  def apply_chain(pi: np.ndarray, chain: Sequence[Tuple[int, int]]) -> np.ndarray:
+    """sigma' of Eq. 6: `pi` with every (infoset, action) of the chain set one-hot."""
+    new = pi.copy()
+    for i, a in chain:
+      new[i] = 0.0
+      new[i, a] = 1.0
+    return new
+
+  def brute_force_gains(self, pi: np.ndarray, result: SearchResult,
+                        limit: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray, float]:
+    """(predicted, brute-force, seconds) gains of the search's candidates (the first `limit`).
+
+    Brute force = `evaluation.game_value` of the modified policy array, one full sweep per
+    candidate.
+    """
+    v0 = self.value(pi)
+    pred, true = [], []
+    t0 = time.perf_counter()
+    for i, (chain, p) in enumerate(self.candidates(result)):
+      if limit is not None and i >= limit:
+        break
+      true.append(self.value(self.apply_chain(pi, chain)) - v0)
+      pred.append(p)
+    return np.asarray(pred), np.asarray(true), time.perf_counter() - t0
+
+  def _verify(self, pi: np.ndarray, result: SearchResult) -> None:
+    pred, true, _ = self.brute_force_gains(pi, result)
+    err = np.abs(pred - true)
+    tol = self.verify_atol * (1.0 + np.abs(true))
+    if np.any(err > tol):
+      i = int(np.argmax(err - tol))
+      raise AssertionError(f"Theorem 1 prediction {pred[i]} != brute force {true[i]} "
+                           f"(candidate {i} of {len(pred)}) on {self.tree.game}")
+
+  # --------------------------------------------------------------------------------------------
+  def improve(self, initial_policy: PolicyLike = None) -> JPSResult:
+    """Runs JPS-Main (Algorithm 1) from `initial_policy` (default uniform)."""
+    t_start = time.perf_counter()
+    tree = self.tree
+    pi = self._as_array(initial_policy)
+    if self._fixed is not None:
+      others = ~np.isin(tree.infoset_player, self.team)
+      pi[others] = self._fixed[others]
+    rng = np.random.default_rng(self.seed)
+    value = self.value(pi)
+    initial_value = value
+    best_value, best_pi, best_it = value, pi.copy(), 0
+    history: List[JPSIteration] = []
+    it = 0
+    pbar = None
+    if self.progress:
+      import tqdm  # pylint: disable=g-import-not-at-top
+      pbar = tqdm.tqdm(desc=f"JPS {tree.game}", unit=" it")
+    done = self.max_iterations == 0 or not self.start_depths
+    while not done:
+      improved = False
+      for d in rng.permutation(self.start_depths):
+        if self.max_iterations is not None and it >= self.max_iterations:
+          done = True
+          break
+        t0 = time.perf_counter()
+        sweep = self._sweep(pi, rng)
+        res = self.search(sweep, int(d))
+        if self.verify:
+          self._verify(pi, res)
+        changes = []
+        new_value = value
+        if res.chain:
+          pi = self.apply_chain(pi, res.chain)
+          changes = [(tree.infoset_keys[i], a) for i, a in res.chain]
+          new_value = self.value(pi)
+          improved = True
+        it += 1
+        history.append(JPSIteration(
+            iteration=it, start_depth=int(d), value=new_value,
+            predicted_gain=res.gain if res.chain else 0.0, true_gain=new_value - value,
+            changes=changes, num_candidates=res.num_candidates, search_seconds=res.seconds,
+            seconds=time.perf_counter() - t0))
+        value = new_value
+        if value > best_value + (0.0 if self.samples is None else 1e-12):
+          best_value, best_pi, best_it = value, pi.copy(), it
+        if pbar is not None:
+          pbar.update(1)
+          pbar.set_postfix(value=f"{value:.6f}")
+      if not improved and self.stop_on_quiet_pass:
+        done = True
+    if pbar is not None:
+      pbar.close()
+    if self.samples is None:  # exact JPS never lowers the value: the last policy is the best
+      best_pi, best_value, best_it = pi, value, it
+    return JPSResult(policy=tree.tabular_policy(best_pi), policy_array=best_pi,
+                     value=best_value, team_value=best_value * len(self.team),
+                     initial_value=initial_value, history=history, best_iteration=best_it,
+                     seconds=time.perf_counter() - t_start)
+
+
+def joint_policy_search(game: Union[pyspiel.Game, GameTree], initial_policy: PolicyLike = None,
+                        **kwargs) -> JPSResult:
+  """Functional form: `JointPolicySearch(game, **kwargs).improve(initial_policy)`."""
+  return JointPolicySearch(game, **kwargs).improve(initial_policy)
