@@ -13,7 +13,7 @@ costs milliseconds even where OpenSpiel's own functions would walk the game in P
 
 Usage:
   python -m ospiel_team.compare --game "mini_bridge(size=3)" \
-      --solvers cfr,cfr_plus,xfp,nfsp --iterations 200 --seed 0 --out out/compare
+      --solvers cfr,cfr_plus,xfp,nfsp --iterations 100 --seed 0 --out out/compare
 
 It writes DIR/results.json (a list of rows with `solver`, `variant`, `iteration`, `seconds`,
 `metric_name`, `metric`), DIR/results.md (a table) and DIR/curves.png.
@@ -253,6 +253,8 @@ _SOLVERS: Dict[str, Any] = {
     "cfr_plus": cfr_plus_solver,
     "xfp": xfp_solver,
     "nfsp": nfsp_solver,
+    "ed": "ospiel_team.algorithms.exploitability_descent:compare_solver_tabular",
+    "neural_ed": "ospiel_team.algorithms.exploitability_descent:compare_solver_neural",
 }
 
 
@@ -405,7 +407,7 @@ def write_outputs(rows: List[Dict[str, Any]], out_dir: str) -> None:
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "mini_bridge(size=3)", "Game string for pyspiel.load_game.")
 flags.DEFINE_list("solvers", ["cfr", "cfr_plus", "xfp", "nfsp"], "Solvers to compare.")
-flags.DEFINE_integer("iterations", 200, "Iterations of each solver.")
+flags.DEFINE_integer("iterations", 100, "Iterations of each solver.")
 flags.DEFINE_integer("seed", 0, "Random seed.")
 flags.DEFINE_integer("num_points", 12, "Number of log-spaced checkpoints.")
 flags.DEFINE_string("out", "out/compare", "Output directory.")
