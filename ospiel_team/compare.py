@@ -255,6 +255,7 @@ _SOLVERS: Dict[str, Any] = {
     "nfsp": nfsp_solver,
     "ed": "ospiel_team.algorithms.exploitability_descent:compare_solver_tabular",
     "neural_ed": "ospiel_team.algorithms.exploitability_descent:compare_solver_neural",
+    "jps": "ospiel_team.algorithms.jps:compare_solver",
 }
 
 

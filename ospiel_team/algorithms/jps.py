@@ -575,3 +575,52 @@ def joint_policy_search(game: Union[pyspiel.Game, GameTree], initial_policy: Pol
                         **kwargs) -> JPSResult:
   """Functional form: `JointPolicySearch(game, **kwargs).improve(initial_policy)`."""
   return JointPolicySearch(game, **kwargs).improve(initial_policy)
+
+
+def purified_policy_array(tree: GameTree, pi: np.ndarray) -> np.ndarray:
+  """The argmax (first maximal legal action) policy of `pi` (the paper's "purified" CFR)."""
+  masked = np.where(tree.infoset_legal, pi, -np.inf)
+  out = np.zeros_like(pi)
+  out[np.arange(tree.num_infosets), np.argmax(masked, axis=1)] = 1.0
+  return out
+
+
+def compare_solver(ctx) -> Iterator:
+  """The comparison runner's `jps` solver (`ospiel_team.compare`).
+
+  CFR (OpenSpiel's algorithm, vectorized in `tree_cfr`) for `ctx.iterations` iterations from
+  a random initial policy seeded by `ctx.seed`, reported at `ctx.checkpoints` ("average",
+  "current"; the runner adds "purified"); at the last checkpoint JPS runs from CFR's current
+  (last-iterate) policy and the snapshot also holds "jps". Options: jps.depth (0 = to the end
+  of the game, default), jps.samples (0 = exact, default), jps.max_iterations (0 = no limit),
+  jps.seed (default ctx.seed).
+  """
+  import sys  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms import tree_cfr  # pylint: disable=g-import-not-at-top
+  # The runner's own Snapshot class (compare.py may run as __main__).
+  snapshot_cls = sys.modules[type(ctx).__module__].Snapshot
+  tree = ctx.tree
+  depth = ctx.option("jps.depth", 0, int)
+  samples = ctx.option("jps.samples", 0, int)
+  max_it = ctx.option("jps.max_iterations", 0, int)
+  seed = ctx.option("jps.seed", ctx.seed, int)
+  solver = tree_cfr.TreeCFRSolver(tree, initial_policy=tree_cfr.random_policy_array(tree,
+                                                                                    ctx.seed))
+  wanted = set(ctx.checkpoints)
+  last = max(wanted) if wanted else ctx.iterations
+  for it in range(1, ctx.iterations + 1):
+    solver.evaluate_and_update_policy()
+    if it not in wanted:
+      continue
+    policies = {"average": solver.average_policy_array(),
+                "current": solver.current_policy_array()}
+    extra = {}
+    if it == last:
+      jps_solver = JointPolicySearch(tree, depth=depth or None, samples=samples or None,
+                                     seed=seed, max_iterations=max_it or None)
+      result = jps_solver.improve(policies["current"])
+      policies["jps"] = result.policy_array
+      extra = {"jps_iterations": float(len(result.history)),
+               "jps_seconds": float(result.seconds),
+               "jps_start_value": float(result.initial_value)}
+    yield snapshot_cls(it, policies, extra)
