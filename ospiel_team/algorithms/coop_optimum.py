@@ -1,0 +1,326 @@
+"""Exact optima of cooperative games (a single team, no opponent).
+
+In a cooperative game the best correlated plan of the team is its best joint pure strategy
+(the objective is linear, so a vertex of the plan polytope is optimal). Two exact methods:
+
+* `method="lp"`: the team LP (`team_lp`, Theorem 3.21 of Zhang & Sandholm) with no opponent:
+  max sum_z w[z] x[z] over the tree-decomposition polytope, which is exactly the convex hull of
+  the team's pure plans (Prop. 2.9). A pure strategy in the optimal plan's support is optimal.
+  Used when the number of local solutions stays under `lp_max_local`.
+* `method="mip"`: a mixed-integer program over the players' pure sequence-form plans (HiGHS
+  MIP): binary r_p[sigma] with r_p[parent(I)] = sum_a r_p[I a] for every infoset I of player p,
+  and one continuous x_g in [0, 1] per group g of terminals with the same tuple of the members'
+  last sequences, linearising the product prod_p r_p[sigma_p(g)]: x_g <= r_p[sigma_p] when the
+  group's weight is positive, x_g >= sum_p r_p[sigma_p] - (k - 1) when negative. Exact; HiGHS
+  reports the optimality gap when stopped by the time limit.
+
+Both return the optimal joint policy as a `TabularPolicy` whose value the array game tree
+(`evaluation.game_value`) confirms. `brute_force_optimum` enumerates joint pure strategies of one
+or two players (the smallest games; an independent check).
+
+Values are per member (the common payoff in a common-payoff game) unless stated: the team
+utility is the sum of the members' returns (`teams.py`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms import teams as teams_lib
+from ospiel_team.algorithms.game_tree import GameTree
+
+DEFAULT_LP_MAX_LOCAL = 2_000_000
+
+
+@dataclasses.dataclass
+class JointPureResult:
+  """A best joint pure strategy of a team against fixed terminal weights."""
+  value: float  # sum_z w[z] x[z] of the strategy found
+  bound: float  # proven upper bound (== value when proven optimal)
+  proven_optimal: bool
+  gap: float  # (bound - value) / max(1, |value|)
+  seconds: float
+  strategy: Dict[int, int]  # infoset -> action for the team's infosets
+  method: str
+
+
+def _chance_reach(tree: GameTree) -> np.ndarray:
+  chance = np.ones(tree.num_nodes)
+  for s, e in tree.level_slices[1:]:
+    chance[s:e] = chance[tree.node_parent[s:e]] * tree.node_chance_prob[s:e]
+  return chance
+
+
+def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
+                                 terminal_weights: np.ndarray,
+                                 time_limit: Optional[float] = None,
+                                 threads: Optional[int] = None,
+                                 mip_gap: float = 0.0) -> JointPureResult:
+  """max over the members' joint pure strategies of sum_z w[z] prod_p r_p[sigma_p(z)] (MIP)."""
+  from ospiel_team.algorithms.team_lp import _solve_highs  # pylint: disable=g-import-not-at-top
+  start = time.perf_counter()
+  members = [int(p) for p in members]
+  a_count = tree.num_actions
+  # Binary columns: every legal (infoset, action) of every member.
+  team_inf = np.nonzero(np.isin(tree.infoset_player, members))[0]
+  legal = tree.infoset_legal[team_inf]
+  inf_rep, act = np.nonzero(legal)
+  seq_flat = team_inf[inf_rep] * a_count + act  # flat sequence ids
+  n_bin = len(seq_flat)
+  col_of_seq = {int(s): i for i, s in enumerate(seq_flat)}
+  rows, cols, vals, lo, hi = [], [], [], [], []
+  # Sequence-form rows: sum_a r[I a] - r[parent(I)] = 0 (or = 1 for root infosets).
+  row = 0
+  inf_row = {int(i): k for k, i in enumerate(team_inf)}
+  for k in range(len(seq_flat)):
+    rows.append(inf_row[int(team_inf[inf_rep[k]])])
+    cols.append(k)
+    vals.append(1.0)
+  for k, i in enumerate(team_inf):
+    p = int(tree.infoset_player[i])
+    ps = int(tree.sequences[p].infoset_parent_seq[i])
+    if ps >= 0:
+      rows.append(k)
+      cols.append(col_of_seq[ps])
+      vals.append(-1.0)
+      lo.append(0.0)
+      hi.append(0.0)
+    else:
+      lo.append(1.0)
+      hi.append(1.0)
+  row = len(team_inf)
+  # Terminal groups by the members' last sequences.
+  last = np.stack([tree.sequences[p].terminal_last_seq for p in members], axis=1)
+  keys, inv = np.unique(last, axis=0, return_inverse=True)
+  inv = inv.reshape(-1)
+  w_group = np.bincount(inv, weights=terminal_weights, minlength=len(keys))
+  const = 0.0
+  cost = list(np.zeros(n_bin))
+  n_cols = n_bin
+  for g, key in enumerate(keys):
+    w = float(w_group[g])
+    active = [col_of_seq[int(s)] for s in key if s >= 0]
+    if w == 0.0:
+      continue
+    if not active:
+      const += w
+      continue
+    if len(active) == 1:
+      cost[active[0]] += w
+      continue
+    xg = n_cols
+    n_cols += 1
+    cost.append(w)
+    if w > 0:
+      for c in active:  # x_g - r <= 0
+        rows += [row, row]
+        cols += [xg, c]
+        vals += [1.0, -1.0]
+        lo.append(-np.inf)
+        hi.append(0.0)
+        row += 1
+    else:  # x_g - sum r >= 1 - k
+      rows.append(row)
+      cols.append(xg)
+      vals.append(1.0)
+      for c in active:
+        rows.append(row)
+        cols.append(c)
+        vals.append(-1.0)
+      lo.append(1.0 - len(active))
+      hi.append(np.inf)
+      row += 1
+  from scipy import sparse  # pylint: disable=g-import-not-at-top
+  a_mat = sparse.csr_matrix((vals, (rows, cols)), shape=(row, n_cols))
+  integrality = np.zeros(n_cols, dtype=bool)
+  integrality[:n_bin] = True
+  h = _solve_highs(np.asarray(cost), a_mat, np.asarray(lo), np.asarray(hi), np.zeros(n_cols),
+                   np.ones(n_cols), True, time_limit, threads, "", integrality=integrality,
+                   mip_gap=mip_gap)
+  status = h.modelStatusToString(h.getModelStatus())
+  info = h.getInfo()
+  if info.primal_solution_status < 2 and status != "Optimal":
+    raise RuntimeError(f"MIP found no feasible joint strategy ({status})")
+  sol = np.asarray(h.getSolution().col_value)
+  strategy: Dict[int, int] = {}
+  chosen = sol[:n_bin] > 0.5
+  for k in np.nonzero(chosen)[0]:
+    strategy[int(team_inf[inf_rep[k]])] = int(act[k])
+  for i in team_inf:
+    if int(i) not in strategy:
+      strategy[int(i)] = int(np.nonzero(tree.infoset_legal[i])[0][0])
+  value = float(info.objective_function_value) + const
+  bound = float(info.mip_dual_bound) + const
+  proven = status == "Optimal"
+  if proven:
+    bound = max(value, min(bound, value)) if np.isfinite(bound) else value
+  gap = max(0.0, bound - value) / max(1.0, abs(value))
+  return JointPureResult(value=value, bound=bound, proven_optimal=proven, gap=gap,
+                         seconds=time.perf_counter() - start, strategy=strategy, method="mip")
+
+
+def pure_plans(tree: GameTree, player: int, max_plans: int = 1_000_000) -> np.ndarray:
+  """[num_plans, num_infosets] every reduced pure strategy of `player` (-1 where unreached)."""
+  seqs = tree.sequences[player]
+  order = [i for level in seqs.infoset_levels for i in level]
+  plans = [np.full(tree.num_infosets, -1, dtype=np.int64)]
+  a_count = tree.num_actions
+  for i in order:
+    ps = int(seqs.infoset_parent_seq[i])
+    acts = np.nonzero(tree.infoset_legal[i])[0]
+    new = []
+    for plan in plans:
+      if ps >= 0 and plan[ps // a_count] != ps % a_count:
+        new.append(plan)
+        continue
+      for a in acts:
+        p2 = plan.copy()
+        p2[i] = a
+        new.append(p2)
+    plans = new
+    if len(plans) > max_plans:
+      raise ValueError(f"player {player} has more than max_plans={max_plans} pure plans")
+  return np.stack(plans)
+
+
+def _plan_reach(tree: GameTree, player: int, plans: np.ndarray) -> np.ndarray:
+  """[num_plans, num_terminals] 1 where the plan plays to the terminal's last own sequence."""
+  last = tree.sequences[player].terminal_last_seq
+  a_count = tree.num_actions
+  out = np.ones((len(plans), len(last)))
+  has = last >= 0
+  inf, a = last[has] // a_count, last[has] % a_count
+  out[:, has] = (plans[:, inf] == a[None, :]).astype(np.float64)
+  # A terminal below an earlier own sequence the plan does not play is caught by the last one:
+  # the last sequence is only played (set) when its infoset was reached.
+  return out
+
+
+def brute_force_best_joint(tree: GameTree, members: Sequence[int],
+                           terminal_weights: np.ndarray,
+                           max_pairs: int = 50_000_000) -> JointPureResult:
+  """Enumerates the joint reduced pure strategies of one or two members (small games only)."""
+  start = time.perf_counter()
+  members = [int(p) for p in members]
+  if len(members) not in (1, 2):
+    raise ValueError(f"brute force handles teams of 1 or 2 players, got {members}")
+  plans = [pure_plans(tree, p) for p in members]
+  reach = [_plan_reach(tree, p, pl) for p, pl in zip(members, plans)]
+  if len(members) == 1:
+    vals = reach[0] @ terminal_weights
+    best = (int(np.argmax(vals)),)
+    value = float(vals.max())
+  else:
+    if len(plans[0]) * len(plans[1]) > max_pairs:
+      raise ValueError(f"{len(plans[0])} x {len(plans[1])} joint strategies exceed "
+                       f"max_pairs={max_pairs}")
+    vals = (reach[0] * terminal_weights[None, :]) @ reach[1].T
+    flat = int(np.argmax(vals))
+    best = np.unravel_index(flat, vals.shape)
+    value = float(vals.max())
+  strategy = {}
+  for p, pl, b in zip(members, plans, best):
+    for i in np.nonzero(tree.infoset_player == p)[0]:
+      a = int(pl[b][i])
+      strategy[int(i)] = a if a >= 0 else int(np.nonzero(tree.infoset_legal[i])[0][0])
+  return JointPureResult(value=value, bound=value, proven_optimal=True, gap=0.0,
+                         seconds=time.perf_counter() - start, strategy=strategy,
+                         method="brute_force")
+
+
+@dataclasses.dataclass
+class CoopOptimum:
+  """The exact optimum of a cooperative game."""
+  game: str
+  value: float  # per-member value (the common payoff of a common-payoff game)
+  team_value: float  # sum of members' expected returns
+  bound: float  # proven upper bound on `value`
+  proven_optimal: bool
+  gap: float
+  seconds: float
+  method: str
+  policy: policy_lib.TabularPolicy
+  policy_array: np.ndarray
+  evaluated_value: float  # per-member value of `policy` by evaluation.game_value
+  details: Dict
+
+  def summary(self) -> Dict:
+    return dict(game=self.game, value=self.value, team_value=self.team_value, bound=self.bound,
+                proven_optimal=self.proven_optimal, gap=self.gap,
+                seconds=round(self.seconds, 3), method=self.method,
+                evaluated_value=self.evaluated_value, **self.details)
+
+
+def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
+  """[num_terminals] chance reach x team utility (sum of members' returns)."""
+  chance = _chance_reach(tree)[tree.terminals]
+  return chance * tree.node_returns[tree.terminals][:, list(members)].sum(axis=1)
+
+
+def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
+          time_limit: Optional[float] = None, lp_max_local: int = DEFAULT_LP_MAX_LOCAL,
+          threads: Optional[int] = None) -> CoopOptimum:
+  """Exact optimal joint pure strategy of a cooperative game (all players form one team)."""
+  start = time.perf_counter()
+  if isinstance(game, str):
+    game = pyspiel.load_game(game)
+  n = (game.num_players if isinstance(game, GameTree) else game.num_players())
+  if callable(n):
+    n = n()
+  tree, teams = teams_lib.check_assumptions(game, [list(range(n))])
+  members = teams.teams[0]
+  w = team_weights(tree, members)
+  details: Dict = {}
+  if method not in ("auto", "lp", "mip", "brute_force"):
+    raise ValueError(f"unknown method {method!r}; use 'auto', 'lp', 'mip' or 'brute_force'")
+  res = None
+  if method in ("auto", "lp"):
+    from ospiel_team.algorithms import team_lp  # pylint: disable=g-import-not-at-top
+    try:
+      dec = team_lp.TeamDecomposition(tree, members, max_local=lp_max_local)
+    except MemoryError:
+      if method == "lp":
+        raise
+      dec = None
+    if dec is not None:
+      br = team_lp.team_best_response_lp(tree, members, w, decomposition=dec,
+                                         time_limit=time_limit)
+      strategy = br.plan.sample_pure_strategy(greedy=True)
+      details.update(local_solutions=dec.num_local, sequences=dec.num_sequences)
+      res = JointPureResult(value=br.value, bound=br.value, proven_optimal=True, gap=0.0,
+                            seconds=br.seconds, strategy=strategy, method="lp")
+  if res is None and method in ("auto", "mip"):
+    res = best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads)
+  if res is None and method == "brute_force":
+    res = brute_force_best_joint(tree, members, w)
+  pi = tree.uniform_policy_array()
+  for i, a in res.strategy.items():
+    pi[i] = 0.0
+    pi[i, a] = 1.0
+  v = evaluation.game_value(tree, pi)
+  evaluated_team = float(sum(v[p] for p in members))
+  k = len(members)
+  if res.method == "lp" and abs(evaluated_team - res.value) > 1e-6 * max(1.0, abs(res.value)):
+    # The LP value is exact, but the greedy pure strategy read off a numerically noisy plan
+    # may not be optimal: fall back to the MIP, which returns an optimal pure strategy.
+    details["lp_value"] = res.value
+    res = best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads)
+    pi = tree.uniform_policy_array()
+    for i, a in res.strategy.items():
+      pi[i] = 0.0
+      pi[i, a] = 1.0
+    v = evaluation.game_value(tree, pi)
+    evaluated_team = float(sum(v[p] for p in members))
+  return CoopOptimum(
+      game=str(tree.game), value=evaluated_team / k, team_value=evaluated_team,
+      bound=res.bound / k, proven_optimal=res.proven_optimal, gap=res.gap,
+      seconds=time.perf_counter() - start, method=res.method, policy=tree.tabular_policy(pi),
+      policy_array=pi, evaluated_value=evaluated_team / k,
+      details=dict(details, solver_value=res.value / k))

@@ -1,0 +1,283 @@
+"""Teams over any finite turn-based pyspiel game (Zhang & Sandholm, Def. 2.1).
+
+A *team assignment* partitions the players into one team (a cooperative game: no opponent) or
+two teams (a zero-sum team game). Written as text, teams are separated by `|` and members by
+`,`: `"0,1|2"` is players 0 and 1 against player 2; `"0,1"` is a single team.
+
+**Team utility** = the sum of its members' returns (colluding players split evenly, so the
+per-member value is the team value divided by the team size; both are reported). Two teams must
+be zero-sum: the two teams' utilities add to 0 at every terminal history.
+
+The paper's assumptions (Sec. 2.1) are checked with clear errors: every player has perfect recall
+(`GameTree` raises otherwise) and the game is *timeable*: every history of an information set is
+at the same depth of the tree.
+
+Besides the assignment itself this module holds the team quantities that the comparison runner
+and the tests need: team values, a team's best-response value against fixed terminal weights
+(one player: backward induction on its sequence tree; several players: exact, with the team LP
+or a MIP), and `team_value_vs_best_response`, the metric "team 1's value when team 2 best
+responds" of a per-player policy profile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pyspiel
+
+from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms.game_tree import GameTree
+
+
+@dataclasses.dataclass(frozen=True)
+class Teams:
+  """A partition of the players of an n-player game into one or two teams."""
+  teams: Tuple[Tuple[int, ...], ...]
+  num_players: int
+
+  def __post_init__(self):
+    if not 1 <= len(self.teams) <= 2:
+      raise ValueError(f"need one or two teams, got {len(self.teams)}: {self}")
+    seen = [p for t in self.teams for p in t]
+    for t in self.teams:
+      if not t:
+        raise ValueError(f"empty team in {self}")
+    for p in seen:
+      if not 0 <= p < self.num_players:
+        raise ValueError(f"player {p} out of range for a {self.num_players}-player game")
+    if len(set(seen)) != len(seen):
+      raise ValueError(f"a player is on two teams in {self}")
+    if sorted(seen) != list(range(self.num_players)):
+      missing = sorted(set(range(self.num_players)) - set(seen))
+      raise ValueError(f"players {missing} are on no team in {self}")
+
+  @property
+  def num_teams(self) -> int:
+    return len(self.teams)
+
+  @property
+  def player_team(self) -> np.ndarray:
+    """[num_players] team index of each player."""
+    out = np.zeros(self.num_players, dtype=np.int64)
+    for i, t in enumerate(self.teams):
+      out[list(t)] = i
+    return out
+
+  def team_of(self, player: int) -> int:
+    return int(self.player_team[player])
+
+  def __str__(self):
+    return "|".join(",".join(str(p) for p in t) for t in self.teams)
+
+
+def parse_teams(text: str | Sequence[Sequence[int]] | Teams, num_players: int) -> Teams:
+  """Parses "0,1|2" (or [[0, 1], [2]]) into `Teams`; raises ValueError naming bad input."""
+  if isinstance(text, Teams):
+    if text.num_players != num_players:
+      raise ValueError(f"teams {text} are for {text.num_players} players, game has {num_players}")
+    return text
+  if isinstance(text, str):
+    parts = text.split("|")
+    teams = []
+    for part in parts:
+      members = []
+      for tok in part.split(","):
+        tok = tok.strip()
+        if not tok:
+          raise ValueError(f"empty player in teams {text!r}")
+        try:
+          members.append(int(tok))
+        except ValueError as e:
+          raise ValueError(f"player {tok!r} in teams {text!r} is not an integer") from e
+      teams.append(tuple(members))
+  else:
+    teams = [tuple(int(p) for p in t) for t in text]
+  return Teams(tuple(teams), num_players)
+
+
+def default_teams(game: pyspiel.Game) -> Teams:
+  """The teams of a known instance, else one team per player for 2 players.
+
+  Known instances come from `ospiel_team.games.team_instances` (Table 1 of the paper; `21K4` is
+  `kuhn_poker(players=3)` with teams `0,1|2`); any other n-player game (n >= 3) is taken as
+  "players 0..n-2 against player n-1" and a common-payoff game as a single team.
+  """
+  n = game.num_players()
+  try:
+    from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+    lookup = getattr(team_instances, "teams_for_game", None)
+    if lookup is not None:
+      found = lookup(str(game))
+      if found is not None:
+        return parse_teams(found, n)
+    instances = getattr(team_instances, "INSTANCES", None)
+    if isinstance(instances, dict):
+      for value in instances.values():
+        game_str, teams = value[0], value[1]
+        if str(pyspiel.load_game(game_str)) == str(game):
+          return parse_teams(teams, n)
+  except ImportError:
+    pass
+  if game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL:
+    return Teams((tuple(range(n)),), n)
+  if n == 2:
+    return Teams(((0,), (1,)), n)
+  return Teams((tuple(range(n - 1)), (n - 1,)), n)
+
+
+# ------------------------------------------------------------------------------------------------
+# Checks of the paper's assumptions.
+def check_timeable(tree: GameTree) -> None:
+  """Raises ValueError unless every infoset's histories are at one depth (Sec. 2.1)."""
+  dec = tree.decisions
+  if not len(dec):
+    return
+  inf = tree.node_infoset[dec]
+  depth = tree.node_depth[dec].astype(np.int64)
+  lo = np.full(tree.num_infosets, np.iinfo(np.int64).max)
+  hi = np.full(tree.num_infosets, -1)
+  np.minimum.at(lo, inf, depth)
+  np.maximum.at(hi, inf, depth)
+  bad = np.nonzero(lo != hi)[0]
+  if len(bad):
+    i = int(bad[0])
+    raise ValueError(
+        f"{tree.game} is not timeable: infoset {tree.infoset_keys[i]!r} of player "
+        f"{tree.infoset_player[i]} has histories at depths {lo[i]} and {hi[i]}; the team LP "
+        "(Zhang & Sandholm, Sec. 2.1) needs every infoset at a single depth")
+
+
+def team_terminal_utilities(tree: GameTree, teams: Teams) -> np.ndarray:
+  """[num_terminals, num_teams] each team's utility (sum of members' returns) per terminal."""
+  ret = tree.node_returns[tree.terminals]
+  return np.stack([ret[:, list(t)].sum(axis=1) for t in teams.teams], axis=1)
+
+
+def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
+  """Raises ValueError unless two teams' utilities add to zero at every terminal."""
+  if teams.num_teams != 2:
+    return
+  u = team_terminal_utilities(tree, teams)
+  s = np.abs(u.sum(axis=1))
+  if len(s) and s.max() > atol:
+    z = tree.terminals[int(np.argmax(s))]
+    raise ValueError(
+        f"{tree.game} is not zero-sum between teams {teams}: at a terminal history the team "
+        f"utilities are {u[int(np.argmax(s))].tolist()} (returns "
+        f"{tree.node_returns[z].tolist()})")
+
+
+def check_assumptions(game_or_tree, teams) -> Tuple[GameTree, Teams]:
+  """Builds the tree (perfect recall is checked there) and checks teams, timeability, zero-sum.
+
+  Returns `(tree, teams)`; raises ValueError naming the violated assumption.
+  """
+  if isinstance(game_or_tree, GameTree):
+    tree = game_or_tree
+  else:
+    game = (pyspiel.load_game(game_or_tree) if isinstance(game_or_tree, str)
+            else game_or_tree)
+    try:
+      tree = GameTree(game)
+    except ValueError as e:
+      if "perfect recall" in str(e):
+        raise ValueError(f"{game} violates the paper's assumption that each player has perfect "
+                         f"recall: {e}") from e
+      raise
+  teams = parse_teams(teams, tree.num_players)
+  check_timeable(tree)
+  check_zero_sum(tree, teams)
+  return tree, teams
+
+
+# ------------------------------------------------------------------------------------------------
+# Team values.
+def team_values(tree: GameTree, pi: np.ndarray, teams: Teams) -> Dict[str, List[float]]:
+  """Team values (sum of members' expected returns) and per-member values of a profile."""
+  v = evaluation.game_value(tree, pi)
+  return dict(team=[float(sum(v[p] for p in t)) for t in teams.teams],
+              per_member=[float(sum(v[p] for p in t)) / len(t) for t in teams.teams],
+              players=[float(x) for x in v])
+
+
+def player_reach_plans(tree: GameTree, pi: np.ndarray) -> np.ndarray:
+  """[num_terminals, num_players + 1] each player's (last column: chance's) terminal reach."""
+  return evaluation.reach_by_owner(tree, pi)[tree.terminals]
+
+
+def single_player_best_response_value(tree: GameTree, player: int,
+                                      terminal_weights: np.ndarray) -> float:
+  """max over `player`'s pure strategies of sum_z w[z] * (player reaches z's sequence).
+
+  Backward induction over the player's sequence tree (perfect recall); `terminal_weights` already
+  holds chance, the other players' reach and the utility.
+  """
+  a_count = tree.num_actions
+  seqs = tree.sequences[player]
+  n_seq = tree.num_infosets * a_count + 1
+  value = np.bincount(seqs.terminal_last_seq + 1, weights=terminal_weights, minlength=n_seq)
+  for level in reversed(seqs.infoset_levels):
+    q = value[1 + level[:, None] * a_count + np.arange(a_count)[None, :]]
+    q = np.where(tree.infoset_legal[level], q, -np.inf)
+    value = value + np.bincount(seqs.infoset_parent_seq[level] + 1, weights=q.max(axis=1),
+                                minlength=n_seq)
+  return float(value[0])
+
+
+def team_best_response_value(tree: GameTree, teams: Teams, team: int,
+                             terminal_weights: np.ndarray, method: str = "auto",
+                             time_limit: Optional[float] = None) -> float:
+  """Best joint pure strategy value of `team` against fixed terminal weights.
+
+  `terminal_weights[z]` = chance reach x other team's (possibly correlated) reach x this team's
+  utility. One member: backward induction. Several: `method="lp"` solves the team LP over the
+  team's polytope (Theorem 3.21; exact because the polytope is the convex hull of pure plans),
+  `method="mip"` the exact MIP over members' pure sequence-form plans (`coop_optimum`).
+  """
+  members = teams.teams[team]
+  if len(members) == 1 and method in ("auto", "lp", "mip"):
+    return single_player_best_response_value(tree, members[0], terminal_weights)
+  if method in ("auto", "lp"):
+    from ospiel_team.algorithms import team_lp  # pylint: disable=g-import-not-at-top
+    return team_lp.team_best_response_lp(tree, members, terminal_weights).value
+  if method == "mip":
+    from ospiel_team.algorithms import coop_optimum  # pylint: disable=g-import-not-at-top
+    res = coop_optimum.best_joint_pure_strategy_mip(tree, members, terminal_weights,
+                                                    time_limit=time_limit)
+    if not res.proven_optimal:
+      raise RuntimeError(f"team best-response MIP not solved to optimality (gap {res.gap})")
+    return res.value
+  raise ValueError(f"unknown best-response method {method!r}; use 'auto', 'lp' or 'mip'")
+
+
+def team_value_vs_best_response(tree: GameTree, pi: np.ndarray, teams: Teams | str | None = None,
+                                team: int = 0, method: str = "auto") -> float:
+  """Team `team`'s value when the other team best responds (jointly) to the profile `pi`.
+
+  `pi` is a per-player policy array (e.g. CFR's average policy): `team` plays its members'
+  behavior policies, the other team picks its best joint pure strategy (a team best response,
+  exact). Compare with the TMECor value (team_lp), which is the largest this can be for any
+  correlated plan of `team`.
+  """
+  if teams is None:
+    teams = default_teams(tree.game)
+  teams = parse_teams(teams, tree.num_players)
+  if teams.num_teams != 2:
+    raise ValueError(f"team_value_vs_best_response needs two teams, got {teams}")
+  if team not in (0, 1):
+    raise ValueError(f"team must be 0 or 1, got {team}")
+  other = 1 - team
+  reach = player_reach_plans(tree, np.asarray(pi, dtype=np.float64))
+  weights = reach[:, tree.num_players].copy()
+  for p in teams.teams[team]:
+    weights *= reach[:, p]
+  u_other = team_terminal_utilities(tree, teams)[:, other]
+  br = team_best_response_value(tree, teams, other, weights * u_other, method=method)
+  return -br
+
+
+def team_value_vs_best_response_metric(tree: GameTree, pi: np.ndarray) -> float:
+  """Runner metric: team 1's value when team 2 best responds (teams from `default_teams`)."""
+  return team_value_vs_best_response(tree, pi, default_teams(tree.game), team=0)
