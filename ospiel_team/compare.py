@@ -106,6 +106,7 @@ def nash_conv(tree: GameTree, pi: np.ndarray) -> float:
 _METRICS: Dict[str, Any] = {
     "team_value": team_value,
     "nash_conv": nash_conv,
+    "team_value_vs_br": "ospiel_team.algorithms.teams:team_value_vs_best_response_metric",
 }
 
 
@@ -256,6 +257,7 @@ _SOLVERS: Dict[str, Any] = {
     "ed": "ospiel_team.algorithms.exploitability_descent:compare_solver_tabular",
     "neural_ed": "ospiel_team.algorithms.exploitability_descent:compare_solver_neural",
     "jps": "ospiel_team.algorithms.jps:compare_solver",
+    "team_lp": "ospiel_team.algorithms.team_lp:compare_solver",
 }
 
 
