@@ -1,0 +1,222 @@
+"""Joint Policy Search: Theorem 1 against brute force, Theorem 2, known optima, OpenSpiel values."""
+
+import itertools
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import expected_game_score
+
+import ospiel_team  # noqa: F401  (registers the games)
+from ospiel_team import compare
+from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms import jps
+from ospiel_team.algorithms import tree_cfr
+from ospiel_team.algorithms.game_tree import GameTree
+
+BENCHMARK_GAMES = ["tiny_hanabi", "comm(length=2)", "simple_bidding(size=3)",
+                   "mini_bridge(size=2)"]
+
+_TREES = {}
+
+
+def _tree(name):
+  if name not in _TREES:
+    _TREES[name] = GameTree(pyspiel.load_game(name))
+  return _TREES[name]
+
+
+def _openspiel_value(tree, tabular):
+  """OpenSpiel's own expected return of player 0 (a second, independent evaluation)."""
+  n = tree.game.num_players()
+  return expected_game_score.policy_value(tree.game.new_initial_state(), [tabular] * n)
+
+
+@pytest.mark.parametrize("game_name", BENCHMARK_GAMES)
+@pytest.mark.parametrize("depth", [None, 2])
+def test_verify_mode_random_initial_policies(game_name, depth):
+  """Every candidate's Theorem 1 prediction equals the brute-force value change."""
+  tree = _tree(game_name)
+  for seed in range(2):
+    init = tree_cfr.random_policy_array(tree, seed)
+    result = jps.JointPolicySearch(tree, depth=depth, seed=seed, verify=True,
+                                   max_iterations=6).improve(init)
+    assert result.value >= result.initial_value - 1e-12
+
+
+def test_verify_mode_from_cfr_policy_with_zeros():
+  """CFR's regret-matching policies have exact zeros: the altered reach must handle them."""
+  tree = _tree("simple_bidding(size=3)")
+  solver = tree_cfr.TreeCFRSolver(tree, initial_policy=tree_cfr.random_policy_array(tree, 0))
+  for _ in range(30):
+    solver.evaluate_and_update_policy()
+  cur = solver.current_policy_array()
+  assert np.any((cur == 0) & tree.infoset_legal)
+  jps.JointPolicySearch(tree, seed=1, verify=True, max_iterations=5).improve(cur)
+
+
+def test_search_gain_is_best_brute_force_candidate():
+  """The search's maximization (Alg. 1 lines 17-19) picks the best brute-force candidate."""
+  tree = _tree("mini_bridge(size=2)")
+  search = jps.JointPolicySearch(tree, depth=3)
+  pi = tree_cfr.random_policy_array(tree, 4)
+  sweep = search._sweep(pi, None)  # pylint: disable=protected-access
+  for d in search.start_depths:
+    res = search.search(sweep, d)
+    pred, true, _ = search.brute_force_gains(pi, res)
+    np.testing.assert_allclose(pred, true, atol=1e-10)
+    assert res.gain == pytest.approx(max(0.0, true.max()), abs=1e-10)
+    if res.chain:
+      assert search.value(search.apply_chain(pi, res.chain)) - search.value(pi) == \
+          pytest.approx(res.gain, abs=1e-10)
+
+
+@pytest.mark.parametrize("game_name", BENCHMARK_GAMES)
+def test_monotone_and_matches_openspiel_value(game_name):
+  """Theorem 2: no iteration lowers the value; the result's value is OpenSpiel's."""
+  tree = _tree(game_name)
+  init = tree_cfr.random_policy_array(tree, 11)
+  result = jps.JointPolicySearch(tree, seed=3).improve(init)
+  values = [result.initial_value] + [h.value for h in result.history]
+  assert np.all(np.diff(values) >= -1e-12)
+  for h in result.history:
+    assert h.true_gain == pytest.approx(h.predicted_gain, abs=1e-9)
+  assert result.value == pytest.approx(_openspiel_value(tree, result.policy)[0], abs=1e-12)
+  assert result.initial_value == pytest.approx(
+      _openspiel_value(tree, tree.tabular_policy(init))[0], abs=1e-12)
+  # The run stopped after a full pass over the starting depths that found nothing.
+  search = jps.JointPolicySearch(tree)
+  last_pass = result.history[-len(search.start_depths):]
+  assert sorted(h.start_depth for h in last_pass) == search.start_depths
+  assert all(not h.changes for h in last_pass)
+
+
+def test_comm_length_two_reaches_the_optimum():
+  """comm(length=2): a 2-bit binary code of s1 decoded by P2 scores 1, the maximum reward.
+
+  JPS at full depth changes a whole signalling path and P2's decoding at once, so it reaches
+  that optimum from any start (the paper: "JPS always gets 1.0" on Comm).
+  """
+  tree = _tree("comm(length=2)")
+  for seed in range(3):
+    result = jps.JointPolicySearch(tree, seed=seed).improve(
+        tree_cfr.random_policy_array(tree, seed))
+    assert result.value == pytest.approx(1.0, abs=1e-12)
+    assert _openspiel_value(tree, result.policy)[0] == pytest.approx(1.0, abs=1e-12)
+  result = jps.JointPolicySearch(tree).improve(None)  # from uniform
+  assert result.value == pytest.approx(1.0, abs=1e-12)
+
+
+def test_comm_length_one_hand_checked_step():
+  """comm(length=1), P1 always signals 0 and P2 always guesses 0: value 1/2.
+
+  The best joint change is P1 signals 1 with s1=1 and P2 guesses 1 on signal 1: +1/2.
+  A unilateral change of either player gains nothing.
+  """
+  tree = _tree("comm(length=1)")
+  pi = np.zeros((tree.num_infosets, tree.num_actions))
+  pi[:, 0] = 1.0
+  search = jps.JointPolicySearch(tree)
+  assert search.value(pi) == pytest.approx(0.5)
+  sweep = search._sweep(pi, None)  # pylint: disable=protected-access
+  res = search.search(sweep, 0)
+  assert res.gain == pytest.approx(0.5, abs=1e-15)
+  keys = [(tree.infoset_keys[i], a) for i, a in res.chain]
+  assert keys == [("p0 s1:1 sig:", 1), ("p1 sig:1", 1)]
+  # Depth 1 (one infoset at a time) cannot escape: a unilateral change gains nothing.
+  one = jps.JointPolicySearch(tree, depth=1).improve(pi)
+  assert one.value == pytest.approx(0.5)
+  assert jps.JointPolicySearch(tree).improve(pi).value == pytest.approx(1.0)
+
+
+def test_tiny_hanabi_never_above_exhaustive_optimum():
+  """JPS's value is at most the best pure joint policy, found by exhaustive enumeration."""
+  tree = _tree("tiny_hanabi")
+  legal = [np.nonzero(tree.infoset_legal[i])[0] for i in range(tree.num_infosets)]
+  best = -np.inf
+  for choice in itertools.product(*legal):
+    pi = np.zeros((tree.num_infosets, tree.num_actions))
+    pi[np.arange(tree.num_infosets), choice] = 1.0
+    best = max(best, evaluation.game_value(tree, pi)[0])
+  assert best == pytest.approx(10.0)  # the known optimum of tiny_hanabi (BAD paper's matrix)
+  for seed in range(4):
+    result = jps.JointPolicySearch(tree, seed=seed).improve(
+        tree_cfr.random_policy_array(tree, seed))
+    assert result.value <= best + 1e-12
+
+
+def test_untouched_infosets_keep_mixed_probabilities():
+  tree = _tree("simple_bidding(size=3)")
+  init = tree_cfr.random_policy_array(tree, 2)
+  result = jps.JointPolicySearch(tree, seed=0, depth=2).improve(init)
+  changed = {tree.infoset_index[k] for h in result.history for k, _ in h.changes}
+  assert changed
+  untouched = np.setdiff1d(np.arange(tree.num_infosets), list(changed))
+  np.testing.assert_array_equal(result.policy_array[untouched], init[untouched])
+  for i in changed:
+    assert result.policy_array[i].max() == 1.0
+
+
+def test_team_mode_with_fixed_opponent():
+  """3-player Kuhn, team {0, 1} against a fixed player 2: Theorem 1 holds, 2's policy is kept."""
+  tree = _tree("kuhn_poker(players=3)")
+  init = tree_cfr.random_policy_array(tree, 5)
+  fixed = tree_cfr.random_policy_array(tree, 6)
+  with pytest.raises(ValueError, match="not common-payoff"):
+    jps.JointPolicySearch(tree)
+  search = jps.JointPolicySearch(tree, team=[0, 1], fixed_policy=fixed, verify=True, seed=0)
+  result = search.improve(init)
+  p2 = tree.infoset_player == 2
+  np.testing.assert_array_equal(result.policy_array[p2], fixed[p2])
+  start = init.copy()
+  start[p2] = fixed[p2]
+  values = evaluation.game_value(tree, result.policy_array)
+  assert result.value == pytest.approx(values[:2].mean(), abs=1e-12)
+  assert result.team_value == pytest.approx(values[:2].sum(), abs=1e-12)
+  assert result.value > search.value(start)
+  os_values = _openspiel_value(tree, result.policy)
+  assert result.team_value == pytest.approx(os_values[0] + os_values[1], abs=1e-12)
+
+
+def test_sampled_jps_returns_best_true_value():
+  tree = _tree("simple_bidding(size=3)")
+  init = tree_cfr.random_policy_array(tree, 1)
+  result = jps.JointPolicySearch(tree, samples=1, seed=4, max_iterations=15).improve(init)
+  assert len(result.history) <= 15
+  true_values = [result.initial_value] + [h.value for h in result.history]
+  assert result.value == pytest.approx(max(true_values), abs=1e-15)
+  assert result.value == pytest.approx(_openspiel_value(tree, result.policy)[0], abs=1e-12)
+  for h in result.history[:4]:
+    assert h.value == pytest.approx(result.initial_value + sum(
+        x.true_gain for x in result.history[:h.iteration]), abs=1e-9)
+  again = jps.JointPolicySearch(tree, samples=1, seed=4, max_iterations=15).improve(init)
+  np.testing.assert_array_equal(again.policy_array, result.policy_array)
+
+
+def test_sampled_jps_with_many_samples_equals_exact_search():
+  """k draws with replacement that cover every history reduce to exact JPS (paper, Sec. 6)."""
+  tree = _tree("comm(length=2)")
+  init = tree_cfr.random_policy_array(tree, 0)
+  exact = jps.JointPolicySearch(tree, seed=2)
+  sampled = jps.JointPolicySearch(tree, seed=2, samples=400)
+  pi_e = exact._sweep(init, None)  # pylint: disable=protected-access
+  pi_s = sampled._sweep(init, np.random.default_rng(0))  # pylint: disable=protected-access
+  assert pi_s["weight"].min() == 1.0  # 400 draws from at most 4 histories cover them all
+  for d in exact.start_depths:
+    assert exact.search(pi_e, d).gain == pytest.approx(sampled.search(pi_s, d).gain)
+
+
+@pytest.mark.parametrize("kwargs", [dict(depth=0), dict(depth=1.5), dict(samples=0),
+                                    dict(team=[0, 5]), dict(sample_by="weird"),
+                                    dict(samples=2, verify=True), dict(start_depths=[99])])
+def test_bad_arguments_raise(kwargs):
+  with pytest.raises(ValueError):
+    jps.JointPolicySearch(_tree("comm(length=1)"), **kwargs)
+
+
+def test_compare_runner_jps_solver():
+  rows = compare.run("simple_bidding(size=3)", ["jps"], iterations=30, seed=1, progress=False)
+  final = {r["variant"]: r for r in rows if r["iteration"] == 30}
+  assert set(final) == {"average", "current", "purified", "jps"}
+  assert final["jps"]["metric"] >= final["current"]["metric"] - 1e-12
+  assert final["jps"]["jps_start_value"] == pytest.approx(final["current"]["metric"])
