@@ -200,11 +200,13 @@ class Auctions:
     self.doubled = np.zeros((b, NUM_BIDS), bool)
     self.done = np.zeros(b, bool)
     self._rows = np.arange(b)
+    self._legal = None  # cached legal_mask(), reset by apply
 
   def copy(self) -> "Auctions":
     new = object.__new__(Auctions)
     for k, v in self.__dict__.items():
       new.__dict__[k] = v.copy() if isinstance(v, np.ndarray) else v
+    new._legal = None
     return new
 
   @property
@@ -216,13 +218,19 @@ class Auctions:
     """(B, 38) bool legal calls of the seat to call (all False where the auction is over).
 
     With `player` (int or (B,) seats), rows where `player` is not the seat to call are False.
+    The result is read-only (it is cached until the next `apply`).
     """
+    if self._legal is None:
+      self._legal = self._compute_legal_mask()
+      self._legal.setflags(write=False)
+    if player is None:
+      return self._legal
+    return self._legal & (self.current_player == np.asarray(player))[:, None]
+
+  def _compute_legal_mask(self) -> np.ndarray:
     cur = self.current_player
-    b = self.batch_size
-    mask = np.zeros((b, NUM_CALLS), bool)
+    mask = np.zeros((self.batch_size, NUM_CALLS), bool)
     active = ~self.done
-    if player is not None:
-      active = active & (cur == np.asarray(player))
     has_bid = self.last_bid >= 0
     opp_bid = (self.last_bidder & 1) != (cur & 1)
     mask[:, PASS] = active
@@ -285,6 +293,7 @@ class Auctions:
     self.num_calls += active
     self.done |= active & ((self.num_passes == 4) |
                            ((self.num_passes == 3) & (self.last_bid >= 0)))
+    self._legal = None
 
   def observation(self, hands: np.ndarray, player=None, dtype=np.float32) -> np.ndarray:
     """(B, 267) JPS observation of seat `player` (int or (B,); default the seat to call).

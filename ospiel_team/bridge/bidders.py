@@ -151,7 +151,14 @@ class NaturalBidder:
 
   @staticmethod
   def _partner_estimate(f) -> tuple[np.ndarray, np.ndarray]:
-    """(HCP estimate (n,), suit-length estimates (n, 4)) of partner from partner's first bid."""
+    """(HCP estimate (n,), suit-length estimates (n, 4)) of partner from partner's first bid.
+
+    HCP: no bid yet 3; opened 1NT 16, 2NT 21, a suit 13; raised my suit to 2 / 3 / game
+    8 / 11 / 14; after my 1NT: 2NT 8, 6NT 18, other 12; responded 1NT / 2NT / 3NT 8 / 11 /
+    14; a new suit at my level 9, higher 12; overcalled 11. Lengths: 2 in each suit unless
+    shown; 3 in each after a NT opening; 4 in each suit partner bid; 5 in an opened major;
+    3 (major) or 4 (minor) in my suit when partner raised it.
+    """
     n = len(f["hcp"])
     own_first, pd_first = f["first"][:, 0], f["first"][:, 1]
     opp_first = np.minimum(f["first"][:, 2], f["first"][:, 3])
@@ -175,7 +182,7 @@ class NaturalBidder:
          pd_responded & (pd_strain == _NT),                    # 1x - 3NT
          pd_responded & (pd_level == own_level),               # new suit, same level
          pd_responded],                                        # new suit, higher level
-        [6, 16, 21, 13, 8, 11, 14, 8, 18, 12, 8, 11, 14, 9, 12],
+        [3, 16, 21, 13, 8, 11, 14, 8, 18, 12, 8, 11, 14, 9, 12],
         default=11)  # partner overcalled
     lens = np.full((n, 4), 2, np.int64)
     lens[has_pd & (pd_strain == _NT) & (pd_opened | ~pd_responded)] = 3
