@@ -107,14 +107,21 @@ class TreeCFRSolver:
     tree = self.tree
     rank = sibling_rank(tree)
     # Bottom-up sums: for every level, the children grouped by sibling rank (left to right).
+    # A level where every parent has the same number c of children is summed as a dense
+    # [parents, c] matrix with a sequential cumulative sum (np.add.accumulate is left to right).
     self._rank_groups = []
     for s, e in tree.level_slices[1:]:
       r = rank[s:e]
+      par = tree.node_parent[s:e]
+      uniq, counts = np.unique(par, return_counts=True)
+      if e > s and np.all(counts == counts[0]):
+        self._rank_groups.append(((s, e), ("dense", uniq, int(counts[0]))))
+        continue
       groups = []
       for k in range(int(r.max()) + 1 if e > s else 0):
         kids = s + np.nonzero(r == k)[0]
         groups.append((kids, tree.node_parent[kids]))
-      self._rank_groups.append(((s, e), groups))
+      self._rank_groups.append(((s, e), ("groups", groups)))
     dec = tree.decisions
     last = int(tree.node_depth[dec].max()) if len(dec) else 0
     self._reach_levels = []
@@ -124,6 +131,7 @@ class TreeCFRSolver:
       owner = tree.node_owner[s:e]
       owned = [s + np.nonzero(owner == q)[0] for q in range(tree.num_players + 1)]
       self._reach_levels.append(((s, e), tree.node_parent[s:e], owned))
+    self._reach_size = self._reach_levels[-1][0][1] if self._reach_levels else 1
     self._last_decision_level = int(tree.node_depth[dec].max()) if len(dec) else 0
     # Child of every decision node for every action (-1 if illegal).
     kids = tree.decision_children
@@ -147,7 +155,18 @@ class TreeCFRSolver:
       r_in = np.arange(len(rows)) - first
       # Positions (into `rows`) of the k-th history of every infoset, for k = 0, 1, ...
       groups = [np.nonzero(r_in == k)[0] for k in range(int(r_in.max()) + 1 if len(rows) else 0)]
-      self._player_rows.append((rows, groups))
+      infs, counts = np.unique(inf, return_counts=True)
+      dense = len(rows) > 0 and bool(np.all(counts == counts[0]))
+      cols = np.nonzero(tree.infoset_legal[infs].any(axis=0))[0] if len(rows) else \
+          np.zeros(0, dtype=np.int64)
+      self._player_rows.append(dict(rows=rows, groups=groups, infs=infs, dense=dense,
+                                    per_infoset=int(counts[0]) if len(rows) else 0, cols=cols,
+                                    inf=inf, nodes=dec[rows],
+                                    child=np.maximum(child[rows][:, cols], 0),
+                                    legal=tree.infoset_legal[inf][:, cols],
+                                    flat=inf[:, None] * tree.num_actions + cols[None, :]))
+    self._returns = [np.ascontiguousarray(tree.node_returns[:, p])
+                     for p in range(tree.num_players)]
 
   # ------------------------------------------------------------------------------------------
   def _traverse(self, player: Optional[int]):
@@ -158,7 +177,7 @@ class TreeCFRSolver:
     ep = evaluation.edge_probabilities(tree, pi)
     # Reach of every player and chance, top-down (OpenSpiel's reach_probabilities vector),
     # one 1-D array per owner; non-owned edges multiply by 1 (exact), so they are skipped.
-    reach = [np.ones(tree.num_nodes) for _ in range(num_p + 1)]
+    reach = [np.ones(self._reach_size) for _ in range(num_p + 1)]
     for (s, e), par, owned in self._reach_levels:
       for q in range(num_p + 1):
         rq = reach[q]
@@ -177,19 +196,27 @@ class TreeCFRSolver:
     # Values bottom-up, children summed left to right; pruned decision nodes are worth 0.
     values = {}
     for p in players:
-      v = tree.node_returns[:, p].copy()
-      for (s, e), groups in reversed(self._rank_groups):
+      v = self._returns[p].copy()
+      for (s, e), how in reversed(self._rank_groups):
         if any_pruned:
           v[s + np.nonzero(is_pruned[s:e])[0]] = 0.0
-        for kids, parents in groups:
-          v[parents] += ep[kids] * v[kids]
+        if how[0] == "dense":
+          _, uniq, c = how
+          prod = (ep[s:e] * v[s:e]).reshape(-1, c)
+          v[uniq] += np.add.accumulate(prod, axis=1)[:, -1]
+        else:
+          for kids, parents in how[1]:
+            v[parents] += ep[kids] * v[kids]
       if any_pruned:
         v[is_pruned] = 0.0
       values[p] = v
     for p in players:
       v = values[p]
-      rows, groups = self._player_rows[p]
-      nodes = dec[rows]
+      info = self._player_rows[p]
+      rows, groups, cols = info["rows"], info["groups"], info["cols"]
+      if not len(rows):
+        continue
+      nodes = info["nodes"]
       keep = ~pruned[rows]
       cf = np.ones(len(nodes))
       for q in range(p):
@@ -198,18 +225,28 @@ class TreeCFRSolver:
       for q in range(p + 1, num_p + 1):
         after = after * reach[q][nodes]
       cf = cf * after
-      inf = tree.node_infoset[nodes]
-      mask = tree.infoset_legal[inf] & keep[:, None]
-      child_v = v[np.maximum(self._child[rows], 0)]
+      inf = info["inf"]
+      # Only the columns of actions legal somewhere for this player.
+      mask = info["legal"] & keep[:, None] if any_pruned else info["legal"]
+      child_v = v[info["child"]]
       regret = np.where(mask, cf[:, None] * (child_v - v[nodes][:, None]), 0.0)
       own = reach[p][nodes]
       if self._linear:
         own = self._iteration * own
-      pol = np.where(mask, own[:, None] * pi[inf], 0.0)
+      pol = np.where(mask, own[:, None] * pi.ravel()[info["flat"]], 0.0)
       # Sequential accumulation over the histories of each infoset, in depth-first order.
-      for gi in groups:
-        self._cum_regret[inf[gi]] += regret[gi]
-        self._cum_policy[inf[gi]] += pol[gi]
+      if info["dense"]:
+        infs, m = info["infs"], info["per_infoset"]
+        for cum, add in ((self._cum_regret, regret), (self._cum_policy, pol)):
+          block = cum[np.ix_(infs, cols)]
+          stack = np.concatenate([block[:, None, :], add.reshape(len(infs), m, len(cols))],
+                                 axis=1)
+          cum[np.ix_(infs, cols)] = np.add.accumulate(stack, axis=1)[:, -1]
+      else:
+        for gi in groups:
+          idx = np.ix_(inf[gi], cols)
+          self._cum_regret[idx] += regret[gi]
+          self._cum_policy[idx] += pol[gi]
 
   def _update_current_policy(self):
     cum = self._cum_regret
