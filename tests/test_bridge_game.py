@@ -302,3 +302,25 @@ def test_strings():
       s.apply_action(_random_call(rng, s.legal_actions(), 0.6))
   tensors = list(seen.values())
   assert len(set(tensors)) == len(tensors)  # distinct strings <-> distinct tensors
+
+
+def test_figure_4_of_the_jps_paper():
+  """JPS Appendix D, Fig. 4: South marks 1H (own), 1C and 2C (partner), 1S (left
+  opponent) and 1C (double indicator)."""
+  game = pyspiel.load_game("bridge_bidding", {"dealer": "N", "vulnerability": "ew"})
+  s = game.new_initial_state()
+  s.apply_action(0)
+  for c in ["1C", "Dbl", "1H", "1S", "2C", "Pass"]:
+    s.apply_action(A.string_to_call(c))
+  assert s.current_player() == 2
+  obs = np.array(s.observation_tensor(2))
+  def bids(segment):
+    lo = 52 + 35 * segment
+    return [A.call_string(j + 3) for j in np.flatnonzero(obs[lo:lo + 35])]
+  assert bids(0) == ["1H"] and bids(1) == ["1C", "2C"] and bids(2) == ["1S"] and bids(3) == []
+  assert [A.call_string(j + 3) for j in np.flatnonzero(obs[192:227])] == ["1C"]
+  assert obs[227:229].tolist() == [0, 1]  # E-W vulnerable
+  np.testing.assert_array_equal(obs[:52], (s.holders == 2).astype(np.float32))
+  legal = [A.call_string(c) for c in np.flatnonzero(obs[229:])]
+  # The last bid (2C) is partner's and undoubled: Pass or any bid above 2C (2D .. 7NT).
+  assert legal == ["Pass"] + [A.call_string(c) for c in range(9, 38)]
