@@ -30,6 +30,15 @@ Observation tensor: the 267 bits of JPS Appendix D (layout in `ospiel_team.bridg
 all zero before the auction starts. Observation string: the same information in words (own
 hand, each relative seat's bids, doubled bids, vulnerability, legal calls). Information-state
 string (perfect recall): seat, dealer, vulnerability, own hand and the whole auction.
+No information-state tensor is provided (the 267 bits do not have perfect recall).
+
+Relation to OpenSpiel's C++ `bridge(use_double_dummy_result=true)` (tested in
+tests/test_bridge_game.py): call ``c`` here is action ``52 + c`` there; the deal is its 52
+chance actions (`deal.holders_to_openspiel_actions`); our dealer ``d`` and vulnerability map
+to its ``dealer=d``, ``dealer_vul`` (the dealer's side) and ``non_dealer_vul``, or, without
+its ``dealer`` parameter, to dealer North after rotating every seat by ``-d``. Legal calls,
+the end of the auction and the returns then agree. (OpenSpiel 2.0.2's auction observation
+tensor computes relative seats as if North dealt, so it is only comparable with dealer N.)
 """
 
 from __future__ import annotations
