@@ -55,16 +55,20 @@ def chunk_sizes(num_deals: int, chunk: int) -> list[int]:
   return [min(chunk, num_deals - i * chunk) for i in range(n_chunks)]
 
 
+def chunk_holders(seed: int, index: int, size: int, chunk: int) -> np.ndarray:
+  """The deals of chunk `index`: the first `size` of the `chunk` deals its seed gives.
+
+  So a partial last chunk is a prefix of the full chunk it becomes when the dataset grows.
+  """
+  rng = np.random.default_rng(chunk_seed_sequence(seed, index))
+  return deal_lib.random_holders(rng, chunk)[:size]
+
+
 def compute_chunk(seed: int, index: int, size: int, chunk: int) -> tuple[int, np.ndarray,
                                                                           np.ndarray]:
-  """Deals and DDS tables of chunk `index` (`size` deals). Runs in a worker process or Ray task.
-
-  The deals of a chunk are the first `size` of the `chunk` deals its seed gives, so a partial
-  last chunk is a prefix of the full chunk it becomes when the dataset grows.
-  """
+  """Deals and DDS tables of chunk `index` (`size` deals). Runs in a worker process or Ray task."""
   from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
-  rng = np.random.default_rng(chunk_seed_sequence(seed, index))
-  holders = deal_lib.random_holders(rng, chunk)[:size]
+  holders = chunk_holders(seed, index, size, chunk)
   return index, holders, dds.dd_tables(holders)
 
 
