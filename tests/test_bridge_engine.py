@@ -127,3 +127,38 @@ def test_score_sign_and_declarer(ds):
     s = 90 + 30 * (tricks - 7) if tricks >= 7 else -50 * (7 - tricks)
     assert eng.ns_score()[t] == sign * s
     assert eng.returns()[t].tolist() == [sign * s, -sign * s, sign * s, -sign * s]
+
+
+def test_reset_tables_continuous_play_equals_fresh_games(ds):
+  """Finished tables restarted in place behave exactly like fresh pyspiel games."""
+  rng = np.random.default_rng(12)
+  b = 24
+  eng = engine_lib.BiddingEngine(ds)
+  eng.reset_random(rng, b)
+  cache = {}
+  states = [_pyspiel_state(cache, eng.deal_index[t], eng.dealer[t], eng.vulnerability[t], False)
+            for t in range(b)]
+  finished = 0
+  for _ in range(60):
+    mask = eng.legal_mask()
+    obs = eng.observation()
+    for t, s in enumerate(states):
+      assert np.flatnonzero(mask[t]).tolist() == s.legal_actions()
+      np.testing.assert_array_equal(obs[t], np.array(s.observation_tensor(s.current_player())))
+    calls = np.where(rng.random(b) < 0.5, A.PASS, bidders.sample_legal(mask, rng.random(b)))
+    eng.step(calls)
+    for t, s in enumerate(states):
+      s.apply_action(int(calls[t]))
+    done = np.flatnonzero(eng.done)
+    scores = eng.ns_score()
+    for t in done:
+      assert states[t].returns()[0] == scores[t]
+    finished += len(done)
+    new = rng.integers(0, len(ds), len(done))
+    dealers, vuls = rng.integers(0, 4, len(done)), rng.integers(0, 4, len(done))
+    eng.reset_tables(done, new, dealers, vuls)
+    for k, t in enumerate(done):
+      states[t] = _pyspiel_state(cache, new[k], dealers[k], vuls[k], False)
+  assert finished > 50
+  with pytest.raises(ValueError, match="table 99"):
+    eng.reset_tables([99], [0])

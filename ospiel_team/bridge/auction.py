@@ -175,8 +175,8 @@ class Auctions:
   """
 
   def __init__(self, dealer, vulnerability, uncontested: bool = False):
-    dealer = np.asarray(dealer, dtype=np.int64).reshape(-1)
-    vul = np.asarray(vulnerability, dtype=np.int64).reshape(-1)
+    dealer = np.array(dealer, dtype=np.int64).reshape(-1)  # own, writable copies
+    vul = np.array(vulnerability, dtype=np.int64).reshape(-1)
     if dealer.shape != vul.shape:
       raise ValueError(f"dealer {dealer.shape} and vulnerability {vul.shape} shapes differ")
     if np.any((dealer < 0) | (dealer > 3)):
@@ -201,6 +201,30 @@ class Auctions:
     self.done = np.zeros(b, bool)
     self._rows = np.arange(b)
     self._legal = None  # cached legal_mask(), reset by apply
+
+  def reset_rows(self, rows, dealer, vulnerability) -> None:
+    """Restarts the auctions of tables `rows` (int array) with new dealers / vulnerabilities."""
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    dealer = np.broadcast_to(np.asarray(dealer, dtype=np.int64), rows.shape)
+    vul = np.broadcast_to(np.asarray(vulnerability, dtype=np.int64), rows.shape)
+    if np.any((dealer < 0) | (dealer > 3)):
+      raise ValueError(f"dealer {dealer[(dealer < 0) | (dealer > 3)][0]} not a seat 0..3")
+    if np.any((vul < 0) | (vul > 3)):
+      raise ValueError(f"vulnerability {vul[(vul < 0) | (vul > 3)][0]} not a code 0..3")
+    self.dealer[rows] = dealer
+    self.vulnerability[rows] = vul
+    self.vulnerable[rows] = np.stack([(vul & 1) > 0, (vul & 2) > 0], axis=1)
+    self.num_calls[rows] = 0
+    self.history[rows] = -1
+    self.num_passes[rows] = 0
+    self.last_bid[rows] = -1
+    self.last_bidder[rows] = 0
+    self.double_status[rows] = 0
+    self.first_bidder[rows] = -1
+    self.bids[rows] = False
+    self.doubled[rows] = False
+    self.done[rows] = False
+    self._legal = None
 
   def copy(self) -> "Auctions":
     new = object.__new__(Auctions)

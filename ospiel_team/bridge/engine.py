@@ -17,6 +17,8 @@ Usage::
   eng.ns_score()                                     # (B,) N-S duplicate scores
   eng.returns()                                      # (B, 4): +score N, S; -score E, W
 
+For continuous self-play, `reset_tables(tables, ...)` restarts only the finished tables.
+
 Vulnerability codes: 0 none, 1 N-S, 2 E-W, 3 both (``ns + 2 * ew``).
 """
 
@@ -65,6 +67,27 @@ class BiddingEngine:
     self.holders = np.asarray(self.dataset.holders[idx])
     self.dd_tricks = np.asarray(self.dataset.dd_tricks[idx])
     self.hands = auction_lib.hands_onehot(self.holders)
+
+  def reset_tables(self, tables, deal_index, dealer=0, vulnerability=0) -> None:
+    """Restarts only tables `tables` (indices) with new deals, dealers and vulnerabilities.
+
+    For continuous self-play: read `ns_score()` of finished tables first, then restart them
+    (e.g. ``eng.reset_tables(np.flatnonzero(eng.done), new_deals, new_dealers, new_vuls)``).
+    """
+    a = self._check()
+    rows = np.asarray(tables, dtype=np.int64).reshape(-1)
+    if np.any((rows < 0) | (rows >= a.batch_size)):
+      raise ValueError(f"table {rows[(rows < 0) | (rows >= a.batch_size)][0]} out of range "
+                       f"0..{a.batch_size - 1}")
+    idx = np.broadcast_to(np.asarray(deal_index, dtype=np.int64), rows.shape)
+    bad = (idx < 0) | (idx >= self.num_deals)
+    if np.any(bad):
+      raise ValueError(f"deal index {idx[bad][0]} out of range 0..{self.num_deals - 1}")
+    a.reset_rows(rows, dealer, vulnerability)
+    self.deal_index[rows] = idx
+    self.holders[rows] = self.dataset.holders[idx]
+    self.dd_tricks[rows] = self.dataset.dd_tricks[idx]
+    self.hands[rows] = auction_lib.hands_onehot(self.holders[rows])
 
   def reset_random(self, rng: np.random.Generator, batch_size: int,
                    dealer: Union[int, str] = "random",
