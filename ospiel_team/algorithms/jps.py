@@ -102,6 +102,16 @@ class SearchResult:
 
 
 # ----------------------------------------------------------------------------------------------
+def _preorder_and_size(tree: GameTree) -> Tuple[np.ndarray, np.ndarray]:
+  """Depth-first preorder index and subtree size of every node."""
+  from ospiel_team.algorithms import tree_cfr  # pylint: disable=g-import-not-at-top
+  n = tree.num_nodes
+  size = np.ones(n, dtype=np.int64)
+  for s, e in reversed(tree.level_slices[1:]):
+    size += np.bincount(tree.node_parent[s:e], weights=size[s:e], minlength=n).astype(np.int64)
+  return tree_cfr.preorder_index(tree), size
+
+
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
   """Concatenation of arange(s, s + c) for every (s, c)."""
   total = int(counts.sum())
@@ -233,7 +243,8 @@ class JointPolicySearch:
       td[s:e] = td[par] + pt
     nodes = np.nonzero(is_team)[0]
     inf = tree.node_infoset[nodes]
-    order = np.lexsort((nodes, inf))
+    pre, size = _preorder_and_size(tree)
+    order = np.lexsort((pre[nodes], inf))
     nodes, inf = nodes[order], inf[order]
     self._rows = nodes  # team decision histories, grouped by infoset
     self._row_inf = inf
@@ -284,6 +295,11 @@ class JointPolicySearch:
     s_row = tree.node_last_seq[nodes][:, self.team]
     self._s_row = s_row
     self._lev_row = np.where(s_row >= 0, level[np.maximum(s_row, 0) // A], -1)
+    # Subtree intervals: h descends from g iff pre[g] <= pre[h] < pre[g] + size[g]. Rows are
+    # sorted by (infoset, preorder), so key = infoset * num_nodes + preorder is sorted.
+    self._row_key = inf * np.int64(n) + pre[nodes]
+    self._row_pre = pre[nodes]
+    self._row_size = size[nodes]
 
   # --------------------------------------------------------------------------------------------
   def objective_values(self, pi: np.ndarray, edge_probs=None) -> np.ndarray:
@@ -325,8 +341,14 @@ class JointPolicySearch:
     ti = self._team_infosets
     if len(rows):
       jbase[ti] = np.add.reduceat(contrib, self._inf_ptr[ti], axis=0)
+    if self.samples is not None:
+      row_ids = np.nonzero(weight > 0)[0]
+      cnt = np.bincount(self._row_inf[row_ids], minlength=tree.num_infosets)
+      ptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
+    else:
+      row_ids, ptr = None, self._inf_ptr
     sig = pi
-    return dict(pi=pi, value=float(v[0]), pnz=pnz_r, z=z_r, reach=reach_r, weight=weight,
+    return dict(row_ids=row_ids, ptr=ptr,pi=pi, value=float(v[0]), pnz=pnz_r, z=z_r, reach=reach_r, weight=weight,
                 dv=dv, jbase=jbase, inv=np.where(sig > 0, 1.0 / np.where(sig > 0, sig, 1.0), 1.0),
                 zero=sig == 0)
 
@@ -357,6 +379,7 @@ class JointPolicySearch:
     legal = tree.infoset_legal
     jbase, dv, inv, zero = sweep["jbase"], sweep["dv"], sweep["inv"], sweep["zero"]
     pnz, zc, reach, weight = sweep["pnz"], sweep["z"], sweep["reach"], sweep["weight"]
+    ptr, row_ids = sweep["ptr"], sweep["row_ids"]
     base_r = weight * reach
     start = self._team_infosets[self._inf_depth[self._team_infosets] == start_depth]
     ci, ca = np.nonzero(legal[start])
@@ -379,14 +402,25 @@ class JointPolicySearch:
           pair_c, pair_inf = pair_c[~again], pair_inf[~again]
       if not len(pair_inf):
         break
-      r0 = self._inf_ptr[pair_inf]
-      rcnt = self._inf_ptr[pair_inf + 1] - r0
-      if rcnt.sum() > self.max_rows:
-        raise ValueError(f"the search at depth level {k + 1} would touch {rcnt.sum()} "
-                         f"(chain, history) pairs > max_rows={self.max_rows}; use a smaller "
-                         "depth")
-      row_pair = np.repeat(np.arange(len(pair_inf)), rcnt)
-      row = _ranges(r0, rcnt)
+      r0 = ptr[pair_inf]
+      rcnt = ptr[pair_inf + 1] - r0
+      n_rows = int(rcnt.sum())
+      # Histories whose reach may change lie below a history of an active infoset: find them
+      # by subtree intervals when that is cheaper than checking every candidate history.
+      act_cnt = self._inf_ptr[act_inf[pair_c] + 1] - self._inf_ptr[act_inf[pair_c]]
+      n_trip = int(act_cnt.sum())
+      if 4 * n_trip < n_rows * k:
+        row_pair, row = self._rows_below_active(pair_inf, act_inf[pair_c], act_cnt,
+                                                row_ids)
+      else:
+        if n_rows > self.max_rows:
+          raise ValueError(f"the search at depth level {k + 1} would touch {n_rows} "
+                           f"(chain, history) pairs > max_rows={self.max_rows}; use a "
+                           "smaller depth")
+        row_pair = np.repeat(np.arange(len(pair_inf)), rcnt)
+        row = _ranges(r0, rcnt)
+        if row_ids is not None:
+          row = row_ids[row]
       row_chain = pair_c[row_pair]
       # Altered reach pi^{sigma'}(h) (Algorithm 1, line 12): replace the factor of every
       # active infoset on h's path by its one-hot factor (Eq. 6).
@@ -452,6 +486,32 @@ class JointPolicySearch:
           chain.append((int(lvl["inf"][c]), int(lvl["act"][c])))
     return SearchResult(gain=gain, chain=chain, num_candidates=num, levels=levels,
                         seconds=time.perf_counter() - t0)
+
+  def _rows_below_active(self, pair_inf, pair_act, act_cnt, row_ids):
+    """(pair, row) of the candidate histories below a history of an active infoset."""
+    n_pairs, k = pair_act.shape
+    flat_act = pair_act.ravel()
+    cnt = act_cnt.ravel()
+    g = _ranges(self._inf_ptr[flat_act], cnt)  # rows (histories) of the active infosets
+    trip_pair = np.repeat(np.repeat(np.arange(n_pairs), k), cnt)
+    n = np.int64(self.tree.num_nodes)
+    base = pair_inf[trip_pair] * n
+    keys = self._row_key if row_ids is None else self._row_key[row_ids]
+    lo = np.searchsorted(keys, base + self._row_pre[g])
+    hi = np.searchsorted(keys, base + self._row_pre[g] + self._row_size[g])
+    hit = hi > lo
+    trip_pair, lo, hi = trip_pair[hit], lo[hit], hi[hit]
+    row = _ranges(lo, hi - lo)
+    row_pair = np.repeat(trip_pair, hi - lo)
+    if len(row) > self.max_rows:
+      raise ValueError(f"the search would touch {len(row)} (chain, history) pairs > "
+                       f"max_rows={self.max_rows}; use a smaller depth")
+    # A history below several active infosets appears once per infoset: keep one.
+    code = np.unique(row_pair * np.int64(len(keys)) + row)
+    row_pair, row = code // len(keys), code % len(keys)
+    if row_ids is not None:
+      row = row_ids[row]
+    return row_pair, row
 
   # --------------------------------------------------------------------------------------------
   def candidates(self, result: SearchResult) -> Iterator[Tuple[List[Tuple[int, int]], float]]:

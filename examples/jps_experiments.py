@@ -1,0 +1,274 @@
+r"""The JPS paper's table (Sec. 6): CFR1k, CFR1k+JPS and sampled JPS on the collaborative games.
+
+For every game and seed: CFR (OpenSpiel's algorithm, vectorized on the game tree by
+`tree_cfr`, equal to `cfr.CFRSolver`) runs `--cfr_iterations` iterations from a random initial
+policy seeded by the seed; JPS (exact, and sampled with k in `--samples`) then starts from
+CFR's last-iterate (current) policy. Depth D as in the paper: 3 for simple_bidding(size=16)
+and mini_bridge(size=4, 5), full depth elsewhere (`--depths`). For one seed per game the
+script also times the JPS searches against brute-force evaluation of the same candidates
+(`evaluation.game_value` per candidate, measured on a random sample of them and extrapolated).
+
+Usage (small defaults):
+  python examples/jps_experiments.py --seeds 2 --json_out out/jps.json --md_out out/jps.md
+
+The paper's games:
+  --games "comm(length=3),comm(length=5),comm(length=6),comm(length=7),tiny_hanabi,\
+simple_bidding(size=4),simple_bidding(size=8),simple_bidding(size=16),mini_bridge(size=3),\
+mini_bridge(size=4),mini_bridge(size=5)"
+
+Results of each (game, seed) are stored as soon as they are computed in `--store` (JSON,
+written atomically) and reused on the next run, so a long run can be resumed or extended
+with more seeds. `--json_out` holds one row per (game, method) with the mean and best over
+seeds and the number of seeds; `--md_out` the Markdown table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from typing import Dict, List
+
+from absl import app
+from absl import flags
+import numpy as np
+import pyspiel
+
+import ospiel_team  # noqa: F401  (registers the games)
+from ospiel_team.algorithms import jps
+from ospiel_team.algorithms import tree_cache
+from ospiel_team.algorithms import tree_cfr
+from ospiel_team.algorithms.game_tree import GameTree
+
+FLAGS = flags.FLAGS
+flags.DEFINE_list("games", ["comm(length=3)", "tiny_hanabi", "simple_bidding(size=4)",
+                            "mini_bridge(size=3)"], "Games (pyspiel strings).")
+flags.DEFINE_integer("seeds", 2, "Number of seeds (0 .. seeds-1, from --first_seed).")
+flags.DEFINE_integer("first_seed", 0, "First seed.")
+flags.DEFINE_integer("cfr_iterations", 1000, "CFR iterations before JPS (the paper: 1000).")
+flags.DEFINE_list("samples", ["1", "5", "20"], "k of sampled JPS (empty: none).")
+flags.DEFINE_integer("sampled_iterations", 100, "Iterations of sampled JPS (the paper: 100).")
+flags.DEFINE_list("depths", ["simple_bidding(size=16)=3", "mini_bridge(size=4)=3",
+                             "mini_bridge(size=5)=3"],
+                  "game=D search depths; other games search to the end (the paper's choice).")
+flags.DEFINE_integer("brute_force_sample", 200,
+                     "Candidates evaluated by brute force per search in the speed comparison "
+                     "(0: skip it).")
+flags.DEFINE_float("brute_force_seconds", 30.0,
+                   "Time cap of the brute-force sample per game (at least 3 candidates per "
+                   "starting depth are evaluated).")
+flags.DEFINE_bool("aggregate_only", False, "Only write the outputs from the store.")
+flags.DEFINE_string("store", None, "Per-(game, seed) results store (default: json_out + "
+                    "'.store.json', or none).")
+flags.DEFINE_string("json_out", None, "Output JSON (one row per game and method).")
+flags.DEFINE_string("md_out", None, "Output Markdown table.")
+
+
+def _atomic_write(path: str, text: str) -> None:
+  directory = os.path.dirname(os.path.abspath(path))
+  os.makedirs(directory, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_")
+  with os.fdopen(fd, "w") as f:
+    f.write(text)
+  os.replace(tmp, path)
+
+
+def _depths(spec: List[str]) -> Dict[str, int]:
+  out = {}
+  for item in spec:
+    game, _, d = item.rpartition("=")
+    if not game or not d.isdigit() or int(d) < 1:
+      raise ValueError(f"--depths entry {item!r} is not game=D with D >= 1")
+    out[str(pyspiel.load_game(game))] = int(d)
+  return out
+
+
+def run_seed(tree: GameTree, seed: int, depth, cfr_iterations: int, samples: List[int],
+             sampled_iterations: int):
+  """CFR from a seeded random policy, then exact and sampled JPS from its last iterate.
+
+  Returns the results and CFR's last-iterate policy.
+  """
+  out = {}
+  t0 = time.perf_counter()
+  solver = tree_cfr.TreeCFRSolver(tree, initial_policy=tree_cfr.random_policy_array(tree, seed))
+  for _ in range(cfr_iterations):
+    solver.evaluate_and_update_policy()
+  out["cfr_seconds"] = time.perf_counter() - t0
+  cur = solver.current_policy_array()
+  avg = solver.average_policy_array()
+  search = jps.JointPolicySearch(tree, depth=depth, seed=seed)
+  out["CFR (average)"] = search.value(avg)
+  out["CFR (current)"] = search.value(cur)
+  out["CFR (purified)"] = search.value(jps.purified_policy_array(tree, avg))
+  out["CFR (current, purified)"] = search.value(jps.purified_policy_array(tree, cur))
+  result = search.improve(cur)
+  out["CFR+JPS"] = result.value
+  out["jps_seconds"] = result.seconds
+  out["jps_iterations"] = len(result.history)
+  out["jps_search_seconds"] = float(sum(h.search_seconds for h in result.history))
+  for k in samples:
+    res = jps.JointPolicySearch(tree, depth=depth, seed=seed, samples=k,
+                                max_iterations=sampled_iterations).improve(cur)
+    out[f"CFR+JPS (k={k})"] = res.value
+    out[f"jps_k{k}_seconds"] = res.seconds
+  return out, cur
+
+
+def speed_comparison(tree: GameTree, pi: np.ndarray, seed: int, depth,
+                     sample: int, cap_seconds: float) -> Dict[str, float]:
+  """JPS searches from every starting depth vs brute force of the same candidates."""
+  search = jps.JointPolicySearch(tree, depth=depth, seed=seed)
+  rng = np.random.default_rng(seed)
+  t0 = time.perf_counter()
+  sweep = search._sweep(pi, None)  # pylint: disable=protected-access
+  sweep_seconds = time.perf_counter() - t0
+  total_candidates, search_seconds, brute_seconds, max_err = 0, 0.0, 0.0, 0.0
+  evaluated = 0
+  cap = cap_seconds / max(len(search.start_depths), 1)
+  for d in search.start_depths:
+    res = search.search(sweep, d)
+    total_candidates += res.num_candidates
+    search_seconds += res.seconds
+    cands = list(search.candidates(res))
+    pick = rng.choice(len(cands), size=min(sample, len(cands)), replace=False)
+    v0 = search.value(pi)
+    t1 = time.perf_counter()
+    errs = []
+    for i in pick:
+      errs.append(abs(search.value(search.apply_chain(pi, cands[i][0])) - v0 - cands[i][1]))
+      if len(errs) >= 3 and time.perf_counter() - t1 > cap:
+        break
+    evaluated += len(errs)
+    per = (time.perf_counter() - t1) / max(len(errs), 1)
+    brute_seconds += per * res.num_candidates
+    max_err = max(max_err, max(errs) if errs else 0.0)
+  return dict(candidates=total_candidates, sweep_seconds=sweep_seconds,
+              search_seconds=search_seconds, brute_force_seconds=brute_seconds,
+              speedup=brute_seconds / max(search_seconds + sweep_seconds, 1e-12),
+              max_prediction_error=max_err, brute_force_evaluated=int(evaluated))
+
+
+METHODS = ["CFR (purified)", "CFR (current)", "CFR (average)", "CFR+JPS"]
+
+
+def aggregate(store: dict, games: List[str], samples: List[int], cfr_iterations: int):
+  """Rows (game, method, mean, best, seeds) and the Markdown table."""
+  rows = []
+  methods = METHODS + [f"CFR+JPS (k={k})" for k in samples]
+  for game in games:
+    entry = store.get(game)
+    if not entry:
+      continue
+    seeds = entry["seeds"]
+    for m in methods:
+      vals = [s[m] for s in seeds.values() if m in s]
+      if not vals:
+        continue
+      rows.append(dict(game=game, method=m, mean=float(np.mean(vals)), best=float(np.max(vals)),
+                       num_seeds=len(vals), histories=entry["histories"],
+                       infosets=entry["infosets"], depth=entry["depth"],
+                       cfr_iterations=cfr_iterations))
+  lines = [f"CFR{cfr_iterations} from seeded random policies; JPS from CFR's last iterate. "
+           "Each cell: mean over seeds / best seed.", "",
+           "| game | #histories | #infosets | D | seeds | " +
+           " | ".join(m.replace("CFR", f"CFR{cfr_iterations // 1000}k" if cfr_iterations %
+                                1000 == 0 else f"CFR{cfr_iterations}") for m in methods) + " |",
+           "|---|---:|---:|---:|---:|" + "---:|" * len(methods)]
+  for game in games:
+    entry = store.get(game)
+    if not entry:
+      continue
+    cells = []
+    for m in methods:
+      vals = [s[m] for s in entry["seeds"].values() if m in s]
+      cells.append(f"{np.mean(vals):.4f} / {np.max(vals):.4f}" if vals else "-")
+    lines.append(f"| {game} | {entry['histories']} | {entry['infosets']} | "
+                 f"{entry['depth'] or 'full'} | {len(entry['seeds'])} | " + " | ".join(cells) +
+                 " |")
+  lines += ["", "JPS time (one full run from CFR's policy, mean over seeds) and one search from "
+            "every starting depth vs brute-force evaluation of the same candidates:", "",
+            "| game | JPS run s | JPS iterations | candidates (all depths) | sweep + searches s | "
+            "brute force s (est.) | speedup | brute-forced | max abs(pred - brute) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+  for game in games:
+    entry = store.get(game)
+    if not entry:
+      continue
+    seeds = list(entry["seeds"].values())
+    sp = entry.get("speed")
+    run_s = np.mean([s["jps_seconds"] for s in seeds])
+    its = np.mean([s["jps_iterations"] for s in seeds])
+    if sp:
+      lines.append(f"| {game} | {run_s:.2f} | {its:.1f} | {sp['candidates']} | "
+                   f"{sp['search_seconds'] + sp['sweep_seconds']:.3f} | "
+                   f"{sp['brute_force_seconds']:.1f} | {sp['speedup']:.0f}x | "
+                   f"{sp['brute_force_evaluated']} | {sp['max_prediction_error']:.1e} |")
+    else:
+      lines.append(f"| {game} | {run_s:.2f} | {its:.1f} | - | - | - | - | - | - |")
+  return rows, "\n".join(lines) + "\n"
+
+
+def main(argv):
+  del argv
+  samples = [int(k) for k in FLAGS.samples]
+  if any(k < 1 for k in samples):
+    raise ValueError(f"--samples must be positive, got {samples}")
+  if FLAGS.seeds < 1:
+    raise ValueError(f"--seeds must be >= 1, got {FLAGS.seeds}")
+  depths = _depths(FLAGS.depths)
+  store_path = FLAGS.store or (FLAGS.json_out + ".store.json" if FLAGS.json_out else None)
+  store = {}
+  if store_path and os.path.exists(store_path):
+    with open(store_path) as f:
+      store = json.load(f)
+  config = dict(cfr_iterations=FLAGS.cfr_iterations, samples=samples,
+                sampled_iterations=FLAGS.sampled_iterations)
+  if store.get("_config", config) != config:
+    raise ValueError(f"store {store_path} was made with {store['_config']}, not {config}; "
+                     "use another --store")
+  store["_config"] = config
+  import tqdm  # pylint: disable=g-import-not-at-top
+  games = [str(pyspiel.load_game(g)) for g in FLAGS.games]
+  seeds = list(range(FLAGS.first_seed, FLAGS.first_seed + FLAGS.seeds))
+  bar = tqdm.tqdm(total=len(games) * len(seeds), desc="jps experiments", unit=" runs")
+  for game_name in ([] if FLAGS.aggregate_only else games):
+    entry = store.get(game_name)
+    todo = [s for s in seeds if entry is None or str(s) not in entry["seeds"]]
+    need_speed = FLAGS.brute_force_sample > 0 and (entry is None or "speed" not in entry)
+    if not todo and not need_speed:
+      bar.update(len(seeds))
+      continue
+    tree = tree_cache.cached_tree(game_name)
+    depth = depths.get(game_name)
+    if entry is None:
+      entry = dict(histories=int(tree.num_nodes), infosets=int(tree.num_infosets),
+                   depth=depth, seeds={})
+      store[game_name] = entry
+    bar.update(len(seeds) - len(todo))
+    if need_speed and not todo:  # the speed comparison needs a CFR policy: redo one seed
+      todo = [seeds[0]]
+    for seed in todo:
+      bar.set_postfix(game=game_name, seed=seed)
+      out, cur = run_seed(tree, seed, depth, FLAGS.cfr_iterations, samples,
+                          FLAGS.sampled_iterations)
+      entry["seeds"][str(seed)] = out
+      if need_speed:
+        entry["speed"] = speed_comparison(tree, cur, seed, depth, FLAGS.brute_force_sample,
+                                          FLAGS.brute_force_seconds)
+        need_speed = False
+      if store_path:
+        _atomic_write(store_path, json.dumps(store, indent=1))
+      bar.update(1)
+  bar.close()
+  rows, table = aggregate(store, games, samples, FLAGS.cfr_iterations)
+  if FLAGS.json_out:
+    _atomic_write(FLAGS.json_out, json.dumps(rows, indent=1))
+  if FLAGS.md_out:
+    _atomic_write(FLAGS.md_out, table)
+  print(table)
+
+
+if __name__ == "__main__":
+  app.run(main)
