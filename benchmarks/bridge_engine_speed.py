@@ -65,6 +65,28 @@ def bench_ours(ds, batch: int, repeats: int, rounds: int) -> float:
   return best
 
 
+def bench_ours_continuous(ds, batch: int, repeats: int, steps: int = 100) -> float:
+  """Calls/s with finished tables restarted in place each step (`reset_tables`)."""
+  eng = engine_lib.BiddingEngine(ds)
+  rng = np.random.default_rng(0)
+  eng.reset_random(rng, batch)
+  best = 0.0
+  for _ in range(repeats):
+    calls = 0
+    t0 = time.perf_counter()
+    for _ in range(steps):
+      obs = eng.observation()
+      calls += batch
+      eng.step(bidders.sample_legal(obs[:, 229:] > 0.5, rng.random(batch)))
+      done = np.flatnonzero(eng.done)
+      if done.size:
+        eng.ns_score()  # read the finished tables' scores, as a learner would
+        eng.reset_tables(done, rng.integers(0, eng.num_deals, done.size),
+                         rng.integers(0, 4, done.size), rng.integers(0, 4, done.size))
+    best = max(best, calls / (time.perf_counter() - t0))
+  return best
+
+
 def bench_pgx(batch: int, repeats: int, rounds: int):
   """Steps/s of pgx bridge_bidding, or (None, reason)."""
   try:
@@ -158,6 +180,11 @@ def main(argv):
     rate, steps = bench_ours(ds, b, FLAGS.repeats, FLAGS.rounds)
     print(f"| ours: numpy BiddingEngine (obs + legal + random call + step) | {b} | "
           f"{rate:,.0f} | {steps:,.0f} |", flush=True)
+  for b in FLAGS.batch_sizes:
+    b = int(b)
+    rate = bench_ours_continuous(ds, b, FLAGS.repeats)
+    print(f"| ours, continuous: finished tables restarted by reset_tables | {b} | "
+          f"{rate:,.0f} | {rate:,.0f} |", flush=True)
   if FLAGS.pgx:
     for b in FLAGS.batch_sizes:
       b = int(b)
