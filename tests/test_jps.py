@@ -220,3 +220,43 @@ def test_compare_runner_jps_solver():
   assert set(final) == {"average", "current", "purified", "jps"}
   assert final["jps"]["metric"] >= final["current"]["metric"] - 1e-12
   assert final["jps"]["jps_start_value"] == pytest.approx(final["current"]["metric"])
+
+
+@pytest.mark.parametrize("game_name", ["comm(length=3)", "mini_bridge(size=2)",
+                                       "kuhn_poker(players=3)"])
+def test_both_ways_of_finding_altered_histories_agree(game_name):
+  """Subtree intervals and checking every candidate history give the same J(I, a)."""
+  tree = _tree(game_name)
+  team = None if game_name != "kuhn_poker(players=3)" else [0, 2]
+  pi = tree_cfr.random_policy_array(tree, 8)
+  pi[:, 0] = np.where(tree.infoset_legal[:, 0], 0.0, pi[:, 0])  # some exact zeros
+  pi /= pi.sum(axis=1, keepdims=True)
+  results = {}
+  for mode in ("always", "never"):
+    search = jps.JointPolicySearch(tree, team=team)
+    search._row_mode = mode  # pylint: disable=protected-access
+    sweep = search._sweep(pi, None)  # pylint: disable=protected-access
+    results[mode] = [search.search(sweep, d) for d in search.start_depths]
+  for a, b in zip(results["always"], results["never"]):
+    assert len(a.levels) == len(b.levels)
+    for la, lb in zip(a.levels, b.levels):
+      np.testing.assert_array_equal(la["inf"], lb["inf"])
+      np.testing.assert_allclose(la["J"], lb["J"], atol=1e-13)
+
+
+def test_tree_cache_round_trip(tmp_path):
+  from ospiel_team.algorithms import tree_cache  # pylint: disable=g-import-not-at-top
+  game = pyspiel.load_game("mini_bridge(size=2)")
+  walked = tree_cache.cached_tree(game, str(tmp_path))
+  loaded = tree_cache.cached_tree(game, str(tmp_path))
+  assert len(list(tmp_path.iterdir())) == 1
+  for name in ["node_parent", "node_infoset", "node_returns", "node_last_seq",
+               "decision_children_flat", "infoset_legal"]:
+    np.testing.assert_array_equal(getattr(walked, name), getattr(loaded, name))
+  assert walked.infoset_keys == loaded.infoset_keys
+  pi = tree_cfr.random_policy_array(walked, 0)
+  tab = loaded.tabular_policy(pi)
+  assert _openspiel_value(loaded, tab)[0] == pytest.approx(evaluation.game_value(walked, pi)[0])
+  with pytest.raises(ValueError, match="holds the tree"):
+    tree_cache.load_tree(pyspiel.load_game("mini_bridge(size=3)"),
+                         tree_cache.cache_path(game, str(tmp_path)))

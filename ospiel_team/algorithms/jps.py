@@ -198,6 +198,9 @@ class JointPolicySearch:
     self.max_rows = max_rows
     self.progress = progress
     self._fixed = None if fixed_policy is None else self._as_array(fixed_policy)
+    # How the histories with altered reach are found: "auto" (cheaper of the two), "always"
+    # (subtree intervals below the active histories), "never" (check every candidate history).
+    self._row_mode = "auto"
     self._build_structure()
     all_depths = np.unique(self._inf_depth[self._team_infosets])
     if start_depths is None:
@@ -409,7 +412,9 @@ class JointPolicySearch:
       # by subtree intervals when that is cheaper than checking every candidate history.
       act_cnt = self._inf_ptr[act_inf[pair_c] + 1] - self._inf_ptr[act_inf[pair_c]]
       n_trip = int(act_cnt.sum())
-      if 4 * n_trip < n_rows * k:
+      use_intervals = {"auto": 4 * n_trip < n_rows * k, "always": True,
+                       "never": False}[self._row_mode]
+      if use_intervals:
         row_pair, row = self._rows_below_active(pair_inf, act_inf[pair_c], act_cnt,
                                                 row_ids)
       else:
