@@ -1,0 +1,657 @@
+r"""Self-play A2C for bridge bidding (JPS paper Sec. 7.1-7.2 and Appendix E), in JAX + haiku.
+
+Network (JPS paper Fig. 2 / Appendix E): the 267-bit observation of Appendix D
+(`ospiel_team.bridge.auction`) -> a fully connected layer of ``hidden`` (200) units -> ``num_blocks``
+residual blocks of two fully connected layers each (a skip connection every two layers,
+``x <- relu(x + W2 relu(W1 x))``) -> a policy head (38 logits, illegal calls masked with the
+observation's legal-call bits) and a value head (one number: the expected return of the seat to
+call's team). The paper ablates 2 to 20 blocks (Table 4: no difference); we default to 2 to save
+CPU.
+
+Self-play: all four seats share the parameters. Every round plays ``deals_per_round`` random
+deals of the training dataset, each at TWO tables with the same dealer and vulnerability (drawn
+uniformly), on the batched numpy engine (`ospiel_team.bridge.engine`), sampling calls from the
+current policy. The auction's result is scored double-dummy from the dataset's DDS tables.
+
+Reward scaling (the issue asks to document it): the reward of a table is the *duplicate IMPs
+against the other table of the same deal*, divided by 24 (the largest IMP swing), so it lies
+in [-1, 1]: N-S at table 1 get ``r = imps(s1 - s2) / 24`` and E-W ``-r`` (``s`` = N-S
+double-dummy score); table 2 symmetrically. This is zero-sum between the teams, the way the
+agents are compared (duplicate IMPs), and the other table acts as a variance-reducing reference
+(a pure score reward varies by thousands of points with the cards). No discount (gamma = 1),
+rewards only at the end, so every decision's return is its team's final reward.
+
+Learning (A2C with a replay buffer and importance-ratio clipping, Appendix E): decisions
+(observation, call, behaviour log-probability, return) enter a FIFO replay buffer (observations
+bit-packed, 34 bytes each); each round does ``updates_per_round`` Adam steps on minibatches of
+``batch_size`` uniform samples once the buffer holds ``burn_in`` decisions. The loss per sample
+(`a2c_loss_terms`) is::
+
+  rho     = min(pi(a|s) / mu(a|s), ratio_clip)             (stop-gradient; mu = behaviour)
+  L_pi    = - rho * stop_grad(G - V(s)) * log pi(a|s)
+  L_V     = 0.5 * (G - V(s))^2
+  H       = - sum_{legal a'} pi(a'|s) log pi(a'|s)
+  L       = L_pi + value_coef * L_V - entropy_coef * H        (entropy_coef = 0.01)
+
+averaged over the minibatch. Decisions with a single legal call (East-West in the uncontested
+variant) are not stored. Evaluation uses the greedy (argmax) call, as in the paper.
+
+Checkpoints (``workdir/checkpoint.npz``: parameters, Adam state, replay buffer, numpy RNG state
+and counters) are written atomically (temp file + os.replace) every ``checkpoint_every`` rounds
+and at the end; `train` resumes from it, and a resumed run is bit-identical to an uninterrupted
+one (tests/test_bridge_a2c.py). Logs: ``workdir/log.csv`` (one row per round) and
+``workdir/learning_curve.png``; a tqdm progress bar over rounds.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import os
+import tempfile
+import time
+from typing import Callable, Dict, List, Optional, Sequence
+
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import tqdm
+
+from ospiel_team.bridge import auction as A
+from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import scoring
+
+NUM_CALLS = A.NUM_CALLS
+OBS_SIZE = A.OBSERVATION_SIZE
+PACKED_OBS_SIZE = (OBS_SIZE + 7) // 8  # 34 bytes
+IMP_SCALE = 24.0  # reward = IMPs / IMP_SCALE
+
+
+# ------------------------------------------------------------------------------------------
+# Configuration
+# ------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class A2CConfig:
+  """Hyper-parameters (defaults: a CPU-sized version of the JPS paper's Appendix E)."""
+  hidden: int = 200
+  num_blocks: int = 2
+  learning_rate: float = 3e-4       # paper: 1e-4 (2 GPU-days); larger for short CPU runs
+  entropy_coef: float = 0.01
+  value_coef: float = 0.5
+  ratio_clip: float = 1.0
+  deals_per_round: int = 256        # each deal is bid at 2 tables -> 512 games per round
+  batch_size: int = 1024
+  updates_per_round: int = 4
+  buffer_size: int = 100_000
+  burn_in: int = 10_000
+  uncontested: bool = False
+  seed: int = 0
+
+  def validate(self) -> None:
+    for name in ("hidden", "deals_per_round", "batch_size", "buffer_size"):
+      if getattr(self, name) < 1:
+        raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+    for name in ("num_blocks", "updates_per_round", "burn_in"):
+      if getattr(self, name) < 0:
+        raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+    if self.learning_rate <= 0:
+      raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
+    if self.ratio_clip <= 0:
+      raise ValueError(f"ratio_clip must be > 0, got {self.ratio_clip}")
+    if self.burn_in > self.buffer_size:
+      raise ValueError(f"burn_in {self.burn_in} exceeds buffer_size {self.buffer_size}")
+
+  def network_dict(self) -> dict:
+    return {"hidden": self.hidden, "num_blocks": self.num_blocks}
+
+
+# ------------------------------------------------------------------------------------------
+# Network
+# ------------------------------------------------------------------------------------------
+def legal_from_obs(obs):
+  """(B, 38) bool legal calls from (B, 267) observations (works on numpy and jax arrays)."""
+  return obs[:, A.OBS_LEGAL:] > 0.5
+
+
+def make_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
+  """haiku transform of obs (B, 267) -> (masked logits (B, 38), value (B,))."""
+  if hidden < 1 or num_blocks < 0:
+    raise ValueError(f"bad network size hidden={hidden}, num_blocks={num_blocks}")
+
+  def forward(obs):
+    x = jax.nn.relu(hk.Linear(hidden, name="fc_in")(obs))
+    for i in range(num_blocks):
+      y = jax.nn.relu(hk.Linear(hidden, name=f"block{i}_fc1")(x))
+      y = hk.Linear(hidden, name=f"block{i}_fc2")(y)
+      x = jax.nn.relu(x + y)
+    logits = hk.Linear(NUM_CALLS, name="policy")(x)
+    logits = jnp.where(legal_from_obs(obs), logits, -1e9)
+    value = hk.Linear(1, name="value")(x)[:, 0]
+    return logits, value
+
+  return hk.without_apply_rng(hk.transform(forward))
+
+
+def init_params(net: hk.Transformed, seed: int):
+  return net.init(jax.random.PRNGKey(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
+
+
+class PolicyFn:
+  """Jitted ``obs (B, 267) -> (probs (B, 38) float64, value (B,))`` for fixed parameters.
+
+  Batches are padded to powers of two (>= 64) so jit compiles few shapes.
+  """
+
+  def __init__(self, net: hk.Transformed, params):
+    self.net = net
+    self.params = params
+    self._apply = jax.jit(lambda p, o: _probs_value(net, p, o))
+
+  def __call__(self, obs: np.ndarray):
+    obs = np.asarray(obs, np.float32)
+    n = obs.shape[0]
+    m = max(64, 1 << int(np.ceil(np.log2(max(n, 1)))))
+    if m != n:
+      obs = np.concatenate([obs, np.zeros((m - n, OBS_SIZE), np.float32)])
+      obs[n:, A.OBS_LEGAL] = 1.0  # padded rows: Pass legal (keeps softmax finite)
+    probs, value = self._apply(self.params, obs)
+    return np.asarray(probs, np.float64)[:n], np.asarray(value, np.float64)[:n]
+
+
+def _probs_value(net, params, obs):
+  logits, value = net.apply(params, obs)
+  return jax.nn.softmax(logits, axis=-1), value
+
+
+def sample_calls(probs: np.ndarray, legal: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+  """Inverse-CDF sampling of one call per row from probs restricted to legal calls."""
+  p = np.where(legal, probs, 0.0)
+  cum = np.cumsum(p, axis=1)
+  target = np.asarray(uniforms)[:, None] * cum[:, -1:]
+  a = (cum <= target).sum(axis=1)
+  a = np.minimum(a, NUM_CALLS - 1)
+  # Guard against round-off landing on a zero-probability (illegal) call.
+  bad = ~legal[np.arange(len(a)), a]
+  if np.any(bad):
+    a[bad] = np.argmax(np.where(legal[bad], p[bad], -1.0), axis=1)
+  return a
+
+
+def greedy_calls(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+  return np.argmax(np.where(legal, probs, -1.0), axis=1)
+
+
+# ------------------------------------------------------------------------------------------
+# Loss
+# ------------------------------------------------------------------------------------------
+def a2c_loss_terms(logits, values, actions, behaviour_logp, returns, legal, ratio_clip: float,
+                   entropy_coef: float, value_coef: float):
+  """Loss and its terms for a minibatch (see the module docstring), from network outputs.
+
+  logits (B, 38) (already masked), values (B,), actions (B,) int, behaviour_logp (B,) log mu(a|s),
+  returns (B,) G, legal (B, 38) bool.
+  """
+  logp_all = jax.nn.log_softmax(logits, axis=-1)
+  logp = jnp.take_along_axis(logp_all, actions[:, None].astype(jnp.int32), axis=1)[:, 0]
+  rho = jax.lax.stop_gradient(jnp.minimum(jnp.exp(logp - behaviour_logp), ratio_clip))
+  adv = jax.lax.stop_gradient(returns - values)
+  policy_loss = -jnp.mean(rho * adv * logp)
+  value_loss = 0.5 * jnp.mean((returns - values) ** 2)
+  probs = jnp.exp(logp_all)
+  entropy = -jnp.mean(jnp.sum(jnp.where(legal, probs * logp_all, 0.0), axis=1))
+  loss = policy_loss + value_coef * value_loss - entropy_coef * entropy
+  return loss, {"loss": loss, "policy_loss": policy_loss, "value_loss": value_loss,
+                "entropy": entropy, "mean_rho": jnp.mean(rho)}
+
+
+def make_update_fn(net: hk.Transformed, optimizer, cfg: A2CConfig):
+  """Jitted Adam step: (params, opt_state, batch) -> (params, opt_state, metrics)."""
+
+  def loss_fn(params, obs, actions, mu_logp, returns):
+    logits, values = net.apply(params, obs)
+    return a2c_loss_terms(logits, values, actions, mu_logp, returns, legal_from_obs(obs),
+                          cfg.ratio_clip, cfg.entropy_coef, cfg.value_coef)
+
+  @jax.jit
+  def update(params, opt_state, obs, actions, mu_logp, returns):
+    (_, metrics), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+        params, obs, actions, mu_logp, returns)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    return params, opt_state, metrics
+
+  return update
+
+
+# ------------------------------------------------------------------------------------------
+# Replay buffer
+# ------------------------------------------------------------------------------------------
+class ReplayBuffer:
+  """FIFO buffer of decisions with bit-packed observations."""
+
+  def __init__(self, capacity: int):
+    if capacity < 1:
+      raise ValueError(f"replay buffer capacity must be >= 1, got {capacity}")
+    self.capacity = int(capacity)
+    self.obs = np.zeros((capacity, PACKED_OBS_SIZE), np.uint8)
+    self.actions = np.zeros(capacity, np.int8)
+    self.logp = np.zeros(capacity, np.float32)
+    self.returns = np.zeros(capacity, np.float32)
+    self.ptr = 0
+    self.size = 0
+    self.total_added = 0
+
+  def add(self, obs: np.ndarray, actions, logp, returns) -> None:
+    obs = np.asarray(obs)
+    n = obs.shape[0]
+    if n == 0:
+      return
+    packed = np.packbits(obs > 0.5, axis=1)
+    if n > self.capacity:  # keep the newest
+      packed, actions, logp, returns = (packed[-self.capacity:], np.asarray(actions)[-self.capacity:],
+                                        np.asarray(logp)[-self.capacity:],
+                                        np.asarray(returns)[-self.capacity:])
+      n = self.capacity
+    idx = (self.ptr + np.arange(n)) % self.capacity
+    self.obs[idx] = packed
+    self.actions[idx] = actions
+    self.logp[idx] = logp
+    self.returns[idx] = returns
+    self.ptr = int((self.ptr + n) % self.capacity)
+    self.size = int(min(self.capacity, self.size + n))
+    self.total_added += n
+
+  def sample(self, rng: np.random.Generator, batch_size: int):
+    if self.size == 0:
+      raise ValueError("cannot sample from an empty replay buffer")
+    idx = rng.integers(0, self.size, batch_size)
+    obs = np.unpackbits(self.obs[idx], axis=1, count=OBS_SIZE).astype(np.float32)
+    return obs, self.actions[idx].astype(np.int32), self.logp[idx], self.returns[idx]
+
+  def state_dict(self) -> Dict[str, np.ndarray]:
+    return {"buf_obs": self.obs, "buf_actions": self.actions, "buf_logp": self.logp,
+            "buf_returns": self.returns,
+            "buf_meta": np.array([self.ptr, self.size, self.total_added], np.int64)}
+
+  def load_state_dict(self, d) -> None:
+    if d["buf_obs"].shape != self.obs.shape:
+      raise ValueError(f"checkpoint buffer shape {d['buf_obs'].shape} != {self.obs.shape}")
+    self.obs[:] = d["buf_obs"]
+    self.actions[:] = d["buf_actions"]
+    self.logp[:] = d["buf_logp"]
+    self.returns[:] = d["buf_returns"]
+    self.ptr, self.size, self.total_added = (int(x) for x in d["buf_meta"])
+
+
+# ------------------------------------------------------------------------------------------
+# Self-play collection
+# ------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Rollout:
+  """Result of one self-play round on 2K tables (tables k and K + k bid the same deal)."""
+  obs: np.ndarray        # (T, 267) decisions with >= 2 legal calls
+  actions: np.ndarray    # (T,)
+  logp: np.ndarray       # (T,) behaviour log-prob
+  table: np.ndarray      # (T,) table of each decision
+  seat: np.ndarray       # (T,) seat of each decision
+  ns_score: np.ndarray   # (2K,)
+  reward_ns: np.ndarray  # (2K,) IMPs/24 for N-S at each table vs the other table
+  num_calls: np.ndarray  # (2K,) auction lengths
+  engine: engine_lib.BiddingEngine
+
+  def returns(self) -> np.ndarray:
+    r = self.reward_ns[self.table]
+    return np.where(self.seat % 2 == 0, r, -r).astype(np.float32)
+
+
+def duplicate_rewards(ns_score: np.ndarray) -> np.ndarray:
+  """(2K,) N-S scores of paired tables (k, K + k) -> N-S rewards imps(own - other) / 24."""
+  s = np.asarray(ns_score, np.int64)
+  k = s.shape[0] // 2
+  other = np.concatenate([s[k:], s[:k]])
+  return scoring.imps_array(s - other).astype(np.float64) / IMP_SCALE
+
+
+def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.random.Generator,
+                  deal_pool: np.ndarray, num_deals: int,
+                  on_step: Optional[Callable] = None) -> Rollout:
+  """Plays `num_deals` deals from `deal_pool` at two tables each, sampling from `policy`.
+
+  `policy(obs) -> (probs, values)`; `on_step(step, eng)` (optional) is called before each step
+  (JPSBid snapshots positions there).
+  """
+  deals = deal_pool[rng.integers(0, len(deal_pool), num_deals)]
+  dealer = rng.integers(0, 4, num_deals)
+  vul = rng.integers(0, 4, num_deals)
+  eng.reset(np.concatenate([deals, deals]), np.concatenate([dealer, dealer]),
+            np.concatenate([vul, vul]))
+  b = 2 * num_deals
+  obs_l, act_l, logp_l, tab_l, seat_l = [], [], [], [], []
+  step = 0
+  while not eng.done.all():
+    if on_step is not None:
+      on_step(step, eng)
+    active = np.flatnonzero(~eng.done)
+    obs = eng.observation()[active]
+    legal = legal_from_obs(obs)
+    probs, _ = policy(obs)
+    u = rng.random(len(active))
+    a = sample_calls(probs, legal, u)
+    calls = np.zeros(b, np.int64)
+    calls[active] = a
+    keep = legal.sum(axis=1) > 1
+    obs_l.append(obs[keep])
+    act_l.append(a[keep])
+    logp_l.append(np.log(np.maximum(probs[np.arange(len(a)), a], 1e-30))[keep])
+    tab_l.append(active[keep])
+    seat_l.append(eng.current_player[active][keep])
+    eng.step(calls)
+    step += 1
+  ns = eng.ns_score()
+  cat = lambda l, shape, dt: np.concatenate(l) if l else np.zeros(shape, dt)
+  return Rollout(obs=cat(obs_l, (0, OBS_SIZE), np.float32), actions=cat(act_l, (0,), np.int64),
+                 logp=cat(logp_l, (0,), np.float64), table=cat(tab_l, (0,), np.int64),
+                 seat=cat(seat_l, (0,), np.int64), ns_score=ns,
+                 reward_ns=duplicate_rewards(ns), num_calls=eng.auctions.num_calls.copy(),
+                 engine=eng)
+
+
+# ------------------------------------------------------------------------------------------
+# Checkpoints
+# ------------------------------------------------------------------------------------------
+def flatten_params(params) -> Dict[str, np.ndarray]:
+  out = {}
+  for mod, d in params.items():
+    for name, v in d.items():
+      out[f"{mod}/{name}"] = np.asarray(v)
+  return out
+
+
+def unflatten_params(flat: Dict[str, np.ndarray]):
+  params: Dict[str, Dict[str, jnp.ndarray]] = {}
+  for key, v in flat.items():
+    mod, name = key.rsplit("/", 1)
+    params.setdefault(mod, {})[name] = jnp.asarray(v)
+  return params
+
+
+def atomic_savez(path: str, **arrays) -> None:
+  """np.savez to a temp file in the same folder, then os.replace (atomic on POSIX)."""
+  folder = os.path.dirname(os.path.abspath(path))
+  os.makedirs(folder, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".npz", dir=folder)
+  try:
+    with os.fdopen(fd, "wb") as f:
+      np.savez(f, **arrays)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
+
+
+def atomic_write_text(path: str, text: str) -> None:
+  folder = os.path.dirname(os.path.abspath(path))
+  os.makedirs(folder, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(prefix=".tmp_", dir=folder)
+  try:
+    with os.fdopen(fd, "w") as f:
+      f.write(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
+
+
+def save_model(path: str, params, cfg: A2CConfig, extra: Optional[dict] = None) -> None:
+  """Saves only the network (parameters + size + metadata) as a small .npz."""
+  meta = {"network": cfg.network_dict(), "uncontested": cfg.uncontested, **(extra or {})}
+  arrays = {"param/" + k: v.astype(np.float32) for k, v in flatten_params(params).items()}
+  atomic_savez(path, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def load_model(path: str):
+  """(net, params, meta) from a `save_model` or checkpoint .npz."""
+  if not os.path.exists(path):
+    raise ValueError(f"model file {path!r} does not exist")
+  with np.load(path, allow_pickle=False) as z:
+    if "meta" not in z.files:
+      raise ValueError(f"{path!r} is not a bridge A2C model (no 'meta' entry)")
+    meta = json.loads(str(z["meta"]))
+    flat = {k[len("param/"):]: z[k] for k in z.files if k.startswith("param/")}
+  net = make_network(**meta["network"])
+  return net, unflatten_params(flat), meta
+
+
+# ------------------------------------------------------------------------------------------
+# Trainer
+# ------------------------------------------------------------------------------------------
+def split_deals(num_deals: int, holdout: int, seed: int = 12345):
+  """(train indices, held-out indices): a fixed seeded permutation, the last `holdout` held out."""
+  if not 0 <= holdout < num_deals:
+    raise ValueError(f"holdout {holdout} must be in 0..{num_deals - 1}")
+  perm = np.random.default_rng(seed).permutation(num_deals)
+  return np.sort(perm[:num_deals - holdout]), np.sort(perm[num_deals - holdout:])
+
+
+def load_datasets(paths) -> dataset_lib.BridgeDataset:
+  """One dataset from a path, a comma-separated list of paths, or None (the shipped default)."""
+  if paths is None or (isinstance(paths, str) and not paths):
+    return dataset_lib.load_dataset(None)
+  if isinstance(paths, str):
+    paths = [p for p in paths.split(",") if p]
+  if hasattr(paths, "holders"):
+    return paths
+  parts = [dataset_lib.load_dataset(p) for p in paths]
+  if len(parts) == 1:
+    return parts[0]
+  return dataset_lib.BridgeDataset(np.concatenate([p.holders for p in parts]),
+                                   np.concatenate([p.dd_tricks for p in parts]))
+
+
+class A2CTrainer:
+  """Self-play A2C on the batched engine; see the module docstring."""
+
+  LOG_FIELDS = ["round", "games", "decisions", "wall_s", "games_per_s", "mean_auction_len",
+                "loss", "policy_loss", "value_loss", "entropy", "mean_rho", "search_points",
+                "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
+
+  def __init__(self, cfg: A2CConfig, dataset=None, train_deals: Optional[np.ndarray] = None,
+               eval_deals: Optional[np.ndarray] = None, workdir: Optional[str] = None,
+               init_params_from: Optional[str] = None):
+    cfg.validate()
+    self.cfg = cfg
+    self.dataset = load_datasets(dataset)
+    n = self.dataset.holders.shape[0]
+    self.train_deals = np.arange(n) if train_deals is None else np.asarray(train_deals)
+    self.eval_deals = eval_deals
+    if len(self.train_deals) == 0:
+      raise ValueError("no training deals")
+    self.workdir = workdir
+    self.net = make_network(cfg.hidden, cfg.num_blocks)
+    self.optimizer = optax.adam(cfg.learning_rate)
+    self.params = init_params(self.net, cfg.seed)
+    if init_params_from is not None:
+      _, p, meta = load_model(init_params_from)
+      if meta["network"] != cfg.network_dict():
+        raise ValueError(f"{init_params_from}: network {meta['network']} != {cfg.network_dict()}")
+      self.params = p
+    self.opt_state = self.optimizer.init(self.params)
+    self.buffer = ReplayBuffer(cfg.buffer_size)
+    self.rng = np.random.default_rng(cfg.seed)
+    self.round = 0
+    self.games = 0
+    self.wall = 0.0
+    self.log_rows: List[dict] = []
+    self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=cfg.uncontested)
+    self._update = make_update_fn(self.net, self.optimizer, cfg)
+    self._policy = PolicyFn(self.net, self.params)
+    self.search = None  # optional JPSBid hook: search(trainer, on_step registry) (jps_bid.py)
+    if workdir is not None and os.path.exists(self.checkpoint_path):
+      self.load_checkpoint()
+
+  # --- policy -----------------------------------------------------------------------------
+  def policy(self, obs):
+    self._policy.params = self.params
+    return self._policy(obs)
+
+  # --- checkpoints --------------------------------------------------------------------------
+  @property
+  def checkpoint_path(self) -> str:
+    return os.path.join(self.workdir, "checkpoint.npz")
+
+  def save_checkpoint(self) -> None:
+    if self.workdir is None:
+      return
+    leaves = jax.tree_util.tree_leaves(self.opt_state)
+    arrays = {"param/" + k: v for k, v in flatten_params(self.params).items()}
+    arrays.update({f"opt/{i:04d}": np.asarray(x) for i, x in enumerate(leaves)})
+    arrays.update(self.buffer.state_dict())
+    state = {"round": self.round, "games": self.games, "wall": self.wall,
+             "rng": self.rng.bit_generator.state, "config": dataclasses.asdict(self.cfg),
+             "log_rows": self.log_rows}
+    meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
+    atomic_savez(self.checkpoint_path, state=np.array(json.dumps(state)),
+                 meta=np.array(json.dumps(meta)), **arrays)
+
+  def load_checkpoint(self) -> None:
+    with np.load(self.checkpoint_path, allow_pickle=False) as z:
+      state = json.loads(str(z["state"]))
+      saved = A2CConfig(**state["config"])
+      if saved.network_dict() != self.cfg.network_dict() or \
+          saved.buffer_size != self.cfg.buffer_size:
+        raise ValueError(f"checkpoint {self.checkpoint_path} was made with {saved}, "
+                         f"incompatible with {self.cfg}")
+      self.params = unflatten_params({k[6:]: z[k] for k in z.files if k.startswith("param/")})
+      treedef = jax.tree_util.tree_structure(self.optimizer.init(self.params))
+      leaves = [jnp.asarray(z[k]) for k in sorted(k for k in z.files if k.startswith("opt/"))]
+      self.opt_state = jax.tree_util.tree_unflatten(treedef, leaves)
+      self.buffer.load_state_dict({k: z[k] for k in z.files if k.startswith("buf_")})
+    self.round, self.games, self.wall = state["round"], state["games"], state["wall"]
+    self.rng.bit_generator.state = state["rng"]
+    self.log_rows = state["log_rows"]
+
+  # --- training -----------------------------------------------------------------------------
+  def train_round(self) -> dict:
+    cfg = self.cfg
+    t0 = time.time()
+    on_step = self.search.on_step if self.search is not None else None
+    if self.search is not None:
+      self.search.begin_round(self, 2 * cfg.deals_per_round)
+    ro = play_selfplay(self.policy, self.engine, self.rng, self.train_deals,
+                       cfg.deals_per_round, on_step=on_step)
+    self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
+    search_points = 0
+    if self.search is not None:
+      search_points = self.search.end_round(self, ro)
+    metrics = {}
+    if self.buffer.size >= max(cfg.burn_in, 1):
+      ms = []
+      for _ in range(cfg.updates_per_round):
+        obs, act, logp, ret = self.buffer.sample(self.rng, cfg.batch_size)
+        self.params, self.opt_state, m = self._update(self.params, self.opt_state, obs, act,
+                                                      logp, ret)
+        ms.append(m)
+      if ms:
+        metrics = {k: float(np.mean([float(m[k]) for m in ms])) for k in ms[0]}
+    self.round += 1
+    games = 2 * cfg.deals_per_round
+    self.games += games
+    dt = time.time() - t0
+    self.wall += dt
+    row = {"round": self.round, "games": self.games, "decisions": self.buffer.total_added,
+           "wall_s": round(self.wall, 2), "games_per_s": round(games / max(dt, 1e-9), 1),
+           "mean_auction_len": float(np.mean(ro.num_calls)), "search_points": search_points}
+    row.update({k: metrics.get(k, "") for k in ("loss", "policy_loss", "value_loss",
+                                                 "entropy", "mean_rho")})
+    return row
+
+  def evaluate(self, boards: int, seed: int = 0) -> tuple[float, float, int]:
+    """Duplicate match (greedy model vs the natural bidder) on the held-out deals."""
+    from ospiel_team.bridge import match as match_lib  # pylint: disable=g-import-not-at-top
+    from ospiel_team.bridge import model_bidder  # pylint: disable=g-import-not-at-top
+    if self.eval_deals is None or len(self.eval_deals) == 0:
+      raise ValueError("no held-out deals to evaluate on")
+    ds = dataset_lib.BridgeDataset(self.dataset.holders[self.eval_deals],
+                                   self.dataset.dd_tricks[self.eval_deals])
+    bidder = model_bidder.ModelBidder(self.net, self.params, name="a2c")
+    boards = min(boards, len(self.eval_deals))
+    res = match_lib.run_match(bidder, "natural", boards, dataset=ds, seed=seed,
+                              uncontested=self.cfg.uncontested, progress=False)
+    return res.mean_imps, res.stderr_imps, boards
+
+  def train(self, rounds: int, eval_every: int = 0, eval_boards: int = 256,
+            checkpoint_every: int = 10, progress: bool = True,
+            max_seconds: Optional[float] = None) -> List[dict]:
+    """Trains until `rounds` rounds in total (counting resumed ones) or `max_seconds` pass."""
+    start = time.time()
+    bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc="a2c rounds",
+                    disable=not progress)
+    while self.round < rounds:
+      row = self.train_round()
+      if eval_every and (self.round % eval_every == 0 or self.round == rounds):
+        m, se, nb = self.evaluate(eval_boards)
+        row.update(eval_boards=nb, eval_imps_vs_natural=round(m, 4), eval_stderr=round(se, 4))
+      self.log_rows.append(row)
+      bar.update(1)
+      bar.set_postfix(games=self.games, len=f"{row['mean_auction_len']:.1f}",
+                      ev=row.get("eval_imps_vs_natural", ""))
+      timed_out = max_seconds is not None and time.time() - start > max_seconds
+      if self.round % checkpoint_every == 0 or self.round >= rounds or timed_out:
+        self.save_checkpoint()
+        self.write_logs()
+      if timed_out:
+        break
+    bar.close()
+    return self.log_rows
+
+  def write_logs(self) -> None:
+    if self.workdir is None:
+      return
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=self.LOG_FIELDS, extrasaction="ignore")
+    w.writeheader()
+    for r in self.log_rows:
+      w.writerow(r)
+    atomic_write_text(os.path.join(self.workdir, "log.csv"), buf.getvalue())
+    plot_learning_curve(self.log_rows, os.path.join(self.workdir, "learning_curve.png"))
+
+
+def plot_learning_curve(rows: Sequence[dict], path: str, title: str = "bridge A2C") -> None:
+  """Eval IMPs/board vs games (with stderr bars), entropy and auction length; atomic PNG."""
+  import matplotlib  # pylint: disable=g-import-not-at-top
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
+  fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+  ev = [r for r in rows if r.get("eval_imps_vs_natural", "") != ""]
+  if ev:
+    axes[0].errorbar([r["games"] for r in ev], [r["eval_imps_vs_natural"] for r in ev],
+                     yerr=[r["eval_stderr"] for r in ev], marker="o", capsize=2)
+  axes[0].axhline(0, color="gray", lw=0.5)
+  axes[0].set(xlabel="self-play games", ylabel="IMPs/board vs natural (held-out)", title=title)
+  tr = [r for r in rows if r.get("entropy", "") != ""]
+  axes[1].plot([r["games"] for r in tr], [r["entropy"] for r in tr])
+  axes[1].set(xlabel="self-play games", ylabel="policy entropy (nats)")
+  axes[2].plot([r["games"] for r in rows], [r["mean_auction_len"] for r in rows])
+  axes[2].set(xlabel="self-play games", ylabel="mean auction length (calls)")
+  fig.tight_layout()
+  folder = os.path.dirname(os.path.abspath(path))
+  os.makedirs(folder, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".png", dir=folder)
+  os.close(fd)
+  try:
+    fig.savefig(tmp, dpi=90)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+  finally:
+    plt.close(fig)
+    if os.path.exists(tmp):
+      os.remove(tmp)

@@ -1,0 +1,83 @@
+"""A bridge bidder backed by a trained A2C network (`ospiel_team.bridge.a2c`).
+
+It has the batched bidder interface of `ospiel_team.bridge.bidders` (``act(observations,
+uniforms) -> calls``), so duplicate matches (`ospiel_team.bridge.match`) can use it::
+
+  from ospiel_team.bridge import model_bidder, match
+  bidder = model_bidder.load_bidder()                 # the shipped model
+  match.run_match(bidder, "natural", boards=1000)
+
+By default it bids greedily (the most probable legal call, as in the JPS paper's evaluation);
+``greedy=False`` samples from the policy with the match's uniforms (inverse CDF).
+
+Shipped models live in ``ospiel_team/bridge/models/``: ``a2c_baseline.npz`` (self-play A2C,
+4 seats, contested) and, when present, ``a2c_uncontested.npz`` (trained with East-West passing).
+`load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
+`a2c.save_model` (or an A2C checkpoint).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import numpy as np
+
+from ospiel_team.bridge import a2c
+
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested.npz"}
+
+
+def model_path(name_or_path: str = "a2c") -> str:
+  """Path of a shipped model name ('a2c', 'a2c_uncontested') or the path itself."""
+  if name_or_path in SHIPPED_MODELS:
+    return os.path.join(MODELS_DIR, SHIPPED_MODELS[name_or_path])
+  if os.path.exists(name_or_path):
+    return name_or_path
+  raise ValueError(f"unknown model {name_or_path!r}: not a shipped model "
+                   f"({sorted(SHIPPED_MODELS)}) nor an existing file")
+
+
+class ModelBidder:
+  """Bids with a trained policy network: greedy by default, or sampled with `uniforms`."""
+
+  def __init__(self, net, params, name: str = "a2c", greedy: bool = True):
+    self.name = name
+    self.greedy = bool(greedy)
+    self.net = net
+    self.params = params
+    self._policy = a2c.PolicyFn(net, params)
+
+  def probabilities(self, observations: np.ndarray) -> np.ndarray:
+    """(n, 38) policy probabilities (zero on illegal calls)."""
+    probs, _ = self._policy(np.asarray(observations, np.float32))
+    return probs
+
+  def act(self, observations: np.ndarray, uniforms: Optional[np.ndarray] = None) -> np.ndarray:
+    obs = np.asarray(observations, np.float32)
+    if obs.ndim != 2 or obs.shape[1] != a2c.OBS_SIZE:
+      raise ValueError(f"observations must have shape (n, {a2c.OBS_SIZE}), got {obs.shape}")
+    if len(obs) == 0:
+      return np.zeros(0, np.int64)
+    legal = a2c.legal_from_obs(obs)
+    if np.any(legal.sum(axis=1) == 0):
+      raise ValueError(f"row {int(np.flatnonzero(legal.sum(axis=1) == 0)[0])} has no legal call")
+    probs = self.probabilities(obs)
+    if self.greedy or uniforms is None:
+      return a2c.greedy_calls(probs, legal)
+    return a2c.sample_calls(probs, legal, uniforms)
+
+
+def load_bidder(name_or_path: str = "a2c", greedy: bool = True,
+                name: Optional[str] = None) -> ModelBidder:
+  """A `ModelBidder` for a shipped model name or a model/checkpoint path."""
+  net, params, _ = a2c.load_model(model_path(name_or_path))
+  label = name or (name_or_path if name_or_path in SHIPPED_MODELS
+                   else os.path.splitext(os.path.basename(name_or_path))[0])
+  return ModelBidder(net, params, name=label, greedy=greedy)
+
+
+def shipped_bidder() -> ModelBidder:
+  """The shipped contested A2C bidder (the name 'a2c' in duplicate matches)."""
+  return load_bidder("a2c")

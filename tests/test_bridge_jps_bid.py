@@ -1,0 +1,104 @@
+"""JPSBid search (JPS paper Eq. 7-8, Sec. 7.3) against brute-force enumeration."""
+import numpy as np
+import pytest
+
+from ospiel_team.bridge import auction as A
+from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import jps_bid
+from ospiel_team.bridge import scoring
+
+
+def always_pass(obs):
+  probs = np.zeros((len(obs), A.NUM_CALLS))
+  probs[:, A.PASS] = 1.0
+  return probs, np.zeros(len(obs))
+
+
+def _one_deal_dataset():
+  holders = dataset_lib.load_dataset().holders[:1]
+  tricks = np.full((1, 5, 4), 6, np.uint8)
+  tricks[0, 3, 2] = 12   # South makes 12 tricks in spades
+  tricks[0, 3, 0] = 8    # North only 8
+  tricks[0, 4, 0] = 9    # North makes 9 in NT
+  return dataset_lib.BridgeDataset(holders, tricks)
+
+
+def _enumerate(tricks):
+  """Value (N-S IMPs vs a 0 score, / 24) of every (a1 by N, a2 by S), E-W and later N pass."""
+  values = {}
+  for a1 in [A.PASS] + list(range(A.FIRST_BID, A.NUM_CALLS)):
+    a2s = [A.PASS] + [c for c in range(A.FIRST_BID, A.NUM_CALLS) if a1 == A.PASS or c > a1]
+    for a2 in a2s:
+      final = a2 if a2 != A.PASS else a1
+      if final == A.PASS:
+        score = 0
+      else:
+        level, strain = A.bid_level(final), A.bid_strain(final)
+        by_north = a1 != A.PASS and A.bid_strain(a1) == strain
+        declarer = 0 if by_north else 2
+        score = scoring.contract_score(level, strain, 0, False, int(tricks[strain, declarer]))
+      values[(a1, a2)] = scoring.imps(score) / 24.0
+  return values
+
+
+@pytest.mark.parametrize("depth", [3, 1])
+def test_search_finds_enumerated_best(depth):
+  ds = _one_deal_dataset()
+  eng = engine_lib.BiddingEngine(ds, uncontested=True)
+  eng.reset([0, 0], dealer=0, vulnerability=0)
+  rng = np.random.default_rng(0)
+  res = jps_bid.joint_search(always_pass, eng, np.zeros(2, np.int64), rng, depth=depth,
+                             candidates=38, rollouts=2)
+  values = _enumerate(ds.dd_tricks[0])
+  if depth == 3:
+    best = max(values.values())
+    per_a1 = {a1: max(v for (b1, _), v in values.items() if b1 == a1) for a1, _ in values}
+  else:  # 1-search: partner keeps sigma (Pass)
+    best = max(v for (a1, a2), v in values.items() if a2 == A.PASS)
+    per_a1 = {a1: values[(a1, A.PASS)] for a1, _ in values}
+  np.testing.assert_allclose(res.best_value, [best, best])
+  assert per_a1[int(res.best_call[0])] == pytest.approx(best)
+  # Every candidate's value matches the enumeration.
+  for c, v in zip(res.candidate_calls[0], res.candidate_values[0]):
+    if np.isfinite(v):
+      assert v == pytest.approx(per_a1[int(c)])
+  if depth == 3:
+    assert best == pytest.approx(scoring.imps(980) / 24)  # 6S by South
+    assert A.bid_strain(int(res.partner_call[0])) == 3 and A.bid_level(int(res.partner_call[0])) == 6
+    np.testing.assert_allclose(res.partner_value, best)
+  else:
+    assert best == pytest.approx(scoring.imps(400) / 24)  # 3NT by North is the best N can do alone
+
+
+def test_joint_beats_one_search_and_returns_legal_calls():
+  ds = _one_deal_dataset()
+  eng = engine_lib.BiddingEngine(ds, uncontested=True)
+  eng.reset([0], dealer=0, vulnerability=0)
+  r3 = jps_bid.joint_search(always_pass, eng, np.zeros(1), np.random.default_rng(1), depth=3,
+                            candidates=38, rollouts=1)
+  r1 = jps_bid.joint_search(always_pass, eng, np.zeros(1), np.random.default_rng(1), depth=1,
+                            candidates=38, rollouts=1)
+  assert r3.best_value[0] > r1.best_value[0]
+  legal = eng.legal_mask()[0]
+  assert legal[r3.best_call[0]] and legal[r1.best_call[0]]
+
+
+def test_take_and_concat_auctions_roundtrip():
+  eng = engine_lib.BiddingEngine()
+  eng.reset([0, 1, 2], dealer=[0, 1, 2], vulnerability=[0, 1, 3])
+  eng.step([A.bid_call(1, 3), A.PASS, A.bid_call(1, 4)])
+  parts = [jps_bid.take_auctions(eng.auctions, [i]) for i in (2, 0)]
+  both = jps_bid.concat_auctions(parts)
+  e2 = jps_bid.engine_from_auctions(eng.dataset, False, both, eng.deal_index[[2, 0]])
+  np.testing.assert_array_equal(e2.observation(), eng.observation()[[2, 0]])
+  np.testing.assert_array_equal(e2.legal_mask(), eng.legal_mask()[[2, 0]])
+
+
+def test_bad_arguments():
+  eng = engine_lib.BiddingEngine()
+  eng.reset([0], 0, 0)
+  with pytest.raises(ValueError, match="depth"):
+    jps_bid.joint_search(always_pass, eng, np.zeros(1), np.random.default_rng(0), depth=2)
+  with pytest.raises(ValueError, match="fraction"):
+    jps_bid.JPSBidSearch(fraction=1.5)
