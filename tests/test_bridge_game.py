@@ -15,7 +15,6 @@ import ospiel_team  # noqa: F401  (registers bridge_bidding)
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
-from ospiel_team.games import bridge_bidding as bb
 
 OS_BASE = 52  # OpenSpiel bridge: call action = 52 + call
 

@@ -186,7 +186,6 @@ class NaturalBidder:
         default=11)  # partner overcalled
     lens = np.full((n, 4), 2, np.int64)
     lens[has_pd & (pd_strain == _NT) & (pd_opened | ~pd_responded)] = 3
-    rows = np.arange(n)
     for s in range(4):
       bid_s = f["pd"][:, s::5].any(axis=1)
       lens[bid_s, s] = np.maximum(lens[bid_s, s], 4)
@@ -195,7 +194,6 @@ class NaturalBidder:
     r = raise_
     lens[r, own_strain[r]] = np.maximum(lens[r, own_strain[r]],
                                         np.where(own_strain[r] >= 2, 3, 4))
-    del rows
     return pts.astype(np.int64), lens
 
   # --- the system ----------------------------------------------------------------------------

@@ -255,12 +255,12 @@ flags.DEFINE_bool("uncontested", False, "East-West may only pass (Yeh & Lin's se
 
 def main(argv):
   del argv
-  result = run_match(FLAGS.bidder_a, FLAGS.bidder_b, FLAGS.boards, dataset=FLAGS.dataset,
+  ds = engine_lib._as_dataset(FLAGS.dataset)  # pylint: disable=protected-access
+  result = run_match(FLAGS.bidder_a, FLAGS.bidder_b, FLAGS.boards, dataset=ds,
                      seed=FLAGS.seed, uncontested=FLAGS.uncontested)
-  eng_ds = engine_lib._as_dataset(FLAGS.dataset)  # pylint: disable=protected-access
   settings = {"dataset": FLAGS.dataset or "shipped default", "seed": FLAGS.seed,
               "uncontested": FLAGS.uncontested}
-  jpath, mpath = write_report(result, FLAGS.out, eng_ds.holders, settings)
+  jpath, mpath = write_report(result, FLAGS.out, ds.holders, settings)
   s = result.summary()
   print(f"{s['bidder_a']} vs {s['bidder_b']}: {s['imps_per_board_for_a']:+.3f} ± "
         f"{s['stderr']:.3f} IMPs/board over {s['boards']} boards; wrote {jpath}, {mpath}")
