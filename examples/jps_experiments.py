@@ -122,7 +122,7 @@ def speed_comparison(tree: GameTree, pi: np.ndarray, seed: int, depth,
   search = jps.JointPolicySearch(tree, depth=depth, seed=seed)
   rng = np.random.default_rng(seed)
   t0 = time.perf_counter()
-  sweep = search._sweep(pi, None)  # pylint: disable=protected-access
+  sweep = search.sweep(pi)
   sweep_seconds = time.perf_counter() - t0
   total_candidates, search_seconds, brute_seconds, max_err = 0, 0.0, 0.0, 0.0
   evaluated = 0

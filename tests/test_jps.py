@@ -260,3 +260,19 @@ def test_tree_cache_round_trip(tmp_path):
   with pytest.raises(ValueError, match="holds the tree"):
     tree_cache.load_tree(pyspiel.load_game("mini_bridge(size=3)"),
                          tree_cache.cache_path(game, str(tmp_path)))
+
+
+def test_reach_sampling_draws_only_reached_histories():
+  tree = _tree("simple_bidding(size=3)")
+  pi = tree.uniform_policy_array()
+  bid0 = tree.infoset_legal[:, 1]
+  pi[bid0] = 0.0
+  pi[bid0, 1] = 1.0  # every player always bids 1 when it can: most histories are unreached
+  search = jps.JointPolicySearch(tree, samples=3, sample_by="reach", seed=0)
+  sweep = search._sweep(pi, np.random.default_rng(0))  # pylint: disable=protected-access
+  w, reach = sweep["weight"], sweep["reach"]
+  inf = search._row_inf  # pylint: disable=protected-access
+  reached = np.bincount(inf, weights=reach, minlength=tree.num_infosets) > 0
+  assert np.all(reach[(w > 0) & reached[inf]] > 0)  # reached infosets: only reached histories
+  assert np.all(np.bincount(inf, weights=w, minlength=tree.num_infosets)[
+      search._team_infosets] >= 1)  # pylint: disable=protected-access

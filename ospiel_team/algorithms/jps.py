@@ -314,6 +314,15 @@ class JointPolicySearch:
     """Objective (team mean return) of the policy array `pi`."""
     return float(evaluation.game_value(self.tree, pi)[self.team].mean())
 
+  def sweep(self, pi: np.ndarray, rng: Optional[np.random.Generator] = None) -> dict:
+    """The quantities one search needs (reach, values, J(I, a) under sigma = `pi`).
+
+    `search(sweep, depth)` then runs one search; sampled JPS draws its histories with `rng`.
+    """
+    if self.samples is not None and rng is None:
+      rng = np.random.default_rng(self.seed)
+    return self._sweep(pi, rng)
+
   def _sweep(self, pi: np.ndarray, rng: Optional[np.random.Generator]) -> dict:
     """One pass over the tree: reach and values under sigma, J(I, a) under sigma."""
     tree, A = self.tree, self.tree.num_actions
