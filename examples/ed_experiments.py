@@ -1,0 +1,304 @@
+r"""Exploitability Descent against CFR, CFR+, XFP and NFSP: Figure 1 of the ED paper.
+
+Runs each solver on each game for a wall-time budget (solver time: metric evaluation and
+the JIT compilation that ED reports are not counted; NFSP's own JIT compilation is, as the
+runner cannot separate it) and plots NashConv against iterations and against seconds, log-log, one panel per
+game, like Figure 1 of Lockhart et al. 2019 (`../shared/papers/exploitability_descent.txt`).
+The solvers are those of the comparison runner (`ospiel_team.compare`: OpenSpiel's CFR, CFR+,
+XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the array game tree.
+Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and
+NFSP, the current policy of ED (ED has no average).
+
+Example (the command behind docs/benchmarks/exploitability_descent.md):
+  python examples/ed_experiments.py --out out/ed_experiments
+
+Small run:
+  python examples/ed_experiments.py --games kuhn_poker --seconds 2 --game_seconds "" \
+      --solvers ed,cfr --out /tmp/ed_small
+
+Writes OUT/results.json (rows as the comparison runner writes them, plus `label`), OUT/results.md
+(final NashConv, iterations and seconds of each solver per game, and the equal-iteration and
+equal-time comparisons) and OUT/ed_figure1.png. With --resume, (game, solver) pairs already in
+OUT/results.json with the same budget are not run again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from typing import Any, Dict, List
+
+from absl import app
+from absl import flags
+import numpy as np
+import pyspiel
+
+from ospiel_team import compare
+from ospiel_team.algorithms.game_tree import GameTree
+
+GOOFSPIEL = "goofspiel(imp_info=True,num_cards=4,points_order=descending)"
+DEFAULT_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice", GOOFSPIEL]
+# Seconds of solver time per (game, solver) in the default run (about 12 minutes in all).
+DEFAULT_GAME_SECONDS = "kuhn_poker=8;leduc_poker=30;liars_dice=45;goofspiel=20"
+SHORT_NAMES = {GOOFSPIEL: "goofspiel_4_imp_desc"}
+
+flags.DEFINE_string("games", ";".join(DEFAULT_GAMES),
+                    "Games separated by ';' (simultaneous games are loaded turn-based).")
+flags.DEFINE_float("seconds", 10.0, "Solver seconds per (game, solver) unless in game_seconds.")
+flags.DEFINE_string("game_seconds", DEFAULT_GAME_SECONDS,
+                    "Per-game budgets 'prefix=seconds;...' (a game matches by name prefix).")
+flags.DEFINE_integer("max_iterations", 100_000, "Iteration cap of every solver.")
+flags.DEFINE_bool("resume", False, "Skip (game, solver) pairs already in OUT/results.json.")
+# --solvers, --seed, --num_points, --solver_options and --out are the comparison runner's
+# flags (defined by `ospiel_team.compare`), with this script's defaults.
+flags.FLAGS.set_default("solvers", ["ed", "neural_ed", "cfr", "cfr_plus", "xfp", "nfsp"])
+flags.FLAGS.set_default("num_points", 60)
+flags.FLAGS.set_default("solver_options", "ed.lr=1.0,neural_ed.hidden=64,neural_ed.lr=0.1")
+flags.FLAGS.set_default("out", "out/ed_experiments")
+FLAGS = flags.FLAGS
+
+# The policy each solver is judged by.
+PRIMARY_VARIANT = {"ed": "current", "neural_ed": "current"}
+
+
+def load_game(name: str) -> pyspiel.Game:
+  """pyspiel.load_game, turned turn-based for simultaneous-move games."""
+  game = pyspiel.load_game(name)
+  if game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+    game = pyspiel.load_game_as_turn_based(name)
+  return game
+
+
+def parse_game_seconds(text: str) -> Dict[str, float]:
+  out = {}
+  for item in filter(None, (t.strip() for t in (text or "").split(";"))):
+    if "=" not in item:
+      raise ValueError(f"game_seconds item {item!r} is not of the form prefix=seconds")
+    key, value = item.split("=", 1)
+    seconds = float(value)
+    if not seconds > 0:
+      raise ValueError(f"game_seconds for {key!r} must be positive, got {value!r}")
+    out[key.strip()] = seconds
+  return out
+
+
+def budget_for(name: str, default: float, table: Dict[str, float]) -> float:
+  for prefix, seconds in table.items():
+    if name.startswith(prefix):
+      return seconds
+  return default
+
+
+def label(name: str) -> str:
+  return SHORT_NAMES.get(name, name)
+
+
+def run_solver(game: pyspiel.Game, tree: GameTree, name: str, seconds: float,
+               max_iterations: int, num_points: int, seed: int,
+               options: Dict[str, str], game_label: str) -> List[Dict[str, Any]]:
+  """Runs one comparison-runner solver until `seconds` of solver time have passed.
+
+  Like `compare.run` (same solvers, snapshots, purified variant and metric), but stopping at
+  the first checkpoint past the time budget instead of at a fixed iteration count.
+  """
+  fn = compare._solver_fn(name)  # pylint: disable=protected-access
+  checkpoints = compare.log_checkpoints(max_iterations, num_points)
+  np.random.seed(seed)
+  ctx = compare.SolverContext(game=game, tree=tree, seed=seed, iterations=max_iterations,
+                              checkpoints=checkpoints, options=dict(options))
+  gen = fn(ctx)
+  elapsed = 0.0
+  rows = []
+  while elapsed < seconds:
+    start = time.perf_counter()
+    try:
+      snap = next(gen)
+    except StopIteration:
+      break
+    # JIT compilation that a solver reports (ED) is excluded from its budget and its seconds.
+    elapsed += time.perf_counter() - start - (
+        snap.extra.get("compile_seconds", 0.0) if not rows else 0.0)
+    policies = dict(snap.policies)
+    if "average" in policies and "purified" not in policies:
+      policies["purified"] = compare.purified(tree, policies["average"])
+    for variant, pi in policies.items():
+      row = dict(solver=name, variant=variant, iteration=int(snap.iteration),
+                 seconds=round(elapsed, 6), metric_name="nash_conv",
+                 metric=compare.nash_conv(tree, np.asarray(pi)), game=str(game),
+                 label=game_label, seed=seed, budget_seconds=seconds,
+                 primary=variant == PRIMARY_VARIANT.get(name, "average"))
+      row.update(snap.extra)
+      rows.append(row)
+  gen.close()
+  return rows
+
+
+def primary_rows(rows, game_label, solver):
+  return [r for r in rows if r["label"] == game_label and r["solver"] == solver and r["primary"]]
+
+
+def _value_at(points, key, limit):
+  """Metric at the last checkpoint with points[key] <= limit (None if there is none)."""
+  ok = [r for r in points if r[key] <= limit + 1e-9]
+  return ok[-1]["metric"] if ok else None
+
+
+def summary_markdown(rows: List[Dict[str, Any]]) -> str:
+  """Final NashConv per solver and game, and the equal-iteration / equal-time comparisons."""
+  lines = []
+  labels = list(dict.fromkeys(r["label"] for r in rows))
+  for game_label in labels:
+    solvers = list(dict.fromkeys(r["solver"] for r in rows if r["label"] == game_label))
+    series = {s: primary_rows(rows, game_label, s) for s in solvers}
+    series = {s: p for s, p in series.items() if p}
+    budget = rows[[r["label"] for r in rows].index(game_label)]["budget_seconds"]
+    lines += [f"### {game_label}", "",
+              f"Budget {budget:g} s of solver time per solver. NashConv of the primary policy "
+              "(average for CFR/CFR+/XFP/NFSP, current for ED); lower is better.", "",
+              "| solver | policy | iterations | seconds | JIT compile s | final NashConv |",
+              "|---|---|---:|---:|---:|---:|"]
+    for s, pts in series.items():
+      last = pts[-1]
+      compile_s = last.get("compile_seconds")
+      lines.append(f"| {s} | {last['variant']} | {last['iteration']} | {last['seconds']:.2f} |"
+                   f" {'-' if compile_s is None else f'{compile_s:.1f}'} |"
+                   f" {last['metric']:.4g} |")
+    # Equal iterations: the largest checkpoint every non-NFSP solver reached (an NFSP
+    # iteration is a batch of sampled episodes, not a sweep of the tree).
+    sweeps = [s for s in series if s != "nfsp"]
+    if len(sweeps) > 1:
+      it_common = min(series[s][-1]["iteration"] for s in sweeps)
+      cells = [f"{s} {_fmt(_value_at(series[s], 'iteration', it_common))}" for s in sweeps]
+      lines += ["", f"Equal iterations ({it_common}): " + ", ".join(cells) + "."]
+    if len(series) > 1:
+      t_common = min(series[s][-1]["seconds"] for s in series)
+      cells = [f"{s} {_fmt(_value_at(series[s], 'seconds', t_common))}" for s in series]
+      lines += [f"Equal time ({t_common:.2f} s): " + ", ".join(cells) + "."]
+    if "ed" in series and "neural_ed" in series:
+      it_ed = min(series["ed"][-1]["iteration"], series["neural_ed"][-1]["iteration"])
+      a = _value_at(series["ed"], "iteration", it_ed)
+      b = _value_at(series["neural_ed"], "iteration", it_ed)
+      best_a = min(r["metric"] for r in series["ed"])
+      best_b = min(r["metric"] for r in series["neural_ed"])
+      verdict = "better" if b is not None and a is not None and b < a else "not better"
+      lines += [f"Neural vs tabular ED at {it_ed} iterations: neural {_fmt(b)}, tabular "
+                f"{_fmt(a)} (neural is {verdict}); best checkpoint neural {best_b:.4g}, "
+                f"tabular {best_a:.4g}."]
+    lines.append("")
+  return "\n".join(lines)
+
+
+def _fmt(v):
+  return "n/a" if v is None else f"{v:.4g}"
+
+
+def plot_figure(rows: List[Dict[str, Any]], path: str) -> None:
+  """Figure 1 layout: one column per game; NashConv vs iterations (top) and seconds (bottom)."""
+  import matplotlib  # pylint: disable=g-import-not-at-top
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
+  labels = list(dict.fromkeys(r["label"] for r in rows))
+  fig, axes = plt.subplots(2, len(labels), figsize=(4.2 * len(labels), 7.5), squeeze=False)
+  styles = {"ed": "C0-", "neural_ed": "C1-", "cfr": "C2--", "cfr_plus": "C3--",
+            "xfp": "C4-.", "nfsp": "C5:"}
+  for col, game_label in enumerate(labels):
+    solvers = list(dict.fromkeys(r["solver"] for r in rows if r["label"] == game_label))
+    for s in solvers:
+      pts = primary_rows(rows, game_label, s)
+      if not pts:
+        continue
+      its = [r["iteration"] for r in pts]
+      secs = [max(r["seconds"], 1e-4) for r in pts]
+      vals = [max(r["metric"], 1e-12) for r in pts]
+      name = f"{s} ({pts[-1]['variant']})"
+      axes[0, col].plot(its, vals, styles.get(s, "-"), marker=".", markersize=3, label=name)
+      axes[1, col].plot(secs, vals, styles.get(s, "-"), marker=".", markersize=3, label=name)
+    axes[0, col].set_title(game_label, fontsize=10)
+    for row, xlabel in enumerate(["iterations", "solver seconds"]):
+      ax = axes[row, col]
+      ax.set_xscale("log")
+      ax.set_yscale("log")
+      ax.set_xlabel(xlabel)
+      ax.grid(True, which="both", alpha=0.3)
+      if col == 0:
+        ax.set_ylabel("NashConv")
+  axes[0, 0].legend(fontsize=7)
+  fig.tight_layout()
+  directory = os.path.dirname(os.path.abspath(path))
+  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_", suffix=".png")
+  os.close(fd)
+  fig.savefig(tmp, dpi=110)
+  plt.close(fig)
+  os.replace(tmp, path)
+
+
+def _atomic_write_text(path: str, text: str) -> None:
+  directory = os.path.dirname(os.path.abspath(path))
+  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_")
+  with os.fdopen(fd, "w") as f:
+    f.write(text)
+  os.replace(tmp, path)
+
+
+def write_outputs(rows: List[Dict[str, Any]], out_dir: str, command: str) -> None:
+  os.makedirs(out_dir, exist_ok=True)
+  _atomic_write_text(os.path.join(out_dir, "results.json"), json.dumps(rows, indent=1))
+  header = (f"Command: `{command}`\n\nRun at {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+            f" on {os.cpu_count()} CPU cores.\n\n")
+  _atomic_write_text(os.path.join(out_dir, "results.md"), header + summary_markdown(rows))
+  if rows:
+    plot_figure(rows, os.path.join(out_dir, "ed_figure1.png"))
+
+
+def main(argv):
+  del argv
+  import tqdm  # pylint: disable=g-import-not-at-top
+  games = [g.strip() for g in FLAGS.games.split(";") if g.strip()]
+  if not games:
+    raise ValueError("no games given")
+  if FLAGS.max_iterations < 1:
+    raise ValueError(f"max_iterations must be >= 1, got {FLAGS.max_iterations}")
+  if not FLAGS.seconds > 0:
+    raise ValueError(f"seconds must be positive, got {FLAGS.seconds}")
+  for s in FLAGS.solvers:
+    compare._solver_fn(s)  # pylint: disable=protected-access  (fails early on unknown names)
+  table = parse_game_seconds(FLAGS.game_seconds)
+  options = compare.parse_options(FLAGS.solver_options)
+  results_path = os.path.join(FLAGS.out, "results.json")
+  rows: List[Dict[str, Any]] = []
+  if FLAGS.resume and os.path.exists(results_path):
+    with open(results_path) as f:
+      rows = json.load(f)
+  command = "python examples/ed_experiments.py " + " ".join(
+      f"--{k}={v!r}" if isinstance(v, str) else f"--{k}={v}"
+      for k, v in [("games", FLAGS.games), ("solvers", ",".join(FLAGS.solvers)),
+                   ("seconds", FLAGS.seconds), ("game_seconds", FLAGS.game_seconds),
+                   ("max_iterations", FLAGS.max_iterations), ("seed", FLAGS.seed),
+                   ("solver_options", FLAGS.solver_options), ("out", FLAGS.out)])
+  pairs = [(g, s) for g in games for s in FLAGS.solvers]
+  bar = tqdm.tqdm(pairs, desc="ed_experiments", unit=" runs")
+  trees: Dict[str, Any] = {}
+  for name, solver in bar:
+    seconds = budget_for(name, FLAGS.seconds, table)
+    done = [r for r in rows if r["label"] == label(name) and r["solver"] == solver]
+    if done and done[0]["budget_seconds"] == seconds:
+      continue
+    rows = [r for r in rows if not (r["label"] == label(name) and r["solver"] == solver)]
+    bar.set_postfix(game=label(name), solver=solver)
+    if name not in trees:
+      trees.clear()  # one tree in memory at a time
+      game = load_game(name)
+      trees[name] = (game, GameTree(game))
+    game, tree = trees[name]
+    rows += run_solver(game, tree, solver, seconds, FLAGS.max_iterations, FLAGS.num_points,
+                       FLAGS.seed, options, label(name))
+    write_outputs(rows, FLAGS.out, command)
+  write_outputs(rows, FLAGS.out, command)
+  print(summary_markdown(rows))
+  print(f"Wrote {FLAGS.out}/results.json, results.md, ed_figure1.png")
+
+
+if __name__ == "__main__":
+  app.run(main)
