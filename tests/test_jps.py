@@ -214,6 +214,16 @@ def test_bad_arguments_raise(kwargs):
     jps.JointPolicySearch(_tree("comm(length=1)"), **kwargs)
 
 
+def test_bad_policy_raises():
+  tree = _tree("comm(length=1)")
+  pi = tree.uniform_policy_array()
+  pi[0, 0] = np.nan
+  with pytest.raises(ValueError, match="not finite"):
+    jps.JointPolicySearch(tree).improve(pi)
+  with pytest.raises(ValueError, match="sum to"):
+    jps.JointPolicySearch(tree).improve(2 * tree.uniform_policy_array())
+
+
 def test_compare_runner_jps_solver():
   rows = compare.run("simple_bidding(size=3)", ["jps"], iterations=30, seed=1, progress=False)
   final = {r["variant"]: r for r in rows if r["iteration"] == 30}
@@ -229,8 +239,10 @@ def test_both_ways_of_finding_altered_histories_agree(game_name):
   tree = _tree(game_name)
   team = None if game_name != "kuhn_poker(players=3)" else [0, 2]
   pi = tree_cfr.random_policy_array(tree, 8)
-  pi[:, 0] = np.where(tree.infoset_legal[:, 0], 0.0, pi[:, 0])  # some exact zeros
+  several = tree.infoset_legal.sum(axis=1) > 1
+  pi[several, 0] = 0.0  # some exact zeros
   pi /= pi.sum(axis=1, keepdims=True)
+  tree.validate_policy_array(pi)
   results = {}
   for mode in ("always", "never"):
     search = jps.JointPolicySearch(tree, team=team)
@@ -241,6 +253,7 @@ def test_both_ways_of_finding_altered_histories_agree(game_name):
     assert len(a.levels) == len(b.levels)
     for la, lb in zip(a.levels, b.levels):
       np.testing.assert_array_equal(la["inf"], lb["inf"])
+      assert np.all(np.isfinite(la["J"]))
       np.testing.assert_allclose(la["J"], lb["J"], atol=1e-13)
 
 

@@ -221,6 +221,9 @@ class JointPolicySearch:
       pi = tree.policy_array(pol)
     else:
       pi = np.array(pol, dtype=np.float64)
+    if pi.shape == (tree.num_infosets, tree.num_actions) and not np.all(np.isfinite(pi)):
+      bad = int(np.nonzero(~np.all(np.isfinite(pi), axis=1))[0][0])
+      raise ValueError(f"policy is not finite at infoset {tree.infoset_keys[bad]!r}")
     tree.validate_policy_array(pi)
     return pi
 
