@@ -139,7 +139,8 @@ class JointPolicySearch:
       JPS, 100 for sampled JPS (as in the paper).
     stop_on_quiet_pass: stop when a full pass over the starting depths (in a seeded random
       order) finds no improvement above `improvement_tol` (exact) or applies no change
-      (sampled).
+      (sampled). Default: True for exact JPS; False for sampled JPS, whose samples change
+      every iteration (it then runs `max_iterations`, as the paper's 100).
     improvement_tol: a change is applied only if its predicted gain exceeds this.
     start_depths: the starting depths to use (team decision depth: number of team decisions
       before the infoset); default all.
@@ -153,7 +154,7 @@ class JointPolicySearch:
   def __init__(self, game: Union[pyspiel.Game, GameTree], team: Optional[Sequence[int]] = None,
                fixed_policy: PolicyLike = None, depth: Optional[int] = None,
                samples: Optional[int] = None, sample_by: str = "uniform", seed: int = 0,
-               max_iterations: Optional[int] = None, stop_on_quiet_pass: bool = True,
+               max_iterations: Optional[int] = None, stop_on_quiet_pass: Optional[bool] = None,
                improvement_tol: float = 1e-9, start_depths: Optional[Sequence[int]] = None,
                verify: bool = False, verify_atol: float = 1e-9, max_rows: int = 200_000_000,
                progress: bool = False):
@@ -188,6 +189,8 @@ class JointPolicySearch:
     if max_iterations is None and self.samples is not None:
       max_iterations = 100
     self.max_iterations = max_iterations
+    if stop_on_quiet_pass is None:
+      stop_on_quiet_pass = self.samples is None
     self.stop_on_quiet_pass = stop_on_quiet_pass
     if improvement_tol < 0:
       raise ValueError(f"improvement_tol must be >= 0, got {improvement_tol}")
