@@ -177,9 +177,9 @@ def _run_ray(tasks, address: str, save) -> None:
                       ) from e
   started_here = not ray.is_initialized()
   if started_here:
-    ray.init(address=address, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}}
-             if address == "local" else None)
+    # Workers must be able to import ospiel_team (pip install it on every node).
+    ray.init(address=None if address == "local" else address, include_dashboard=False,
+             log_to_driver=False)
 
   @ray.remote(num_cpus=1)
   def _ray_chunk(args):
