@@ -496,6 +496,7 @@ class TeamLPResult:
   """Solution of the team LP: value, both teams' correlated plans, sizes and timings."""
   game: str
   teams: teams_lib.Teams
+  terminals: int
   value: float  # team 1's (max) value = team 1's utility under the equilibrium
   plans: List[TeamPlan]
   sequences: List[int]  # #team sequences (Table 1's #Seq)
@@ -516,7 +517,8 @@ class TeamLPResult:
     return [v[i] / len(t) for i, t in enumerate(self.teams.teams)]
 
   def summary(self) -> Dict:
-    return dict(game=self.game, teams=str(self.teams), value=self.value,
+    return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
+                value=self.value,
                 value_team2=-self.value, value_per_member=self.value_per_member(),
                 sequences=self.sequences, local_solutions=self.local_solutions,
                 lp_rows=self.lp_rows, lp_cols=self.lp_cols, lp_nonzeros=self.lp_nonzeros,
@@ -546,7 +548,8 @@ def _payoff(tree: GameTree, dec1: TeamDecomposition, dec2: TeamDecomposition,
 
 def _solve_highs(c, a_mat, row_lo, row_hi, col_lo, col_hi, sense_max: bool,
                  time_limit: Optional[float], threads: Optional[int], solver: str,
-                 integrality: Optional[np.ndarray] = None, mip_gap: Optional[float] = None):
+                 integrality: Optional[np.ndarray] = None, mip_gap: Optional[float] = None,
+                 options: Optional[Dict] = None):
   """Solves min/max c.x, row_lo <= A x <= row_hi, col bounds, with highspy."""
   import highspy  # pylint: disable=g-import-not-at-top
   h = highspy.Highs()
@@ -559,6 +562,8 @@ def _solve_highs(c, a_mat, row_lo, row_hi, col_lo, col_hi, sense_max: bool,
     h.setOptionValue("solver", solver)
   if mip_gap is not None:
     h.setOptionValue("mip_rel_gap", float(mip_gap))
+  for key, value in (options or {}).items():
+    h.setOptionValue(key, value)
   a_csc = sparse.csc_matrix(a_mat)
   a_csc.sort_indices()
   lp = highspy.HighsLp()
@@ -584,7 +589,8 @@ def _solve_highs(c, a_mat, row_lo, row_hi, col_lo, col_hi, sense_max: bool,
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           time_limit: Optional[float] = None, threads: Optional[int] = None,
-          solver: str = "simplex", max_local: int = DEFAULT_MAX_LOCAL) -> TeamLPResult:
+          solver: str = "ipm", max_local: int = DEFAULT_MAX_LOCAL,
+          highs_options: Optional[Dict] = None) -> TeamLPResult:
   """Solves the zero-sum team game exactly for its team-correlated equilibrium (Thm. 3.21)."""
   start = time.perf_counter()
   if isinstance(game, str):
@@ -642,7 +648,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   build = time.perf_counter() - start
   t0 = time.perf_counter()
   h = _solve_highs(cost, a_mat, row_lo, row_hi, col_lo, col_hi, True, time_limit, threads,
-                   solver)
+                   solver, options=highs_options)
   solve_seconds = time.perf_counter() - t0
   status = h.modelStatusToString(h.getModelStatus())
   if status != "Optimal":
@@ -656,7 +662,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   plan1 = TeamPlan(dec1, lam1)
   plan2 = TeamPlan(dec2, mu)
   return TeamLPResult(
-      game=str(tree.game), teams=teams, value=value, plans=[plan1, plan2],
+      game=str(tree.game), teams=teams, terminals=len(tree.terminals), value=value, plans=[plan1, plan2],
       sequences=[dec1.num_sequences, dec2.num_sequences],
       local_solutions=[dec1.num_local, dec2.num_local], lp_rows=a_mat.shape[0],
       lp_cols=a_mat.shape[1], lp_nonzeros=int(a_mat.nnz), build_seconds=build,
@@ -727,7 +733,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   parser.add_argument("--teams", default=None, help='teams, e.g. "0,1|2"')
   parser.add_argument("--json", action="store_true", help="print one JSON object")
   parser.add_argument("--time_limit", type=float, default=None)
-  parser.add_argument("--solver", default="simplex", help="HiGHS solver: simplex, ipm, choose")
+  parser.add_argument("--solver", default="ipm", help="HiGHS solver: ipm (default, with crossover), simplex, choose")
   args = parser.parse_args(argv)
   res = solve(args.game, args.teams, time_limit=args.time_limit, solver=args.solver)
   s = res.summary()

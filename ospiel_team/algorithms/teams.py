@@ -105,26 +105,31 @@ def default_teams(game: pyspiel.Game) -> Teams:
   "players 0..n-2 against player n-1" and a common-payoff game as a single team.
   """
   n = game.num_players()
-  try:
-    from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
-    lookup = getattr(team_instances, "teams_for_game", None)
-    if lookup is not None:
-      found = lookup(str(game))
-      if found is not None:
-        return parse_teams(found, n)
-    instances = getattr(team_instances, "INSTANCES", None)
-    if isinstance(instances, dict):
-      for value in instances.values():
-        game_str, teams = value[0], value[1]
-        if str(pyspiel.load_game(game_str)) == str(game):
-          return parse_teams(teams, n)
-  except ImportError:
-    pass
+  found = _instance_teams().get(str(game))
+  if found is not None:
+    return parse_teams(found, n)
   if game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL:
     return Teams((tuple(range(n)),), n)
   if n == 2:
     return Teams(((0,), (1,)), n)
   return Teams((tuple(range(n - 1)), (n - 1,)), n)
+
+
+_INSTANCE_TEAMS: Optional[Dict[str, Sequence[Sequence[int]]]] = None
+
+
+def _instance_teams() -> Dict[str, Sequence[Sequence[int]]]:
+  """Canonical game string -> teams of every Table 1 instance (`games.team_instances`)."""
+  global _INSTANCE_TEAMS
+  if _INSTANCE_TEAMS is None:
+    _INSTANCE_TEAMS = {}
+    try:
+      from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+    except ImportError:
+      return _INSTANCE_TEAMS
+    for game_str, teams in team_instances.TABLE1_INSTANCES.values():
+      _INSTANCE_TEAMS.setdefault(str(pyspiel.load_game(game_str)), teams)
+  return _INSTANCE_TEAMS
 
 
 # ------------------------------------------------------------------------------------------------

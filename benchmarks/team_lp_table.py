@@ -1,0 +1,142 @@
+r"""Table 1 of Zhang & Sandholm with our team LP: sizes, values, times, ratios to the paper.
+
+Each instance of `ospiel_team.games.team_instances.TABLE1_INSTANCES` is solved in its own
+subprocess (`python -m ospiel_team.algorithms.team_lp --json`) under a wall-clock limit; an
+instance that does not finish in time (or whose tree is larger than `--max_terminals`, so the
+Python tree walk alone would not finish) is marked "not finished". Results are written
+atomically to `--out` (JSON) after every instance and reused on a rerun (resume); a Markdown
+table goes to `--out_md`.
+
+Columns: |Z| (terminal histories, checked against the paper), #Seq of each team (checked),
+our LP columns per team (local solutions), LP size (nonzeros of the constraint matrix) and the
+paper's, the value (team 1, the sum of its members' values), our time (tree walk + building +
+HiGHS) and the paper's "Ours", and the ratios ours / paper of time and LP size (< 1: smaller or
+faster than the paper).
+
+Usage:
+  python benchmarks/team_lp_table.py --time_limit 60 --out docs/benchmarks/team_lp_table.json \
+      --out_md docs/benchmarks/team_lp_table.md
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from absl import app
+from absl import flags
+
+from ospiel_team.games import team_instances
+
+FLAGS = flags.FLAGS
+flags.DEFINE_float("time_limit", 60.0, "seconds per instance (subprocess wall clock)")
+flags.DEFINE_integer("max_terminals", 100_000,
+                     "skip (mark not finished) instances with more terminal histories")
+flags.DEFINE_string("instances", "", "comma-separated instance names (default: all)")
+flags.DEFINE_string("out", "docs/benchmarks/team_lp_table.json", "JSON results (resumable)")
+flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_table.md", "Markdown table")
+flags.DEFINE_string("solver", "ipm", "HiGHS solver: simplex, ipm or choose")
+flags.DEFINE_bool("rerun", False, "ignore stored results")
+
+
+def _atomic_write(path: str, text: str) -> None:
+  d = os.path.dirname(os.path.abspath(path))
+  os.makedirs(d, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp_")
+  with os.fdopen(fd, "w") as f:
+    f.write(text)
+  os.replace(tmp, path)
+
+
+def run_instance(name: str, time_limit: float, solver: str) -> dict:
+  game, teams = team_instances.TABLE1_INSTANCES[name]
+  teams_str = "|".join(",".join(str(p) for p in t) for t in teams)
+  cmd = [sys.executable, "-m", "ospiel_team.algorithms.team_lp", "--game", game,
+         "--teams", teams_str, "--json", "--solver", solver]
+  start = time.perf_counter()
+  try:
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=time_limit)
+  except subprocess.TimeoutExpired:
+    return dict(instance=name, game=game, teams=teams_str, finished=False,
+                reason=f"not finished in {time_limit:g} s")
+  wall = time.perf_counter() - start
+  if proc.returncode != 0:
+    tail = (proc.stderr or "").strip().splitlines()[-1:] or ["?"]
+    return dict(instance=name, game=game, teams=teams_str, finished=False,
+                reason=f"error: {tail[0][:200]}")
+  row = json.loads(proc.stdout.strip().splitlines()[-1])
+  row.update(instance=name, finished=True, wall_seconds=round(wall, 3))
+  return row
+
+
+def markdown(rows: list) -> str:
+  head = ("| Game | \\|Z\\| | #Seq 1 | #Seq 2 | LP cols 1 | LP cols 2 | LP size | paper LP size"
+          " | size ratio | value (team 1) | ours (s) | paper Ours (s) | time ratio |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+  lines = []
+  for r in rows:
+    p = team_instances.PAPER_TABLE1.get(r["instance"])
+    paper_size = p.lp_size if p else None
+    paper_s = p.seconds if p else None
+    if not r.get("finished"):
+      lines.append(f"| {r['instance']} | {p.terminals if p else ''} | {p.seq1 if p else ''} | "
+                   f"{p.seq2 if p else ''} | | | | {paper_size or ''} | | "
+                   f"{r['reason']} | | {paper_s if paper_s is not None else 'oom'} | |")
+      continue
+    secs = r["seconds"]
+    size_ratio = f"{r['lp_nonzeros'] / paper_size:.2f}" if paper_size else ""
+    time_ratio = f"{secs / paper_s:.1f}" if paper_s else ""
+    lines.append(
+        f"| {r['instance']} | {r['terminals']} | {r['sequences'][0]} | {r['sequences'][1]} | "
+        f"{r['local_solutions'][0]} | {r['local_solutions'][1]} | {r['lp_nonzeros']} | "
+        f"{paper_size or ''} | {size_ratio} | {r['value']:.6f} | {secs:.2f} (build "
+        f"{r['build_seconds']:.2f} + HiGHS {r['solve_seconds']:.2f}) | "
+        f"{paper_s if paper_s is not None else 'oom'} | {time_ratio} |")
+  return head + "\n".join(lines) + "\n"
+
+
+def main(argv):
+  del argv
+  names = (FLAGS.instances.split(",") if FLAGS.instances
+           else list(team_instances.TABLE1_INSTANCES))
+  stored = {}
+  if os.path.exists(FLAGS.out) and not FLAGS.rerun:
+    with open(FLAGS.out) as f:
+      stored = {r["instance"]: r for r in json.load(f)["rows"]}
+  import tqdm  # pylint: disable=g-import-not-at-top
+  rows = []
+  for name in tqdm.tqdm(names, desc="Table 1", unit=" instance"):
+    if name not in team_instances.TABLE1_INSTANCES:
+      raise ValueError(f"unknown instance {name!r}; known: {list(team_instances.TABLE1_INSTANCES)}")
+    old = stored.get(name)
+    if old is not None and (old.get("finished") or old.get("time_limit", 0) >= FLAGS.time_limit):
+      rows.append(old)
+      continue
+    paper = team_instances.PAPER_TABLE1[name]
+    if paper.terminals > FLAGS.max_terminals:
+      row = dict(instance=name, finished=False,
+                 reason=f"not run: |Z|={paper.terminals} > max_terminals={FLAGS.max_terminals}")
+    else:
+      row = run_instance(name, FLAGS.time_limit, FLAGS.solver)
+    row["time_limit"] = FLAGS.time_limit
+    if row.get("finished"):
+      for key, ours, theirs in (("terminals", row["terminals"], paper.terminals),
+                                ("seq1", row["sequences"][0], paper.seq1),
+                                ("seq2", row["sequences"][1], paper.seq2)):
+        row[f"{key}_matches_paper"] = ours == theirs
+    rows.append(row)
+    stored[name] = row
+    _atomic_write(FLAGS.out, json.dumps(dict(
+        command=" ".join(["python"] + sys.argv), date=time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                    time.gmtime()),
+        rows=[stored[n] for n in names if n in stored]), indent=1))
+    print(json.dumps({k: row.get(k) for k in ("instance", "finished", "value", "seconds",
+                                              "lp_nonzeros", "reason")}), flush=True)
+  _atomic_write(FLAGS.out_md, markdown(rows))
+  print(markdown(rows))
+
+
+if __name__ == "__main__":
+  app.run(main)

@@ -1,0 +1,222 @@
+"""The team LP (Zhang & Sandholm) against independent computations."""
+
+import io
+import json
+import contextlib
+
+import numpy as np
+import pyspiel
+import pytest
+
+import ospiel_team  # noqa: F401
+from ospiel_team.algorithms import coop_optimum
+from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms import team_lp
+from ospiel_team.algorithms import teams as teams_lib
+from ospiel_team.algorithms.game_tree import GameTree
+
+
+def _chance(tree):
+  return coop_optimum._chance_reach(tree)[tree.terminals]  # pylint: disable=protected-access
+
+
+_SOLVED = {}
+
+
+def _solve(game, teams):
+  key = (game, teams)
+  if key not in _SOLVED:
+    _SOLVED[key] = team_lp.solve(game, teams)
+  return _SOLVED[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# Teams of one player: the two-player zero-sum value from independent methods.
+def test_kuhn_value_closed_form_and_cfr_plus():
+  res = _solve("kuhn_poker", "0|1")
+  assert res.value == pytest.approx(-1.0 / 18.0, abs=1e-9)  # Kuhn (1950)
+  game = pyspiel.load_game("kuhn_poker")
+  solver = pyspiel.CFRPlusSolver(game)
+  for _ in range(2000):
+    solver.evaluate_and_update_policy()
+  avg = solver.average_policy()
+  v = pyspiel.expected_returns(game.new_initial_state(), avg, -1, True)[0]
+  eps = pyspiel.nash_conv(game, avg)
+  assert abs(res.value - v) <= eps + 1e-9
+  # Team sizes of one player: #Seq = the sequence-form sizes (6 infosets x 2 actions + empty).
+  assert res.sequences == [13, 13]
+
+
+@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker"])
+def test_single_player_teams_match_sequence_form_lp(game):
+  pytest.importorskip("cvxpy")
+  pytest.importorskip("ecos")  # OpenSpiel's lp_solver default solver
+  from open_spiel.python.algorithms import sequence_form_lp  # pylint: disable=g-import-not-at-top
+  v0, v1, _, _ = sequence_form_lp.solve_zero_sum_game(pyspiel.load_game(game))
+  res = _solve(game, "0|1")
+  assert res.value == pytest.approx(v0, abs=1e-6)
+  assert -res.value == pytest.approx(v1, abs=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans: constraints, bilinear value, best responses computed independently.
+@pytest.mark.parametrize("game,teams", [
+    ("kuhn_poker", "0|1"),
+    ("kuhn_poker(players=3)", "0,1|2"),
+    ("kuhn_poker(players=3)", "0|1,2"),
+    ("team_kuhn(players=3,ranks=3)", "0,1|2"),
+])
+def test_plans_feasible_and_value_is_both_best_responses(game, teams):
+  res = _solve(game, teams)
+  tree = res.plans[0].decomposition.tree
+  t = res.teams
+  for plan in res.plans:
+    assert plan.constraint_violation() < 1e-8
+    x = plan.terminal_reach()
+    assert x.min() > -1e-9 and x.max() < 1 + 1e-9
+  u = teams_lib.team_terminal_utilities(tree, t)
+  ch = _chance(tree)
+  x1, y2 = res.plans[0].terminal_reach(), res.plans[1].terminal_reach()
+  assert np.sum(ch * u[:, 0] * x1 * y2) == pytest.approx(res.value, abs=1e-8)
+  # Team 2 best-responds to team 1's plan: its best value is -value (team 1 guarantees value).
+  for method in ("lp", "mip"):
+    br2 = teams_lib.team_best_response_value(tree, t, 1, ch * x1 * u[:, 1], method=method)
+    assert br2 == pytest.approx(-res.value, abs=1e-7)
+    br1 = teams_lib.team_best_response_value(tree, t, 0, ch * y2 * u[:, 0], method=method)
+    assert br1 == pytest.approx(res.value, abs=1e-7)
+  # Brute force over joint pure strategies (independent of both LP and MIP).
+  for team, w in ((0, ch * y2 * u[:, 0]), (1, ch * x1 * u[:, 1])):
+    members = t.teams[team]
+    sizes = [len(coop_optimum.pure_plans(tree, p)) for p in members]
+    if len(members) <= 2 and np.prod(sizes) <= 2_000_000:  # 21K3: 729 x 1000
+      bf = coop_optimum.brute_force_best_joint(tree, members, w)
+      assert bf.value == pytest.approx(res.value if team == 0 else -res.value, abs=1e-7)
+    elif game.startswith("team_kuhn"):
+      raise AssertionError(f"brute force expected to run on {game}: {sizes}")
+
+
+def test_single_player_best_response_matches_evaluation():
+  """The weights-based backward induction equals evaluation.best_response on behavior plans."""
+  game = pyspiel.load_game("kuhn_poker(players=3)")
+  tree = GameTree(game)
+  rng = np.random.default_rng(0)
+  pi = rng.random((tree.num_infosets, tree.num_actions)) * tree.infoset_legal
+  pi /= pi.sum(axis=1, keepdims=True)
+  reach = evaluation.reach_by_owner(tree, pi)[tree.terminals]
+  for p in range(3):
+    w = np.prod(np.delete(reach, p, axis=1), axis=1) * tree.node_returns[tree.terminals, p]
+    ours = teams_lib.single_player_best_response_value(tree, p, w)
+    assert ours == pytest.approx(float(evaluation.best_response(tree, pi, p).value), abs=1e-12)
+
+
+def test_sampling_reproduces_the_plan_exactly_and_empirically():
+  res = _solve("team_kuhn(players=3,ranks=3)", "0,1|2")
+  tree = res.plans[0].decomposition.tree
+  plan = res.plans[0]
+  x = plan.terminal_reach()
+  dist = plan.pure_strategy_distribution()
+  assert sum(p for p, _ in dist) == pytest.approx(1.0, abs=1e-9)
+
+  def reach_of(strategy):
+    pi = tree.uniform_policy_array()
+    for i, a in strategy.items():
+      pi[i] = 0.0
+      pi[i, a] = 1.0
+    r = evaluation.reach_by_owner(tree, pi)[tree.terminals]
+    return np.prod(r[:, list(plan.members)], axis=1)
+
+  mix = sum(p * reach_of(s) for p, s in dist)
+  np.testing.assert_allclose(mix, x, atol=1e-8)
+  rng = np.random.default_rng(1)
+  n = 400
+  emp = sum(reach_of(plan.sample_pure_strategy(rng)) for _ in range(n)) / n
+  assert np.abs(emp - x).max() < 0.15  # ~4 standard deviations for 400 samples
+  # Each pure strategy in the support guarantees at most the value (it is a team-1 strategy).
+  pi = res.profile_policy(rng=0)
+  tree.validate_policy_array(pi)
+  assert teams_lib.team_value_vs_best_response(tree, pi, res.teams) <= res.value + 1e-9
+
+
+def test_team_value_vs_best_response_metric_and_runner():
+  from ospiel_team import compare  # pylint: disable=g-import-not-at-top
+  game = "kuhn_poker(players=3)"
+  res = _solve(game, "0,1|2")
+  tree = res.plans[0].decomposition.tree
+  rng = np.random.default_rng(3)
+  pi = rng.random((tree.num_infosets, tree.num_actions)) * tree.infoset_legal
+  pi /= pi.sum(axis=1, keepdims=True)
+  # Team 2 is player 2 alone: its best response is OpenSpiel-checked evaluation.best_response.
+  metric = teams_lib.team_value_vs_best_response_metric(tree, pi)
+  assert metric == pytest.approx(-float(evaluation.best_response(tree, pi, 2).value), abs=1e-12)
+  assert metric <= res.value + 1e-9
+  # A two-player opponent team: LP and MIP agree.
+  t2 = teams_lib.parse_teams("0|1,2", 3)
+  a = teams_lib.team_value_vs_best_response(tree, pi, t2, method="lp")
+  b = teams_lib.team_value_vs_best_response(tree, pi, t2, method="mip")
+  assert a == pytest.approx(b, abs=1e-9)
+  assert a <= _solve(game, "0|1,2").value + 1e-9
+  rows = compare.run(game, ["team_lp", "cfr"], iterations=4, metric="team_value_vs_br",
+                     progress=False, tree=tree)
+  lp_rows = [r for r in rows if r["solver"] == "team_lp"]
+  assert lp_rows and lp_rows[0]["tmecor_value"] == pytest.approx(res.value, abs=1e-9)
+  for r in rows:
+    assert r["metric"] <= res.value + 1e-9
+
+
+# ---------------------------------------------------------------------------------------------
+# Team declarations and assumption checks.
+def test_parse_teams_and_errors():
+  t = teams_lib.parse_teams("0,1|2", 3)
+  assert t.teams == ((0, 1), (2,)) and str(t) == "0,1|2"
+  assert list(t.player_team) == [0, 0, 1]
+  with pytest.raises(ValueError, match="'x'"):
+    teams_lib.parse_teams("0,x|2", 3)
+  with pytest.raises(ValueError, match=r"players \[2\]"):
+    teams_lib.parse_teams("0|1", 3)
+  with pytest.raises(ValueError, match="out of range"):
+    teams_lib.parse_teams("0|3", 3)
+  with pytest.raises(ValueError, match="two teams"):
+    teams_lib.parse_teams("0|0,1", 2)
+
+
+def test_zero_sum_and_timeable_checks():
+  with pytest.raises(ValueError, match="not zero-sum"):
+    teams_lib.check_assumptions("tiny_hanabi", "0|1")
+  tree = GameTree(pyspiel.load_game("kuhn_poker"))
+  teams_lib.check_timeable(tree)
+  node = int(tree.decisions[-1])
+  tree.node_depth = tree.node_depth.copy()
+  tree.node_depth[node] += 1
+  with pytest.raises(ValueError, match="not timeable"):
+    teams_lib.check_timeable(tree)
+  with pytest.raises(ValueError, match="not timeable"):
+    team_lp.TeamDecomposition(tree, [0])
+
+
+def test_team_values_per_member():
+  tree = GameTree(pyspiel.load_game("kuhn_poker(players=3)"))
+  pi = tree.uniform_policy_array()
+  v = teams_lib.team_values(tree, pi, teams_lib.parse_teams("0,1|2", 3))
+  assert v["team"][0] == pytest.approx(v["players"][0] + v["players"][1])
+  assert v["per_member"][0] == pytest.approx(v["team"][0] / 2)
+  assert v["team"][0] + v["team"][1] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_cli_json():
+  out = io.StringIO()
+  with contextlib.redirect_stdout(out):
+    team_lp.main(["--game", "kuhn_poker", "--teams", "0|1", "--json"])
+  s = json.loads(out.getvalue())
+  assert s["value"] == pytest.approx(-1 / 18, abs=1e-9)
+  assert s["sequences"] == [13, 13] and s["lp_nonzeros"] > 0 and s["terminals"] == 30
+
+
+def test_table1_sizes_of_small_instances():
+  """#Seq per team equals Table 1 (facts about the games, not about our LP)."""
+  from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+  for name in ("21K3", "21K4"):
+    game, teams = team_instances.TABLE1_INSTANCES[name]
+    res = _solve(game, "|".join(",".join(map(str, t)) for t in teams))
+    paper = team_instances.PAPER_TABLE1[name]
+    assert res.sequences == [paper.seq1, paper.seq2]
+    assert res.terminals == paper.terminals
