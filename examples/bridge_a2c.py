@@ -24,6 +24,7 @@ from absl import flags
 import numpy as np
 
 from ospiel_team.bridge import a2c
+from ospiel_team.bridge import dataset as dataset_lib
 # match.py defines --seed, --uncontested (and --dataset, --boards, ...) at import time; this
 # script reuses --seed and --uncontested and names its dataset list --datasets.
 from ospiel_team.bridge import match  # pylint: disable=unused-import
@@ -31,7 +32,13 @@ from ospiel_team.bridge import match  # pylint: disable=unused-import
 FLAGS = flags.FLAGS
 flags.DEFINE_string("workdir", "/tmp/bridge_a2c", "Checkpoint / log folder (resumes from it).")
 flags.DEFINE_string("datasets", None, "Comma-separated .npz datasets or globs (default: shipped).")
-flags.DEFINE_integer("holdout", 200, "Deals held out of training for evaluation.")
+flags.DEFINE_integer("holdout", 200, "Deals held out of training (when no --eval_dataset).")
+flags.DEFINE_string("eval_dataset", None, "Held-out .npz for evaluation (its deals are removed "
+                    "from the training data).")
+flags.DEFINE_bool("augment", True, "Augment training deals by seat rotations and suit "
+                  "permutations (x96, exact DDS tables).")
+flags.DEFINE_float("refresh_minutes", 0.0, "Re-read --datasets globs this often (a dataset "
+                   "being built); 0: never. Runs that refresh are not bit-reproducible.")
 flags.DEFINE_integer("rounds", 100000, "Total rounds (each: deals_per_round deals x 2 tables).")
 flags.DEFINE_float("max_minutes", 60.0, "Stop (with a checkpoint) after this many minutes.")
 flags.DEFINE_integer("deals_per_round", 256, "Deals per round (2 tables each).")
@@ -40,7 +47,11 @@ flags.DEFINE_integer("updates_per_round", 4, "Adam steps per round.")
 flags.DEFINE_integer("buffer_size", 100000, "Replay buffer capacity (decisions).")
 flags.DEFINE_integer("burn_in", 10000, "Decisions in the buffer before training starts.")
 flags.DEFINE_float("learning_rate", 3e-4, "Adam learning rate (paper: 1e-4).")
-flags.DEFINE_float("entropy_coef", 0.01, "Entropy bonus.")
+flags.DEFINE_float("entropy_coef", 0.01, "Entropy bonus (after the schedule).")
+flags.DEFINE_float("entropy_coef_start", 0.1, "Entropy bonus at round 0, decayed linearly to "
+                   "--entropy_coef over --entropy_decay_rounds (keeps early self-play from "
+                   "collapsing to all-pass).")
+flags.DEFINE_integer("entropy_decay_rounds", 400, "Rounds of the entropy schedule (0: none).")
 flags.DEFINE_float("ratio_clip", 1.0, "Importance-ratio clip.")
 flags.DEFINE_integer("hidden", 200, "Units per layer.")
 flags.DEFINE_integer("num_blocks", 2, "Residual blocks (2 FC layers each).")
@@ -61,10 +72,9 @@ def expand_datasets(spec):
     return None
   paths = []
   for part in spec.split(","):
-    hits = sorted(glob.glob(part))
-    if not hits:
-      raise ValueError(f"--datasets entry {part!r} matches no file")
-    paths.extend(hits)
+    paths.extend(sorted(glob.glob(part)))  # a glob may match nothing yet (refresh)
+  if not paths:
+    raise ValueError(f"--datasets {spec!r} matches no file")
   return paths
 
 
@@ -72,24 +82,54 @@ def main(argv):
   del argv
   cfg = a2c.A2CConfig(
       hidden=FLAGS.hidden, num_blocks=FLAGS.num_blocks, learning_rate=FLAGS.learning_rate,
-      entropy_coef=FLAGS.entropy_coef, ratio_clip=FLAGS.ratio_clip,
+      entropy_coef=FLAGS.entropy_coef, entropy_coef_start=FLAGS.entropy_coef_start,
+      entropy_decay_rounds=FLAGS.entropy_decay_rounds, ratio_clip=FLAGS.ratio_clip,
       deals_per_round=FLAGS.deals_per_round, batch_size=FLAGS.batch_size,
       updates_per_round=FLAGS.updates_per_round, buffer_size=FLAGS.buffer_size,
       burn_in=FLAGS.burn_in, uncontested=FLAGS.uncontested, seed=FLAGS.seed)
-  ds = a2c.load_datasets(expand_datasets(FLAGS.datasets))
-  train_idx, eval_idx = a2c.split_deals(ds.holders.shape[0], FLAGS.holdout)
-  trainer = a2c.A2CTrainer(cfg, ds, train_idx, eval_idx, workdir=FLAGS.workdir,
+  eval_ds = None
+  if FLAGS.eval_dataset:
+    eval_ds = dataset_lib.load_dataset(FLAGS.eval_dataset)
+
+  def training_data():
+    """(augmented training dataset, held-out dataset, number of base training deals)."""
+    ds = a2c.load_datasets(expand_datasets(FLAGS.datasets))
+    h, t = ds.holders, ds.dd_tricks
+    if eval_ds is not None:
+      held = eval_ds
+      h, t = a2c.remove_deals(h, t, eval_ds.holders)
+    else:
+      tr, ev = a2c.split_deals(h.shape[0], FLAGS.holdout)
+      held = dataset_lib.BridgeDataset(h[ev], t[ev])
+      h, t = h[tr], t[tr]
+    n_base = h.shape[0]
+    if FLAGS.augment:
+      h, t = a2c.augment_deals(h, t)
+    return dataset_lib.BridgeDataset(h, t), held, n_base
+
+  train_ds, held, n_base = training_data()
+  trainer = a2c.A2CTrainer(cfg, train_ds, None, held, workdir=FLAGS.workdir,
                            init_params_from=FLAGS.init_model)
+  state = {"n_base": n_base}
+
+  def refresh(tr):
+    new_ds, _, nb = training_data()
+    if nb != state["n_base"]:
+      print(f"\nrefresh: {nb} base training deals (was {state['n_base']})")
+      state["n_base"] = nb
+      tr.set_training_data(new_ds)
   if FLAGS.search != "none":
     from ospiel_team.bridge import jps_bid  # pylint: disable=g-import-not-at-top
     trainer.search = jps_bid.JPSBidSearch(
         fraction=FLAGS.search_fraction, depth=3 if FLAGS.search == "jps" else 1,
         candidates=FLAGS.search_candidates, rollouts=FLAGS.search_rollouts)
-  print(f"dataset: {ds.holders.shape[0]} deals ({len(train_idx)} train, {len(eval_idx)} "
-        f"held out); resuming at round {trainer.round}")
+  print(f"training deals: {n_base} (x{train_ds.holders.shape[0] // max(n_base, 1)} by "
+        f"augmentation), held out: {held.holders.shape[0]}; resuming at round {trainer.round}")
   trainer.train(FLAGS.rounds, eval_every=FLAGS.eval_every, eval_boards=FLAGS.eval_boards,
                 checkpoint_every=FLAGS.checkpoint_every, progress=FLAGS.progress,
-                max_seconds=FLAGS.max_minutes * 60)
+                max_seconds=FLAGS.max_minutes * 60,
+                refresh=refresh if FLAGS.refresh_minutes > 0 else None,
+                refresh_seconds=FLAGS.refresh_minutes * 60)
   a2c.save_model(os.path.join(FLAGS.workdir, "model.npz"), trainer.params, cfg,
                  extra={"rounds": trainer.round, "games": trainer.games,
                         "wall_s": trainer.wall, "search": FLAGS.search})

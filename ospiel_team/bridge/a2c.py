@@ -82,6 +82,8 @@ class A2CConfig:
   num_blocks: int = 2
   learning_rate: float = 3e-4       # paper: 1e-4 (2 GPU-days); larger for short CPU runs
   entropy_coef: float = 0.01
+  entropy_coef_start: float = 0.01  # linear schedule from this to entropy_coef ...
+  entropy_decay_rounds: int = 0     # ... over this many rounds (0: constant entropy_coef)
   value_coef: float = 0.5
   ratio_clip: float = 1.0
   deals_per_round: int = 256        # each deal is bid at 2 tables -> 512 games per round
@@ -105,6 +107,12 @@ class A2CConfig:
       raise ValueError(f"ratio_clip must be > 0, got {self.ratio_clip}")
     if self.burn_in > self.buffer_size:
       raise ValueError(f"burn_in {self.burn_in} exceeds buffer_size {self.buffer_size}")
+
+  def entropy_at(self, round_: int) -> float:
+    if self.entropy_decay_rounds <= 0 or round_ >= self.entropy_decay_rounds:
+      return self.entropy_coef
+    f = round_ / self.entropy_decay_rounds
+    return (1 - f) * self.entropy_coef_start + f * self.entropy_coef
 
   def network_dict(self) -> dict:
     return {"hidden": self.hidden, "num_blocks": self.num_blocks}
@@ -210,17 +218,17 @@ def a2c_loss_terms(logits, values, actions, behaviour_logp, returns, legal, rati
 
 
 def make_update_fn(net: hk.Transformed, optimizer, cfg: A2CConfig):
-  """Jitted Adam step: (params, opt_state, batch) -> (params, opt_state, metrics)."""
+  """Jitted Adam step: (params, opt_state, batch, entropy_coef) -> (params, opt_state, metrics)."""
 
-  def loss_fn(params, obs, actions, mu_logp, returns):
+  def loss_fn(params, obs, actions, mu_logp, returns, entropy_coef):
     logits, values = net.apply(params, obs)
     return a2c_loss_terms(logits, values, actions, mu_logp, returns, legal_from_obs(obs),
-                          cfg.ratio_clip, cfg.entropy_coef, cfg.value_coef)
+                          cfg.ratio_clip, entropy_coef, cfg.value_coef)
 
   @jax.jit
-  def update(params, opt_state, obs, actions, mu_logp, returns):
+  def update(params, opt_state, obs, actions, mu_logp, returns, entropy_coef):
     (_, metrics), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-        params, obs, actions, mu_logp, returns)
+        params, obs, actions, mu_logp, returns, entropy_coef)
     updates, opt_state = optimizer.update(grads, opt_state, params)
     params = optax.apply_updates(params, updates)
     return params, opt_state, metrics
@@ -252,16 +260,12 @@ class ReplayBuffer:
     if n == 0:
       return
     packed = np.packbits(obs > 0.5, axis=1)
-    if n > self.capacity:  # keep the newest
-      packed, actions, logp, returns = (packed[-self.capacity:], np.asarray(actions)[-self.capacity:],
-                                        np.asarray(logp)[-self.capacity:],
-                                        np.asarray(returns)[-self.capacity:])
-      n = self.capacity
-    idx = (self.ptr + np.arange(n)) % self.capacity
-    self.obs[idx] = packed
-    self.actions[idx] = actions
-    self.logp[idx] = logp
-    self.returns[idx] = returns
+    m = min(n, self.capacity)  # only the newest `capacity` decisions survive
+    idx = (self.ptr + np.arange(n)[n - m:]) % self.capacity
+    self.obs[idx] = packed[n - m:]
+    self.actions[idx] = np.asarray(actions)[n - m:]
+    self.logp[idx] = np.asarray(logp)[n - m:]
+    self.returns[idx] = np.asarray(returns)[n - m:]
     self.ptr = int((self.ptr + n) % self.capacity)
     self.size = int(min(self.capacity, self.size + n))
     self.total_added += n
@@ -465,14 +469,14 @@ class A2CTrainer:
                 "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
 
   def __init__(self, cfg: A2CConfig, dataset=None, train_deals: Optional[np.ndarray] = None,
-               eval_deals: Optional[np.ndarray] = None, workdir: Optional[str] = None,
+               eval_dataset=None, workdir: Optional[str] = None,
                init_params_from: Optional[str] = None):
     cfg.validate()
     self.cfg = cfg
     self.dataset = load_datasets(dataset)
     n = self.dataset.holders.shape[0]
     self.train_deals = np.arange(n) if train_deals is None else np.asarray(train_deals)
-    self.eval_deals = eval_deals
+    self.eval_dataset = eval_dataset  # a BridgeDataset of held-out deals (or None)
     if len(self.train_deals) == 0:
       raise ValueError("no training deals")
     self.workdir = workdir
@@ -497,6 +501,13 @@ class A2CTrainer:
     self.search = None  # optional JPSBid hook: search(trainer, on_step registry) (jps_bid.py)
     if workdir is not None and os.path.exists(self.checkpoint_path):
       self.load_checkpoint()
+
+  def set_training_data(self, dataset, train_deals: Optional[np.ndarray] = None) -> None:
+    """Replaces the training deals (e.g. when a dataset being built has grown)."""
+    self.dataset = load_datasets(dataset)
+    n = self.dataset.holders.shape[0]
+    self.train_deals = np.arange(n) if train_deals is None else np.asarray(train_deals)
+    self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=self.cfg.uncontested)
 
   # --- policy -----------------------------------------------------------------------------
   def policy(self, obs):
@@ -557,8 +568,9 @@ class A2CTrainer:
       ms = []
       for _ in range(cfg.updates_per_round):
         obs, act, logp, ret = self.buffer.sample(self.rng, cfg.batch_size)
-        self.params, self.opt_state, m = self._update(self.params, self.opt_state, obs, act,
-                                                      logp, ret)
+        self.params, self.opt_state, m = self._update(
+            self.params, self.opt_state, obs, act, logp, ret,
+            np.float32(cfg.entropy_at(self.round)))
         ms.append(m)
       if ms:
         metrics = {k: float(np.mean([float(m[k]) for m in ms])) for k in ms[0]}
@@ -578,24 +590,32 @@ class A2CTrainer:
     """Duplicate match (greedy model vs the natural bidder) on the held-out deals."""
     from ospiel_team.bridge import match as match_lib  # pylint: disable=g-import-not-at-top
     from ospiel_team.bridge import model_bidder  # pylint: disable=g-import-not-at-top
-    if self.eval_deals is None or len(self.eval_deals) == 0:
+    ds = self.eval_dataset
+    if ds is None or ds.holders.shape[0] == 0:
       raise ValueError("no held-out deals to evaluate on")
-    ds = dataset_lib.BridgeDataset(self.dataset.holders[self.eval_deals],
-                                   self.dataset.dd_tricks[self.eval_deals])
     bidder = model_bidder.ModelBidder(self.net, self.params, name="a2c")
-    boards = min(boards, len(self.eval_deals))
+    boards = min(boards, ds.holders.shape[0])
     res = match_lib.run_match(bidder, "natural", boards, dataset=ds, seed=seed,
                               uncontested=self.cfg.uncontested, progress=False)
     return res.mean_imps, res.stderr_imps, boards
 
   def train(self, rounds: int, eval_every: int = 0, eval_boards: int = 256,
             checkpoint_every: int = 10, progress: bool = True,
-            max_seconds: Optional[float] = None) -> List[dict]:
-    """Trains until `rounds` rounds in total (counting resumed ones) or `max_seconds` pass."""
+            max_seconds: Optional[float] = None,
+            refresh: Optional[Callable[["A2CTrainer"], None]] = None,
+            refresh_seconds: float = 300.0) -> List[dict]:
+    """Trains until `rounds` rounds in total (counting resumed ones) or `max_seconds` pass.
+
+    `refresh(trainer)` (optional) is called every `refresh_seconds` (e.g. to add new deals).
+    """
     start = time.time()
+    last_refresh = start
     bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc="a2c rounds",
                     disable=not progress)
     while self.round < rounds:
+      if refresh is not None and time.time() - last_refresh > refresh_seconds:
+        refresh(self)
+        last_refresh = time.time()
       row = self.train_round()
       if eval_every and (self.round % eval_every == 0 or self.round == rounds):
         m, se, nb = self.evaluate(eval_boards)
@@ -655,3 +675,45 @@ def plot_learning_curve(rows: Sequence[dict], path: str, title: str = "bridge A2
     plt.close(fig)
     if os.path.exists(tmp):
       os.remove(tmp)
+
+
+# ------------------------------------------------------------------------------------------
+# Data augmentation by the symmetries of double-dummy bridge
+# ------------------------------------------------------------------------------------------
+def augment_deals(holders: np.ndarray, dd_tricks: np.ndarray, rotations: bool = True,
+                  suit_permutations: bool = True):
+  """Deals and DDS tables under seat rotations and suit permutations (up to 4 x 24 per deal).
+
+  Both symmetries map a deal to another deal whose double-dummy table is a permutation of the
+  original one, so no DDS work is needed: rotating every card's holder by r seats moves
+  declarer d's column to d + r; renaming suit s as pi(s) moves strain s's row to pi(s) (NT is
+  unchanged). Scoring is not symmetric (minors score less than majors, vulnerability differs
+  by side), which is why these are new training deals. tests/test_bridge_a2c.py checks the
+  tables against DDS on transformed deals.
+  """
+  import itertools  # pylint: disable=g-import-not-at-top
+  h = np.asarray(holders, np.uint8)
+  t = np.asarray(dd_tricks, np.uint8)
+  perms = list(itertools.permutations(range(4))) if suit_permutations else [(0, 1, 2, 3)]
+  rots = range(4) if rotations else [0]
+  ranks = np.arange(13)
+  out_h, out_t = [], []
+  for perm in perms:
+    # new card (rank, perm[s]) holds what old card (rank, s) held
+    src = np.empty(52, np.int64)
+    for s in range(4):
+      src[ranks * 4 + perm[s]] = ranks * 4 + s
+    hp = h[:, src]
+    tp = t.copy()
+    tp[:, list(perm), :] = t[:, :4, :]
+    for r in rots:
+      out_h.append(((hp.astype(np.int64) + r) % 4).astype(np.uint8))
+      out_t.append(np.roll(tp, r, axis=2))
+  return np.concatenate(out_h), np.concatenate(out_t)
+
+
+def remove_deals(holders: np.ndarray, dd_tricks: np.ndarray, exclude_holders: np.ndarray):
+  """Drops the deals that also appear in `exclude_holders` (exact same 52 holders)."""
+  ex = {bytes(r) for r in np.asarray(exclude_holders, np.uint8)}
+  keep = np.array([bytes(r) not in ex for r in np.asarray(holders, np.uint8)], bool)
+  return holders[keep], dd_tricks[keep]
