@@ -324,3 +324,37 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
       seconds=time.perf_counter() - start, method=res.method, policy=tree.tabular_policy(pi),
       policy_array=pi, evaluated_value=evaluated_team / k,
       details=dict(details, solver_value=res.value / k))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+  """CLI: python -m ospiel_team.algorithms.coop_optimum --game G [--method M] [--json]."""
+  import argparse  # pylint: disable=g-import-not-at-top
+  import json  # pylint: disable=g-import-not-at-top
+  import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
+  parser = argparse.ArgumentParser(description="Exact optimum of a cooperative game")
+  parser.add_argument("--game", required=True)
+  parser.add_argument("--method", default="auto", help="auto, lp, mip or brute_force")
+  parser.add_argument("--time_limit", type=float, default=None, help="solver seconds")
+  parser.add_argument("--lp_max_local", type=int, default=DEFAULT_LP_MAX_LOCAL)
+  parser.add_argument("--json", action="store_true")
+  args = parser.parse_args(argv)
+  start = time.perf_counter()
+  game = pyspiel.load_game(args.game)
+  tree = GameTree(game)
+  tree_seconds = time.perf_counter() - start
+  res = solve(tree, method=args.method, time_limit=args.time_limit,
+              lp_max_local=args.lp_max_local)
+  s = res.summary()
+  s.update(tree_seconds=round(tree_seconds, 3), terminals=len(tree.terminals),
+           infosets=tree.num_infosets, total_seconds=round(time.perf_counter() - start, 3))
+  if args.json:
+    print(json.dumps(s))
+  else:
+    for k, v in s.items():
+      print(f"{k}: {v}")
+  return 0
+
+
+if __name__ == "__main__":
+  import sys  # pylint: disable=g-import-not-at-top
+  sys.exit(main())

@@ -1,0 +1,136 @@
+r"""Exact optima of the cooperative games (the true targets for JPS).
+
+For each game (comm L=3,5,6,7; simple_bidding N=4,8,16; mini_bridge 3,4,5; tiny_hanabi) and each
+method (`mip`: HiGHS MIP over the players' pure sequence-form plans; `lp`: the team LP of Zhang &
+Sandholm with no opponent), runs `python -m ospiel_team.algorithms.coop_optimum --json` in a
+subprocess under a wall-clock limit (HiGHS gets most of it as its own time limit, so a stopped
+MIP still reports its best joint strategy and bound). Records the value (per member = the
+common payoff), whether it is proven optimal, the gap, and seconds; the returned policy's value
+is re-evaluated on the array game tree by the CLI (`evaluated_value`). Results are written
+atomically to `--out` after every run and reused on a rerun.
+
+Usage:
+  python benchmarks/coop_optima.py --time_limit 240 --out docs/benchmarks/coop_optima.json \
+      --out_md docs/benchmarks/coop_optima.md
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from absl import app
+from absl import flags
+
+FLAGS = flags.FLAGS
+flags.DEFINE_float("time_limit", 240.0, "wall-clock seconds per (game, method)")
+flags.DEFINE_string("games", "tiny_hanabi,comm(length=3),comm(length=5),comm(length=6),"
+                    "comm(length=7),simple_bidding(size=4),simple_bidding(size=8),"
+                    "simple_bidding(size=16),mini_bridge(size=3),mini_bridge(size=4),"
+                    "mini_bridge(size=5)", "comma-free game list separated by ';' or ','")
+flags.DEFINE_string("methods", "mip,lp", "methods to run, in order")
+flags.DEFINE_bool("skip_lp_if_proven", True, "skip the LP when the MIP proved optimality")
+flags.DEFINE_string("out", "docs/benchmarks/coop_optima.json", "JSON results (resumable)")
+flags.DEFINE_string("out_md", "docs/benchmarks/coop_optima.md", "Markdown table")
+flags.DEFINE_bool("rerun", False, "ignore stored results")
+
+
+def _split_games(text):
+  out, depth, cur = [], 0, ""
+  for ch in text:
+    if ch == "(":
+      depth += 1
+    elif ch == ")":
+      depth -= 1
+    if ch in ",;" and depth == 0:
+      out.append(cur.strip())
+      cur = ""
+    else:
+      cur += ch
+  if cur.strip():
+    out.append(cur.strip())
+  return out
+
+
+def _atomic_write(path, text):
+  d = os.path.dirname(os.path.abspath(path))
+  os.makedirs(d, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp_")
+  with os.fdopen(fd, "w") as f:
+    f.write(text)
+  os.replace(tmp, path)
+
+
+def run_one(game, method, limit):
+  cmd = [sys.executable, "-m", "ospiel_team.algorithms.coop_optimum", "--game", game,
+         "--method", method, "--json", "--time_limit", str(round(limit * 0.75, 1))]
+  start = time.perf_counter()
+  try:
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit)
+  except subprocess.TimeoutExpired:
+    return dict(game=game, method=method, finished=False, reason=f"not finished in {limit:g} s")
+  if proc.returncode != 0:
+    tail = (proc.stderr or "").strip().splitlines()[-1:] or ["?"]
+    return dict(game=game, method=method, finished=False, reason=f"error: {tail[0][:200]}")
+  row = json.loads(proc.stdout.strip().splitlines()[-1])
+  row.update(method_requested=method, method=row.get("method", method), finished=True,
+             wall_seconds=round(time.perf_counter() - start, 2))
+  return row
+
+
+def markdown(rows):
+  lines = ["| game | method | value (common payoff) | proven optimal | gap | bound | seconds "
+           "(total; tree walk) | terminals |", "|---|---|---|---|---|---|---|---|"]
+  for r in rows:
+    if not r.get("finished"):
+      lines.append(f"| {r['game']} | {r.get('method_requested', r['method'])} | "
+                   f"{r['reason']} | no | | | | |")
+      continue
+    lines.append(f"| {r['game']} | {r['method']} | {r['value']:.6f} | "
+                 f"{'yes' if r['proven_optimal'] else 'no'} | {r['gap']:.2e} | "
+                 f"{r['bound']:.6f} | {r['total_seconds']:.1f}; {r['tree_seconds']:.1f} | "
+                 f"{r['terminals']} |")
+  return "\n".join(lines) + "\n"
+
+
+def main(argv):
+  del argv
+  games = _split_games(FLAGS.games)
+  methods = [m.strip() for m in FLAGS.methods.split(",") if m.strip()]
+  stored = {}
+  if os.path.exists(FLAGS.out) and not FLAGS.rerun:
+    with open(FLAGS.out) as f:
+      stored = {(r["requested_game"], r["method_requested"]): r
+                for r in json.load(f)["rows"] if "requested_game" in r}
+  import tqdm  # pylint: disable=g-import-not-at-top
+  rows = []
+  for game in tqdm.tqdm(games, desc="cooperative optima", unit=" game"):
+    proven = False
+    for method in methods:
+      key = (game, method)
+      old = stored.get(key)
+      if old is not None and (old.get("finished") or
+                              old.get("time_limit", 0) >= FLAGS.time_limit):
+        row = old
+      else:
+        if method == "lp" and proven and FLAGS.skip_lp_if_proven:
+          continue
+        row = run_one(game, method, FLAGS.time_limit)
+        row.update(method_requested=method, requested_game=game, time_limit=FLAGS.time_limit)
+        stored[key] = row
+        _atomic_write(FLAGS.out, json.dumps(dict(
+            command=" ".join(["python"] + sys.argv),
+            date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            rows=list(stored.values())), indent=1))
+      proven = proven or bool(row.get("proven_optimal"))
+      rows.append(row)
+      print(json.dumps({k: row.get(k) for k in ("game", "method", "value", "proven_optimal",
+                                                "gap", "total_seconds", "reason")}), flush=True)
+  _atomic_write(FLAGS.out_md, markdown(rows))
+  print(markdown(rows))
+
+
+if __name__ == "__main__":
+  app.run(main)

@@ -1,0 +1,82 @@
+"""Exact optima of cooperative games: LP, MIP and brute force agree; the policy confirms it."""
+
+import numpy as np
+import pyspiel
+import pytest
+
+import ospiel_team  # noqa: F401
+from ospiel_team.algorithms import coop_optimum
+from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms.game_tree import GameTree
+
+
+def _openspiel_value(game_string, policy):
+  from open_spiel.python.algorithms import expected_game_score  # pylint: disable=g-import-not-at-top
+  game = pyspiel.load_game(game_string)
+  return expected_game_score.policy_value(game.new_initial_state(),
+                                          [policy] * game.num_players())[0]
+
+
+def _check_policy(res, game_string):
+  """The returned TabularPolicy has the reported value, by two independent evaluations."""
+  tree = GameTree(pyspiel.load_game(game_string))
+  pi = tree.policy_array(res.policy)
+  tree.validate_policy_array(pi)
+  assert np.all((pi == 0) | (pi == 1))  # a joint pure strategy
+  v = evaluation.game_value(tree, pi)
+  assert float(np.mean(v)) == pytest.approx(res.value, abs=1e-9)
+  assert _openspiel_value(game_string, res.policy) == pytest.approx(res.value, abs=1e-9)
+
+
+@pytest.mark.parametrize("game", ["tiny_hanabi", "simple_bidding(size=2)", "comm(length=1)"])
+def test_lp_mip_and_brute_force_agree(game):
+  values = {}
+  for method in ("lp", "mip", "brute_force"):
+    res = coop_optimum.solve(game, method=method)
+    assert res.proven_optimal and res.gap == 0.0
+    assert res.method == method
+    _check_policy(res, game)
+    values[method] = res.value
+  assert values["lp"] == pytest.approx(values["brute_force"], abs=1e-9)
+  assert values["mip"] == pytest.approx(values["brute_force"], abs=1e-9)
+
+
+def test_tiny_hanabi_known_optimum():
+  # OpenSpiel's tiny_hanabi is the matrix game of Foerster et al. (2019), optimum 10.
+  res = coop_optimum.solve("tiny_hanabi")
+  assert res.value == pytest.approx(10.0)
+  assert res.team_value == pytest.approx(20.0)  # team utility = sum of the two members
+
+
+@pytest.mark.parametrize("length", [1, 2, 3])
+def test_comm_optimum_is_one(length):
+  # Closed form: P1 sends the L bits of s1 and P2 decodes them, so the common reward is 1.
+  for method in ("mip", "lp") if length < 3 else ("mip",):
+    res = coop_optimum.solve(f"comm(length={length})", method=method)
+    assert res.value == pytest.approx(1.0)
+    _check_policy(res, f"comm(length={length})")
+
+
+def test_mip_matches_brute_force_on_random_weights():
+  """The MIP linearisation with weights of both signs equals enumeration (tiny_hanabi tree)."""
+  tree = GameTree(pyspiel.load_game("tiny_hanabi"))
+  rng = np.random.default_rng(0)
+  for _ in range(5):
+    w = rng.normal(size=len(tree.terminals))
+    a = coop_optimum.best_joint_pure_strategy_mip(tree, [0, 1], w)
+    b = coop_optimum.brute_force_best_joint(tree, [0, 1], w)
+    assert a.value == pytest.approx(b.value, abs=1e-9)
+
+
+def test_bad_method():
+  with pytest.raises(ValueError, match="'nope'"):
+    coop_optimum.solve("tiny_hanabi", method="nope")
+
+
+@pytest.mark.slow
+def test_mini_bridge_3_lp_and_mip():
+  a = coop_optimum.solve("mini_bridge(size=3)", method="lp")
+  b = coop_optimum.solve("mini_bridge(size=3)", method="mip")
+  assert a.value == pytest.approx(b.value, abs=1e-9)
+  _check_policy(a, "mini_bridge(size=3)")
+  _check_policy(b, "mini_bridge(size=3)")
