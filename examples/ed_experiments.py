@@ -1,9 +1,10 @@
 r"""Exploitability Descent against CFR, CFR+, XFP and NFSP: Figure 1 of the ED paper.
 
-Runs each solver on each game for a wall-time budget (solver time: metric evaluation and
-the JIT compilation that ED reports are not counted; NFSP's own JIT compilation is, as the
-runner cannot separate it) and plots NashConv against iterations and against seconds, log-log, one panel per
-game, like Figure 1 of Lockhart et al. 2019 (`../shared/papers/exploitability_descent.txt`).
+Runs each solver on each game for a budget of solver CPU seconds (process CPU time, all
+threads: robust on a shared machine where wall time depends on the other jobs; wall seconds
+are recorded too). Metric evaluation and the JIT compilation that ED reports are not counted;
+NFSP's own JIT compilation is, as the runner cannot separate it. It plots NashConv against
+iterations and against CPU seconds, log-log, one panel per game, like Figure 1 of Lockhart et al. 2019 (`../shared/papers/exploitability_descent.txt`).
 The solvers are those of the comparison runner (`ospiel_team.compare`: OpenSpiel's CFR, CFR+,
 XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the array game tree.
 Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and
@@ -55,7 +56,9 @@ flags.DEFINE_bool("resume", False, "Skip (game, solver) pairs already in OUT/res
 # flags (defined by `ospiel_team.compare`), with this script's defaults.
 flags.FLAGS.set_default("solvers", ["ed", "neural_ed", "cfr", "cfr_plus", "xfp", "nfsp"])
 flags.FLAGS.set_default("num_points", 60)
-flags.FLAGS.set_default("solver_options", "ed.lr=1.0,neural_ed.hidden=64,neural_ed.lr=0.1")
+flags.FLAGS.set_default(
+    "solver_options", "ed.lr=2.0,neural_ed.hidden=64,neural_ed.optimizer=adam,neural_ed.lr=0.01,"
+    "neural_ed.schedule=constant")
 flags.FLAGS.set_default("out", "out/ed_experiments")
 FLAGS = flags.FLAGS
 
@@ -109,23 +112,27 @@ def run_solver(game: pyspiel.Game, tree: GameTree, name: str, seconds: float,
   ctx = compare.SolverContext(game=game, tree=tree, seed=seed, iterations=max_iterations,
                               checkpoints=checkpoints, options=dict(options))
   gen = fn(ctx)
-  elapsed = 0.0
+  elapsed = elapsed_cpu = 0.0
   rows = []
-  while elapsed < seconds:
-    start = time.perf_counter()
+  while elapsed_cpu < seconds:
+    start, start_cpu = time.perf_counter(), time.process_time()
     try:
       snap = next(gen)
     except StopIteration:
       break
     # JIT compilation that a solver reports (ED) is excluded from its budget and its seconds.
+    first = not rows
     elapsed += time.perf_counter() - start - (
-        snap.extra.get("compile_seconds", 0.0) if not rows else 0.0)
+        snap.extra.get("compile_seconds", 0.0) if first else 0.0)
+    elapsed_cpu += time.process_time() - start_cpu - (
+        snap.extra.get("compile_cpu_seconds", 0.0) if first else 0.0)
     policies = dict(snap.policies)
     if "average" in policies and "purified" not in policies:
       policies["purified"] = compare.purified(tree, policies["average"])
     for variant, pi in policies.items():
       row = dict(solver=name, variant=variant, iteration=int(snap.iteration),
-                 seconds=round(elapsed, 6), metric_name="nash_conv",
+                 seconds=round(elapsed_cpu, 6), wall_seconds=round(elapsed, 6),
+                 metric_name="nash_conv",
                  metric=compare.nash_conv(tree, np.asarray(pi)), game=str(game),
                  label=game_label, seed=seed, budget_seconds=seconds,
                  primary=variant == PRIMARY_VARIANT.get(name, "average"))
@@ -155,14 +162,15 @@ def summary_markdown(rows: List[Dict[str, Any]]) -> str:
     series = {s: p for s, p in series.items() if p}
     budget = rows[[r["label"] for r in rows].index(game_label)]["budget_seconds"]
     lines += [f"### {game_label}", "",
-              f"Budget {budget:g} s of solver time per solver. NashConv of the primary policy "
+              f"Budget {budget:g} CPU seconds per solver. NashConv of the primary policy "
               "(average for CFR/CFR+/XFP/NFSP, current for ED); lower is better.", "",
-              "| solver | policy | iterations | seconds | JIT compile s | final NashConv |",
-              "|---|---|---:|---:|---:|---:|"]
+              "| solver | policy | iterations | CPU s | wall s | JIT compile s | final NashConv |",
+              "|---|---|---:|---:|---:|---:|---:|"]
     for s, pts in series.items():
       last = pts[-1]
       compile_s = last.get("compile_seconds")
       lines.append(f"| {s} | {last['variant']} | {last['iteration']} | {last['seconds']:.2f} |"
+                   f" {last['wall_seconds']:.2f} |"
                    f" {'-' if compile_s is None else f'{compile_s:.1f}'} |"
                    f" {last['metric']:.4g} |")
     # Equal iterations: the largest checkpoint every non-NFSP solver reached (an NFSP
@@ -175,7 +183,7 @@ def summary_markdown(rows: List[Dict[str, Any]]) -> str:
     if len(series) > 1:
       t_common = min(series[s][-1]["seconds"] for s in series)
       cells = [f"{s} {_fmt(_value_at(series[s], 'seconds', t_common))}" for s in series]
-      lines += [f"Equal time ({t_common:.2f} s): " + ", ".join(cells) + "."]
+      lines += [f"Equal CPU time ({t_common:.2f} s): " + ", ".join(cells) + "."]
     if "ed" in series and "neural_ed" in series:
       it_ed = min(series["ed"][-1]["iteration"], series["neural_ed"][-1]["iteration"])
       a = _value_at(series["ed"], "iteration", it_ed)
@@ -216,7 +224,7 @@ def plot_figure(rows: List[Dict[str, Any]], path: str) -> None:
       axes[0, col].plot(its, vals, styles.get(s, "-"), marker=".", markersize=3, label=name)
       axes[1, col].plot(secs, vals, styles.get(s, "-"), marker=".", markersize=3, label=name)
     axes[0, col].set_title(game_label, fontsize=10)
-    for row, xlabel in enumerate(["iterations", "solver seconds"]):
+    for row, xlabel in enumerate(["iterations", "solver CPU seconds"]):
       ax = axes[row, col]
       ax.set_xscale("log")
       ax.set_yscale("log")
