@@ -184,7 +184,7 @@ def test_shipped_model_loads_and_bids_only_legal_calls():
   assert res.mean_imps == 0.0  # a bidder against itself
 
 
-@pytest.mark.parametrize("search", ["none", "jps"])
+@pytest.mark.parametrize("search", [pytest.param("none", marks=pytest.mark.slow), "jps"])
 def test_example_script_runs_and_resumes(tmp_path, search):
   cmd = [sys.executable, os.path.join(REPO, "examples", "bridge_a2c.py"),
          f"--workdir={tmp_path}", "--rounds=2", "--deals_per_round=8", "--batch_size=32",

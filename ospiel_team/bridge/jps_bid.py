@@ -57,7 +57,9 @@ def take_auctions(auctions: A.Auctions, idx) -> A.Auctions:
   new = object.__new__(A.Auctions)
   b = auctions.batch_size
   for k, v in auctions.__dict__.items():
-    if k == "_rows":
+    if k == "_legal":  # cached legal mask: recomputed on demand
+      new.__dict__[k] = None
+    elif k == "_rows":
       new.__dict__[k] = np.arange(len(idx))
     elif k == "batch_size":
       new.__dict__[k] = len(idx)
@@ -74,7 +76,9 @@ def concat_auctions(parts) -> A.Auctions:
   new = object.__new__(A.Auctions)
   total = sum(p.batch_size for p in parts)
   for k, v in parts[0].__dict__.items():
-    if k == "_rows":
+    if k == "_legal":
+      new.__dict__[k] = None
+    elif k == "_rows":
       new.__dict__[k] = np.arange(total)
     elif k == "batch_size":
       new.__dict__[k] = total

@@ -246,3 +246,9 @@ def main(argv=None):
 
 if __name__ == "__main__":
   main()
+
+
+def shipped_cost_dataset_path() -> str:
+  """The small held-out cost set shipped beside the models (ospiel_team/bridge/models/)."""
+  return os.path.join(os.path.dirname(os.path.abspath(__file__)), "models",
+                      "uncontested_cost.npz")
