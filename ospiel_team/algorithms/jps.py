@@ -609,6 +609,7 @@ class JointPolicySearch:
       import tqdm  # pylint: disable=g-import-not-at-top
       pbar = tqdm.tqdm(desc=f"JPS {tree.game}", unit=" it")
     done = self.max_iterations == 0 or not self.start_depths
+    sweep = None
     while not done:
       improved = False
       for d in rng.permutation(self.start_depths):
@@ -616,7 +617,10 @@ class JointPolicySearch:
           done = True
           break
         t0 = time.perf_counter()
-        sweep = self._sweep(pi, rng)
+        # pi^sigma and v^sigma are computed once per policy (Algorithm 1, line 3): exact JPS
+        # reuses the sweep while no change is applied; sampled JPS redraws every iteration.
+        if sweep is None or self.samples is not None:
+          sweep = self._sweep(pi, rng)
         res = self.search(sweep, int(d))
         if self.verify:
           self._verify(pi, res)
@@ -625,7 +629,11 @@ class JointPolicySearch:
         if res.chain:
           pi = self.apply_chain(pi, res.chain)
           changes = [(tree.infoset_keys[i], a) for i, a in res.chain]
-          new_value = self.value(pi)
+          if self.samples is None:
+            sweep = self._sweep(pi, rng)  # also gives the new value: v^sigma'(root)
+            new_value = sweep["value"]
+          else:
+            new_value = self.value(pi)
           improved = True
         it += 1
         history.append(JPSIteration(
