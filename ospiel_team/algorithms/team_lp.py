@@ -228,6 +228,18 @@ class TeamDecomposition:
       loc_inf[inf >= 0] = inv.reshape(-1)
       self.tt_local_inf[nodes] = loc_inf
       achild = self.tt_anchor_child[nodes]
+      if len(nodes) == 1:
+        # Fast path (most public states of games with little uncommon external information):
+        # one node, reachable set {node}, one local solution per legal action.
+        st = self._singleton_state(slot, nodes, infosets, achild[0], ps_slot)
+        total += len(st.local_set)
+        if total > self.max_local:
+          raise MemoryError(
+              f"the team {self.members} of {tree.game} has more than max_local="
+              f"{self.max_local} local solutions (LP columns); the game has too much uncommon "
+              "external information for the team LP (Theorem 4.1)")
+        self.states.append(st)
+        continue
       if achild[0] < 0:
         if np.any(achild >= 0):
           raise AssertionError("public state with mixed anchors")
@@ -284,6 +296,29 @@ class TeamDecomposition:
       offset += len(st.local_set)
     self.num_local = offset
     self.ps_slot = ps_slot
+
+  def _singleton_state(self, slot, nodes, infosets, achild, ps_slot) -> _PublicState:
+    """A public state with one node (see `_local_solutions`)."""
+    if achild < 0:
+      anchor, parent_to_set = -1, None
+    else:
+      u = self.tt_parent[achild]
+      anchor = int(ps_slot[self.tt_ps[u]])
+      par = self.states[anchor]
+      col = par.reach[:, self.tt_local[u]].copy()
+      a = self.tt_action[achild]
+      if a >= 0:
+        col &= par.actions[:, self.tt_local_inf[u]] == a
+      parent_to_set = np.where(col, 0, -1)
+    if len(infosets):
+      acts = np.nonzero(self.tree.infoset_legal[infosets[0]])[0].astype(np.int16)[:, None]
+    else:
+      acts = np.full((1, 0), -1, dtype=np.int16)
+    count = len(acts)
+    return _PublicState(
+        index=slot, nodes=nodes, infosets=infosets, anchor=anchor,
+        reach=np.ones((count, 1), dtype=bool), actions=acts,
+        local_set=np.zeros(count, dtype=np.int64), num_sets=1, parent_to_set=parent_to_set)
 
   # --- 5. constraint system ---------------------------------------------------------------------
   def constraint_system(self):
