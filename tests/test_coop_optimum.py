@@ -57,15 +57,18 @@ def test_comm_optimum_is_one(length):
     _check_policy(res, f"comm(length={length})")
 
 
-def test_mip_matches_brute_force_on_random_weights():
-  """The MIP linearisation with weights of both signs equals enumeration (tiny_hanabi tree)."""
-  tree = GameTree(pyspiel.load_game("tiny_hanabi"))
+@pytest.mark.parametrize("game", ["tiny_hanabi", "simple_bidding(size=4)"])
+def test_mip_matches_brute_force_on_random_weights(game):
+  """Both MIP formulations, weights of both signs, equal enumeration."""
+  tree = GameTree(pyspiel.load_game(game))
   rng = np.random.default_rng(0)
   for _ in range(5):
     w = rng.normal(size=len(tree.terminals))
-    a = coop_optimum.best_joint_pure_strategy_mip(tree, [0, 1], w)
     b = coop_optimum.brute_force_best_joint(tree, [0, 1], w)
-    assert a.value == pytest.approx(b.value, abs=1e-9)
+    for formulation in ("flow", "mccormick"):
+      a = coop_optimum.best_joint_pure_strategy_mip(tree, [0, 1], w, formulation=formulation)
+      assert a.value == pytest.approx(b.value, abs=1e-9)
+      assert a.proven_optimal
 
 
 def test_bad_method():
@@ -74,7 +77,7 @@ def test_bad_method():
 
 
 @pytest.mark.slow
-def test_mini_bridge_3_lp_and_mip():
+def test_mini_bridge_3_lp_and_mip():  # about 40 s
   a = coop_optimum.solve("mini_bridge(size=3)", method="lp")
   b = coop_optimum.solve("mini_bridge(size=3)", method="mip")
   assert a.value == pytest.approx(b.value, abs=1e-9)

@@ -62,8 +62,23 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
                                  terminal_weights: np.ndarray,
                                  time_limit: Optional[float] = None,
                                  threads: Optional[int] = None,
-                                 mip_gap: float = 0.0) -> JointPureResult:
-  """max over the members' joint pure strategies of sum_z w[z] prod_p r_p[sigma_p(z)] (MIP)."""
+                                 mip_gap: float = 0.0,
+                                 formulation: str = "flow") -> JointPureResult:
+  """max over the members' joint pure strategies of sum_z w[z] prod_p r_p[sigma_p(z)] (MIP).
+
+  `formulation="flow"` (default): binary r_p as below, and one continuous e[v, a] per team
+  sequence (team-tree node v where the team acts, action a; `team_lp` merges histories with the
+  same team sequence) with the flow rows sum_a e[v, a] = e[edge into v] (= 1 at the top) and
+  e[v, a] <= r_p[I(v) a]. With binary r the flow is exactly the product of the members' reach
+  (the acting member plays exactly one action at a reached infoset), for weights of any sign;
+  its LP relaxation is the team's perfect-recall relaxation, much tighter than McCormick's.
+  `formulation="mccormick"`: the per-terminal-group product linearisation described in the
+  module docstring.
+  """
+  if formulation == "flow":
+    return _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap)
+  if formulation != "mccormick":
+    raise ValueError(f"unknown MIP formulation {formulation!r}; use 'flow' or 'mccormick'")
   from ospiel_team.algorithms.team_lp import _solve_highs  # pylint: disable=g-import-not-at-top
   start = time.perf_counter()
   members = [int(p) for p in members]
@@ -164,6 +179,121 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
   gap = max(0.0, bound - value) / max(1.0, abs(value))
   return JointPureResult(value=value, bound=bound, proven_optimal=proven, gap=gap,
                          seconds=time.perf_counter() - start, strategy=strategy, method="mip")
+
+
+def _sequence_form_rows(tree, members):
+  """Binary columns (every legal (infoset, action) of the members) and their rows."""
+  a_count = tree.num_actions
+  team_inf = np.nonzero(np.isin(tree.infoset_player, members))[0]
+  inf_rep, act = np.nonzero(tree.infoset_legal[team_inf])
+  seq_flat = team_inf[inf_rep] * a_count + act
+  col_of_seq = np.full(tree.num_infosets * a_count, -1, dtype=np.int64)
+  col_of_seq[seq_flat] = np.arange(len(seq_flat))
+  rows = list(inf_rep)
+  cols = list(range(len(seq_flat)))
+  vals = [1.0] * len(seq_flat)
+  lo, hi = [], []
+  for k, i in enumerate(team_inf):
+    ps = int(tree.sequences[int(tree.infoset_player[i])].infoset_parent_seq[i])
+    if ps >= 0:
+      rows.append(k)
+      cols.append(int(col_of_seq[ps]))
+      vals.append(-1.0)
+      lo.append(0.0)
+      hi.append(0.0)
+    else:
+      lo.append(1.0)
+      hi.append(1.0)
+  return team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi
+
+
+def _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap):
+  """The flow formulation of `best_joint_pure_strategy_mip`."""
+  from scipy import sparse  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms import team_lp  # pylint: disable=g-import-not-at-top
+  start = time.perf_counter()
+  members = [int(p) for p in members]
+  a_count = tree.num_actions
+  team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = _sequence_form_rows(
+      tree, members)
+  n_bin = len(inf_rep)
+  row = len(team_inf)
+  dec = team_lp.TeamDecomposition(tree, members, team_tree_only=True)
+  team_nodes = np.nonzero(dec.tt_infoset >= 0)[0]
+  # Edge columns e[v, a]: one per team node and legal action.
+  legal = tree.infoset_legal[dec.tt_infoset[team_nodes]]
+  v_rep, e_act = np.nonzero(legal)
+  n_edge = len(v_rep)
+  edge_v = team_nodes[v_rep]
+  edge_index = np.full((dec.num_tt, a_count), -1, dtype=np.int64)
+  edge_index[edge_v, e_act] = n_bin + np.arange(n_edge)
+  # Edge into every team-tree node (-1: none, the constant 1).
+  into = np.full(dec.num_tt, -1, dtype=np.int64)
+  is_team = dec.tt_infoset >= 0
+  for s, e in dec.tt_levels[1:]:
+    par = dec.tt_parent[s:e]
+    into[s:e] = np.where(is_team[par], edge_index[par, np.maximum(dec.tt_action[s:e], 0)],
+                         into[par])
+  # Flow rows: sum_a e[v, a] - e[into v] = 0 (or = 1).
+  flow_rows = row + np.arange(len(team_nodes))
+  rows += list(flow_rows[v_rep])
+  cols += list(n_bin + np.arange(n_edge))
+  vals += [1.0] * n_edge
+  parent_edge = into[team_nodes]
+  has = parent_edge >= 0
+  rows += list(flow_rows[has])
+  cols += list(parent_edge[has])
+  vals += [-1.0] * int(has.sum())
+  lo += list(np.where(has, 0.0, 1.0))
+  hi += list(np.where(has, 0.0, 1.0))
+  row += len(team_nodes)
+  # Linking rows: e[v, a] - r_p[I(v) a] <= 0.
+  r_col = col_of_seq[dec.tt_infoset[edge_v] * a_count + e_act]
+  link = row + np.arange(n_edge)
+  rows += list(link) + list(link)
+  cols += list(n_bin + np.arange(n_edge)) + list(r_col)
+  vals += [1.0] * n_edge + [-1.0] * n_edge
+  lo += [-np.inf] * n_edge
+  hi += [0.0] * n_edge
+  row += n_edge
+  # Objective on the edges into terminals.
+  t_edge = into[dec.tt_of_node[tree.terminals]]
+  const = float(terminal_weights[t_edge < 0].sum())
+  cost = np.zeros(n_bin + n_edge)
+  np.add.at(cost, t_edge[t_edge >= 0], terminal_weights[t_edge >= 0])
+  a_mat = sparse.csr_matrix((vals, (rows, cols)), shape=(row, n_bin + n_edge))
+  integrality = np.zeros(n_bin + n_edge, dtype=bool)
+  integrality[:n_bin] = True
+  return _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integrality,
+                     const, time_limit, threads, mip_gap, start, "mip")
+
+
+def _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integrality, const,
+                time_limit, threads, mip_gap, start, method):
+  from ospiel_team.algorithms.team_lp import _solve_highs  # pylint: disable=g-import-not-at-top
+  n_cols = a_mat.shape[1]
+  h = _solve_highs(np.asarray(cost), a_mat, np.asarray(lo), np.asarray(hi), np.zeros(n_cols),
+                   np.ones(n_cols), True, time_limit, threads, "", integrality=integrality,
+                   mip_gap=mip_gap)
+  status = h.modelStatusToString(h.getModelStatus())
+  info = h.getInfo()
+  if info.primal_solution_status < 2 and status != "Optimal":
+    raise RuntimeError(f"MIP found no feasible joint strategy ({status})")
+  sol = np.asarray(h.getSolution().col_value)
+  strategy: Dict[int, int] = {}
+  for k in np.nonzero(sol[:n_bin] > 0.5)[0]:
+    strategy[int(team_inf[inf_rep[k]])] = int(act[k])
+  for i in team_inf:
+    if int(i) not in strategy:
+      strategy[int(i)] = int(np.nonzero(tree.infoset_legal[i])[0][0])
+  value = float(info.objective_function_value) + const
+  bound = float(info.mip_dual_bound) + const
+  proven = status == "Optimal"
+  if proven or not np.isfinite(bound):
+    bound = value if proven else bound
+  gap = max(0.0, bound - value) / max(1.0, abs(value)) if np.isfinite(bound) else float("inf")
+  return JointPureResult(value=value, bound=bound, proven_optimal=proven, gap=gap,
+                         seconds=time.perf_counter() - start, strategy=strategy, method=method)
 
 
 def pure_plans(tree: GameTree, player: int, max_plans: int = 1_000_000) -> np.ndarray:

@@ -85,12 +85,14 @@ class TeamDecomposition:
   """Team tree, team-public states and reachable local solutions of one team (Secs. 3-4)."""
 
   def __init__(self, tree: GameTree, members: Sequence[int],
-               max_local: int = DEFAULT_MAX_LOCAL):
+               max_local: int = DEFAULT_MAX_LOCAL, team_tree_only: bool = False):
     self.tree = tree
     self.members = tuple(int(p) for p in members)
     self.max_local = max_local
-    teams_lib.check_timeable(tree)
     self._team_tree()
+    if team_tree_only:  # the merged team tree alone (used by coop_optimum's MIP)
+      return
+    teams_lib.check_timeable(tree)
     self._public_states()
     self._local_solutions()
     self._leaf_plan()
@@ -749,11 +751,12 @@ def compare_solver(ctx) -> Iterator:
   TMECor value, LP size and solve time; its "average" policy is one joint pure strategy per team
   sampled from the correlated plans (the correlated plan itself is not a per-player policy).
   """
-  from ospiel_team.compare import Snapshot  # pylint: disable=g-import-not-at-top
+  # The runner's own Snapshot class (compare.py may be running as __main__).
+  snapshot_cls = sys.modules[type(ctx).__module__].Snapshot
   teams = ctx.options.get("team_lp.teams")
   res = solve(ctx.tree, teams if teams else teams_lib.default_teams(ctx.game))
   pi = res.profile_policy(rng=ctx.seed)
-  yield Snapshot(iteration=ctx.iterations, policies={"average": pi},
+  yield snapshot_cls(iteration=ctx.iterations, policies={"average": pi},
                  extra=dict(tmecor_value=res.value, lp_nonzeros=res.lp_nonzeros,
                             lp_solve_seconds=res.solve_seconds))
 
