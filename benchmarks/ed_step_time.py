@@ -60,7 +60,9 @@ def main(argv):
              "load_average_1min": os.getloadavg()[0]}
   for label, solver in [
       ("neural_ed_x64", ed.NeuralEDSolver(game, hidden_layers=hidden, tree=tree)),
-      ("neural_ed_x32", ed.NeuralEDSolver(game, hidden_layers=hidden, tree=tree, x64=False)),
+      # float32 needs its own tree (see TabularEDSolver's x64 argument).
+      ("neural_ed_x32", ed.NeuralEDSolver(game, hidden_layers=hidden, tree=GameTree(game),
+                                          x64=False)),
       ("tabular_ed_x64", ed.TabularEDSolver(game, tree=tree)),
   ]:
     compile_s, times = _time_steps(solver, FLAGS.steps)

@@ -4,8 +4,9 @@ For each game, runs each setting for a fixed number of steps and records the fin
 NashConv (of the current policy). The best settings feed `examples/ed_experiments.py`
 (`--solver_options`).
 
-  python benchmarks/ed_sweep.py --games "kuhn_poker;leduc_poker" --steps 1000 \
-      --out out/ed_sweep
+  python benchmarks/ed_sweep.py --steps 1000 --out out/ed_sweep
+  python benchmarks/ed_sweep.py --steps 1000 --tabular_lr "" --neural_optimizer adam \
+      --neural_lr 0.003,0.01 --neural_schedule constant --out out/ed_sweep_adam
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ flags.DEFINE_list("tabular_schedule", ["constant", "inverse_sqrt"], "Tabular sch
 flags.DEFINE_list("neural_hidden", ["64", "128x128"], "Neural hidden layers.")
 flags.DEFINE_list("neural_lr", ["0.1", "0.5", "2"], "Neural initial learning rates.")
 flags.DEFINE_list("neural_l2", ["0.001"], "Neural L2 weights.")
+flags.DEFINE_list("neural_optimizer", ["sgd"], "Neural optax optimizers.")
+flags.DEFINE_string("neural_schedule", "inverse_sqrt", "Neural learning-rate schedule.")
 flags.DEFINE_string("out", "out/ed_sweep", "Output directory.")
 FLAGS = flags.FLAGS
 
@@ -63,13 +66,14 @@ def main(argv):
                FLAGS.steps)
       rows.append(dict(game=name, solver="ed", lr=float(lr), schedule=sched, **r))
       print(rows[-1], flush=True)
-    for hidden, lr, l2 in itertools.product(FLAGS.neural_hidden, FLAGS.neural_lr,
-                                            FLAGS.neural_l2):
+    for opt, hidden, lr, l2 in itertools.product(FLAGS.neural_optimizer, FLAGS.neural_hidden,
+                                                 FLAGS.neural_lr, FLAGS.neural_l2):
       layers = tuple(int(h) for h in hidden.split("x"))
       r = _run(ed.NeuralEDSolver(game, hidden_layers=layers, init_lr=float(lr), l2=float(l2),
-                                 tree=tree), FLAGS.steps)
+                                 optimizer=opt, lr_schedule=FLAGS.neural_schedule, tree=tree),
+               FLAGS.steps)
       rows.append(dict(game=name, solver="neural_ed", hidden=hidden, lr=float(lr),
-                       l2=float(l2), schedule="inverse_sqrt", **r))
+                       l2=float(l2), optimizer=opt, schedule=FLAGS.neural_schedule, **r))
       print(rows[-1], flush=True)
   os.makedirs(FLAGS.out, exist_ok=True)
   fd, tmp = tempfile.mkstemp(dir=FLAGS.out, prefix=".tmp_")
@@ -81,7 +85,8 @@ def main(argv):
            "|---|---|---|---:|---:|---:|---:|"]
   for r in rows:
     setting = (f"lr={r['lr']:g} {r['schedule']}" if r["solver"] == "ed" else
-               f"hidden={r['hidden']} lr={r['lr']:g} l2={r['l2']:g}")
+               f"{r['optimizer']} hidden={r['hidden']} lr={r['lr']:g} {r['schedule']} "
+               f"l2={r['l2']:g}")
     lines.append(f"| {r['game']} | {r['solver']} | {setting} | {r['final']:.4g} | "
                  f"{r['best']:.4g} | {1e3 * r['seconds'] / FLAGS.steps:.2f} | "
                  f"{r['compile']:.1f} |")

@@ -41,8 +41,9 @@ from ospiel_team.algorithms.game_tree import GameTree
 
 GOOFSPIEL = "goofspiel(imp_info=True,num_cards=4,points_order=descending)"
 DEFAULT_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice", GOOFSPIEL]
-# Seconds of solver time per (game, solver) in the default run (about 12 minutes in all).
-DEFAULT_GAME_SECONDS = "kuhn_poker=8;leduc_poker=30;liars_dice=45;goofspiel=20"
+# CPU seconds per (game, solver) in the default run (about 6 CPU minutes in all, with compile,
+# metrics and the first iterations of CFR/XFP on liars_dice that overrun the budget).
+DEFAULT_GAME_SECONDS = "kuhn_poker=4;leduc_poker=15;liars_dice=20;goofspiel=8"
 SHORT_NAMES = {GOOFSPIEL: "goofspiel_4_imp_desc"}
 
 flags.DEFINE_string("games", ";".join(DEFAULT_GAMES),
