@@ -155,6 +155,13 @@ def test_team_value_vs_best_response_metric_and_runner():
   b = teams_lib.team_value_vs_best_response(tree, pi, t2, method="mip")
   assert a == pytest.approx(b, abs=1e-9)
   assert a <= _solve(game, "0|1,2").value + 1e-9
+  # One-player teams: the plan's marginal behaviour is the plan itself (Kuhn's theorem), so the
+  # 2-player Kuhn equilibrium's NashConv is 0 (OpenSpiel-checked evaluation.nash_conv).
+  res2 = _solve("kuhn_poker", "0|1")
+  tree2 = res2.plans[0].decomposition.tree
+  pi2 = res2.plans[1].marginal_policy_array(res2.plans[0].marginal_policy_array())
+  assert float(evaluation.nash_conv(tree2, pi2)) == pytest.approx(0.0, abs=1e-9)
+  assert float(evaluation.game_value(tree2, pi2)[0]) == pytest.approx(res2.value, abs=1e-9)
   rows = compare.run(game, ["team_lp", "cfr"], iterations=4, metric="team_value_vs_br",
                      progress=False, tree=tree)
   lp_rows = [r for r in rows if r["solver"] == "team_lp"]

@@ -470,6 +470,27 @@ class TeamPlan:
         strategy[int(i)] = int(np.nonzero(tree.infoset_legal[i])[0][0])
     return strategy
 
+  def marginal_policy_array(self, base: Optional[np.ndarray] = None) -> np.ndarray:
+    """Each member's behaviour strategy induced by the plan (P(a | infoset reached)).
+
+    Exact (Kuhn's theorem) for a team of one player; for several players it drops the
+    correlation between teammates. Infosets the plan never reaches keep `base` (uniform).
+    """
+    dec = self.decomposition
+    tree = dec.tree
+    pi = tree.uniform_policy_array() if base is None else np.array(base, dtype=np.float64)
+    mass = np.zeros((tree.num_infosets, tree.num_actions))
+    for st in dec.states:
+      lam = np.maximum(self.lam[st.offset:st.offset + len(st.local_set)], 0.0)
+      for k, info in enumerate(st.infosets):
+        a = st.actions[:, k]
+        ok = a >= 0
+        np.add.at(mass[info], a[ok], lam[ok])
+    total = mass.sum(axis=1)
+    rows = np.nonzero(total > 1e-12)[0]
+    pi[rows] = mass[rows] / total[rows, None]
+    return pi
+
   def sample_policy_array(self, base: Optional[np.ndarray] = None,
                           rng: np.random.Generator | int | None = None,
                           greedy: bool = False) -> np.ndarray:
@@ -745,18 +766,25 @@ def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weigh
 # ------------------------------------------------------------------------------------------------
 # Comparison runner solver.
 def compare_solver(ctx) -> Iterator:
-  """Runner solver `team_lp`: one snapshot, a pure profile sampled from the TMECor plans.
+  """Runner solver `team_lp`: one snapshot of the TMECor plans as per-player policies.
 
-  Options: `team_lp.teams` (default: `teams.default_teams`). The snapshot's extra holds the
-  TMECor value, LP size and solve time; its "average" policy is one joint pure strategy per team
-  sampled from the correlated plans (the correlated plan itself is not a per-player policy).
+  Options: `team_lp.teams` (default: `teams.default_teams`). A correlated plan is not a
+  per-player policy, so the snapshot gives two views of it: "average" = each player's
+  behaviour strategy induced by its team's plan (exact for one-player teams, correlation
+  dropped otherwise) and "sampled" = one joint pure strategy per team drawn from the plans.
+  The extra field `tmecor_value` holds the exact TMECor value (team 1), with the LP size and
+  solve time.
   """
   # The runner's own Snapshot class (compare.py may be running as __main__).
   snapshot_cls = sys.modules[type(ctx).__module__].Snapshot
   teams = ctx.options.get("team_lp.teams")
   res = solve(ctx.tree, teams if teams else teams_lib.default_teams(ctx.game))
-  pi = res.profile_policy(rng=ctx.seed)
-  yield snapshot_cls(iteration=ctx.iterations, policies={"average": pi},
+  sampled = res.profile_policy(rng=ctx.seed)
+  marginal = ctx.tree.uniform_policy_array()
+  for plan in res.plans:
+    marginal = plan.marginal_policy_array(base=marginal)
+  yield snapshot_cls(iteration=ctx.iterations,
+                     policies={"average": marginal, "sampled": sampled},
                  extra=dict(tmecor_value=res.value, lp_nonzeros=res.lp_nonzeros,
                             lp_solve_seconds=res.solve_seconds))
 
