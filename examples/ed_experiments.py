@@ -4,7 +4,8 @@ Runs each solver on each game for a budget of solver CPU seconds (process CPU ti
 threads: robust on a shared machine where wall time depends on the other jobs; wall seconds
 are recorded too). Metric evaluation and the JIT compilation that ED reports are not counted;
 NFSP's own JIT compilation is, as the runner cannot separate it. It plots NashConv against
-iterations and against CPU seconds, log-log, one panel per game, like Figure 1 of Lockhart et al. 2019 (`../shared/papers/exploitability_descent.txt`).
+iterations and against CPU seconds, log-log, one panel per game, like Figure 1 of Lockhart
+et al. 2019 (`../shared/papers/exploitability_descent.txt`).
 The solvers are those of the comparison runner (`ospiel_team.compare`: OpenSpiel's CFR, CFR+,
 XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the array game tree.
 Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and
@@ -63,6 +64,7 @@ flags.FLAGS.set_default(
 flags.FLAGS.set_default("out", "out/ed_experiments")
 FLAGS = flags.FLAGS
 
+FIRST_REACH = (0.5, 0.1, 0.03, 0.01)
 # The policy each solver is judged by.
 PRIMARY_VARIANT = {"ed": "current", "neural_ed": "current"}
 
@@ -185,6 +187,17 @@ def summary_markdown(rows: List[Dict[str, Any]]) -> str:
       t_common = min(series[s][-1]["seconds"] for s in series)
       cells = [f"{s} {_fmt(_value_at(series[s], 'seconds', t_common))}" for s in series]
       lines += [f"Equal CPU time ({t_common:.2f} s): " + ", ".join(cells) + "."]
+    # First checkpoint at or below each threshold: robust to ED's oscillating current policy,
+    # which a single equal-iteration checkpoint is not.
+    lines += ["", "| first iteration with NashConv <= | " + " | ".join(series) + " |",
+              "|---|" + "---:|" * len(series)]
+    for threshold in FIRST_REACH:
+      cells = []
+      for s in series:
+        hit = next((r for r in series[s] if r["metric"] <= threshold), None)
+        cells.append("-" if hit is None else f"{hit['iteration']} ({hit['seconds']:.2g} s)")
+      lines.append(f"| {threshold:g} | " + " | ".join(cells) + " |")
+    lines.append("")
     if "ed" in series and "neural_ed" in series:
       it_ed = min(series["ed"][-1]["iteration"], series["neural_ed"][-1]["iteration"])
       a = _value_at(series["ed"], "iteration", it_ed)
@@ -193,8 +206,8 @@ def summary_markdown(rows: List[Dict[str, Any]]) -> str:
       best_b = min(r["metric"] for r in series["neural_ed"])
       verdict = "better" if b is not None and a is not None and b < a else "not better"
       lines += [f"Neural vs tabular ED at {it_ed} iterations: neural {_fmt(b)}, tabular "
-                f"{_fmt(a)} (neural is {verdict}); best checkpoint neural {best_b:.4g}, "
-                f"tabular {best_a:.4g}."]
+                f"{_fmt(a)} (at this checkpoint neural is {verdict}); best checkpoint "
+                f"neural {best_b:.4g}, tabular {best_a:.4g}."]
     lines.append("")
   return "\n".join(lines)
 
@@ -240,6 +253,7 @@ def plot_figure(rows: List[Dict[str, Any]], path: str) -> None:
   os.close(fd)
   fig.savefig(tmp, dpi=110)
   plt.close(fig)
+  os.chmod(tmp, 0o644)
   os.replace(tmp, path)
 
 
@@ -248,6 +262,7 @@ def _atomic_write_text(path: str, text: str) -> None:
   fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_")
   with os.fdopen(fd, "w") as f:
     f.write(text)
+  os.chmod(tmp, 0o644)  # mkstemp makes files private
   os.replace(tmp, path)
 
 
