@@ -65,6 +65,10 @@ flags.DEFINE_float("search_fraction", 0.05, "Fraction p of games that run the se
 flags.DEFINE_integer("search_candidates", 5, "Candidate calls per searching player (top-k).")
 flags.DEFINE_integer("search_rollouts", 5, "Rollouts per stage (paper: 5 x 5).")
 flags.DEFINE_bool("progress", True, "Show a progress bar.")
+flags.DEFINE_string("bc_teacher", None, "Warm start: behaviour-clone this built-in bidder "
+                    "(e.g. natural) before self-play (not in the JPS paper; see a2c.py).")
+flags.DEFINE_integer("bc_deals", 20000, "Deals of teacher auctions for behaviour cloning.")
+flags.DEFINE_integer("bc_steps", 1500, "Behaviour-cloning Adam steps.")
 
 
 def expand_datasets(spec):
@@ -118,6 +122,17 @@ def main(argv):
       print(f"\nrefresh: {nb} base training deals (was {state['n_base']})")
       state["n_base"] = nb
       tr.set_training_data(new_ds)
+  if FLAGS.bc_teacher and trainer.round == 0 and FLAGS.init_model is None:
+    from ospiel_team.bridge import bidders as bidders_lib  # pylint: disable=g-import-not-at-top
+    rng = np.random.default_rng(FLAGS.seed + 1000)
+    obs, calls = a2c.collect_teacher_states(bidders_lib.make_bidder(FLAGS.bc_teacher), train_ds,
+                                            rng, FLAGS.bc_deals, uncontested=FLAGS.uncontested)
+    trainer.params, acc = a2c.behaviour_cloning(trainer.net, trainer.params, obs, calls,
+                                                FLAGS.bc_steps, seed=FLAGS.seed,
+                                                progress=FLAGS.progress)
+    trainer.opt_state = trainer.optimizer.init(trainer.params)
+    print(f"behaviour cloning of {FLAGS.bc_teacher}: {len(calls)} states, "
+          f"greedy agreement {acc:.3f}")
   if FLAGS.search != "none":
     from ospiel_team.bridge import jps_bid  # pylint: disable=g-import-not-at-top
     trainer.search = jps_bid.JPSBidSearch(

@@ -117,3 +117,37 @@ def test_cost_dataset_build_resume_and_dds(tmp_path):
     U.load_cost_dataset(str(tmp_path / "nope.npz"))
   with pytest.raises(ValueError, match="k must be"):
     U.redeal_east_west(d1["holders"], 0, np.random.default_rng(0))
+
+
+def test_round_q_protocol_with_scripted_q_values():
+  q = U.RoundQLearner(rounds=3)
+  plan = {0: 1, 1: 5, 2: 0}  # round 1: 1C, round 2: 1NT, round 3: Pass
+
+  def fake_q(t, hands, bids):
+    v = np.ones((len(hands), U.NUM_CONTRACTS))
+    v[:, plan[t]] = 0.0
+    return v
+
+  q.q_values = fake_q
+  holders = deal_lib.random_holders(np.random.default_rng(0), 3)
+  np.testing.assert_array_equal(q.reached(holders), [5, 5, 5])
+  plan[0] = 0  # a Pass in round 1 passes the deal out
+  np.testing.assert_array_equal(q.reached(holders), [0, 0, 0])
+  plan.update({0: 10, 1: 3})  # 2NT then an illegal lower bid: the lowest-cost legal call wins
+  reached = q.reached(holders)
+  assert np.all(reached >= 10)
+
+
+def test_round_q_learns_a_one_card_rule():
+  # Best contract 4S (index 1 + 18) when North holds the spade ace, else Pass.
+  rng = np.random.default_rng(0)
+  holders = deal_lib.random_holders(rng, 4000)
+  has_ace = holders[:, 51] == 0  # card 51 = ace of spades
+  costs = np.full((4000, U.NUM_CONTRACTS), 10.0)
+  costs[has_ace, 1 + 18] = 0.0
+  costs[~has_ace, 0] = 0.0
+  q = U.RoundQLearner(rounds=1, learning_rate=3e-3, seed=1)
+  q.train(holders, costs, 300, batch=256, progress=False)
+  reached = q.reached(holders[:500])
+  expected = np.where(has_ace[:500], 1 + 18, 0)
+  assert np.mean(reached == expected) > 0.95

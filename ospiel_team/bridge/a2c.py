@@ -717,3 +717,61 @@ def remove_deals(holders: np.ndarray, dd_tricks: np.ndarray, exclude_holders: np
   ex = {bytes(r) for r in np.asarray(exclude_holders, np.uint8)}
   keep = np.array([bytes(r) not in ex for r in np.asarray(holders, np.uint8)], bool)
   return holders[keep], dd_tricks[keep]
+
+
+# ------------------------------------------------------------------------------------------
+# Optional warm start: behaviour cloning of a rule-based bidder
+# ------------------------------------------------------------------------------------------
+def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals: int,
+                           epsilon: float = 0.1, uncontested: bool = False):
+  """Observations and the teacher's calls along auctions of the teacher (all four seats), where
+  each call is replaced by a random legal one with probability `epsilon` (so the states also
+  cover positions the teacher itself would not reach). Returns (obs (T, 267), calls (T,))."""
+  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
+  eng.reset_random(rng, num_deals)
+  obs_l, call_l = [], []
+  while not eng.done.all():
+    active = np.flatnonzero(~eng.done)
+    obs = eng.observation()[active]
+    legal = legal_from_obs(obs)
+    target = np.asarray(teacher.act(obs, rng.random(len(active))), np.int64)
+    keep = legal.sum(axis=1) > 1
+    obs_l.append(obs[keep])
+    call_l.append(target[keep])
+    explore = rng.random(len(active)) < epsilon
+    rand = sample_calls(np.ones_like(legal, float), legal, rng.random(len(active)))
+    calls = np.zeros(eng.batch_size, np.int64)
+    calls[active] = np.where(explore, rand, target)
+    eng.step(calls)
+  return np.concatenate(obs_l), np.concatenate(call_l)
+
+
+def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.ndarray,
+                      steps: int, batch_size: int = 1024, learning_rate: float = 1e-3,
+                      seed: int = 0, progress: bool = True):
+  """Cross-entropy training of the policy head on (obs, calls); returns (params, accuracy)."""
+  opt = optax.adam(learning_rate)
+  opt_state = opt.init(params)
+
+  def loss_fn(p, o, a):
+    logits, _ = net.apply(p, o)
+    logp = jax.nn.log_softmax(logits, axis=-1)
+    return -jnp.mean(jnp.take_along_axis(logp, a[:, None], axis=1))
+
+  @jax.jit
+  def step(p, s, o, a):
+    loss, g = jax.value_and_grad(loss_fn)(p, o, a)
+    u, s = opt.update(g, s, p)
+    return optax.apply_updates(p, u), s, loss
+
+  rng = np.random.default_rng(seed)
+  packed = np.packbits(obs > 0.5, axis=1)
+  for _ in tqdm.trange(steps, desc="behaviour cloning", disable=not progress):
+    idx = rng.integers(0, len(calls), batch_size)
+    o = np.unpackbits(packed[idx], axis=1, count=OBS_SIZE).astype(np.float32)
+    params, opt_state, _ = step(params, opt_state, o, calls[idx].astype(np.int32))
+  pol = PolicyFn(net, params)
+  m = min(len(calls), 20000)
+  probs, _ = pol(obs[:m])
+  acc = float(np.mean(greedy_calls(probs, legal_from_obs(obs[:m])) == calls[:m]))
+  return params, acc

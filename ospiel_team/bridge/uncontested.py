@@ -233,15 +233,39 @@ def load_cost_dataset(path: str) -> dict:
 
 
 def main(argv=None):
+  """Builds a cost dataset, or (--q_iterations > 0) trains and evaluates the Q-per-round
+  baseline on augmented training deals (--train_datasets) against a cost dataset (--out)."""
   p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
   p.add_argument("--pairs", type=int, default=200)
   p.add_argument("--k", type=int, default=5)
   p.add_argument("--seed", type=int, default=2016)
   p.add_argument("--chunk", type=int, default=20)
-  p.add_argument("--out", required=True)
+  p.add_argument("--out", required=True, help="cost dataset to build (or to evaluate on)")
+  p.add_argument("--q_iterations", type=int, default=0)
+  p.add_argument("--q_rounds", type=int, default=4)
+  p.add_argument("--q_ucb", type=float, default=0.1)
+  p.add_argument("--train_datasets", default=None, help="comma-separated .npz datasets")
   a = p.parse_args(argv)
-  build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk)
-  print(f"wrote {a.out}")
+  if a.q_iterations <= 0:
+    build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk)
+    print(f"wrote {a.out}")
+    return
+  import glob  # pylint: disable=g-import-not-at-top
+  import json  # pylint: disable=g-import-not-at-top
+  import time  # pylint: disable=g-import-not-at-top
+  from ospiel_team.bridge import a2c  # pylint: disable=g-import-not-at-top
+  paths = [f for part in (a.train_datasets or "").split(",") if part for f in sorted(glob.glob(part))]
+  ds = a2c.load_datasets(paths or None)
+  cd = load_cost_dataset(a.out)
+  h, t = a2c.remove_deals(ds.holders, ds.dd_tricks, cd["redeal_holders"].reshape(-1, 52))
+  h, t = a2c.augment_deals(h, t)
+  q = RoundQLearner(rounds=a.q_rounds, ucb_c=a.q_ucb, seed=a.seed)
+  t0 = time.time()
+  q.train(h, single_deal_costs(t), a.q_iterations)
+  res = q.evaluate_costs(cd)
+  res.update(train_deals=int(h.shape[0]), iterations=a.q_iterations, rounds=a.q_rounds,
+             ucb_c=a.q_ucb, wall_s=round(time.time() - t0, 1))
+  print(json.dumps(res))
 
 
 if __name__ == "__main__":
@@ -252,3 +276,156 @@ def shipped_cost_dataset_path() -> str:
   """The small held-out cost set shipped beside the models (ospiel_team/bridge/models/)."""
   return os.path.join(os.path.dirname(os.path.abspath(__file__)), "models",
                       "uncontested_cost.npz")
+
+
+# ------------------------------------------------------------------------------------------
+# A baseline in the spirit of Yeh & Lin: one Q-network per bidding round, penetrative
+# Bellman targets, UCB1 exploration (their Algorithm 1 with P = penetrative, E = UCB1)
+# ------------------------------------------------------------------------------------------
+class RoundQLearner:
+  """Yeh & Lin's protocol and learner, vectorized over instances.
+
+  Protocol (their Sec. 2): Player 1 (North) and Player 2 (South) alternate, North first; a call
+  is Pass or a bid higher than the last one; Pass ends the auction (a Pass in round 1 passes
+  the deal out), and so does the ``rounds``-th call. The final contract is the last bid.
+
+  Learner (their Sec. 3): for each round t a network Q_t (3 hidden layers of 128, ReLU) maps
+  the caller's 52 card bits (and, from round 2 on, the 35 bits of the bids made so far) to the
+  predicted cost of each of the 36 calls. Targets (penetrative Bellman, their Eq. 4-5): the
+  cost of call a at a state is the cost of the contract reached when a is made and every later
+  round plays greedily (argmin Q); illegal calls get cost 1.2 (costs are IMPs / 25). States of
+  round t are reached by playing rounds 1..t-1 with UCB1 exploration,
+  ``argmin_a Q(s, a) - c sqrt(2 ln N / n_a)`` (N: examples of the round so far, n_a: times a
+  was chosen). Cost vectors come from the training deals' own DDS tables (k = 1: the only
+  tables we have for them), not from 5 redeals as in their paper.
+  """
+
+  def __init__(self, rounds: int = 4, hidden: int = 128, ucb_c: float = 0.1,
+               learning_rate: float = 1e-3, seed: int = 0):
+    import haiku as hk  # pylint: disable=g-import-not-at-top
+    import jax  # pylint: disable=g-import-not-at-top
+    import optax  # pylint: disable=g-import-not-at-top
+    if rounds < 1:
+      raise ValueError(f"rounds must be >= 1, got {rounds}")
+    self.rounds, self.ucb_c = rounds, ucb_c
+    self.rng = np.random.default_rng(seed)
+
+    def mlp(x):
+      for _ in range(3):
+        x = jax.nn.relu(hk.Linear(hidden)(x))
+      return hk.Linear(NUM_CONTRACTS)(x)
+
+    self.net = hk.without_apply_rng(hk.transform(mlp))
+    self.params = [self.net.init(jax.random.PRNGKey(seed + t),
+                                 np.zeros((1, 52 + A.NUM_BIDS), np.float32))
+                   for t in range(rounds)]
+    self.opt = optax.adam(learning_rate)
+    self.opt_state = [self.opt.init(p) for p in self.params]
+    self.counts = np.ones((rounds, NUM_CONTRACTS))
+    self._apply = jax.jit(self.net.apply)
+    net, opt = self.net, self.opt
+
+    def loss(p, x, y, w):
+      return (((net.apply(p, x) - y) ** 2).mean(axis=1) * w).sum() / (w.sum() + 1e-9)
+
+    @jax.jit
+    def update(p, s, x, y, w):
+      l, g = jax.value_and_grad(loss)(p, x, y, w)
+      u, s = opt.update(g, s, p)
+      return optax.apply_updates(p, u), s, l
+
+    self._update = update
+
+  @staticmethod
+  def _inputs(hands, bids, t):
+    x = np.concatenate([hands[:, t % 2], bids], axis=1).astype(np.float32)
+    if t == 0:
+      x[:, 52:] = 0.0
+    return x
+
+  @staticmethod
+  def _legal(last):
+    """(n, 36) legal calls: Pass and bids above `last` (contract index; 0 = none yet)."""
+    return np.concatenate([np.ones((len(last), 1), bool),
+                           np.arange(1, NUM_CONTRACTS)[None, :] > last[:, None]], axis=1)
+
+  def q_values(self, t, hands, bids):
+    return np.asarray(self._apply(self.params[t], self._inputs(hands, bids, t)))
+
+  def _play(self, hands, t0, bids, last, alive, explore=False):
+    """Plays rounds t0.. greedily (or with UCB1); returns the final contract indices."""
+    last, bids, alive = last.copy(), bids.copy(), alive.copy()
+    for t in range(t0, self.rounds):
+      q = self.q_values(t, hands, bids)
+      if explore:
+        n = self.counts[t]
+        q = q - self.ucb_c * np.sqrt(2 * np.log(n.sum()) / n)
+      a = np.argmin(np.where(self._legal(last), q, np.inf), axis=1)
+      if explore:
+        np.add.at(self.counts[t], a[alive], 1)
+      bid = alive & (a > 0)
+      bids[bid, a[bid] - 1] = 1
+      last = np.where(bid, a, last)
+      alive = bid
+    return last
+
+  def hands_of(self, holders):
+    h = np.asarray(holders)
+    return np.stack([h == 0, h == 2], axis=1).astype(np.float32)  # (n, 2, 52): N, S
+
+  def train(self, holders, costs, iterations: int, batch: int = 256, progress: bool = True):
+    """`costs` (n, 36) in IMPs; trains all rounds for `iterations` passes (their Alg. 1)."""
+    hands_all = self.hands_of(holders)
+    target_all = np.asarray(costs, np.float64) / 25.0
+    losses = []
+    for _ in tqdm.trange(iterations, desc="Q per round", disable=not progress):
+      for t in range(self.rounds):
+        idx = self.rng.integers(0, len(hands_all), batch)
+        hands, tgt = hands_all[idx], target_all[idx]
+        bids = np.zeros((batch, A.NUM_BIDS), np.float32)
+        last = np.zeros(batch, np.int64)
+        alive = np.ones(batch, bool)
+        # Rounds before t with UCB1 exploration.
+        for s in range(t):
+          q = self.q_values(s, hands, bids)
+          n = self.counts[s]
+          q = q - self.ucb_c * np.sqrt(2 * np.log(n.sum()) / n)
+          a = np.argmin(np.where(self._legal(last), q, np.inf), axis=1)
+          np.add.at(self.counts[s], a[alive], 1)
+          bid = alive & (a > 0)
+          bids[bid, a[bid] - 1] = 1
+          last = np.where(bid, a, last)
+          alive = bid
+        if not alive.any():
+          continue
+        # All rows keep fixed shapes (one jit compilation); finished auctions get weight 0.
+        hands_r, bids_r, last_r, tgt_r = hands, bids, last, tgt
+        m = batch
+        legal = self._legal(last_r)
+        # Penetrative targets: each call a, then greedy play to the end.
+        rep = np.repeat(np.arange(m), NUM_CONTRACTS)
+        a = np.tile(np.arange(NUM_CONTRACTS), m)
+        ok = legal[rep, a]
+        b2 = bids_r[rep].copy()
+        isbid = ok & (a > 0)
+        b2[isbid, a[isbid] - 1] = 1
+        l2 = np.where(isbid, a, last_r[rep])
+        final = self._play(hands_r[rep], t + 1, b2, l2, isbid) if t + 1 < self.rounds else l2
+        y = np.where(ok, tgt_r[rep, final], 1.2).reshape(m, NUM_CONTRACTS)
+        x = self._inputs(hands_r, bids_r, t)
+        self.params[t], self.opt_state[t], l = self._update(
+            self.params[t], self.opt_state[t], x, y.astype(np.float32), alive.astype(np.float32))
+        losses.append(float(l))
+    return losses
+
+  def reached(self, holders) -> np.ndarray:
+    """Greedy final contracts (n,) for deals `holders` (their N and S hands)."""
+    hands = self.hands_of(holders)
+    n = len(hands)
+    return self._play(hands, 0, np.zeros((n, A.NUM_BIDS), np.float32), np.zeros(n, np.int64),
+                      np.ones(n, bool))
+
+  def evaluate_costs(self, cost_data: dict, vulnerable: bool = False) -> dict:
+    costs = cost_vectors(cost_data["dd_tricks"], vulnerable)
+    reached = self.reached(cost_data["holders"])
+    return summarize(costs[np.arange(len(reached)), reached], reached)
