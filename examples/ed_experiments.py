@@ -55,7 +55,8 @@ flags.DEFINE_string("game_seconds", DEFAULT_GAME_SECONDS,
 flags.DEFINE_integer("max_iterations", 100_000, "Iteration cap of every solver.")
 flags.DEFINE_bool("resume", False, "Skip (game, solver) pairs already in OUT/results.json.")
 # --solvers, --seed, --num_points, --solver_options and --out are the comparison runner's
-# flags (defined by `ospiel_team.compare`), with this script's defaults.
+# flags (defined by `ospiel_team.compare.define_flags`), with this script's defaults.
+compare.define_flags()
 flags.FLAGS.set_default("solvers", ["ed", "neural_ed", "cfr", "cfr_plus", "xfp", "nfsp"])
 flags.FLAGS.set_default("num_points", 60)
 flags.FLAGS.set_default(
@@ -109,7 +110,7 @@ def run_solver(game: pyspiel.Game, tree: GameTree, name: str, seconds: float,
   Like `compare.run` (same solvers, snapshots, purified variant and metric), but stopping at
   the first checkpoint past the time budget instead of at a fixed iteration count.
   """
-  fn = compare._solver_fn(name)  # pylint: disable=protected-access
+  fn = compare.solver_fn(name)
   checkpoints = compare.log_checkpoints(max_iterations, num_points)
   np.random.seed(seed)
   ctx = compare.SolverContext(game=game, tree=tree, seed=seed, iterations=max_iterations,
@@ -287,7 +288,7 @@ def main(argv):
   if not FLAGS.seconds > 0:
     raise ValueError(f"seconds must be positive, got {FLAGS.seconds}")
   for s in FLAGS.solvers:
-    compare._solver_fn(s)  # pylint: disable=protected-access  (fails early on unknown names)
+    compare.solver_fn(s)  # fails early on unknown names
   table = parse_game_seconds(FLAGS.game_seconds)
   options = compare.parse_options(FLAGS.solver_options)
   results_path = os.path.join(FLAGS.out, "results.json")

@@ -174,21 +174,6 @@ def xfp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
       yield Snapshot(it, {"average": pi})
 
 
-def infoset_tensors(tree: GameTree) -> np.ndarray:
-  """[num_infosets, size] information-state tensors of the tree's infosets (one batch)."""
-  cached = getattr(tree, "_infoset_tensors", None)
-  if cached is None:
-    if tree.game.get_type().provides_information_state_tensor:
-      rows = [s.information_state_tensor(int(p))
-              for s, p in zip(tree.infoset_states, tree.infoset_player)]
-    else:
-      rows = [s.observation_tensor(int(p))
-              for s, p in zip(tree.infoset_states, tree.infoset_player)]
-    cached = np.asarray(rows, dtype=np.float32)
-    tree._infoset_tensors = cached  # pylint: disable=protected-access
-  return cached
-
-
 def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's JAX NFSP; one iteration = `nfsp.episodes` self-play episodes (default 20).
 
@@ -220,7 +205,7 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
                 seed=ctx.seed * 1000 + p, allow_checkpointing=False)
       for p in range(game.num_players())
   ]
-  tensors = infoset_tensors(tree)
+  tensors = tree.infoset_tensors()
   rows_of = [np.nonzero(tree.infoset_player == p)[0] for p in range(game.num_players())]
   wanted = set(ctx.checkpoints)
   for it in range(1, ctx.iterations + 1):
@@ -265,7 +250,8 @@ def solver_names() -> List[str]:
   return sorted(_SOLVERS)
 
 
-def _solver_fn(name: str):
+def solver_fn(name: str):
+  """The generator function of a registered solver (imports it on first use)."""
   if name not in _SOLVERS:
     raise ValueError(f"unknown solver {name!r}; known: {solver_names()}")
   fn = _SOLVERS[name]
@@ -297,7 +283,7 @@ def run(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int, seed:
     game = pyspiel.load_game(game)
   if not solvers:
     raise ValueError("no solvers given")
-  fns = {name: _solver_fn(name) for name in solvers}  # fail early on unknown names
+  fns = {name: solver_fn(name) for name in solvers}  # fail early on unknown names
   metric = metric or default_metric(game)
   metric_fn = _metric_fn(metric)
   tree = tree or GameTree(game)
@@ -408,15 +394,22 @@ def write_outputs(rows: List[Dict[str, Any]], out_dir: str) -> None:
 
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("game", "mini_bridge(size=3)", "Game string for pyspiel.load_game.")
-flags.DEFINE_list("solvers", ["cfr", "cfr_plus", "xfp", "nfsp"], "Solvers to compare.")
-flags.DEFINE_integer("iterations", 100, "Iterations of each solver.")
-flags.DEFINE_integer("seed", 0, "Random seed.")
-flags.DEFINE_integer("num_points", 12, "Number of log-spaced checkpoints.")
-flags.DEFINE_string("out", "out/compare", "Output directory.")
-flags.DEFINE_string("metric", None, "Metric (default: team_value for common-payoff games, "
-                    "else nash_conv).")
-flags.DEFINE_string("solver_options", "", "Solver options, e.g. 'nfsp.episodes=50'.")
+
+
+def define_flags() -> None:
+  """Defines the runner's command-line flags (not on import, so scripts can import the runner).
+
+  Scripts that reuse the runner's flags call this, then `FLAGS.set_default(...)` as needed.
+  """
+  flags.DEFINE_string("game", "mini_bridge(size=3)", "Game string for pyspiel.load_game.")
+  flags.DEFINE_list("solvers", ["cfr", "cfr_plus", "xfp", "nfsp"], "Solvers to compare.")
+  flags.DEFINE_integer("iterations", 100, "Iterations of each solver.")
+  flags.DEFINE_integer("seed", 0, "Random seed.")
+  flags.DEFINE_integer("num_points", 12, "Number of log-spaced checkpoints.")
+  flags.DEFINE_string("out", "out/compare", "Output directory.")
+  flags.DEFINE_string("metric", None, "Metric (default: team_value for common-payoff games, "
+                      "else nash_conv).")
+  flags.DEFINE_string("solver_options", "", "Solver options, e.g. 'nfsp.episodes=50'.")
 
 
 def main(argv):
@@ -430,4 +423,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+  define_flags()
   app.run(main)

@@ -274,6 +274,26 @@ class GameTree:
       self._template_policy = policy_lib.TabularPolicy(self.game, states=states)
     return self._template_policy
 
+  def infoset_tensors(self) -> np.ndarray:
+    """[num_infosets, size] float32 information-state tensors of the infosets, in tree order.
+
+    Observation tensors for games without information-state tensors (whose infosets the
+    tree keys by observation strings). Computed once and cached.
+    """
+    if getattr(self, "_infoset_tensors", None) is None:
+      game_type = self.game.get_type()
+      if game_type.provides_information_state_tensor:
+        rows = [s.information_state_tensor(int(p))
+                for s, p in zip(self.infoset_states, self.infoset_player)]
+      elif game_type.provides_observation_tensor:
+        rows = [s.observation_tensor(int(p))
+                for s, p in zip(self.infoset_states, self.infoset_player)]
+      else:
+        raise ValueError(f"{self.game} provides neither information-state nor observation "
+                         "tensors")
+      self._infoset_tensors = np.asarray(rows, dtype=np.float32)
+    return self._infoset_tensors
+
   def validate_policy_array(self, pi: np.ndarray, atol: float = 1e-6) -> None:
     """Raises ValueError if `pi` is not a distribution over legal actions at every infoset."""
     pi = np.asarray(pi)
