@@ -244,13 +244,17 @@ def write_report(result: MatchResult, out_dir: str, dataset_holders=None,
 
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("bidder_a", "natural", "Bidder A: pass, random or natural.")
-flags.DEFINE_string("bidder_b", "random", "Bidder B: pass, random or natural.")
-flags.DEFINE_integer("boards", 1000, "Number of boards (each played at two tables).")
-flags.DEFINE_string("dataset", None, "Dataset .npz (default: the shipped dataset).")
-flags.DEFINE_string("out", "bridge_match", "Output folder for match.json and match.md.")
-flags.DEFINE_integer("seed", 0, "Seed of the board order and of random bidders.")
-flags.DEFINE_bool("uncontested", False, "East-West may only pass (Yeh & Lin's setting).")
+
+
+def define_flags() -> None:
+  """Defines the match command's flags (only when run as a script, not on import)."""
+  flags.DEFINE_string("bidder_a", "natural", "Bidder A: pass, random or natural.")
+  flags.DEFINE_string("bidder_b", "random", "Bidder B: pass, random or natural.")
+  flags.DEFINE_integer("boards", 1000, "Number of boards (each played at two tables).")
+  flags.DEFINE_string("dataset", None, "Dataset .npz (default: the shipped dataset).")
+  flags.DEFINE_string("out", "bridge_match", "Output folder for match.json and match.md.")
+  flags.DEFINE_integer("seed", 0, "Seed of the board order and of random bidders.")
+  flags.DEFINE_bool("uncontested", False, "East-West may only pass (Yeh & Lin's setting).")
 
 
 def main(argv):
@@ -267,4 +271,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+  define_flags()
   app.run(main)
