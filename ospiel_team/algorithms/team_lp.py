@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import sys
 import time
 from typing import Dict, Iterator, List, Optional, Sequence
@@ -273,7 +274,7 @@ class TeamDecomposition:
       for r_idx, r in enumerate(sets):
         meet = np.unique(loc_inf[r & (loc_inf >= 0)])
         choices = [np.nonzero(legal[infosets[i]])[0] for i in meet]
-        count = int(np.prod([len(c) for c in choices])) if choices else 1
+        count = math.prod(len(c) for c in choices)  # exact (no int64 overflow)
         total += count
         if total > self.max_local:
           raise MemoryError(
