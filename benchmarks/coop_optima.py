@@ -35,6 +35,7 @@ flags.DEFINE_bool("skip_lp_if_proven", True, "skip the LP when the MIP proved op
 flags.DEFINE_string("out", "docs/benchmarks/coop_optima.json", "JSON results (resumable)")
 flags.DEFINE_string("out_md", "docs/benchmarks/coop_optima.md", "Markdown table")
 flags.DEFINE_bool("rerun", False, "ignore stored results")
+flags.DEFINE_bool("markdown_only", False, "only rewrite --out_md from the stored --out")
 
 
 def _split_games(text):
@@ -85,8 +86,11 @@ def markdown(rows):
            "(total; tree walk) | terminals |", "|---|---|---|---|---|---|---|---|"]
   for r in rows:
     if not r.get("finished"):
+      reason = r["reason"]
+      if "MemoryError" in reason:
+        reason = "LP not built: more than lp_max_local local solutions (Theorem 4.1)"
       lines.append(f"| {r['game']} | {r.get('method_requested', r['method'])} | "
-                   f"{r['reason']} | no | | | | |")
+                   f"{reason} | no | | | | |")
       continue
     lines.append(f"| {r['game']} | {r['method']} | {r['value']:.6f} | "
                  f"{'yes' if r['proven_optimal'] else 'no'} | {r['gap']:.2e} | "
@@ -104,6 +108,11 @@ def main(argv):
     with open(FLAGS.out) as f:
       stored = {(r["requested_game"], r["method_requested"]): r
                 for r in json.load(f)["rows"] if "requested_game" in r}
+  if FLAGS.markdown_only:
+    rows = [stored[(g, m)] for g in games for m in methods if (g, m) in stored]
+    _atomic_write(FLAGS.out_md, markdown(rows))
+    print(markdown(rows))
+    return
   import tqdm  # pylint: disable=g-import-not-at-top
   rows = []
   for game in tqdm.tqdm(games, desc="cooperative optima", unit=" game"):

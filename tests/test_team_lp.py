@@ -227,3 +227,20 @@ def test_table1_sizes_of_small_instances():
     paper = team_instances.PAPER_TABLE1[name]
     assert res.sequences == [paper.seq1, paper.seq2]
     assert res.terminals == paper.terminals
+
+
+def test_table_benchmark_script_runs(tmp_path):
+  """benchmarks/team_lp_table.py on the smallest instance: sizes checked against Table 1."""
+  import os  # pylint: disable=g-import-not-at-top
+  import subprocess  # pylint: disable=g-import-not-at-top
+  import sys  # pylint: disable=g-import-not-at-top
+  repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  out = tmp_path / "t.json"
+  subprocess.run([sys.executable, os.path.join(repo, "benchmarks", "team_lp_table.py"),
+                  "--instances", "21K3", "--time_limit", "120", "--out", str(out),
+                  "--out_md", str(tmp_path / "t.md")], check=True, cwd=repo,
+                 capture_output=True)
+  row = json.loads(out.read_text())["rows"][0]
+  assert row["finished"] and row["seq1_matches_paper"] and row["seq2_matches_paper"]
+  assert row["terminals_matches_paper"]
+  assert "| 21K3 | 78 | 91 | 25 |" in (tmp_path / "t.md").read_text()
