@@ -23,9 +23,9 @@ import numpy as np
 from ospiel_team.bridge import a2c
 from ospiel_team.bridge import bidders as bidders_lib
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge import match  # defines --seed, --boards, ... (unused here)
 from ospiel_team.bridge import model_bidder
 from ospiel_team.bridge import uncontested as U
+from ospiel_team.bridge import match
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("models", "a2c=a2c", "Comma-separated name=path (or name=shipped name).")

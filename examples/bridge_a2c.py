@@ -25,11 +25,10 @@ import numpy as np
 
 from ospiel_team.bridge import a2c
 from ospiel_team.bridge import dataset as dataset_lib
-# match.py defines --seed, --uncontested (and --dataset, --boards, ...) at import time; this
-# script reuses --seed and --uncontested and names its dataset list --datasets.
-from ospiel_team.bridge import match  # pylint: disable=unused-import
 
 FLAGS = flags.FLAGS
+flags.DEFINE_integer("seed", 0, "Random seed (network, deals, self-play).")
+flags.DEFINE_bool("uncontested", False, "East-West may only pass (Yeh & Lin's setting).")
 flags.DEFINE_string("workdir", "/tmp/bridge_a2c", "Checkpoint / log folder (resumes from it).")
 flags.DEFINE_string("datasets", None, "Comma-separated .npz datasets or globs (default: shipped).")
 flags.DEFINE_integer("holdout", 200, "Deals held out of training (when no --eval_dataset).")

@@ -16,11 +16,12 @@ from absl import app
 from absl import flags
 
 from ospiel_team.bridge import bidders as bidders_lib
-# match.py defines --boards, --dataset, --uncontested, --seed at import time; reused here.
-from ospiel_team.bridge import match  # pylint: disable=unused-import
+from ospiel_team.bridge import match
 from ospiel_team.bridge import model_bidder
 
 FLAGS = flags.FLAGS
+# The match command's flags (--boards, --dataset, --uncontested, --seed, ...) are reused here.
+match.define_flags()
 flags.DEFINE_string("model", "a2c", "Shipped model name, model .npz path, or built-in bidder.")
 flags.DEFINE_string("json", None, "Also write the statistics to this JSON file.")
 

@@ -268,9 +268,6 @@ def main(argv=None):
   print(json.dumps(res))
 
 
-if __name__ == "__main__":
-  main()
-
 
 def shipped_cost_dataset_path() -> str:
   """The small held-out cost set shipped beside the models (ospiel_team/bridge/models/)."""
@@ -429,3 +426,7 @@ class RoundQLearner:
     costs = cost_vectors(cost_data["dd_tricks"], vulnerable)
     reached = self.reached(cost_data["holders"])
     return summarize(costs[np.arange(len(reached)), reached], reached)
+
+
+if __name__ == "__main__":
+  main()
