@@ -63,6 +63,8 @@ flags.DEFINE_enum("search", "none", ["none", "jps", "1search"],
 flags.DEFINE_float("search_fraction", 0.05, "Fraction p of games that run the search.")
 flags.DEFINE_integer("search_candidates", 5, "Candidate calls per searching player (top-k).")
 flags.DEFINE_integer("search_rollouts", 5, "Rollouts per stage (paper: 5 x 5).")
+flags.DEFINE_bool("search_fresh_returns", True, "Store fresh-rollout returns of the chosen "
+                  "change (unbiased) instead of the search's max-biased estimates.")
 flags.DEFINE_bool("progress", True, "Show a progress bar.")
 flags.DEFINE_string("bc_teacher", None, "Warm start: behaviour-clone this built-in bidder "
                     "(e.g. natural) before self-play (not in the JPS paper; see a2c.py).")
@@ -136,7 +138,8 @@ def main(argv):
     from ospiel_team.bridge import jps_bid  # pylint: disable=g-import-not-at-top
     trainer.search = jps_bid.JPSBidSearch(
         fraction=FLAGS.search_fraction, depth=3 if FLAGS.search == "jps" else 1,
-        candidates=FLAGS.search_candidates, rollouts=FLAGS.search_rollouts)
+        candidates=FLAGS.search_candidates, rollouts=FLAGS.search_rollouts,
+        fresh_returns=FLAGS.search_fresh_returns)
   print(f"training deals: {n_base} (x{train_ds.holders.shape[0] // max(n_base, 1)} by "
         f"augmentation), held out: {held.holders.shape[0]}; resuming at round {trainer.round}")
   trainer.train(FLAGS.rounds, eval_every=FLAGS.eval_every, eval_boards=FLAGS.eval_boards,

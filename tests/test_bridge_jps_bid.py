@@ -102,3 +102,15 @@ def test_bad_arguments():
     jps_bid.joint_search(always_pass, eng, np.zeros(1), np.random.default_rng(0), depth=2)
   with pytest.raises(ValueError, match="fraction"):
     jps_bid.JPSBidSearch(fraction=1.5)
+
+
+def test_fresh_returns_equal_search_values_for_a_deterministic_policy():
+  ds = _one_deal_dataset()
+  eng = engine_lib.BiddingEngine(ds, uncontested=True)
+  eng.reset([0], dealer=0, vulnerability=0)
+  for depth in (1, 3):
+    res = jps_bid.joint_search(always_pass, eng, np.zeros(1), np.random.default_rng(0),
+                               depth=depth, candidates=38, rollouts=2, fresh_returns=True)
+    np.testing.assert_allclose(res.root_return, res.best_value)
+    if depth == 3:
+      np.testing.assert_allclose(res.partner_return, res.partner_value)

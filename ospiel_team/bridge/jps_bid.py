@@ -25,7 +25,10 @@ and ``a2*(o)``, goes into the replay buffer as decisions (P1's observation at ``
 return ``v(a1*)``) and (P2's observation after ``a1* o``, ``a2*(o)``, return of that branch),
 with behaviour log-probability ``log sigma(a*)`` (importance ratio 1 at the time of the search),
 so A2C's policy gradient moves ``sigma`` towards the searched change with advantage
-``v - V(s)``. The reward R is the same as in self-play (`a2c` module): the searching team's
+``v - V(s)``. By default (``fresh_returns``) the stored returns ``v`` are re-estimated with
+fresh rollouts of the chosen change (``rollouts`` per opponent sample): the search's own
+estimates are maxima of noisy means, biased upwards, and storing them made fine-tuning worse
+in our measurements (docs/benchmarks/bridge_agents.md). The reward R is the same as in self-play (`a2c` module): the searching team's
 duplicate IMPs against the game's other table (whose result is fixed), / 24.
 
 ``depth=1`` is the paper's "1-search" ablation: only P1's call is searched, the rest (opponent,
@@ -159,11 +162,15 @@ class SearchResult:
   partner_value: np.ndarray    # (M,)
   partner_logp: np.ndarray     # (M,)
   partner_root: np.ndarray     # (M,) root of each partner decision
+  # Returns stored in the replay buffer: fresh rollouts of the chosen change when
+  # `fresh_returns` (unbiased given the choice), else the search's own (max-biased) estimates.
+  root_return: Optional[np.ndarray] = None     # (R,)
+  partner_return: Optional[np.ndarray] = None  # (M,)
 
 
 def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score: np.ndarray,
                  rng: np.random.Generator, depth: int = 3, candidates: int = 5,
-                 rollouts: int = 5) -> SearchResult:
+                 rollouts: int = 5, fresh_returns: bool = True) -> SearchResult:
   """JPSBid search (depth 3) or 1-search (depth 1) at every table of `root` (none finished).
 
   `policy(obs) -> (probs, values)` is sigma; `ref_ns_score[r]` is the N-S score of root r's
@@ -197,8 +204,17 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
                        np.repeat(sign, k1 * n_o * n_r))
     v1 = rew.reshape(r_n, k1, n_o * n_r).mean(axis=2)
     empty = np.zeros((0, A.OBSERVATION_SIZE), np.float32)
-    return _finish(v1, valid1, c1, obs0, probs0, empty, np.zeros(0, np.int64),
-                   np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    res = _finish(v1, valid1, c1, obs0, probs0, empty, np.zeros(0, np.int64),
+                  np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    res.root_return, res.partner_return = res.best_value, np.zeros(0)
+    if fresh_returns:
+      m = n_o * n_r
+      ef = _replicate(root, np.repeat(np.arange(r_n), m))
+      ef.step(np.repeat(res.best_call, m))
+      _rollout_to_end(ef, policy, rng)
+      res.root_return = _team_reward(ef.ns_score(), np.repeat(ref_ns_score, m),
+                                     np.repeat(sign, m)).reshape(r_n, m).mean(axis=1)
+    return res
   _step_policy(eng, policy, rng)  # the opponent (LHO) calls under sigma
   # Stage 2: P2 (partner) plays each of its candidates; then rollouts under sigma.
   obs2 = eng.observation()  # zeros for finished tables' legal bits
@@ -232,6 +248,17 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
   res.partner_value = v2best[keep]
   res.partner_logp = np.log(np.maximum(probs2[keep, res.partner_call], 1e-30))
   res.partner_root = keep // (k1 * n_o)
+  res.root_return, res.partner_return = res.best_value, res.partner_value
+  if fresh_returns:
+    # n_r fresh rollouts after each chosen (a1*, o, a2*(o)), independent of the choice.
+    ef = _replicate(eng, np.repeat(rows, n_r))
+    ef.step(np.repeat(np.where(valid2, c2, c2[:, :1])[rows, best2[rows]], n_r))
+    _rollout_to_end(ef, policy, rng)
+    root_of = np.repeat(rows // (k1 * n_o), n_r)
+    vf = _team_reward(ef.ns_score(), ref_ns_score[root_of], sign[root_of])
+    vf = vf.reshape(r_n, n_o, n_r).mean(axis=2)  # (root, opp sample)
+    res.root_return = vf.mean(axis=1)
+    res.partner_return = vf.reshape(-1)[~finished[rows]]
   return res
 
 
@@ -258,7 +285,7 @@ class JPSBidSearch:
   """Attach to `a2c.A2CTrainer.search`: searches a fraction of each round's games."""
 
   def __init__(self, fraction: float = 0.05, depth: int = 3, candidates: int = 5,
-               rollouts: int = 5, seed: int = 7):
+               rollouts: int = 5, seed: int = 7, fresh_returns: bool = True):
     if not 0.0 <= fraction <= 1.0:
       raise ValueError(f"search fraction must be in [0, 1], got {fraction}")
     if depth not in (1, 3):
@@ -267,6 +294,7 @@ class JPSBidSearch:
     self.depth = depth
     self.candidates = candidates
     self.rollouts = rollouts
+    self.fresh_returns = fresh_returns
     self.rng = np.random.default_rng(seed)
     self.total_points = 0
     self.total_gain = 0.0
@@ -301,10 +329,11 @@ class JPSBidSearch:
     k = len(ro.ns_score) // 2
     other = np.array([(t + k) % (2 * k) for t in tables])
     res = joint_search(trainer.policy, root, ro.ns_score[other], self.rng, depth=self.depth,
-                       candidates=self.candidates, rollouts=self.rollouts)
-    trainer.buffer.add(res.root_obs, res.best_call, res.root_logp, res.best_value)
+                       candidates=self.candidates, rollouts=self.rollouts,
+                       fresh_returns=self.fresh_returns)
+    trainer.buffer.add(res.root_obs, res.best_call, res.root_logp, res.root_return)
     if len(res.partner_call):
       trainer.buffer.add(res.partner_obs, res.partner_call, res.partner_logp,
-                         res.partner_value)
+                         res.partner_return)
     self.total_points += len(tables)
     return len(tables)
