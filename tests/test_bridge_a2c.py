@@ -185,7 +185,7 @@ def test_shipped_model_loads_and_bids_only_legal_calls():
 
 
 @pytest.mark.parametrize("search", [pytest.param("none", marks=pytest.mark.slow), "jps"])
-def test_example_script_runs_and_resumes(tmp_path, search):
+def test_example_script_runs(tmp_path, search):
   cmd = [sys.executable, os.path.join(REPO, "examples", "bridge_a2c.py"),
          f"--workdir={tmp_path}", "--rounds=2", "--deals_per_round=8", "--batch_size=32",
          "--burn_in=16", "--buffer_size=1000", "--eval_every=2", "--eval_boards=8",
@@ -199,6 +199,4 @@ def test_example_script_runs_and_resumes(tmp_path, search):
   assert len(rows) == 3
   if search == "jps":
     assert any(int(r.split(",")[11]) > 0 for r in rows[1:])  # search_points column
-  cmd[3] = "--rounds=3"
-  out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO)
-  assert out.returncode == 0 and "resuming at round 2" in out.stdout
+  assert os.path.exists(tmp_path / "model.npz")  # (resuming is tested in-process above)
