@@ -191,7 +191,7 @@ def test_example_script_runs(tmp_path, search):
          "--burn_in=16", "--buffer_size=1000", "--eval_every=2", "--eval_boards=8",
          "--holdout=16", "--hidden=16", "--num_blocks=1", "--progress=false",
          f"--search={search}", "--search_fraction=0.5", "--search_candidates=2",
-         "--search_rollouts=2"]
+         "--search_rollouts=2", "--bc_deals=20", "--bc_steps=2"]
   out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO)
   assert out.returncode == 0, out.stderr[-3000:]
   assert "rounds 2" in out.stdout

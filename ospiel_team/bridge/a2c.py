@@ -36,6 +36,15 @@ bit-packed, 34 bytes each); each round does ``updates_per_round`` Adam steps on 
 averaged over the minibatch. Decisions with a single legal call (East-West in the uncontested
 variant) are not stored. Evaluation uses the greedy (argmax) call, as in the paper.
 
+Two additions not in the paper, both optional (docs/benchmarks/bridge_agents.md): a linear
+entropy-coefficient schedule (`A2CConfig.entropy_coef_start` / `entropy_decay_rounds`), and a
+behaviour-cloning warm start (`collect_teacher_states`, `behaviour_cloning`) on a rule-based
+bidder. On our CPU budget (~20 minutes) pure contested self-play collapsed to all-pass (bids in
+early random auctions are punished, so Pass dominates before the policy learns to bid); the
+shipped baseline is warm-started on the natural bidder and then trained by the self-play A2C
+above. Training deals can be augmented x96 (`augment_deals`: seat rotations x suit
+permutations, whose DDS tables are permutations of the original ones).
+
 Checkpoints (``workdir/checkpoint.npz``: parameters, Adam state, replay buffer, numpy RNG state
 and counters) are written atomically (temp file + os.replace) every ``checkpoint_every`` rounds
 and at the end; `train` resumes from it, and a resumed run is bit-identical to an uninterrupted
