@@ -8,7 +8,7 @@ setuptools.setup(
                  "(Joint Policy Search, Exploitability Descent, team LP) for OpenSpiel."),
     python_requires=">=3.11",
     packages=setuptools.find_packages(include=["ospiel_team", "ospiel_team.*"]),
-    package_data={"ospiel_team": ["data/*", "bridge/data/*"]},
+    package_data={"ospiel_team": ["data/*", "bridge/data/*", "bridge/models/*"]},
     include_package_data=True,
     install_requires=[
         "open_spiel>=1.5",

@@ -297,7 +297,14 @@ class NaturalBidder:
     return np.where(calls < 0, A.PASS, calls)
 
 
-_BIDDERS = {"pass": PassBidder, "random": RandomBidder, "natural": NaturalBidder}
+def _shipped_a2c_bidder() -> Bidder:
+  """The shipped A2C model (see model_bidder.py); imported on use, as it needs JAX/haiku."""
+  from ospiel_team.bridge import model_bidder  # pylint: disable=g-import-not-at-top
+  return model_bidder.shipped_bidder()
+
+
+_BIDDERS = {"pass": PassBidder, "random": RandomBidder, "natural": NaturalBidder,
+            "a2c": _shipped_a2c_bidder}
 
 
 def make_bidder(name: str) -> Bidder:

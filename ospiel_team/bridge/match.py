@@ -248,8 +248,8 @@ FLAGS = flags.FLAGS
 
 def define_flags() -> None:
   """Defines the match command's flags (only when run as a script, not on import)."""
-  flags.DEFINE_string("bidder_a", "natural", "Bidder A: pass, random or natural.")
-  flags.DEFINE_string("bidder_b", "random", "Bidder B: pass, random or natural.")
+  flags.DEFINE_string("bidder_a", "natural", "Bidder A: pass, random, natural or a2c (the shipped model).")
+  flags.DEFINE_string("bidder_b", "random", "Bidder B: pass, random, natural or a2c (the shipped model).")
   flags.DEFINE_integer("boards", 1000, "Number of boards (each played at two tables).")
   flags.DEFINE_string("dataset", None, "Dataset .npz (default: the shipped dataset).")
   flags.DEFINE_string("out", "bridge_match", "Output folder for match.json and match.md.")
