@@ -120,7 +120,7 @@ def main(argv):
     for method in methods:
       key = (game, method)
       old = stored.get(key)
-      if old is not None and (old.get("finished") or
+      if old is not None and (old.get("proven_optimal") or
                               old.get("time_limit", 0) >= FLAGS.time_limit):
         row = old
       else:
