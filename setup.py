@@ -29,7 +29,9 @@ setuptools.setup(
         "etils",
     ],
     extras_require={
-        "test": ["pytest", "nbformat", "nbclient", "ipykernel"],
+        "test": ["pytest", "nbformat", "nbclient", "ipykernel",
+                 # OpenSpiel's sequence_form_lp (the team LP's independent check) needs these.
+                 "cvxpy", "ecos"],
         "ray": ["ray"],
     },
 )
