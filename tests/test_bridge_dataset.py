@@ -15,6 +15,9 @@ from ospiel_team.bridge import deal
 from ospiel_team.bridge import make_dataset
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The shipped dataset: built with
+#   python -m ospiel_team.bridge.make_dataset --deals 10000 --chunk 500 --seed 0 --out OUT
+SHIPPED_MIN_DEALS = 10000
 
 
 def _small(n=6, seed=0):
@@ -29,7 +32,7 @@ def _small(n=6, seed=0):
 def test_shipped_dataset_loads_by_default_and_matches_dds():
   ds = dataset.load_dataset()
   assert ds.path == dataset.default_dataset_path()
-  assert len(ds) >= 10000
+  assert len(ds) >= SHIPPED_MIN_DEALS
   assert ds.holders.shape == (len(ds), 52) and ds.holders.dtype == np.uint8
   assert ds.dd_tricks.shape == (len(ds), 5, 4) and ds.dd_tricks.dtype == np.uint8
   # Built by the documented command: deals are those of seed 0, chunk 500.
