@@ -18,11 +18,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 from absl import app
 from absl import flags
+from ospiel_team import atomic_io
 
 FLAGS = flags.FLAGS
 flags.DEFINE_float("time_limit", 240.0, "wall-clock seconds per (game, method)")
@@ -55,13 +55,7 @@ def _split_games(text):
   return out
 
 
-def _atomic_write(path, text):
-  d = os.path.dirname(os.path.abspath(path))
-  os.makedirs(d, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp_")
-  with os.fdopen(fd, "w") as f:
-    f.write(text)
-  os.replace(tmp, path)
+_atomic_write = atomic_io.write_text
 
 
 def run_one(game, method, limit):

@@ -22,13 +22,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 from absl import app
 from absl import flags
 
 from ospiel_team.games import team_instances
+from ospiel_team import atomic_io
 
 FLAGS = flags.FLAGS
 flags.DEFINE_float("time_limit", 60.0, "seconds per instance (subprocess wall clock)")
@@ -42,13 +42,7 @@ flags.DEFINE_bool("rerun", False, "ignore stored results")
 flags.DEFINE_bool("markdown_only", False, "only rewrite --out_md from the stored --out")
 
 
-def _atomic_write(path: str, text: str) -> None:
-  d = os.path.dirname(os.path.abspath(path))
-  os.makedirs(d, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp_")
-  with os.fdopen(fd, "w") as f:
-    f.write(text)
-  os.replace(tmp, path)
+_atomic_write = atomic_io.write_text
 
 
 def run_instance(name: str, time_limit: float, solver: str) -> dict:

@@ -39,6 +39,7 @@ import pyspiel
 
 from ospiel_team import compare
 from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team import atomic_io
 
 GOOFSPIEL = "goofspiel(imp_info=True,num_cards=4,points_order=descending)"
 DEFAULT_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice", GOOFSPIEL]
@@ -258,13 +259,7 @@ def plot_figure(rows: List[Dict[str, Any]], path: str) -> None:
   os.replace(tmp, path)
 
 
-def _atomic_write_text(path: str, text: str) -> None:
-  directory = os.path.dirname(os.path.abspath(path))
-  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_")
-  with os.fdopen(fd, "w") as f:
-    f.write(text)
-  os.chmod(tmp, 0o644)  # mkstemp makes files private
-  os.replace(tmp, path)
+_atomic_write_text = atomic_io.write_text
 
 
 def write_outputs(rows: List[Dict[str, Any]], out_dir: str, command: str) -> None:

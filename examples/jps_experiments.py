@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from typing import Dict, List
 
@@ -40,6 +39,7 @@ from ospiel_team.algorithms import jps
 from ospiel_team.algorithms import tree_cache
 from ospiel_team.algorithms import tree_cfr
 from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team import atomic_io
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("games", ["comm(length=3)", "tiny_hanabi", "simple_bidding(size=4)",
@@ -65,13 +65,7 @@ flags.DEFINE_string("json_out", None, "Output JSON (one row per game and method)
 flags.DEFINE_string("md_out", None, "Output Markdown table.")
 
 
-def _atomic_write(path: str, text: str) -> None:
-  directory = os.path.dirname(os.path.abspath(path))
-  os.makedirs(directory, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_")
-  with os.fdopen(fd, "w") as f:
-    f.write(text)
-  os.replace(tmp, path)
+_atomic_write = atomic_io.write_text
 
 
 def _depths(spec: List[str]) -> Dict[str, int]:

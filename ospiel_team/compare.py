@@ -41,6 +41,7 @@ import pyspiel
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team.algorithms import evaluation
 from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team import atomic_io
 
 
 @dataclasses.dataclass
@@ -323,12 +324,7 @@ def run(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int, seed:
   return rows
 
 
-def _atomic_write(path: str, data: bytes) -> None:
-  directory = os.path.dirname(os.path.abspath(path))
-  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_")
-  with os.fdopen(fd, "wb") as f:
-    f.write(data)
-  os.replace(tmp, path)
+_atomic_write = atomic_io.write_bytes
 
 
 def markdown_table(rows: List[Dict[str, Any]]) -> str:

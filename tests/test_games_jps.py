@@ -168,7 +168,20 @@ GAMES = ["comm", "comm(length=1)", "comm(length=2)", "simple_bidding",
 @pytest.mark.parametrize("name", GAMES)
 def test_random_sim_test(name):
   game = pyspiel.load_game(name)
+  # OpenSpiel's own consistency check; it raises SpielError on any failure.
   pyspiel.random_sim_test(game, num_sims=30, serialize=True, verbose=False)
+  # And the common payoff: every random playthrough gives both players the same return.
+  rng = np.random.default_rng(0)
+  for _ in range(30):
+    state = game.new_initial_state()
+    while not state.is_terminal():
+      if state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(actions, p=probs)))
+      else:
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    returns = state.returns()
+    assert returns[0] == returns[1], (name, state.history(), returns)
 
 
 @pytest.mark.parametrize("name", ["comm", "simple_bidding", "mini_bridge"])

@@ -74,6 +74,7 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
+from ospiel_team import atomic_io
 
 NUM_CALLS = A.NUM_CALLS
 OBS_SIZE = A.OBSERVATION_SIZE
@@ -393,35 +394,10 @@ def unflatten_params(flat: Dict[str, np.ndarray]):
   return params
 
 
-def atomic_savez(path: str, **arrays) -> None:
-  """np.savez to a temp file in the same folder, then os.replace (atomic on POSIX)."""
-  folder = os.path.dirname(os.path.abspath(path))
-  os.makedirs(folder, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".npz", dir=folder)
-  try:
-    with os.fdopen(fd, "wb") as f:
-      np.savez(f, **arrays)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
+atomic_savez = atomic_io.savez
 
 
-def atomic_write_text(path: str, text: str) -> None:
-  folder = os.path.dirname(os.path.abspath(path))
-  os.makedirs(folder, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix=".tmp_", dir=folder)
-  try:
-    with os.fdopen(fd, "w") as f:
-      f.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
+atomic_write_text = atomic_io.write_text
 
 
 def save_model(path: str, params, cfg: A2CConfig, extra: Optional[dict] = None) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 from typing import Optional, Sequence
 
 import numpy as np
@@ -34,6 +33,7 @@ from ospiel_team.bridge import bidders as bidders_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
+from ospiel_team import atomic_io
 
 # Dealer and vulnerability of duplicate boards 1..16 (the cycle repeats every 16 boards).
 _BOARD_VUL = "none ns ew both ns ew both none ew both none ns both none ns ew".split()
@@ -175,18 +175,7 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
       auctions_table2=auctions2, contracts_table1=contracts1, contracts_table2=contracts2)
 
 
-def _atomic_write(path: str, text: str) -> None:
-  folder = os.path.dirname(os.path.abspath(path))
-  os.makedirs(folder, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix=".tmp_", dir=folder)
-  try:
-    with os.fdopen(fd, "w") as f:
-      f.write(text)
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
+_atomic_write = atomic_io.write_text
 
 
 def report(result: MatchResult, dataset_holders: Optional[np.ndarray] = None,

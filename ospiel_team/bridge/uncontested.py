@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 from typing import Optional
 
 import numpy as np
@@ -41,6 +40,8 @@ import tqdm
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import scoring
+import functools
+from ospiel_team import atomic_io
 
 NUM_CONTRACTS = 1 + A.NUM_BIDS  # 0 = passed out, 1 + j = bid j
 FORMAT_TAG = "ospiel_team.bridge.uncontested/1"
@@ -161,19 +162,7 @@ def oracle_bidder_costs(cost_data: dict, vulnerable: bool = False) -> np.ndarray
 # ------------------------------------------------------------------------------------------
 # Building cost datasets (k redeals + DDS), resumable
 # ------------------------------------------------------------------------------------------
-def _atomic_savez(path, **arrays):
-  folder = os.path.dirname(os.path.abspath(path))
-  os.makedirs(folder, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".npz", dir=folder)
-  try:
-    with os.fdopen(fd, "wb") as f:
-      np.savez_compressed(f, **arrays)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
+_atomic_savez = functools.partial(atomic_io.savez, compressed=True)
 
 
 def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk: int = 20,
