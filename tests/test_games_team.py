@@ -600,3 +600,38 @@ def test_leduc_equals_openspiel_leduc_three_players():
     np.testing.assert_allclose(x.returns(), y.returns())
     if not x.is_terminal() and not x.is_chance_node():
       assert x.legal_actions() == y.legal_actions()
+
+
+@pytest.mark.parametrize("game_string", [
+    "team_goofspiel(players=3)", "team_goofspiel(players=2,info=limited)",
+    "team_leduc(players=3)", "team_kuhn(players=3,ranks=4)",
+    "team_liars_dice(players=3,sides=3)"])
+def test_clones_are_independent_and_serialize(game_string):
+  """The cheap-clone lists (cheap_clone.py): a child never shares mutable state with its parent,
+  and serialize/deserialize restores every attribute."""
+  game = pyspiel.load_game(game_string)
+  rng = np.random.default_rng(0)
+  for _ in range(20):
+    state = game.new_initial_state()
+    while not state.is_terminal():
+      before = (str(state), repr(vars(state)))
+      child = state.child(int(rng.choice(state.legal_actions())))
+      assert (str(state), repr(vars(state))) == before
+      restored = pyspiel.deserialize_game_and_state(
+          pyspiel.serialize_game_and_state(game, child))[1]
+      assert repr(vars(restored)) == repr(vars(child))
+      assert restored.history() == child.history()
+      state = child
+
+
+def test_cheap_clone_lists_deepcopy():
+  import copy  # pylint: disable=g-import-not-at-top
+  from ospiel_team.games.cheap_clone import FlatList, NestedList  # pylint: disable=g-import-not-at-top
+  flat = FlatList([1, 2])
+  dup = copy.deepcopy(flat)
+  dup.append(3)
+  assert flat == [1, 2] and type(dup) is FlatList
+  nested = NestedList([[1], []])
+  dup = copy.deepcopy(nested)
+  dup[1].append(5)
+  assert nested == [[1], []] and dup == [[1], [5]]

@@ -27,6 +27,8 @@ import numpy as np
 
 import pyspiel
 
+from ospiel_team.games.cheap_clone import FlatList
+
 _MAX_PLAYERS = 10
 _DEFAULT_PARAMS = {"players": 3, "info": "full", "num_cards": 3}
 _INFOS = ("full", "limited")
@@ -92,11 +94,12 @@ class TeamGoofspielState(pyspiel.State):
     super().__init__(game)
     self._n = game.num_players()
     self._k = game.num_cards
-    self.point_cards: List[int] = []  # card indices (value - 1), one per round started
-    self.past_bids: List[List[int]] = []  # completed rounds: bid index of each player
-    self.bids: List[int] = []  # current round, seat order
-    self.winners: List[FrozenSet[int]] = []  # completed rounds: the highest bidders
-    self.points = [0.0] * self._n
+    # FlatList: cheap clones (see cheap_clone.py); past_bids' inner lists are never mutated.
+    self.point_cards: List[int] = FlatList()  # card indices (value - 1), one per round started
+    self.past_bids: List[List[int]] = FlatList()  # completed rounds: bid index of each player
+    self.bids: List[int] = FlatList()  # current round, seat order
+    self.winners: List[FrozenSet[int]] = FlatList()  # completed rounds: the highest bidders
+    self.points = FlatList([0.0] * self._n)
     if self._k == 1:
       self.point_cards.append(0)
 
@@ -142,7 +145,7 @@ class TeamGoofspielState(pyspiel.State):
       self.points[p] += value / len(win)
     self.winners.append(win)
     self.past_bids.append(self.bids)
-    self.bids = []
+    self.bids = FlatList()
     if self.round == self._k - 1:  # the last point card is determined
       self.point_cards.append(
           next(c for c in range(self._k) if c not in self.point_cards))

@@ -19,6 +19,8 @@ import numpy as np
 
 import pyspiel
 
+from ospiel_team.games.cheap_clone import FlatList
+
 PASS = 0
 BET = 1
 
@@ -83,10 +85,10 @@ class TeamKuhnState(pyspiel.State):
     super().__init__(game)
     self._n = game.num_players()
     self._ranks = game.ranks
-    self.cards: List[int] = []
-    self.bets: List[int] = []
+    self.cards: List[int] = FlatList()  # FlatList: cheap clones (see cheap_clone.py)
+    self.bets: List[int] = FlatList()
     self.first_bettor = -1
-    self.pot = [1] * self._n  # each player's contribution
+    self.pot = FlatList([1] * self._n)  # each player's contribution
     self._game_over = False
 
   def current_player(self):

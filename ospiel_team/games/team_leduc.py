@@ -35,6 +35,8 @@ import numpy as np
 
 import pyspiel
 
+from ospiel_team.games.cheap_clone import FlatList, NestedList
+
 FOLD = 0
 CALL = 1
 RAISE = 2
@@ -141,8 +143,9 @@ class TeamLeducState(pyspiel.State):
     self._ranks = game.ranks
     self._no_raise = game.no_raise
     self._n = n
-    self.deck = [game.suits] * game.ranks  # cards left per rank
-    self.private: List[int] = []
+    # FlatList / NestedList: cheap clones (see cheap_clone.py).
+    self.deck = FlatList([game.suits] * game.ranks)  # cards left per rank
+    self.private: List[int] = FlatList()
     self.public = -1
     self.round = 1
     self.cur = pyspiel.PlayerId.CHANCE
@@ -150,9 +153,9 @@ class TeamLeducState(pyspiel.State):
     self.num_calls = 0
     self.num_raises = 0
     self.remaining = n
-    self.folded = [False] * n
-    self.ante = [1] * n
-    self.sequences: List[List[int]] = [[], []]
+    self.folded = FlatList([False] * n)
+    self.ante = FlatList([1] * n)
+    self.sequences: List[List[int]] = NestedList([[], []])
     self._terminal = False
 
   # -- helpers -----------------------------------------------------------------------------

@@ -29,6 +29,8 @@ import numpy as np
 
 import pyspiel
 
+from ospiel_team.games.cheap_clone import FlatList
+
 _MAX_PLAYERS = 10
 _DEFAULT_PARAMS = {"players": 3, "sides": 3, "bidding_rule": "reset-face"}
 _RULES = ("reset-face", "reset-quantity")
@@ -104,8 +106,8 @@ class TeamLiarsDiceState(pyspiel.State):
     self._n = game.num_players()
     self._sides = game.sides
     self._reset_face = game.reset_face
-    self.dice: List[int] = []  # faces 1..sides
-    self.bids: List[int] = []  # action ids, possibly ending with the call
+    self.dice: List[int] = FlatList()  # FlatList: cheap clones (see cheap_clone.py); faces 1..sides
+    self.bids: List[int] = FlatList()  # action ids, possibly ending with the call
     self.winner = -1
     self.loser = -1
 
