@@ -30,7 +30,9 @@ flags.DEFINE_string("games", "tiny_hanabi,comm(length=3),comm(length=5),comm(len
                     "comm(length=7),simple_bidding(size=4),simple_bidding(size=8),"
                     "simple_bidding(size=16),mini_bridge(size=3),mini_bridge(size=4),"
                     "mini_bridge(size=5)", "comma-free game list separated by ';' or ','")
-flags.DEFINE_string("methods", "mip,lp", "methods to run, in order")
+flags.DEFINE_string("methods", "mip,lp", "methods to run, in order; 'mip+cfr_jps' (or "
+                    "'mip+jps'): the MIP warm-started from CFR1k+JPS's (JPS's) policy")
+flags.DEFINE_float("highs_time_limit", None, "HiGHS seconds (default: 75% of --time_limit)")
 flags.DEFINE_bool("skip_lp_if_proven", True, "skip the LP when the MIP proved optimality")
 flags.DEFINE_string("out", "docs/benchmarks/coop_optima.json", "JSON results (resumable)")
 flags.DEFINE_string("out_md", "docs/benchmarks/coop_optima.md", "Markdown table")
@@ -58,9 +60,13 @@ def _split_games(text):
 _atomic_write = atomic_io.write_text
 
 
-def run_one(game, method, limit):
+def run_one(game, method, limit, highs_limit=None):
+  base, _, warm = method.partition("+")
+  highs_limit = limit * 0.75 if highs_limit is None else highs_limit
   cmd = [sys.executable, "-m", "ospiel_team.algorithms.coop_optimum", "--game", game,
-         "--method", method, "--json", "--time_limit", str(round(limit * 0.75, 1))]
+         "--method", base, "--json", "--time_limit", str(round(highs_limit, 1))]
+  if warm:
+    cmd += ["--warm_start", warm]
   start = time.perf_counter()
   try:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit)
@@ -70,7 +76,7 @@ def run_one(game, method, limit):
     tail = (proc.stderr or "").strip().splitlines()[-1:] or ["?"]
     return dict(game=game, method=method, finished=False, reason=f"error: {tail[0][:200]}")
   row = json.loads(proc.stdout.strip().splitlines()[-1])
-  row.update(method_requested=method, method=row.get("method", method), finished=True,
+  row.update(method_requested=method, method=row.get("method", base), finished=True,
              wall_seconds=round(time.perf_counter() - start, 2))
   return row
 
@@ -86,7 +92,8 @@ def markdown(rows):
       lines.append(f"| {r['game']} | {r.get('method_requested', r['method'])} | "
                    f"{reason} | no | | | | |")
       continue
-    lines.append(f"| {r['game']} | {r['method']} | {r['value']:.6f} | "
+    method = r.get("method_requested", r["method"])
+    lines.append(f"| {r['game']} | {method} | {r['value']:.6f} | "
                  f"{'yes' if r['proven_optimal'] else 'no'} | {r['gap']:.2e} | "
                  f"{r['bound']:.6f} | {r['total_seconds']:.1f}; {r['tree_seconds']:.1f} | "
                  f"{r['terminals']} |")
@@ -120,7 +127,7 @@ def main(argv):
       else:
         if method == "lp" and proven and FLAGS.skip_lp_if_proven:
           continue
-        row = run_one(game, method, FLAGS.time_limit)
+        row = run_one(game, method, FLAGS.time_limit, FLAGS.highs_time_limit)
         row.update(method_requested=method, requested_game=game, time_limit=FLAGS.time_limit)
         stored[key] = row
         _atomic_write(FLAGS.out, json.dumps(dict(

@@ -83,3 +83,43 @@ def test_mini_bridge_3_lp_and_mip():  # about 40 s
   assert a.value == pytest.approx(b.value, abs=1e-9)
   _check_policy(a, "mini_bridge(size=3)")
   _check_policy(b, "mini_bridge(size=3)")
+
+
+def test_mip_warm_start_is_the_first_incumbent():
+  """Stopped almost at once, the warm-started MIP still returns a strategy worth at least the
+  (purified) initial policy, whose value OpenSpiel computes independently; without the warm
+  start HiGHS has no strategy yet. Given time, it reaches the same optimum as without it."""
+  from open_spiel.python.algorithms import expected_game_score  # pylint: disable=g-import-not-at-top
+  game_string = "mini_bridge(size=3)"
+  game = pyspiel.load_game(game_string)
+  tree = GameTree(game)
+  rng = np.random.default_rng(3)
+  start = rng.random((tree.num_infosets, tree.num_actions)) * tree.infoset_legal
+  pure = np.zeros_like(start)
+  pure[np.arange(tree.num_infosets), np.argmax(np.where(tree.infoset_legal, start, -1), 1)] = 1
+  start_value = expected_game_score.policy_value(
+      game.new_initial_state(), [tree.tabular_policy(pure)] * 2)[0]
+  res = coop_optimum.solve(tree, method="mip", time_limit=1e-3, initial_policy=start)
+  assert res.details["initial_value"] == pytest.approx(start_value, abs=1e-12)
+  assert res.value >= start_value - 1e-12
+  _check_policy(res, game_string)
+  with pytest.raises(RuntimeError, match="no feasible"):
+    coop_optimum.solve(tree, method="mip", time_limit=1e-3)
+  full = coop_optimum.solve(tree, method="mip", initial_policy=start)
+  cold = coop_optimum.solve(tree, method="mip")
+  # 1.125: the team LP finds the same optimum (the slow test_mini_bridge_3_lp_and_mip).
+  assert full.proven_optimal and cold.proven_optimal
+  assert full.value == pytest.approx(cold.value, abs=1e-9)
+  assert full.value == pytest.approx(1.125, abs=1e-9)
+
+
+def test_warm_start_bad_input():
+  tree = GameTree(pyspiel.load_game("simple_bidding(size=4)"))
+  with pytest.raises(ValueError, match="shape"):
+    coop_optimum.solve(tree, method="mip", initial_policy=np.ones((3, 3)))
+  with pytest.raises(ValueError, match="'cfr'"):
+    coop_optimum.warm_start_policy(tree, "cfr")
+  with pytest.raises(ValueError, match="cfr_iterations"):
+    coop_optimum.warm_start_policy(tree, "cfr_jps", cfr_iterations=0)
+  pi = coop_optimum.warm_start_policy(tree, "cfr_jps", cfr_iterations=20)
+  tree.validate_policy_array(pi)

@@ -63,7 +63,9 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
                                  time_limit: Optional[float] = None,
                                  threads: Optional[int] = None,
                                  mip_gap: float = 0.0,
-                                 formulation: str = "flow") -> JointPureResult:
+                                 formulation: str = "flow",
+                                 initial_strategy: Optional[Dict[int, int]] = None
+                                 ) -> JointPureResult:
   """max over the members' joint pure strategies of sum_z w[z] prod_p r_p[sigma_p(z)] (MIP).
 
   `formulation="flow"` (default): binary r_p as below, and one continuous e[v, a] per team
@@ -74,9 +76,15 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
   its LP relaxation is the team's perfect-recall relaxation, much tighter than McCormick's.
   `formulation="mccormick"`: the per-terminal-group product linearisation described in the
   module docstring.
+  `initial_strategy` (infoset -> action for the members' infosets, e.g. JPS's purified policy;
+  flow formulation only) is handed to HiGHS as its first incumbent, so the MIP never returns a
+  worse strategy and can prune with its value from the start.
   """
   if formulation == "flow":
-    return _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap)
+    return _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap,
+                     initial_strategy)
+  if initial_strategy is not None:
+    raise ValueError("initial_strategy needs formulation='flow'")
   if formulation != "mccormick":
     raise ValueError(f"unknown MIP formulation {formulation!r}; use 'flow' or 'mccormick'")
   from ospiel_team.algorithms.team_lp import _solve_highs  # pylint: disable=g-import-not-at-top
@@ -207,7 +215,8 @@ def _sequence_form_rows(tree, members):
   return team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi
 
 
-def _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap):
+def _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap,
+              initial_strategy=None):
   """The flow formulation of `best_joint_pure_strategy_mip`."""
   from scipy import sparse  # pylint: disable=g-import-not-at-top
   from ospiel_team.algorithms import team_lp  # pylint: disable=g-import-not-at-top
@@ -264,17 +273,58 @@ def _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap):
   a_mat = sparse.csr_matrix((vals, (rows, cols)), shape=(row, n_bin + n_edge))
   integrality = np.zeros(n_bin + n_edge, dtype=bool)
   integrality[:n_bin] = True
+  x0 = None
+  if initial_strategy is not None:
+    x0 = _flow_start(tree, members, dec, initial_strategy, team_inf, inf_rep, act, edge_v,
+                     e_act, into)
   return _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integrality,
-                     const, time_limit, threads, mip_gap, start, "mip")
+                     const, time_limit, threads, mip_gap, start, "mip", x0)
+
+
+def _flow_start(tree, members, dec, strategy, team_inf, inf_rep, act, edge_v, e_act,
+                into) -> np.ndarray:
+  """The flow MIP's columns [r | e] for the joint pure strategy `strategy` (feasible)."""
+  a_count = tree.num_actions
+  for i in team_inf:
+    a = strategy.get(int(i))
+    if a is None or not tree.infoset_legal[i, a]:
+      raise ValueError(f"initial_strategy: infoset {int(i)} ({tree.infoset_keys[i]!r}) needs "
+                       f"a legal action, got {a!r}")
+  n_bin = len(inf_rep)
+  # r_p[I a] = r_p[parent(I)] * [strategy(I) = a], infosets in own-depth order.
+  flat_r = np.zeros(tree.num_infosets * a_count)
+  for p in members:
+    for level in tree.sequences[p].infoset_levels:
+      level = np.asarray(level, dtype=np.int64)
+      ps = tree.sequences[p].infoset_parent_seq[level]
+      reach = np.where(ps >= 0, flat_r[np.maximum(ps, 0)], 1.0)
+      a = np.array([strategy[int(i)] for i in level], dtype=np.int64)
+      flat_r[level * a_count + a] = reach
+  r = flat_r[team_inf[inf_rep] * a_count + act]
+  # e[v, a] = (flow into v) * [strategy(I(v)) = a], team-tree levels top down.
+  e = np.zeros(len(edge_v))
+  edge_of = {}
+  for k, (v, a) in enumerate(zip(edge_v, e_act)):
+    edge_of[(int(v), int(a))] = k
+  flow_in = np.ones(dec.num_tt)
+  is_team = dec.tt_infoset >= 0
+  for s, end in dec.tt_levels:
+    for v in range(s, end):
+      if into[v] >= 0:
+        flow_in[v] = e[into[v] - n_bin]
+      if is_team[v]:
+        a = strategy[int(dec.tt_infoset[v])]
+        e[edge_of[(v, a)]] = flow_in[v]
+  return np.concatenate([r, e])
 
 
 def _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integrality, const,
-                time_limit, threads, mip_gap, start, method):
+                time_limit, threads, mip_gap, start, method, x0=None):
   from ospiel_team.algorithms.team_lp import _solve_highs  # pylint: disable=g-import-not-at-top
   n_cols = a_mat.shape[1]
   h = _solve_highs(np.asarray(cost), a_mat, np.asarray(lo), np.asarray(hi), np.zeros(n_cols),
                    np.ones(n_cols), True, time_limit, threads, "", integrality=integrality,
-                   mip_gap=mip_gap)
+                   mip_gap=mip_gap, initial_solution=x0)
   status = h.modelStatusToString(h.getModelStatus())
   info = h.getInfo()
   if info.primal_solution_status < 2 and status != "Optimal":
@@ -388,6 +438,14 @@ class CoopOptimum:
                 evaluated_value=self.evaluated_value, **self.details)
 
 
+def _pure_policy_array(tree: GameTree, strategy: Dict[int, int]) -> np.ndarray:
+  pi = tree.uniform_policy_array()
+  for i, a in strategy.items():
+    pi[i] = 0.0
+    pi[i, a] = 1.0
+  return pi
+
+
 def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
   """[num_terminals] chance reach x team utility (sum of members' returns)."""
   chance = _chance_reach(tree)[tree.terminals]
@@ -396,8 +454,13 @@ def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
 
 def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
           time_limit: Optional[float] = None, lp_max_local: int = DEFAULT_LP_MAX_LOCAL,
-          threads: Optional[int] = None) -> CoopOptimum:
-  """Exact optimal joint pure strategy of a cooperative game (all players form one team)."""
+          threads: Optional[int] = None,
+          initial_policy: Optional[np.ndarray | policy_lib.Policy] = None) -> CoopOptimum:
+  """Exact optimal joint pure strategy of a cooperative game (all players form one team).
+
+  `initial_policy` (a policy array or OpenSpiel policy, e.g. a JPS result; purified by argmax)
+  is the MIP's first incumbent: the MIP then returns a strategy at least as good.
+  """
   start = time.perf_counter()
   if isinstance(game, str):
     game = pyspiel.load_game(game)
@@ -426,8 +489,20 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
       details.update(local_solutions=dec.num_local, sequences=dec.num_sequences)
       res = JointPureResult(value=br.value, bound=br.value, proven_optimal=True, gap=0.0,
                             seconds=br.seconds, strategy=strategy, method="lp")
+  start_strategy = None
+  if initial_policy is not None:
+    pi0 = (tree.policy_array(initial_policy) if isinstance(initial_policy, policy_lib.Policy)
+           else np.asarray(initial_policy, dtype=np.float64))
+    if pi0.shape != (tree.num_infosets, tree.num_actions):
+      raise ValueError(f"initial_policy has shape {pi0.shape}; the tree needs "
+                       f"{(tree.num_infosets, tree.num_actions)}")
+    masked = np.where(tree.infoset_legal, pi0, -np.inf)
+    start_strategy = {i: int(a) for i, a in enumerate(np.argmax(masked, axis=1))}
+    details["initial_value"] = float(sum(evaluation.game_value(
+        tree, _pure_policy_array(tree, start_strategy))[p] for p in members)) / len(members)
   if res is None and method in ("auto", "mip"):
-    res = best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads)
+    res = best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads,
+                                       initial_strategy=start_strategy)
   if res is None and method == "brute_force":
     res = brute_force_best_joint(tree, members, w)
   pi = tree.uniform_policy_array()
@@ -441,7 +516,8 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     # The LP value is exact, but the greedy pure strategy read off a numerically noisy plan
     # may not be optimal: fall back to the MIP, which returns an optimal pure strategy.
     details["lp_value"] = res.value
-    res = best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads)
+    res = best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads,
+                                       initial_strategy=start_strategy)
     pi = tree.uniform_policy_array()
     for i, a in res.strategy.items():
       pi[i] = 0.0
@@ -456,6 +532,30 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
       details=dict(details, solver_value=res.value / k))
 
 
+WARM_STARTS = ("none", "jps", "cfr_jps")
+
+
+def warm_start_policy(tree: GameTree, kind: str, depth: int = 3, cfr_iterations: int = 1000,
+                      seed: int = 0) -> Optional[np.ndarray]:
+  """A good joint policy to start the MIP from: JPS (from uniform, or from the last iterate of
+  `cfr_iterations` of CFR started at a seeded random policy); None for kind="none"."""
+  if kind not in WARM_STARTS:
+    raise ValueError(f"unknown warm start {kind!r}; use one of {WARM_STARTS}")
+  if kind == "none":
+    return None
+  from ospiel_team.algorithms import jps  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms import tree_cfr  # pylint: disable=g-import-not-at-top
+  start = None
+  if kind == "cfr_jps":
+    if cfr_iterations < 1:
+      raise ValueError(f"cfr_iterations must be positive, got {cfr_iterations}")
+    solver = tree_cfr.TreeCFRSolver(tree, initial_policy=tree_cfr.random_policy_array(tree, seed))
+    for _ in range(cfr_iterations):
+      solver.evaluate_and_update_policy()
+    start = solver.current_policy_array()
+  return jps.joint_policy_search(tree, start, depth=depth, seed=seed).policy_array
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
   """CLI: python -m ospiel_team.algorithms.coop_optimum --game G [--method M] [--json]."""
   import argparse  # pylint: disable=g-import-not-at-top
@@ -466,15 +566,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   parser.add_argument("--method", default="auto", help="auto, lp, mip or brute_force")
   parser.add_argument("--time_limit", type=float, default=None, help="solver seconds")
   parser.add_argument("--lp_max_local", type=int, default=DEFAULT_LP_MAX_LOCAL)
+  parser.add_argument("--warm_start", default="none", choices=list(WARM_STARTS),
+                      help="jps: Joint Policy Search from uniform; cfr_jps: JPS from CFR's "
+                      "last iterate (the JPS paper's CFR1k+JPS). Its purified policy is the "
+                      "MIP's first incumbent")
+  parser.add_argument("--jps_depth", type=int, default=3, help="JPS search depth D")
+  parser.add_argument("--cfr_iterations", type=int, default=1000, help="CFR iterations (cfr_jps)")
   parser.add_argument("--json", action="store_true")
   args = parser.parse_args(argv)
   start = time.perf_counter()
   game = pyspiel.load_game(args.game)
   tree = GameTree(game)
   tree_seconds = time.perf_counter() - start
+  t0 = time.perf_counter()
+  initial_policy = warm_start_policy(tree, args.warm_start, depth=args.jps_depth,
+                                     cfr_iterations=args.cfr_iterations)
+  jps_seconds = time.perf_counter() - t0
   res = solve(tree, method=args.method, time_limit=args.time_limit,
-              lp_max_local=args.lp_max_local)
+              lp_max_local=args.lp_max_local, initial_policy=initial_policy)
   s = res.summary()
+  if args.warm_start != "none":
+    s.update(warm_start=args.warm_start, warm_start_seconds=round(jps_seconds, 3))
   s.update(tree_seconds=round(tree_seconds, 3), terminals=len(tree.terminals),
            infosets=tree.num_infosets, total_seconds=round(time.perf_counter() - start, 3))
   if args.json:

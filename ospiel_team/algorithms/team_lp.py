@@ -608,8 +608,10 @@ def _payoff(tree: GameTree, dec1: TeamDecomposition, dec2: TeamDecomposition,
 def _solve_highs(c, a_mat, row_lo, row_hi, col_lo, col_hi, sense_max: bool,
                  time_limit: Optional[float], threads: Optional[int], solver: str,
                  integrality: Optional[np.ndarray] = None, mip_gap: Optional[float] = None,
-                 options: Optional[Dict] = None):
-  """Solves min/max c.x, row_lo <= A x <= row_hi, col bounds, with highspy."""
+                 options: Optional[Dict] = None,
+                 initial_solution: Optional[np.ndarray] = None):
+  """Solves min/max c.x, row_lo <= A x <= row_hi, col bounds, with highspy (`initial_solution`:
+  a feasible point handed to the MIP solver as its first incumbent)."""
   import highspy  # pylint: disable=g-import-not-at-top
   h = highspy.Highs()
   h.setOptionValue("output_flag", False)
@@ -642,6 +644,10 @@ def _solve_highs(c, a_mat, row_lo, row_hi, col_lo, col_hi, sense_max: bool,
     lp.integrality_ = [highspy.HighsVarType.kInteger if b else highspy.HighsVarType.kContinuous
                        for b in integrality]
   h.passModel(lp)
+  if initial_solution is not None:
+    start = highspy.HighsSolution()
+    start.col_value = list(np.asarray(initial_solution, dtype=np.float64))
+    h.setSolution(start)
   h.run()
   return h
 
