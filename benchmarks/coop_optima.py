@@ -130,6 +130,12 @@ def main(argv):
         row = run_one(game, method, FLAGS.time_limit, FLAGS.highs_time_limit)
         row.update(method_requested=method, requested_game=game, time_limit=FLAGS.time_limit)
         stored[key] = row
+        if os.path.exists(FLAGS.out):  # merge rows another run wrote meanwhile
+          with open(FLAGS.out) as f:
+            latest = {(r["requested_game"], r["method_requested"]): r
+                      for r in json.load(f)["rows"] if "requested_game" in r}
+          stored = {**latest, **{k: v for k, v in stored.items() if k not in latest},
+                    key: row}
         _atomic_write(FLAGS.out, json.dumps(dict(
             command=" ".join(["python"] + sys.argv),
             date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

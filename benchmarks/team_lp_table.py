@@ -38,25 +38,44 @@ flags.DEFINE_string("instances", "", "comma-separated instance names (default: a
 flags.DEFINE_string("out", "docs/benchmarks/team_lp_table.json", "JSON results (resumable)")
 flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_table.md", "Markdown table")
 flags.DEFINE_string("solver", "ipm", "HiGHS solver: simplex, ipm or choose")
-flags.DEFINE_bool("rerun", False, "ignore stored results")
+flags.DEFINE_float("memory_limit_gb", 20.0,
+                   "address-space limit of each solve (RLIMIT_AS): an instance that needs more "
+                   "fails with MemoryError instead of waking the OOM killer on a shared machine")
+flags.DEFINE_bool("rerun", False, "solve the selected instances again (other stored rows are kept)")
 flags.DEFINE_bool("markdown_only", False, "only rewrite --out_md from the stored --out")
 
 
 _atomic_write = atomic_io.write_text
 
 
-def run_instance(name: str, time_limit: float, solver: str) -> dict:
+def _limit_memory(gigabytes: float):
+  """preexec_fn for the solve's subprocess: caps its address space."""
+  def apply():
+    import resource  # pylint: disable=g-import-not-at-top
+    cap = int(gigabytes * 2**30)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+  return apply
+
+
+def run_instance(name: str, time_limit: float, solver: str,
+                 memory_limit_gb: float = None) -> dict:
   game, teams = team_instances.TABLE1_INSTANCES[name]
   teams_str = "|".join(",".join(str(p) for p in t) for t in teams)
   cmd = [sys.executable, "-m", "ospiel_team.algorithms.team_lp", "--game", game,
          "--teams", teams_str, "--json", "--solver", solver]
   start = time.perf_counter()
   try:
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=time_limit)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=time_limit,
+                          preexec_fn=_limit_memory(memory_limit_gb) if memory_limit_gb else None)
   except subprocess.TimeoutExpired:
     return dict(instance=name, game=game, teams=teams_str, finished=False,
                 reason=f"not finished in {time_limit:g} s")
   wall = time.perf_counter() - start
+  if proc.returncode < 0:  # killed by a signal; SIGKILL is what the kernel's OOM killer sends
+    sig = -proc.returncode
+    return dict(instance=name, game=game, teams=teams_str, finished=False,
+                reason=f"killed by signal {sig}" + (" (SIGKILL: out of memory?)" if sig == 9
+                                                    else ""))
   if proc.returncode != 0:
     tail = (proc.stderr or "").strip().splitlines()[-1:] or ["?"]
     return dict(instance=name, game=game, teams=teams_str, finished=False,
@@ -97,7 +116,7 @@ def main(argv):
   names = (FLAGS.instances.split(",") if FLAGS.instances
            else list(team_instances.TABLE1_INSTANCES))
   stored = {}
-  if os.path.exists(FLAGS.out) and not FLAGS.rerun:
+  if os.path.exists(FLAGS.out):
     with open(FLAGS.out) as f:
       stored = {r["instance"]: r for r in json.load(f)["rows"]}
   if FLAGS.markdown_only:
@@ -111,7 +130,8 @@ def main(argv):
     if name not in team_instances.TABLE1_INSTANCES:
       raise ValueError(f"unknown instance {name!r}; known: {list(team_instances.TABLE1_INSTANCES)}")
     old = stored.get(name)
-    if old is not None and (old.get("finished") or old.get("time_limit", 0) >= FLAGS.time_limit):
+    if old is not None and not FLAGS.rerun and (old.get("finished") or
+                                                old.get("time_limit", 0) >= FLAGS.time_limit):
       rows.append(old)
       continue
     paper = team_instances.PAPER_TABLE1[name]
@@ -119,7 +139,7 @@ def main(argv):
       row = dict(instance=name, finished=False,
                  reason=f"not run: |Z|={paper.terminals} > max_terminals={FLAGS.max_terminals}")
     else:
-      row = run_instance(name, FLAGS.time_limit, FLAGS.solver)
+      row = run_instance(name, FLAGS.time_limit, FLAGS.solver, FLAGS.memory_limit_gb)
     row["time_limit"] = FLAGS.time_limit
     if row.get("finished"):
       for key, ours, theirs in (("terminals", row["terminals"], paper.terminals),
