@@ -1,0 +1,67 @@
+r"""HiGHS settings on the team LP of one Table-1 instance, timed in one run.
+
+Builds the instance's tree once, then solves its team LP (`team_lp.solve`) with each HiGHS
+setting in `--configs` (`solver[;option=value...]`, e.g. `ipm;presolve=off`), under
+`--time_limit` seconds each, and prints a Markdown row per setting: HiGHS status, value,
+HiGHS seconds. The default of `team_lp.solve` is `ipm` (HiGHS's IPX interior point method,
+with crossover: team 2's plan is read from the duals).
+
+Usage:
+  python benchmarks/team_lp_highs_options.py --instance 21K6 --time_limit 120
+"""
+
+import time
+
+from absl import app
+from absl import flags
+
+import ospiel_team  # noqa: F401
+from ospiel_team.algorithms import team_lp
+from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.games import team_instances
+
+flags.DEFINE_string("instance", "21K6", "Table-1 instance name")
+flags.DEFINE_list("configs", ["ipm", "ipm;presolve=off", "ipm;ipm_optimality_tolerance=1e-6",
+                              "ipm;run_crossover=off", "pdlp", "simplex;simplex_strategy=4",
+                              "simplex;simplex_strategy=1", "hipo"],
+                  "comma-separated HiGHS settings: solver[;option=value...]")
+flags.DEFINE_float("time_limit", 120.0, "HiGHS seconds per setting")
+FLAGS = flags.FLAGS
+
+
+def parse(config: str):
+  solver, *opts = config.split(";")
+  options = {}
+  for kv in opts:
+    key, value = kv.split("=")
+    for cast in (int, float):
+      try:
+        value = cast(value)
+        break
+      except ValueError:
+        continue
+    options[key] = value
+  return solver, options
+
+
+def main(argv):
+  del argv
+  game, teams = team_instances.load_instance(FLAGS.instance)
+  tree = GameTree(game)
+  print(f"| {FLAGS.instance} setting | HiGHS status | value | HiGHS seconds |")
+  print("|---|---|---|---:|")
+  for config in FLAGS.configs:
+    solver, options = parse(config)
+    start = time.perf_counter()
+    try:
+      res = team_lp.solve(tree, teams, solver=solver, highs_options=options,
+                          time_limit=FLAGS.time_limit)
+      row = f"Optimal | {res.value:.9f} | {res.solve_seconds:.2f}"
+    except RuntimeError as e:
+      status = str(e).rsplit(": ", 1)[-1]
+      row = f"{status} | | {time.perf_counter() - start:.2f} (with the LP build; stopped)"
+    print(f"| {config} | {row} |", flush=True)
+
+
+if __name__ == "__main__":
+  app.run(main)
