@@ -87,37 +87,13 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
     raise ValueError("initial_strategy needs formulation='flow'")
   if formulation != "mccormick":
     raise ValueError(f"unknown MIP formulation {formulation!r}; use 'flow' or 'mccormick'")
-  from ospiel_team.algorithms.team_lp import _solve_highs  # pylint: disable=g-import-not-at-top
   start = time.perf_counter()
   members = [int(p) for p in members]
-  a_count = tree.num_actions
-  # Binary columns: every legal (infoset, action) of every member.
-  team_inf = np.nonzero(np.isin(tree.infoset_player, members))[0]
-  legal = tree.infoset_legal[team_inf]
-  inf_rep, act = np.nonzero(legal)
-  seq_flat = team_inf[inf_rep] * a_count + act  # flat sequence ids
-  n_bin = len(seq_flat)
-  col_of_seq = {int(s): i for i, s in enumerate(seq_flat)}
-  rows, cols, vals, lo, hi = [], [], [], [], []
-  # Sequence-form rows: sum_a r[I a] - r[parent(I)] = 0 (or = 1 for root infosets).
-  row = 0
-  inf_row = {int(i): k for k, i in enumerate(team_inf)}
-  for k in range(len(seq_flat)):
-    rows.append(inf_row[int(team_inf[inf_rep[k]])])
-    cols.append(k)
-    vals.append(1.0)
-  for k, i in enumerate(team_inf):
-    p = int(tree.infoset_player[i])
-    ps = int(tree.sequences[p].infoset_parent_seq[i])
-    if ps >= 0:
-      rows.append(k)
-      cols.append(col_of_seq[ps])
-      vals.append(-1.0)
-      lo.append(0.0)
-      hi.append(0.0)
-    else:
-      lo.append(1.0)
-      hi.append(1.0)
+  # Binary columns (every legal (infoset, action) of every member) and sequence-form rows:
+  # sum_a r[I a] - r[parent(I)] = 0 (or = 1 for root infosets).
+  team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = _sequence_form_rows(
+      tree, members)
+  n_bin = len(inf_rep)
   row = len(team_inf)
   # Terminal groups by the members' last sequences.
   last = np.stack([tree.sequences[p].terminal_last_seq for p in members], axis=1)
@@ -129,7 +105,7 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
   n_cols = n_bin
   for g, key in enumerate(keys):
     w = float(w_group[g])
-    active = [col_of_seq[int(s)] for s in key if s >= 0]
+    active = [int(col_of_seq[int(s)]) for s in key if s >= 0]
     if w == 0.0:
       continue
     if not active:
@@ -164,29 +140,8 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
   a_mat = sparse.csr_matrix((vals, (rows, cols)), shape=(row, n_cols))
   integrality = np.zeros(n_cols, dtype=bool)
   integrality[:n_bin] = True
-  h = _solve_highs(np.asarray(cost), a_mat, np.asarray(lo), np.asarray(hi), np.zeros(n_cols),
-                   np.ones(n_cols), True, time_limit, threads, "", integrality=integrality,
-                   mip_gap=mip_gap)
-  status = h.modelStatusToString(h.getModelStatus())
-  info = h.getInfo()
-  if info.primal_solution_status < 2 and status != "Optimal":
-    raise RuntimeError(f"MIP found no feasible joint strategy ({status})")
-  sol = np.asarray(h.getSolution().col_value)
-  strategy: Dict[int, int] = {}
-  chosen = sol[:n_bin] > 0.5
-  for k in np.nonzero(chosen)[0]:
-    strategy[int(team_inf[inf_rep[k]])] = int(act[k])
-  for i in team_inf:
-    if int(i) not in strategy:
-      strategy[int(i)] = int(np.nonzero(tree.infoset_legal[i])[0][0])
-  value = float(info.objective_function_value) + const
-  bound = float(info.mip_dual_bound) + const
-  proven = status == "Optimal"
-  if proven:
-    bound = max(value, min(bound, value)) if np.isfinite(bound) else value
-  gap = max(0.0, bound - value) / max(1.0, abs(value))
-  return JointPureResult(value=value, bound=bound, proven_optimal=proven, gap=gap,
-                         seconds=time.perf_counter() - start, strategy=strategy, method="mip")
+  return _finish_mip(tree, team_inf, inf_rep, act, n_bin, np.asarray(cost), a_mat, lo, hi,
+                     integrality, const, time_limit, threads, mip_gap, start, "mip")
 
 
 def _sequence_form_rows(tree, members):
