@@ -119,6 +119,13 @@ def test_warm_start_bad_input():
     coop_optimum.solve(tree, method="mip", initial_policy=np.ones((3, 3)))
   with pytest.raises(ValueError, match="'cfr'"):
     coop_optimum.warm_start_policy(tree, "cfr")
+  with pytest.raises(ValueError, match="formulation='flow'"):
+    coop_optimum.best_joint_pure_strategy_mip(
+        tree, [0, 1], coop_optimum.team_weights(tree, [0, 1]), formulation="mccormick",
+        initial_strategy={})
+  with pytest.raises(ValueError, match="legal action"):
+    coop_optimum.best_joint_pure_strategy_mip(
+        tree, [0, 1], coop_optimum.team_weights(tree, [0, 1]), initial_strategy={})
   with pytest.raises(ValueError, match="cfr_iterations"):
     coop_optimum.warm_start_policy(tree, "cfr_jps", cfr_iterations=0)
   pi = coop_optimum.warm_start_policy(tree, "cfr_jps", cfr_iterations=20)

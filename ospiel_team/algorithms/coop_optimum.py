@@ -230,13 +230,13 @@ def _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap,
   integrality[:n_bin] = True
   x0 = None
   if initial_strategy is not None:
-    x0 = _flow_start(tree, members, dec, initial_strategy, team_inf, inf_rep, act, edge_v,
-                     e_act, into)
+    x0 = _flow_start(tree, members, dec, initial_strategy, team_inf, inf_rep, act, edge_index,
+                     n_edge, into)
   return _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integrality,
                      const, time_limit, threads, mip_gap, start, "mip", x0)
 
 
-def _flow_start(tree, members, dec, strategy, team_inf, inf_rep, act, edge_v, e_act,
+def _flow_start(tree, members, dec, strategy, team_inf, inf_rep, act, edge_index, n_edge,
                 into) -> np.ndarray:
   """The flow MIP's columns [r | e] for the joint pure strategy `strategy` (feasible)."""
   a_count = tree.num_actions
@@ -257,10 +257,7 @@ def _flow_start(tree, members, dec, strategy, team_inf, inf_rep, act, edge_v, e_
       flat_r[level * a_count + a] = reach
   r = flat_r[team_inf[inf_rep] * a_count + act]
   # e[v, a] = (flow into v) * [strategy(I(v)) = a], team-tree levels top down.
-  e = np.zeros(len(edge_v))
-  edge_of = {}
-  for k, (v, a) in enumerate(zip(edge_v, e_act)):
-    edge_of[(int(v), int(a))] = k
+  e = np.zeros(n_edge)
   flow_in = np.ones(dec.num_tt)
   is_team = dec.tt_infoset >= 0
   for s, end in dec.tt_levels:
@@ -269,7 +266,7 @@ def _flow_start(tree, members, dec, strategy, team_inf, inf_rep, act, edge_v, e_
         flow_in[v] = e[into[v] - n_bin]
       if is_team[v]:
         a = strategy[int(dec.tt_infoset[v])]
-        e[edge_of[(v, a)]] = flow_in[v]
+        e[edge_index[v, a] - n_bin] = flow_in[v]
   return np.concatenate([r, e])
 
 
@@ -460,10 +457,7 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
                                        initial_strategy=start_strategy)
   if res is None and method == "brute_force":
     res = brute_force_best_joint(tree, members, w)
-  pi = tree.uniform_policy_array()
-  for i, a in res.strategy.items():
-    pi[i] = 0.0
-    pi[i, a] = 1.0
+  pi = _pure_policy_array(tree, res.strategy)
   v = evaluation.game_value(tree, pi)
   evaluated_team = float(sum(v[p] for p in members))
   k = len(members)
@@ -473,10 +467,7 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     details["lp_value"] = res.value
     res = best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads,
                                        initial_strategy=start_strategy)
-    pi = tree.uniform_policy_array()
-    for i, a in res.strategy.items():
-      pi[i] = 0.0
-      pi[i, a] = 1.0
+    pi = _pure_policy_array(tree, res.strategy)
     v = evaluation.game_value(tree, pi)
     evaluated_team = float(sum(v[p] for p in members))
   return CoopOptimum(
