@@ -13,7 +13,7 @@ NOTEBOOK = os.path.join(os.path.dirname(__file__), "..", "colabs", "jps.ipynb")
 def test_jps_notebook_runs(tmp_path, monkeypatch):
   monkeypatch.setenv("OSPIEL_TEAM_CACHE", str(tmp_path))
   nb = nbformat.read(NOTEBOOK, as_version=4)
-  params = nb.cells[1]
+  params = next(c for c in nb.cells if c.cell_type == "code" and "SIZE = " in c.source)
   assert params.cell_type == "code" and "SIZE = 4" in params.source
   params.source = "SIZE = 2\nCFR_ITERATIONS = 50\nDEPTH = 3\nSEED = 1\n"
   client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
