@@ -440,6 +440,34 @@ def test_liars_dice_hand_checked_returns():
   assert _play(game, [0, 1, 2, 8]).legal_actions() == [liar]
 
 
+def test_liars_dice_table1_rules_hand_checked():
+  """The D instances' rules (face-first bids, no wild face), deal by deal."""
+  game_string = team_instances.TABLE1_INSTANCES["21D3"][0]
+  game = pyspiel.load_game(game_string)
+  assert game.get_parameters()["wild"] is False
+  assert game.get_parameters()["bidding_rule"] == "reset-quantity"
+  wild = pyspiel.load_game("team_liars_dice(players=3,sides=3,bidding_rule=reset-quantity)")
+  liar = 9
+  bid = lambda q, f: (f - 1) * 3 + (q - 1)  # noqa: E731  face-first order
+  # Dice 1, 2, 3. "2 ones": only one 1 without a wild face, so the caller p1 wins; with the
+  # wild 3 the claim holds and p1 loses.
+  assert _play(game, [0, 1, 2, bid(2, 1), liar]).returns() == [-1, 1, 0]
+  assert _play(wild, [0, 1, 2, bid(2, 1), liar]).returns() == [1, -1, 0]
+  # "1 three" holds (p2's 3): caller p1 loses.
+  assert _play(game, [0, 1, 2, bid(1, 3), liar]).returns() == [1, -1, 0]
+  # Dice 3, 3, 1: "2 threes" holds; "3 threes" fails, caller p0 (after wrapping round) wins.
+  assert _play(game, [2, 2, 0, bid(2, 3), liar]).returns() == [1, -1, 0]
+  assert _play(game, [2, 2, 0, bid(1, 1), bid(1, 3), bid(3, 3), liar]).returns() == [1, 0, -1]
+  # Face first: after "3 ones" (id 2) the lowest bid is "1 two" (id 3); a higher face with a
+  # lower quantity is a raise, a lower face never is.
+  s = _play(game, [0, 1, 2, bid(3, 1)])
+  assert s.legal_actions()[0] == bid(1, 2) and s.action_to_string(bid(1, 2)) == "1-2"
+  s = _play(game, [0, 1, 2, bid(1, 2)])
+  assert bid(3, 1) not in s.legal_actions() and bid(2, 2) in s.legal_actions()
+  with pytest.raises(Exception, match="wild"):
+    pyspiel.load_game("team_liars_dice(wild=3)")
+
+
 # ------------------------------------------------------------------------------------------
 # Goofspiel
 # ------------------------------------------------------------------------------------------

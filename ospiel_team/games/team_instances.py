@@ -58,7 +58,9 @@ def _leduc(n1: int, n2: int, bets: int, ranks: int, suits: int,
 
 def _dice(n1: int, n2: int, sides: int) -> Tuple[str, Teams]:
   teams = _alternating(n1, n2) if n2 >= 2 else _blocks(n1, n2)
-  return f"team_liars_dice(players={n1 + n2},sides={sides})", teams
+  # Face-first bid order, no wild face: the reading that gives 21D3 = .2840 (team_liars_dice.py).
+  return (f"team_liars_dice(players={n1 + n2},sides={sides},bidding_rule=reset-quantity,"
+          "wild=False)", teams)
 
 
 def _goof(n1: int, n2: int, limited: bool) -> Tuple[str, Teams]:

@@ -1,13 +1,17 @@
-"""Liar's Dice with one d-sided die per player and n players (the `D` family, Zhang & Sandholm
-Sec. 5; rules in `../shared/team_games.md`).
+"""Liar's Dice with one d-sided die per player and n players (the `D` family of Zhang & Sandholm,
+"Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree Decompositions", AAAI 2022,
+Sec. 5, Table 1; the game of Farina, Celli, Gatti & Sandholm, "Connecting Optimal Ex-Ante
+Collusion in Teams to Extensive-Form Correlation: Faster Algorithms and Positive Complexity
+Results", ICML 2021).
 
 Chance rolls one die for player 0, then player 1, ... (chance action i = face i+1, each with
 probability 1/d). Players bid in seat order (0, 1, ..., n-1, 0, ...) on claims (quantity, face)
 "at least `quantity` of all n dice show `face`", quantity in 1..n, face in 1..d; each bid must
 be strictly higher than the previous one, or a player calls "Liar" on the previous bidder (not as
-the first action). The highest face d is wild: it counts as every face. On a call the dice are
-revealed: if the claim holds the caller loses, otherwise the last bidder loses; the loser gets
--1, the winner (the other of the two) +1, everybody else 0.
+the first action). On a call the dice are revealed: if the claim holds the caller loses,
+otherwise the last bidder loses; the loser gets -1, the winner (the other of the two) +1,
+everybody else 0. With `wild=true` (default, OpenSpiel's rule) the highest face d is wild: it
+counts as every face; with `wild=false` a die counts only for its own face.
 
 Bid order (part of the game's definition), the two orders of OpenSpiel's `liars_dice`:
 - `bidding_rule=reset-face` (default, OpenSpiel's default): quantity first, then face:
@@ -18,9 +22,21 @@ Action n*d is "Liar". The tree's shape does not depend on the order (any strictl
 sequence of the n*d bids, then "Liar"), so there are d^n * (2^(n*d) - 1) terminal histories
 (`21D3`: 27 * 511 = 13,797, as Table 1 says); the returns do.
 
-With n = 2 this is exactly OpenSpiel's `liars_dice(numdice=1, dice_sides=d, bidding_rule=...)`
-(same histories, returns and information-state strings and tensors: checked by the tests);
-OpenSpiel's game allows only two players, hence this one.
+**The Table 1 instances use `bidding_rule=reset-quantity, wild=false`** (`team_instances.py`).
+Why: the sizes of Table 1 (|Z|, #Seq) cannot tell the variants apart, but the value of 21D3 can.
+The team LP on 21D3 (teams {0,1} vs {2}) gives, for the four variants of (order, wild):
+reset-face + wild 1/3, reset-face + no wild 26/81 = 0.3210, reset-quantity + no wild
+23/81 = 0.283951 (the paper's .2840), and reset-quantity + wild something else
+(`docs/benchmarks/team_lp.md` lists every variant tried, including other payoff splits). Only
+face-first order without a wild face matches, and it is also the plain reading of FCGS-21's
+description of the game (a bid is higher if its face is higher, or the face is the same and
+the quantity higher; no wild face is mentioned). The defaults stay OpenSpiel's so that n = 2 is
+exactly OpenSpiel's game.
+
+With n = 2 and `wild=true` this is exactly OpenSpiel's
+`liars_dice(numdice=1, dice_sides=d, bidding_rule=...)` (same histories, returns and
+information-state strings and tensors: checked by the tests); OpenSpiel's game allows only two
+players, hence this one.
 """
 
 from typing import Dict, List, Optional, Tuple
@@ -32,7 +48,7 @@ import pyspiel
 from ospiel_team.games.cheap_clone import FlatList
 
 _MAX_PLAYERS = 10
-_DEFAULT_PARAMS = {"players": 3, "sides": 3, "bidding_rule": "reset-face"}
+_DEFAULT_PARAMS = {"players": 3, "sides": 3, "bidding_rule": "reset-face", "wild": True}
 _RULES = ("reset-face", "reset-quantity")
 
 _GAME_TYPE = pyspiel.GameType(
@@ -60,6 +76,9 @@ class TeamLiarsDiceGame(pyspiel.Game):
     n = int(params["players"])
     sides = int(params["sides"])
     rule = str(params["bidding_rule"])
+    wild = params["wild"]
+    if not isinstance(wild, bool):
+      raise ValueError(f"team_liars_dice: wild={wild!r} must be true or false")
     if not 2 <= n <= _MAX_PLAYERS:
       raise ValueError(f"team_liars_dice: players={n} must be in [2, {_MAX_PLAYERS}]")
     if sides < 1:
@@ -79,6 +98,7 @@ class TeamLiarsDiceGame(pyspiel.Game):
         params)
     self.sides = sides
     self.reset_face = rule == "reset-face"
+    self.wild = wild
 
   def new_initial_state(self):
     return TeamLiarsDiceState(self)
@@ -106,6 +126,7 @@ class TeamLiarsDiceState(pyspiel.State):
     self._n = game.num_players()
     self._sides = game.sides
     self._reset_face = game.reset_face
+    self._wild = game.wild
     self.dice: List[int] = FlatList()  # FlatList: cheap clones (see cheap_clone.py); faces 1..sides
     self.bids: List[int] = FlatList()  # action ids, possibly ending with the call
     self.winner = -1
@@ -147,7 +168,7 @@ class TeamLiarsDiceState(pyspiel.State):
     self.bids.append(action)
     if action == self.liar_action:
       quantity, face = self.bid(self.bids[-2])
-      matches = sum(1 for f in self.dice if f == face or f == self._sides)
+      matches = sum(1 for f in self.dice if f == face or (self._wild and f == self._sides))
       bidder = (caller - 1) % self._n
       if matches >= quantity:
         self.winner, self.loser = bidder, caller
