@@ -180,7 +180,7 @@ def test_policy_round_trip_and_validation():
     np.testing.assert_allclose(back.policy_for_key(key), tab.action_probability_array[row])
   tree.validate_policy_array(pi)
   bad = pi.copy()
-  bad[0, 0] += 0.5
+  bad[0, int(np.argmax(tree.infoset_legal[0]))] += 0.5  # a legal action
   with pytest.raises(ValueError, match="sum to"):
     tree.validate_policy_array(bad)
   with pytest.raises(ValueError, match="shape"):

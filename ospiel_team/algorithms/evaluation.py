@@ -6,6 +6,12 @@ numpy backend (float64, the default) and a JAX backend (`backend="jax"`) that ca
 jit-compiled with the tree closed over, e.g.
 `jax.jit(lambda pi: nash_conv(tree, pi, backend="jax"))`.
 
+Every public function validates `pi` first (`GameTree.validate_policy_array`: shape, finite,
+non-negative, zero on illegal actions, rows summing to 1) and raises ValueError naming the
+problem and the first bad infoset. Trusted internal callers that pass arrays they built
+themselves skip the check with `validate=False`; JAX tracers (inside `jax.jit`) are never
+checked.
+
 Definitions follow OpenSpiel: the value of player p is its expected return; its best-response
 value is the maximum over its pure strategies of its expected return with the other players'
 policies fixed; NashConv is the sum over players of best-response value minus value
@@ -15,6 +21,7 @@ policies fixed; NashConv is the sum over players of best-response value minus va
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any
 
 import numpy as np
@@ -57,14 +64,29 @@ class _Ops:
 _OPS = {}
 
 
+def _is_tracer(pi) -> bool:
+  if "jax" not in sys.modules:
+    return False
+  import jax  # pylint: disable=g-import-not-at-top
+  return isinstance(pi, jax.core.Tracer)
+
+
+def check_policy(tree: GameTree, pi: Array, validate: bool = True) -> None:
+  """Validates `pi` for `tree` unless `validate` is False or `pi` is a JAX tracer."""
+  if validate and not _is_tracer(pi):
+    tree.validate_policy_array(pi)
+
+
 def _ops(backend: str) -> _Ops:
   if backend not in _OPS:
     _OPS[backend] = _Ops(backend)
   return _OPS[backend]
 
 
-def edge_probabilities(tree: GameTree, pi: Array, backend: str = "numpy") -> Array:
+def edge_probabilities(tree: GameTree, pi: Array, backend: str = "numpy",
+                       validate: bool = True) -> Array:
   """Probability of the edge into every node: pi(I, a) after decisions, chance prob else."""
+  check_policy(tree, pi, validate)
   ops = _ops(backend)
   xp = ops.xp
   flat = xp.reshape(xp.asarray(pi), (-1,))
@@ -76,11 +98,12 @@ def edge_probabilities(tree: GameTree, pi: Array, backend: str = "numpy") -> Arr
   return ep
 
 
-def reach_by_owner(tree: GameTree, pi: Array, backend: str = "numpy") -> Array:
+def reach_by_owner(tree: GameTree, pi: Array, backend: str = "numpy",
+                   validate: bool = True) -> Array:
   """[num_nodes, num_players + 1]: each player's (and, last column, chance's) reach product."""
   ops = _ops(backend)
   xp = ops.xp
-  ep = edge_probabilities(tree, pi, backend)
+  ep = edge_probabilities(tree, pi, backend, validate)
   onehot = tree.node_owner[:, None] == np.arange(tree.num_players + 1)[None, :]
   factor = xp.where(onehot, ep[:, None], 1.0)
   reach = xp.ones((tree.num_nodes, tree.num_players + 1), dtype=factor.dtype)
@@ -97,28 +120,33 @@ class Reach:
   chance: Array  # [num_nodes] chance's contribution
 
 
-def reach_probabilities(tree: GameTree, pi: Array, backend: str = "numpy") -> Reach:
+def reach_probabilities(tree: GameTree, pi: Array, backend: str = "numpy",
+                        validate: bool = True) -> Reach:
   """Total, per-player and chance reach probabilities of every history."""
   xp = _ops(backend).xp
-  r = reach_by_owner(tree, pi, backend)
+  r = reach_by_owner(tree, pi, backend, validate)
   return Reach(total=xp.prod(r, axis=1), player=r[:, :tree.num_players],
                chance=r[:, tree.num_players])
 
 
 def counterfactual_reach(tree: GameTree, pi: Array, player: int,
-                         backend: str = "numpy", reach: Array = None) -> Array:
+                         backend: str = "numpy", reach: Array = None,
+                         validate: bool = True) -> Array:
   """[num_nodes] reach of every history with `player`'s own contribution left out."""
   xp = _ops(backend).xp
-  r = reach_by_owner(tree, pi, backend) if reach is None else reach
+  r = reach_by_owner(tree, pi, backend, validate) if reach is None else reach
   keep = np.arange(tree.num_players + 1) != player
   return xp.prod(r[:, keep], axis=1)
 
 
 def history_values(tree: GameTree, pi: Array, backend: str = "numpy",
-                   edge_probs: Array = None) -> Array:
+                   edge_probs: Array = None, validate: bool = True) -> Array:
   """[num_nodes, num_players] expected returns of every history under `pi` (v^sigma(h))."""
   ops = _ops(backend)
-  ep = edge_probabilities(tree, pi, backend) if edge_probs is None else edge_probs
+  if edge_probs is None:
+    ep = edge_probabilities(tree, pi, backend, validate)
+  else:
+    ep = edge_probs
   values = ops.xp.asarray(tree.node_returns)
   if not ops.jax:
     values = values.copy()
@@ -131,9 +159,10 @@ def history_values(tree: GameTree, pi: Array, backend: str = "numpy",
   return values
 
 
-def game_value(tree: GameTree, pi: Array, backend: str = "numpy") -> Array:
+def game_value(tree: GameTree, pi: Array, backend: str = "numpy",
+               validate: bool = True) -> Array:
   """[num_players] expected returns at the root."""
-  return history_values(tree, pi, backend)[0]
+  return history_values(tree, pi, backend, validate=validate)[0]
 
 
 @dataclasses.dataclass
@@ -146,7 +175,7 @@ class BestResponse:
 
 
 def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy",
-                  reach: Array = None) -> BestResponse:
+                  reach: Array = None, validate: bool = True) -> BestResponse:
   """Exact best response of `player` to the others' policies in `pi`.
 
   Bottom-up over the player's sequence tree: each sequence collects the counterfactual-reach
@@ -156,11 +185,12 @@ def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy"
   """
   if not 0 <= player < tree.num_players:
     raise ValueError(f"player {player} out of range for {tree.num_players}-player game")
+  check_policy(tree, pi, validate)
   ops = _ops(backend)
   xp = ops.xp
   a_count = tree.num_actions
   n_seq = tree.num_infosets * a_count + 1  # index 0: the empty sequence
-  cf = counterfactual_reach(tree, pi, player, backend, reach)
+  cf = counterfactual_reach(tree, pi, player, backend, reach, validate=False)
   seqs = tree.sequences[player]
   term = tree.terminals
   weights = cf[term] * xp.asarray(tree.node_returns[term, player])
@@ -183,26 +213,31 @@ def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy"
   return BestResponse(player=player, value=seq_value[0], actions=actions, policy=br_policy)
 
 
-def best_response_values(tree: GameTree, pi: Array, backend: str = "numpy") -> Array:
+def best_response_values(tree: GameTree, pi: Array, backend: str = "numpy",
+                         validate: bool = True) -> Array:
   """[num_players] each player's best-response value against the others."""
   xp = _ops(backend).xp
-  reach = reach_by_owner(tree, pi, backend)
-  return xp.stack([best_response(tree, pi, p, backend, reach).value
+  reach = reach_by_owner(tree, pi, backend, validate)
+  return xp.stack([best_response(tree, pi, p, backend, reach, validate=False).value
                    for p in range(tree.num_players)])
 
 
-def nash_conv(tree: GameTree, pi: Array, backend: str = "numpy") -> Array:
+def nash_conv(tree: GameTree, pi: Array, backend: str = "numpy",
+              validate: bool = True) -> Array:
   """NashConv: sum over players of best-response value minus value."""
   xp = _ops(backend).xp
-  return xp.sum(best_response_values(tree, pi, backend) - game_value(tree, pi, backend))
+  return xp.sum(player_improvements(tree, pi, backend, validate))
 
 
-def player_improvements(tree: GameTree, pi: Array, backend: str = "numpy") -> Array:
+def player_improvements(tree: GameTree, pi: Array, backend: str = "numpy",
+                        validate: bool = True) -> Array:
   """[num_players] best-response value minus value, per player (OpenSpiel's name)."""
-  return best_response_values(tree, pi, backend) - game_value(tree, pi, backend)
+  return (best_response_values(tree, pi, backend, validate) -
+          game_value(tree, pi, backend, validate=False))
 
 
-def counterfactual_action_values(tree: GameTree, pi: Array, backend: str = "numpy"):
+def counterfactual_action_values(tree: GameTree, pi: Array, backend: str = "numpy",
+                                 validate: bool = True):
   """Counterfactual action values and reaches of every infoset.
 
   Returns `(q, cf_reach)`: `q[I, a] = sum_{h in I} cf(h) v_p(ha)` with p the infoset's player
@@ -211,8 +246,8 @@ def counterfactual_action_values(tree: GameTree, pi: Array, backend: str = "nump
   """
   ops = _ops(backend)
   xp = ops.xp
-  reach = reach_by_owner(tree, pi, backend)
-  ep = edge_probabilities(tree, pi, backend)
+  reach = reach_by_owner(tree, pi, backend, validate)
+  ep = edge_probabilities(tree, pi, backend, validate=False)
   values = history_values(tree, pi, backend, edge_probs=ep)
   cf_all = xp.stack([counterfactual_reach(tree, pi, p, backend, reach)
                      for p in range(tree.num_players)], axis=1)

@@ -207,7 +207,7 @@ class GameTree:
         raise ValueError(f"{self.game} violates perfect recall for player {p}")
       level = np.zeros(self.num_infosets, dtype=np.int64)
       # Own depth = own depth of the parent infoset + 1, computed in node level order.
-      order = infosets[np.argsort(self.node_depth[self._first_node(infosets)], kind="stable")]
+      order = infosets[np.argsort(self.node_depth[self.first_node(infosets)], kind="stable")]
       for i in order:
         ps = parent_seq[i]
         level[i] = 0 if ps < 0 else level[ps // a_count] + 1
@@ -219,11 +219,28 @@ class GameTree:
           infosets=infosets, infoset_parent_seq=parent_seq, infoset_levels=levels,
           terminal_last_seq=last_seq[self.terminals, p]))
 
-  def _first_node(self, infosets):
+  def first_node(self, infosets: Optional[np.ndarray] = None) -> np.ndarray:
+    """The first (lowest-index) history of each infoset in `infosets` (default: all)."""
     first = np.full(self.num_infosets, -1, dtype=np.int64)
     dec = self.decisions[::-1]
     first[self.node_infoset[dec]] = dec
-    return first[infosets]
+    return first if infosets is None else first[infosets]
+
+  def chance_reach(self) -> np.ndarray:
+    """[num_nodes] product of the chance probabilities on the path to each history (cached)."""
+    if getattr(self, "_chance_reach", None) is None:
+      chance = np.ones(self.num_nodes)
+      for s, e in self.level_slices[1:]:
+        chance[s:e] = chance[self.node_parent[s:e]] * self.node_chance_prob[s:e]
+      self._chance_reach = chance
+    return self._chance_reach
+
+  def purified_policy_array(self, pi: np.ndarray) -> np.ndarray:
+    """The argmax (first maximal legal action) pure policy of the policy array `pi`."""
+    masked = np.where(self.infoset_legal, np.asarray(pi), -np.inf)
+    out = np.zeros((self.num_infosets, self.num_actions))
+    out[np.arange(self.num_infosets), np.argmax(masked, axis=1)] = 1.0
+    return out
 
   # ------------------------------------------------------------------------------------------
   # Conversions to and from OpenSpiel policies.
@@ -235,6 +252,7 @@ class GameTree:
   def policy_array(self, pol: policy_lib.Policy) -> np.ndarray:
     """Policy array of any OpenSpiel policy (TabularPolicy rows are read directly)."""
     pi = np.zeros((self.num_infosets, self.num_actions))
+    self._check_policy_game(pol)
     if isinstance(pol, policy_lib.TabularPolicy):
       rows = np.asarray([pol.state_lookup.get(k, -1) for k in self.infoset_keys],
                         dtype=np.int64)
@@ -248,6 +266,19 @@ class GameTree:
         for a, p in pol.action_probabilities(state).items():
           pi[i, a] = p
     return pi
+
+  def _check_policy_game(self, pol) -> None:
+    """Raises ValueError if `pol` states that it belongs to another game than the tree's."""
+    game = getattr(pol, "game", None)
+    if game is None or game is self.game:
+      return
+    if (game.get_type().short_name, game.get_parameters()) != (
+        self.game.get_type().short_name, self.game.get_parameters()):
+      raise ValueError(f"the policy belongs to {game}, but this tree is {self.game}")
+    if isinstance(pol, policy_lib.TabularPolicy) and \
+        pol.action_probability_array.shape[1] != self.num_actions:
+      raise ValueError(f"the policy has {pol.action_probability_array.shape[1]} actions per "
+                       f"infoset; {self.game} has {self.num_actions}")
 
   def tabular_policy(self, pi: np.ndarray,
                      template: Optional[policy_lib.TabularPolicy] = None
@@ -263,6 +294,8 @@ class GameTree:
                        f"{(self.num_infosets, self.num_actions)}")
     if template is None:
       template = self._template()
+    else:
+      self._check_policy_game(template)
     result = template.__copy__(copy_action_probability_array=True)
     rows = np.asarray([result.state_lookup[k] for k in self.infoset_keys], dtype=np.int64)
     result.action_probability_array[rows] = pi
@@ -294,22 +327,60 @@ class GameTree:
       self._infoset_tensors = np.asarray(rows, dtype=np.float32)
     return self._infoset_tensors
 
+  def _describe_infoset(self, i: int) -> str:
+    return (f"infoset {i} (player {int(self.infoset_player[i])}, "
+            f"{self.infoset_keys[i]!r})")
+
   def validate_policy_array(self, pi: np.ndarray, atol: float = 1e-6) -> None:
-    """Raises ValueError if `pi` is not a distribution over legal actions at every infoset."""
-    pi = np.asarray(pi)
-    if pi.shape != (self.num_infosets, self.num_actions):
-      raise ValueError(f"policy array has shape {pi.shape}, expected "
-                       f"{(self.num_infosets, self.num_actions)}")
-    if np.any(pi < -atol):
-      i = int(np.argwhere(pi < -atol)[0][0])
-      raise ValueError(f"negative probability at infoset {self.infoset_keys[i]!r}")
-    bad = np.nonzero(np.abs(pi.sum(axis=1) - 1.0) > atol)[0]
+    """Raises ValueError unless `pi` is a distribution over legal actions at every infoset.
+
+    Checks, in this order: the shape `[num_infosets, num_actions]` (a transposed array or one
+    with too few rows is named as such), finite entries, no negative entry, no probability on
+    an illegal action and rows summing to 1. The message names the problem and the first bad
+    infoset (its index, player and key).
+
+    Args:
+      pi: the policy array to check.
+      atol: absolute tolerance of the sum and sign checks.
+    """
+    try:
+      arr = np.asarray(pi, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+      raise ValueError(f"policy array is not numeric: {e}") from None
+    expected = (self.num_infosets, self.num_actions)
+    if arr.shape != expected:
+      hint = ""
+      if arr.shape == expected[::-1]:
+        hint = " (transposed? rows are infosets, columns actions)"
+      elif arr.ndim == 2 and arr.shape[1] == self.num_actions and arr.shape[0] < expected[0]:
+        hint = f" (too few rows: {self.game} has {self.num_infosets} infosets)"
+      elif arr.ndim == 2 and arr.shape[1] == self.num_actions:
+        hint = f" (too many rows: {self.game} has {self.num_infosets} infosets)"
+      elif arr.ndim == 2:
+        hint = f" ({self.game} has {self.num_actions} distinct actions)"
+      raise ValueError(f"policy array has shape {arr.shape}, expected {expected} "
+                       f"[num_infosets, num_actions] for {self.game}{hint}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+      i, a = (int(x) for x in np.argwhere(bad)[0])
+      raise ValueError(f"policy array is not finite ({arr[i, a]}) at action {a} of "
+                       f"{self._describe_infoset(i)}")
+    bad = arr < -atol
+    if bad.any():
+      i, a = (int(x) for x in np.argwhere(bad)[0])
+      raise ValueError(f"policy array has a negative probability {arr[i, a]} at action {a} of "
+                       f"{self._describe_infoset(i)}")
+    bad = (np.abs(arr) > atol) & ~self.infoset_legal
+    if bad.any():
+      i, a = (int(x) for x in np.argwhere(bad)[0])
+      raise ValueError(f"policy array puts probability {arr[i, a]} on illegal action {a} of "
+                       f"{self._describe_infoset(i)}")
+    sums = arr.sum(axis=1)
+    bad = np.nonzero(np.abs(sums - 1.0) > atol)[0]
     if len(bad):
-      raise ValueError(f"probabilities of infoset {self.infoset_keys[bad[0]]!r} sum to "
-                       f"{pi[bad[0]].sum()}")
-    if np.any(np.abs(pi[~self.infoset_legal]) > atol):
-      i = int(np.argwhere(np.abs(np.where(self.infoset_legal, 0, pi)) > atol)[0][0])
-      raise ValueError(f"probability on an illegal action at infoset {self.infoset_keys[i]!r}")
+      i = int(bad[0])
+      raise ValueError(f"policy array row does not sum to 1 (sums to {sums[i]}) at "
+                       f"{self._describe_infoset(i)}")
 
   def __repr__(self):
     return (f"GameTree({self.game}: {self.num_nodes} histories, {len(self.terminals)} terminal, "

@@ -149,6 +149,19 @@ class JointPolicySearch:
       Theorem 1 prediction (exact JPS only; slow: one full evaluation per candidate).
     verify_atol: tolerance of that check.
     max_rows: refuse searches that would touch more (chain, history) pairs than this.
+    tie_break: "first" (default): the first chain of maximal predicted gain is applied, and
+      only if that gain exceeds `improvement_tol`. "random" (the authors' code,
+      facebookresearch/jps `simple_game/search.h`, `Solver::runSearch`): a uniformly random
+      candidate among those of maximal predicted gain ("no change" included) is chosen with
+      the seeded generator, and with a depth D it is applied even when its gain is 0 (a
+      move along a plateau).
+    schedule: "passes" (default): passes over the starting depths in a seeded random order
+      until a quiet pass (`stop_on_quiet_pass`). "reference" (the authors' `runSearch`):
+      with a depth D, the starting depths are popped from a seeded shuffled list that is
+      reshuffled in full after every step gaining more than 1e-4, and JPS stops when the list
+      runs out; without a depth, every iteration searches from `start_depths[0]` and JPS
+      stops at the first search that finds no gain. Both stop after `max_iterations`
+      (default 100 for this schedule, as the authors' `--iter`).
   """
 
   def __init__(self, game: Union[pyspiel.Game, GameTree], team: Optional[Sequence[int]] = None,
@@ -157,7 +170,7 @@ class JointPolicySearch:
                max_iterations: Optional[int] = None, stop_on_quiet_pass: Optional[bool] = None,
                improvement_tol: float = 1e-9, start_depths: Optional[Sequence[int]] = None,
                verify: bool = False, verify_atol: float = 1e-9, max_rows: int = 200_000_000,
-               progress: bool = False):
+               progress: bool = False, tie_break: str = "first", schedule: str = "passes"):
     self.tree = game if isinstance(game, GameTree) else GameTree(game)
     tree = self.tree
     num_p = tree.num_players
@@ -186,7 +199,16 @@ class JointPolicySearch:
       raise ValueError("verify=True checks Theorem 1, which sampled JPS does not compute")
     if max_iterations is not None and max_iterations < 0:
       raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
-    if max_iterations is None and self.samples is not None:
+    if tie_break not in ("first", "random"):
+      raise ValueError(f"tie_break must be 'first' or 'random', got {tie_break!r}")
+    if schedule not in ("passes", "reference"):
+      raise ValueError(f"schedule must be 'passes' or 'reference', got {schedule!r}")
+    if schedule == "reference" and samples is not None:
+      raise ValueError("schedule='reference' is the authors' exact JPS; sampled JPS "
+                       f"(samples={samples}) uses schedule='passes'")
+    self.tie_break = tie_break
+    self.schedule = schedule
+    if max_iterations is None and (self.samples is not None or schedule == "reference"):
       max_iterations = 100
     self.max_iterations = max_iterations
     if stop_on_quiet_pass is None:
@@ -224,9 +246,6 @@ class JointPolicySearch:
       pi = tree.policy_array(pol)
     else:
       pi = np.array(pol, dtype=np.float64)
-    if pi.shape == (tree.num_infosets, tree.num_actions) and not np.all(np.isfinite(pi)):
-      bad = int(np.nonzero(~np.all(np.isfinite(pi), axis=1))[0][0])
-      raise ValueError(f"policy is not finite at infoset {tree.infoset_keys[bad]!r}")
     tree.validate_policy_array(pi)
     return pi
 
@@ -313,7 +332,7 @@ class JointPolicySearch:
   # --------------------------------------------------------------------------------------------
   def objective_values(self, pi: np.ndarray, edge_probs=None) -> np.ndarray:
     """[num_nodes] team mean return of every history under `pi` (v^sigma of the paper)."""
-    vals = evaluation.history_values(self.tree, pi, edge_probs=edge_probs)
+    vals = evaluation.history_values(self.tree, pi, edge_probs=edge_probs, validate=False)
     return vals[:, self.team].mean(axis=1)
 
   def value(self, pi: np.ndarray) -> float:
@@ -332,7 +351,7 @@ class JointPolicySearch:
   def _sweep(self, pi: np.ndarray, rng: Optional[np.random.Generator]) -> dict:
     """One pass over the tree: reach and values under sigma, J(I, a) under sigma."""
     tree, A = self.tree, self.tree.num_actions
-    ep = evaluation.edge_probabilities(tree, pi)
+    ep = evaluation.edge_probabilities(tree, pi, validate=False)  # pi: checked by _as_array
     v = self.objective_values(pi, edge_probs=ep)
     # Reach as (product of non-zero edge probabilities, number of zero edges).
     nz = np.where(ep > 0, ep, 1.0)
@@ -390,8 +409,13 @@ class JointPolicySearch:
     return w
 
   # --------------------------------------------------------------------------------------------
-  def search(self, sweep: dict, start_depth: int) -> SearchResult:
-    """Algorithm 1's JPS(sigma, I_cand, 1) with I_cand = all team infosets at `start_depth`."""
+  def search(self, sweep: dict, start_depth: int,
+             rng: Optional[np.random.Generator] = None) -> SearchResult:
+    """Algorithm 1's JPS(sigma, I_cand, 1) with I_cand = all team infosets at `start_depth`.
+
+    With `rng` (tie_break="random"), the chain is a uniformly random one among the candidates
+    of maximal predicted gain, "no change" (gain 0) included; it may have gain 0.
+    """
     t0 = time.perf_counter()
     tree, A = self.tree, self.tree.num_actions
     legal = tree.infoset_legal
@@ -490,6 +514,8 @@ class JointPolicySearch:
     num = int(sum(len(l["inf"]) for l in levels))
     chain = []
     gain = 0.0
+    if rng is not None and len(levels[0]["inf"]):
+      return self._random_maximal(levels, num, rng, t0)
     if len(levels[0]["inf"]):
       c = int(np.argmax(levels[0]["best"]))
       gain = float(max(0.0, levels[0]["best"][c]))
@@ -505,6 +531,32 @@ class JointPolicySearch:
           c = int(kids[np.argmax(kb)])
           chain.append((int(lvl["inf"][c]), int(lvl["act"][c])))
     return SearchResult(gain=gain, chain=chain, num_candidates=num, levels=levels,
+                        seconds=time.perf_counter() - t0)
+
+  def _random_maximal(self, levels, num, rng, t0) -> SearchResult:
+    """A uniformly random candidate of maximal predicted gain (no change included)."""
+    preds = []
+    for k, lvl in enumerate(levels):
+      preds.append(lvl["J"].copy() if k == 0 else preds[k - 1][lvl["parent"]] + lvl["J"])
+    gmax = max(0.0, max(float(p.max()) for p in preds if len(p)))
+    tol = 1e-9 * (1.0 + abs(gmax))
+    where = [np.nonzero(p >= gmax - tol)[0] for p in preds]
+    n_none = 1 if gmax <= tol else 0
+    total = n_none + sum(len(w) for w in where)
+    pick = int(rng.integers(total))
+    chain = []
+    if pick >= n_none:
+      pick -= n_none
+      for k, w in enumerate(where):
+        if pick < len(w):
+          c = int(w[pick])
+          for kk in range(k, -1, -1):
+            chain.append((int(levels[kk]["inf"][c]), int(levels[kk]["act"][c])))
+            c = int(levels[kk]["parent"][c])
+          chain.reverse()
+          break
+        pick -= len(w)
+    return SearchResult(gain=gmax, chain=chain, num_candidates=num, levels=levels,
                         seconds=time.perf_counter() - t0)
 
   def _rows_below_active(self, pair_inf, pair_act, act_cnt, row_ids):
@@ -590,6 +642,71 @@ class JointPolicySearch:
                            f"(candidate {i} of {len(pred)}) on {self.tree.game}")
 
   # --------------------------------------------------------------------------------------------
+  def _improve_reference(self, pi: np.ndarray, rng: np.random.Generator,
+                           t_start: float) -> JPSResult:
+    """The authors' `Solver::runSearch` schedule (see `schedule` in `JointPolicySearch`)."""
+    tree = self.tree
+    tie_rng = rng if self.tie_break == "random" else None
+    value = initial_value = self.value(pi)
+    history: List[JPSIteration] = []
+    order: List[int] = []
+    if self.depth is not None:
+      order = [int(d) for d in rng.permutation(self.start_depths)]
+    sweep = None
+    limit = self.max_iterations if self.max_iterations is not None else np.iinfo(np.int64).max
+    it = 0
+    while it < limit and self.start_depths:
+      if self.depth is not None:
+        if not order:
+          break
+        d = order.pop()
+      else:
+        d = self.start_depths[0]
+      t0 = time.perf_counter()
+      if sweep is None:
+        sweep = self._sweep(pi, None)
+      res = self.search(sweep, int(d), rng=tie_rng)
+      if self.verify:
+        self._verify(pi, res)
+      gained = res.gain > self.improvement_tol
+      if self.depth is None and not gained:
+        it += 1
+        history.append(JPSIteration(iteration=it, start_depth=int(d), value=value,
+                                    predicted_gain=0.0, true_gain=0.0, changes=[],
+                                    num_candidates=res.num_candidates,
+                                    search_seconds=res.seconds,
+                                    seconds=time.perf_counter() - t0))
+        break
+      changes, new_value = [], value
+      if res.chain:
+        pi = self.apply_chain(pi, res.chain)
+        changes = [(tree.infoset_keys[i], a) for i, a in res.chain]
+        sweep = self._sweep(pi, None)
+        new_value = sweep["value"]
+      it += 1
+      history.append(JPSIteration(
+          iteration=it, start_depth=int(d), value=new_value,
+          predicted_gain=res.gain if res.chain else 0.0, true_gain=new_value - value,
+          changes=changes, num_candidates=res.num_candidates, search_seconds=res.seconds,
+          seconds=time.perf_counter() - t0))
+      value = new_value
+      if self.depth is not None and (res.gain > 1e-4 or it == 1):
+        order = [int(x) for x in rng.permutation(self.start_depths)]
+    return JPSResult(policy=tree.tabular_policy(pi), policy_array=pi, value=value,
+                     team_value=value * len(self.team), initial_value=initial_value,
+                     history=history, best_iteration=it,
+                     seconds=time.perf_counter() - t_start)
+
+  def reference_start_depths(self) -> List[int]:
+    """The starting depths of the authors' code for `depth` (facebookresearch/jps,
+    `Solver::runSearch`): the first team decision level only without a depth; with a depth D,
+    every level that has at least D - 1 levels below it (levels 0 .. L - D of L levels)."""
+    levels = sorted(int(d) for d in np.unique(self._inf_depth[self._team_infosets]))
+    if self.depth is None:
+      return levels[:1]
+    keep = [d for d in levels if d <= levels[-1] + 1 - self.depth]
+    return keep or levels[:1]
+
   def improve(self, initial_policy: PolicyLike = None) -> JPSResult:
     """Runs JPS-Main (Algorithm 1) from `initial_policy` (default uniform)."""
     t_start = time.perf_counter()
@@ -599,6 +716,8 @@ class JointPolicySearch:
       others = ~np.isin(tree.infoset_player, self.team)
       pi[others] = self._fixed[others]
     rng = np.random.default_rng(self.seed)
+    if self.schedule == "reference":
+      return self._improve_reference(pi, rng, t_start)
     value = self.value(pi)
     initial_value = value
     best_value, best_pi, best_it = value, pi.copy(), 0
@@ -667,10 +786,7 @@ def joint_policy_search(game: Union[pyspiel.Game, GameTree], initial_policy: Pol
 
 def purified_policy_array(tree: GameTree, pi: np.ndarray) -> np.ndarray:
   """The argmax (first maximal legal action) policy of `pi` (the paper's "purified" CFR)."""
-  masked = np.where(tree.infoset_legal, pi, -np.inf)
-  out = np.zeros_like(pi)
-  out[np.arange(tree.num_infosets), np.argmax(masked, axis=1)] = 1.0
-  return out
+  return tree.purified_policy_array(pi)
 
 
 def compare_solver(ctx) -> Iterator:

@@ -174,7 +174,7 @@ class TreeCFRSolver:
     tree = self.tree
     num_p = tree.num_players
     pi = self._current
-    ep = evaluation.edge_probabilities(tree, pi)
+    ep = evaluation.edge_probabilities(tree, pi, validate=False)  # our own iterate
     # Reach of every player and chance, top-down (OpenSpiel's reach_probabilities vector),
     # one 1-D array per owner; non-owned edges multiply by 1 (exact), so they are skipped.
     reach = [np.ones(self._reach_size) for _ in range(num_p + 1)]
@@ -315,7 +315,193 @@ def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
   array on `tree`) instead of uniform: the reference that `TreeCFRSolver` must equal."""
   solver = os_cfr.CFRPlusSolver(game) if plus else os_cfr.CFRSolver(game)
   if initial_policy is not None:
+    tree.validate_policy_array(initial_policy)
     cur = solver.current_policy()
     cur.action_probability_array[:] = tree.tabular_policy(
         initial_policy, template=cur).action_probability_array
   return solver
+
+
+class BatchedTreeCFRSolver(TreeCFRSolver):
+  """`TreeCFRSolver` over a batch of seeds at once (a seed axis over the same tree arrays).
+
+  Every seed b runs exactly the iterations `TreeCFRSolver` runs from `initial_policies[b]`
+  (the same floating-point operations in the same order; tests/test_tree_cfr.py checks the
+  batch equal, seed by seed, to unbatched solvers). Internally the seed axis is the last one
+  ([num_nodes, B], [num_infosets, num_actions, B]) so that the gathers along the tree read
+  contiguous rows; the public arrays have it first ([B, num_infosets, num_actions]).
+
+  `exploration` > 0 adds the JPS authors' exploration to regret matching (their
+  `simple_game/cfr_opt.h`, `InfoSet::computeStrategy`, facebookresearch/jps): at an infoset
+  with no positive cumulative regret, the uniform policy plus Gaussian noise of standard
+  deviation `exploration` on every legal action, clipped at 0 and renormalized (uniform if
+  every entry was clipped), drawn from the seed's own generator (`noise_seeds[b]`).
+  The authors use 0.01; 0 (the default) is OpenSpiel's regret matching.
+
+  Args:
+    tree: the game tree.
+    initial_policies: [B, num_infosets, num_actions] initial (current) policies, one per seed.
+    alternating_updates, linear_averaging, regret_matching_plus: as `TreeCFRSolver`.
+    exploration: standard deviation of the exploration noise (0: none).
+    noise_seeds: one int per seed for the exploration noise (required if exploration > 0).
+  """
+
+  def __init__(self, tree: GameTree, initial_policies: np.ndarray,
+               alternating_updates: bool = True, linear_averaging: bool = False,
+               regret_matching_plus: bool = False, exploration: float = 0.0,
+               noise_seeds: Optional[np.ndarray] = None):
+    init = np.asarray(initial_policies, dtype=np.float64)
+    if init.ndim != 3 or init.shape[1:] != (tree.num_infosets, tree.num_actions):
+      raise ValueError(f"initial_policies must have shape [B, {tree.num_infosets}, "
+                       f"{tree.num_actions}], got {init.shape}")
+    if init.shape[0] < 1:
+      raise ValueError("initial_policies holds no seed (B = 0)")
+    for b in range(init.shape[0]):
+      tree.validate_policy_array(init[b])
+    if not np.isfinite(exploration) or exploration < 0:
+      raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
+    super().__init__(tree, alternating_updates=alternating_updates,
+                     linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus)
+    self.batch_size = int(init.shape[0])
+    B = self.batch_size
+    legal = tree.infoset_legal[:, :, None]
+    self._current = np.ascontiguousarray(
+        np.where(legal, np.moveaxis(init, 0, -1), 0.0))
+    self._cum_regret = np.zeros((tree.num_infosets, tree.num_actions, B))
+    self._cum_policy = np.zeros((tree.num_infosets, tree.num_actions, B))
+    self._exploration = float(exploration)
+    if self._exploration > 0:
+      if noise_seeds is None or len(noise_seeds) != B:
+        raise ValueError(f"exploration > 0 needs one noise seed per batch entry ({B}), got "
+                         f"{None if noise_seeds is None else len(noise_seeds)}")
+      self._rngs = [np.random.default_rng(int(s)) for s in noise_seeds]
+    else:
+      self._rngs = None
+
+  def _traverse(self, player: Optional[int]):
+    """`TreeCFRSolver._traverse` with a trailing seed axis on every per-node array."""
+    tree = self.tree
+    num_p = tree.num_players
+    B = self.batch_size
+    flat_pi = self._current.reshape(-1, B)
+    ep = np.repeat(np.asarray(tree.node_chance_prob, dtype=np.float64)[:, None], B, axis=1)
+    ep[tree.decision_children] = flat_pi[tree.decision_children_flat]
+    reach = [np.ones((self._reach_size, B)) for _ in range(num_p + 1)]
+    for (s, e), par, owned in self._reach_levels:
+      for q in range(num_p + 1):
+        rq = reach[q]
+        rq[s:e] = rq[par]
+        idx = owned[q]
+        if len(idx):
+          rq[idx] *= ep[idx]
+    dec = tree.decisions
+    pruned = np.ones((len(dec), B), dtype=bool)
+    for q in range(num_p):
+      pruned &= reach[q][dec] == 0
+    is_pruned = np.zeros((tree.num_nodes, B), dtype=bool)
+    is_pruned[dec] = pruned
+    any_pruned = bool(pruned.any())
+    players = list(range(num_p)) if player is None else [player]
+    values = {}
+    for p in players:
+      v = np.repeat(self._returns[p][:, None], B, axis=1)
+      for (s, e), how in reversed(self._rank_groups):
+        if any_pruned:
+          v[s:e][is_pruned[s:e]] = 0.0
+        if how[0] == "dense":
+          _, uniq, c = how
+          prod = (ep[s:e] * v[s:e]).reshape(-1, c, B)
+          v[uniq] += np.add.accumulate(prod, axis=1)[:, -1]
+        else:
+          for kids, parents in how[1]:
+            v[parents] += ep[kids] * v[kids]
+      if any_pruned:
+        v[is_pruned] = 0.0
+      values[p] = v
+    for p in players:
+      v = values[p]
+      info = self._player_rows[p]
+      rows, groups, cols = info["rows"], info["groups"], info["cols"]
+      if not len(rows):
+        continue
+      nodes = info["nodes"]
+      keep = ~pruned[rows]
+      cf = np.ones((len(nodes), B))
+      for q in range(p):
+        cf = cf * reach[q][nodes]
+      after = np.ones((len(nodes), B))
+      for q in range(p + 1, num_p + 1):
+        after = after * reach[q][nodes]
+      cf = cf * after
+      inf = info["inf"]
+      legal = info["legal"][:, :, None]
+      mask = legal & keep[:, None, :] if any_pruned else legal
+      child_v = v[info["child"]]
+      regret = np.where(mask, cf[:, None, :] * (child_v - v[nodes][:, None, :]), 0.0)
+      own = reach[p][nodes]
+      if self._linear:
+        own = self._iteration * own
+      pol = np.where(mask, own[:, None, :] * flat_pi[info["flat"]], 0.0)
+      if info["dense"]:
+        infs, m = info["infs"], info["per_infoset"]
+        ii, cc = infs[:, None], cols[None, :]
+        for cum, add in ((self._cum_regret, regret), (self._cum_policy, pol)):
+          block = cum[ii, cc]
+          stack = np.concatenate(
+              [block[:, None], add.reshape(len(infs), m, len(cols), B)], axis=1)
+          cum[ii, cc] = np.add.accumulate(stack, axis=1)[:, -1]
+      else:
+        for gi in groups:
+          ii, cc = inf[gi][:, None], cols[None, :]
+          self._cum_regret[ii, cc] += regret[gi]
+          self._cum_policy[ii, cc] += pol[gi]
+
+  def _update_current_policy(self):
+    cum = self._cum_regret
+    legal = self.tree.infoset_legal[:, :, None]
+    if self._rm_plus:
+      np.maximum(cum, 0.0, out=cum)
+    total = np.zeros((cum.shape[0], cum.shape[2]))
+    for a in range(cum.shape[1]):
+      total = total + np.where(legal[:, a] & (cum[:, a] > 0), cum[:, a], 0.0)
+    n_legal = legal.sum(axis=1)
+    positive = total > 0
+    rm = np.maximum(0.0, cum) / np.where(positive, total, 1.0)[:, None, :]
+    uniform = 1.0 / n_legal[:, None, :]
+    cur = np.where(legal, np.where(positive[:, None, :], rm, uniform), 0.0)
+    if self._rngs is not None:
+      lg = self.tree.infoset_legal
+      for b, rng in enumerate(self._rngs):
+        rows = np.nonzero(~positive[:, b])[0]
+        if not len(rows):
+          continue
+        noisy = cur[rows, :, b] + rng.normal(0.0, self._exploration,
+                                             size=(len(rows), cur.shape[1]))
+        noisy = np.where(lg[rows], np.maximum(noisy, 0.0), 0.0)
+        tot = noisy.sum(axis=1, keepdims=True)
+        cur[rows, :, b] = np.where(tot > 0, noisy / np.where(tot > 0, tot, 1.0),
+                                   cur[rows, :, b])
+    self._current = cur
+
+  def current_policy_array(self) -> np.ndarray:
+    """[B, num_infosets, num_actions] current (last-iterate) policies."""
+    return np.ascontiguousarray(np.moveaxis(self._current, -1, 0))
+
+  def average_policy_array(self) -> np.ndarray:
+    """[B, num_infosets, num_actions] average policies (uniform where nothing accumulated)."""
+    cum = self._cum_policy
+    legal = self.tree.infoset_legal[:, :, None]
+    total = np.zeros((cum.shape[0], cum.shape[2]))
+    for a in range(cum.shape[1]):
+      total = total + np.where(legal[:, a], cum[:, a], 0.0)
+    zero = total == 0
+    avg = cum / np.where(zero, 1.0, total)[:, None, :]
+    uniform = 1.0 / legal.sum(axis=1)[:, None, :]
+    out = np.where(legal, np.where(zero[:, None, :], uniform, avg), 0.0)
+    return np.ascontiguousarray(np.moveaxis(out, -1, 0))
+
+  def current_policy(self):
+    raise NotImplementedError("a batch has one policy per seed: use current_policy_array()")
+
+  def average_policy(self):
+    raise NotImplementedError("a batch has one policy per seed: use average_policy_array()")
