@@ -37,6 +37,21 @@ TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 DEFAULT_MAX_NODES = 30_000_000
 
 
+def min_terminal_histories(game: pyspiel.Game) -> Optional[int]:
+  """How many terminal histories `game` has at least, known without walking it, or None.
+
+  The package's games state it (`min_terminal_histories()`: exact for all but bridge_bidding,
+  whose value is a lower bound). OpenSpiel's own games state nothing, so the sound fallback is
+  None: no refusal before the walk, whose `max_nodes` limit then stops it.
+  """
+  fn = getattr(game, "min_terminal_histories", None)
+  return int(fn()) if callable(fn) else None
+
+
+def _exact_size(game: pyspiel.Game) -> bool:
+  return game.get_type().short_name != "bridge_bidding"
+
+
 @dataclasses.dataclass
 class PlayerSequences:
   """Sequence structure of one player (perfect recall makes its infosets a forest)."""
@@ -61,6 +76,12 @@ class GameTree:
       raise ValueError(f"GameTree needs explicit chance; {game} has sampled chance.")
     if max_nodes < 1:
       raise ValueError(f"max_nodes must be positive, got {max_nodes}")
+    bound = min_terminal_histories(game)
+    if bound is not None and bound > max_nodes:
+      raise ValueError(
+          f"{game} has {'at least ' if not _exact_size(game) else ''}{bound:,} terminal "
+          f"histories, more than max_nodes={max_nodes:,} histories; refusing before walking "
+          "(raise max_nodes if it fits in memory).")
     self.game = game
     self.num_players = game.num_players()
     self.num_actions = game.num_distinct_actions()

@@ -93,6 +93,11 @@ class CommGame(pyspiel.Game):
         max_game_length=length + 1)
     super().__init__(_GAME_TYPE, game_info, params)
 
+  def min_terminal_histories(self) -> int:
+    """The exact number of terminal histories (GameTree checks it before walking)."""
+    p = self.get_parameters()
+    return 2 ** (3 * int(p["length"]))  # s1, the signal word, the guess
+
   def new_initial_state(self) -> "CommState":
     """Returns the state before the deal."""
     return CommState(self)

@@ -128,6 +128,11 @@ class MiniBridgeGame(pyspiel.Game):
         max_game_length=2 * size + 2)  # Pass, all 2N bids, Pass.
     super().__init__(_GAME_TYPE, game_info, params)
 
+  def min_terminal_histories(self) -> int:
+    """The exact number of terminal histories (GameTree checks it before walking)."""
+    n = int(self.get_parameters()["size"])
+    return (n + 1) ** 2 * (2 ** (2 * n + 1) - 1)  # see the module docstring
+
   def new_initial_state(self) -> "MiniBridgeState":
     """Returns the state before the deal."""
     return MiniBridgeState(self)

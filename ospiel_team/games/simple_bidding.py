@@ -116,6 +116,12 @@ class SimpleBiddingGame(pyspiel.Game):
         max_game_length=self.num_bids + 1)
     super().__init__(_GAME_TYPE, game_info, params)
 
+  def min_terminal_histories(self) -> int:
+    """The exact number of terminal histories (GameTree checks it before walking)."""
+    n = int(self.get_parameters()["size"])
+    bids = (n - 1).bit_length() + 1  # 2^0 .. 2^k, k = ceil(log2 n)
+    return n * n * (2 ** bids - 1)  # deal x non-empty increasing bid sequence
+
   def new_initial_state(self) -> "SimpleBiddingState":
     """Returns the state before the deal."""
     return SimpleBiddingState(self)

@@ -21,6 +21,7 @@ by turn has the same terminal histories (it plays the last round automatically),
 tied point cards and has other returns; the tests compare the points of the two games.
 """
 
+import math
 from typing import Dict, FrozenSet, List, Optional
 
 import numpy as np
@@ -78,6 +79,12 @@ class TeamGoofspielGame(pyspiel.Game):
         params)
     self.num_cards = k
     self.full_info = info == "full"
+
+  def min_terminal_histories(self) -> int:
+    """The exact number of terminal histories (GameTree checks it before walking)."""
+    p = self.get_parameters()
+    n, k = int(p["players"]), int(p["num_cards"])
+    return math.factorial(k) * math.factorial(k) ** n  # point-card order x each player's bids
 
   def new_initial_state(self):
     return TeamGoofspielState(self)

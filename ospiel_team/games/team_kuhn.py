@@ -13,6 +13,7 @@ information-state strings and tensors, and observation strings and tensors (chec
 tests); other `ranks` need this game, e.g. Table 1's `21K3` = `team_kuhn(players=3,ranks=3)`.
 """
 
+import math
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -68,6 +69,14 @@ class TeamKuhnGame(pyspiel.Game):
             max_game_length=2 * num_players - 1),
         params)
     self.ranks = ranks
+
+  def min_terminal_histories(self) -> int:
+    """The exact number of terminal histories (GameTree checks it before walking)."""
+    p = self.get_parameters()
+    n, r = int(p["players"]), int(p["ranks"])
+    deals = math.perm(r, n)
+    # Betting: everybody checks, or player i bets first and the n-1 others each pass or call.
+    return deals * (1 + n * 2 ** (n - 1))
 
   def new_initial_state(self):
     return TeamKuhnState(self)

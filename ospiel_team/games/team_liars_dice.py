@@ -100,6 +100,12 @@ class TeamLiarsDiceGame(pyspiel.Game):
     self.reset_face = rule == "reset-face"
     self.wild = wild
 
+  def min_terminal_histories(self) -> int:
+    """The exact number of terminal histories (GameTree checks it before walking)."""
+    p = self.get_parameters()
+    n, d = int(p["players"]), int(p["sides"])
+    return d ** n * (2 ** (n * d) - 1)  # rolls x non-empty increasing bid sequence
+
   def new_initial_state(self):
     return TeamLiarsDiceState(self)
 
