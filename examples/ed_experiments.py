@@ -55,7 +55,8 @@ flags.DEFINE_string("game_seconds", DEFAULT_GAME_SECONDS,
                     "Per-game budgets 'prefix=seconds;...' (a game matches by name prefix).")
 flags.DEFINE_integer("max_iterations", 100_000, "Iteration cap of every solver.")
 flags.DEFINE_bool("resume", False, "Skip (game, solver) pairs already in OUT/results.json.")
-# --solvers, --seed, --num_points, --solver_options and --out are the comparison runner's
+flags.DEFINE_integer("seed", 0, "Random seed.")
+# --solvers, --num_points, --solver_options and --out are the comparison runner's
 # flags (defined by `ospiel_team.compare.define_flags`), with this script's defaults.
 compare.define_flags()
 flags.FLAGS.set_default("solvers", ["ed", "neural_ed", "cfr", "cfr_plus", "xfp", "nfsp"])

@@ -1,37 +1,50 @@
-r"""Comparison runner: our algorithms beside OpenSpiel's CFR, CFR+, XFP and NFSP.
+r"""Comparison runner: our algorithms beside OpenSpiel's CFR, CFR+, JAX CFR, XFP, NFSP and MMD.
 
-Every solver runs on the same game and is recorded at log-spaced iterations with its wall
-time (solver time only: evaluation is not counted), on the metric that fits the game:
+Every (solver, seed) run is one task: the solver runs under a budget of iterations
+(`--iterations`) or of its own CPU seconds (`--seconds`; JIT compilation and snapshot
+building are excluded and reported apart), and is evaluated at log-spaced checkpoints on the
+metric that fits the game:
 
-* common-payoff games (utility IDENTICAL): `team_value`, the expected common reward, of the
-  solver's average policy, its current policy where it has one, and the purified (argmax)
-  average policy (higher is better);
-* other games: `nash_conv` of the same policies (lower is better).
+* common-payoff games (utility IDENTICAL): `team_value`, the team's expected return summed
+  over its members (here all players; the same meaning as `coop_optimum`'s `team_value` and
+  `team_lp`'s value), higher is better; reference line: the proven cooperative optimum;
+* games with `--teams "0,1|2"` (two-team zero-sum): `team_value_vs_br`, team 1's value (sum
+  over its members) when team 2 best responds jointly; reference: the TMECor value (team_lp);
+* other games: `nash_conv`, lower is better; reference: 0.
 
-Metrics are computed on the array game tree (`ospiel_team.algorithms.evaluation`), so a metric
-costs milliseconds even where OpenSpiel's own functions would walk the game in Python.
+Metrics are computed on the array game tree (`ospiel_team.algorithms.evaluation`). Tasks run
+in a local process pool (`--workers`, default all cores) or on a Ray cluster (`--ray ADDRESS`
+or `--ray local`); each finished task is written atomically to `OUT/runs/`, so a killed run
+resumes where it stopped and a finished command rerun only re-renders. Results do not depend on
+the parallelism (every task is seeded; under `--seconds` the number of iterations a solver
+fits into its budget of course depends on the machine).
 
 Usage:
-  python -m ospiel_team.compare --game "mini_bridge(size=3)" \
-      --solvers cfr,cfr_plus,xfp,nfsp --iterations 100 --seed 0 --out out/compare
+  python -m ospiel_team.compare                       # the default comparison (< 1 minute)
+  python -m ospiel_team.compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \
+      --seconds 10 --seeds 5 --out out/leduc
 
-It writes DIR/results.json (a list of rows with `solver`, `variant`, `iteration`, `seconds`,
-`metric_name`, `metric`), DIR/results.md (a table) and DIR/curves.png.
+It writes OUT/results.json (rows with `solver`, `variant`, `seed`, `iteration`, `seconds`
+(solver CPU), `metric_name`, `metric`, ...), OUT/results.md (mean and 95% confidence interval
+over seeds per solver and variant, with what one iteration of each solver is) and
+OUT/curves.png (mean and 95% band against iterations and against CPU seconds, with the
+reference line).
 
-Adding a solver is one generator function `fn(ctx) -> Iterator[Snapshot]` plus one line in
-`_SOLVERS` (a function, or a "module:function" string imported only when the solver is used).
+Adding a solver: one generator function plus one `@api.solver(...)` line
+(`ospiel_team/runner/api.py`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
+import concurrent.futures
+import hashlib
 import json
 import math
+import multiprocessing
 import os
-import tempfile
+import sys
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from absl import app
 from absl import flags
@@ -39,385 +52,594 @@ import numpy as np
 import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
-from ospiel_team.algorithms import evaluation
-from ospiel_team.algorithms.game_tree import GameTree
 from ospiel_team import atomic_io
+from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms import team_best_response
+from ospiel_team.algorithms import teams as teams_lib
+from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.runner import api
+# The solver API, re-exported for scripts that drive solvers themselves.
+from ospiel_team.runner.api import (SolverContext, Snapshot, log_checkpoints,  # noqa: F401
+                                    parse_options, solver_fn, solver_names)
+
+DEFAULT_GAME = "kuhn_poker"
+DEFAULT_SOLVERS = ("cfr", "cfr_plus", "xfp", "nfsp", "mmd", "ed")
+DEFAULT_SECONDS = 3.0
+DEFAULT_SEEDS = 3
 
 
-@dataclasses.dataclass
-class SolverContext:
-  """What a solver gets: the game, its array tree, the budget and its options."""
-  game: pyspiel.Game
-  tree: GameTree
-  seed: int
-  iterations: int
-  checkpoints: List[int]
-  options: Dict[str, str] = dataclasses.field(default_factory=dict)
-
-  def option(self, name: str, default, cast=None):
-    """A solver option from `--solver_options` (e.g. "nfsp.hidden=64"), cast like `default`."""
-    if name not in self.options:
-      return default
-    cast = cast or type(default)
-    try:
-      return cast(self.options[name])
-    except ValueError as e:
-      raise ValueError(f"solver option {name}={self.options[name]!r} is not a valid "
-                       f"{cast.__name__}") from e
-
-
-@dataclasses.dataclass
-class Snapshot:
-  """A solver's policies (policy arrays on ctx.tree) after `iteration` iterations."""
-  iteration: int
-  policies: Dict[str, np.ndarray]
-  extra: Dict[str, float] = dataclasses.field(default_factory=dict)
-
-
-def log_checkpoints(iterations: int, num_points: int = 12) -> List[int]:
-  """Log-spaced iteration numbers in [1, iterations], always including both ends."""
-  if iterations < 1:
-    raise ValueError(f"iterations must be >= 1, got {iterations}")
-  if num_points < 1:
-    raise ValueError(f"num_points must be >= 1, got {num_points}")
-  points = np.unique(np.round(np.logspace(0, math.log10(iterations), num_points)).astype(int))
-  return sorted(set(int(p) for p in points) | {1, iterations})
+class UserError(ValueError):
+  """A bad command-line value (printed as one line by `main`)."""
 
 
 def purified(tree: GameTree, pi: np.ndarray) -> np.ndarray:
-  """The argmax (first maximal legal action) policy of `pi`."""
-  masked = np.where(tree.infoset_legal, pi, -np.inf)
-  out = np.zeros_like(pi)
-  out[np.arange(tree.num_infosets), np.argmax(masked, axis=1)] = 1.0
-  return out
+  """The argmax (first maximal legal action) policy of `pi` (`GameTree.purified_policy_array`)."""
+  return tree.purified_policy_array(pi)
 
 
 # ------------------------------------------------------------------------------------------------
-# Metrics.
-def team_value(tree: GameTree, pi: np.ndarray) -> float:
-  """Expected common reward of a common-payoff game (player 0's expected return)."""
-  return float(evaluation.game_value(tree, pi)[0])
+# Metrics: fn(tree, pi, teams) -> float.
+def team_value(tree: GameTree, pi: np.ndarray, teams=None) -> float:
+  """Team 1's expected return summed over its members (all players if no teams are given)."""
+  v = evaluation.game_value(tree, pi)
+  members = range(tree.num_players) if teams is None else teams.teams[0]
+  return float(sum(v[p] for p in members))
 
 
-def nash_conv(tree: GameTree, pi: np.ndarray) -> float:
+def nash_conv(tree: GameTree, pi: np.ndarray, teams=None) -> float:
   """NashConv (sum of players' best-response gains)."""
+  del teams
   return float(evaluation.nash_conv(tree, pi))
 
 
-_METRICS: Dict[str, Any] = {
-    "team_value": team_value,
-    "nash_conv": nash_conv,
-    "team_value_vs_br": "ospiel_team.algorithms.teams:team_value_vs_best_response_metric",
-}
+def team_value_vs_br(tree: GameTree, pi: np.ndarray, teams=None) -> float:
+  """Team 1's value (members' sum) when team 2 best responds jointly (`teams` module)."""
+  return float(team_best_response.team_value_vs_best_response(
+      tree, pi, teams if teams is not None else teams_lib.default_teams(tree.game), team=0))
 
 
-def default_metric(game: pyspiel.Game) -> str:
-  """`team_value` for common-payoff games, `nash_conv` otherwise."""
+METRICS = {"team_value": team_value, "nash_conv": nash_conv,
+           "team_value_vs_br": team_value_vs_br}
+LOWER_IS_BETTER = {"nash_conv"}
+
+
+def default_metric(game: pyspiel.Game, teams=None) -> str:
+  """`team_value` (common payoff), `team_value_vs_br` (teams given), else `nash_conv`."""
   if game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL:
     return "team_value"
+  if teams is not None:
+    return "team_value_vs_br"
   return "nash_conv"
 
 
-def _metric_fn(name: str) -> Callable[[GameTree, np.ndarray], float]:
-  if name not in _METRICS:
-    raise ValueError(f"unknown metric {name!r}; known: {sorted(_METRICS)}")
-  fn = _METRICS[name]
-  if isinstance(fn, str):
-    module, attr = fn.split(":")
-    fn = getattr(importlib.import_module(module), attr)
-  return fn
-
-
 # ------------------------------------------------------------------------------------------------
-# OpenSpiel's solvers.
-def _cfr_family(ctx: SolverContext, solver_cls) -> Iterator[Snapshot]:
-  solver = solver_cls(ctx.game)
-  wanted = set(ctx.checkpoints)
-  for it in range(1, ctx.iterations + 1):
-    solver.evaluate_and_update_policy()
-    if it in wanted:
-      yield Snapshot(it, {
-          "average": ctx.tree.policy_array(solver.average_policy()),
-          "current": ctx.tree.policy_array(solver.current_policy()),
-      })
+# Reference values.
+_COOP_OPTIMA_JSON = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                 "docs", "benchmarks", "coop_optima.json")
 
 
-def cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's `cfr.CFRSolver` (vanilla CFR, alternating updates)."""
-  from open_spiel.python.algorithms import cfr  # pylint: disable=g-import-not-at-top
-  return _cfr_family(ctx, cfr.CFRSolver)
+def reference(game: pyspiel.Game, tree: GameTree, metric: str, teams=None,
+              cache_dir: Optional[str] = None, time_limit: float = 60.0
+              ) -> Optional[Dict[str, Any]]:
+  """The value the metric should be read against: {"value", "label"} (None if unknown).
 
-
-def cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's `cfr.CFRPlusSolver`."""
-  from open_spiel.python.algorithms import cfr  # pylint: disable=g-import-not-at-top
-  return _cfr_family(ctx, cfr.CFRPlusSolver)
-
-
-def xfp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's `fictitious_play.XFPSolver` (its average policy; it has no current one)."""
-  from open_spiel.python.algorithms import fictitious_play  # pylint: disable=g-import-not-at-top
-  solver = fictitious_play.XFPSolver(ctx.game)
-  wanted = set(ctx.checkpoints)
-  tree = ctx.tree
-  for it in range(1, ctx.iterations + 1):
-    solver.iteration()
-    if it in wanted:
-      pi = tree.uniform_policy_array()
-      for table in solver.average_policy_tables():
-        for key, dist in table.items():
-          row = tree.infoset_index.get(key)
-          if row is None:
-            continue  # an infoset the tree does not hold cannot be reached
-          pi[row] = 0.0
-          for a, p in dist.items():
-            pi[row, a] = p
-      yield Snapshot(it, {"average": pi})
-
-
-def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's JAX NFSP; one iteration = `nfsp.episodes` self-play episodes (default 20).
-
-  The average-policy network is evaluated on every infoset's tensor in one batch.
-  Options: nfsp.episodes, nfsp.hidden (units of each of two layers), nfsp.anticipatory,
-  nfsp.rl_lr, nfsp.sl_lr, nfsp.buffer, nfsp.batch, nfsp.min_buffer, nfsp.learn_every.
+  nash_conv: 0. team_value: the proven cooperative optimum (`coop_optimum`), read from the
+  recorded `docs/benchmarks/coop_optima.json` or from `cache_dir/reference.json`, else solved
+  (within `time_limit` seconds; an unproven incumbent is labelled so) and cached there.
+  team_value_vs_br: the TMECor value of team 1 (`team_lp`), cached the same way.
   """
-  # pylint: disable=g-import-not-at-top
-  import flax.nnx as nn
-  from open_spiel.python import rl_environment
-  from open_spiel.python.jax import nfsp
-  # pylint: enable=g-import-not-at-top
-  tree, game = ctx.tree, ctx.game
-  episodes = ctx.option("nfsp.episodes", 20)
-  hidden = ctx.option("nfsp.hidden", 64)
-  env = rl_environment.Environment(game, seed=ctx.seed)
-  state_size = env.observation_spec()["info_state"][0]
-  agents = [
-      nfsp.NFSP(p, state_size, game.num_distinct_actions(), [hidden, hidden],
-                reservoir_buffer_capacity=ctx.option("nfsp.buffer", 200_000),
-                anticipatory_param=ctx.option("nfsp.anticipatory", 0.1),
-                batch_size=ctx.option("nfsp.batch", 128),
-                rl_learning_rate=ctx.option("nfsp.rl_lr", 0.01),
-                sl_learning_rate=ctx.option("nfsp.sl_lr", 0.01),
-                min_buffer_size_to_learn=ctx.option("nfsp.min_buffer", 1000),
-                learn_every=ctx.option("nfsp.learn_every", 64),
-                replay_buffer_capacity=ctx.option("nfsp.buffer", 200_000),
-                epsilon_decay_duration=ctx.iterations * episodes,
-                seed=ctx.seed * 1000 + p, allow_checkpointing=False)
-      for p in range(game.num_players())
-  ]
-  tensors = tree.infoset_tensors()
-  rows_of = [np.nonzero(tree.infoset_player == p)[0] for p in range(game.num_players())]
-  wanted = set(ctx.checkpoints)
-  for it in range(1, ctx.iterations + 1):
-    for _ in range(episodes):
-      time_step = env.reset()
-      while not time_step.last():
-        player = time_step.observations["current_player"]
-        out = agents[player].step(time_step)
-        time_step = env.step([out.action])
-      for agent in agents:
-        agent.step(time_step)
-    if it in wanted:
-      pi = np.zeros((tree.num_infosets, tree.num_actions))
-      for p, agent in enumerate(agents):
-        rows = rows_of[p]
-        if not len(rows):
-          continue
-        # The agent's own jitted inference of its average-policy network, on all infosets.
-        logits = np.asarray(agent._avg_network_inference(  # pylint: disable=protected-access
-            nn.state(agent._avg_network), tensors[rows]), dtype=np.float64)  # pylint: disable=protected-access
-        logits = np.where(tree.infoset_legal[rows], logits, -np.inf)
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        pi[rows] = probs / probs.sum(axis=1, keepdims=True)
-      yield Snapshot(it, {"average": pi})
-
-
-# name -> generator function, or "module:function" imported on first use.
-_SOLVERS: Dict[str, Any] = {
-    "cfr": cfr_solver,
-    "cfr_plus": cfr_plus_solver,
-    "xfp": xfp_solver,
-    "nfsp": nfsp_solver,
-    "ed": "ospiel_team.algorithms.exploitability_descent:compare_solver_tabular",
-    "neural_ed": "ospiel_team.algorithms.exploitability_descent:compare_solver_neural",
-    "jps": "ospiel_team.algorithms.jps:compare_solver",
-    "team_lp": "ospiel_team.algorithms.team_lp:compare_solver",
-}
-
-
-def solver_names() -> List[str]:
-  return sorted(_SOLVERS)
-
-
-def solver_fn(name: str):
-  """The generator function of a registered solver (imports it on first use)."""
-  if name not in _SOLVERS:
-    raise ValueError(f"unknown solver {name!r}; known: {solver_names()}")
-  fn = _SOLVERS[name]
-  if isinstance(fn, str):
-    module, attr = fn.split(":")
-    fn = getattr(importlib.import_module(module), attr)
-  return fn
-
-
-def parse_options(text: str) -> Dict[str, str]:
-  """Parses "a.b=1,c=x" into {"a.b": "1", "c": "x"}."""
-  options = {}
-  for item in filter(None, (t.strip() for t in (text or "").split(","))):
-    if "=" not in item:
-      raise ValueError(f"solver option {item!r} is not of the form name=value")
-    key, value = item.split("=", 1)
-    options[key.strip()] = value.strip()
-  return options
+  if metric == "nash_conv":
+    return {"value": 0.0, "label": "Nash equilibrium (NashConv 0)"}
+  key = f"{metric}|{game}|{teams}"
+  cache = {}
+  cache_path = os.path.join(cache_dir, "reference.json") if cache_dir else None
+  if cache_path and os.path.exists(cache_path):
+    with open(cache_path) as f:
+      cache = json.load(f)
+    if key in cache:
+      return cache[key]
+  ref = None
+  if metric == "team_value":
+    if os.path.exists(_COOP_OPTIMA_JSON):
+      with open(_COOP_OPTIMA_JSON) as f:
+        for row in json.load(f).get("rows", []):
+          if row.get("game") == str(game) and row.get("proven_optimal"):
+            ref = {"value": float(row["team_value"]),
+                   "label": "cooperative optimum (proven, coop_optimum)"}
+    if ref is None:
+      from ospiel_team.algorithms import coop_optimum  # pylint: disable=g-import-not-at-top
+      res = coop_optimum.solve(tree, time_limit=time_limit)
+      ref = {"value": float(res.team_value),
+             "label": ("cooperative optimum (proven, coop_optimum)" if res.proven_optimal
+                       else "best joint pure strategy found (not proven optimal)")}
+  elif metric == "team_value_vs_br":
+    from ospiel_team.algorithms import team_lp  # pylint: disable=g-import-not-at-top
+    res = team_lp.solve(tree, teams if teams is not None else teams_lib.default_teams(game))
+    ref = {"value": float(res.value), "label": f"TMECor value of team 1 (team_lp, teams {res.teams})"}
+  if ref is not None and cache_path:
+    cache[key] = ref
+    atomic_io.write_bytes(cache_path, json.dumps(cache, indent=1).encode())
+  return ref
 
 
 # ------------------------------------------------------------------------------------------------
-# The runner.
-def run(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int, seed: int = 0,
-        num_points: int = 12, options: Optional[Dict[str, str]] = None,
+# One (solver, seed) task.
+_TREES: Dict[str, GameTree] = {}
+
+
+def _tree_for(game_str: str) -> GameTree:
+  if game_str not in _TREES:
+    _TREES[game_str] = GameTree(pyspiel.load_game(game_str))
+  return _TREES[game_str]
+
+
+def run_task(task: Dict[str, Any], tree: Optional[GameTree] = None) -> Dict[str, Any]:
+  """Runs one (solver, seed) task and returns {"rows": [...], "info": {...}}."""
+  game_str = task["game"]
+  tree = tree if tree is not None else _tree_for(game_str)
+  game = tree.game
+  teams = (teams_lib.parse_teams(task["teams"], game.num_players()) if task.get("teams")
+           else None)
+  spec = api.spec(task["solver"])
+  metric_fn = METRICS[task["metric"]]
+  iterations = task.get("iterations")
+  checkpoints = (log_checkpoints(iterations, task["num_points"]) if iterations else [])
+  np.random.seed(task["seed"])
+  ctx = SolverContext(game=game, tree=tree, seed=task["seed"], iterations=iterations,
+                      checkpoints=checkpoints, options=dict(task.get("options", {})),
+                      seconds=task.get("seconds"), num_points=task["num_points"],
+                      teams=teams)
+  clock = ctx.clock
+  gen = spec.fn(ctx)
+  rows: List[Dict[str, Any]] = []
+  wall_start = time.perf_counter()
+  eval_seconds = 0.0
+  while True:
+    clock.start()
+    try:
+      snap = next(gen)
+    except StopIteration:
+      break
+    finally:
+      clock.stop()
+    solver_seconds = clock.elapsed()
+    start = time.process_time()
+    policies = dict(snap.policies)
+    if "average" in policies and "purified" not in policies:
+      policies["purified"] = tree.purified_policy_array(policies["average"])
+    for variant, pi in policies.items():
+      row = dict(game=str(game), solver=spec.name, variant=variant, seed=task["seed"],
+                 iteration=int(snap.iteration), seconds=round(solver_seconds, 6),
+                 metric_name=task["metric"], metric=metric_fn(tree, np.asarray(pi), teams),
+                 primary=variant == spec.primary)
+      row.update({k: (float(v) if isinstance(v, (int, float, np.floating)) else v)
+                  for k, v in snap.extra.items()})
+      rows.append(row)
+    eval_seconds += time.process_time() - start
+  info = dict(solver=spec.name, seed=task["seed"], solver_cpu_seconds=clock.elapsed(),
+              excluded_cpu_seconds=dict(clock.excluded_seconds),
+              eval_cpu_seconds=eval_seconds, wall_seconds=time.perf_counter() - wall_start,
+              iterations=rows[-1]["iteration"] if rows else 0)
+  for row in rows:
+    for kind, sec in clock.excluded_seconds.items():
+      row[f"{kind}_cpu_seconds"] = round(sec, 6)
+  return {"rows": rows, "info": info}
+
+
+def _task_key(task: Dict[str, Any]) -> str:
+  digest = hashlib.sha256(json.dumps(task, sort_keys=True).encode()).hexdigest()[:12]
+  safe = task["solver"].replace("+", "_")
+  return f"{safe}-seed{task['seed']}-{digest}"
+
+
+def _worker_init() -> None:
+  # One core per worker: XLA and BLAS threads would otherwise fight over the pool's cores and
+  # blur the CPU-second budgets.
+  os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                        "intra_op_parallelism_threads=1")
+  for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+
+
+def _pool_task(task):
+  return run_task(task)
+
+
+def _execute(tasks: List[Dict[str, Any]], workers: int, ray_address: Optional[str],
+             tree: Optional[GameTree], on_done) -> None:
+  """Runs `tasks` inline (workers = 1), in a process pool, or on Ray; calls on_done(task, res)."""
+  if ray_address:
+    import ray  # pylint: disable=g-import-not-at-top
+    if not ray.is_initialized():
+      kwargs = dict(include_dashboard=False, log_to_driver=False)
+      if ray_address == "local":
+        ray.init(num_cpus=workers, **kwargs)
+      else:
+        ray.init(address=ray_address, **kwargs)
+    remote = ray.remote(num_cpus=1)(_ray_task)
+    pending = {remote.remote(t): t for t in tasks}
+    while pending:
+      done, _ = ray.wait(list(pending), num_returns=1)
+      for ref in done:
+        on_done(pending.pop(ref), ray.get(ref))
+    return
+  if workers <= 1 or len(tasks) <= 1:
+    for t in tasks:
+      on_done(t, run_task(t, tree=tree if tree is not None and str(tree.game) == t["game"]
+                          else None))
+    return
+  ctx = multiprocessing.get_context("spawn")
+  with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
+                                              mp_context=ctx, initializer=_worker_init) as ex:
+    futures = {ex.submit(_pool_task, t): t for t in tasks}
+    for fut in concurrent.futures.as_completed(futures):
+      on_done(futures[fut], fut.result())
+
+
+def _ray_task(task):
+  _worker_init()
+  return run_task(task)
+
+
+def parse_seeds(text: str | int | Sequence[int]) -> List[int]:
+  """"3" -> [0, 1, 2]; "0,5,7" -> [0, 5, 7]; ValueError naming a bad value."""
+  if isinstance(text, int):
+    text = str(text)
+  if not isinstance(text, str):
+    seeds = [int(s) for s in text]
+  else:
+    parts = [t.strip() for t in text.split(",") if t.strip()]
+    if not parts:
+      raise UserError(f"--seeds {text!r} is empty")
+    try:
+      nums = [int(p) for p in parts]
+    except ValueError:
+      raise UserError(f"--seeds {text!r}: not an integer count or a comma list of integers"
+                      ) from None
+    if len(nums) == 1 and "," not in text:
+      if nums[0] < 1:
+        raise UserError(f"--seeds {text!r}: a count must be >= 1")
+      seeds = list(range(nums[0]))
+    else:
+      seeds = nums
+  if any(s < 0 for s in seeds):
+    raise UserError(f"--seeds {text!r}: seeds must be >= 0")
+  if len(set(seeds)) != len(seeds):
+    raise UserError(f"--seeds {text!r} repeats a seed")
+  return seeds
+
+
+def check_out_dir(out: str) -> None:
+  """Fails (UserError) unless `out` is, or can be created as, a writable directory."""
+  if os.path.exists(out) and not os.path.isdir(out):
+    raise UserError(f"--out {out!r} exists and is not a directory")
+  try:
+    os.makedirs(os.path.join(out, "runs"), exist_ok=True)
+  except OSError as e:
+    raise UserError(f"--out {out!r} cannot be created: {e.strerror}") from None
+  probe = os.path.join(out, "runs", f".write_test_{os.getpid()}")
+  try:
+    with open(probe, "w") as f:
+      f.write("")
+    os.remove(probe)
+  except OSError as e:
+    raise UserError(f"--out {out!r} is not writable: {e.strerror}") from None
+
+
+def run(*args, **kwargs) -> List[Dict[str, Any]]:
+  """Runs every (solver, seed) task and returns the result rows; arguments of `run_all`."""
+  return run_all(*args, **kwargs)[0]
+
+
+def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: Optional[int] = None,
+        seed: int = 0, num_points: int = 12, options: Optional[Dict[str, str]] = None,
         metric: Optional[str] = None, tree: Optional[GameTree] = None,
-        progress: bool = True) -> List[Dict[str, Any]]:
-  """Runs each solver and returns the result rows (see the module docstring)."""
+        progress: bool = True, seeds: Optional[Sequence[int]] = None,
+        seconds: Optional[float] = None, teams: Optional[str] = None, workers: int = 1,
+        ray_address: Optional[str] = None, out: Optional[str] = None):
+  """Runs every (solver, seed) task; returns (rows, infos): result rows and per-run timings.
+
+  Args:
+    game: a pyspiel game or game string.
+    solvers: registered solver names (`solver_names()`).
+    iterations: iteration budget per run (with `seconds`: a cap).
+    seed: the seed when `seeds` is not given.
+    num_points: number of log-spaced checkpoints.
+    options: solver options {"nfsp.episodes": "50"}; unknown keys are an error.
+    metric: metric name (default: `default_metric`).
+    tree: the game's GameTree, if already built (used by inline runs).
+    progress: show a tqdm bar.
+    seeds: seeds to run every solver with.
+    seconds: CPU-second budget per run (solver time only).
+    teams: "0,1|2" for a two-team zero-sum game.
+    workers: processes (1 = inline, in this process).
+    ray_address: run the tasks on Ray ("local" or a cluster address).
+    out: result store directory: finished tasks found there are not rerun.
+  """
   if isinstance(game, str):
     game = pyspiel.load_game(game)
   if not solvers:
-    raise ValueError("no solvers given")
-  fns = {name: solver_fn(name) for name in solvers}  # fail early on unknown names
-  metric = metric or default_metric(game)
-  metric_fn = _metric_fn(metric)
-  tree = tree or GameTree(game)
-  checkpoints = log_checkpoints(iterations, num_points)
-  rows: List[Dict[str, Any]] = []
+    raise UserError("no solvers given")
+  for name in solvers:
+    try:
+      api.spec(name)
+    except ValueError as e:
+      raise UserError(str(e)) from None
+  if len(set(solvers)) != len(solvers):
+    raise UserError(f"--solvers {','.join(solvers)} names a solver twice")
+  if iterations is None and seconds is None:
+    raise UserError("give an --iterations or a --seconds budget")
+  if iterations is not None and iterations < 1:
+    raise UserError(f"--iterations must be >= 1, got {iterations}")
+  if seconds is not None and not (seconds > 0 and math.isfinite(seconds)):
+    raise UserError(f"--seconds must be a positive number, got {seconds}")
+  if num_points < 1:
+    raise UserError(f"--num_points must be >= 1, got {num_points}")
+  team_obj = None
+  if teams:
+    try:
+      team_obj = teams_lib.parse_teams(teams, game.num_players())
+      if team_obj.num_teams != 2:
+        raise ValueError(f"needs two teams, got {team_obj.num_teams}")
+    except ValueError as e:
+      raise UserError(f"--teams {teams!r}: {e}") from None
+  try:
+    per_solver = api.validate_options(solvers, dict(options or {}))
+  except ValueError as e:
+    raise UserError(str(e)) from None
+  metric = metric or default_metric(game, team_obj)
+  if metric not in METRICS:
+    raise UserError(f"unknown metric {metric!r}; known: {', '.join(sorted(METRICS))}")
+  seeds = list(seeds) if seeds is not None else [seed]
+  if out:
+    check_out_dir(out)
+  tasks = [dict(game=str(game), solver=s, seed=int(k), iterations=iterations,
+                seconds=seconds, num_points=num_points, metric=metric,
+                teams=str(team_obj) if team_obj else None, options=per_solver[s])
+           for s in solvers for k in seeds]
+  results: Dict[str, Dict[str, Any]] = {}
+  todo = []
+  for t in tasks:
+    path = os.path.join(out, "runs", _task_key(t) + ".json") if out else None
+    if path and os.path.exists(path):
+      with open(path) as f:
+        results[_task_key(t)] = json.load(f)
+    else:
+      todo.append(t)
   bar = None
-  if progress:
+  if progress and todo:
     import tqdm  # pylint: disable=g-import-not-at-top
-    bar = tqdm.tqdm(total=len(checkpoints) * len(fns), desc=str(game), unit=" checkpoints")
-  for name, fn in fns.items():
-    np.random.seed(seed)
-    ctx = SolverContext(game=game, tree=tree, seed=seed, iterations=iterations,
-                        checkpoints=checkpoints, options=dict(options or {}))
-    gen = fn(ctx)
-    seconds = 0.0
-    while True:
-      start = time.perf_counter()
-      try:
-        snap = next(gen)
-      except StopIteration:
-        break
-      seconds += time.perf_counter() - start
-      policies = dict(snap.policies)
-      if "average" in policies and "purified" not in policies:
-        policies["purified"] = purified(tree, policies["average"])
-      for variant, pi in policies.items():
-        row = dict(solver=name, variant=variant, iteration=int(snap.iteration),
-                   seconds=round(seconds, 6), metric_name=metric,
-                   metric=float(metric_fn(tree, np.asarray(pi))), game=str(game), seed=seed)
-        row.update(snap.extra)
-        rows.append(row)
-      if bar is not None:
-        bar.set_postfix(solver=name, it=snap.iteration)
-        bar.update(1)
+    bar = tqdm.tqdm(total=len(todo), desc=str(game), unit=" runs")
+
+  def on_done(task, res):
+    key = _task_key(task)
+    res = dict(res, task=task)
+    results[key] = res
+    if out:
+      atomic_io.write_bytes(os.path.join(out, "runs", key + ".json"),
+                            json.dumps(res).encode())
+    if bar is not None:
+      bar.set_postfix(solver=task["solver"], seed=task["seed"])
+      bar.update(1)
+
+  if tree is None and (workers <= 1 and not ray_address):
+    tree = GameTree(game)
+  _execute(todo, workers, ray_address, tree, on_done)
   if bar is not None:
     bar.close()
-  return rows
+  rows, infos = [], []
+  for t in tasks:  # a fixed order, whatever order the tasks finished in
+    rows.extend(results[_task_key(t)]["rows"])
+    infos.append(results[_task_key(t)]["info"])
+  return rows, infos
 
 
-_atomic_write = atomic_io.write_bytes
+# ------------------------------------------------------------------------------------------------
+# Statistics, tables and figures.
+def mean_ci(values: Sequence[float]):
+  """(mean, half-width of the 95% Student-t confidence interval); half-width nan for n < 2."""
+  x = np.asarray(values, dtype=np.float64)
+  if len(x) < 2:
+    return float(x.mean()) if len(x) else math.nan, math.nan
+  from scipy import stats  # pylint: disable=g-import-not-at-top
+  half = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
+  return float(x.mean()), float(half)
 
 
-def markdown_table(rows: List[Dict[str, Any]]) -> str:
-  """Final metric of each (solver, variant), with the iterations and seconds used."""
+def _series(rows):
+  """(solver, variant) -> seed -> list of rows in checkpoint order."""
+  out: Dict[tuple, Dict[int, list]] = {}
+  for r in rows:
+    out.setdefault((r["solver"], r["variant"]), {}).setdefault(r["seed"], []).append(r)
+  return out
+
+
+def _fmt(x: float) -> str:
+  return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}"
+
+
+def markdown_table(rows: List[Dict[str, Any]], infos: Optional[List[Dict[str, Any]]] = None,
+                   ref: Optional[Dict[str, Any]] = None) -> str:
+  """Final metric per (solver, variant): mean and 95% CI over seeds, budgets and timings."""
   if not rows:
     return "(no results)\n"
-  final = {}
-  for row in rows:
-    final[(row["solver"], row["variant"])] = row
   metric = rows[0]["metric_name"]
-  lines = [f"Game: `{rows[0]['game']}`, seed {rows[0]['seed']}; metric: {metric} "
-           f"({'higher' if metric != 'nash_conv' else 'lower'} is better)", "",
-           f"| solver | variant | iterations | seconds | {metric} |",
-           "|---|---|---:|---:|---:|"]
-  for (solver, variant), row in final.items():
-    lines.append(f"| {solver} | {variant} | {row['iteration']} | {row['seconds']:.2f} | "
-                 f"{row['metric']:.6g} |")
+  seeds = sorted({r["seed"] for r in rows})
+  better = "lower" if metric in LOWER_IS_BETTER else "higher"
+  lines = [f"Game: `{rows[0]['game']}`; metric: {metric} ({better} is better); "
+           f"{len(seeds)} seeds ({', '.join(map(str, seeds))}); mean ± 95% CI half-width "
+           "(Student t) of each run's final checkpoint.", ""]
+  if ref is not None:
+    lines += [f"Reference: **{ref['value']:.6g}** — {ref['label']}.", ""]
+  lines += [f"| solver | variant | {metric} | ± 95% CI | iterations | solver CPU s | "
+            "excluded CPU s (JIT, snapshots) | eval CPU s |",
+            "|---|---|---:|---:|---:|---:|---:|---:|"]
+  by_run = {(i["solver"], i["seed"]): i for i in (infos or [])}
+  for (solver, variant), per_seed in _series(rows).items():
+    finals = [pts[-1] for pts in per_seed.values()]
+    m, h = mean_ci([r["metric"] for r in finals])
+    its = np.mean([r["iteration"] for r in finals])
+    secs = np.mean([r["seconds"] for r in finals])
+    runs = [by_run[(solver, k)] for k in per_seed if (solver, k) in by_run]
+    excl = (np.mean([sum(i["excluded_cpu_seconds"].values()) for i in runs]) if runs
+            else math.nan)
+    ev = np.mean([i["eval_cpu_seconds"] for i in runs]) if runs else math.nan
+    name = f"**{variant}**" if finals[0].get("primary") else variant
+    lines.append(f"| {solver} | {name} | {m:.6g} | {_fmt(h)} | {its:.0f} | {secs:.3g} | "
+                 f"{_fmt(float(excl))} | {_fmt(float(ev))} |")
+  lines += ["", "Bold: the variant a solver is judged by. What one iteration is:", ""]
+  for solver in dict.fromkeys(r["solver"] for r in rows):
+    lines.append(f"- `{solver}`: {api.spec(solver).unit}")
   return "\n".join(lines) + "\n"
 
 
-def plot_curves(rows: List[Dict[str, Any]], path: str) -> None:
-  """Metric against iterations and against seconds, one line per (solver, variant)."""
+def _band(per_seed, xkey):
+  """Common x grid and the per-seed step-held metric values on it (seeds x grid)."""
+  grid = sorted({max(r[xkey], 1e-9) for pts in per_seed.values() for r in pts})
+  start = max(max(pts[0][xkey], 1e-9) for pts in per_seed.values())
+  grid = [x for x in grid if x >= start]
+  vals = []
+  for pts in per_seed.values():
+    xs = np.array([max(r[xkey], 1e-9) for r in pts])
+    ys = np.array([r["metric"] for r in pts])
+    idx = np.searchsorted(xs, grid, side="right") - 1
+    vals.append(ys[np.maximum(idx, 0)])
+  return np.asarray(grid), np.asarray(vals)
+
+
+def plot_curves(rows: List[Dict[str, Any]], path: str,
+                ref: Optional[Dict[str, Any]] = None) -> None:
+  """Mean metric and 95% band over seeds against iterations and solver CPU seconds."""
   import matplotlib  # pylint: disable=g-import-not-at-top
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
-  fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-  series: Dict[tuple, list] = {}
-  for row in rows:
-    series.setdefault((row["solver"], row["variant"]), []).append(row)
+  from scipy import stats  # pylint: disable=g-import-not-at-top
+  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
   metric = rows[0]["metric_name"] if rows else ""
-  for (solver, variant), pts in series.items():
-    its = [r["iteration"] for r in pts]
-    secs = [max(r["seconds"], 1e-6) for r in pts]
-    vals = [r["metric"] for r in pts]
-    style = {"average": "-", "current": "--", "purified": ":"}.get(variant, "-.")
-    axes[0].plot(its, vals, style, label=f"{solver} {variant}")
-    axes[1].plot(secs, vals, style, label=f"{solver} {variant}")
-  for ax, xlabel in zip(axes, ["iterations", "seconds"]):
+  colors = {}
+  cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+  for (solver, variant), per_seed in _series(rows).items():
+    color = colors.setdefault(solver, cycle[len(colors) % len(cycle)])
+    primary = next(iter(per_seed.values()))[0].get("primary", variant == "average")
+    style = "-" if primary else {"purified": ":", "current": "--", "average": "--"}.get(
+        variant, "-.")
+    for ax, xkey in zip(axes, ["iteration", "seconds"]):
+      x, vals = _band(per_seed, xkey)
+      mean = vals.mean(axis=0)
+      label = f"{solver} {variant}"
+      if len(x) == 1:
+        ax.plot(x, mean, "o", color=color, label=label)
+        continue
+      ax.plot(x, mean, style, color=color, lw=2 if primary else 1, label=label)
+      if vals.shape[0] > 1:
+        half = (stats.t.ppf(0.975, vals.shape[0] - 1) * vals.std(axis=0, ddof=1)
+                / math.sqrt(vals.shape[0]))
+        ax.fill_between(x, mean - half, mean + half, color=color, alpha=0.15, lw=0)
+  for ax, xlabel in zip(axes, ["iterations", "solver CPU seconds"]):
+    if ref is not None:
+      ax.axhline(ref["value"], color="k", lw=1, ls="--", label=f"reference: {ref['label']}")
     ax.set_xscale("log")
     if metric == "nash_conv":
-      ax.set_yscale("log")
+      ax.set_yscale("symlog", linthresh=1e-3)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(metric)
     ax.grid(True, alpha=0.3)
-  axes[1].legend(fontsize=7)
-  fig.suptitle(rows[0]["game"] if rows else "")
+  axes[1].legend(fontsize=6, loc="best")
+  seeds = len({r["seed"] for r in rows})
+  fig.suptitle(f"{rows[0]['game'] if rows else ''}: mean and 95% band over {seeds} seeds")
   fig.tight_layout()
   directory = os.path.dirname(os.path.abspath(path))
-  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_", suffix=".png")
-  os.close(fd)
+  tmp = os.path.join(directory, f".tmp_{os.getpid()}_curves.png")
   fig.savefig(tmp, dpi=100)
   plt.close(fig)
   os.replace(tmp, path)
 
 
-def write_outputs(rows: List[Dict[str, Any]], out_dir: str) -> None:
-  """Writes results.json, results.md and curves.png into `out_dir`."""
+def write_outputs(rows: List[Dict[str, Any]], out_dir: str,
+                  infos: Optional[List[Dict[str, Any]]] = None,
+                  ref: Optional[Dict[str, Any]] = None) -> None:
+  """Writes results.json, results.md and curves.png into `out_dir` (atomically)."""
   os.makedirs(out_dir, exist_ok=True)
-  _atomic_write(os.path.join(out_dir, "results.json"),
-                json.dumps(rows, indent=1).encode())
-  _atomic_write(os.path.join(out_dir, "results.md"), markdown_table(rows).encode())
-  plot_curves(rows, os.path.join(out_dir, "curves.png"))
+  atomic_io.write_bytes(os.path.join(out_dir, "results.json"), json.dumps(
+      {"reference": ref, "runs": infos or [], "rows": rows}, indent=1).encode())
+  atomic_io.write_bytes(os.path.join(out_dir, "results.md"),
+                        markdown_table(rows, infos, ref).encode())
+  plot_curves(rows, os.path.join(out_dir, "curves.png"), ref)
 
 
+# ------------------------------------------------------------------------------------------------
+# Command line.
 FLAGS = flags.FLAGS
 
 
 def define_flags() -> None:
   """Defines the runner's command-line flags (not on import, so scripts can import the runner).
 
-  Scripts that reuse the runner's flags call this, then `FLAGS.set_default(...)` as needed.
+  Scripts that reuse the runner's flags call this, then `FLAGS.set_default(...)` as needed;
+  a flag the script has already defined itself (e.g. its own --seconds) is left to it.
   """
-  flags.DEFINE_string("game", "mini_bridge(size=3)", "Game string for pyspiel.load_game.")
-  flags.DEFINE_list("solvers", ["cfr", "cfr_plus", "xfp", "nfsp"], "Solvers to compare.")
-  flags.DEFINE_integer("iterations", 100, "Iterations of each solver.")
-  flags.DEFINE_integer("seed", 0, "Random seed.")
-  flags.DEFINE_integer("num_points", 12, "Number of log-spaced checkpoints.")
-  flags.DEFINE_string("out", "out/compare", "Output directory.")
-  flags.DEFINE_string("metric", None, "Metric (default: team_value for common-payoff games, "
-                      "else nash_conv).")
-  flags.DEFINE_string("solver_options", "", "Solver options, e.g. 'nfsp.episodes=50'.")
+  defined = set(FLAGS)
+
+  def define(kind, name, *args):
+    if name not in defined:
+      getattr(flags, f"DEFINE_{kind}")(name, *args)
+
+  define("string", "game", DEFAULT_GAME, "Game string for pyspiel.load_game.")
+  define("list", "solvers", list(DEFAULT_SOLVERS),
+                    f"Solvers to compare; known: {', '.join(solver_names())}.")
+  define("integer", "iterations", None, "Iterations per run (with --seconds: a cap).")
+  define("float", "seconds", None, "Solver CPU seconds per run (JIT compilation, snapshots "
+                     f"and evaluation excluded). Default {DEFAULT_SECONDS} when --iterations "
+                     "is not given.")
+  define("string", "seeds", str(DEFAULT_SEEDS), "A count (3 = seeds 0,1,2) or a list "
+                      "'0,5,7'.")
+  define("integer", "num_points", 12, "Number of log-spaced checkpoints.")
+  define("string", "out", "out/compare", "Output directory (also the resumable result "
+                      "store).")
+  define("string", "metric", None, "Metric (default: team_value for common-payoff games, "
+                      "team_value_vs_br with --teams, else nash_conv).")
+  define("string", "solver_options", "", "Solver options, e.g. 'nfsp.episodes=50,"
+                      "jps.depth=2'; unknown keys are an error.")
+  define("string", "teams", None, "Two teams of a zero-sum game, e.g. '0,1|2'.")
+  define("integer", "workers", 0, "Parallel processes (0 = all cores, 1 = inline).")
+  define("string", "ray", None, "Run the tasks on Ray: 'local' or a cluster address.")
+  define("boolean", "reference", True, "Compute and draw the reference value.")
 
 
 def main(argv):
   del argv
-  rows = run(FLAGS.game, FLAGS.solvers, FLAGS.iterations, seed=FLAGS.seed,
-             num_points=FLAGS.num_points, options=parse_options(FLAGS.solver_options),
-             metric=FLAGS.metric)
-  write_outputs(rows, FLAGS.out)
-  print(markdown_table(rows))
+  try:
+    seeds = parse_seeds(FLAGS.seeds)
+    seconds = FLAGS.seconds
+    if seconds is None and FLAGS.iterations is None:
+      seconds = DEFAULT_SECONDS
+    options = parse_options(FLAGS.solver_options)
+    workers = FLAGS.workers or os.cpu_count() or 1
+    if FLAGS.workers < 0:
+      raise UserError(f"--workers must be >= 0, got {FLAGS.workers}")
+    try:
+      game = pyspiel.load_game(FLAGS.game)
+    except pyspiel.SpielError as e:
+      raise UserError(f"--game {FLAGS.game!r}: {e}") from None
+    check_out_dir(FLAGS.out)
+    rows, infos = run_all(game, FLAGS.solvers, FLAGS.iterations, num_points=FLAGS.num_points,
+                          options=options, metric=FLAGS.metric, seeds=seeds, seconds=seconds,
+                          teams=FLAGS.teams, workers=workers, ray_address=FLAGS.ray,
+                          out=FLAGS.out)
+  except ValueError as e:  # UserError and the API's own option/argument errors
+    print(f"error: {e}", file=sys.stderr)
+    return 2
+  ref = None
+  if FLAGS.reference:
+    ref = reference(game, _tree_for(str(game)), rows[0]["metric_name"],
+                    teams_lib.parse_teams(FLAGS.teams, game.num_players()) if FLAGS.teams
+                    else None, cache_dir=FLAGS.out)
+  write_outputs(rows, FLAGS.out, infos, ref)
+  print(markdown_table(rows, infos, ref))
   print(f"Wrote {FLAGS.out}/results.json, results.md, curves.png")
+  return 0
 
 
 if __name__ == "__main__":
   define_flags()
-  app.run(main)
+  app.run(lambda argv: sys.exit(main(argv)))

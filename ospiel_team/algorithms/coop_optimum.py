@@ -52,10 +52,7 @@ class JointPureResult:
 
 
 def _chance_reach(tree: GameTree) -> np.ndarray:
-  chance = np.ones(tree.num_nodes)
-  for s, e in tree.level_slices[1:]:
-    chance[s:e] = chance[tree.node_parent[s:e]] * tree.node_chance_prob[s:e]
-  return chance
+  return tree.chance_reach()
 
 
 def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
@@ -448,8 +445,8 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     if pi0.shape != (tree.num_infosets, tree.num_actions):
       raise ValueError(f"initial_policy has shape {pi0.shape}; the tree needs "
                        f"{(tree.num_infosets, tree.num_actions)}")
-    masked = np.where(tree.infoset_legal, pi0, -np.inf)
-    start_strategy = {i: int(a) for i, a in enumerate(np.argmax(masked, axis=1))}
+    start_strategy = {i: int(a) for i, a in
+                      enumerate(np.argmax(tree.purified_policy_array(pi0), axis=1))}
     details["initial_value"] = float(sum(evaluation.game_value(
         tree, _pure_policy_array(tree, start_strategy))[p] for p in members)) / len(members)
   if res is None and method in ("auto", "mip"):

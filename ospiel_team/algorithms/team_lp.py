@@ -41,8 +41,6 @@ Public API: `solve(game, teams)` -> `TeamLPResult` (value, both teams' plans, si
 against fixed terminal weights, an LP over its polytope); the CLI
 
   python -m ospiel_team.algorithms.team_lp --game "kuhn_poker(players=3)" --teams "0,1|2" [--json]
-
-and the comparison-runner solver `compare_solver` (registered as `team_lp`).
 """
 
 from __future__ import annotations
@@ -597,10 +595,7 @@ class TeamLPResult:
 def _payoff(tree: GameTree, dec1: TeamDecomposition, dec2: TeamDecomposition,
             util1: np.ndarray) -> sparse.csr_matrix:
   """M[c1, c2] = sum over terminals z with leaves (c1, c2) of chance(z) * u1(z)."""
-  chance = np.ones(tree.num_nodes)
-  for s, e in tree.level_slices[1:]:
-    chance[s:e] = chance[tree.node_parent[s:e]] * tree.node_chance_prob[s:e]
-  w = chance[tree.terminals] * util1
+  w = tree.chance_reach()[tree.terminals] * util1
   return sparse.csr_matrix((w, (dec1.terminal_leaf, dec2.terminal_leaf)),
                            shape=(dec1.num_leaves, dec2.num_leaves))
 
@@ -768,32 +763,6 @@ def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weigh
   value = float(h.getInfo().objective_function_value) + const
   return TeamBestResponse(value=value, plan=TeamPlan(dec, lam),
                           seconds=time.perf_counter() - start)
-
-
-# ------------------------------------------------------------------------------------------------
-# Comparison runner solver.
-def compare_solver(ctx) -> Iterator:
-  """Runner solver `team_lp`: one snapshot of the TMECor plans as per-player policies.
-
-  Options: `team_lp.teams` (default: `teams.default_teams`). A correlated plan is not a
-  per-player policy, so the snapshot gives two views of it: "average" = each player's
-  behaviour strategy induced by its team's plan (exact for one-player teams, correlation
-  dropped otherwise) and "sampled" = one joint pure strategy per team drawn from the plans.
-  The extra field `tmecor_value` holds the exact TMECor value (team 1), with the LP size and
-  solve time.
-  """
-  # The runner's own Snapshot class (compare.py may be running as __main__).
-  snapshot_cls = sys.modules[type(ctx).__module__].Snapshot
-  teams = ctx.options.get("team_lp.teams")
-  res = solve(ctx.tree, teams if teams else teams_lib.default_teams(ctx.game))
-  sampled = res.profile_policy(rng=ctx.seed)
-  marginal = ctx.tree.uniform_policy_array()
-  for plan in res.plans:
-    marginal = plan.marginal_policy_array(base=marginal)
-  yield snapshot_cls(iteration=ctx.iterations,
-                     policies={"average": marginal, "sampled": sampled},
-                 extra=dict(tmecor_value=res.value, lp_nonzeros=res.lp_nonzeros,
-                            lp_solve_seconds=res.solve_seconds))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -90,9 +90,7 @@ def load_tree(game: pyspiel.Game, path: str) -> GameTree:
 
 def _representative_states(tree: GameTree) -> list:
   """One pyspiel state per infoset (its first history), rebuilt by replaying actions."""
-  dec = tree.decisions
-  first = np.full(tree.num_infosets, -1, dtype=np.int64)
-  first[tree.node_infoset[dec[::-1]]] = dec[::-1]
+  first = tree.first_node()
   states = []
   for i, node in enumerate(first):
     path = []

@@ -1,0 +1,7 @@
+"""The comparison runner's solver API (`api`) and its solver adapters.
+
+`api` holds `SolverContext`, `Snapshot`, the checkpoint schedules and the solver registry;
+`openspiel_solvers` and `ours_solvers` adapt OpenSpiel's solvers and this package's algorithms
+to it. The command line and the orchestration (seeds, pools, Ray, the result store, tables and
+figures) are in `ospiel_team.compare`.
+"""

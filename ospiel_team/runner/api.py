@@ -1,0 +1,290 @@
+"""The comparison runner's solver API: contexts, snapshots, budgets and the solver registry.
+
+A runner solver is a generator function `fn(ctx: SolverContext) -> Iterator[Snapshot]`:
+
+    @api.solver("cfr", unit="one CFR iteration", options={})
+    def cfr(ctx):
+      solver = cfr_lib.CFRSolver(ctx.game)
+      for it in ctx.iterate():
+        solver.evaluate_and_update_policy()
+        if ctx.is_checkpoint(it):
+          yield api.Snapshot(it, {"average": ctx.tree.policy_array(solver.average_policy())})
+
+`ctx.iterate()` stops when the budget is spent (`ctx.iterations` iterations, or `ctx.seconds`
+CPU seconds of the solver itself when the runner drives the generator); `ctx.is_checkpoint(it)`
+says when to yield (log-spaced iterations, or log-spaced CPU seconds, and always the last
+iteration). Work that is not the solver's (JIT compilation, building a policy array for the
+snapshot) goes inside `with ctx.excluded("jit"):` so that it is not charged to the budget; the
+runner reports it apart.
+
+Options: a solver declares the options it accepts (`"nfsp.episodes": 20`, name -> default);
+the runner rejects any other key, and `ctx.option(name)` casts the string given on the command
+line like the default. Algorithm modules never import this module: the adapters in
+`openspiel_solvers.py` and `ours_solvers.py` wrap them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import time
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+
+import numpy as np
+import pyspiel
+
+from ospiel_team.algorithms.game_tree import GameTree
+
+
+@dataclasses.dataclass
+class Snapshot:
+  """A solver's policies (policy arrays on ctx.tree) after `iteration` iterations."""
+  iteration: int
+  policies: Dict[str, np.ndarray]
+  extra: Dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+class SolverClock:
+  """CPU time (`time.process_time`) charged to a solver, with excluded intervals kept apart.
+
+  The runner calls `start()` before resuming the solver's generator and `stop()` when it
+  yields, so only the solver's own work counts; `excluded(kind)` pauses the count inside.
+  """
+
+  def __init__(self):
+    self._acc = 0.0
+    self._t0: Optional[float] = None
+    self.excluded_seconds: Dict[str, float] = {}
+
+  def start(self) -> None:
+    if self._t0 is None:
+      self._t0 = time.process_time()
+
+  def stop(self) -> None:
+    if self._t0 is not None:
+      self._acc += time.process_time() - self._t0
+      self._t0 = None
+
+  def elapsed(self) -> float:
+    """Solver CPU seconds so far (the running interval included)."""
+    extra = 0.0 if self._t0 is None else time.process_time() - self._t0
+    return self._acc + extra
+
+  @contextlib.contextmanager
+  def excluded(self, kind: str):
+    running = self._t0 is not None
+    self.stop()
+    start = time.process_time()
+    try:
+      yield
+    finally:
+      self.excluded_seconds[kind] = (self.excluded_seconds.get(kind, 0.0) +
+                                     time.process_time() - start)
+      if running:
+        self.start()
+
+
+@dataclasses.dataclass
+class SolverContext:
+  """What a solver gets: the game, its array tree, the budget, the schedule and its options.
+
+  Attributes:
+    game: the pyspiel game.
+    tree: its `GameTree` (policies are arrays on it).
+    seed: the run's seed (the runner also seeds numpy's global generator with it).
+    iterations: iteration budget (with `seconds`: a cap; None = no cap).
+    checkpoints: iterations at which to snapshot (iteration budgets).
+    options: the solver options as given ("nfsp.episodes" -> "50"); see `option`.
+    seconds: CPU-second budget of the solver (None: iterations only).
+    num_points: number of log-spaced checkpoints of a seconds budget.
+    teams: the `teams.Teams` of the comparison (None: no teams declared).
+    clock: the solver's CPU clock (the runner's; a fresh one if none is given).
+  """
+  game: pyspiel.Game
+  tree: GameTree
+  seed: int
+  iterations: Optional[int]
+  checkpoints: Sequence[int]
+  options: Dict[str, str] = dataclasses.field(default_factory=dict)
+  seconds: Optional[float] = None
+  num_points: int = 12
+  teams: Any = None
+  clock: SolverClock = dataclasses.field(default_factory=SolverClock)
+
+  def __post_init__(self):
+    if self.iterations is None and self.seconds is None:
+      raise ValueError("a solver needs an iteration or a seconds budget")
+    self._wanted = set(int(c) for c in self.checkpoints)
+    self._time_points: List[float] = []
+    if self.seconds is not None:
+      self._time_points = time_checkpoints(self.seconds, self.num_points)
+
+  def option(self, name: str, default=None, cast: Optional[Callable] = None):
+    """Solver option `name` (e.g. "nfsp.hidden") from `options`, cast like `default`."""
+    if name not in self.options:
+      return default
+    cast = cast or type(default)
+    if cast is bool:
+      return self.options[name].strip().lower() in ("true", "1")
+    try:
+      return cast(self.options[name])
+    except ValueError as e:
+      raise ValueError(f"solver option {name}={self.options[name]!r} is not a valid "
+                       f"{cast.__name__}") from e
+
+  def budget_spent(self, iteration: int) -> bool:
+    """True once `iteration` iterations have used up the budget."""
+    if self.iterations is not None and iteration >= self.iterations:
+      return True
+    return self.seconds is not None and self.clock.elapsed() >= self.seconds
+
+  def iterate(self) -> Iterator[int]:
+    """Iteration numbers 1, 2, ... until the budget is spent."""
+    it = 0
+    while not (it and self.budget_spent(it)):
+      it += 1
+      yield it
+
+  def is_checkpoint(self, iteration: int) -> bool:
+    """Whether to snapshot after `iteration` (always true for the last one)."""
+    if self.budget_spent(iteration) or iteration == 1:
+      return True
+    if self.seconds is None:
+      return iteration in self._wanted
+    elapsed = self.clock.elapsed()
+    hit = False
+    while self._time_points and self._time_points[0] <= elapsed:
+      self._time_points.pop(0)
+      hit = True
+    return hit
+
+  def excluded(self, kind: str):
+    """Context manager: CPU time inside is not the solver's (kind: "jit", "snapshot", ...)."""
+    return self.clock.excluded(kind)
+
+
+def log_checkpoints(iterations: int, num_points: int = 12) -> List[int]:
+  """Log-spaced iteration numbers in [1, iterations], always including both ends."""
+  if iterations < 1:
+    raise ValueError(f"iterations must be >= 1, got {iterations}")
+  if num_points < 1:
+    raise ValueError(f"num_points must be >= 1, got {num_points}")
+  points = np.unique(np.round(np.logspace(0, math.log10(iterations), num_points)).astype(int))
+  return sorted(set(int(p) for p in points) | {1, iterations})
+
+
+def time_checkpoints(seconds: float, num_points: int = 12) -> List[float]:
+  """Log-spaced CPU-second marks in [seconds / 300, seconds] for a seconds budget."""
+  if not seconds > 0:
+    raise ValueError(f"seconds must be > 0, got {seconds}")
+  return [float(x) for x in np.logspace(math.log10(seconds / 300), math.log10(seconds),
+                                        max(num_points - 1, 1))]
+
+
+# ------------------------------------------------------------------------------------------------
+# The registry.
+@dataclasses.dataclass
+class SolverSpec:
+  """A registered solver: its generator function, what one iteration is, its options."""
+  name: str
+  fn: Callable[[SolverContext], Iterator[Snapshot]]
+  unit: str
+  options: Dict[str, Any]
+  primary: str = "average"  # the variant a solver is judged by
+
+
+_REGISTRY: Dict[str, SolverSpec] = {}
+
+
+def solver(name: str, unit: str, options: Optional[Dict[str, Any]] = None,
+           primary: str = "average"):
+  """Decorator registering a runner solver under `name` (see the module docstring).
+
+  Args:
+    name: the name used in `--solvers`.
+    unit: what one iteration of this solver is, shown in the results table.
+    options: option name ("name.key") -> default value (its type is the option's type).
+    primary: the variant the solver is judged by ("average" or "current").
+  """
+  def register(fn):
+    if name in _REGISTRY:
+      raise ValueError(f"solver {name!r} is registered twice")
+    _REGISTRY[name] = SolverSpec(name, fn, unit, dict(options or {}), primary)
+    return fn
+  return register
+
+
+def _load_adapters() -> None:
+  # pylint: disable=g-import-not-at-top,unused-import
+  from ospiel_team.runner import openspiel_solvers  # noqa: F401
+  from ospiel_team.runner import ours_solvers  # noqa: F401
+
+
+def registry() -> Dict[str, SolverSpec]:
+  _load_adapters()
+  return _REGISTRY
+
+
+def solver_names() -> List[str]:
+  return sorted(registry())
+
+
+def spec(name: str) -> SolverSpec:
+  """The registered solver `name`; ValueError listing the known ones otherwise."""
+  reg = registry()
+  if name not in reg:
+    raise ValueError(f"unknown solver {name!r}; known: {', '.join(sorted(reg))}")
+  return reg[name]
+
+
+def solver_fn(name: str) -> Callable[[SolverContext], Iterator[Snapshot]]:
+  """The generator function of a registered solver."""
+  return spec(name).fn
+
+
+def parse_options(text: str) -> Dict[str, str]:
+  """Parses "a.b=1,c.d=x" into {"a.b": "1", "c.d": "x"}."""
+  options = {}
+  for item in filter(None, (t.strip() for t in (text or "").split(","))):
+    if "=" not in item:
+      raise ValueError(f"solver option {item!r} is not of the form name=value")
+    key, value = item.split("=", 1)
+    options[key.strip()] = value.strip()
+  return options
+
+
+def validate_options(solvers: Sequence[str], options: Dict[str, str]) -> Dict[str, Dict[str, str]]:
+  """Checks every option against the solvers that accept it; returns each solver's options.
+
+  Raises ValueError naming an option no chosen solver accepts (with the valid ones listed), or
+  a value that does not parse as the option's type.
+  """
+  specs = [spec(s) for s in solvers]
+  per_solver: Dict[str, Dict[str, str]] = {s.name: {} for s in specs}
+  for key, value in options.items():
+    takers = [s for s in specs if key in s.options]
+    if not takers:
+      prefix = key.split(".", 1)[0]
+      same = [s for s in specs if any(k.split(".", 1)[0] == prefix for k in s.options)]
+      if same:
+        valid = sorted({k for s in same for k in s.options})
+        raise ValueError(f"unknown solver option {key!r} for {', '.join(s.name for s in same)};"
+                         f" valid options: {', '.join(valid)}")
+      valid = sorted({k for s in specs for k in s.options})
+      raise ValueError(f"solver option {key!r} is not accepted by any of the solvers "
+                       f"{', '.join(solvers)}; valid options: {', '.join(valid) or '(none)'}")
+    for s in takers:
+      default = s.options[key]
+      cast = type(default)
+      try:
+        if cast is bool:
+          if value.lower() not in ("true", "false", "1", "0"):
+            raise ValueError(value)
+        else:
+          cast(value)
+      except ValueError:
+        raise ValueError(f"solver option {key}={value!r} is not a valid "
+                         f"{cast.__name__}") from None
+      per_solver[s.name][key] = value
+  return per_solver

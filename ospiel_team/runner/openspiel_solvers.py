@@ -1,0 +1,276 @@
+"""Runner adapters for OpenSpiel's solvers: CFR, CFR+, JAX CFR, XFP, NFSP and MMD.
+
+Each adapter drives OpenSpiel's own class and reads its policies into policy arrays on
+`ctx.tree`; nothing is re-implemented here except MMD's moving magnet (see `mmd_solver`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from ospiel_team.runner import api
+from ospiel_team.runner.api import Snapshot, SolverContext
+
+
+def _cfr_family(ctx: SolverContext, solver_cls) -> Iterator[Snapshot]:
+  solver = solver_cls(ctx.game)
+  for it in ctx.iterate():
+    solver.evaluate_and_update_policy()
+    if ctx.is_checkpoint(it):
+      with ctx.excluded("snapshot"):
+        policies = {"average": ctx.tree.policy_array(solver.average_policy()),
+                    "current": ctx.tree.policy_array(solver.current_policy())}
+      yield Snapshot(it, policies)
+
+
+@api.solver("cfr", unit="one CFR iteration (OpenSpiel's cfr.CFRSolver, alternating updates)")
+def cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """OpenSpiel's `cfr.CFRSolver` (Zinkevich et al. 2007, "Regret Minimization in Games with
+  Incomplete Information", NeurIPS 2007)."""
+  from open_spiel.python.algorithms import cfr  # pylint: disable=g-import-not-at-top
+  return _cfr_family(ctx, cfr.CFRSolver)
+
+
+@api.solver("cfr_plus", unit="one CFR+ iteration (OpenSpiel's cfr.CFRPlusSolver)")
+def cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """OpenSpiel's `cfr.CFRPlusSolver` (Tammelin 2014, "Solving Large Imperfect Information
+  Games Using CFR+", arXiv 1407.5042)."""
+  from open_spiel.python.algorithms import cfr  # pylint: disable=g-import-not-at-top
+  return _cfr_family(ctx, cfr.CFRPlusSolver)
+
+
+@api.solver("jax_cfr", unit="one jitted CFR+ iteration (OpenSpiel's jax.cfr.JaxCFR: regret "
+            "matching+, alternating updates, linear averaging); JIT excluded",
+            options={"jax_cfr.plus": True, "jax_cfr.linear_averaging": True})
+def jax_cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """OpenSpiel's JAX CFR (`open_spiel.python.jax.cfr.jax_cfr.JaxCFR`), CFR+ by default.
+
+  The fair equal-time CFR beside ED's jitted steps. Its one-time tree setup and the first,
+  compiling call of its jitted step are excluded from the budget ("jit"). The average policy is
+  read from its arrays for every player (its own `average_policy` covers two players only).
+  Options: jax_cfr.plus (regret matching+, default true), jax_cfr.linear_averaging (true).
+  """
+  from open_spiel.python.jax.cfr import jax_cfr  # pylint: disable=g-import-not-at-top
+  with ctx.excluded("jit"):
+    solver = jax_cfr.JaxCFR(ctx.game,
+                            regret_matching_plus=ctx.option("jax_cfr.plus", True),
+                            linear_averaging=ctx.option("jax_cfr.linear_averaging", True))
+    # Compile every jitted step once on the initial arrays (outputs discarded: JAX arrays are
+    # immutable, so the solver's state is untouched).
+    for p in range(solver.constants.players):
+      out = solver.jit_step(solver.regrets, solver.averages, 1, p)
+      np.asarray(out[0][0])
+  tree = ctx.tree
+  rows = {}
+  for p in range(solver.constants.players):
+    for key, idx in solver.iset_map[p].items():
+      if key and key in tree.infoset_index:
+        rows[tree.infoset_index[key]] = (p, idx)
+  if len(rows) != tree.num_infosets:
+    raise ValueError(f"JaxCFR's infosets of {ctx.game} do not match the game tree's")
+  for it in ctx.iterate():
+    solver.step()
+    if ctx.is_checkpoint(it):
+      with ctx.excluded("snapshot"):
+        averages = [np.asarray(a, dtype=np.float64) for a in solver.averages]
+        pi = np.zeros((tree.num_infosets, tree.num_actions))
+        for row, (p, idx) in rows.items():
+          a = averages[p][idx][:tree.num_actions]
+          total = a.sum()
+          pi[row] = a / total if total > 0 else tree.uniform_policy_array()[row]
+        pi = np.where(tree.infoset_legal, pi, 0.0)
+      yield Snapshot(it, {"average": pi})
+
+
+@api.solver("xfp", unit="one XFP iteration (OpenSpiel's fictitious_play.XFPSolver: exact best "
+            "responses, full-width averaging)")
+def xfp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """OpenSpiel's `fictitious_play.XFPSolver` (Heinrich, Lanctot and Silver 2015, "Fictitious
+  Self-Play in Extensive-Form Games", ICML 2015); its average policy (it has no current one)."""
+  from open_spiel.python.algorithms import fictitious_play  # pylint: disable=g-import-not-at-top
+  solver = fictitious_play.XFPSolver(ctx.game)
+  tree = ctx.tree
+  for it in ctx.iterate():
+    solver.iteration()
+    if ctx.is_checkpoint(it):
+      with ctx.excluded("snapshot"):
+        pi = tree.uniform_policy_array()
+        for table in solver.average_policy_tables():
+          for key, dist in table.items():
+            row = tree.infoset_index.get(key)
+            if row is None:
+              continue  # an infoset the tree does not hold cannot be reached
+            pi[row] = 0.0
+            for a, p in dist.items():
+              pi[row, a] = p
+      yield Snapshot(it, {"average": pi})
+
+
+NFSP_OPTIONS = {
+    "nfsp.episodes": 20, "nfsp.hidden": 64, "nfsp.anticipatory": 0.1, "nfsp.rl_lr": 0.01,
+    "nfsp.sl_lr": 0.01, "nfsp.buffer": 200_000, "nfsp.reservoir": 2_000_000,
+    "nfsp.batch": 128, "nfsp.min_buffer": 128, "nfsp.learn_every": 16,
+    "nfsp.epsilon_start": 0.06, "nfsp.epsilon_end": 0.001, "nfsp.target_every": 1000,
+}
+
+
+@api.solver("nfsp", unit="a batch of nfsp.episodes self-play episodes (default 20) of "
+            "OpenSpiel's JAX NFSP", options=NFSP_OPTIONS)
+def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """OpenSpiel's JAX NFSP (Heinrich and Silver 2016, "Deep Reinforcement Learning from
+  Self-Play in Imperfect-Information Games", arXiv 1603.01121).
+
+  Settings are those of OpenSpiel's NFSP example (`examples/kuhn_nfsp.py`: anticipatory 0.1,
+  batch 128, learning rates 0.01, epsilon 0.06 -> 0.001, reservoir 2e6, replay 2e5) except
+  that learning starts once a batch is in the buffers (`min_buffer` = 128, the example's 1000
+  is more than a short run ever fills: the reservoir buffer only grows in best-response mode,
+  ~10% of the episodes) and the networks learn every 16 agent steps (the example's 64 is for
+  runs of millions of episodes). The average-policy network is evaluated on every infoset's
+  tensor in one batch (excluded from the budget).
+  Options: nfsp.episodes, nfsp.hidden (units of each of two layers), nfsp.anticipatory,
+  nfsp.rl_lr, nfsp.sl_lr, nfsp.buffer (replay), nfsp.reservoir, nfsp.batch, nfsp.min_buffer,
+  nfsp.learn_every, nfsp.epsilon_start, nfsp.epsilon_end, nfsp.target_every.
+  """
+  # pylint: disable=g-import-not-at-top
+  import flax.nnx as nn
+  from open_spiel.python import rl_environment
+  from open_spiel.python.jax import nfsp
+  # pylint: enable=g-import-not-at-top
+  tree, game = ctx.tree, ctx.game
+  o = {k: ctx.option(k, v) for k, v in NFSP_OPTIONS.items()}
+  episodes = o["nfsp.episodes"]
+  if episodes < 1:
+    raise ValueError(f"nfsp.episodes must be >= 1, got {episodes}")
+  env = rl_environment.Environment(game, seed=ctx.seed)
+  state_size = env.observation_spec()["info_state"][0]
+  # Epsilon decays over the run's episodes (10k iterations' worth under a seconds budget).
+  decay = int((ctx.iterations or 10_000) * episodes)
+  agents = [
+      nfsp.NFSP(p, state_size, game.num_distinct_actions(),
+                [o["nfsp.hidden"], o["nfsp.hidden"]],
+                reservoir_buffer_capacity=o["nfsp.reservoir"],
+                anticipatory_param=float(o["nfsp.anticipatory"]),
+                batch_size=o["nfsp.batch"], rl_learning_rate=o["nfsp.rl_lr"],
+                sl_learning_rate=o["nfsp.sl_lr"], min_buffer_size_to_learn=o["nfsp.min_buffer"],
+                learn_every=o["nfsp.learn_every"], replay_buffer_capacity=o["nfsp.buffer"],
+                epsilon_start=o["nfsp.epsilon_start"], epsilon_end=o["nfsp.epsilon_end"],
+                epsilon_decay_duration=decay,
+                update_target_network_every=o["nfsp.target_every"],
+                seed=ctx.seed * 1000 + p, allow_checkpointing=False)
+      for p in range(game.num_players())
+  ]
+  tensors = tree.infoset_tensors()
+  rows_of = [np.nonzero(tree.infoset_player == p)[0] for p in range(game.num_players())]
+  for it in ctx.iterate():
+    for _ in range(episodes):
+      time_step = env.reset()
+      while not time_step.last():
+        player = time_step.observations["current_player"]
+        out = agents[player].step(time_step)
+        time_step = env.step([out.action])
+      for agent in agents:
+        agent.step(time_step)
+    if ctx.is_checkpoint(it):
+      with ctx.excluded("snapshot"):
+        pi = average_policy_array(tree, agents, tensors, rows_of, nn)
+      buf = agents[0]._reservoir_buffer  # pylint: disable=protected-access
+      yield Snapshot(it, {"average": pi}, extra={
+          "episodes": float(it * episodes),
+          "reservoir_size_p0": float(len(buf)) if buf is not None else 0.0})
+
+
+def average_policy_array(tree, agents, tensors, rows_of, nn) -> np.ndarray:
+  """The NFSP agents' average-policy networks as one policy array (one batch per player)."""
+  pi = np.zeros((tree.num_infosets, tree.num_actions))
+  for p, agent in enumerate(agents):
+    rows = rows_of[p]
+    if not len(rows):
+      continue
+    # The agent's own jitted inference of its average-policy network, on all infosets.
+    logits = np.asarray(agent._avg_network_inference(  # pylint: disable=protected-access
+        nn.state(agent._avg_network), tensors[rows]), dtype=np.float64)  # pylint: disable=protected-access
+    logits = np.where(tree.infoset_legal[rows], logits, -np.inf)
+    logits -= logits.max(axis=1, keepdims=True)
+    probs = np.exp(logits)
+    pi[rows] = probs / probs.sum(axis=1, keepdims=True)
+  return pi
+
+
+@api.solver("mmd", unit="one MMD step (OpenSpiel's mmd_dilated.MMDDilatedEnt update with a "
+            "moving magnet)",
+            options={"mmd.alpha": 0.1, "mmd.stepsize": 0.0, "mmd.magnet_lr": 0.05,
+                     "mmd.magnet": "moving"}, primary="current")
+def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """Magnetic mirror descent with dilated entropy (Sokota et al. 2023, "A Unified Approach to
+  Reinforcement Learning, Quantal Response Equilibria, and Two-Player Zero-Sum Games", ICLR
+  2023, arXiv 2206.05825), on OpenSpiel's `mmd_dilated.MMDDilatedEnt`.
+
+  OpenSpiel's class regularizes towards the uniform policy, so it converges to an alpha-QRE,
+  not to a Nash equilibrium (and its step size is 0 at alpha = 0). With mmd.magnet = "moving"
+  (default) the magnet rho is itself moved towards the current policy after every step,
+  rho <- rho^(1 - magnet_lr) * pi^magnet_lr per infoset (normalized), as in the paper's
+  moving-magnet variant, whose fixed point is a Nash equilibrium: the MMD step
+  x' = argmin <eta g, x> + eta alpha B(x; rho) + B(x; x_t) becomes OpenSpiel's closed form with
+  the extra term -eta alpha grad psi(rho) (psi: dilated entropy). mmd.magnet = "uniform" runs
+  OpenSpiel's class unchanged (the alpha-QRE). Two-player zero-sum games only.
+  Options: mmd.alpha (0.1), mmd.stepsize (0 = OpenSpiel's alpha / max|A|^2),
+  mmd.magnet_lr (0.05), mmd.magnet ("moving" or "uniform").
+  """
+  # pylint: disable=g-import-not-at-top
+  import pyspiel
+  from open_spiel.python.algorithms import mmd_dilated
+  from open_spiel.python.algorithms import sequence_form_utils as utils
+  # pylint: enable=g-import-not-at-top
+  game = ctx.game
+  if (game.num_players() != 2 or
+      game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM):
+    raise ValueError(f"mmd needs a two-player zero-sum game, got {game}")
+  magnet_kind = ctx.option("mmd.magnet", "moving")
+  if magnet_kind not in ("moving", "uniform"):
+    raise ValueError(f"mmd.magnet must be 'moving' or 'uniform', got {magnet_kind!r}")
+  alpha = ctx.option("mmd.alpha", 0.1)
+  stepsize = ctx.option("mmd.stepsize", 0.0) or None
+  magnet_lr = ctx.option("mmd.magnet_lr", 0.05)
+  if alpha <= 0:
+    raise ValueError(f"mmd.alpha must be > 0, got {alpha}")
+  if not 0 < magnet_lr <= 1:
+    raise ValueError(f"mmd.magnet_lr must be in (0, 1], got {magnet_lr}")
+  mmd = mmd_dilated.MMDDilatedEnt(game, alpha, stepsize=stepsize)
+  magnet = [np.asarray(s, dtype=np.float64).copy() for s in mmd.sequences]
+  tree = ctx.tree
+  for it in ctx.iterate():
+    if magnet_kind == "uniform":
+      mmd.update_sequences()
+    else:
+      eta, a = mmd.stepsize, mmd.alpha
+      psi_x = mmd.dgf_grads()
+      current = mmd.sequences
+      mmd.sequences = magnet
+      psi_rho = mmd.dgf_grads()
+      mmd.sequences = current
+      grads = [(eta * mmd.payoff_mat @ current[1] - psi_x[0] - eta * a * psi_rho[0]) / (1 + eta * a),
+               (-eta * mmd.payoff_mat.T @ current[0] - psi_x[1] - eta * a * psi_rho[1])
+               / (1 + eta * a)]
+      new_policy = mmd_dilated.policy.TabularPolicy(game)
+      for player in range(2):
+        mmd._update_state_sequences(mmd.empty_infoset_keys[player],  # pylint: disable=protected-access
+                                    grads[player], player, new_policy)
+      mmd.sequences = utils.policy_to_sequence(game, new_policy, mmd.infoset_actions_to_seq)
+      mmd.iteration_count += 1
+      mmd.update_avg_sequences()
+      # Moving magnet: geometric step from rho towards the new policy, per infoset.
+      magnet_pol = utils.sequence_to_policy(magnet, game, mmd.infoset_actions_to_seq,
+                                            mmd.infoset_action_maps)
+      arr = magnet_pol.action_probability_array
+      arr[:] = (np.maximum(arr, 1e-300) ** (1 - magnet_lr) *
+                np.maximum(new_policy.action_probability_array, 1e-300) ** magnet_lr
+                * magnet_pol.legal_actions_mask)
+      arr /= arr.sum(axis=1, keepdims=True)
+      magnet = utils.policy_to_sequence(game, magnet_pol, mmd.infoset_actions_to_seq)
+    if ctx.is_checkpoint(it):
+      with ctx.excluded("snapshot"):
+        policies = {"current": tree.policy_array(mmd.get_policies()),
+                    "average": tree.policy_array(mmd.get_avg_policies())}
+      yield Snapshot(it, policies)
