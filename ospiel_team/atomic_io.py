@@ -44,3 +44,39 @@ def savez(path: str, compressed: bool = False, **arrays) -> None:
     if os.path.exists(tmp):
       os.remove(tmp)
     raise
+
+
+def check_writable(path: str, folder: bool = False, flag: str = "--out") -> None:
+  """Raises ValueError (naming `flag` and `path`) unless the job can write its output there.
+
+  Called by every command-line tool before its work starts, so that an output path that cannot
+  be written (an existing file where a folder is wanted or the reverse, a parent that is a file,
+  a read-only place) fails at once, not after the work. Writes nothing that stays: the nearest
+  existing folder is probed with a temporary file (permission bits alone do not tell, e.g. for
+  root or on read-only mounts). Missing folders are not created here.
+
+  Args:
+    path: the output file (`folder=False`) or output folder (`folder=True`).
+    folder: whether `path` names a folder.
+    flag: the command-line flag to name in the message.
+  """
+  path = os.fspath(path)
+  if not path:
+    raise ValueError(f"{flag} is empty")
+  full = os.path.abspath(path)
+  if os.path.exists(full):
+    if folder and not os.path.isdir(full):
+      raise ValueError(f"{flag} {path!r} is an existing file, not a folder")
+    if not folder and os.path.isdir(full):
+      raise ValueError(f"{flag} {path!r} is an existing folder, not a file")
+  probe = full if folder and os.path.isdir(full) else os.path.dirname(full)
+  while not os.path.exists(probe):
+    probe = os.path.dirname(probe)
+  if not os.path.isdir(probe):
+    raise ValueError(f"{flag} {path!r} cannot be written: {probe!r} is a file, not a folder")
+  try:
+    fd, tmp = tempfile.mkstemp(prefix=".tmp_probe_", dir=probe)
+  except OSError as e:
+    raise ValueError(f"{flag} {path!r} cannot be written: {probe!r}: {e.strerror}") from None
+  os.close(fd)
+  os.remove(tmp)

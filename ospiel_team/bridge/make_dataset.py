@@ -13,8 +13,12 @@ is written atomically (temp file + ``os.replace``) to ``<out>.chunks/chunk_<i>.n
 format of `ospiel_team.bridge.dataset`; a rerun of the same command skips chunks already on
 disk, so a killed run resumes without recomputing finished deals. When all chunks are present
 they are merged into ``<out>`` (atomically) and the chunk folder is removed unless
-``--keep_chunks`` is given. Growing a dataset: rerun with a larger ``--deals`` (same seed and
-chunk size) while keeping the chunks; the old chunks are reused and only the new ones computed.
+``--keep_chunks`` is given. A rerun whose ``<out>`` already holds exactly the deals these
+parameters give does nothing; an ``<out>`` holding another dataset (and no chunk folder to
+resume) is an error, never overwritten. Ctrl-C stops the build with one line saying how to
+resume; worker processes end with the command (also when it is killed). Growing a dataset:
+rerun with a larger ``--deals`` (same seed and chunk size) while keeping the chunks; the old
+chunks are reused and only the new ones computed.
 
 Parallelism: by default one process per local core (``--workers``, default ``os.cpu_count()``),
 each running DDS single-threaded. With ``--ray ADDRESS`` the chunks run as Ray tasks on the
@@ -24,7 +28,6 @@ driver writes the chunk files. Ray is optional (``pip install ray``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import multiprocessing
@@ -35,9 +38,13 @@ import sys
 import tempfile
 from typing import Optional, Sequence
 
+from absl import app
+from absl import flags
 import numpy as np
 import tqdm
 
+from ospiel_team import atomic_io
+from ospiel_team import processes
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 
@@ -72,8 +79,10 @@ def compute_chunk(seed: int, index: int, size: int, chunk: int) -> tuple[int, np
   return index, holders, dds.dd_tables(holders)
 
 
-def _worker_init() -> None:
+def _worker_init(parent_pid: Optional[int] = None) -> None:
   from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
+  if parent_pid is not None:
+    processes.die_with_parent(parent_pid)
   dds.set_max_threads(1)
 
 
@@ -112,6 +121,23 @@ def _existing_chunk_ok(path: str, size: int) -> bool:
   return len(ds) == size
 
 
+def finished_output_matches(out: str, num_deals: int, seed: int, chunk: int) -> bool:
+  """True if `out` is a dataset of exactly the deals a build with these parameters gives.
+
+  The deals are regenerated (cheap, no DDS) and compared, so a file built with another seed,
+  chunk size or number of deals never counts as finished.
+  """
+  try:
+    ds = dataset_lib.load_dataset(out)
+  except ValueError:
+    return False
+  if len(ds) != num_deals or (ds.seed is not None and ds.seed != seed):
+    return False
+  expected = np.concatenate([chunk_holders(seed, i, s, chunk)
+                             for i, s in enumerate(chunk_sizes(num_deals, chunk))])
+  return bool(np.array_equal(ds.holders, expected))
+
+
 def build_dataset(num_deals: int, out: str, seed: int = 0, workers: Optional[int] = None,
                   chunk: int = 1000, ray_address: Optional[str] = None,
                   keep_chunks: bool = False, progress: bool = True) -> list[int]:
@@ -123,7 +149,17 @@ def build_dataset(num_deals: int, out: str, seed: int = 0, workers: Optional[int
     raise ValueError(f"--workers must be a positive integer, got {workers!r}")
   workers = workers or os.cpu_count() or 1
   out = os.fspath(out)
+  atomic_io.check_writable(out)
   chunk_dir = out + ".chunks"
+  if os.path.exists(out):
+    if finished_output_matches(out, num_deals, seed, chunk):
+      print(f"make_dataset: {out} already holds these {num_deals} deals (seed {seed}, chunk "
+            f"{chunk}); nothing to do", flush=True)
+      return []
+    if not os.path.isdir(chunk_dir):
+      raise ValueError(f"--out {out!r} already holds another dataset than --deals {num_deals} "
+                       f"--seed {seed} --chunk {chunk} give; delete it or choose another --out")
+  atomic_io.check_writable(chunk_dir, folder=True)
   os.makedirs(chunk_dir, exist_ok=True)
   _manifest_check(chunk_dir, seed, chunk)
   sizes = chunk_sizes(num_deals, chunk)
@@ -147,7 +183,8 @@ def build_dataset(num_deals: int, out: str, seed: int = 0, workers: Optional[int
     _run_ray(tasks, ray_address, _save)
   elif todo:
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(min(workers, len(todo)), initializer=_worker_init) as pool:
+    with ctx.Pool(min(workers, len(todo)), initializer=_worker_init,
+                  initargs=(os.getpid(),)) as pool:
       for result in pool.imap_unordered(_compute_chunk_star, tasks):
         _save(result)
   bar.close()
@@ -196,26 +233,43 @@ def _run_ray(tasks, address: str, save) -> None:
       ray.shutdown()
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
-  parser = argparse.ArgumentParser(
-      prog="python -m ospiel_team.bridge.make_dataset",
-      description="Random bridge deals + double-dummy tables (DDS), resumable and parallel.")
-  parser.add_argument("--deals", type=int, required=True, help="number of deals")
-  parser.add_argument("--out", required=True, help="output .npz path")
-  parser.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
-  parser.add_argument("--workers", type=int, default=None,
-                      help="worker processes (default: all local cores)")
-  parser.add_argument("--chunk", type=int, default=1000, help="deals per chunk (default 1000)")
-  parser.add_argument("--ray", default=None, metavar="ADDRESS",
-                      help="run chunks as Ray tasks at ADDRESS ('auto', 'local', 'ray://...')")
-  parser.add_argument("--keep_chunks", action="store_true",
-                      help="keep <out>.chunks/ after merging (to grow the dataset later)")
-  parser.add_argument("--no_progress", action="store_true", help="hide the progress bar")
-  args = parser.parse_args(argv)
-  build_dataset(args.deals, args.out, seed=args.seed, workers=args.workers, chunk=args.chunk,
-                ray_address=args.ray, keep_chunks=args.keep_chunks,
-                progress=not args.no_progress)
+def define_flags() -> None:
+  """The command's absl flags (defined only when run as a command, not on import)."""
+  flags.DEFINE_integer("deals", None, "Number of deals.", lower_bound=1)
+  flags.DEFINE_string("out", None, "Output .npz path (its chunks go to <out>.chunks/).")
+  flags.DEFINE_integer("seed", 0, "Base seed: chunk i uses SeedSequence([seed, i]).",
+                       lower_bound=0)
+  flags.DEFINE_integer("workers", None, "Worker processes (default: all local cores).",
+                       lower_bound=1)
+  flags.DEFINE_integer("chunk", 1000, "Deals per chunk (the unit of resumption).",
+                       lower_bound=1)
+  flags.DEFINE_string("ray", None, "Run chunks as Ray tasks at this address ('auto', "
+                      "'local', 'ray://...') instead of local worker processes.")
+  flags.DEFINE_bool("keep_chunks", False, "Keep <out>.chunks/ after merging (to grow the "
+                    "dataset later with a larger --deals).")
+  flags.DEFINE_bool("no_progress", False, "Hide the progress bar.")
+  flags.mark_flags_as_required(["deals", "out"])
+
+
+def main(argv: Sequence[str]) -> None:
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  f = flags.FLAGS
+  try:
+    build_dataset(f.deals, f.out, seed=f.seed, workers=f.workers, chunk=f.chunk,
+                  ray_address=f.ray, keep_chunks=f.keep_chunks, progress=not f.no_progress)
+  except ValueError as e:  # a user error: one line, no traceback
+    raise SystemExit(f"make_dataset: error: {e}") from None
+  except KeyboardInterrupt:
+    raise SystemExit(f"make_dataset: interrupted; finished chunks are kept in {f.out}.chunks/ "
+                     "-- rerun the same command to resume") from None
+
+
+def run() -> None:
+  """Entry point of `python -m ospiel_team.bridge.make_dataset`."""
+  define_flags()
+  app.run(main)
 
 
 if __name__ == "__main__":
-  main()
+  run()

@@ -1,0 +1,45 @@
+"""Worker processes that end with their parent (used by the package's process pools).
+
+A `multiprocessing` worker blocked in native code (DDS) keeps running after its parent is
+killed (SIGKILL leaves no chance to terminate the pool). `die_with_parent`, run in the worker's
+initializer, asks Linux to send the worker SIGKILL when the parent dies (prctl
+PR_SET_PDEATHSIG); elsewhere a daemon thread polls the parent's pid once a second.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import threading
+import time
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int, ignore_sigint: bool = True) -> None:
+  """Makes this (worker) process end when `parent_pid` ends; optionally ignores Ctrl-C.
+
+  Args:
+    parent_pid: the pid of the process that started this one (`os.getpid()` in the parent).
+    ignore_sigint: ignore SIGINT, so that Ctrl-C in a terminal (sent to the whole process
+      group) reaches only the parent, which then stops the pool and prints one line.
+  """
+  if ignore_sigint:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+  armed = False
+  if sys.platform.startswith("linux"):
+    try:
+      libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+      armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except OSError:
+      armed = False
+  if os.getppid() != parent_pid:  # the parent died before prctl took effect
+    os._exit(1)  # pylint: disable=protected-access
+  if not armed:
+    def _watch():
+      while True:
+        if os.getppid() != parent_pid:
+          os._exit(1)  # pylint: disable=protected-access
+        time.sleep(1.0)
+    threading.Thread(target=_watch, daemon=True, name="die_with_parent").start()
