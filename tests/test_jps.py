@@ -289,3 +289,95 @@ def test_reach_sampling_draws_only_reached_histories():
   assert np.all(reach[(w > 0) & reached[inf]] > 0)  # reached infosets: only reached histories
   assert np.all(np.bincount(inf, weights=w, minlength=tree.num_infosets)[
       search._team_infosets] >= 1)  # pylint: disable=protected-access
+
+
+# ------------------------------------------------------------------------------------------
+# The authors' schedule (facebookresearch/jps simple_game/search.h, Solver::runSearch).
+def _longest_play(game):
+  """Number of decisions on the longest play, by a plain walk of pyspiel states."""
+  def walk(state):
+    if state.is_terminal():
+      return 0
+    if state.is_chance_node():
+      return max(walk(state.child(a)) for a, _ in state.chance_outcomes())
+    return 1 + max(walk(state.child(a)) for a in state.legal_actions())
+  return walk(game.new_initial_state())
+
+
+@pytest.mark.parametrize("game_name", ["simple_bidding(size=4)", "mini_bridge(size=2)"])
+def test_reference_start_depths_skip_the_last_levels(game_name):
+  """With depth D the authors start at tree depths 1 .. maxDepth - D: the decision levels
+  0 .. L - D of a game whose longest play has L decisions; without D, level 0 only."""
+  tree = _tree(game_name)
+  levels = _longest_play(tree.game)
+  assert jps.JointPolicySearch(tree).reference_start_depths() == [0]
+  for d in (1, 2, 3):
+    got = jps.JointPolicySearch(tree, depth=d).reference_start_depths()
+    assert got == list(range(0, levels - d + 1))
+
+
+@pytest.mark.parametrize("game_name", ["tiny_hanabi", "simple_bidding(size=3)",
+                                       "mini_bridge(size=2)"])
+def test_random_tie_break_picks_a_maximal_candidate(game_name):
+  """The randomly chosen chain's brute-force gain equals the search's maximal gain."""
+  tree = _tree(game_name)
+  for seed in range(3):
+    search = jps.JointPolicySearch(tree, depth=2, seed=seed)
+    pi = tree_cfr.random_policy_array(tree, seed)
+    sweep = search.sweep(pi)
+    rng = np.random.default_rng(seed)
+    for d in search.start_depths:
+      res = search.search(sweep, d, rng=rng)
+      first = search.search(sweep, d)
+      assert res.gain == pytest.approx(max(first.gain, 0.0), abs=1e-12)
+      true = search.value(search.apply_chain(pi, res.chain)) - search.value(pi)
+      assert true == pytest.approx(res.gain, abs=1e-9)
+
+
+@pytest.mark.parametrize("game_name", ["tiny_hanabi", "simple_bidding(size=3)"])
+@pytest.mark.parametrize("depth", [None, 2])
+def test_reference_schedule_is_monotone_and_stops_as_the_authors(game_name, depth):
+  tree = _tree(game_name)
+  for seed in range(3):
+    search = jps.JointPolicySearch(tree, depth=depth, seed=seed, schedule="reference",
+                                   tie_break="random", verify=True)
+    search.start_depths = search.reference_start_depths()
+    res = search.improve(tree_cfr.random_policy_array(tree, seed))
+    values = [res.initial_value] + [h.value for h in res.history]
+    assert np.all(np.diff(values) >= -1e-12)  # Theorem 2, zero-gain moves included
+    assert res.value == pytest.approx(
+        _openspiel_value(tree, res.policy), abs=1e-9)
+    assert len(res.history) <= 100
+    if depth is None:  # one search from the first level per iteration, stop at no gain
+      assert all(h.start_depth == 0 for h in res.history)
+      assert res.history[-1].changes == [] and all(h.changes for h in res.history[:-1])
+    else:  # stop after every starting depth was tried since the last gain above 1e-4
+      last_gain = max([i for i, h in enumerate(res.history) if h.predicted_gain > 1e-4]
+                      + [0])
+      tail = {h.start_depth for h in res.history[last_gain + 1:]}
+      assert len(res.history) == 100 or tail == set(search.start_depths)
+
+
+def test_reference_protocol_reaches_comm_optimum():
+  """The paper: on Comm 'JPS always gets 1.0'; from the authors' CFR1k on comm(3)."""
+  tree = _tree("comm(length=3)")
+  seeds = [0, 1, 2]
+  init = np.stack([tree_cfr.random_policy_array(tree, s) for s in seeds])
+  cfr = tree_cfr.BatchedTreeCFRSolver(tree, init, alternating_updates=False,
+                                      exploration=0.01, noise_seeds=seeds)
+  for _ in range(50):
+    cfr.evaluate_and_update_policy()
+  for b, pi in enumerate(cfr.current_policy_array()):
+    search = jps.JointPolicySearch(tree, seed=b, schedule="reference", tie_break="random")
+    search.start_depths = search.reference_start_depths()
+    assert search.improve(pi).value == pytest.approx(1.0, abs=1e-12)
+
+
+def test_reference_schedule_bad_arguments():
+  tree = _tree("tiny_hanabi")
+  with pytest.raises(ValueError, match="tie_break"):
+    jps.JointPolicySearch(tree, tie_break="last")
+  with pytest.raises(ValueError, match="schedule"):
+    jps.JointPolicySearch(tree, schedule="paper")
+  with pytest.raises(ValueError, match="sampled"):
+    jps.JointPolicySearch(tree, schedule="reference", samples=2)

@@ -86,3 +86,89 @@ def test_preorder_matches_a_recursive_walk():
   expected = np.empty(tree.num_nodes, dtype=np.int64)
   expected[np.asarray(order)] = np.arange(tree.num_nodes)
   np.testing.assert_array_equal(tree_cfr.preorder_index(tree), expected)
+
+
+# ------------------------------------------------------------------------------------------
+# BatchedTreeCFRSolver: a seed axis over the same arrays, equal seed by seed to the unbatched
+# solver (which the tests above check against OpenSpiel).
+@pytest.mark.parametrize("game_name", ["tiny_hanabi", "comm(length=2)", "simple_bidding(size=3)",
+                                       "mini_bridge(size=2)", "kuhn_poker(players=3)"])
+@pytest.mark.parametrize("alternating", [True, False])
+def test_batched_equals_unbatched_seed_by_seed(game_name, alternating):
+  tree = GameTree(pyspiel.load_game(game_name))
+  seeds = [0, 5, 11]
+  init = np.stack([tree_cfr.random_policy_array(tree, s) for s in seeds])
+  batched = tree_cfr.BatchedTreeCFRSolver(tree, init, alternating_updates=alternating)
+  single = [tree_cfr.TreeCFRSolver(tree, alternating_updates=alternating, initial_policy=p)
+            for p in init]
+  for _ in range(6):
+    batched.evaluate_and_update_policy()
+    for s in single:
+      s.evaluate_and_update_policy()
+    cur, avg = batched.current_policy_array(), batched.average_policy_array()
+    for b, s in enumerate(single):
+      np.testing.assert_array_equal(cur[b], s.current_policy_array())
+      np.testing.assert_array_equal(avg[b], s.average_policy_array())
+
+
+def test_batched_simultaneous_equals_openspiel():
+  """The batch, seed by seed, equals OpenSpiel's simultaneous-update CFR from the same start."""
+  game = pyspiel.load_game("tiny_hanabi")
+  tree = GameTree(game)
+  init = np.stack([tree_cfr.random_policy_array(tree, s) for s in (1, 2)])
+  batched = tree_cfr.BatchedTreeCFRSolver(tree, init, alternating_updates=False)
+  refs = []
+  for p in init:
+    ref = os_cfr._CFRSolver(game, alternating_updates=False,  # pylint: disable=protected-access
+                            linear_averaging=False, regret_matching_plus=False)
+    ref.current_policy().action_probability_array[:] = tree.tabular_policy(
+        p, template=ref.current_policy()).action_probability_array
+    refs.append(ref)
+  for _ in range(5):
+    batched.evaluate_and_update_policy()
+    for r in refs:
+      r.evaluate_and_update_policy()
+  cur, avg = batched.current_policy_array(), batched.average_policy_array()
+  for b, r in enumerate(refs):
+    assert np.abs(tree.policy_array(r.current_policy()) - cur[b]).max() <= 1e-14
+    assert np.abs(tree.policy_array(r.average_policy()) - avg[b]).max() <= 1e-14
+
+
+def test_batched_exploration_is_per_seed_and_only_where_no_regret_is_positive():
+  tree = GameTree(pyspiel.load_game("comm(length=2)"))
+  seeds = [3, 4, 9]
+  # Pure starting policies leave infosets unreached, whose regrets stay 0 (noise there).
+  init = np.stack([tree.purified_policy_array(tree_cfr.random_policy_array(tree, s))
+                   for s in seeds])
+  kw = dict(alternating_updates=False, exploration=0.01)
+  batched = tree_cfr.BatchedTreeCFRSolver(tree, init, noise_seeds=seeds, **kw)
+  single = [tree_cfr.BatchedTreeCFRSolver(tree, init[b:b + 1], noise_seeds=[s], **kw)
+            for b, s in enumerate(seeds)]
+  for _ in range(2):
+    for s in [batched] + single:
+      s.evaluate_and_update_policy()
+  cur = batched.current_policy_array()
+  for b, s in enumerate(single):
+    np.testing.assert_array_equal(cur[b], s.current_policy_array()[0])
+  # Where some cumulative regret is positive, the policy is plain regret matching.
+  cum = np.moveaxis(batched._cum_regret, -1, 0)  # pylint: disable=protected-access
+  pos = np.where(tree.infoset_legal, np.maximum(cum, 0.0), 0.0)
+  positive = pos.sum(axis=2) > 0
+  rm = pos[positive] / pos[positive].sum(axis=1, keepdims=True)
+  np.testing.assert_allclose(cur[positive], rm, rtol=0, atol=1e-15)
+  noisy = cur[~positive]
+  assert len(noisy) and np.all(noisy >= 0) and np.allclose(noisy.sum(axis=1), 1.0)
+  uniform = tree.uniform_policy_array()[np.nonzero(~positive)[1]]
+  assert not np.allclose(noisy, uniform)  # the noise is there
+  assert np.abs(noisy - uniform).max() < 0.1  # and small (sd 0.01)
+
+
+def test_batched_rejects_bad_input():
+  tree = GameTree(pyspiel.load_game("tiny_hanabi"))
+  good = tree.uniform_policy_array()[None]
+  with pytest.raises(ValueError, match="shape"):
+    tree_cfr.BatchedTreeCFRSolver(tree, good[0])
+  with pytest.raises(ValueError, match="exploration"):
+    tree_cfr.BatchedTreeCFRSolver(tree, good, exploration=-1.0)
+  with pytest.raises(ValueError, match="noise seed"):
+    tree_cfr.BatchedTreeCFRSolver(tree, good, exploration=0.01)
