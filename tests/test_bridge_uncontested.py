@@ -104,7 +104,7 @@ def test_single_deal_costs_use_the_actual_table():
 def test_cost_dataset_build_resume_and_dds(tmp_path):
   from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
   out = str(tmp_path / "cost.npz")
-  d1 = U.build_cost_dataset(2, out, k=2, chunk=1, progress=False)
+  d1 = U.build_cost_dataset(2, out, k=2, chunk=1, progress=False, keep_chunks=True)
   loaded = U.load_cost_dataset(out)
   np.testing.assert_array_equal(loaded["dd_tricks"], d1["dd_tricks"])
   np.testing.assert_array_equal(dds.dd_table(loaded["redeal_holders"][1, 1]),

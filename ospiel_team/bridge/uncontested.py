@@ -30,10 +30,12 @@ table), which needs no extra DDS work.
 
 from __future__ import annotations
 
-import argparse
 import os
+import shutil
 from typing import Optional
 
+from absl import app
+from absl import flags
 import numpy as np
 import tqdm
 
@@ -166,16 +168,19 @@ _atomic_savez = functools.partial(atomic_io.savez, compressed=True)
 
 
 def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk: int = 20,
-                       progress: bool = True) -> dict:
+                       progress: bool = True, keep_chunks: bool = False) -> dict:
   """Draws `pairs` random deals, redeals E-W k times, solves all with DDS; writes `out`.
 
-  Chunk ``i`` uses ``default_rng(SeedSequence([seed, i]))``; finished chunks are kept in
-  ``out + '.chunks/'`` (atomic writes) so an interrupted build resumes.
+  Chunk ``i`` uses ``default_rng(SeedSequence([seed, i]))``; finished chunks are written to
+  ``out + '.chunks/'`` (atomic writes) so an interrupted build resumes; once `out` is written
+  the chunk folder is removed unless `keep_chunks`.
   """
   from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
   if pairs < 1 or k < 1 or chunk < 1:
     raise ValueError(f"pairs, k and chunk must be >= 1, got {pairs}, {k}, {chunk}")
+  atomic_io.check_writable(out)
   cdir = out + ".chunks"
+  atomic_io.check_writable(cdir, folder=True)
   os.makedirs(cdir, exist_ok=True)
   nchunks = (pairs + chunk - 1) // chunk
   bar = tqdm.tqdm(total=pairs, desc="redeals+DDS", unit="pair", disable=not progress)
@@ -198,6 +203,8 @@ def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk
   tricks = np.concatenate([p[1] for p in parts])
   data = {"holders": red[:, 0].copy(), "redeal_holders": red, "dd_tricks": tricks}
   _atomic_savez(out, format=np.array(FORMAT_TAG), **data)
+  if not keep_chunks:
+    shutil.rmtree(cdir)
   return data
 
 
@@ -221,22 +228,46 @@ def load_cost_dataset(path: str) -> dict:
   return d
 
 
-def main(argv=None):
+def define_flags() -> None:
+  """The command's absl flags (defined only when run as a command, not on import)."""
+  flags.DEFINE_integer("pairs", 200, "North-South hand pairs of the cost dataset.",
+                       lower_bound=1)
+  flags.DEFINE_integer("k", 5, "Random East-West redeals per pair (Yeh & Lin: 5).",
+                       lower_bound=1)
+  flags.DEFINE_integer("seed", 2016, "Base seed: chunk i uses SeedSequence([seed, i]).")
+  flags.DEFINE_integer("chunk", 20, "Pairs per chunk (the unit of resumption).", lower_bound=1)
+  flags.DEFINE_string("out", None, "Cost dataset .npz to build (with --q_iterations > 0: "
+                      "the cost dataset to evaluate on).")
+  flags.DEFINE_bool("keep_chunks", False, "Keep <out>.chunks/ after the build.")
+  flags.DEFINE_integer("q_iterations", 0, "Training iterations of the Q-per-round baseline "
+                       "(0: only build the cost dataset).", lower_bound=0)
+  flags.DEFINE_integer("q_rounds", 4, "Bidding rounds of the Q-per-round baseline.",
+                       lower_bound=1)
+  flags.DEFINE_float("q_ucb", 0.1, "UCB exploration constant of the Q-per-round baseline.",
+                     lower_bound=0.0)
+  flags.DEFINE_string("train_datasets", None, "Comma-separated training .npz datasets or "
+                      "globs (default: the shipped training dataset).")
+  flags.mark_flag_as_required("out")
+
+
+def main(argv) -> None:
   """Builds a cost dataset, or (--q_iterations > 0) trains and evaluates the Q-per-round
   baseline on augmented training deals (--train_datasets) against a cost dataset (--out)."""
-  p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  p.add_argument("--pairs", type=int, default=200)
-  p.add_argument("--k", type=int, default=5)
-  p.add_argument("--seed", type=int, default=2016)
-  p.add_argument("--chunk", type=int, default=20)
-  p.add_argument("--out", required=True, help="cost dataset to build (or to evaluate on)")
-  p.add_argument("--q_iterations", type=int, default=0)
-  p.add_argument("--q_rounds", type=int, default=4)
-  p.add_argument("--q_ucb", type=float, default=0.1)
-  p.add_argument("--train_datasets", default=None, help="comma-separated .npz datasets")
-  a = p.parse_args(argv)
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  try:
+    _main(flags.FLAGS)
+  except ValueError as e:  # a user error: one line, no traceback
+    raise SystemExit(f"uncontested: error: {e}") from None
+  except KeyboardInterrupt:
+    raise SystemExit(f"uncontested: interrupted; finished chunks are kept in "
+                     f"{flags.FLAGS.out}.chunks/ -- rerun the same command to resume") from None
+
+
+def _main(a) -> None:
   if a.q_iterations <= 0:
-    build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk)
+    build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk,
+                       keep_chunks=a.keep_chunks)
     print(f"wrote {a.out}")
     return
   import glob  # pylint: disable=g-import-not-at-top
@@ -417,5 +448,11 @@ class RoundQLearner:
     return summarize(costs[np.arange(len(reached)), reached], reached)
 
 
+def run() -> None:
+  """Entry point of `python -m ospiel_team.bridge.uncontested`."""
+  define_flags()
+  app.run(main)
+
+
 if __name__ == "__main__":
-  main()
+  run()
