@@ -58,6 +58,19 @@ flags.DEFINE_integer("brute_force_sample", 200,
 flags.DEFINE_float("brute_force_seconds", 30.0,
                    "Time cap of the brute-force sample per game (at least 3 candidates per "
                    "starting depth are evaluated).")
+flags.DEFINE_enum("protocol", "paper", ["paper", "openspiel"],
+                  "paper: the authors' code (facebookresearch/jps simple_game): CFR with "
+                  "simultaneous updates and exploration noise 0.01, CFR1k = CFR's purified "
+                  "last iterate, JPS with the authors' schedule, random tie-breaking and "
+                  "starting depths. openspiel: OpenSpiel's CFRSolver (alternating updates) "
+                  "and our JPS schedule (passes over every starting depth, first maximal "
+                  "chain).")
+flags.DEFINE_list("sampled_games", ["tiny_hanabi()", "simple_bidding(size=16)"],
+                  "Games on which sampled JPS runs (the paper's Table 2); 'all' for every game.")
+flags.DEFINE_bool("our_jps", True, "With --protocol=paper, also run our JPS schedule from the "
+                  "same CFR policy (column 'CFR+JPS (ours)').")
+flags.DEFINE_integer("batch", 0, "Seeds per batched CFR run (0: as many as keep the "
+                     "batch's per-node arrays near 4M entries).")
 flags.DEFINE_bool("aggregate_only", False, "Only write the outputs from the store.")
 flags.DEFINE_string("store", None, "Per-(game, seed) results store (default: json_out + "
                     "'.store.json', or none).")
@@ -78,36 +91,61 @@ def _depths(spec: List[str]) -> Dict[str, int]:
   return out
 
 
-def run_seed(tree: GameTree, seed: int, depth, cfr_iterations: int, samples: List[int],
-             sampled_iterations: int):
-  """CFR from a seeded random policy, then exact and sampled JPS from its last iterate.
+def run_seeds(tree: GameTree, seeds: List[int], depth, cfr_iterations: int,
+              samples: List[int], sampled_iterations: int, protocol: str = "paper",
+              our_jps: bool = True):
+  """CFR from seeded random policies (one batch), then exact and sampled JPS per seed.
 
-  Returns the results and CFR's last-iterate policy.
+  protocol "paper" follows the authors' code (facebookresearch/jps, simple_game/main.cpp,
+  cfr_opt.h, search.h): CFR with simultaneous updates and exploration noise 0.01 from a
+  random policy; "CFR1k" is CFR's purified last iterate; JPS starts from the (unpurified)
+  last iterate with their schedule (`schedule="reference"`, `tie_break="random"`, their
+  starting depths). "CFR+JPS (ours)" is our schedule from the same policy. protocol
+  "openspiel" is OpenSpiel's CFRSolver (alternating updates) and our schedule only.
+
+  Returns one result dict per seed and CFR's last-iterate policies [B, I, A].
   """
-  out = {}
   t0 = time.perf_counter()
-  solver = tree_cfr.TreeCFRSolver(tree, initial_policy=tree_cfr.random_policy_array(tree, seed))
+  init = np.stack([tree_cfr.random_policy_array(tree, s) for s in seeds])
+  if protocol == "paper":
+    solver = tree_cfr.BatchedTreeCFRSolver(tree, init, alternating_updates=False,
+                                           exploration=0.01, noise_seeds=np.asarray(seeds))
+  else:
+    solver = tree_cfr.BatchedTreeCFRSolver(tree, init)
   for _ in range(cfr_iterations):
     solver.evaluate_and_update_policy()
-  out["cfr_seconds"] = time.perf_counter() - t0
-  cur = solver.current_policy_array()
-  avg = solver.average_policy_array()
-  search = jps.JointPolicySearch(tree, depth=depth, seed=seed)
-  out["CFR (average)"] = search.value(avg)
-  out["CFR (current)"] = search.value(cur)
-  out["CFR (purified)"] = search.value(jps.purified_policy_array(tree, avg))
-  out["CFR (current, purified)"] = search.value(jps.purified_policy_array(tree, cur))
-  result = search.improve(cur)
-  out["CFR+JPS"] = result.value
-  out["jps_seconds"] = result.seconds
-  out["jps_iterations"] = len(result.history)
-  out["jps_search_seconds"] = float(sum(h.search_seconds for h in result.history))
-  for k in samples:
-    res = jps.JointPolicySearch(tree, depth=depth, seed=seed, samples=k,
-                                max_iterations=sampled_iterations).improve(cur)
-    out[f"CFR+JPS (k={k})"] = res.value
-    out[f"jps_k{k}_seconds"] = res.seconds
-  return out, cur
+  cfr_seconds = (time.perf_counter() - t0) / len(seeds)
+  curs = solver.current_policy_array()
+  avgs = solver.average_policy_array()
+  outs = []
+  for b, seed in enumerate(seeds):
+    cur, avg = curs[b], avgs[b]
+    out = {"cfr_seconds": cfr_seconds}
+    ours = jps.JointPolicySearch(tree, depth=depth, seed=seed)
+    out["CFR (average)"] = ours.value(avg)
+    out["CFR (current)"] = ours.value(cur)
+    out["CFR (purified)"] = ours.value(jps.purified_policy_array(tree, avg))
+    out["CFR (current, purified)"] = ours.value(jps.purified_policy_array(tree, cur))
+    searches = [("CFR+JPS (ours)" if protocol == "paper" else "CFR+JPS", ours)]
+    if protocol == "paper" and not our_jps:
+      searches = []
+    if protocol == "paper":
+      searches.insert(0, ("CFR+JPS", jps.JointPolicySearch(
+          tree, depth=depth, seed=seed, schedule="reference", tie_break="random",
+          start_depths=ours.reference_start_depths())))
+    for name, search in searches:
+      result = search.improve(cur)
+      out[name] = result.value
+      tag = "jps" if name == "CFR+JPS" else "jps_ours"
+      out[f"{tag}_seconds"] = result.seconds
+      out[f"{tag}_iterations"] = len(result.history)
+    for k in samples:
+      res = jps.JointPolicySearch(tree, depth=depth, seed=seed, samples=k,
+                                  max_iterations=sampled_iterations).improve(cur)
+      out[f"CFR+JPS (k={k})"] = res.value
+      out[f"jps_k{k}_seconds"] = res.seconds
+    outs.append(out)
+  return outs, curs
 
 
 def speed_comparison(tree: GameTree, pi: np.ndarray, seed: int, depth,
@@ -144,7 +182,13 @@ def speed_comparison(tree: GameTree, pi: np.ndarray, seed: int, depth,
               max_prediction_error=max_err, brute_force_evaluated=int(evaluated))
 
 
-METHODS = ["CFR (purified)", "CFR (current)", "CFR (average)", "CFR+JPS"]
+METHODS = ["CFR (current, purified)", "CFR (purified)", "CFR (current)", "CFR (average)",
+           "CFR+JPS", "CFR+JPS (ours)"]
+
+
+def _stderr(vals) -> float:
+  """Standard error of the mean (0 for one value)."""
+  return float(np.std(vals, ddof=1) / np.sqrt(len(vals))) if len(vals) > 1 else 0.0
 
 
 def aggregate(store: dict, games: List[str], samples: List[int], cfr_iterations: int):
@@ -161,11 +205,12 @@ def aggregate(store: dict, games: List[str], samples: List[int], cfr_iterations:
       if not vals:
         continue
       rows.append(dict(game=game, method=m, mean=float(np.mean(vals)), best=float(np.max(vals)),
-                       num_seeds=len(vals), histories=entry["histories"],
+                       num_seeds=len(vals), stderr=_stderr(vals),
+                       histories=entry["histories"],
                        infosets=entry["infosets"], depth=entry["depth"],
                        cfr_iterations=cfr_iterations))
   lines = [f"CFR{cfr_iterations} from seeded random policies; JPS from CFR's last iterate. "
-           "Each cell: mean over seeds / best seed.", "",
+           "Each cell: mean ± standard error over seeds / best seed.", "",
            "| game | #histories | #infosets | D | seeds | " +
            " | ".join(m.replace("CFR", f"CFR{cfr_iterations // 1000}k" if cfr_iterations %
                                 1000 == 0 else f"CFR{cfr_iterations}") for m in methods) + " |",
@@ -177,7 +222,8 @@ def aggregate(store: dict, games: List[str], samples: List[int], cfr_iterations:
     cells = []
     for m in methods:
       vals = [s[m] for s in entry["seeds"].values() if m in s]
-      cells.append(f"{np.mean(vals):.4f} / {np.max(vals):.4f}" if vals else "-")
+      cells.append(f"{np.mean(vals):.4f} ± {_stderr(vals):.4f} / {np.max(vals):.4f}"
+                   if vals else "-")
     lines.append(f"| {game} | {entry['histories']} | {entry['infosets']} | "
                  f"{entry['depth'] or 'full'} | {len(entry['seeds'])} | " + " | ".join(cells) +
                  " |")
@@ -218,7 +264,7 @@ def main(argv):
     with open(store_path) as f:
       store = json.load(f)
   config = dict(cfr_iterations=FLAGS.cfr_iterations, samples=samples,
-                sampled_iterations=FLAGS.sampled_iterations)
+                sampled_iterations=FLAGS.sampled_iterations, protocol=FLAGS.protocol)
   if store.get("_config", config) != config:
     raise ValueError(f"store {store_path} was made with {store['_config']}, not {config}; "
                      "use another --store")
@@ -243,18 +289,23 @@ def main(argv):
     bar.update(len(seeds) - len(todo))
     if need_speed and not todo:  # the speed comparison needs a CFR policy: redo one seed
       todo = [seeds[0]]
-    for seed in todo:
-      bar.set_postfix(game=game_name, seed=seed)
-      out, cur = run_seed(tree, seed, depth, FLAGS.cfr_iterations, samples,
-                          FLAGS.sampled_iterations)
-      entry["seeds"][str(seed)] = out
+    batch = FLAGS.batch or int(max(1, min(256, 4_000_000 // max(tree.num_nodes, 1))))
+    game_samples = samples if ("all" in FLAGS.sampled_games or game_name in {
+        str(pyspiel.load_game(g)) for g in FLAGS.sampled_games}) else []
+    for c in range(0, len(todo), batch):
+      chunk = todo[c:c + batch]
+      bar.set_postfix(game=game_name, seeds=f"{chunk[0]}-{chunk[-1]}")
+      outs, curs = run_seeds(tree, chunk, depth, FLAGS.cfr_iterations, game_samples,
+                             FLAGS.sampled_iterations, FLAGS.protocol, FLAGS.our_jps)
+      for seed, out in zip(chunk, outs):
+        entry["seeds"][str(seed)] = out
       if need_speed:
-        entry["speed"] = speed_comparison(tree, cur, seed, depth, FLAGS.brute_force_sample,
-                                          FLAGS.brute_force_seconds)
+        entry["speed"] = speed_comparison(tree, curs[0], chunk[0], depth,
+                                          FLAGS.brute_force_sample, FLAGS.brute_force_seconds)
         need_speed = False
-      if store_path:
+      if store_path:  # a kill loses at most the chunk in progress
         _atomic_write(store_path, json.dumps(store, indent=1))
-      bar.update(1)
+      bar.update(len(chunk))
   bar.close()
   rows, table = aggregate(store, games, samples, FLAGS.cfr_iterations)
   if FLAGS.json_out:

@@ -2,8 +2,10 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "..", "examples", "jps_experiments.py")
 
@@ -13,22 +15,25 @@ def test_jps_experiments_small(tmp_path):
   env = dict(os.environ, OSPIEL_TEAM_CACHE=str(tmp_path / "cache"))
   cmd = [sys.executable, SCRIPT, "--games", "comm(length=2),simple_bidding(size=3)",
          "--seeds", "2", "--cfr_iterations", "20", "--samples", "1,5",
-         "--sampled_iterations", "4", "--brute_force_sample", "10",
+         "--sampled_iterations", "4", "--brute_force_sample", "10", "--sampled_games", "all",
          "--json_out", str(out_json), "--md_out", str(out_md)]
   subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
   rows = json.loads(out_json.read_text())
   by = {(r["game"], r["method"]): r for r in rows}
   for game in ["comm(length=2)", "simple_bidding(size=3)"]:
-    for method in ["CFR (purified)", "CFR (current)", "CFR (average)", "CFR+JPS",
-                   "CFR+JPS (k=1)", "CFR+JPS (k=5)"]:
+    for method in ["CFR (current, purified)", "CFR (purified)", "CFR (current)",
+                   "CFR (average)", "CFR+JPS", "CFR+JPS (ours)", "CFR+JPS (k=1)",
+                   "CFR+JPS (k=5)"]:
       row = by[(game, method)]
       assert row["num_seeds"] == 2
       assert row["best"] >= row["mean"] - 1e-12
+      assert row["stderr"] >= 0.0
   # JPS starts from CFR's current policy and never lowers it (Theorem 2), seed by seed.
   store = json.loads((tmp_path / "jps.json.store.json").read_text())
   for game in ["comm(length=2)", "simple_bidding(size=3)"]:
     for seed in store[game]["seeds"].values():
       assert seed["CFR+JPS"] >= seed["CFR (current)"] - 1e-12
+      assert seed["CFR+JPS (ours)"] >= seed["CFR (current)"] - 1e-12
     assert store[game]["speed"]["max_prediction_error"] < 1e-9
   assert by[("comm(length=2)", "CFR+JPS")]["mean"] == 1.0  # comm's optimum (binary code)
   md = out_md.read_text()
@@ -36,3 +41,44 @@ def test_jps_experiments_small(tmp_path):
   # A second run reuses the stored results (resume) and writes the same table.
   subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
   assert out_md.read_text() == md
+
+
+def _values(store_path):
+  store = json.loads(store_path.read_text())
+  return {g: {s: {k: v for k, v in r.items() if "seconds" not in k}
+              for s, r in e["seeds"].items()}
+          for g, e in store.items() if not g.startswith("_")}
+
+
+def test_batch_size_does_not_change_results_and_a_kill_keeps_finished_seeds(tmp_path):
+  env = dict(os.environ, OSPIEL_TEAM_CACHE=str(tmp_path / "cache"))
+  base = [sys.executable, SCRIPT, "--games", "comm(length=2),tiny_hanabi", "--seeds", "6",
+          "--cfr_iterations", "30", "--samples", "", "--brute_force_sample", "0"]
+  one = tmp_path / "one.json"
+  subprocess.run(base + ["--batch", "1", "--store", str(one)], check=True, env=env,
+                 capture_output=True, timeout=300)
+  # Killed part-way through a run in chunks of 2 seeds: the store stays valid JSON and holds
+  # only whole chunks; the rerun completes it, keeping (not recomputing) the finished seeds.
+  three = tmp_path / "three.json"
+  proc = subprocess.Popen(base + ["--batch", "2", "--store", str(three),
+                                  "--cfr_iterations", "30"], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+  deadline = time.time() + 120
+  while not three.exists() and time.time() < deadline and proc.poll() is None:
+    time.sleep(0.01)
+  proc.send_signal(signal.SIGKILL)
+  proc.wait()
+  kept = json.loads(three.read_text()) if three.exists() else {}
+  for game, entry in kept.items():
+    if not game.startswith("_"):
+      assert len(entry["seeds"]) % 2 == 0
+  subprocess.run(base + ["--batch", "2", "--store", str(three)], check=True, env=env,
+                 capture_output=True, timeout=300)
+  after = json.loads(three.read_text())
+  for game, entry in kept.items():
+    if not game.startswith("_"):
+      for s, r in entry["seeds"].items():
+        assert after[game]["seeds"][s] == r  # timings included: not recomputed
+  # The batched run equals the seed-by-seed run, value for value.
+  assert _values(three) == _values(one)
+  assert all(len(e) == 6 for e in _values(one).values())
