@@ -72,6 +72,8 @@ flags.DEFINE_bool("our_jps", True, "With --protocol=paper, also run our JPS sche
 flags.DEFINE_integer("batch", 0, "Seeds per batched CFR run (0: as many as keep the "
                      "batch's per-node arrays near 4M entries).")
 flags.DEFINE_bool("aggregate_only", False, "Only write the outputs from the store.")
+flags.DEFINE_list("merge_from", [], "Other stores (same configuration, e.g. of runs in "
+                  "parallel processes) whose seeds are merged into --store first.")
 flags.DEFINE_string("store", None, "Per-(game, seed) results store (default: json_out + "
                     "'.store.json', or none).")
 flags.DEFINE_string("json_out", None, "Output JSON (one row per game and method).")
@@ -269,6 +271,23 @@ def main(argv):
     raise ValueError(f"store {store_path} was made with {store['_config']}, not {config}; "
                      "use another --store")
   store["_config"] = config
+  for other_path in FLAGS.merge_from:
+    with open(other_path) as f:
+      other = json.load(f)
+    if other.get("_config") != config:
+      raise ValueError(f"store {other_path} was made with {other.get('_config')}, not {config}")
+    for game, entry in other.items():
+      if game.startswith("_"):
+        continue
+      mine = store.setdefault(game, dict(entry, seeds={}))
+      if mine["depth"] != entry["depth"]:
+        raise ValueError(f"{game}: depth {entry['depth']} in {other_path}, {mine['depth']} here")
+      for seed, res in entry["seeds"].items():
+        mine["seeds"].setdefault(seed, res)
+      if "speed" in entry:
+        mine.setdefault("speed", entry["speed"])
+  if FLAGS.merge_from and store_path:
+    _atomic_write(store_path, json.dumps(store, indent=1))
   import tqdm  # pylint: disable=g-import-not-at-top
   games = [str(pyspiel.load_game(g)) for g in FLAGS.games]
   seeds = list(range(FLAGS.first_seed, FLAGS.first_seed + FLAGS.seeds))

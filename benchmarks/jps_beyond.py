@@ -1,0 +1,95 @@
+r"""Beyond the JPS paper: how often each method reaches the proven optimum, and restarts.
+
+Reads the per-seed store of `examples/jps_experiments.py` and the proven optima of
+`docs/benchmarks/coop_optima.json` (`benchmarks/coop_optima.py`). For every game and method:
+mean, standard error, the fraction of seeds that reach the optimum, and *restarts*: the
+expected best value over R independent seeds (the exact expectation of the maximum of R draws
+from the seeds' empirical distribution, sum_i v_(i) ((i/n)^R - ((i-1)/n)^R)) and the chance
+that one of R seeds reaches the optimum (1 - (1 - p)^R). "best JPS variant" is, per seed, the
+best of the authors' JPS, our JPS schedule and sampled JPS from the same CFR policy.
+
+  python benchmarks/jps_beyond.py --store docs/benchmarks/jps_experiments.store.json \
+      --json_out docs/benchmarks/jps_beyond.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from absl import app
+from absl import flags
+import numpy as np
+
+from ospiel_team import atomic_io
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("store", "docs/benchmarks/jps_experiments.store.json", "Per-seed store.")
+flags.DEFINE_string("optima", "docs/benchmarks/coop_optima.json", "Proven optima.")
+flags.DEFINE_list("restarts", ["10", "100"], "R values for best-of-R restarts.")
+flags.DEFINE_string("json_out", None, "Output JSON rows.")
+
+JPS_METHODS = ["CFR+JPS", "CFR+JPS (ours)", "CFR+JPS (k=1)", "CFR+JPS (k=5)",
+               "CFR+JPS (k=20)"]
+
+
+def expected_best_of(values: np.ndarray, r: int) -> float:
+  """E[max of r draws with replacement from `values`] (exact, from the order statistics)."""
+  v = np.sort(np.asarray(values, dtype=np.float64))
+  n = len(v)
+  i = np.arange(1, n + 1)
+  w = (i / n) ** r - ((i - 1) / n) ** r
+  return float(np.dot(v, w))
+
+
+def main(argv):
+  del argv
+  with open(FLAGS.store) as f:
+    store = json.load(f)
+  optima = {}
+  if os.path.exists(FLAGS.optima):
+    with open(FLAGS.optima) as f:
+      for row in json.load(f)["rows"]:
+        if row.get("proven_optimal"):
+          optima[row["game"]] = float(row["value"])
+  restarts = [int(r) for r in FLAGS.restarts]
+  rows = []
+  head = ("| game | optimum | method | seeds | mean ± s.e. | reaches optimum | " +
+          " | ".join(f"best of {r} (mean) | P(optimum in {r})" for r in restarts) + " |")
+  lines = [head, "|---|---:|---|---:|---:|---:|" + "---:|---:|" * len(restarts)]
+  for game, entry in store.items():
+    if game.startswith("_"):
+      continue
+    seeds = list(entry["seeds"].values())
+    methods = ["CFR (current, purified)"] + [m for m in JPS_METHODS if m in seeds[0]]
+    per = {m: np.array([s[m] for s in seeds if m in s]) for m in methods}
+    jps_here = [m for m in JPS_METHODS if m in seeds[0]]
+    if len(jps_here) > 1:
+      per["best JPS variant"] = np.array([max(s[m] for m in jps_here) for s in seeds])
+    opt = optima.get(game)
+    for m, vals in per.items():
+      if not len(vals):
+        continue
+      hit = float(np.mean(vals >= opt - 1e-9)) if opt is not None else float("nan")
+      row = dict(game=game, method=m, mean=float(vals.mean()), best=float(vals.max()),
+                 num_seeds=int(len(vals)),
+                 stderr=float(vals.std(ddof=1) / np.sqrt(len(vals))) if len(vals) > 1 else 0.0,
+                 optimum=opt, reach_optimum=hit)
+      cells = []
+      for r in restarts:
+        eb = expected_best_of(vals, r)
+        p = 1.0 - (1.0 - hit) ** r if opt is not None else float("nan")
+        row[f"best_of_{r}"] = eb
+        row[f"p_optimum_in_{r}"] = p
+        cells.append(f"{eb:.4f} | {p:.3f}" if opt is not None else f"{eb:.4f} | -")
+      rows.append(row)
+      lines.append(f"| {game} | {opt if opt is not None else 'open'} | {m} | {len(vals)} | "
+                   f"{vals.mean():.4f} ± {row['stderr']:.4f} | "
+                   f"{'-' if opt is None else f'{hit:.3f}'} | " + " | ".join(cells) + " |")
+  if FLAGS.json_out:
+    atomic_io.write_text(FLAGS.json_out, json.dumps(rows, indent=1))
+  print("\n".join(lines))
+
+
+if __name__ == "__main__":
+  app.run(main)
