@@ -17,6 +17,7 @@ from absl import flags
 
 from ospiel_team.bridge import bidders as bidders_lib
 from ospiel_team.bridge import match
+from ospiel_team.bridge import bidding_stats
 from ospiel_team.bridge import model_bidder
 
 FLAGS = flags.FLAGS
@@ -35,11 +36,11 @@ def make(name):
 def main(argv):
   del argv
   bidder = make(FLAGS.model)
-  eng = model_bidder.self_play_auctions(bidder, FLAGS.dataset, FLAGS.boards, seed=FLAGS.seed,
+  eng = bidding_stats.self_play_auctions(bidder, FLAGS.dataset, FLAGS.boards, seed=FLAGS.seed,
                                         uncontested=FLAGS.uncontested)
-  stats = model_bidder.bidding_statistics(eng)
+  stats = bidding_stats.bidding_statistics(eng)
   print(f"# {FLAGS.model}\n")
-  print(model_bidder.opening_table_markdown(stats))
+  print(bidding_stats.opening_table_markdown(stats))
   if FLAGS.json:
     with open(FLAGS.json, "w") as f:
       json.dump(stats, f, indent=1)

@@ -323,3 +323,47 @@ def test_figure_4_of_the_jps_paper():
   legal = [A.call_string(c) for c in np.flatnonzero(obs[229:])]
   # The last bid (2C) is partner's and undoubled: Pass or any bid above 2C (2D .. 7NT).
   assert legal == ["Pass"] + [A.call_string(c) for c in range(9, 38)]
+
+
+def _walk_to(state, calls):
+  for c in calls:
+    state.apply_action(A.string_to_call(c))
+  return state
+
+
+@pytest.mark.parametrize("name", ["bridge_bidding", "bridge_bidding(uncontested=true)"])
+def test_clone_and_child_at_every_kind_of_node(name):
+  """pyspiel's `PyState::Clone` deep-copies the state's attributes; the game must survive it
+  (it used to lose `num_deals`: `new_initial_state().child(0)` raised AttributeError)."""
+  game = pyspiel.load_game(name)
+  root = game.new_initial_state()
+  assert root.is_chance_node()
+  dealt = root.child(7)                              # chance node -> first call
+  assert dealt.deal_index == 7 and root.deal_index is None
+  first = dealt.clone()
+  assert first.current_player() == 0 and first.legal_actions() == dealt.legal_actions()
+  mid = _walk_to(dealt.clone(), ["1S", "Pass", "2S"])
+  mid_clone = mid.clone()
+  assert str(mid_clone) == str(mid)
+  np.testing.assert_array_equal(mid_clone.observation_tensor(3), mid.observation_tensor(3))
+  mid_clone.apply_action(A.PASS)                     # the clone is independent
+  assert mid.history() != mid_clone.history()
+  assert mid.auction.num_calls[0] == 3
+  term = _walk_to(mid.clone(), ["Pass", "Pass", "Pass"])
+  assert term.is_terminal()
+  term_clone = term.clone()
+  assert term_clone.is_terminal() and term_clone.returns() == term.returns()
+  # The game is shared, not copied.
+  assert term_clone._game is game  # pylint: disable=protected-access
+
+
+@pytest.mark.parametrize("name", ["bridge_bidding", "bridge_bidding(uncontested=true)"])
+def test_one_iteration_of_openspiel_outcome_sampling_mccfr(name):
+  from open_spiel.python.algorithms import outcome_sampling_mccfr  # pylint: disable=g-import-not-at-top
+  game = pyspiel.load_game(name)
+  solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+  np.random.seed(0)
+  solver.iteration()
+  # One sampled auction per player's traversal, each at least 4 calls by 4 different seats:
+  # at least 4 information states get regrets / average-policy entries.
+  assert len(solver._infostates) >= 4  # pylint: disable=protected-access

@@ -88,11 +88,19 @@ def test_take_and_concat_auctions_roundtrip():
   eng = engine_lib.BiddingEngine()
   eng.reset([0, 1, 2], dealer=[0, 1, 2], vulnerability=[0, 1, 3])
   eng.step([A.bid_call(1, 3), A.PASS, A.bid_call(1, 4)])
-  parts = [jps_bid.take_auctions(eng.auctions, [i]) for i in (2, 0)]
-  both = jps_bid.concat_auctions(parts)
+  parts = [eng.auctions.take([i]) for i in (2, 0)]
+  both = A.Auctions.concat(parts)
   e2 = jps_bid.engine_from_auctions(eng.dataset, False, both, eng.deal_index[[2, 0]])
   np.testing.assert_array_equal(e2.observation(), eng.observation()[[2, 0]])
   np.testing.assert_array_equal(e2.legal_mask(), eng.legal_mask()[[2, 0]])
+  # The pieces are independent copies: stepping them leaves the original untouched.
+  before = eng.observation().copy()
+  e2.step([A.PASS, A.PASS])
+  np.testing.assert_array_equal(eng.observation(), before)
+  with pytest.raises(ValueError, match="out of range"):
+    eng.auctions.take([3])
+  with pytest.raises(ValueError, match="at least one"):
+    A.Auctions.concat([])
 
 
 def test_bad_arguments():

@@ -75,9 +75,10 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
 from ospiel_team import atomic_io
+from ospiel_team.bridge.policy_net import (  # pylint: disable=unused-import
+    NUM_CALLS, OBS_SIZE, PolicyFn, flatten_params, greedy_calls, init_params, legal_from_obs,
+    load_model, make_network, sample_calls, save_model, unflatten_params)
 
-NUM_CALLS = A.NUM_CALLS
-OBS_SIZE = A.OBSERVATION_SIZE
 PACKED_OBS_SIZE = (OBS_SIZE + 7) // 8  # 34 bytes
 IMP_SCALE = 24.0  # reward = IMPs / IMP_SCALE
 
@@ -126,82 +127,6 @@ class A2CConfig:
 
   def network_dict(self) -> dict:
     return {"hidden": self.hidden, "num_blocks": self.num_blocks}
-
-
-# ------------------------------------------------------------------------------------------
-# Network
-# ------------------------------------------------------------------------------------------
-def legal_from_obs(obs):
-  """(B, 38) bool legal calls from (B, 267) observations (works on numpy and jax arrays)."""
-  return obs[:, A.OBS_LEGAL:] > 0.5
-
-
-def make_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
-  """haiku transform of obs (B, 267) -> (masked logits (B, 38), value (B,))."""
-  if hidden < 1 or num_blocks < 0:
-    raise ValueError(f"bad network size hidden={hidden}, num_blocks={num_blocks}")
-
-  def forward(obs):
-    x = jax.nn.relu(hk.Linear(hidden, name="fc_in")(obs))
-    for i in range(num_blocks):
-      y = jax.nn.relu(hk.Linear(hidden, name=f"block{i}_fc1")(x))
-      y = hk.Linear(hidden, name=f"block{i}_fc2")(y)
-      x = jax.nn.relu(x + y)
-    logits = hk.Linear(NUM_CALLS, name="policy")(x)
-    logits = jnp.where(legal_from_obs(obs), logits, -1e9)
-    value = hk.Linear(1, name="value")(x)[:, 0]
-    return logits, value
-
-  return hk.without_apply_rng(hk.transform(forward))
-
-
-def init_params(net: hk.Transformed, seed: int):
-  return net.init(jax.random.PRNGKey(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
-
-
-class PolicyFn:
-  """Jitted ``obs (B, 267) -> (probs (B, 38) float64, value (B,))`` for fixed parameters.
-
-  Batches are padded to powers of two (>= 64) so jit compiles few shapes.
-  """
-
-  def __init__(self, net: hk.Transformed, params):
-    self.net = net
-    self.params = params
-    self._apply = jax.jit(lambda p, o: _probs_value(net, p, o))
-
-  def __call__(self, obs: np.ndarray):
-    obs = np.asarray(obs, np.float32)
-    n = obs.shape[0]
-    m = max(64, 1 << int(np.ceil(np.log2(max(n, 1)))))
-    if m != n:
-      obs = np.concatenate([obs, np.zeros((m - n, OBS_SIZE), np.float32)])
-      obs[n:, A.OBS_LEGAL] = 1.0  # padded rows: Pass legal (keeps softmax finite)
-    probs, value = self._apply(self.params, obs)
-    return np.asarray(probs, np.float64)[:n], np.asarray(value, np.float64)[:n]
-
-
-def _probs_value(net, params, obs):
-  logits, value = net.apply(params, obs)
-  return jax.nn.softmax(logits, axis=-1), value
-
-
-def sample_calls(probs: np.ndarray, legal: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-  """Inverse-CDF sampling of one call per row from probs restricted to legal calls."""
-  p = np.where(legal, probs, 0.0)
-  cum = np.cumsum(p, axis=1)
-  target = np.asarray(uniforms)[:, None] * cum[:, -1:]
-  a = (cum <= target).sum(axis=1)
-  a = np.minimum(a, NUM_CALLS - 1)
-  # Guard against round-off landing on a zero-probability (illegal) call.
-  bad = ~legal[np.arange(len(a)), a]
-  if np.any(bad):
-    a[bad] = np.argmax(np.where(legal[bad], p[bad], -1.0), axis=1)
-  return a
-
-
-def greedy_calls(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-  return np.argmax(np.where(legal, probs, -1.0), axis=1)
 
 
 # ------------------------------------------------------------------------------------------
@@ -378,46 +303,10 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
 # ------------------------------------------------------------------------------------------
 # Checkpoints
 # ------------------------------------------------------------------------------------------
-def flatten_params(params) -> Dict[str, np.ndarray]:
-  out = {}
-  for mod, d in params.items():
-    for name, v in d.items():
-      out[f"{mod}/{name}"] = np.asarray(v)
-  return out
-
-
-def unflatten_params(flat: Dict[str, np.ndarray]):
-  params: Dict[str, Dict[str, jnp.ndarray]] = {}
-  for key, v in flat.items():
-    mod, name = key.rsplit("/", 1)
-    params.setdefault(mod, {})[name] = jnp.asarray(v)
-  return params
-
-
 atomic_savez = atomic_io.savez
 
 
 atomic_write_text = atomic_io.write_text
-
-
-def save_model(path: str, params, cfg: A2CConfig, extra: Optional[dict] = None) -> None:
-  """Saves only the network (parameters + size + metadata) as a small .npz."""
-  meta = {"network": cfg.network_dict(), "uncontested": cfg.uncontested, **(extra or {})}
-  arrays = {"param/" + k: v.astype(np.float32) for k, v in flatten_params(params).items()}
-  atomic_savez(path, meta=np.array(json.dumps(meta)), **arrays)
-
-
-def load_model(path: str):
-  """(net, params, meta) from a `save_model` or checkpoint .npz."""
-  if not os.path.exists(path):
-    raise ValueError(f"model file {path!r} does not exist")
-  with np.load(path, allow_pickle=False) as z:
-    if "meta" not in z.files:
-      raise ValueError(f"{path!r} is not a bridge A2C model (no 'meta' entry)")
-    meta = json.loads(str(z["meta"]))
-    flat = {k[len("param/"):]: z[k] for k in z.files if k.startswith("param/")}
-  net = make_network(**meta["network"])
-  return net, unflatten_params(flat), meta
 
 
 # ------------------------------------------------------------------------------------------

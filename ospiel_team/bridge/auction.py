@@ -226,12 +226,46 @@ class Auctions:
     self.done[rows] = False
     self._legal = None
 
-  def copy(self) -> "Auctions":
+  # Per-table fields (leading axis B); `take` / `concat` / `copy` handle exactly these.
+  _TABLE_FIELDS = ("dealer", "vulnerability", "vulnerable", "num_calls", "history",
+                   "num_passes", "last_bid", "last_bidder", "double_status", "first_bidder",
+                   "bids", "doubled", "done")
+
+  def _with_fields(self, fields: dict, batch_size: int) -> "Auctions":
     new = object.__new__(Auctions)
-    for k, v in self.__dict__.items():
-      new.__dict__[k] = v.copy() if isinstance(v, np.ndarray) else v
+    new.batch_size = int(batch_size)
+    new.uncontested = self.uncontested
+    for k in self._TABLE_FIELDS:
+      setattr(new, k, fields[k])
+    new._rows = np.arange(batch_size)
     new._legal = None
     return new
+
+  def copy(self) -> "Auctions":
+    """An independent copy of all tables."""
+    return self._with_fields({k: getattr(self, k).copy() for k in self._TABLE_FIELDS},
+                             self.batch_size)
+
+  def take(self, idx) -> "Auctions":
+    """A new `Auctions` holding copies of tables `idx` (in that order, repeats allowed)."""
+    idx = np.asarray(idx, np.int64).reshape(-1)
+    if np.any((idx < 0) | (idx >= self.batch_size)):
+      raise ValueError(f"table {idx[(idx < 0) | (idx >= self.batch_size)][0]} out of range "
+                       f"0..{self.batch_size - 1}")
+    return self._with_fields({k: getattr(self, k)[idx].copy() for k in self._TABLE_FIELDS},
+                             len(idx))
+
+  @staticmethod
+  def concat(parts: Sequence["Auctions"]) -> "Auctions":
+    """One `Auctions` with the tables of all `parts`, in order (all must share `uncontested`)."""
+    parts = list(parts)
+    if not parts:
+      raise ValueError("Auctions.concat needs at least one part")
+    if len({p.uncontested for p in parts}) != 1:
+      raise ValueError("Auctions.concat: parts differ in `uncontested`")
+    return parts[0]._with_fields(
+        {k: np.concatenate([getattr(p, k) for p in parts]) for k in Auctions._TABLE_FIELDS},
+        sum(p.batch_size for p in parts))
 
   @property
   def current_player(self) -> np.ndarray:

@@ -13,12 +13,16 @@ itself bids identically at both tables). It returns (n,) legal call ids. A bidde
 the observation: its own hand, the bids of each relative seat, the doubled bids, the
 vulnerability and the legal calls.
 
-`make_bidder(name)` returns a built-in bidder by name: ``pass``, ``random``, ``natural``.
+`make_bidder(name)` returns a bidder by name: the built-in ``pass``, ``random``, ``natural``;
+our shipped models (``a2c``, ...; `ospiel_team.bridge.model_bidder`, imported on use as it needs
+JAX); the JPS authors' published models (``jps_paper_0.63``, ...; `ospiel_team.bridge.jps_paper`,
+given the folder that holds them); or a model file path.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Protocol
+import os
+from typing import Dict, Optional, Protocol
 
 import numpy as np
 
@@ -297,18 +301,43 @@ class NaturalBidder:
     return np.where(calls < 0, A.PASS, calls)
 
 
-def _shipped_a2c_bidder() -> Bidder:
-  """The shipped A2C model (see model_bidder.py); imported on use, as it needs JAX/haiku."""
+_BIDDERS = {"pass": PassBidder, "random": RandomBidder, "natural": NaturalBidder}
+
+
+def bidder_names() -> list:
+  """Names `make_bidder` knows: built-in, shipped models, the JPS authors' models."""
+  from ospiel_team.bridge import jps_paper  # pylint: disable=g-import-not-at-top
   from ospiel_team.bridge import model_bidder  # pylint: disable=g-import-not-at-top
-  return model_bidder.shipped_bidder()
+  return sorted(_BIDDERS) + sorted(model_bidder.SHIPPED_MODELS) + sorted(
+      jps_paper.REFERENCE_MODELS)
 
 
-_BIDDERS = {"pass": PassBidder, "random": RandomBidder, "natural": NaturalBidder,
-            "a2c": _shipped_a2c_bidder}
+def make_bidder(name: str, reference_dir: Optional[str] = None, greedy: bool = True) -> Bidder:
+  """A bidder by name or path.
 
+  Args:
+    name: a built-in bidder (``pass``, ``random``, ``natural``); a shipped model (``a2c``,
+      ``a2c_uncontested``, ... see `model_bidder.SHIPPED_MODELS`); one of the JPS authors'
+      models (``jps_paper_0.63``, ``jps_paper_baseline``, ``jps_paper_baseline2``,
+      ``jps_paper_2day5``, ``jps_paper_2day8``; see `jps_paper`), which needs
+      `reference_dir`; or a path to a saved model (``.npz`` of `policy_net.save_model` or
+      an A2C checkpoint, or one of the authors' ``.pth`` files).
+    reference_dir: folder holding the authors' ``bridge_models/`` (only for their models).
+    greedy: model bidders bid their most probable legal call (True, the JPS paper's
+      evaluation) or sample with the match's uniforms.
 
-def make_bidder(name: str) -> Bidder:
-  """A built-in bidder by name: 'pass', 'random' or 'natural'."""
-  if name not in _BIDDERS:
-    raise ValueError(f"unknown bidder {name!r}; built-in bidders: {sorted(_BIDDERS)}")
-  return _BIDDERS[name]()
+  Raises:
+    ValueError: an unknown name, a missing file, or a malformed model.
+  """
+  if not isinstance(name, str) or not name:
+    raise ValueError(f"bidder name must be a non-empty string, got {name!r}")
+  if name in _BIDDERS:
+    return _BIDDERS[name]()
+  from ospiel_team.bridge import jps_paper  # pylint: disable=g-import-not-at-top
+  if name in jps_paper.REFERENCE_MODELS or name.endswith(".pth"):
+    return jps_paper.load_bidder(name, reference_dir=reference_dir, greedy=greedy)
+  from ospiel_team.bridge import model_bidder  # pylint: disable=g-import-not-at-top
+  if name in model_bidder.SHIPPED_MODELS or os.path.isfile(name):
+    return model_bidder.load_bidder(name, greedy=greedy)
+  raise ValueError(f"unknown bidder {name!r}: not one of {bidder_names()} nor an existing "
+                   "model file")

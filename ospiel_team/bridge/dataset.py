@@ -41,6 +41,32 @@ DEFAULT_DATASET_NAME = "deals_dds.npz"
 PathLike = Union[str, os.PathLike]
 
 
+# Shipped datasets by name (files in ospiel_team/bridge/data/), each built by
+# `python -m ospiel_team.bridge.make_dataset --chunk 500 --seed S --deals N --out FILE`:
+# train: seed 0, 10,000 deals (the default dataset); validation: seed 1, 1,000 deals (model
+# selection); heldout: seed 2, 2,000 deals (final evaluation only, never trained on).
+# Different seeds make them disjoint (tests/test_bridge_data_split.py checks it, also under
+# the 96 seat-rotation x suit-permutation symmetries used by augmentation).
+NAMED_DATASETS = {"train": DEFAULT_DATASET_NAME, "validation": "validation_dds.npz",
+                  "heldout": "heldout_dds.npz"}
+NAMED_DATASET_SEEDS = {"train": 0, "validation": 1, "heldout": 2}
+
+
+def named_dataset_path(name: str) -> str:
+  """Path of a shipped dataset by name ('train', 'validation', 'heldout')."""
+  if name not in NAMED_DATASETS:
+    raise ValueError(f"unknown dataset name {name!r}; shipped: {sorted(NAMED_DATASETS)}")
+  return os.path.join(os.path.dirname(default_dataset_path()), NAMED_DATASETS[name])
+
+
+def resolve_dataset(name_or_path: Optional[PathLike]) -> BridgeDataset:
+  """Loads a shipped dataset by name ('train', 'validation', 'heldout'), a path, or None
+  (the default training dataset)."""
+  if isinstance(name_or_path, str) and name_or_path in NAMED_DATASETS:
+    return load_dataset(named_dataset_path(name_or_path))
+  return load_dataset(name_or_path)
+
+
 def default_dataset_path() -> str:
   """Path of the dataset shipped inside the package (ospiel_team/bridge/data/deals_dds.npz)."""
   return os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", DEFAULT_DATASET_NAME)

@@ -227,3 +227,47 @@ class Deal:
 
   def __repr__(self) -> str:
     return f"Deal({self.to_pbn()!r})"
+
+
+def symmetry_card_maps() -> np.ndarray:
+  """(24, 52) card maps of the 24 suit permutations: row k, entry c = the card that card c
+  becomes (same rank, suit ``perm_k[suit]``; `itertools.permutations` order, identity first)."""
+  import itertools  # pylint: disable=g-import-not-at-top
+  cards = np.arange(NUM_CARDS)
+  ranks, suits = cards // 4, cards % 4
+  return np.stack([ranks * 4 + np.asarray(p)[suits]
+                   for p in itertools.permutations(range(4))]).astype(np.int64)
+
+
+def canonical_keys(holders: np.ndarray, chunk: int = 128) -> np.ndarray:
+  """One key per deal, equal for two deals iff one is the other under a seat rotation and a
+  suit permutation (the 4 x 24 = 96 symmetries that training augmentation uses).
+
+  The key is the lexicographically smallest of the 96 transformed ``holders`` rows, packed as
+  two uint64 (26 cards x 2 bits each); returned as an (n,) array of 16-byte `np.void`, usable in
+  sets and `np.isin`.
+  """
+  h = validate_holders(holders)
+  if h.ndim == 1:
+    h = h[None]
+  maps = symmetry_card_maps()
+  out = np.empty(len(h), dtype="V16")
+  weights = (np.uint64(4) ** np.arange(25, -1, -1, dtype=np.uint64)).astype(np.uint64)
+  for lo in range(0, len(h), chunk):
+    part = h[lo:lo + chunk].astype(np.int64)
+    n = len(part)
+    variants = np.empty((n, 24, 4, NUM_CARDS), np.int64)
+    for k, m in enumerate(maps):
+      permuted = np.empty_like(part)
+      permuted[:, m] = part  # card c's holder moves to card m[c]
+      for r in range(4):
+        variants[:, k, r] = (permuted + r) % 4
+    v = variants.reshape(n, 96, NUM_CARDS).astype(np.uint64)
+    hi = (v[:, :, :26] * weights).sum(axis=2)
+    lo_ = (v[:, :, 26:] * weights).sum(axis=2)
+    best_hi = hi.min(axis=1)
+    lo_masked = np.where(hi == best_hi[:, None], lo_, np.iinfo(np.uint64).max)
+    best_lo = lo_masked.min(axis=1)
+    packed = np.stack([best_hi, best_lo], axis=1).astype(">u8")
+    out[lo:lo + n] = packed.view("V16").reshape(n)
+  return out

@@ -54,44 +54,6 @@ from ospiel_team.bridge import scoring
 # ------------------------------------------------------------------------------------------
 # Auctions / engine helpers
 # ------------------------------------------------------------------------------------------
-def take_auctions(auctions: A.Auctions, idx) -> A.Auctions:
-  """A new `Auctions` holding copies of tables `idx` (in that order, repeats allowed)."""
-  idx = np.asarray(idx, np.int64)
-  new = object.__new__(A.Auctions)
-  b = auctions.batch_size
-  for k, v in auctions.__dict__.items():
-    if k == "_legal":  # cached legal mask: recomputed on demand
-      new.__dict__[k] = None
-    elif k == "_rows":
-      new.__dict__[k] = np.arange(len(idx))
-    elif k == "batch_size":
-      new.__dict__[k] = len(idx)
-    elif isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == b:
-      new.__dict__[k] = v[idx].copy()
-    else:
-      new.__dict__[k] = v
-  return new
-
-
-def concat_auctions(parts) -> A.Auctions:
-  """One `Auctions` with the tables of all `parts` (same `uncontested`)."""
-  parts = list(parts)
-  new = object.__new__(A.Auctions)
-  total = sum(p.batch_size for p in parts)
-  for k, v in parts[0].__dict__.items():
-    if k == "_legal":
-      new.__dict__[k] = None
-    elif k == "_rows":
-      new.__dict__[k] = np.arange(total)
-    elif k == "batch_size":
-      new.__dict__[k] = total
-    elif isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == parts[0].batch_size:
-      new.__dict__[k] = np.concatenate([p.__dict__[k] for p in parts])
-    else:
-      new.__dict__[k] = v
-  return new
-
-
 def engine_from_auctions(dataset, uncontested: bool, auctions: A.Auctions,
                          deal_index) -> engine_lib.BiddingEngine:
   """A `BiddingEngine` positioned at the given auctions of the dataset's deals."""
@@ -107,7 +69,7 @@ def engine_from_auctions(dataset, uncontested: bool, auctions: A.Auctions,
 
 def _replicate(eng: engine_lib.BiddingEngine, idx) -> engine_lib.BiddingEngine:
   idx = np.asarray(idx, np.int64)
-  return engine_from_auctions(eng.dataset, eng.uncontested, take_auctions(eng.auctions, idx),
+  return engine_from_auctions(eng.dataset, eng.uncontested, eng.auctions.take(idx),
                               eng.deal_index[idx])
 
 
@@ -314,15 +276,15 @@ class JPSBidSearch:
     self.count[rows] += 1
     take = rows[self.rng.random(len(rows)) * self.count[rows] < 1.0]  # reservoir sampling
     if len(take):
-      snaps = take_auctions(eng.auctions, take)
+      snaps = eng.auctions.take(take)
       for j, t in enumerate(take):
-        self.snap[int(t)] = (take_auctions(snaps, [j]), int(eng.deal_index[t]))
+        self.snap[int(t)] = (snaps.take([j]), int(eng.deal_index[t]))
 
   def end_round(self, trainer, ro: a2c.Rollout) -> int:
     if not self.snap:
       return 0
     tables = sorted(self.snap)
-    auctions = concat_auctions([self.snap[t][0] for t in tables])
+    auctions = A.Auctions.concat([self.snap[t][0] for t in tables])
     deals = [self.snap[t][1] for t in tables]
     root = engine_from_auctions(trainer.engine.dataset, trainer.engine.uncontested, auctions,
                                 deals)

@@ -11,7 +11,8 @@ each call, so a bidder playing itself bids identically at both tables and scores
 Command line::
 
   python -m ospiel_team.bridge.match --bidder_a natural --bidder_b random --boards 1000 \
-      [--dataset PATH] [--out DIR] [--seed S] [--uncontested]
+      [--dataset heldout|validation|train|PATH] [--reference_dir DIR] [--out DIR] [--seed S] \
+      [--uncontested] [--sample]
 
 writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summary.
 """
@@ -48,6 +49,23 @@ def board_dealer_vulnerability(board_numbers) -> tuple[np.ndarray, np.ndarray]:
   return (b - 1) % 4, vul_codes[(b - 1) % 16]
 
 
+def clustered_stderr(values: np.ndarray, clusters: np.ndarray) -> float:
+  """Cluster-robust standard error of the mean of `values` (boards sharing a cluster id are
+  dependent, e.g. the same deal up to symmetry): ``sqrt(G / (G - 1) * sum_g S_g^2) / n`` with
+  ``S_g`` the sum of ``values - mean`` over cluster g (G clusters, n values). With one value
+  per cluster it equals the usual ``std(ddof=1) / sqrt(n)``."""
+  x = np.asarray(values, np.float64)
+  c = np.asarray(clusters)
+  if x.shape != c.shape[:1] or x.ndim != 1:
+    raise ValueError(f"values {x.shape} and clusters {c.shape} must be (n,) arrays")
+  _, inv = np.unique(c, return_inverse=True)
+  g = int(inv.max()) + 1 if len(inv) else 0
+  if g < 2:
+    return 0.0
+  sums = np.bincount(inv.reshape(-1), weights=x - x.mean(), minlength=g)
+  return float(np.sqrt(g / (g - 1) * np.sum(sums ** 2)) / len(x))
+
+
 @dataclasses.dataclass
 class MatchResult:
   """Per-board results of a duplicate match (arrays of length `boards`) and the summary."""
@@ -63,10 +81,28 @@ class MatchResult:
   auctions_table2: list
   contracts_table1: list
   contracts_table2: list
+  clusters: Optional[np.ndarray] = None  # (boards,) cluster id of each board (None: one each)
 
   @property
   def boards(self) -> int:
     return int(len(self.imps))
+
+  @property
+  def num_clusters(self) -> int:
+    return self.boards if self.clusters is None else int(len(np.unique(self.clusters)))
+
+  @property
+  def stderr_clustered(self) -> float:
+    """Standard error of the mean IMPs with boards of one cluster summed first (`clustered_stderr`)."""
+    if self.clusters is None:
+      return self.stderr_imps
+    return clustered_stderr(self.imps, self.clusters)
+
+  @property
+  def ci95(self) -> tuple[float, float]:
+    """Normal 95% interval of the mean IMPs/board from the clustered standard error."""
+    m, se = self.mean_imps, self.stderr_clustered
+    return (m - 1.959964 * se, m + 1.959964 * se)
 
   @property
   def mean_imps(self) -> float:
@@ -80,6 +116,8 @@ class MatchResult:
     return {
         "bidder_a": self.bidder_a, "bidder_b": self.bidder_b, "boards": self.boards,
         "imps_per_board_for_a": self.mean_imps, "stderr": self.stderr_imps,
+        "stderr_clustered": self.stderr_clustered, "clusters": self.num_clusters,
+        "ci95_low": self.ci95[0], "ci95_high": self.ci95[1],
         "total_imps_for_a": int(self.imps.sum()),
         "mean_score_diff_for_a": float(np.mean(self.ns_score_table1 - self.ns_score_table2))
         if self.boards else 0.0,
@@ -95,7 +133,10 @@ def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew
   """Runs the engine's tables to the end; table t's N-S seats use `bidder_ns[t]`'s act.
 
   `bidder_ns` / `bidder_ew` are per-table sequences of bidders (objects are grouped so each
-  bidder acts once per step on all the tables where it is to call). Each step, table t gets
+  bidder acts once per step on all the tables where it is to call). A bidder with
+  ``needs_auction = True`` is called as ``act_auction(engine.auctions, engine.hands, rows,
+  uniforms)`` (it sees the whole auction, e.g. `jps_paper.PaperBidder`), others as
+  ``act(observations, uniforms)``. Each step, table t gets
   uniform `uniforms_per_step[step, t]` (drawn from `rng` when not given).
   """
   b = engine.batch_size
@@ -118,22 +159,43 @@ def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew
     for bidder, ns_mask, ew_mask in groups.values():
       rows = np.flatnonzero(active & np.where(side == 0, ns_mask, ew_mask))
       if rows.size:
-        calls[rows] = bidder.act(obs[rows], u[rows])
+        if getattr(bidder, "needs_auction", False):  # e.g. the JPS authors' 'single' models
+          calls[rows] = bidder.act_auction(engine.auctions, engine.hands, rows, u[rows])
+        else:
+          calls[rows] = bidder.act(obs[rows], u[rows])
     engine.step(calls)
     step += 1
 
 
 def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
               batch_boards: int = 1024, uncontested: bool = False,
-              progress: bool = True) -> MatchResult:
-  """Plays `boards` duplicate boards between bidders A and B (objects or built-in names).
+              progress: bool = True, reference_dir: Optional[str] = None) -> MatchResult:
+  """Plays `boards` duplicate boards between bidders A and B.
 
   Board k (1-based) is deal ``perm[k-1]`` of the dataset for a seeded random permutation
   `perm` (no deal repeats; `boards` must not exceed the dataset size), with the standard
-  dealer and vulnerability of board number k.
+  dealer and vulnerability of board number k. Boards whose deals are equal up to a seat
+  rotation and suit permutation (`deal.canonical_keys`) form one cluster of the clustered
+  standard error.
+
+  Args:
+    bidder_a, bidder_b: bidder objects, or names / model paths for `bidders.make_bidder`.
+    boards: number of boards (each played at two tables).
+    dataset: a `BridgeDataset`, a path, a shipped name ('train', 'validation', 'heldout') or
+      None (the default dataset).
+    seed: seed of the board order and of the uniforms given to the bidders.
+    batch_boards: boards bid together.
+    uncontested: East-West may only pass.
+    progress: show a tqdm bar.
+    reference_dir: folder of the JPS authors' models (for names ``jps_paper_*``).
   """
-  a = bidders_lib.make_bidder(bidder_a) if isinstance(bidder_a, str) else bidder_a
-  b = bidders_lib.make_bidder(bidder_b) if isinstance(bidder_b, str) else bidder_b
+  a = (bidders_lib.make_bidder(bidder_a, reference_dir=reference_dir)
+       if isinstance(bidder_a, str) else bidder_a)
+  b = (bidders_lib.make_bidder(bidder_b, reference_dir=reference_dir)
+       if isinstance(bidder_b, str) else bidder_b)
+  if isinstance(dataset, str):
+    from ospiel_team.bridge import dataset as dataset_lib  # pylint: disable=g-import-not-at-top
+    dataset = dataset_lib.resolve_dataset(dataset)
   eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
   if int(boards) != boards or boards < 1:
     raise ValueError(f"boards must be a positive integer, got {boards!r}")
@@ -172,7 +234,8 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
       bidder_a=a.name, bidder_b=b.name, deal_index=deal_index, dealer=dealer,
       vulnerability=vul, ns_score_table1=ns1, ns_score_table2=ns2,
       imps=scoring.imps_array(ns1 - ns2), auctions_table1=auctions1,
-      auctions_table2=auctions2, contracts_table1=contracts1, contracts_table2=contracts2)
+      auctions_table2=auctions2, contracts_table1=contracts1, contracts_table2=contracts2,
+      clusters=deal_lib.canonical_keys(eng.dataset.holders[deal_index]))
 
 
 _atomic_write = atomic_io.write_text
@@ -202,7 +265,9 @@ def report(result: MatchResult, dataset_holders: Optional[np.ndarray] = None,
       f"# Duplicate match: {result.bidder_a} (A) vs {result.bidder_b} (B)", "",
       f"- boards: {summ['boards']}",
       f"- IMPs per board for A: **{summ['imps_per_board_for_a']:+.3f} "
-      f"± {summ['stderr']:.3f}** (standard error)",
+      f"± {summ['stderr_clustered']:.3f}** (standard error clustered by deal up to symmetry, "
+      f"{summ['clusters']} clusters; per board {summ['stderr']:.3f}); 95% interval "
+      f"[{summ['ci95_low']:+.3f}, {summ['ci95_high']:+.3f}]",
       f"- total IMPs for A: {summ['total_imps_for_a']:+d}; boards won A / B / tied: "
       f"{summ['boards_won_by_a']} / {summ['boards_won_by_b']} / {summ['boards_tied']}",
       f"- mean score difference for A: {summ['mean_score_diff_for_a']:+.1f}",
@@ -235,28 +300,53 @@ def write_report(result: MatchResult, out_dir: str, dataset_holders=None,
 FLAGS = flags.FLAGS
 
 
+def default_reference_dir() -> str:
+  """The CLI's default --reference_dir: ``../shared/jps_reference`` beside the repository."""
+  repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  return os.path.normpath(os.path.join(repo, "..", "shared", "jps_reference"))
+
+
 def define_flags() -> None:
   """Defines the match command's flags (only when run as a script, not on import)."""
-  flags.DEFINE_string("bidder_a", "natural", "Bidder A: pass, random, natural or a2c (the shipped model).")
-  flags.DEFINE_string("bidder_b", "random", "Bidder B: pass, random, natural or a2c (the shipped model).")
+  names = ("pass, random, natural, a shipped model (a2c, a2c_seed1..a2c_seed5, a2c_finetuned, "
+           "a2c_1search, jpsbid, a2c_uncontested), the JPS authors' jps_paper_0.63, "
+           "jps_paper_baseline, jps_paper_baseline2, jps_paper_2day5, jps_paper_2day8 (from "
+           "--reference_dir), or a model file (.npz of ours, .pth of the authors')")
+  flags.DEFINE_string("bidder_a", "natural", "Bidder A: " + names + ".")
+  flags.DEFINE_string("bidder_b", "random", "Bidder B: " + names + ".")
   flags.DEFINE_integer("boards", 1000, "Number of boards (each played at two tables).")
-  flags.DEFINE_string("dataset", None, "Dataset .npz (default: the shipped dataset).")
+  flags.DEFINE_string("dataset", None, "Deals: a shipped name (train, validation, heldout) or "
+                      "an .npz path (default: the training dataset).")
+  flags.DEFINE_string("reference_dir", None, "Folder with the JPS authors' bridge_models/ "
+                      "(default: ../shared/jps_reference beside the repository).")
   flags.DEFINE_string("out", "bridge_match", "Output folder for match.json and match.md.")
   flags.DEFINE_integer("seed", 0, "Seed of the board order and of random bidders.")
   flags.DEFINE_bool("uncontested", False, "East-West may only pass (Yeh & Lin's setting).")
+  flags.DEFINE_bool("sample", False, "Model bidders sample their calls instead of bidding "
+                    "greedily (the JPS paper evaluates greedily).")
 
 
 def main(argv):
-  del argv
-  ds = engine_lib._as_dataset(FLAGS.dataset)  # pylint: disable=protected-access
-  result = run_match(FLAGS.bidder_a, FLAGS.bidder_b, FLAGS.boards, dataset=ds,
-                     seed=FLAGS.seed, uncontested=FLAGS.uncontested)
-  settings = {"dataset": FLAGS.dataset or "shipped default", "seed": FLAGS.seed,
-              "uncontested": FLAGS.uncontested}
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  try:
+    from ospiel_team.bridge import dataset as dataset_lib  # pylint: disable=g-import-not-at-top
+    ds = dataset_lib.resolve_dataset(FLAGS.dataset)
+    ref = FLAGS.reference_dir or default_reference_dir()
+    a, b = (bidders_lib.make_bidder(n, reference_dir=ref, greedy=not FLAGS.sample)
+            for n in (FLAGS.bidder_a, FLAGS.bidder_b))
+    result = run_match(a, b, FLAGS.boards, dataset=ds, seed=FLAGS.seed,
+                       uncontested=FLAGS.uncontested)
+  except ValueError as e:  # user errors: one line, no traceback
+    raise SystemExit(f"match: error: {e}") from None
+  settings = {"dataset": FLAGS.dataset or "train (shipped default)", "seed": FLAGS.seed,
+              "uncontested": FLAGS.uncontested, "greedy": not FLAGS.sample}
   jpath, mpath = write_report(result, FLAGS.out, ds.holders, settings)
   s = result.summary()
   print(f"{s['bidder_a']} vs {s['bidder_b']}: {s['imps_per_board_for_a']:+.3f} ± "
-        f"{s['stderr']:.3f} IMPs/board over {s['boards']} boards; wrote {jpath}, {mpath}")
+        f"{s['stderr_clustered']:.3f} IMPs/board (clustered s.e., {s['clusters']} clusters; "
+        f"95% interval [{s['ci95_low']:+.3f}, {s['ci95_high']:+.3f}]) over {s['boards']} boards; "
+        f"wrote {jpath}, {mpath}")
 
 
 if __name__ == "__main__":

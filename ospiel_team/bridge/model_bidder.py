@@ -1,4 +1,4 @@
-"""A bridge bidder backed by a trained A2C network (`ospiel_team.bridge.a2c`).
+"""A bridge bidder backed by a trained policy network (`ospiel_team.bridge.policy_net`).
 
 It has the batched bidder interface of `ospiel_team.bridge.bidders` (``act(observations,
 uniforms) -> calls``), so duplicate matches (`ospiel_team.bridge.match`) can use it::
@@ -13,7 +13,8 @@ By default it bids greedily (the most probable legal call, as in the JPS paper's
 Shipped models live in ``ospiel_team/bridge/models/``: ``a2c_baseline.npz`` (self-play A2C,
 4 seats, contested) and, when present, ``a2c_uncontested.npz`` (trained with East-West passing).
 `load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
-`a2c.save_model` (or an A2C checkpoint).
+`policy_net.save_model` (or an A2C checkpoint). Loading a model imports only the network
+(`policy_net`), not the trainer (`a2c`).
 """
 
 from __future__ import annotations
@@ -23,16 +24,25 @@ from typing import Optional
 
 import numpy as np
 
-from ospiel_team.bridge import a2c
+from ospiel_team.bridge import policy_net
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
-SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested.npz"}
+SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested.npz",
+                  **{f"a2c_seed{k}": f"a2c_seed{k}.npz" for k in range(1, 6)},
+                  "a2c_finetuned": "a2c_finetuned.npz", "a2c_1search": "a2c_1search.npz",
+                  "jpsbid": "a2c_jpsbid.npz"}
 
 
 def model_path(name_or_path: str = "a2c") -> str:
-  """Path of a shipped model name ('a2c', 'a2c_uncontested') or the path itself."""
+  """Path of a shipped model name (`SHIPPED_MODELS`) or the path itself."""
   if name_or_path in SHIPPED_MODELS:
-    return os.path.join(MODELS_DIR, SHIPPED_MODELS[name_or_path])
+    path = os.path.join(MODELS_DIR, SHIPPED_MODELS[name_or_path])
+    if not os.path.isfile(path):
+      present = sorted(n for n, f in SHIPPED_MODELS.items()
+                       if os.path.isfile(os.path.join(MODELS_DIR, f)))
+      raise ValueError(f"model {name_or_path!r} is not in this build ({path} is missing); "
+                       f"shipped: {present}")
+    return path
   if os.path.exists(name_or_path):
     return name_or_path
   raise ValueError(f"unknown model {name_or_path!r}: not a shipped model "
@@ -47,7 +57,7 @@ class ModelBidder:
     self.greedy = bool(greedy)
     self.net = net
     self.params = params
-    self._policy = a2c.PolicyFn(net, params)
+    self._policy = policy_net.PolicyFn(net, params)
 
   def probabilities(self, observations: np.ndarray) -> np.ndarray:
     """(n, 38) policy probabilities (zero on illegal calls)."""
@@ -56,23 +66,23 @@ class ModelBidder:
 
   def act(self, observations: np.ndarray, uniforms: Optional[np.ndarray] = None) -> np.ndarray:
     obs = np.asarray(observations, np.float32)
-    if obs.ndim != 2 or obs.shape[1] != a2c.OBS_SIZE:
-      raise ValueError(f"observations must have shape (n, {a2c.OBS_SIZE}), got {obs.shape}")
+    if obs.ndim != 2 or obs.shape[1] != policy_net.OBS_SIZE:
+      raise ValueError(f"observations must have shape (n, {policy_net.OBS_SIZE}), got {obs.shape}")
     if len(obs) == 0:
       return np.zeros(0, np.int64)
-    legal = a2c.legal_from_obs(obs)
+    legal = policy_net.legal_from_obs(obs)
     if np.any(legal.sum(axis=1) == 0):
       raise ValueError(f"row {int(np.flatnonzero(legal.sum(axis=1) == 0)[0])} has no legal call")
     probs = self.probabilities(obs)
     if self.greedy or uniforms is None:
-      return a2c.greedy_calls(probs, legal)
-    return a2c.sample_calls(probs, legal, uniforms)
+      return policy_net.greedy_calls(probs, legal)
+    return policy_net.sample_calls(probs, legal, uniforms)
 
 
 def load_bidder(name_or_path: str = "a2c", greedy: bool = True,
                 name: Optional[str] = None) -> ModelBidder:
   """A `ModelBidder` for a shipped model name or a model/checkpoint path."""
-  net, params, _ = a2c.load_model(model_path(name_or_path))
+  net, params, _ = policy_net.load_model(model_path(name_or_path))
   label = name or (name_or_path if name_or_path in SHIPPED_MODELS
                    else os.path.splitext(os.path.basename(name_or_path))[0])
   return ModelBidder(net, params, name=label, greedy=greedy)
@@ -81,103 +91,3 @@ def load_bidder(name_or_path: str = "a2c", greedy: bool = True,
 def shipped_bidder() -> ModelBidder:
   """The shipped contested A2C bidder (the name 'a2c' in duplicate matches)."""
   return load_bidder("a2c")
-
-
-# ------------------------------------------------------------------------------------------
-# Bidding statistics (JPS paper Appendix H): opening table, bid and contract frequencies
-# ------------------------------------------------------------------------------------------
-_CARD_HCP = np.clip(np.arange(52) // 4 - 8, 0, 4)
-
-
-def self_play_auctions(bidder, dataset=None, boards: int = 1000, seed: int = 0,
-                       uncontested: bool = False):
-  """Bids `boards` deals of a dataset with `bidder` at all four seats (duplicate dealer/vul).
-
-  Returns the engine after the auctions (its `.auctions.history`, `.holders`, contracts).
-  """
-  from ospiel_team.bridge import engine as engine_lib  # pylint: disable=g-import-not-at-top
-  from ospiel_team.bridge import match as match_lib  # pylint: disable=g-import-not-at-top
-  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
-  boards = min(int(boards), eng.num_deals)
-  if boards < 1:
-    raise ValueError(f"boards must be >= 1, got {boards}")
-  rng = np.random.default_rng(seed)
-  idx = rng.permutation(eng.num_deals)[:boards]
-  dealer, vul = match_lib.board_dealer_vulnerability(np.arange(1, boards + 1))
-  eng.reset(idx, dealer, vul)
-  match_lib.play_tables(eng, [bidder] * boards, [bidder] * boards, rng=rng)
-  return eng
-
-
-def bidding_statistics(eng) -> dict:
-  """Opening table (HCP and suit-length ranges per opening call), call / contract frequencies.
-
-  The opening is the first call other than Pass; its hand is the opener's. Ranges are the 5th
-  to 95th percentiles (so '10-18' means 90% of the openings lie in 10..18).
-  """
-  from ospiel_team.bridge import auction as A  # pylint: disable=g-import-not-at-top
-  a = eng.auctions
-  n = a.batch_size
-  hist = a.history
-  ncalls = a.num_calls
-  calls = np.concatenate([hist[i, :ncalls[i]] for i in range(n)]).astype(np.int64)
-  call_freq = np.bincount(calls, minlength=A.NUM_CALLS) / max(len(calls), 1)
-  level, strain, doubled, _ = eng.contract()
-  cnames = ["Pass"] + [A.call_string(3 + j) for j in range(A.NUM_BIDS)]
-  cidx = np.where(level > 0, 1 + (level - 1) * 5 + strain, 0)
-  contract_freq = np.bincount(cidx, minlength=len(cnames)) / n
-  openings = {}
-  for i in range(n):
-    h = hist[i, :ncalls[i]]
-    nz = np.flatnonzero(h != A.PASS)
-    if len(nz) == 0:
-      continue
-    pos = int(nz[0])
-    seat = int((a.dealer[i] + pos) % 4)
-    cards = eng.holders[i] == seat
-    hcp = int(_CARD_HCP[cards].sum())
-    lens = np.bincount(np.arange(52)[cards] % 4, minlength=4)  # C, D, H, S
-    openings.setdefault(int(h[pos]), []).append((hcp, *lens))
-  table = []
-  for call in sorted(openings):
-    arr = np.array(openings[call])
-    lo, hi = np.percentile(arr, 5, axis=0), np.percentile(arr, 95, axis=0)
-    table.append({"opening": A.call_string(call), "count": len(arr),
-                  "frequency": len(arr) / n,
-                  "hcp": f"{int(lo[0])}-{int(hi[0])}", "hcp_mean": float(arr[:, 0].mean()),
-                  **{f"len_{s}": f"{int(lo[1 + k])}-{int(hi[1 + k])}"
-                     for k, s in enumerate("CDHS")},
-                  **{f"mean_len_{s}": float(arr[:, 1 + k].mean()) for k, s in enumerate("CDHS")}})
-  lengths = np.bincount(ncalls, minlength=1) / n
-  return {"boards": n, "openings": table,
-          "passed_out": float(np.mean(level == 0)),
-          "call_frequency": {A.call_string(c): float(call_freq[c])
-                             for c in np.argsort(-call_freq) if call_freq[c] > 0},
-          "contract_frequency": {cnames[c]: float(contract_freq[c])
-                                 for c in np.argsort(-contract_freq) if contract_freq[c] > 0},
-          "doubled_contracts": float(np.mean(doubled > 0)),
-          "mean_auction_length": float(ncalls.mean()),
-          "auction_length_histogram": {int(k): float(v) for k, v in enumerate(lengths) if v > 0}}
-
-
-def opening_table_markdown(stats: dict, top: int = 12) -> str:
-  """Markdown of `bidding_statistics`: the opening table and the most frequent calls/contracts."""
-  lines = [f"Opening table ({stats['boards']} boards; ranges are 5th-95th percentiles)", "",
-           "| opening | freq | HCP | mean HCP | clubs | diamonds | hearts | spades |",
-           "|---|---|---|---|---|---|---|---|"]
-  for r in sorted(stats["openings"], key=lambda r: -r["count"]):
-    lines.append(f"| {r['opening']} | {100 * r['frequency']:.1f}% | {r['hcp']} | "
-                 f"{r['hcp_mean']:.1f} | {r['len_C']} | {r['len_D']} | {r['len_H']} | "
-                 f"{r['len_S']} |")
-  lines += ["", f"Passed out: {100 * stats['passed_out']:.1f}%; doubled contracts: "
-            f"{100 * stats['doubled_contracts']:.1f}%; mean auction length "
-            f"{stats['mean_auction_length']:.1f} calls", "",
-            "| call | freq | | final contract | freq |", "|---|---|---|---|---|"]
-  calls = list(stats["call_frequency"].items())[:top]
-  cons = list(stats["contract_frequency"].items())[:top]
-  for i in range(max(len(calls), len(cons))):
-    c = calls[i] if i < len(calls) else ("", None)
-    k = cons[i] if i < len(cons) else ("", None)
-    lines.append(f"| {c[0]} | {'' if c[1] is None else f'{100 * c[1]:.2f}%'} | | {k[0]} | "
-                 f"{'' if k[1] is None else f'{100 * k[1]:.2f}%'} |")
-  return "\n".join(lines) + "\n"

@@ -10,7 +10,8 @@ Parameters:
 
 * ``dataset`` (str, default ``""`` = the dataset shipped in the package): path of a deal +
   DDS-table dataset read by `ospiel_team.bridge.dataset.load_dataset`.
-* ``dealer`` (str, default ``"N"``): ``N``, ``E``, ``S``, ``W`` (or ``0``..``3``), or
+* ``dealer`` (str, default ``"N"``): ``N``, ``E``, ``S``, ``W`` (a string: pyspiel
+  type-checks parameters against this default and rejects ``dealer=0``), or
   ``random``: a chance node after the deal picks the dealer uniformly.
 * ``vulnerability`` (str, default ``"none"``): ``none``, ``ns``, ``ew``, ``both``, or
   ``random``: a chance node (after the dealer's) picks one of the four uniformly.
@@ -99,7 +100,11 @@ def _parse_params(params: dict) -> dict:
   if isinstance(dealer, str) and dealer.strip().lower() == "random":
     dealer = None
   else:
-    dealer = auction_lib.parse_seat(dealer)
+    try:
+      dealer = auction_lib.parse_seat(dealer)
+    except ValueError:
+      raise ValueError(f"bridge_bidding: dealer {dealer!r} is not one of N, E, S, W or "
+                       "random") from None
   vul = p["vulnerability"]
   if isinstance(vul, str) and vul.strip().lower() == "random":
     vul = None
@@ -137,12 +142,30 @@ class BridgeBiddingGame(pyspiel.Game):
     super().__init__(_GAME_TYPE, game_info, params)
     self._deal_outcomes = None
 
+  def __deepcopy__(self, memo) -> "BridgeBiddingGame":
+    # A game is immutable: copies share it. OpenSpiel clones a Python state
+    # (`PyState::Clone`, python_games.cc) by `copy.deepcopy`-ing every attribute of the state's
+    # `__dict__`, including `_game`; pybind11's default deepcopy of a `pyspiel.Game` subclass
+    # makes a new wrapper without this object's `__dict__` (no `dataset`, no `num_deals`), which
+    # was the AttributeError of `new_initial_state().child(0)`.
+    del memo
+    return self
+
+  def __copy__(self) -> "BridgeBiddingGame":
+    return self
+
   def deal_outcomes(self) -> List[Tuple[int, float]]:
     """The deal chance node's outcomes (built once per game: N pairs)."""
     if self._deal_outcomes is None:
       p = 1.0 / self.num_deals
       self._deal_outcomes = [(i, p) for i in range(self.num_deals)]
     return self._deal_outcomes
+
+  def min_terminal_histories(self) -> int:
+    """A lower bound on the number of terminal histories (GameTree checks it first)."""
+    # Per deal, every increasing subset of the 35 contract bids, passed out after the last bid,
+    # is a different auction: at least 2^35 terminal histories (doubles and passes add more).
+    return 2 ** 35
 
   def new_initial_state(self) -> "BridgeBiddingState":
     return BridgeBiddingState(self)
