@@ -1,14 +1,59 @@
-"""Install metadata for ospiel_team: team and cooperative games and solvers for OpenSpiel."""
+"""Install metadata for ospiel_team: team and cooperative games and solvers for OpenSpiel.
+
+Published as `ospiel-team` (`pip install ospiel-team`); the import name is `ospiel_team`.
+"""
+import os
+import re
+
 import setuptools
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _version() -> str:
+  """The one version number, `ospiel_team.__version__`, read without importing the package."""
+  with open(os.path.join(_HERE, "ospiel_team", "__init__.py"), encoding="utf-8") as f:
+    return re.search(r'^__version__ = "([^"]+)"', f.read(), re.M).group(1)
+
+
+with open(os.path.join(_HERE, "README.md"), encoding="utf-8") as _f:
+  _README = _f.read()
+
 setuptools.setup(
-    name="ospiel_team",
-    version="0.1.0",
+    name="ospiel-team",
+    version=_version(),
     description=("Team and cooperative imperfect-information games and solvers "
                  "(Joint Policy Search, Exploitability Descent, team LP) for OpenSpiel."),
+    long_description=_README,
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    license_files=["LICENSE"],
+    # Placeholder: the project's public repository URL is not known yet.
+    url="https://github.com/<owner>/ospiel_team",
+    project_urls={
+        "Source": "https://github.com/<owner>/ospiel_team",  # placeholder (unknown yet)
+        "Issues": "https://github.com/<owner>/ospiel_team/issues",  # placeholder
+        "OpenSpiel": "https://github.com/google-deepmind/open_spiel",
+    },
+    keywords="game theory, team games, imperfect information, OpenSpiel, bridge bidding",
+    classifiers=[
+        "Development Status :: 3 - Alpha",
+        "Intended Audience :: Science/Research",
+        "Operating System :: POSIX :: Linux",
+        "Operating System :: MacOS",
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+        "Topic :: Games/Entertainment",
+    ],
     python_requires=">=3.11",
-    packages=setuptools.find_packages(include=["ospiel_team", "ospiel_team.*"]),
-    package_data={"ospiel_team": ["data/*", "bridge/data/*", "bridge/models/*"]},
+    # Namespace discovery, so that the data folders (bridge/data, bridge/models) are packages
+    # of the distribution and their files ship as package data (no "is not a package" warning).
+    packages=setuptools.find_namespace_packages(
+        include=["ospiel_team", "ospiel_team.*"], exclude=["*.__pycache__"]),
+    package_data={"ospiel_team.bridge.data": ["*.npz"],
+                  "ospiel_team.bridge.models": ["*.npz", "*.md", "*.json"]},
     include_package_data=True,
     install_requires=[
         "open_spiel>=1.5",
@@ -30,6 +75,8 @@ setuptools.setup(
     ],
     extras_require={
         "test": ["pytest", "nbformat", "nbclient", "ipykernel",
+                 # tests/test_wheel.py builds the wheel without build isolation.
+                 "setuptools>=70.1",
                  # OpenSpiel's sequence_form_lp (the team LP's independent check) needs these.
                  "cvxpy", "ecos"],
         "ray": ["ray"],
