@@ -5,7 +5,8 @@ threads: robust on a shared machine where wall time depends on the other jobs; w
 are recorded too). Metric evaluation and the JIT compilation that ED reports are not counted;
 NFSP's own JIT compilation is, as the runner cannot separate it. It plots NashConv against
 iterations and against CPU seconds, log-log, one panel per game, like Figure 1 of Lockhart
-et al. 2019 (`../shared/papers/exploitability_descent.txt`).
+et al., "Computing Approximate Equilibria in Sequential Adversarial Games by Exploitability
+Descent", IJCAI 2019, arXiv:1903.05614.
 The solvers are those of the comparison runner (`ospiel_team.compare`: OpenSpiel's CFR, CFR+,
 XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the array game tree.
 Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and

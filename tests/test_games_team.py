@@ -1,4 +1,6 @@
-"""Tests of the team benchmark games (Zhang & Sandholm, Sec. 5; `../shared/team_games.md`).
+"""Tests of the team benchmark games (Zhang & Sandholm, "Team Correlated
+Equilibria in Zero-Sum Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284,
+Sec. 5).
 
 Facts checked, each obtained independently of the code under test:
 - OpenSpiel's built-ins agree where they are the same game (`kuhn_poker(players=n)`,

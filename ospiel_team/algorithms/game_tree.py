@@ -1,8 +1,8 @@
 """The array game tree: a finite turn-based pyspiel game walked once into flat arrays.
 
 Every algorithm of the package (evaluation, best responses, JPS, exploitability descent, the team
-LP) works on these arrays with numpy or JAX instead of re-walking pyspiel states (see
-`../shared/ARCHITECTURE.md`). Conventions:
+LP) works on these arrays with numpy or JAX instead of re-walking pyspiel states.
+Conventions:
 
 * Nodes are all histories (chance, decision and terminal). They are stored in **level order**:
   sorted by depth, and within a depth in depth-first discovery order, so that each depth is a

@@ -1,7 +1,7 @@
 """Joint Policy Search (JPS): exact tabular and sample-based, on the array game tree.
 
 Tian, Gong, Jiang, "Joint Policy Search for Multi-agent Collaboration with Imperfect
-Information" (`../shared/papers/jps_joint_policy_search_v2.txt`, Sections 4-6).
+Information", NeurIPS 2020, arXiv:2008.06495 (Sections 4-6).
 
 For a policy sigma and a candidate sigma' that differs from it only on an *active set* of
 information sets, Theorem 1 (Eq. 4) gives the change of game value as a sum over the active

@@ -18,7 +18,8 @@ passes end the auction. The declarer is the player of the winning side who first
 final strain. In an *uncontested* auction (Yeh & Lin 2016's setting) East and West still take
 their turns but their only legal call is Pass.
 
-Observation (Appendix D of the JPS paper, `../shared/papers/jps_joint_policy_search_v2.txt`),
+Observation (Appendix D of the JPS paper: Tian, Gong & Jiang, "Joint Policy Search for
+Multi-agent Collaboration with Imperfect Information", NeurIPS 2020, arXiv:2008.06495),
 267 bits from the point of view of a seat ``p`` (``OBSERVATION_SIZE``):
 
 ====================  =========  =============================================================

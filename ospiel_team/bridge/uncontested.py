@@ -1,6 +1,7 @@
 r"""Yeh & Lin 2016's uncontested bidding benchmark: the IMP cost of the reached contract.
 
-Setting (Yeh & Lin 2016, Sec. 2, `../shared/papers/yeh_lin_2016_bridge_bidding_drl.txt`): only
+Setting (Yeh & Lin, "Automatic Bridge Bidding Using Deep Reinforcement Learning", ECAI 2016,
+arXiv:1607.03290, Sec. 2): only
 North and South bid, East and West always pass (`bridge_bidding(uncontested=true)`,
 `BiddingEngine(uncontested=True)`). The quality of the reached contract is judged against the
 North-South cards only, not against the particular East-West layout: for each North-South pair

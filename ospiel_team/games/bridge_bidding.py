@@ -1,7 +1,7 @@
 """Contract-bridge bidding with a double-dummy reward: the pyspiel game `bridge_bidding`.
 
 The bridge game of the JPS paper (Section 7, Appendices A and D,
-`../shared/papers/jps_joint_policy_search_v2.txt`) and of Yeh & Lin 2016: four players
+Tian, Gong & Jiang, NeurIPS 2020, arXiv:2008.06495) and of Yeh & Lin 2016: four players
 ``0=N, 1=E, 2=S, 3=W`` in two teams (N-S against E-W) bid; the play is replaced by the
 precomputed double-dummy (DDS) result of the final contract.
 

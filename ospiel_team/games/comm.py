@@ -1,6 +1,7 @@
 """Simple Communication Game of length L (Definition 1 of the JPS paper).
 
-`../shared/papers/jps_joint_policy_search_v2.txt`, Section 6, Definition 1:
+Tian, Gong & Jiang, "Joint Policy Search for Multi-agent Collaboration with Imperfect
+Information", NeurIPS 2020, arXiv:2008.06495, Section 6, Definition 1:
 
 * Chance deals P1's private number s1 uniformly from {0, ..., 2^L - 1}.
 * P1 (player 0) sees s1 and sends L public binary signals (actions 0 and 1),

@@ -1,6 +1,7 @@
 """2-Suit Mini-Bridge of size N (Definition 3 of the JPS paper).
 
-`../shared/papers/jps_joint_policy_search_v2.txt`, Section 6, Definition 3:
+Tian, Gong & Jiang, "Joint Policy Search for Multi-agent Collaboration with Imperfect
+Information", NeurIPS 2020, arXiv:2008.06495, Section 6, Definition 3:
 
 * Each player holds N cards of two suits. Chance deals s1, then s2 (two
   separate chance nodes), independently and uniformly from {0, ..., N}:

@@ -1,6 +1,7 @@
 """Simple Bidding Game of size N (Definition 2 of the JPS paper).
 
-`../shared/papers/jps_joint_policy_search_v2.txt`, Section 6, Definition 2:
+Tian, Gong & Jiang, "Joint Policy Search for Multi-agent Collaboration with Imperfect
+Information", NeurIPS 2020, arXiv:2008.06495, Section 6, Definition 2:
 
 * Chance deals s1, then s2, independently and uniformly from {0, ..., N-1}
   (two separate chance nodes). Player i sees only s_i.

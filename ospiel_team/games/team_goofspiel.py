@@ -1,5 +1,6 @@
-"""Goofspiel with n players (the `G` and `GL` families of Zhang & Sandholm, Sec. 5; rules in
-`../shared/team_games.md`).
+"""Goofspiel with n players (the `G` and `GL` families of Zhang & Sandholm, "Team Correlated
+Equilibria in Zero-Sum Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284,
+Sec. 5).
 
 `team_goofspiel(players=n, info=full|limited, num_cards=3)`. Point cards 1..K (K = num_cards,
 3 in the paper) are revealed one per round in uniformly random order: at the start of each

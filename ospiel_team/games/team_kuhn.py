@@ -1,7 +1,8 @@
 """Kuhn poker with n players and r ranks (the `K` family of Zhang & Sandholm, Sec. 5).
 
-Rules (`../shared/team_games.md`, family of Farina et al. 2021): a deck of `ranks` cards of
-distinct rank 0 < 1 < ... < ranks-1; one card dealt to each player (chance deals player 0 first,
+Rules (Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
+Decompositions", AAAI 2022, arXiv:2109.05284, Sec. 5; family of Farina et al. 2021):
+a deck of `ranks` cards of distinct rank 0 < 1 < ... < ranks-1; one card dealt to each player (chance deals player 0 first,
 uniformly from the cards left); everybody antes 1. One betting round in seat order: while nobody
 has bet a player may pass (check) or bet 1; once someone has bet, every later player (wrapping
 round to those who checked) acts once more and may pass (fold) or bet (call 1). Showdown: the

@@ -2,8 +2,9 @@
 
 `team_leduc(players=n, bets=b, ranks=r, suits=s, team1_size=k, no_raise_team=t)`.
 
-Rules (`../shared/team_games.md`, family of Farina et al. 2021): a deck of r ranks x s suits;
-suits are indistinguishable for hand strength, and chance deals *ranks* (a rank is drawn with
+Rules (Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
+Decompositions", AAAI 2022, arXiv:2109.05284, Sec. 5; family of Farina et al. 2021):
+a deck of r ranks x s suits; suits are indistinguishable for hand strength, and chance deals *ranks* (a rank is drawn with
 probability proportional to the cards of that rank left in the deck), exactly like OpenSpiel's
 `leduc_poker(suit_isomorphism=True)`; this is what makes Table 1's sizes come out (e.g. `21L133`
 has 6,477 terminal histories; dealing distinct cards would give 1,512 + 3,024 * 82). Each player

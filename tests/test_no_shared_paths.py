@@ -1,0 +1,49 @@
+"""Nothing a user gets cites `../shared/...` (a folder only this project's authors have).
+
+Papers are cited by title, authors, venue and arXiv id instead. Tests and benchmarks may take a
+path to the JPS authors' reference models (`jps_reference`) and skip without it.
+"""
+
+import os
+import re
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = re.compile(r"\.\./shared|/work/shared")
+# Code that reads the JPS authors' reference models by default from beside the repository.
+# TODO(bridge): match.py's --reference_dir default should not name ../shared (issue 15).
+EXEMPT = {os.path.join("ospiel_team", "bridge", "match.py")}
+
+
+def _files(top, exts):
+  for root, dirs, files in os.walk(os.path.join(REPO, top)):
+    dirs[:] = [d for d in dirs if d not in ("__pycache__", ".ipynb_checkpoints")]
+    for f in files:
+      if f.endswith(exts):
+        yield os.path.relpath(os.path.join(root, f), REPO)
+
+
+def test_no_shared_paths_in_package_notebooks_examples_and_docs():
+  paths = [*_files("ospiel_team", (".py",)), *_files("colabs", (".ipynb", ".py")),
+           *_files("examples", (".py",)), *_files("docs", (".md",)), "README.md", "setup.py"]
+  assert len(paths) > 30
+  bad = []
+  for p in paths:
+    if p in EXEMPT:
+      continue
+    with open(os.path.join(REPO, p), encoding="utf-8") as f:
+      for i, line in enumerate(f, 1):
+        if SHARED.search(line):
+          bad.append(f"{p}:{i}: {line.strip()[:100]}")
+  assert not bad, "\n".join(bad)
+
+
+def test_tests_and_benchmarks_name_only_the_reference_models():
+  bad = []
+  for p in [*_files("tests", (".py",)), *_files("benchmarks", (".py",))]:
+    if p.endswith("test_no_shared_paths.py"):
+      continue
+    with open(os.path.join(REPO, p), encoding="utf-8") as f:
+      for i, line in enumerate(f, 1):
+        if SHARED.search(line) and "jps_reference" not in line:
+          bad.append(f"{p}:{i}: {line.strip()[:100]}")
+  assert not bad, "\n".join(bad)
