@@ -1,7 +1,7 @@
 r"""Independent check of a Table-1 value: team 2's best response against team 1's LP plan.
 
 Solves the instance with `team_lp.solve`, then lets team 2 best respond to team 1's correlated
-plan with `teams.team_best_response_value` (backward induction on the array game tree for a
+plan with `team_best_response.team_best_response_value` (backward induction on the array game tree for a
 one-player team, the exact MIP for a larger one; not the LP) and prints what team 1 gets: it
 must equal the LP value (the maximin plan guarantees it, and the LP says no more).
 
@@ -16,6 +16,7 @@ from absl import flags
 
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms import coop_optimum
+from ospiel_team.algorithms import team_best_response
 from ospiel_team.algorithms import team_lp
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
@@ -37,7 +38,7 @@ def main(argv):
     u = teams_lib.team_terminal_utilities(tree, res.teams)
     start = time.perf_counter()
     w2 = chance * res.plans[0].terminal_reach() * u[:, 1]
-    team1_gets = -teams_lib.team_best_response_value(tree, res.teams, 1, w2)
+    team1_gets = -team_best_response.team_best_response_value(tree, res.teams, 1, w2)
     print(f"{name}: LP value {res.value:.12f} ({lp_seconds:.1f} s); team 2 best responds to "
           f"team 1's plan -> team 1 gets {team1_gets:.12f} ({time.perf_counter() - start:.1f} "
           f"s); difference {team1_gets - res.value:.2e}", flush=True)

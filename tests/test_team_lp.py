@@ -11,13 +11,14 @@ import pytest
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms import coop_optimum
 from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms import team_best_response
 from ospiel_team.algorithms import team_lp
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
 
 
 def _chance(tree):
-  return coop_optimum._chance_reach(tree)[tree.terminals]  # pylint: disable=protected-access
+  return tree.chance_reach()[tree.terminals]
 
 
 _SOLVED = {}
@@ -81,9 +82,9 @@ def test_plans_feasible_and_value_is_both_best_responses(game, teams):
   assert np.sum(ch * u[:, 0] * x1 * y2) == pytest.approx(res.value, abs=1e-8)
   # Team 2 best-responds to team 1's plan: its best value is -value (team 1 guarantees value).
   for method in ("lp", "mip"):
-    br2 = teams_lib.team_best_response_value(tree, t, 1, ch * x1 * u[:, 1], method=method)
+    br2 = team_best_response.team_best_response_value(tree, t, 1, ch * x1 * u[:, 1], method=method)
     assert br2 == pytest.approx(-res.value, abs=1e-7)
-    br1 = teams_lib.team_best_response_value(tree, t, 0, ch * y2 * u[:, 0], method=method)
+    br1 = team_best_response.team_best_response_value(tree, t, 0, ch * y2 * u[:, 0], method=method)
     assert br1 == pytest.approx(res.value, abs=1e-7)
   # Brute force over joint pure strategies (independent of both LP and MIP).
   for team, w in ((0, ch * y2 * u[:, 0]), (1, ch * x1 * u[:, 1])):
@@ -109,7 +110,7 @@ def test_single_player_best_response_matches_evaluation():
   reach = evaluation.reach_by_owner(tree, pi)[tree.terminals]
   for p in range(3):
     w = np.prod(np.delete(reach, p, axis=1), axis=1) * tree.node_returns[tree.terminals, p]
-    ours = teams_lib.single_player_best_response_value(tree, p, w)
+    ours = team_best_response.single_player_best_response_value(tree, p, w)
     assert ours == pytest.approx(float(evaluation.best_response(tree, pi, p).value), abs=1e-12)
 
 
@@ -138,7 +139,7 @@ def test_sampling_reproduces_the_plan_exactly_and_empirically():
   # Each pure strategy in the support guarantees at most the value (it is a team-1 strategy).
   pi = res.profile_policy(rng=0)
   tree.validate_policy_array(pi)
-  assert teams_lib.team_value_vs_best_response(tree, pi, res.teams) <= res.value + 1e-9
+  assert team_best_response.team_value_vs_best_response(tree, pi, res.teams) <= res.value + 1e-9
 
 
 def test_team_value_vs_best_response_metric_and_runner():
@@ -150,13 +151,13 @@ def test_team_value_vs_best_response_metric_and_runner():
   pi = rng.random((tree.num_infosets, tree.num_actions)) * tree.infoset_legal
   pi /= pi.sum(axis=1, keepdims=True)
   # Team 2 is player 2 alone: its best response is OpenSpiel-checked evaluation.best_response.
-  metric = teams_lib.team_value_vs_best_response_metric(tree, pi)
+  metric = team_best_response.team_value_vs_best_response_metric(tree, pi)
   assert metric == pytest.approx(-float(evaluation.best_response(tree, pi, 2).value), abs=1e-12)
   assert metric <= res.value + 1e-9
   # A two-player opponent team: LP and MIP agree.
   t2 = teams_lib.parse_teams("0|1,2", 3)
-  a = teams_lib.team_value_vs_best_response(tree, pi, t2, method="lp")
-  b = teams_lib.team_value_vs_best_response(tree, pi, t2, method="mip")
+  a = team_best_response.team_value_vs_best_response(tree, pi, t2, method="lp")
+  b = team_best_response.team_value_vs_best_response(tree, pi, t2, method="mip")
   assert a == pytest.approx(b, abs=1e-9)
   assert a <= _solve(game, "0|1,2").value + 1e-9
   # One-player teams: the plan's marginal behaviour is the plan itself (Kuhn's theorem), so the

@@ -33,6 +33,8 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from ospiel_team.algorithms import evaluation
+from ospiel_team.algorithms import highs
+from ospiel_team.algorithms import team_decomposition
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
 
@@ -167,19 +169,49 @@ def _sequence_form_rows(tree, members):
   return team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi
 
 
-def _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap,
-              initial_strategy=None):
-  """The flow formulation of `best_joint_pure_strategy_mip`."""
+@dataclasses.dataclass
+class FlowModel:
+  """The flow MIP of a team (`best_joint_pure_strategy_mip`), independent of the weights.
+
+  Columns [r (n_bin binaries) | e (edges)]; `terminal_edge[z]` is the edge column whose value is
+  the team's reach of terminal z (-1: the team does not act above z, reach 1).
+  """
+  team_inf: np.ndarray
+  inf_rep: np.ndarray
+  act: np.ndarray
+  n_bin: int
+  a_mat: "sparse.csr_matrix"
+  lo: list
+  hi: list
+  integrality: np.ndarray
+  terminal_edge: np.ndarray
+  dec: object
+  edge_index: np.ndarray
+  into: np.ndarray
+
+  @property
+  def num_cols(self) -> int:
+    return self.a_mat.shape[1]
+
+  def cost(self, terminal_weights: np.ndarray):
+    """(column costs, constant) of the objective sum_z w[z] reach(z)."""
+    t_edge = self.terminal_edge
+    const = float(terminal_weights[t_edge < 0].sum())
+    cost = np.zeros(self.num_cols)
+    np.add.at(cost, t_edge[t_edge >= 0], terminal_weights[t_edge >= 0])
+    return cost, const
+
+
+def flow_model(tree: GameTree, members: Sequence[int]) -> FlowModel:
+  """Builds the flow MIP's rows for `members` (see `best_joint_pure_strategy_mip`)."""
   from scipy import sparse  # pylint: disable=g-import-not-at-top
-  from ospiel_team.algorithms import team_lp  # pylint: disable=g-import-not-at-top
-  start = time.perf_counter()
   members = [int(p) for p in members]
   a_count = tree.num_actions
   team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = _sequence_form_rows(
       tree, members)
   n_bin = len(inf_rep)
   row = len(team_inf)
-  dec = team_lp.TeamDecomposition(tree, members, team_tree_only=True)
+  dec = team_decomposition.TeamDecomposition(tree, members, team_tree_only=True)
   team_nodes = np.nonzero(dec.tt_infoset >= 0)[0]
   # Edge columns e[v, a]: one per team node and legal action.
   legal = tree.infoset_legal[dec.tt_infoset[team_nodes]]
@@ -217,20 +249,29 @@ def _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap,
   lo += [-np.inf] * n_edge
   hi += [0.0] * n_edge
   row += n_edge
-  # Objective on the edges into terminals.
+  # The objective lives on the edges into terminals.
   t_edge = into[dec.tt_of_node[tree.terminals]]
-  const = float(terminal_weights[t_edge < 0].sum())
-  cost = np.zeros(n_bin + n_edge)
-  np.add.at(cost, t_edge[t_edge >= 0], terminal_weights[t_edge >= 0])
   a_mat = sparse.csr_matrix((vals, (rows, cols)), shape=(row, n_bin + n_edge))
   integrality = np.zeros(n_bin + n_edge, dtype=bool)
   integrality[:n_bin] = True
+  return FlowModel(team_inf=team_inf, inf_rep=inf_rep, act=act, n_bin=n_bin, a_mat=a_mat, lo=lo,
+                   hi=hi, integrality=integrality, terminal_edge=t_edge, dec=dec,
+                   edge_index=edge_index, into=into)
+
+
+def _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap,
+              initial_strategy=None):
+  """The flow formulation of `best_joint_pure_strategy_mip`."""
+  start = time.perf_counter()
+  members = [int(p) for p in members]
+  fm = flow_model(tree, members)
+  cost, const = fm.cost(terminal_weights)
   x0 = None
   if initial_strategy is not None:
-    x0 = _flow_start(tree, members, dec, initial_strategy, team_inf, inf_rep, act, edge_index,
-                     n_edge, into)
-  return _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integrality,
-                     const, time_limit, threads, mip_gap, start, "mip", x0)
+    x0 = _flow_start(tree, members, fm.dec, initial_strategy, fm.team_inf, fm.inf_rep, fm.act,
+                     fm.edge_index, fm.num_cols - fm.n_bin, fm.into)
+  return _finish_mip(tree, fm.team_inf, fm.inf_rep, fm.act, fm.n_bin, cost, fm.a_mat, fm.lo,
+                     fm.hi, fm.integrality, const, time_limit, threads, mip_gap, start, "mip", x0)
 
 
 def _flow_start(tree, members, dec, strategy, team_inf, inf_rep, act, edge_index, n_edge,
@@ -269,11 +310,10 @@ def _flow_start(tree, members, dec, strategy, team_inf, inf_rep, act, edge_index
 
 def _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integrality, const,
                 time_limit, threads, mip_gap, start, method, x0=None):
-  from ospiel_team.algorithms.team_lp import _solve_highs  # pylint: disable=g-import-not-at-top
   n_cols = a_mat.shape[1]
-  h = _solve_highs(np.asarray(cost), a_mat, np.asarray(lo), np.asarray(hi), np.zeros(n_cols),
-                   np.ones(n_cols), True, time_limit, threads, "", integrality=integrality,
-                   mip_gap=mip_gap, initial_solution=x0)
+  h = highs.solve(np.asarray(cost), a_mat, np.asarray(lo), np.asarray(hi), np.zeros(n_cols),
+                  np.ones(n_cols), True, time_limit, threads, "", integrality=integrality,
+                  mip_gap=mip_gap, initial_solution=x0)
   status = h.modelStatusToString(h.getModelStatus())
   info = h.getInfo()
   if info.primal_solution_status < 2 and status != "Optimal":
@@ -424,16 +464,15 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     raise ValueError(f"unknown method {method!r}; use 'auto', 'lp', 'mip' or 'brute_force'")
   res = None
   if method in ("auto", "lp"):
-    from ospiel_team.algorithms import team_lp  # pylint: disable=g-import-not-at-top
     try:
-      dec = team_lp.TeamDecomposition(tree, members, max_local=lp_max_local)
+      dec = team_decomposition.TeamDecomposition(tree, members, max_local=lp_max_local)
     except MemoryError:
       if method == "lp":
         raise
       dec = None
     if dec is not None:
-      br = team_lp.team_best_response_lp(tree, members, w, decomposition=dec,
-                                         time_limit=time_limit)
+      br = team_decomposition.team_best_response_lp(tree, members, w, decomposition=dec,
+                                                      time_limit=time_limit)
       strategy = br.plan.sample_pure_strategy(greedy=True)
       details.update(local_solutions=dec.num_local, sequences=dec.num_sequences)
       res = JointPureResult(value=br.value, bound=br.value, proven_optimal=True, gap=0.0,

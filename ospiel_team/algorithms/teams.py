@@ -12,11 +12,9 @@ The paper's assumptions (Sec. 2.1) are checked with clear errors: every player h
 (`GameTree` raises otherwise) and the game is *timeable*: every history of an information set is
 at the same depth of the tree.
 
-Besides the assignment itself this module holds the team quantities that the comparison runner
-and the tests need: team values, a team's best-response value against fixed terminal weights
-(one player: backward induction on its sequence tree; several players: exact, with the team LP
-or a MIP), and `team_value_vs_best_response`, the metric "team 1's value when team 2 best
-responds" of a per-player policy profile.
+Besides the assignment itself this module holds team values and the players' terminal reach;
+team best responses and the metric "team 1's value when team 2 best responds" are in
+`team_best_response.py` (this module imports no solver, so the solvers can import it).
 """
 
 from __future__ import annotations
@@ -210,79 +208,3 @@ def team_values(tree: GameTree, pi: np.ndarray, teams: Teams) -> Dict[str, List[
 def player_reach_plans(tree: GameTree, pi: np.ndarray) -> np.ndarray:
   """[num_terminals, num_players + 1] each player's (last column: chance's) terminal reach."""
   return evaluation.reach_by_owner(tree, pi)[tree.terminals]
-
-
-def single_player_best_response_value(tree: GameTree, player: int,
-                                      terminal_weights: np.ndarray) -> float:
-  """max over `player`'s pure strategies of sum_z w[z] * (player reaches z's sequence).
-
-  Backward induction over the player's sequence tree (perfect recall); `terminal_weights` already
-  holds chance, the other players' reach and the utility.
-  """
-  a_count = tree.num_actions
-  seqs = tree.sequences[player]
-  n_seq = tree.num_infosets * a_count + 1
-  value = np.bincount(seqs.terminal_last_seq + 1, weights=terminal_weights, minlength=n_seq)
-  for level in reversed(seqs.infoset_levels):
-    q = value[1 + level[:, None] * a_count + np.arange(a_count)[None, :]]
-    q = np.where(tree.infoset_legal[level], q, -np.inf)
-    value = value + np.bincount(seqs.infoset_parent_seq[level] + 1, weights=q.max(axis=1),
-                                minlength=n_seq)
-  return float(value[0])
-
-
-def team_best_response_value(tree: GameTree, teams: Teams, team: int,
-                             terminal_weights: np.ndarray, method: str = "auto",
-                             time_limit: Optional[float] = None) -> float:
-  """Best joint pure strategy value of `team` against fixed terminal weights.
-
-  `terminal_weights[z]` = chance reach x other team's (possibly correlated) reach x this team's
-  utility. One member: backward induction. Several: `method="lp"` solves the team LP over the
-  team's polytope (Theorem 3.21; exact because the polytope is the convex hull of pure plans),
-  `method="mip"` the exact MIP over members' pure sequence-form plans (`coop_optimum`).
-  """
-  members = teams.teams[team]
-  if len(members) == 1 and method in ("auto", "lp", "mip"):
-    return single_player_best_response_value(tree, members[0], terminal_weights)
-  if method in ("auto", "lp"):
-    from ospiel_team.algorithms import team_lp  # pylint: disable=g-import-not-at-top
-    return team_lp.team_best_response_lp(tree, members, terminal_weights).value
-  if method == "mip":
-    from ospiel_team.algorithms import coop_optimum  # pylint: disable=g-import-not-at-top
-    res = coop_optimum.best_joint_pure_strategy_mip(tree, members, terminal_weights,
-                                                    time_limit=time_limit)
-    if not res.proven_optimal:
-      raise RuntimeError(f"team best-response MIP not solved to optimality (gap {res.gap})")
-    return res.value
-  raise ValueError(f"unknown best-response method {method!r}; use 'auto', 'lp' or 'mip'")
-
-
-def team_value_vs_best_response(tree: GameTree, pi: np.ndarray, teams: Teams | str | None = None,
-                                team: int = 0, method: str = "auto") -> float:
-  """Team `team`'s value when the other team best responds (jointly) to the profile `pi`.
-
-  `pi` is a per-player policy array (e.g. CFR's average policy): `team` plays its members'
-  behavior policies, the other team picks its best joint pure strategy (a team best response,
-  exact). Compare with the TMECor value (team_lp), which is the largest this can be for any
-  correlated plan of `team`.
-  """
-  if teams is None:
-    teams = default_teams(tree.game)
-  teams = parse_teams(teams, tree.num_players)
-  if teams.num_teams != 2:
-    raise ValueError(f"team_value_vs_best_response needs two teams, got {teams}")
-  if team not in (0, 1):
-    raise ValueError(f"team must be 0 or 1, got {team}")
-  other = 1 - team
-  reach = player_reach_plans(tree, np.asarray(pi, dtype=np.float64))
-  weights = reach[:, tree.num_players].copy()
-  for p in teams.teams[team]:
-    weights *= reach[:, p]
-  u_other = team_terminal_utilities(tree, teams)[:, other]
-  br = team_best_response_value(tree, teams, other, weights * u_other, method=method)
-  return -br
-
-
-def team_value_vs_best_response_metric(tree: GameTree, pi: np.ndarray) -> float:
-  """Runner metric: team 1's value when team 2 best responds (teams from `default_teams`)."""
-  return team_value_vs_best_response(tree, pi, default_teams(tree.game), team=0)

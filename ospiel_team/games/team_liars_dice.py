@@ -23,15 +23,18 @@ sequence of the n*d bids, then "Liar"), so there are d^n * (2^(n*d) - 1) termina
 (`21D3`: 27 * 511 = 13,797, as Table 1 says); the returns do.
 
 **The Table 1 instances use `bidding_rule=reset-quantity, wild=false`** (`team_instances.py`).
-Why: the sizes of Table 1 (|Z|, #Seq) cannot tell the variants apart, but the value of 21D3 can.
-The team LP on 21D3 (teams {0,1} vs {2}) gives, for the four variants of (order, wild):
-reset-face + wild 1/3, reset-face + no wild 26/81 = 0.3210, reset-quantity + no wild
-23/81 = 0.283951 (the paper's .2840), and reset-quantity + wild something else
-(`docs/benchmarks/team_lp.md` lists every variant tried, including other payoff splits). Only
-face-first order without a wild face matches, and it is also the plain reading of FCGS-21's
-description of the game (a bid is higher if its face is higher, or the face is the same and
-the quantity higher; no wild face is mentioned). The defaults stay OpenSpiel's so that n = 2 is
-exactly OpenSpiel's game.
+Why: the sizes of Table 1 (|Z|, #Seq) cannot tell rule variants apart, but the value of 21D3
+(teams {0,1} vs {2}; the paper's .2840) can. The team LP on 21D3 gives (loser -1 / winner +1
+unless stated): face-first order (`reset-quantity`) 23/81 = 0.283951 with or without the wild
+face; quantity-first order (`reset-face`) 1/3 with the wild face, 26/81 = 0.320988 without;
+the other payoff splits tried are off too (loser -1 and every other player +1/2: 0.277778
+face-first, 1/3 quantity-first; winner +1 and every other player -1/2: 0.5). So the value
+fixes the bid order (face first: a raise names a higher face, or the same face with a higher
+quantity) and the payoff, but not the wild face: 21D3's value is the same either way, and in
+every 2-sided game we tried (n = 2..4, several seatings) face-first values do not depend on the
+wild face either, so 33D2/42D2/51D2 are not expected to tell. We use no wild face because the
+description of the game by Farina et al. (whose instances the paper reuses) names none; this
+part is a documented choice, not a fact checked against a published number.
 
 With n = 2 and `wild=true` this is exactly OpenSpiel's
 `liars_dice(numdice=1, dice_sides=d, bidding_rule=...)` (same histories, returns and

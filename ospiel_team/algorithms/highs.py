@@ -1,0 +1,115 @@
+"""A thin, checked wrapper around HiGHS (`highspy`) for the team LPs and MIPs.
+
+One function, `solve`, builds a `highspy.Highs` model from scipy sparse data and runs it; every
+option is checked: an option HiGHS does not know, or a value it refuses (e.g. `solver="bogus"`,
+a negative `time_limit`), raises `ValueError` naming it instead of being silently ignored (HiGHS
+itself only returns an error status from `setOptionValue`).
+
+Used by `team_lp` (the tree-decomposition LP), `team_best_response`, `coop_optimum` (MIPs) and
+`column_generation` (restricted master LPs and best-response MIPs).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import numpy as np
+from scipy import sparse
+
+# Values of HiGHS's `solver` option (HiGHS 1.x documentation, option `solver`).
+SOLVERS = ("choose", "simplex", "ipm", "pdlp", "ipx", "hipo", "qpasm", "")
+
+
+def set_option(h, key: str, value: Any) -> None:
+  """Sets one HiGHS option; raises ValueError naming the option if HiGHS refuses it."""
+  import highspy  # pylint: disable=g-import-not-at-top
+  status = h.setOptionValue(key, value)
+  if status == highspy.HighsStatus.kError:
+    raise ValueError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
+
+
+def set_options(h, options: Optional[Dict[str, Any]]) -> None:
+  for key, value in (options or {}).items():
+    set_option(h, key, value)
+
+
+def check_time_limit(time_limit: Optional[float]) -> Optional[float]:
+  """Returns the time limit as a float; raises ValueError naming a negative or NaN one."""
+  if time_limit is None:
+    return None
+  t = float(time_limit)
+  if not t >= 0:
+    raise ValueError(f"time_limit={time_limit!r} must be >= 0 seconds")
+  return t
+
+
+def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
+          time_limit: Optional[float] = None, threads: Optional[int] = None,
+          solver: str = "", integrality: Optional[np.ndarray] = None,
+          mip_gap: Optional[float] = None, options: Optional[Dict[str, Any]] = None,
+          initial_solution: Optional[np.ndarray] = None):
+  """Solves max/min c.x s.t. row_lo <= A x <= row_hi, col_lo <= x <= col_hi with HiGHS.
+
+  Args:
+    c, a_mat, row_lo, row_hi, col_lo, col_hi: the model (a_mat: any scipy sparse matrix).
+    maximize: the objective sense.
+    time_limit: seconds (None: no limit); negative is an error.
+    threads: HiGHS threads (None: HiGHS's default).
+    solver: HiGHS's `solver` option ("" keeps HiGHS's default, "choose").
+    integrality: optional boolean mask of integer columns (a MIP).
+    mip_gap: HiGHS's `mip_rel_gap`.
+    options: further HiGHS options, each checked.
+    initial_solution: a feasible point handed to the MIP solver as its first incumbent.
+
+  Returns:
+    The `highspy.Highs` object after `run()` (status, solution, info).
+  """
+  import highspy  # pylint: disable=g-import-not-at-top
+  h = highspy.Highs()
+  set_option(h, "output_flag", False)
+  time_limit = check_time_limit(time_limit)
+  if time_limit is not None:
+    set_option(h, "time_limit", time_limit)
+  if threads is not None:
+    set_option(h, "threads", int(threads))
+  if solver:
+    set_option(h, "solver", solver)
+  if mip_gap is not None:
+    set_option(h, "mip_rel_gap", float(mip_gap))
+  set_options(h, options)
+  h.passModel(model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize, integrality))
+  if initial_solution is not None:
+    start = highspy.HighsSolution()
+    start.col_value = list(np.asarray(initial_solution, dtype=np.float64))
+    h.setSolution(start)
+  h.run()
+  return h
+
+
+def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
+          integrality: Optional[np.ndarray] = None):
+  """A `highspy.HighsLp` from scipy sparse data (column-wise)."""
+  import highspy  # pylint: disable=g-import-not-at-top
+  a_csc = sparse.csc_matrix(a_mat)
+  a_csc.sort_indices()
+  lp = highspy.HighsLp()
+  lp.num_col_ = a_csc.shape[1]
+  lp.num_row_ = a_csc.shape[0]
+  lp.col_cost_ = np.asarray(c, dtype=np.float64)
+  lp.col_lower_ = np.asarray(col_lo, dtype=np.float64)
+  lp.col_upper_ = np.asarray(col_hi, dtype=np.float64)
+  lp.row_lower_ = np.asarray(row_lo, dtype=np.float64)
+  lp.row_upper_ = np.asarray(row_hi, dtype=np.float64)
+  lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+  lp.a_matrix_.start_ = a_csc.indptr.astype(np.int32)
+  lp.a_matrix_.index_ = a_csc.indices.astype(np.int32)
+  lp.a_matrix_.value_ = a_csc.data.astype(np.float64)
+  lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
+  if integrality is not None:
+    lp.integrality_ = [highspy.HighsVarType.kInteger if b else highspy.HighsVarType.kContinuous
+                       for b in integrality]
+  return lp
+
+
+def status(h) -> str:
+  return h.modelStatusToString(h.getModelStatus())
