@@ -38,9 +38,9 @@ from absl import flags
 import numpy as np
 import pyspiel
 
+from ospiel_team import atomic_io
 from ospiel_team import compare
 from ospiel_team.algorithms.game_tree import GameTree
-from ospiel_team import atomic_io
 
 GOOFSPIEL = "goofspiel(imp_info=True,num_cards=4,points_order=descending)"
 DEFAULT_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice", GOOFSPIEL]
@@ -274,20 +274,31 @@ def write_outputs(rows: List[Dict[str, Any]], out_dir: str, command: str) -> Non
     plot_figure(rows, os.path.join(out_dir, "ed_figure1.png"))
 
 
-def main(argv):
-  del argv
-  import tqdm  # pylint: disable=g-import-not-at-top
+def _checked_flags():
+  """The run's games, per-game budgets and solver options; ValueError on a bad flag value."""
   games = [g.strip() for g in FLAGS.games.split(";") if g.strip()]
   if not games:
-    raise ValueError("no games given")
+    raise ValueError("--games: no games given")
   if FLAGS.max_iterations < 1:
-    raise ValueError(f"max_iterations must be >= 1, got {FLAGS.max_iterations}")
+    raise ValueError(f"--max_iterations must be >= 1, got {FLAGS.max_iterations}")
   if not FLAGS.seconds > 0:
-    raise ValueError(f"seconds must be positive, got {FLAGS.seconds}")
+    raise ValueError(f"--seconds must be positive, got {FLAGS.seconds}")
   for s in FLAGS.solvers:
     compare.solver_fn(s)  # fails early on unknown names
   table = parse_game_seconds(FLAGS.game_seconds)
   options = compare.parse_options(FLAGS.solver_options)
+  atomic_io.check_writable(FLAGS.out, folder=True)
+  return games, table, options
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  import tqdm  # pylint: disable=g-import-not-at-top
+  try:
+    games, table, options = _checked_flags()
+  except ValueError as e:  # a user error: one line, no traceback (bugs keep theirs)
+    raise SystemExit(f"ed_experiments: error: {e}") from None
   results_path = os.path.join(FLAGS.out, "results.json")
   rows: List[Dict[str, Any]] = []
   if FLAGS.resume and os.path.exists(results_path):

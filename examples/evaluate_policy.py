@@ -20,16 +20,22 @@ import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team.algorithms import evaluation
 from ospiel_team.algorithms.game_tree import GameTree
 
-flags.DEFINE_string("game", "mini_bridge(size=3)", "Game string.")
-flags.DEFINE_integer("cfr_iterations", 50, "Iterations of OpenSpiel's CFR.")
+flags.DEFINE_string("game", "mini_bridge(size=3)", "Game string for pyspiel.load_game.")
+flags.DEFINE_integer("cfr_iterations", 50, "Iterations of OpenSpiel's CFR.", lower_bound=1)
 FLAGS = flags.FLAGS
 
 
 def main(argv):
-  del argv
-  game = pyspiel.load_game(FLAGS.game)
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
   start = time.perf_counter()
-  tree = GameTree(game)
+  try:  # user errors (unknown game, bad parameters, a tree too large): one line
+    game = pyspiel.load_game(FLAGS.game)
+    tree = GameTree(game)
+  except (pyspiel.SpielError, ValueError) as e:
+    # pyspiel lists every registered game after an unknown name: keep the first sentence.
+    first = str(e).strip().splitlines()[0].replace(" Available games are:", "")
+    raise SystemExit(f"evaluate_policy: error: --game {FLAGS.game!r}: {first}") from None
   print(f"{tree} built in {time.perf_counter() - start:.2f} s")
   solver = cfr.CFRSolver(game)
   for _ in range(FLAGS.cfr_iterations):

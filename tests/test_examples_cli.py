@@ -1,0 +1,35 @@
+"""The example scripts' user errors are one line naming the bad value, found before any work."""
+
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _run(script, *args, cwd):
+  res = subprocess.run([sys.executable, os.path.join(REPO, "examples", script), *args],
+                       cwd=cwd, capture_output=True, text=True, timeout=300)
+  assert res.returncode != 0
+  assert "Traceback" not in res.stderr, res.stderr
+  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  assert len(errors) == 1, res.stderr
+  return errors[0]
+
+
+def test_evaluate_policy_names_the_bad_game(tmp_path):
+  line = _run("evaluate_policy.py", "--game", "no_such_game", cwd=tmp_path)
+  assert line == "evaluate_policy: error: --game 'no_such_game': Unknown game 'no_such_game'."
+  line = _run("evaluate_policy.py", "--game", "team_kuhn(players=8,ranks=8)", cwd=tmp_path)
+  assert "41,328,000 terminal histories" in line and "max_nodes=30,000,000" in line
+
+
+def test_ed_experiments_checks_out_before_work(tmp_path):
+  afile = tmp_path / "afile"
+  afile.write_text("x")
+  line = _run("ed_experiments.py", "--games", "kuhn_poker", "--solvers", "cfr",
+              "--out", str(afile), cwd=tmp_path)
+  assert line == f"ed_experiments: error: --out {str(afile)!r} is an existing file, not a folder"
+  line = _run("ed_experiments.py", "--games", "kuhn_poker", "--solvers", "cfr", "--out",
+              str(afile / "sub"), cwd=tmp_path)
+  assert "cannot be written" in line and "is a file, not a folder" in line
