@@ -33,3 +33,15 @@ def test_ed_experiments_checks_out_before_work(tmp_path):
   line = _run("ed_experiments.py", "--games", "kuhn_poker", "--solvers", "cfr", "--out",
               str(afile / "sub"), cwd=tmp_path)
   assert "cannot be written" in line and "is a file, not a folder" in line
+
+
+def test_match_checks_out_before_playing(tmp_path):
+  afile = tmp_path / "afile"
+  afile.write_text("x")
+  res = subprocess.run([sys.executable, "-m", "ospiel_team.bridge.match", "--boards", "100000",
+                        "--out", str(afile)], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+  assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
+  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  assert errors == [f"match: error: --out {str(afile)!r} is an existing file, not a folder"]
+  assert "boards" not in res.stdout  # no match was played
