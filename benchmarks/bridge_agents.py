@@ -20,6 +20,7 @@ from absl import app
 from absl import flags
 import numpy as np
 
+from ospiel_team import atomic_io
 from ospiel_team.bridge import a2c
 from ospiel_team.bridge import bidders as bidders_lib
 from ospiel_team.bridge import dataset as dataset_lib
@@ -97,6 +98,7 @@ def clustered_stderr(values, groups):
 
 def main(argv):
   del argv
+  atomic_io.check_writable(FLAGS.out, folder=True)  # before the work
   models = make_bidders(FLAGS.models)
   results = {"date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "matches": [],
              "uncontested": []}

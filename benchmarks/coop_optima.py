@@ -102,6 +102,8 @@ def markdown(rows):
 
 def main(argv):
   del argv
+  atomic_io.check_writable(FLAGS.out)  # before the work
+  atomic_io.check_writable(FLAGS.out_md, flag="--out_md")
   games = _split_games(FLAGS.games)
   methods = [m.strip() for m in FLAGS.methods.split(",") if m.strip()]
   stored = {}

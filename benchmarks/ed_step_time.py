@@ -25,6 +25,7 @@ from absl import flags
 import pyspiel
 from open_spiel.python.algorithms import exploitability
 
+from ospiel_team import atomic_io
 from ospiel_team.algorithms import exploitability_descent as ed
 from ospiel_team.algorithms.game_tree import GameTree
 
@@ -50,6 +51,7 @@ def _time_steps(solver, steps):
 
 def main(argv):
   del argv
+  atomic_io.check_writable(FLAGS.out, folder=True)  # before the work
   game = pyspiel.load_game(FLAGS.game)
   if FLAGS.steps < 1 or FLAGS.openspiel_calls < 1:
     raise ValueError("steps and openspiel_calls must be positive")

@@ -21,6 +21,7 @@ from absl import app
 from absl import flags
 import pyspiel
 
+from ospiel_team import atomic_io
 from ospiel_team.algorithms import exploitability_descent as ed
 from ospiel_team.algorithms.game_tree import GameTree
 
@@ -57,6 +58,7 @@ def _run(solver, steps):
 
 def main(argv):
   del argv
+  atomic_io.check_writable(FLAGS.out, folder=True)  # before the work
   rows = []
   for name in [g for g in FLAGS.games.split(";") if g]:
     game = _load(name)
