@@ -157,10 +157,13 @@ def main(argv):
                 refresh_seconds=FLAGS.refresh_minutes * 60)
   a2c.save_model(os.path.join(FLAGS.workdir, "model.npz"), trainer.params, cfg,
                  extra={"rounds": trainer.round, "games": trainer.games,
-                        "wall_s": trainer.wall, "search": FLAGS.search})
+                        "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,
+                        "search": FLAGS.search})
   last = [r for r in trainer.log_rows if r.get("eval_imps_vs_natural", "") != ""]
-  games_per_s = trainer.games / max(trainer.wall, 1e-9)
-  print(f"rounds {trainer.round}, games {trainer.games}, {games_per_s:.0f} games/s; "
+  tp = trainer.throughput()
+  print(f"rounds {trainer.round}, games {trainer.games}, "
+        f"{tp['games_per_s_selfplay']:.0f} games/s in self-play + learning, "
+        f"{tp['games_per_s_wall']:.0f} games/s wall-clock incl. evaluation and checkpoints; "
         + (f"last eval vs natural {last[-1]['eval_imps_vs_natural']:+.3f} ± "
            f"{last[-1]['eval_stderr']:.3f} IMPs/b" if last else "no eval"))
 

@@ -200,3 +200,33 @@ def test_example_script_runs(tmp_path, search):
   if search == "jps":
     assert any(int(r.split(",")[11]) > 0 for r in rows[1:])  # search_points column
   assert os.path.exists(tmp_path / "model.npz")  # (resuming is tested in-process above)
+
+
+def test_throughput_separates_self_play_from_evaluation_and_checkpoints(tmp_path,
+                                                                         monkeypatch):
+  """Issue 15 item 8: games/s of self-play alone and wall-inclusive (evaluation, checkpoints).
+
+  Each evaluation is made to take 0.25 s longer (an injected sleep), so the wall-inclusive
+  time must exceed the time inside rounds by at least 0.25 s per evaluation, and the two
+  rates must differ accordingly."""
+  import time  # pylint: disable=g-import-not-at-top
+  ds = dataset_lib.load_dataset()
+  trainer = a2c.A2CTrainer(_tiny_cfg(), ds, eval_dataset=ds, workdir=str(tmp_path / "t"))
+  monkeypatch.setattr(trainer, "evaluate", lambda boards, seed=0: (time.sleep(0.25),
+                                                                    (0.0, 0.0, boards))[1])
+  trainer.train(2, eval_every=1, eval_boards=4, checkpoint_every=2, progress=False)
+  tp = trainer.throughput()
+  assert tp["games"] == 2 * 16
+  assert tp["total_wall_s"] >= tp["train_s"] + 2 * 0.25
+  assert tp["games_per_s_selfplay"] == pytest.approx(tp["games"] / tp["train_s"])
+  assert tp["games_per_s_wall"] == pytest.approx(tp["games"] / tp["total_wall_s"])
+  rows = trainer.log_rows
+  assert [r["games"] for r in rows] == [16, 32]
+  # Each row's wall-clock increase exceeds its round time by the injected 0.25 s.
+  inc = np.diff([0.0] + [r["total_wall_s"] for r in rows])
+  rnd = np.diff([0.0] + [r["wall_s"] for r in rows])
+  assert (inc - rnd >= 0.25 - 0.011).all()
+  # Resuming keeps both clocks (the checkpoint holds the time up to its own writing).
+  again = a2c.A2CTrainer(_tiny_cfg(), ds, workdir=str(tmp_path / "t"))
+  assert again.wall == pytest.approx(trainer.wall)
+  assert rows[-1]["total_wall_s"] - 0.01 <= again.total_wall <= trainer.total_wall

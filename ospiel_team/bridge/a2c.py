@@ -338,7 +338,13 @@ def load_datasets(paths) -> dataset_lib.BridgeDataset:
 class A2CTrainer:
   """Self-play A2C on the batched engine; see the module docstring."""
 
-  LOG_FIELDS = ["round", "games", "decisions", "wall_s", "games_per_s", "mean_auction_len",
+  # Timing columns: ``wall_s`` seconds inside training rounds (self-play + learning, summed),
+  # ``games_per_s`` this round's games / its round time; ``total_wall_s`` wall-clock seconds of
+  # the whole run so far including evaluation, checkpoints and logs (the time of a checkpoint
+  # written after round k counts in round k + 1's row), ``games_per_s_wall`` all games /
+  # ``total_wall_s``. Both survive resuming.
+  LOG_FIELDS = ["round", "games", "decisions", "wall_s", "games_per_s", "total_wall_s",
+                "games_per_s_wall", "mean_auction_len",
                 "loss", "policy_loss", "value_loss", "entropy", "mean_rho", "search_points",
                 "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
 
@@ -367,7 +373,8 @@ class A2CTrainer:
     self.rng = np.random.default_rng(cfg.seed)
     self.round = 0
     self.games = 0
-    self.wall = 0.0
+    self.wall = 0.0          # seconds inside train_round (self-play + learning)
+    self.total_wall = 0.0    # wall-clock seconds of train() incl. evaluation and checkpoints
     self.log_rows: List[dict] = []
     self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=cfg.uncontested)
     self._update = make_update_fn(self.net, self.optimizer, cfg)
@@ -401,6 +408,7 @@ class A2CTrainer:
     arrays.update({f"opt/{i:04d}": np.asarray(x) for i, x in enumerate(leaves)})
     arrays.update(self.buffer.state_dict())
     state = {"round": self.round, "games": self.games, "wall": self.wall,
+             "total_wall": self.total_wall,
              "rng": self.rng.bit_generator.state, "config": dataclasses.asdict(self.cfg),
              "log_rows": self.log_rows}
     meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
@@ -421,6 +429,7 @@ class A2CTrainer:
       self.opt_state = jax.tree_util.tree_unflatten(treedef, leaves)
       self.buffer.load_state_dict({k: z[k] for k in z.files if k.startswith("buf_")})
     self.round, self.games, self.wall = state["round"], state["games"], state["wall"]
+    self.total_wall = state.get("total_wall", self.wall)  # older checkpoints: rounds only
     self.rng.bit_generator.state = state["rng"]
     self.log_rows = state["log_rows"]
 
@@ -487,6 +496,7 @@ class A2CTrainer:
     bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc="a2c rounds",
                     disable=not progress)
     while self.round < rounds:
+      t_iter = time.time()
       if refresh is not None and time.time() - last_refresh > refresh_seconds:
         refresh(self)
         last_refresh = time.time()
@@ -494,18 +504,31 @@ class A2CTrainer:
       if eval_every and (self.round % eval_every == 0 or self.round == rounds):
         m, se, nb = self.evaluate(eval_boards)
         row.update(eval_boards=nb, eval_imps_vs_natural=round(m, 4), eval_stderr=round(se, 4))
+      total = self.total_wall + (time.time() - t_iter)
+      row.update(total_wall_s=round(total, 2),
+                 games_per_s_wall=round(self.games / max(total, 1e-9), 1))
       self.log_rows.append(row)
       bar.update(1)
       bar.set_postfix(games=self.games, len=f"{row['mean_auction_len']:.1f}",
                       ev=row.get("eval_imps_vs_natural", ""))
       timed_out = max_seconds is not None and time.time() - start > max_seconds
       if self.round % checkpoint_every == 0 or self.round >= rounds or timed_out:
+        self.total_wall += time.time() - t_iter  # the checkpoint saves this iteration's time
+        t_iter = time.time()
         self.save_checkpoint()
         self.write_logs()
+      self.total_wall += time.time() - t_iter
       if timed_out:
         break
     bar.close()
     return self.log_rows
+
+  def throughput(self) -> dict:
+    """Games per second of the run so far: self-play + learning only, and wall-inclusive
+    (evaluation, checkpoints and logs included)."""
+    return {"games": self.games, "train_s": self.wall, "total_wall_s": self.total_wall,
+            "games_per_s_selfplay": self.games / max(self.wall, 1e-9),
+            "games_per_s_wall": self.games / max(self.total_wall, 1e-9)}
 
   def write_logs(self) -> None:
     if self.workdir is None:
