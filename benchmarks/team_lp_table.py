@@ -38,6 +38,7 @@ flags.DEFINE_string("instances", "", "comma-separated instance names (default: a
 flags.DEFINE_string("out", "docs/benchmarks/team_lp_table.json", "JSON results (resumable)")
 flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_table.md", "Markdown table")
 flags.DEFINE_string("solver", "ipm", "HiGHS solver: simplex, ipm or choose")
+flags.DEFINE_string("method", "lp", "team_solve method: lp, cg or auto")
 flags.DEFINE_float("memory_limit_gb", 20.0,
                    "address-space limit of each solve (RLIMIT_AS): an instance that needs more "
                    "fails with MemoryError instead of waking the OOM killer on a shared machine")
@@ -58,11 +59,13 @@ def _limit_memory(gigabytes: float):
 
 
 def run_instance(name: str, time_limit: float, solver: str,
-                 memory_limit_gb: float = None) -> dict:
+                 memory_limit_gb: float = None, method: str = "lp") -> dict:
   game, teams = team_instances.TABLE1_INSTANCES[name]
   teams_str = "|".join(",".join(str(p) for p in t) for t in teams)
-  cmd = [sys.executable, "-m", "ospiel_team.algorithms.team_lp", "--game", game,
-         "--teams", teams_str, "--json", "--solver", solver]
+  cmd = [sys.executable, "-m", "ospiel_team.algorithms.team_lp", "--instance", name, "--json",
+         "--solver", solver, "--method", method]
+  if method != "lp":  # column generation returns its certified bracket at the limit
+    cmd += ["--time_limit", str(max(1.0, time_limit - 15.0))]
   start = time.perf_counter()
   try:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=time_limit,
@@ -85,29 +88,43 @@ def run_instance(name: str, time_limit: float, solver: str,
   return row
 
 
+def _load_average() -> str:
+  """The 1-minute load average (the machine is shared: timings are taken under this load)."""
+  try:
+    with open("/proc/loadavg") as f:
+      return f.read().split()[0]
+  except OSError:
+    return ""
+
+
 def markdown(rows: list) -> str:
-  head = ("| Game | \\|Z\\| | #Seq 1 | #Seq 2 | LP cols 1 | LP cols 2 | LP size | paper LP size"
-          " | size ratio | value (team 1) | ours (s) | paper Ours (s) | time ratio |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+  head = ("| Game | \\|Z\\| | method | value (team 1) | certified gap | LP size (ours / paper) |"
+          " ours (s) | paper Ours (s) | fastest published (s) | ratio to fastest | load |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|\n")
   lines = []
   for r in rows:
     p = team_instances.PAPER_TABLE1.get(r["instance"])
-    paper_size = p.lp_size if p else None
+    fastest = team_instances.fastest_published(r["instance"])
+    fastest_s = f"{fastest[0]:g} ({fastest[1]})" if fastest else "none"
     paper_s = p.seconds if p else None
+    load = f"{r.get('load_before', '')}-{r.get('load_after', '')}".strip("-")
     if not r.get("finished"):
-      lines.append(f"| {r['instance']} | {p.terminals if p else ''} | {p.seq1 if p else ''} | "
-                   f"{p.seq2 if p else ''} | | | | {paper_size or ''} | | "
-                   f"{r['reason']} | | {paper_s if paper_s is not None else 'oom'} | |")
+      lines.append(f"| {r['instance']} | {p.terminals if p else ''} | {r.get('method', '')} | "
+                   f"{r['reason']} | | | | {paper_s if paper_s is not None else 'oom'} | "
+                   f"{fastest_s} | | {load} |")
       continue
     secs = r["seconds"]
-    size_ratio = f"{r['lp_nonzeros'] / paper_size:.2f}" if paper_size else ""
-    time_ratio = f"{secs / paper_s:.1f}" if paper_s else ""
+    size = ""
+    if r.get("lp_nonzeros"):
+      size = f"{r['lp_nonzeros']} / {p.lp_size or '?'}"
+    gap = r.get("gap", 0.0)
+    exact = r.get("exact", True)
+    value = f"{r['value']:.6f}" + ("" if exact else " (not converged)")
+    ratio = f"{secs / fastest[0]:.2f}" if fastest else ""
     lines.append(
-        f"| {r['instance']} | {r['terminals']} | {r['sequences'][0]} | {r['sequences'][1]} | "
-        f"{r['local_solutions'][0]} | {r['local_solutions'][1]} | {r['lp_nonzeros']} | "
-        f"{paper_size or ''} | {size_ratio} | {r['value']:.6f} | {secs:.2f} (build "
-        f"{r['build_seconds']:.2f} + HiGHS {r['solve_seconds']:.2f}) | "
-        f"{paper_s if paper_s is not None else 'oom'} | {time_ratio} |")
+        f"| {r['instance']} | {r['terminals']} | {r.get('method', 'lp')} | {value} | "
+        f"{gap:.1e} | {size} | {secs:.2f} | {paper_s if paper_s is not None else 'oom'} | "
+        f"{fastest_s} | {ratio} | {load} |")
   return head + "\n".join(lines) + "\n"
 
 
@@ -135,13 +152,17 @@ def main(argv):
       rows.append(old)
       continue
     paper = team_instances.PAPER_TABLE1[name]
+    load_before = _load_average()
     if paper.terminals > FLAGS.max_terminals:
       row = dict(instance=name, finished=False,
                  reason=f"not run: |Z|={paper.terminals} > max_terminals={FLAGS.max_terminals}")
     else:
-      row = run_instance(name, FLAGS.time_limit, FLAGS.solver, FLAGS.memory_limit_gb)
+      row = run_instance(name, FLAGS.time_limit, FLAGS.solver, FLAGS.memory_limit_gb,
+                         FLAGS.method)
     row["time_limit"] = FLAGS.time_limit
-    if row.get("finished"):
+    row["load_before"] = load_before
+    row["load_after"] = _load_average()
+    if row.get("finished") and "sequences" in row:
       for key, ours, theirs in (("terminals", row["terminals"], paper.terminals),
                                 ("seq1", row["sequences"][0], paper.seq1),
                                 ("seq2", row["sequences"][1], paper.seq2)):

@@ -1,8 +1,6 @@
 """The team LP (Zhang & Sandholm) against independent computations."""
 
-import io
 import json
-import contextlib
 
 import numpy as np
 import pyspiel
@@ -215,10 +213,14 @@ def test_team_values_per_member():
 
 
 def test_cli_json():
-  out = io.StringIO()
-  with contextlib.redirect_stdout(out):
-    team_lp.main(["--game", "kuhn_poker", "--teams", "0|1", "--json"])
-  s = json.loads(out.getvalue())
+  """`python -m ospiel_team.algorithms.team_lp` (the CLI lives in team_solve)."""
+  import subprocess  # pylint: disable=g-import-not-at-top
+  import sys  # pylint: disable=g-import-not-at-top
+  proc = subprocess.run([sys.executable, "-m", "ospiel_team.algorithms.team_lp", "--game",
+                         "kuhn_poker", "--teams", "0|1", "--json"], capture_output=True,
+                        text=True, check=True)
+  s = json.loads(proc.stdout)
+  assert s["method"] == "lp" and s["seconds"] > 0
   assert s["value"] == pytest.approx(-1 / 18, abs=1e-9)
   assert s["sequences"] == [13, 13] and s["lp_nonzeros"] > 0 and s["terminals"] == 30
 
@@ -248,4 +250,5 @@ def test_table_benchmark_script_runs(tmp_path):
   row = json.loads(out.read_text())["rows"][0]
   assert row["finished"] and row["seq1_matches_paper"] and row["seq2_matches_paper"]
   assert row["terminals_matches_paper"]
-  assert "| 21K3 | 78 | 91 | 25 |" in (tmp_path / "t.md").read_text()
+  assert row["method"] == "lp" and row["value"] == pytest.approx(0.0, abs=1e-9)
+  assert "| 21K3 | 78 | lp | " in (tmp_path / "t.md").read_text()

@@ -60,9 +60,9 @@ class ColumnGenerationResult:
   converged: bool  # gap <= tol
   iterations: int
   columns: List[int]  # pure plans of each team in the master (team 2: 0 with sequence form)
-  team1_weights: np.ndarray  # mixture over team 1's plans
-  team1_reach: np.ndarray  # [num_terminals] team 1's correlated terminal reach x = R1 p
-  team2_reach: np.ndarray  # [num_terminals] team 2's terminal reach
+  team1_weights: np.ndarray  # mixture over team 1's first len(team1_weights) plans
+  team1_reach: np.ndarray  # [num_terminals] team 1's correlated reach x = R1 p: certifies lower
+  team2_reach: np.ndarray  # [num_terminals] team 2's terminal reach: certifies upper
   seconds: float
   oracle_seconds: float
   master_seconds: float
@@ -153,6 +153,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   it = 0
   p = np.ones(1)
   y_reach = y_uniform
+  best_p = best_x_reach = best_y_reach = None
+  brs: Dict = {}
   while True:
     it += 1
     # Master LP over team 1's columns.
@@ -200,12 +202,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     t0 = time.perf_counter()
     x_reach = r1 @ p
     br1 = oracle1.best_response(cu1 * y_reach)
-    upper = min(upper, br1.value)
-    if single:
-      lower = max(lower, master)
-    else:
-      br2 = oracle2.best_response(-cu1 * x_reach)
-      lower = max(lower, -br2.value)
+    if br1.bound < upper:  # keep the team-2 plan that certifies the best upper bound
+      upper, best_y_reach = br1.bound, y_reach
+    new_lower = master if single else -_oracle2_bound(oracle2, cu1, x_reach, brs)
+    if new_lower > lower:  # and the team-1 mixture that certifies the best lower bound
+      lower, best_p, best_x_reach = new_lower, p, x_reach
     oracle_s += time.perf_counter() - t0
     elapsed = time.perf_counter() - start
     history.append(dict(iteration=it, master=master, lower=lower, upper=upper,
@@ -220,6 +221,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     if br1.value > master + 1e-12:
       cols1.append(br1.reach)
       added = True
+    br2 = brs.get("br2")
     if not single and -br2.value < master - 1e-12:
       cols2.append(br2.reach)
       added = True
@@ -234,9 +236,16 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   return ColumnGenerationResult(
       game=str(tree.game), teams=teams, terminals=n_z, value=float(value), lower=float(lower),
       upper=float(upper), gap=float(upper - lower), converged=bool(converged), iterations=it,
-      columns=[len(cols1), len(cols2)], team1_weights=p, team1_reach=x_reach,
-      team2_reach=y_reach, seconds=time.perf_counter() - start, oracle_seconds=oracle_s,
+      columns=[len(cols1), len(cols2)], team1_weights=best_p, team1_reach=best_x_reach,
+      team2_reach=best_y_reach, seconds=time.perf_counter() - start, oracle_seconds=oracle_s,
       master_seconds=master_s, build_seconds=build, history=history)
+
+
+def _oracle2_bound(oracle2, cu1: np.ndarray, x_reach: np.ndarray, brs: Dict) -> float:
+  """Team 2's exact best-response bound against team 1's reach (stores the response)."""
+  br2 = oracle2.best_response(-cu1 * x_reach)
+  brs["br2"] = br2
+  return br2.bound
 
 
 def _uniform_reach(tree: GameTree, members) -> np.ndarray:

@@ -78,7 +78,8 @@ def pure_terminal_reach(tree: GameTree, members: Sequence[int],
 
 @dataclasses.dataclass
 class PureBestResponse:
-  value: float
+  value: float  # value of `strategy`
+  bound: float  # proven upper bound on the best response value (>= value; == for one player)
   strategy: Dict[int, int]  # infoset -> action for the team's infosets
   reach: np.ndarray  # [num_terminals] 0/1 terminal reach of the strategy
   seconds: float
@@ -102,7 +103,8 @@ class TeamOracle:
       cost = np.zeros(fm.num_cols)
       self._h = highs.solve(cost, fm.a_mat, np.asarray(fm.lo), np.asarray(fm.hi),
                             np.zeros(fm.num_cols), np.ones(fm.num_cols), True, threads=threads,
-                            integrality=fm.integrality, mip_gap=0.0)
+                            integrality=fm.integrality, mip_gap=0.0,
+                            options={"mip_abs_gap": 1e-10})
 
   def best_response(self, terminal_weights: np.ndarray,
                     time_limit: Optional[float] = None) -> PureBestResponse:
@@ -111,6 +113,7 @@ class TeamOracle:
     w = np.asarray(terminal_weights, dtype=np.float64)
     if self._fm is None:
       value, strategy = _single_player_best_plan(self.tree, self.members[0], w)
+      bound = value
     else:
       fm, h = self._fm, self._h
       cost, const = fm.cost(w)
@@ -127,9 +130,11 @@ class TeamOracle:
       for i in fm.team_inf:
         if int(i) not in strategy:
           strategy[int(i)] = int(np.nonzero(self.tree.infoset_legal[i])[0][0])
-      value = float(h.getInfo().objective_function_value) + const
+      info = h.getInfo()
+      value = float(info.objective_function_value) + const
+      bound = max(value, float(info.mip_dual_bound) + const)
     reach = pure_terminal_reach(self.tree, self.members, strategy)
-    return PureBestResponse(value=value, strategy=strategy, reach=reach,
+    return PureBestResponse(value=value, bound=bound, strategy=strategy, reach=reach,
                             seconds=time.perf_counter() - start)
 
 

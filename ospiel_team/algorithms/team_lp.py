@@ -24,10 +24,8 @@ Other solvers of the same problem: `column_generation.py`; one entry point for a
 from __future__ import annotations
 
 import dataclasses
-import json
-import sys
 import time
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, List, Optional
 
 import numpy as np
 import pyspiel
@@ -160,6 +158,9 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
                   solver, options=highs_options)
   solve_seconds = time.perf_counter() - t0
   status = h.modelStatusToString(h.getModelStatus())
+  if status == "Time limit reached":
+    raise TimeoutError(f"the team LP of {tree.game} was not solved within time_limit="
+                       f"{time_limit} s (HiGHS: {status})")
   if status != "Optimal":
     raise RuntimeError(f"HiGHS did not solve the team LP of {tree.game}: {status}")
   sol = h.getSolution()
@@ -178,31 +179,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       solve_seconds=solve_seconds, status=status)
 
 
-# ------------------------------------------------------------------------------------------------
-# CLI.
-def main(argv: Optional[Sequence[str]] = None) -> int:
-  import argparse  # pylint: disable=g-import-not-at-top
-  import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
-  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--game", required=True, help="pyspiel game string")
-  parser.add_argument("--teams", default=None, help='teams, e.g. "0,1|2"')
-  parser.add_argument("--json", action="store_true", help="print one JSON object")
-  parser.add_argument("--time_limit", type=float, default=None)
-  parser.add_argument("--solver", default="ipm", help="HiGHS solver: ipm (default, with crossover), simplex, choose")
-  args = parser.parse_args(argv)
-  res = solve(args.game, args.teams, time_limit=args.time_limit, solver=args.solver)
-  s = res.summary()
-  if args.json:
-    print(json.dumps(s))
-  else:
-    print(f"game {s['game']}  teams {s['teams']}")
-    print(f"value (team 1) {s['value']:.10f}   per member {s['value_per_member']}")
-    print(f"#sequences per team {s['sequences']}   local solutions {s['local_solutions']}")
-    print(f"LP: {s['lp_rows']} rows, {s['lp_cols']} columns, {s['lp_nonzeros']} nonzeros")
-    print(f"seconds: build {s['build_seconds']}, solve {s['solve_seconds']}, "
-          f"total {s['seconds']}")
-  return 0
-
-
 if __name__ == "__main__":
-  sys.exit(main())
+  # One command line for every team solver: it lives in team_solve (method "lp", "cg", "auto").
+  from ospiel_team.algorithms import team_solve  # pylint: disable=g-import-not-at-top
+  team_solve.run_cli()

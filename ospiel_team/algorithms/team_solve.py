@@ -1,0 +1,205 @@
+r"""One entry point for zero-sum team games: `solve(game, teams, method="auto" | "lp" | "cg")`.
+
+Methods (both compute team 1's value at a team-correlated equilibrium, TMECor):
+
+* `"lp"`: the tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
+  Extensive-Form Games via Tree Decompositions", AAAI 2022 (`team_lp.py`). Exact; its size
+  grows with the number of *local solutions* lambda_S(R, A) of the teams (the uncommon external
+  information, Theorem 4.1).
+* `"cg"`: column generation over joint pure plans with exact best-response oracles (Farina,
+  Celli, Gatti & Sandholm, ICML 2021; double oracle when both teams have several players;
+  `column_generation.py`). Anytime: returns a bracket [lower, upper] certified by exact team
+  best responses; exact within `tol` when it converges.
+
+`"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md): build the
+LP with at most `AUTO_LP_MAX_LOCAL` local solutions per team; if a team has more, the LP is
+abandoned and column generation runs instead (with the time that is left). On Table 1 every
+instance whose LP finished within 10 minutes had at most 1.76M local solutions (51D2); 21K8
+(about 1.8M, the LP not finished in 10 minutes) is solved by column generation in about a
+minute, so the threshold sits at 1M.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Dict, Optional
+
+import pyspiel
+
+from ospiel_team.algorithms import column_generation
+from ospiel_team.algorithms import highs
+from ospiel_team.algorithms import team_lp
+from ospiel_team.algorithms import teams as teams_lib
+from ospiel_team.algorithms.game_tree import GameTree
+
+METHODS = ("auto", "lp", "cg")
+AUTO_LP_MAX_LOCAL = 1_000_000
+
+
+@dataclasses.dataclass
+class TeamSolveResult:
+  """Team 1's TMECor value (sum of its members' values) and how it was obtained."""
+  game: str
+  teams: str
+  method: str  # the method that produced the value ("lp" or "cg")
+  value: float
+  lower: float  # certified bracket (== value for the LP)
+  upper: float
+  exact: bool  # LP optimum, or column generation converged to `tol`
+  seconds: float
+  details: Dict
+
+  def summary(self) -> Dict:
+    return dict(game=self.game, teams=self.teams, method=self.method, value=self.value,
+                lower=self.lower, upper=self.upper, gap=self.upper - self.lower,
+                exact=self.exact, seconds=round(self.seconds, 4), **self.details)
+
+
+def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
+          method: str = "auto", time_limit: Optional[float] = None, tol: float = 1e-6,
+          solver: str = "ipm", highs_options: Optional[Dict] = None,
+          threads: Optional[int] = None) -> TeamSolveResult:
+  """Solves a two-team zero-sum game for team 1's TMECor value.
+
+  Args:
+    game: pyspiel game, game string or `GameTree`.
+    teams: two teams, e.g. "0,1|2" (default: `teams.default_teams`).
+    method: "auto", "lp" (tree-decomposition LP) or "cg" (column generation).
+    time_limit: seconds (None: no limit; negative: ValueError). The LP is stopped by HiGHS's
+      limit (an error if not solved); column generation returns its certified bracket.
+    tol: column generation's target gap.
+    solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...).
+    highs_options: further HiGHS options for the LP (each checked by HiGHS).
+    threads: HiGHS threads.
+
+  Returns:
+    A `TeamSolveResult`.
+  """
+  if method not in METHODS:
+    raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
+  time_limit = highs.check_time_limit(time_limit)
+  start = time.perf_counter()
+  if isinstance(game, str):
+    game = pyspiel.load_game(game)
+  if teams is None:
+    teams = teams_lib.default_teams(game.game if isinstance(game, GameTree) else game)
+  tree, teams = teams_lib.check_assumptions(game, teams)
+  details: Dict = {}
+  if method in ("auto", "lp"):
+    try:
+      res = team_lp.solve(tree, teams, time_limit=time_limit, threads=threads, solver=solver,
+                          highs_options=highs_options,
+                          **({"max_local": AUTO_LP_MAX_LOCAL} if method == "auto" else {}))
+      s = res.summary()
+      del s["game"], s["teams"], s["value"], s["seconds"]
+      return TeamSolveResult(game=str(tree.game), teams=str(teams), method="lp",
+                             value=res.value, lower=res.value, upper=res.value, exact=True,
+                             seconds=time.perf_counter() - start, details=s)
+    except MemoryError as e:
+      if method == "lp":
+        raise
+      details["auto"] = f"LP not built: {e}"
+  left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+  cg = column_generation.solve(tree, teams, tol=tol, time_limit=left, threads=threads)
+  s = cg.summary()
+  for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
+    del s[k]
+  details.update(s)
+  return TeamSolveResult(game=str(tree.game), teams=str(teams), method="cg", value=cg.value,
+                         lower=cg.lower, upper=cg.upper, exact=cg.converged,
+                         seconds=time.perf_counter() - start, details=details)
+
+
+# ------------------------------------------------------------------------------------------------
+# Command line (also `python -m ospiel_team.algorithms.team_lp`).
+def _parse_option_value(text: str):
+  low = text.lower()
+  if low in ("true", "false"):
+    return low == "true"
+  for cast in (int, float):
+    try:
+      return cast(text)
+    except ValueError:
+      pass
+  return text
+
+
+def main(argv) -> int:
+  """CLI: --game G --teams T | --instance ID, [--method M] [--time_limit S] [--json].
+
+  Prints one JSON object (with --json) holding at least `value` (team 1's total) and
+  `seconds`. User errors (unknown method, instance or HiGHS option, negative time limit, bad
+  game or teams) print one line and exit with status 2.
+  """
+  import json  # pylint: disable=g-import-not-at-top
+  import sys  # pylint: disable=g-import-not-at-top
+  from absl import flags  # pylint: disable=g-import-not-at-top
+  import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
+  from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+  fv = flags.FlagValues()
+  flags.DEFINE_string("game", None, "pyspiel game string", flag_values=fv)
+  flags.DEFINE_string("teams", None, 'teams, e.g. "0,1|2" (default: the game\'s default)',
+                      flag_values=fv)
+  flags.DEFINE_string("instance", None, "a Table 1 instance of Zhang & Sandholm, e.g. 21D3 "
+                      "(instead of --game/--teams)", flag_values=fv)
+  flags.DEFINE_string("method", "auto", f"one of {METHODS}", flag_values=fv)
+  flags.DEFINE_float("time_limit", None, "seconds (>= 0)", flag_values=fv)
+  flags.DEFINE_float("tol", 1e-6, "column generation: target certified gap", flag_values=fv)
+  flags.DEFINE_string("solver", "ipm", "HiGHS solver for the LP: ipm, simplex, choose, pdlp",
+                      flag_values=fv)
+  flags.DEFINE_multi_string("highs_option", [], "extra HiGHS option for the LP, key=value "
+                            "(repeatable); unknown options are errors", flag_values=fv)
+  flags.DEFINE_bool("json", False, "print one JSON object", flag_values=fv)
+
+  def fail(message: str, status: int = 2) -> int:
+    lines = message.strip().splitlines() or [""]
+    print(f"error: {lines[0]}", file=sys.stderr)
+    return status
+
+  try:
+    fv(list(argv))
+  except flags.Error as e:
+    return fail(str(e))
+  try:
+    if fv.instance is not None:
+      if fv.game is not None or fv.teams is not None:
+        raise ValueError("give either --instance or --game/--teams, not both")
+      game, teams = team_instances.load_instance(fv.instance)
+      teams = "|".join(",".join(str(p) for p in t) for t in teams)
+    elif fv.game is not None:
+      game, teams = pyspiel.load_game(fv.game), fv.teams
+    else:
+      raise ValueError("give --game (and --teams) or --instance")
+    options = {}
+    for item in fv.highs_option:
+      if "=" not in item:
+        raise ValueError(f"--highs_option {item!r} is not key=value")
+      key, value = item.split("=", 1)
+      options[key] = _parse_option_value(value)
+    res = solve(game, teams, method=fv.method, time_limit=fv.time_limit, tol=fv.tol,
+                solver=fv.solver, highs_options=options or None)
+  except (ValueError, KeyError, pyspiel.SpielError) as e:
+    return fail(str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e))
+  except TimeoutError as e:  # the LP ran out of its time limit: not a bug, no traceback
+    return fail(str(e), status=3)
+  s = res.summary()
+  if fv.instance is not None:
+    s["instance"] = fv.instance
+  if fv.json:
+    print(json.dumps(s))
+  else:
+    print(f"game {s['game']}  teams {s['teams']}  method {s['method']}")
+    print(f"value (team 1) {s['value']:.10f}  certified [{s['lower']:.10f}, {s['upper']:.10f}]"
+          f"  exact {s['exact']}")
+    print(f"seconds {s['seconds']}")
+  return 0
+
+
+def run_cli() -> None:
+  import sys  # pylint: disable=g-import-not-at-top
+  sys.exit(main(sys.argv))
+
+
+if __name__ == "__main__":
+  run_cli()

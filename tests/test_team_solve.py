@@ -1,0 +1,138 @@
+"""Column generation, the `team_solve` portfolio, the HiGHS wrapper and the one team CLI.
+
+Column generation is checked against the tree-decomposition LP (an independent method) and
+its certified bounds against exact team best responses computed by the LP over the team
+polytope (not the MIP oracle that column generation uses).
+"""
+
+import contextlib
+import io
+import json
+
+import numpy as np
+import pytest
+
+import ospiel_team  # noqa: F401
+from ospiel_team.algorithms import column_generation
+from ospiel_team.algorithms import coop_optimum
+from ospiel_team.algorithms import highs
+from ospiel_team.algorithms import team_best_response
+from ospiel_team.algorithms import team_lp
+from ospiel_team.algorithms import team_solve
+from ospiel_team.algorithms import teams as teams_lib
+from ospiel_team.algorithms.game_tree import GameTree
+
+
+@pytest.mark.parametrize("game,teams", [
+    ("kuhn_poker(players=3)", "0,1|2"),  # single oracle (team 2 in sequence form)
+    ("team_kuhn(players=3,ranks=3)", "0,1|2"),
+    ("kuhn_poker(players=3)", "1|0,2"),  # double oracle (team 2 has two players)
+    ("team_liars_dice(players=3,sides=2,bidding_rule=reset-quantity,wild=False)", "1|0,2"),
+])
+def test_column_generation_matches_lp(game, teams):
+  cg = column_generation.solve(game, teams)
+  lp = team_lp.solve(game, teams)
+  assert cg.converged
+  assert cg.value == pytest.approx(lp.value, abs=1e-6)
+  assert cg.lower <= lp.value + 1e-9 and lp.value <= cg.upper + 1e-9
+
+
+def test_column_generation_swapped_roles_closed_form():
+  # 21K4 with the roles of the teams swapped: player 2 maximises against the correlated pair,
+  # so its value is minus the TMECor value -1/24 of {0, 1} (paper: -.0417; minimax theorem).
+  cg = column_generation.solve("kuhn_poker(players=3)", "2|0,1")
+  assert cg.converged and cg.value == pytest.approx(1.0 / 24.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("teams", ["0,1|2", "1|0,2"])
+def test_anytime_bracket_is_certified_by_independent_best_responses(teams):
+  """Stopped after 3 iterations: [lower, upper] must hold the LP value, and each bound must be
+  what an exact best response (the team LP over the polytope, not the MIP oracle) gives."""
+  game = "kuhn_poker(players=3)"
+  tree = GameTree(__import__("pyspiel").load_game(game))
+  t = teams_lib.parse_teams(teams, 3)
+  cg = column_generation.solve(tree, t, max_iterations=3)
+  lp = team_lp.solve(tree, t)
+  assert not cg.converged and cg.iterations == 3
+  assert cg.lower <= lp.value + 1e-9 <= cg.upper + 2e-9
+  chance = tree.chance_reach()[tree.terminals]
+  u = teams_lib.team_terminal_utilities(tree, t)
+  br2 = team_best_response.team_best_response_value(tree, t, 1, chance * cg.team1_reach * u[:, 1],
+                                                    method="lp")
+  br1 = team_best_response.team_best_response_value(tree, t, 0, chance * cg.team2_reach * u[:, 0],
+                                                    method="lp")
+  assert -br2 <= cg.lower + 1e-9  # the bracket is never looser than what the plans certify...
+  assert -br2 >= cg.lower - 1e-9 or len(t.teams[1]) == 1  # ...and equals it (double oracle)
+  assert br1 == pytest.approx(cg.upper, abs=1e-9)  # the last team-1 best response is the bound
+  assert cg.team1_weights.sum() == pytest.approx(1.0)
+
+
+def test_oracle_matches_brute_force_and_lp_best_response():
+  tree = GameTree(__import__("pyspiel").load_game("team_kuhn(players=3,ranks=3)"))
+  rng = np.random.default_rng(3)
+  oracle = team_best_response.TeamOracle(tree, [0, 1])
+  single = team_best_response.TeamOracle(tree, [2])
+  for _ in range(3):
+    w = rng.normal(size=len(tree.terminals))
+    br = oracle.best_response(w)
+    assert br.value == pytest.approx(coop_optimum.brute_force_best_joint(tree, [0, 1], w).value,
+                                     abs=1e-9)
+    assert br.bound == pytest.approx(br.value, abs=1e-8)
+    assert br.value == pytest.approx(
+        team_best_response.team_best_response_lp(tree, [0, 1], w).value, abs=1e-9)
+    assert float(w @ br.reach) == pytest.approx(br.value, abs=1e-9)  # reach is the strategy's
+    assert set(np.unique(br.reach)) <= {0.0, 1.0}
+    s = single.best_response(w)
+    assert s.value == pytest.approx(
+        team_best_response.single_player_best_response_value(tree, 2, w), abs=1e-12)
+    assert float(w @ s.reach) == pytest.approx(s.value, abs=1e-9)
+
+
+def test_solve_auto_lp_and_cg_agree(monkeypatch):
+  lp = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
+  assert lp.method == "lp" and lp.exact
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_LOCAL", 10)  # too many local solutions: cg
+  cg = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
+  assert cg.method == "cg" and cg.exact and "LP not built" in cg.details["auto"]
+  assert cg.value == pytest.approx(lp.value, abs=1e-6) == -1.0 / 24.0
+
+
+def test_bad_arguments_are_errors_naming_the_value():
+  with pytest.raises(ValueError, match="bogus"):
+    team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="bogus")
+  with pytest.raises(ValueError, match="-1"):
+    team_solve.solve("kuhn_poker(players=3)", "0,1|2", time_limit=-1)
+  with pytest.raises(ValueError, match="-2"):
+    column_generation.solve("kuhn_poker(players=3)", "0,1|2", time_limit=-2)
+  with pytest.raises(ValueError, match="no_such_option"):
+    team_lp.solve("kuhn_poker(players=3)", "0,1|2", highs_options={"no_such_option": 1})
+  with pytest.raises(ValueError, match="solver='bogus'"):
+    team_lp.solve("kuhn_poker(players=3)", "0,1|2", solver="bogus")
+  import highspy  # pylint: disable=g-import-not-at-top
+  with pytest.raises(ValueError, match="presolve"):
+    highs.set_option(highspy.Highs(), "presolve", 3.5)
+
+
+def _cli(args):
+  out, err = io.StringIO(), io.StringIO()
+  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    rc = team_solve.main(["team_lp"] + args)
+  return rc, out.getvalue(), err.getvalue()
+
+
+def test_cli_instance_methods_and_errors():
+  rc, out, _ = _cli(["--instance", "21K4", "--method", "cg", "--json"])
+  s = json.loads(out)
+  assert rc == 0 and s["method"] == "cg" and s["instance"] == "21K4"
+  assert s["value"] == pytest.approx(-1.0 / 24.0, abs=1e-6) and s["seconds"] > 0
+  rc, out, _ = _cli(["--game", "kuhn_poker(players=3)", "--teams", "0,1|2", "--json"])
+  assert rc == 0 and json.loads(out)["value"] == pytest.approx(-1.0 / 24.0, abs=1e-9)
+  for args, needle in ((["--instance", "21X9"], "21X9"),
+                       (["--instance", "21K4", "--method", "nope"], "nope"),
+                       (["--instance", "21K4", "--time_limit", "-1"], "-1"),
+                       (["--instance", "21K4", "--highs_option", "bogus_opt=1"], "bogus_opt"),
+                       (["--instance", "21K4", "--solver", "bogus"], "bogus"),
+                       (["--instance", "21K4", "--game", "kuhn_poker"], "not both"),
+                       ([], "--instance")):
+    rc, out, err = _cli(args)
+    assert rc == 2 and out == "" and needle in err and len(err.strip().splitlines()) == 1, args
