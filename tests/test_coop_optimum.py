@@ -130,3 +130,26 @@ def test_warm_start_bad_input():
     coop_optimum.warm_start_policy(tree, "cfr_jps", cfr_iterations=0)
   pi = coop_optimum.warm_start_policy(tree, "cfr_jps", cfr_iterations=20)
   tree.validate_policy_array(pi)
+
+
+def test_not_common_payoff_and_negative_time_limit_are_errors():
+  """Issue 15: kuhn_poker used to give "value 0.0, proven optimal True"."""
+  with pytest.raises(ValueError, match=r"kuhn_poker\(\) is not a common-payoff"):
+    coop_optimum.solve("kuhn_poker")
+  with pytest.raises(ValueError, match="time_limit=-1"):
+    coop_optimum.solve("tiny_hanabi", time_limit=-1)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--game", "kuhn_poker"], "kuhn_poker() is not a common-payoff"),
+    (["--game", "tiny_hanabi", "--time_limit", "-1"], "time_limit=-1"),
+    (["--game", "tiny_hanabi", "--method", "nope"], "'nope'"),
+])
+def test_cli_user_errors_are_one_line(args, needle):
+  import contextlib  # pylint: disable=g-import-not-at-top
+  import io  # pylint: disable=g-import-not-at-top
+  out, err = io.StringIO(), io.StringIO()
+  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    rc = coop_optimum.main(["coop_optimum"] + args)
+  assert rc == 2 and out.getvalue() == ""
+  assert needle in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1

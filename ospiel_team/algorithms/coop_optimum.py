@@ -441,6 +441,20 @@ def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
   return chance * tree.node_returns[tree.terminals][:, list(members)].sum(axis=1)
 
 
+def check_common_payoff(tree: GameTree, atol: float = 1e-9) -> None:
+  """Raises ValueError naming the game unless every player gets the same return at every
+  terminal history (the cooperative games this module optimises)."""
+  returns = tree.node_returns[tree.terminals]
+  diff = np.abs(returns - returns[:, :1]).max(axis=1) if returns.size else np.zeros(0)
+  bad = np.nonzero(diff > atol)[0]
+  if len(bad):
+    z = int(tree.terminals[bad[0]])
+    raise ValueError(
+        f"{tree.game} is not a common-payoff (cooperative) game: the players' returns differ "
+        f"at {len(bad)} terminal histories, e.g. {list(map(float, tree.node_returns[z]))}; "
+        f"for two teams use team_solve / team_lp")
+
+
 def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
           time_limit: Optional[float] = None, lp_max_local: int = DEFAULT_LP_MAX_LOCAL,
           threads: Optional[int] = None,
@@ -456,12 +470,14 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
   n = (game.num_players if isinstance(game, GameTree) else game.num_players())
   if callable(n):
     n = n()
+  if method not in ("auto", "lp", "mip", "brute_force"):
+    raise ValueError(f"unknown method {method!r}; use 'auto', 'lp', 'mip' or 'brute_force'")
+  time_limit = highs.check_time_limit(time_limit)
   tree, teams = teams_lib.check_assumptions(game, [list(range(n))])
+  check_common_payoff(tree)
   members = teams.teams[0]
   w = team_weights(tree, members)
   details: Dict = {}
-  if method not in ("auto", "lp", "mip", "brute_force"):
-    raise ValueError(f"unknown method {method!r}; use 'auto', 'lp', 'mip' or 'brute_force'")
   res = None
   if method in ("auto", "lp"):
     try:
@@ -538,40 +554,57 @@ def warm_start_policy(tree: GameTree, kind: str, depth: int = 3, cfr_iterations:
   return jps.joint_policy_search(tree, start, depth=depth, seed=seed).policy_array
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-  """CLI: python -m ospiel_team.algorithms.coop_optimum --game G [--method M] [--json]."""
-  import argparse  # pylint: disable=g-import-not-at-top
+def main(argv: Sequence[str]) -> int:
+  """CLI: python -m ospiel_team.algorithms.coop_optimum --game G [--method M] [--json].
+
+  User errors (a game that is not common-payoff, an unknown method or warm start, a negative
+  time limit, a game pyspiel does not know) print one line and exit with status 2.
+  """
   import json  # pylint: disable=g-import-not-at-top
+  import sys  # pylint: disable=g-import-not-at-top
+  from absl import flags  # pylint: disable=g-import-not-at-top
   import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
-  parser = argparse.ArgumentParser(description="Exact optimum of a cooperative game")
-  parser.add_argument("--game", required=True)
-  parser.add_argument("--method", default="auto", help="auto, lp, mip or brute_force")
-  parser.add_argument("--time_limit", type=float, default=None, help="solver seconds")
-  parser.add_argument("--lp_max_local", type=int, default=DEFAULT_LP_MAX_LOCAL)
-  parser.add_argument("--warm_start", default="none", choices=list(WARM_STARTS),
-                      help="jps: Joint Policy Search from uniform; cfr_jps: JPS from CFR's "
-                      "last iterate (the JPS paper's CFR1k+JPS). Its purified policy is the "
-                      "MIP's first incumbent")
-  parser.add_argument("--jps_depth", type=int, default=3, help="JPS search depth D")
-  parser.add_argument("--cfr_iterations", type=int, default=1000, help="CFR iterations (cfr_jps)")
-  parser.add_argument("--json", action="store_true")
-  args = parser.parse_args(argv)
-  start = time.perf_counter()
-  game = pyspiel.load_game(args.game)
-  tree = GameTree(game)
-  tree_seconds = time.perf_counter() - start
-  t0 = time.perf_counter()
-  initial_policy = warm_start_policy(tree, args.warm_start, depth=args.jps_depth,
-                                     cfr_iterations=args.cfr_iterations)
-  jps_seconds = time.perf_counter() - t0
-  res = solve(tree, method=args.method, time_limit=args.time_limit,
-              lp_max_local=args.lp_max_local, initial_policy=initial_policy)
+  fv = flags.FlagValues()
+  flags.DEFINE_string("game", None, "pyspiel game string (common-payoff)", flag_values=fv)
+  flags.DEFINE_string("method", "auto", "auto, lp, mip or brute_force", flag_values=fv)
+  flags.DEFINE_float("time_limit", None, "solver seconds (>= 0)", flag_values=fv)
+  flags.DEFINE_integer("lp_max_local", DEFAULT_LP_MAX_LOCAL, "LP column cap", flag_values=fv)
+  flags.DEFINE_enum("warm_start", "none", list(WARM_STARTS),
+                    "jps: Joint Policy Search from uniform; cfr_jps: JPS from CFR's last "
+                    "iterate (the JPS paper's CFR1k+JPS). Its purified policy is the MIP's "
+                    "first incumbent", flag_values=fv)
+  flags.DEFINE_integer("jps_depth", 3, "JPS search depth D", flag_values=fv)
+  flags.DEFINE_integer("cfr_iterations", 1000, "CFR iterations (cfr_jps)", flag_values=fv)
+  flags.DEFINE_bool("json", False, "print one JSON object", flag_values=fv)
+
+  def fail(message: str) -> int:
+    print(f"error: {(message.strip().splitlines() or [''])[0]}", file=sys.stderr)
+    return 2
+
+  try:
+    fv(list(argv))
+    if fv.game is None:
+      raise ValueError("--game is required")
+    start = time.perf_counter()
+    game = pyspiel.load_game(fv.game)
+    highs.check_time_limit(fv.time_limit)
+    tree = GameTree(game)
+    check_common_payoff(tree)
+    tree_seconds = time.perf_counter() - start
+    t0 = time.perf_counter()
+    initial_policy = warm_start_policy(tree, fv.warm_start, depth=fv.jps_depth,
+                                       cfr_iterations=fv.cfr_iterations)
+    jps_seconds = time.perf_counter() - t0
+    res = solve(tree, method=fv.method, time_limit=fv.time_limit,
+                lp_max_local=fv.lp_max_local, initial_policy=initial_policy)
+  except (flags.Error, ValueError, pyspiel.SpielError) as e:
+    return fail(str(e))
   s = res.summary()
-  if args.warm_start != "none":
-    s.update(warm_start=args.warm_start, warm_start_seconds=round(jps_seconds, 3))
+  if fv.warm_start != "none":
+    s.update(warm_start=fv.warm_start, warm_start_seconds=round(jps_seconds, 3))
   s.update(tree_seconds=round(tree_seconds, 3), terminals=len(tree.terminals),
            infosets=tree.num_infosets, total_seconds=round(time.perf_counter() - start, 3))
-  if args.json:
+  if fv.json:
     print(json.dumps(s))
   else:
     for k, v in s.items():
@@ -581,4 +614,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 if __name__ == "__main__":
   import sys  # pylint: disable=g-import-not-at-top
-  sys.exit(main())
+  sys.exit(main(sys.argv))
