@@ -83,17 +83,7 @@ def get_bidder(name, models):
   return model_bidder.load_bidder(name, name=name)
 
 
-def clustered_stderr(values, groups):
-  """Standard error of the mean with per-group means (groups share the N-S hands)."""
-  g = np.unique(groups, return_inverse=True)[1]
-  sums = np.bincount(g, weights=values)
-  counts = np.bincount(g)
-  n = len(values)
-  mean = values.mean()
-  # Cluster-robust variance of the mean: sum_g (sum_g (x - mean))^2 / n^2 * G / (G - 1).
-  resid = sums - counts * mean
-  ng = len(counts)
-  return float(np.sqrt((resid ** 2).sum() / n ** 2 * ng / max(ng - 1, 1)))
+clustered_stderr = match.clustered_stderr  # one implementation (per-cluster residual sums)
 
 
 def main(argv):

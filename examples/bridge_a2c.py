@@ -74,8 +74,11 @@ flags.DEFINE_integer("search_rollouts", 5, "Rollouts per stage (paper: 5 x 5).")
 flags.DEFINE_bool("search_fresh_returns", True, "Store fresh-rollout returns of the chosen "
                   "change (unbiased) instead of the search's max-biased estimates.")
 flags.DEFINE_bool("progress", True, "Show a progress bar.")
-flags.DEFINE_string("bc_teacher", "natural", "Warm start: behaviour-clone this built-in bidder "
+flags.DEFINE_string("bc_teacher", "natural", "Warm start: behaviour-clone this bidder "
                     "(e.g. natural) before self-play (not in the JPS paper; see a2c.py).")
+flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models, for "
+                    "--bc_teacher jps_paper_* (distillation of their policy; research use "
+                    "under their CC BY-NC 4.0 license).")
 flags.DEFINE_integer("bc_deals", 20000, "Deals of teacher auctions for behaviour cloning.")
 flags.DEFINE_integer("bc_steps", 1500, "Behaviour-cloning Adam steps.")
 
@@ -134,7 +137,8 @@ def main(argv):
   if FLAGS.bc_teacher and trainer.round == 0 and FLAGS.init_model is None:
     from ospiel_team.bridge import bidders as bidders_lib  # pylint: disable=g-import-not-at-top
     rng = np.random.default_rng(FLAGS.seed + 1000)
-    obs, calls = a2c.collect_teacher_states(bidders_lib.make_bidder(FLAGS.bc_teacher), train_ds,
+    teacher = bidders_lib.make_bidder(FLAGS.bc_teacher, reference_dir=FLAGS.reference_dir)
+    obs, calls = a2c.collect_teacher_states(teacher, train_ds,
                                             rng, FLAGS.bc_deals, uncontested=FLAGS.uncontested)
     trainer.params, acc = a2c.behaviour_cloning(trainer.net, trainer.params, obs, calls,
                                                 FLAGS.bc_steps, seed=FLAGS.seed,

@@ -631,7 +631,11 @@ def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals
     active = np.flatnonzero(~eng.done)
     obs = eng.observation()[active]
     legal = legal_from_obs(obs)
-    target = np.asarray(teacher.act(obs, rng.random(len(active))), np.int64)
+    u = rng.random(len(active))
+    if getattr(teacher, "needs_auction", False):  # e.g. the JPS authors' models
+      target = np.asarray(teacher.act_auction(eng.auctions, eng.hands, active, u), np.int64)
+    else:
+      target = np.asarray(teacher.act(obs, u), np.int64)
     keep = legal.sum(axis=1) > 1
     obs_l.append(obs[keep])
     call_l.append(target[keep])
