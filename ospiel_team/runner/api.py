@@ -71,6 +71,11 @@ class SolverClock:
     extra = 0.0 if self._t0 is None else time.process_time() - self._t0
     return self._acc + extra
 
+  def reclassify(self, seconds: float, kind: str) -> None:
+    """Moves `seconds` already counted as the solver's to the excluded `kind`."""
+    self._acc -= seconds
+    self.excluded_seconds[kind] = self.excluded_seconds.get(kind, 0.0) + seconds
+
   @contextlib.contextmanager
   def excluded(self, kind: str):
     running = self._t0 is not None
