@@ -44,3 +44,23 @@ def test_openspiel_games_fall_back_to_the_walk_limit():
   assert min_terminal_histories(game) is None
   with pytest.raises(ValueError, match="more than max_nodes=100 histories"):
     GameTree(game, max_nodes=100)
+
+
+@pytest.mark.parametrize("name", ["team_leduc(players=3,ranks=2,suits=2)",
+                                  "team_leduc(players=3,ranks=4,suits=2)",
+                                  "team_leduc(players=4,ranks=2,suits=3)"])
+def test_leduc_states_the_number_of_private_deals_as_a_lower_bound(name):
+  import itertools  # pylint: disable=g-import-not-at-top
+  game = pyspiel.load_game(name)
+  p = game.get_parameters()
+  deals = sum(1 for seq in itertools.product(range(p["ranks"]), repeat=p["players"])
+              if max(seq.count(r) for r in range(p["ranks"])) <= p["suits"])
+  assert min_terminal_histories(game) == deals
+  assert deals <= len(GameTree(game).terminals)
+
+
+def test_large_leduc_is_refused_with_its_lower_bound():
+  # Inclusion-exclusion over ranks dealt 5+ times (at most two of them among 10 cards):
+  # 13^10 - 13 * sum_{k>=5} C(10,k) 12^(10-k) + C(13,2) C(10,5) = 136,983,947,100.
+  with pytest.raises(ValueError, match=r"at least 136,983,947,100 terminal histories"):
+    GameTree(pyspiel.load_game("team_leduc(players=10,ranks=13,suits=4)"))

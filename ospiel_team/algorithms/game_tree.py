@@ -40,8 +40,8 @@ DEFAULT_MAX_NODES = 30_000_000
 def min_terminal_histories(game: pyspiel.Game) -> Optional[int]:
   """How many terminal histories `game` has at least, known without walking it, or None.
 
-  The package's games state it (`min_terminal_histories()`: exact for all but bridge_bidding,
-  whose value is a lower bound). OpenSpiel's own games state nothing, so the sound fallback is
+  The package's games state it (`min_terminal_histories()`: exact for all but bridge_bidding
+  and team_leduc, whose values are lower bounds). OpenSpiel's own games state nothing, so the sound fallback is
   None: no refusal before the walk, whose `max_nodes` limit then stops it.
   """
   fn = getattr(game, "min_terminal_histories", None)
@@ -49,7 +49,7 @@ def min_terminal_histories(game: pyspiel.Game) -> Optional[int]:
 
 
 def _exact_size(game: pyspiel.Game) -> bool:
-  return game.get_type().short_name != "bridge_bidding"
+  return game.get_type().short_name not in ("bridge_bidding", "team_leduc")
 
 
 @dataclasses.dataclass

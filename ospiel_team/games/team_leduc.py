@@ -30,6 +30,7 @@ and 3,991 / 151 team sequences only when the *three-player* team {0,1,2} may not
 (`no_raise_team=1`); forbidding player 3 instead gives 21,042 / 18,103 / 1,045 (see the tests).
 """
 
+import math
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -125,6 +126,22 @@ class TeamLeducGame(pyspiel.Game):
     else:
       self.no_raise = frozenset()
     self.max_round_actions = max_actions_per_round(n, bets)
+
+  def min_terminal_histories(self) -> int:
+    """A lower bound on the number of terminal histories (GameTree checks it first).
+
+    The number of private deals (ordered ranks of the n players, each rank at most `suits`
+    times: n! [x^n] (sum_{k<=suits} x^k / k!)^ranks): each is followed by at least one
+    terminal history.
+    """
+    p = self.get_parameters()
+    n, ranks, suits = int(p["players"]), int(p["ranks"]), int(p["suits"])
+    # count[m] = ordered sequences of length m over the ranks seen so far (multinomial DP).
+    count = [1] + [0] * n
+    for _ in range(ranks):
+      count = [sum(count[m - k] * math.comb(m, k) for k in range(min(suits, m) + 1))
+               for m in range(n + 1)]
+    return count[n]
 
   def new_initial_state(self):
     return TeamLeducState(self)
