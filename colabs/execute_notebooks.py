@@ -33,7 +33,8 @@ SMALL_SETTINGS: Dict[str, Dict[str, str]] = {
     "bridge_agents": {"BOARDS": "16", "STAT_BOARDS": "40", "SHOW_DEALS": "2"},
     "bridge_bidding": {"BOARDS": "100", "SEED": "1"},
     "exploitability_descent": {"GAMES": '["kuhn_poker"]', "ITERATIONS": "4"},
-    "getting_started": {"GAME": '"mini_bridge(size=2)"', "ITERATIONS": "3"},
+    "getting_started": {"GAME": '"mini_bridge(size=2)"', "SECONDS": "0.2", "SEEDS": "2",
+                        "SOLVERS": '["cfr_plus", "jps"]'},
     "jps": {"SIZE": "2", "CFR_ITERATIONS": "50", "DEPTH": "3", "SEED": "1"},
     "team_lp": {"ITERATIONS": "20"},
 }
