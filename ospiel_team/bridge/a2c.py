@@ -1,5 +1,8 @@
 r"""Self-play A2C for bridge bidding (JPS paper Sec. 7.1-7.2 and Appendix E), in JAX + haiku.
 
+This module trains; the network itself (definition, inference, saving and loading) lives in
+`ospiel_team.bridge.policy_net`, whose names are re-exported here for convenience.
+
 Network (JPS paper Fig. 2 / Appendix E): the 267-bit observation of Appendix D
 (`ospiel_team.bridge.auction`) -> a fully connected layer of ``hidden`` (200) units -> ``num_blocks``
 residual blocks of two fully connected layers each (a skip connection every two layers,
