@@ -63,8 +63,8 @@ from ospiel_team.runner.api import (SolverContext, Snapshot, log_checkpoints,  #
                                     parse_options, solver_fn, solver_names)
 
 DEFAULT_GAME = "kuhn_poker"
-DEFAULT_SOLVERS = ("cfr_plus", "xfp", "nfsp", "mmd", "ed")
-DEFAULT_SECONDS = 2.0
+DEFAULT_SOLVERS = ("cfr_plus", "xfp", "nfsp", "ed")
+DEFAULT_SECONDS = 6.0
 DEFAULT_SEEDS = 3
 
 
