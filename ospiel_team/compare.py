@@ -403,6 +403,10 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: Option
         raise ValueError(f"needs two teams, got {team_obj.num_teams}")
     except ValueError as e:
       raise UserError(f"--teams {teams!r}: {e}") from None
+  for name in solvers:
+    why = api.spec(name).check(game) if api.spec(name).check else None
+    if why:
+      raise UserError(f"solver {name} cannot run on {game}: it {why}")
   try:
     per_solver = api.validate_options(solvers, dict(options or {}))
   except ValueError as e:
@@ -551,22 +555,27 @@ def plot_curves(rows: List[Dict[str, Any]], path: str,
         ax.plot(x, mean, "o", color=color, label=label)
         continue
       ax.plot(x, mean, style, color=color, lw=2 if primary else 1, label=label)
-      if vals.shape[0] > 1:
+      if vals.shape[0] > 1 and primary:  # bands for the judged variant only
         half = (stats.t.ppf(0.975, vals.shape[0] - 1) * vals.std(axis=0, ddof=1)
                 / math.sqrt(vals.shape[0]))
-        ax.fill_between(x, mean - half, mean + half, color=color, alpha=0.15, lw=0)
+        low = mean - half
+        if metric in LOWER_IS_BETTER:
+          low = np.maximum(low, 0.0)  # NashConv is never negative
+        ax.fill_between(x, low, mean + half, color=color, alpha=0.15, lw=0)
   for ax, xlabel in zip(axes, ["iterations", "solver CPU seconds"]):
     if ref is not None:
       ax.axhline(ref["value"], color="k", lw=1, ls="--", label=f"reference: {ref['label']}")
     ax.set_xscale("log")
     if metric == "nash_conv":
-      ax.set_yscale("symlog", linthresh=1e-3)
+      ax.set_yscale("symlog", linthresh=1e-4)
+      ax.set_ylim(bottom=0.0)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(metric)
     ax.grid(True, alpha=0.3)
   axes[1].legend(fontsize=6, loc="best")
   seeds = len({r["seed"] for r in rows})
-  fig.suptitle(f"{rows[0]['game'] if rows else ''}: mean and 95% band over {seeds} seeds")
+  fig.suptitle(f"{rows[0]['game'] if rows else ''}: mean over {seeds} seeds, 95% band of the "
+               "judged variant (thick)")
   fig.tight_layout()
   directory = os.path.dirname(os.path.abspath(path))
   tmp = os.path.join(directory, f".tmp_{os.getpid()}_curves.png")
@@ -633,7 +642,10 @@ def main(argv):
     seconds = FLAGS.seconds
     if seconds is None and FLAGS.iterations is None:
       seconds = DEFAULT_SECONDS
-    options = parse_options(FLAGS.solver_options)
+    try:
+      options = parse_options(FLAGS.solver_options)
+    except ValueError as e:
+      raise UserError(str(e)) from None
     workers = FLAGS.workers or os.cpu_count() or 1
     if FLAGS.workers < 0:
       raise UserError(f"--workers must be >= 0, got {FLAGS.workers}")
@@ -648,7 +660,7 @@ def main(argv):
                           options=options, metric=FLAGS.metric, seeds=seeds, seconds=seconds,
                           teams=FLAGS.teams, workers=workers, ray_address=FLAGS.ray,
                           out=FLAGS.out)
-  except ValueError as e:  # UserError and the API's own option/argument errors
+  except UserError as e:  # a bad command-line value; bugs keep their tracebacks
     print(f"error: {e}", file=sys.stderr)
     return 2
   ref = None

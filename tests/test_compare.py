@@ -121,6 +121,8 @@ def test_typo_option_is_an_error_naming_it_and_listing_valid_ones():
     compare.run("kuhn_poker", ["nope"], iterations=2, progress=False)
   with pytest.raises(ValueError, match="'oops'"):
     compare.parse_options("oops")
+  with pytest.raises(ValueError, match="mmd cannot run on .*two-player zero-sum"):
+    compare.run("kuhn_poker(players=3)", ["mmd"], iterations=2, progress=False)
   with pytest.raises(ValueError, match="unknown metric 'bogus'"):
     compare.run("kuhn_poker", ["cfr"], iterations=2, metric="bogus", progress=False)
 

@@ -197,13 +197,16 @@ class SolverSpec:
   unit: str
   options: Dict[str, Any]
   primary: str = "average"  # the variant a solver is judged by
+  # game -> None, or why the solver cannot run on it (checked before any run starts)
+  check: Optional[Callable[[pyspiel.Game], Optional[str]]] = None
 
 
 _REGISTRY: Dict[str, SolverSpec] = {}
 
 
 def solver(name: str, unit: str, options: Optional[Dict[str, Any]] = None,
-           primary: str = "average"):
+           primary: str = "average",
+           check: Optional[Callable[[pyspiel.Game], Optional[str]]] = None):
   """Decorator registering a runner solver under `name` (see the module docstring).
 
   Args:
@@ -211,11 +214,12 @@ def solver(name: str, unit: str, options: Optional[Dict[str, Any]] = None,
     unit: what one iteration of this solver is, shown in the results table.
     options: option name ("name.key") -> default value (its type is the option's type).
     primary: the variant the solver is judged by ("average" or "current").
+    check: game -> None if the solver applies to it, else the reason it does not.
   """
   def register(fn):
     if name in _REGISTRY:
       raise ValueError(f"solver {name!r} is registered twice")
-    _REGISTRY[name] = SolverSpec(name, fn, unit, dict(options or {}), primary)
+    _REGISTRY[name] = SolverSpec(name, fn, unit, dict(options or {}), primary, check)
     return fn
   return register
 

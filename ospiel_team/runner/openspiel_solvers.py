@@ -308,10 +308,18 @@ def average_policy_array(tree, agents, tensors, rows_of, nn) -> np.ndarray:
   return pi
 
 
+def _two_player_zero_sum(game):
+  import pyspiel  # pylint: disable=g-import-not-at-top
+  if (game.num_players() != 2 or
+      game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM):
+    return "needs a two-player zero-sum game"
+  return None
+
+
 @api.solver("mmd", unit="one MMD step (OpenSpiel's mmd_dilated.MMDDilatedEnt update with a "
             "moving magnet)",
             options={"mmd.alpha": 0.1, "mmd.stepsize": 0.0, "mmd.magnet_lr": 0.05,
-                     "mmd.magnet": "moving"}, primary="current")
+                     "mmd.magnet": "moving"}, primary="current", check=_two_player_zero_sum)
 def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Magnetic mirror descent with dilated entropy (Sokota et al. 2023, "A Unified Approach to
   Reinforcement Learning, Quantal Response Equilibria, and Two-Player Zero-Sum Games", ICLR
