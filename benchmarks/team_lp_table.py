@@ -64,8 +64,9 @@ def run_instance(name: str, time_limit: float, solver: str,
   teams_str = "|".join(",".join(str(p) for p in t) for t in teams)
   cmd = [sys.executable, "-m", "ospiel_team.algorithms.team_lp", "--instance", name, "--json",
          "--solver", solver, "--method", method]
-  if method != "lp":  # column generation returns its certified bracket at the limit
-    cmd += ["--time_limit", str(max(1.0, time_limit - 15.0))]
+  if method != "lp":  # column generation returns its certified bracket at its own limit,
+    # which leaves room for the tree walk, the last oracle call and the process start
+    cmd += ["--time_limit", str(max(1.0, 0.85 * time_limit - 10.0))]
   start = time.perf_counter()
   try:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=time_limit,

@@ -37,6 +37,14 @@ def test_column_generation_matches_lp(game, teams):
   assert cg.lower <= lp.value + 1e-9 and lp.value <= cg.upper + 1e-9
 
 
+def test_column_generation_extra_columns_same_value():
+  for teams in ("0,1|2", "1|0,2"):
+    cg = column_generation.solve("kuhn_poker(players=3)", teams, extra_columns=True)
+    assert cg.converged
+    assert cg.value == pytest.approx(team_lp.solve("kuhn_poker(players=3)", teams).value,
+                                     abs=1e-6)
+
+
 def test_column_generation_swapped_roles_closed_form():
   # 21K4 with the roles of the teams swapped: player 2 maximises against the correlated pair,
   # so its value is minus the TMECor value -1/24 of {0, 1} (paper: -.0417; minimax theorem).
@@ -70,7 +78,7 @@ def test_anytime_bracket_is_certified_by_independent_best_responses(teams):
 def test_oracle_matches_brute_force_and_lp_best_response():
   tree = GameTree(__import__("pyspiel").load_game("team_kuhn(players=3,ranks=3)"))
   rng = np.random.default_rng(3)
-  oracle = team_best_response.TeamOracle(tree, [0, 1])
+  oracle = team_best_response.TeamOracle(tree, [0, 1], keep_others=True)
   single = team_best_response.TeamOracle(tree, [2])
   for _ in range(3):
     w = rng.normal(size=len(tree.terminals))
@@ -82,6 +90,8 @@ def test_oracle_matches_brute_force_and_lp_best_response():
         team_best_response.team_best_response_lp(tree, [0, 1], w).value, abs=1e-9)
     assert float(w @ br.reach) == pytest.approx(br.value, abs=1e-9)  # reach is the strategy's
     assert set(np.unique(br.reach)) <= {0.0, 1.0}
+    for value, reach in br.others:  # the MIP's earlier incumbents, valued right
+      assert float(w @ reach) == pytest.approx(value, abs=1e-9) and value <= br.value + 1e-9
     s = single.best_response(w)
     assert s.value == pytest.approx(
         team_best_response.single_player_best_response_value(tree, 2, w), abs=1e-12)

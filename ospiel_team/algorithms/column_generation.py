@@ -94,7 +94,8 @@ def _sequence_form(tree: GameTree, player: int):
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           tol: float = 1e-6, time_limit: Optional[float] = None, max_iterations: int = 100_000,
-          threads: Optional[int] = None, verbose: bool = False) -> ColumnGenerationResult:
+          threads: Optional[int] = None, extra_columns: bool = False,
+          verbose: bool = False) -> ColumnGenerationResult:
   """Team 1's team-correlated equilibrium value by column generation (single/double oracle).
 
   Args:
@@ -105,6 +106,9 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       expiry the current certified bracket is returned (`converged=False`).
     max_iterations: cap on iterations (ValueError if < 1).
     threads: HiGHS threads.
+    extra_columns: also add the improving (not optimal) joint pure strategies each MIP oracle
+      found on its way (HiGHS's saved solutions) when they improve on the master: fewer
+      iterations for the same exact bounds.
     verbose: print one line per iteration.
 
   Returns:
@@ -125,8 +129,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"column generation needs two teams (got {teams})")
   chance = tree.chance_reach()[tree.terminals]
   cu1 = chance * teams_lib.team_terminal_utilities(tree, teams)[:, 0]
-  oracle1 = team_best_response.TeamOracle(tree, teams.teams[0], threads=threads)
-  oracle2 = team_best_response.TeamOracle(tree, teams.teams[1], threads=threads)
+  oracle1 = team_best_response.TeamOracle(tree, teams.teams[0], threads=threads,
+                                          keep_others=extra_columns)
+  oracle2 = team_best_response.TeamOracle(tree, teams.teams[1], threads=threads,
+                                          keep_others=extra_columns)
   single = len(teams.teams[1]) == 1
   n_z = len(tree.terminals)
   if single:
@@ -142,10 +148,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   cols2: List[np.ndarray] = []
   t0 = time.perf_counter()
   y_uniform = _uniform_reach(tree, teams.teams[1])
-  br1 = oracle1.best_response(cu1 * y_uniform)
+  br1 = oracle1.best_response(cu1 * y_uniform, time_limit=_left(start, time_limit))
   cols1.append(br1.reach)
   if not single:
-    br2 = oracle2.best_response(-cu1 * br1.reach)
+    br2 = oracle2.best_response(-cu1 * br1.reach, time_limit=_left(start, time_limit))
     cols2.append(br2.reach)
   oracle_s += time.perf_counter() - t0
   lower, upper = -np.inf, np.inf
@@ -201,10 +207,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     # Exact best responses.
     t0 = time.perf_counter()
     x_reach = r1 @ p
-    br1 = oracle1.best_response(cu1 * y_reach)
+    br1 = oracle1.best_response(cu1 * y_reach, time_limit=_left(start, time_limit))
     if br1.bound < upper:  # keep the team-2 plan that certifies the best upper bound
       upper, best_y_reach = br1.bound, y_reach
-    new_lower = master if single else -_oracle2_bound(oracle2, cu1, x_reach, brs)
+    new_lower = master if single else -_oracle2_bound(oracle2, cu1, x_reach, brs, start,
+                                                            time_limit)
     if new_lower > lower:  # and the team-1 mixture that certifies the best lower bound
       lower, best_p, best_x_reach = new_lower, p, x_reach
     oracle_s += time.perf_counter() - t0
@@ -220,10 +227,12 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     added = False
     if br1.value > master + 1e-12:
       cols1.append(br1.reach)
+      cols1.extend(r for v, r in br1.others if v > master + 1e-12)
       added = True
     br2 = brs.get("br2")
     if not single and -br2.value < master - 1e-12:
       cols2.append(br2.reach)
+      cols2.extend(r for v, r in br2.others if -v < master - 1e-12)
       added = True
     if not added:  # the master is exact on the restricted sets and no column improves it
       upper = min(upper, master)
@@ -231,6 +240,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       if upper - lower <= tol:
         converged = True
         break
+      if br1.bound - br1.value > 1e-9 or (not single and br2.bound - br2.value > 1e-9):
+        break  # an oracle was stopped by the time limit: return the certified bracket
       raise RuntimeError(f"column generation stalled with gap {upper - lower:.3e}")
   value = (lower + upper) / 2 if converged else lower
   return ColumnGenerationResult(
@@ -241,9 +252,17 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       master_seconds=master_s, build_seconds=build, history=history)
 
 
-def _oracle2_bound(oracle2, cu1: np.ndarray, x_reach: np.ndarray, brs: Dict) -> float:
+def _left(start: float, time_limit: Optional[float]) -> Optional[float]:
+  """Seconds left of `time_limit` (at least 1, so an oracle can always return a strategy)."""
+  if time_limit is None:
+    return None
+  return max(1.0, time_limit - (time.perf_counter() - start))
+
+
+def _oracle2_bound(oracle2, cu1: np.ndarray, x_reach: np.ndarray, brs: Dict,
+                   start: float, time_limit: Optional[float]) -> float:
   """Team 2's exact best-response bound against team 1's reach (stores the response)."""
-  br2 = oracle2.best_response(-cu1 * x_reach)
+  br2 = oracle2.best_response(-cu1 * x_reach, time_limit=_left(start, time_limit))
   brs["br2"] = br2
   return br2.bound
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -83,6 +83,8 @@ class PureBestResponse:
   strategy: Dict[int, int]  # infoset -> action for the team's infosets
   reach: np.ndarray  # [num_terminals] 0/1 terminal reach of the strategy
   seconds: float
+  # Other (worse) joint pure strategies the MIP found on its way: [(value, reach)], best first.
+  others: List[Tuple[float, np.ndarray]] = dataclasses.field(default_factory=list)
 
 
 class TeamOracle:
@@ -92,8 +94,12 @@ class TeamOracle:
   changes only the objective and re-solves to proven optimality with HiGHS).
   """
 
-  def __init__(self, tree: GameTree, members: Sequence[int], threads: Optional[int] = None):
+  def __init__(self, tree: GameTree, members: Sequence[int], threads: Optional[int] = None,
+               keep_others: bool = False):
+    """`keep_others`: also return the improving solutions the MIP found before its optimum
+    (HiGHS's `mip_improving_solution_save`), extra columns for column generation."""
     self.tree = tree
+    self.keep_others = keep_others
     self.members = [int(p) for p in members]
     self._h = None
     self._fm = None
@@ -104,11 +110,16 @@ class TeamOracle:
       self._h = highs.solve(cost, fm.a_mat, np.asarray(fm.lo), np.asarray(fm.hi),
                             np.zeros(fm.num_cols), np.ones(fm.num_cols), True, threads=threads,
                             integrality=fm.integrality, mip_gap=0.0,
-                            options={"mip_abs_gap": 1e-10})
+                            options={"mip_abs_gap": 1e-10,
+                                     "mip_improving_solution_save": keep_others})
 
   def best_response(self, terminal_weights: np.ndarray,
                     time_limit: Optional[float] = None) -> PureBestResponse:
-    """The best joint pure strategy against `terminal_weights` (exact; raises if not proven)."""
+    """The best joint pure strategy against `terminal_weights`.
+
+    Exact, except when the MIP is stopped by `time_limit`: then the best strategy found and the
+    MIP's proven bound (`bound` >= the optimum) are returned. Raises if no strategy was found.
+    """
     start = time.perf_counter()
     w = np.asarray(terminal_weights, dtype=np.float64)
     if self._fm is None:
@@ -118,24 +129,35 @@ class TeamOracle:
       fm, h = self._fm, self._h
       cost, const = fm.cost(w)
       h.changeColsCost(fm.num_cols, np.arange(fm.num_cols, dtype=np.int32), cost)
-      highs.set_option(h, "time_limit", highs.check_time_limit(time_limit) or np.inf)
+      time_limit = highs.check_time_limit(time_limit)
+      highs.set_option(h, "time_limit", np.inf if time_limit is None else time_limit)
       h.run()
       status = highs.status(h)
-      if status != "Optimal":
-        raise RuntimeError(f"team best-response MIP not solved to optimality: {status}")
-      sol = np.asarray(h.getSolution().col_value)
-      strategy = {}
-      for k in np.nonzero(sol[:fm.n_bin] > 0.5)[0]:
-        strategy[int(fm.team_inf[fm.inf_rep[k]])] = int(fm.act[k])
-      for i in fm.team_inf:
-        if int(i) not in strategy:
-          strategy[int(i)] = int(np.nonzero(self.tree.infoset_legal[i])[0][0])
       info = h.getInfo()
+      if status != "Optimal" and not (status == "Time limit reached" and
+                                      info.primal_solution_status >= 2):
+        raise RuntimeError(f"team best-response MIP not solved to optimality: {status}")
+      strategy = self._strategy(np.asarray(h.getSolution().col_value))
       value = float(info.objective_function_value) + const
       bound = max(value, float(info.mip_dual_bound) + const)
     reach = pure_terminal_reach(self.tree, self.members, strategy)
+    others = []
+    if self._fm is not None and self.keep_others:
+      for sol in sorted(self._h.getSavedMipSolutions(), key=lambda x: -x.objective)[1:]:
+        others.append((float(sol.objective) + const, pure_terminal_reach(
+            self.tree, self.members, self._strategy(np.asarray(sol.col_value)))))
     return PureBestResponse(value=value, bound=bound, strategy=strategy, reach=reach,
-                            seconds=time.perf_counter() - start)
+                            seconds=time.perf_counter() - start, others=others)
+
+  def _strategy(self, sol: np.ndarray) -> Dict[int, int]:
+    fm = self._fm
+    strategy = {}
+    for k in np.nonzero(sol[:fm.n_bin] > 0.5)[0]:
+      strategy[int(fm.team_inf[fm.inf_rep[k]])] = int(fm.act[k])
+    for i in fm.team_inf:
+      if int(i) not in strategy:
+        strategy[int(i)] = int(np.nonzero(self.tree.infoset_legal[i])[0][0])
+    return strategy
 
 
 def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
