@@ -252,3 +252,14 @@ def test_table_benchmark_script_runs(tmp_path):
   assert row["terminals_matches_paper"]
   assert row["method"] == "lp" and row["value"] == pytest.approx(0.0, abs=1e-9)
   assert "| 21K3 | 78 | lp | " in (tmp_path / "t.md").read_text()
+
+
+@pytest.mark.slow
+def test_21d3_value_is_the_papers():
+  """Table 1 prints 21D3 = .2840 (team 1's total); with the D rules of team_instances the LP
+  gives exactly 23/81 = 0.283951. OpenSpiel's order with the wild face gave 1/3."""
+  from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+  game, teams = team_instances.load_instance("21D3")
+  res = team_lp.solve(game, "|".join(",".join(map(str, t)) for t in teams))
+  assert round(res.value, 4) == 0.2840
+  assert res.value == pytest.approx(23 / 81, abs=1e-9)
