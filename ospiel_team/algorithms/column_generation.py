@@ -81,7 +81,7 @@ class ColumnGenerationResult:
 def _sequence_form(tree: GameTree, player: int):
   """(R2 [num_terminals x num_seq] 0/1, const [num_terminals] 0/1, F [rows x num_seq], f)."""
   team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, _ = (
-      coop_optimum._sequence_form_rows(tree, [player]))  # pylint: disable=protected-access
+      coop_optimum.sequence_form_rows(tree, [player]))
   n_seq = len(inf_rep)
   f_mat = sparse.csr_matrix((vals, (rows, cols)), shape=(len(team_inf), n_seq))
   last = tree.sequences[player].terminal_last_seq

@@ -90,7 +90,7 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
   members = [int(p) for p in members]
   # Binary columns (every legal (infoset, action) of every member) and sequence-form rows:
   # sum_a r[I a] - r[parent(I)] = 0 (or = 1 for root infosets).
-  team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = _sequence_form_rows(
+  team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = sequence_form_rows(
       tree, members)
   n_bin = len(inf_rep)
   row = len(team_inf)
@@ -143,8 +143,14 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
                      integrality, const, time_limit, threads, mip_gap, start, "mip")
 
 
-def _sequence_form_rows(tree, members):
-  """Binary columns (every legal (infoset, action) of the members) and their rows."""
+def sequence_form_rows(tree: GameTree, members: Sequence[int]):
+  """The members' sequence-form constraints, one column per legal (infoset, action).
+
+  Returns (team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi): the members' infosets,
+  each column's infoset index into team_inf and action, a map flat sequence -> column (-1: none),
+  and the constraint triplets with bounds: sum_a r[I a] - r[parent seq of I] = 0, or = 1 when I
+  has no parent sequence (Koller, Megiddo & von Stengel 1996).
+  """
   a_count = tree.num_actions
   team_inf = np.nonzero(np.isin(tree.infoset_player, members))[0]
   inf_rep, act = np.nonzero(tree.infoset_legal[team_inf])
@@ -207,7 +213,7 @@ def flow_model(tree: GameTree, members: Sequence[int]) -> FlowModel:
   from scipy import sparse  # pylint: disable=g-import-not-at-top
   members = [int(p) for p in members]
   a_count = tree.num_actions
-  team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = _sequence_form_rows(
+  team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = sequence_form_rows(
       tree, members)
   n_bin = len(inf_rep)
   row = len(team_inf)
