@@ -615,25 +615,22 @@ def define_flags() -> None:
 
   define("string", "game", DEFAULT_GAME, "Game string for pyspiel.load_game.")
   define("list", "solvers", list(DEFAULT_SOLVERS),
-                    f"Solvers to compare; known: {', '.join(solver_names())}.")
+         f"Solvers to compare; known: {', '.join(solver_names())}.")
   define("integer", "iterations", None, "Iterations per run (with --seconds: a cap).")
-  define("float", "seconds", None, "Solver CPU seconds per run (JIT compilation, snapshots "
-                     f"and evaluation excluded). Default {DEFAULT_SECONDS} when --iterations "
-                     "is not given.")
-  define("string", "seeds", str(DEFAULT_SEEDS), "A count (3 = seeds 0,1,2) or a list "
-                      "'0,5,7'.")
+  define("float", "seconds", None,
+         "Solver CPU seconds per run (setup, JIT compilation, snapshots and evaluation "
+         f"excluded). Default {DEFAULT_SECONDS} when --iterations is not given.")
+  define("string", "seeds", str(DEFAULT_SEEDS), "A count (3 = seeds 0,1,2) or a list '0,5,7'.")
   define("integer", "num_points", 12, "Number of log-spaced checkpoints.")
-  define("string", "out", "out/compare", "Output directory (also the resumable result "
-                      "store).")
+  define("string", "out", "out/compare", "Output directory (also the resumable result store).")
   define("string", "metric", None, "Metric (default: team_value for common-payoff games, "
-                      "team_value_vs_br with --teams, else nash_conv).")
-  define("string", "solver_options", "", "Solver options, e.g. 'nfsp.episodes=50,"
-                      "jps.depth=2'; unknown keys are an error.")
+         "team_value_vs_br with --teams, else nash_conv).")
+  define("string", "solver_options", "", "Solver options, e.g. 'nfsp.episodes=50,jps.depth=2'; "
+         "unknown keys are an error.")
   define("string", "teams", None, "Two teams of a zero-sum game, e.g. '0,1|2'.")
   define("integer", "workers", 0, "Parallel processes (0 = all cores, 1 = inline).")
   define("string", "ray", None, "Run the tasks on Ray: 'local' or a cluster address.")
   define("boolean", "reference", True, "Compute and draw the reference value.")
-
 
 def main(argv):
   del argv
