@@ -11,8 +11,8 @@ without running it. By default each notebook runs with the parameters written in
 stored outputs match its code; `--small` overrides the parameters with the small settings the
 test suite uses (`SMALL_SETTINGS`) and stores those settings in the notebook's parameter cell
 as well, so code and outputs still agree. Progress bars and warnings on stderr are not stored;
-execution timestamps are not recorded (smaller diffs). A notebook that fails is left unchanged
-and the command exits non-zero after trying the others.
+execution timestamps are not recorded (smaller diffs). A notebook that fails, or that was
+edited while it ran, is left unchanged and the command exits non-zero after trying the others.
 """
 
 import os
@@ -23,6 +23,8 @@ from typing import Dict, Sequence
 
 from absl import app
 from absl import flags
+
+from ospiel_team import atomic_io
 
 COLABS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(COLABS)
@@ -66,7 +68,9 @@ def execute(name: str, small: bool, timeout: int) -> float:
   import nbclient  # pylint: disable=g-import-not-at-top
   import nbformat  # pylint: disable=g-import-not-at-top
   path = os.path.join(COLABS, name + ".ipynb")
-  nb = nbformat.read(path, as_version=4)
+  with open(path, "rb") as f:
+    before = f.read()
+  nb = nbformat.reads(before.decode("utf-8"), as_version=4)
   if small:
     override_parameters(nb, SMALL_SETTINGS[name], name)
   start = time.time()
@@ -78,10 +82,21 @@ def execute(name: str, small: bool, timeout: int) -> float:
     client.execute()
   for cell in nb.cells:
     if cell.cell_type == "code":
-      cell.outputs = [o for o in cell.outputs
-                      if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
+      kept = []
+      for o in cell.outputs:
+        if o.get("output_type") == "stream" and o.get("name") == "stderr":
+          continue
+        if (o.get("output_type") == "stream" and kept and
+            kept[-1].get("output_type") == "stream" and kept[-1].get("name") == o.get("name")):
+          kept[-1]["text"] += o["text"]  # one output per run of prints: stable diffs
+          continue
+        kept.append(o)
+      cell.outputs = kept
   nbformat.validate(nb)
-  nbformat.write(nb, path)
+  with open(path, "rb") as f:
+    if f.read() != before:  # edited while it ran: keep the edit, run again later
+      raise RuntimeError(f"{path} changed while it was executed; not overwritten")
+  atomic_io.write_text(path, nbformat.writes(nb) + "\n")
   return time.time() - start
 
 
