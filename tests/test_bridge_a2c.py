@@ -198,7 +198,9 @@ def test_example_script_runs(tmp_path, search):
   rows = open(tmp_path / "log.csv").read().strip().split("\n")
   assert len(rows) == 3
   if search == "jps":
-    assert any(int(r.split(",")[11]) > 0 for r in rows[1:])  # search_points column
+    import csv  # pylint: disable=g-import-not-at-top
+    recs = list(csv.DictReader(rows))
+    assert any(int(r["search_points"]) > 0 for r in recs)
   assert os.path.exists(tmp_path / "model.npz")  # (resuming is tested in-process above)
 
 
