@@ -83,7 +83,7 @@ def main(argv):
         row[f"p_optimum_in_{r}"] = p
         cells.append(f"{eb:.4f} | {p:.3f}" if opt is not None else f"{eb:.4f} | -")
       rows.append(row)
-      lines.append(f"| {game} | {opt if opt is not None else 'open'} | {m} | {len(vals)} | "
+      lines.append(f"| {game} | {'open' if opt is None else f'{opt:.6g}'} | {m} | {len(vals)} | "
                    f"{vals.mean():.4f} ± {row['stderr']:.4f} | "
                    f"{'-' if opt is None else f'{hit:.3f}'} | " + " | ".join(cells) + " |")
   if FLAGS.json_out:
