@@ -48,21 +48,19 @@ def cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 def jax_cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's JAX CFR (`open_spiel.python.jax.cfr.jax_cfr.JaxCFR`), CFR+ by default.
 
-  The fair equal-time CFR beside ED's jitted steps. Its one-time tree setup and the first,
-  compiling call of its jitted step are excluded from the budget ("jit"). The average policy is
+  The fair equal-time CFR beside ED's jitted steps. Its one-time tree setup ("setup") and the
+  compiling calls of its jitted step ("jit") are excluded from the budget. The average policy is
   read from its arrays for every player (its own `average_policy` covers two players only).
   Options: jax_cfr.plus (regret matching+, default true), jax_cfr.linear_averaging (true).
   """
   from open_spiel.python.jax.cfr import jax_cfr  # pylint: disable=g-import-not-at-top
-  with ctx.excluded("jit"):
+  with ctx.excluded("setup"):
     solver = jax_cfr.JaxCFR(ctx.game,
                             regret_matching_plus=ctx.option("jax_cfr.plus", True),
                             linear_averaging=ctx.option("jax_cfr.linear_averaging", True))
-    # Compile every jitted step once on the initial arrays (outputs discarded: JAX arrays are
-    # immutable, so the solver's state is untouched).
-    for p in range(solver.constants.players):
-      out = solver.jit_step(solver.regrets, solver.averages, 1, p)
-      np.asarray(out[0][0])
+  # Its jitted step compiles on the first call and again on the second (numpy arrays at first,
+  # JAX arrays after): every compiling call is charged to "jit".
+  _exclude_compiling_calls(ctx, solver, ["jit_step"])
   tree = ctx.tree
   rows = {}
   for p in range(solver.constants.players):
