@@ -252,15 +252,39 @@ def aggregate(store: dict, games: List[str], samples: List[int], cfr_iterations:
   return rows, "\n".join(lines) + "\n"
 
 
-def main(argv):
-  del argv
-  samples = [int(k) for k in FLAGS.samples]
+def _checked_flags():
+  """The flags' values, checked before any work (a ValueError names the bad value)."""
+  try:
+    samples = [int(k) for k in FLAGS.samples]
+  except ValueError:
+    raise ValueError(f"--samples must be integers, got {FLAGS.samples}") from None
   if any(k < 1 for k in samples):
     raise ValueError(f"--samples must be positive, got {samples}")
   if FLAGS.seeds < 1:
     raise ValueError(f"--seeds must be >= 1, got {FLAGS.seeds}")
+  for name in FLAGS.games:
+    if name.split("(")[0] not in pyspiel.registered_names():  # before OpenSpiel prints its list
+      raise ValueError(f"--games: unknown game {name!r}")
+    try:
+      pyspiel.load_game(name)
+    except pyspiel.SpielError as e:
+      raise ValueError(f"--games: cannot load {name!r}: {str(e).splitlines()[0]}") from None
   depths = _depths(FLAGS.depths)
   store_path = FLAGS.store or (FLAGS.json_out + ".store.json" if FLAGS.json_out else None)
+  for flag, path in (("--json_out", FLAGS.json_out), ("--md_out", FLAGS.md_out),
+                     ("--store", store_path)):
+    if path:
+      atomic_io.check_writable(path, flag=flag)
+  return samples, depths, store_path
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  try:
+    samples, depths, store_path = _checked_flags()
+  except ValueError as e:  # a user error: one line, no traceback (bugs keep theirs)
+    raise SystemExit(f"jps_experiments: error: {e}") from None
   store = {}
   if store_path and os.path.exists(store_path):
     with open(store_path) as f:

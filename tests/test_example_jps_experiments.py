@@ -82,3 +82,20 @@ def test_batch_size_does_not_change_results_and_a_kill_keeps_finished_seeds(tmp_
   # The batched run equals the seed-by-seed run, value for value.
   assert _values(three) == _values(one)
   assert all(len(e) == 6 for e in _values(one).values())
+
+
+def test_user_errors_are_one_line_before_any_work(tmp_path):
+  """Bad flags fail at once with one line naming the value (no traceback, nothing written)."""
+  (tmp_path / "a_file").write_text("x")
+  cases = [(["--games", "nogame"], "'nogame'"),
+           (["--samples", "x"], "['x']"),
+           (["--seeds", "0"], "got 0"),
+           (["--json_out", str(tmp_path / "a_file" / "out.json")], "a_file"),
+           (["--md_out", str(tmp_path)], "is an existing folder")]
+  for args, needle in cases:
+    res = subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert res.returncode != 0, args
+    lines = [l for l in res.stderr.strip().splitlines() if l.strip()]
+    assert len(lines) == 1 and "jps_experiments: error:" in lines[0], (args, res.stderr)
+    assert needle in lines[0], (args, lines[0])
