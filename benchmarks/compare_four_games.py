@@ -103,14 +103,17 @@ def main(argv):
       mean = vals.mean(axis=0)
       line, = ax.plot(x, mean, label=f"{solver} {variant}")
       if vals.shape[0] > 1:
-        half = 2.776 * vals.std(axis=0, ddof=1) / math.sqrt(vals.shape[0]) if vals.shape[0] == 5 \
-            else 1.96 * vals.std(axis=0, ddof=1) / math.sqrt(vals.shape[0])
-        ax.fill_between(x, mean - half, mean + half, color=line.get_color(), alpha=0.15, lw=0)
+        from scipy import stats  # pylint: disable=g-import-not-at-top
+        half = (stats.t.ppf(0.975, vals.shape[0] - 1) * vals.std(axis=0, ddof=1)
+                / math.sqrt(vals.shape[0]))
+        low = np.maximum(mean - half, 0.0) if metric == "nash_conv" else mean - half
+        ax.fill_between(x, low, mean + half, color=line.get_color(), alpha=0.12, lw=0)
     summary.append("")
     ax.axhline(ref["value"], color="k", ls="--", lw=1, label="reference")
     ax.set_xscale("log")
     if metric == "nash_conv":
-      ax.set_yscale("symlog", linthresh=1e-3)
+      ax.set_yscale("symlog", linthresh=1e-5)
+      ax.set_ylim(bottom=0.0)
     ax.set_title(game + (f" teams {teams}" if teams else ""), fontsize=9)
     ax.set_xlabel("solver CPU seconds")
     ax.set_ylabel(metric)
