@@ -244,14 +244,14 @@ def canonical_keys(holders: np.ndarray, chunk: int = 128) -> np.ndarray:
   suit permutation (the 4 x 24 = 96 symmetries that training augmentation uses).
 
   The key is the lexicographically smallest of the 96 transformed ``holders`` rows, packed as
-  two uint64 (26 cards x 2 bits each); returned as an (n,) array of 16-byte `np.void`, usable in
-  sets and `np.isin`.
+  two big-endian uint64 (26 cards x 2 bits each); returned as an (n,) array of 16-byte strings
+  (dtype ``S16``), usable in sets, as dict keys and in `np.isin`.
   """
   h = validate_holders(holders)
   if h.ndim == 1:
     h = h[None]
   maps = symmetry_card_maps()
-  out = np.empty(len(h), dtype="V16")
+  out = np.empty(len(h), dtype="S16")
   weights = (np.uint64(4) ** np.arange(25, -1, -1, dtype=np.uint64)).astype(np.uint64)
   for lo in range(0, len(h), chunk):
     part = h[lo:lo + chunk].astype(np.int64)
@@ -269,5 +269,5 @@ def canonical_keys(holders: np.ndarray, chunk: int = 128) -> np.ndarray:
     lo_masked = np.where(hi == best_hi[:, None], lo_, np.iinfo(np.uint64).max)
     best_lo = lo_masked.min(axis=1)
     packed = np.stack([best_hi, best_lo], axis=1).astype(">u8")
-    out[lo:lo + n] = packed.view("V16").reshape(n)
+    out[lo:lo + n] = packed.view("S16").reshape(n)
   return out
