@@ -55,6 +55,8 @@ def jax_cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """
   from open_spiel.python.jax.cfr import jax_cfr  # pylint: disable=g-import-not-at-top
   with ctx.excluded("setup"):
+    import jax  # pylint: disable=g-import-not-at-top
+    jax.block_until_ready(jax.numpy.zeros(1) + 1)  # the process's one-time JAX start-up
     solver = jax_cfr.JaxCFR(ctx.game,
                             regret_matching_plus=ctx.option("jax_cfr.plus", True),
                             linear_averaging=ctx.option("jax_cfr.linear_averaging", True))
@@ -263,13 +265,30 @@ def _jitted_names(obj):
   return sorted(names)
 
 
+_COMPILES = [0]  # JAX compilations and traces seen in this process (jax.monitoring events)
+
+
+def _count_compiles() -> None:
+  if _COMPILES[0] == 0:
+    from jax import monitoring  # pylint: disable=g-import-not-at-top
+
+    def listener(event, duration, **kwargs):
+      del duration, kwargs
+      if event.startswith("/jax/core/compile/"):
+        _COMPILES[0] += 1
+    monitoring.register_event_duration_secs_listener(listener)
+    _COMPILES[0] = 1
+
+
 def _exclude_compiling_calls(ctx: SolverContext, obj, names) -> None:
   """Wraps the jitted obj.<name> so that a call that compiles is charged to "jit".
 
   OpenSpiel's NFSP and DQN jit per agent instance, and some functions are traced again on a
   later call (new argument types), so compilation cannot all be done up front: a call whose
-  jit cache grew is moved from the solver's CPU time to ctx's "jit" time.
+  jit cache grew, or during which JAX reported a trace or compilation (jax.monitoring), is moved
+  from the solver's CPU time to ctx's "jit" time.
   """
+  _count_compiles()
   for name in names:
     fn = getattr(obj, name)
     jitted = obj.__dict__.get(name) or getattr(type(obj), name)
@@ -278,10 +297,10 @@ def _exclude_compiling_calls(ctx: SolverContext, obj, names) -> None:
       raise TypeError(f"{type(obj).__name__}.{name} is not a jitted function")
 
     def wrapped(*args, _fn=fn, _cache_size=cache_size, **kwargs):
-      before = _cache_size()
+      before = (_cache_size(), _COMPILES[0])
       start = time.process_time()
       out = _fn(*args, **kwargs)
-      if _cache_size() != before:
+      if (_cache_size(), _COMPILES[0]) != before:
         import jax  # pylint: disable=g-import-not-at-top
         jax.block_until_ready(out)
         ctx.clock.reclassify(time.process_time() - start, "jit")
