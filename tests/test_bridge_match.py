@@ -84,6 +84,45 @@ def test_command_line_writes_reports(tmp_path):
   assert data["summary"]["stderr"] == pytest.approx(np.std(imps, ddof=1) / np.sqrt(24))
   assert "IMPs per board for A" in (out / "match.md").read_text()
   assert not [f for f in os.listdir(out) if f.startswith(".tmp_")]
+  # All deals distinct: the clustered s.e. equals the per-board one; the interval is +-1.96 s.e.
+  summ = data["summary"]
+  assert summ["clusters"] == 24
+  assert summ["stderr_clustered"] == pytest.approx(summ["stderr"])
+  assert summ["ci95_low"] == pytest.approx(np.mean(imps) - 1.959964 * summ["stderr"])
+  assert summ["ci95_high"] == pytest.approx(np.mean(imps) + 1.959964 * summ["stderr"])
+  assert "95% interval" in proc.stdout
+
+
+def test_command_line_heldout_and_user_errors(tmp_path):
+  def run(*args):
+    return subprocess.run([sys.executable, "-m", "ospiel_team.bridge.match", *args,
+                           "--out", str(tmp_path / "m")],
+                          capture_output=True, text=True, timeout=300, check=False)
+  proc = run("--bidder_a", "natural", "--bidder_b", "pass", "--boards", "8",
+             "--dataset", "heldout")
+  assert proc.returncode == 0, proc.stderr[-2000:]
+  data = json.loads((tmp_path / "m" / "match.json").read_text())
+  heldout = dataset_lib.resolve_dataset("heldout")
+  assert data["settings"]["dataset"] == "heldout"
+  assert data["boards"][0]["deal"] == deal_lib.holders_to_pbn(
+      heldout.holders[data["boards"][0]["deal_index"]])
+  for args, msg in [(("--bidder_a", "jps_paper_0.63", "--reference_dir", str(tmp_path)),
+                     "not found"),
+                    (("--bidder_a", "wizard"), "unknown bidder 'wizard'"),
+                    (("--dataset", "nowhere.npz"), "does not exist")]:
+    proc = run(*args, "--boards", "4")
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert msg in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_clustered_stderr_by_hand():
+  # Two clusters {1, 3} and {5}: mean 3, residual sums -2 and 2; G = 2:
+  # sqrt(2 / 1 * (4 + 4)) / 3 = 4 / 3.
+  assert match.clustered_stderr(np.array([1.0, 3.0, 5.0]), np.array([0, 0, 1])) == \
+      pytest.approx(4 / 3)
+  x = np.array([1.0, 4.0, 2.0, 8.0])
+  assert match.clustered_stderr(x, np.arange(4)) == pytest.approx(np.std(x, ddof=1) / 2)
 
 
 def test_standard_board_cycle():
