@@ -73,7 +73,6 @@ import numpy as np
 import optax
 import tqdm
 
-from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
