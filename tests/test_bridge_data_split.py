@@ -8,7 +8,7 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import make_dataset
 
-SIZES = {"train": 10_000, "heldout": 2_000}
+SIZES = {"train": 10_000, "validation": 1_000, "heldout": 2_000}
 CHUNK = 500  # the --chunk of the documented build commands
 
 

@@ -43,9 +43,8 @@ PathLike = Union[str, os.PathLike]
 
 # Shipped datasets by name (files in ospiel_team/bridge/data/), each built by
 # `python -m ospiel_team.bridge.make_dataset --chunk 500 --seed S --deals N --out FILE`:
-# train: seed 0, 10,000 deals (the default dataset); heldout: seed 2, 2,000 deals (final
-# evaluation only, never trained on); validation: seed 1, 1,000 deals (model selection; not
-# shipped yet -- build it with the command above and put it next to the others).
+# train: seed 0, 10,000 deals (the default dataset); validation: seed 1, 1,000 deals (model
+# selection); heldout: seed 2, 2,000 deals (final evaluation only, never trained on).
 # Different seeds make them disjoint (tests/test_bridge_data_split.py checks it, also under
 # the 96 seat-rotation x suit-permutation symmetries used by augmentation).
 NAMED_DATASETS = {"train": DEFAULT_DATASET_NAME, "validation": "validation_dds.npz",
