@@ -57,9 +57,10 @@ def summary_rows(inputs):
         if name not in best or r["seconds"] < best[name]["seconds"]:
           best[name] = r
       else:
+        stale = r.get("game") and _canonical(r["game"]) != current[name]
         failures.setdefault(name, []).append(
             f"{r.get('method', 'lp')}: {str(r.get('reason', ''))[:70]} "
-            f"({os.path.basename(path)})")
+            f"({os.path.basename(path)}{'; older reading of the game, same sizes' if stale else ''})")
   rows = []
   for name in team_instances.TABLE1_INSTANCES:
     fastest = team_instances.fastest_published(name)
@@ -93,8 +94,11 @@ def markdown(rows) -> str:
     lines.append(f"| {r['instance']} | {r['method']} | {value} | {r['gap']:.1e} | "
                  f"{r['seconds']:.2f} | {r['load']} | {fastest} | {ratio} | "
                  f"{r['source']} {r['date']} |")
-  done = sum(r["finished"] for r in rows)
-  return "\n".join(lines) + f"\n\n{done} of {len(rows)} instances finished.\n"
+  exact = sum(r["finished"] and r["exact"] for r in rows)
+  bracket = sum(r["finished"] and not r["exact"] for r in rows)
+  return "\n".join(lines) + (f"\n\n{exact} of {len(rows)} instances solved exactly; {bracket} "
+                             f"only bracketed (certified, not converged); the source column "
+                             f"gives the JSON file and its last write.\n")
 
 
 def main(argv):
