@@ -131,6 +131,11 @@ def markdown(rows: list) -> str:
 
 def main(argv):
   del argv
+  try:  # outputs that cannot be written fail before any solve, as one line
+    atomic_io.check_writable(FLAGS.out, flag="--out")
+    atomic_io.check_writable(FLAGS.out_md, flag="--out_md")
+  except ValueError as e:
+    raise SystemExit(f"team_lp_table: error: {e}") from None
   names = (FLAGS.instances.split(",") if FLAGS.instances
            else list(team_instances.TABLE1_INSTANCES))
   stored = {}

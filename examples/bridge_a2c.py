@@ -31,6 +31,7 @@ from absl import app
 from absl import flags
 import numpy as np
 
+from ospiel_team import atomic_io
 from ospiel_team.bridge import a2c
 from ospiel_team.bridge import dataset as dataset_lib
 
@@ -95,7 +96,14 @@ def expand_datasets(spec):
 
 
 def main(argv):
-  del argv
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  try:  # user errors found before any work are one line (bugs keep their traceback)
+    atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
+    eval_ds = (dataset_lib.load_dataset(FLAGS.eval_dataset) if FLAGS.eval_dataset else None)
+    expand_datasets(FLAGS.datasets)
+  except (ValueError, FileNotFoundError) as e:
+    raise SystemExit(f"bridge_a2c: error: {e}") from None
   cfg = a2c.A2CConfig(
       hidden=FLAGS.hidden, num_blocks=FLAGS.num_blocks, learning_rate=FLAGS.learning_rate,
       entropy_coef=FLAGS.entropy_coef, entropy_coef_start=FLAGS.entropy_coef_start,
@@ -103,9 +111,6 @@ def main(argv):
       deals_per_round=FLAGS.deals_per_round, batch_size=FLAGS.batch_size,
       updates_per_round=FLAGS.updates_per_round, buffer_size=FLAGS.buffer_size,
       burn_in=FLAGS.burn_in, uncontested=FLAGS.uncontested, seed=FLAGS.seed)
-  eval_ds = None
-  if FLAGS.eval_dataset:
-    eval_ds = dataset_lib.load_dataset(FLAGS.eval_dataset)
 
   def training_data():
     """(augmented training dataset, held-out dataset, number of base training deals)."""

@@ -15,6 +15,7 @@ import json
 from absl import app
 from absl import flags
 
+from ospiel_team import atomic_io
 from ospiel_team.bridge import bidders as bidders_lib
 from ospiel_team.bridge import match
 from ospiel_team.bridge import bidding_stats
@@ -34,16 +35,21 @@ def make(name):
 
 
 def main(argv):
-  del argv
-  bidder = make(FLAGS.model)
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  try:  # user errors (a bad --model or --json) are one line, before any work
+    if FLAGS.json:
+      atomic_io.check_writable(FLAGS.json, flag="--json")
+    bidder = make(FLAGS.model)
+  except (ValueError, FileNotFoundError) as e:
+    raise SystemExit(f"bridge_opening_table: error: {e}") from None
   eng = bidding_stats.self_play_auctions(bidder, FLAGS.dataset, FLAGS.boards, seed=FLAGS.seed,
                                         uncontested=FLAGS.uncontested)
   stats = bidding_stats.bidding_statistics(eng)
   print(f"# {FLAGS.model}\n")
   print(bidding_stats.opening_table_markdown(stats))
   if FLAGS.json:
-    with open(FLAGS.json, "w") as f:
-      json.dump(stats, f, indent=1)
+    atomic_io.write_text(FLAGS.json, json.dumps(stats, indent=1))
 
 
 if __name__ == "__main__":

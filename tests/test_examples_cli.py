@@ -45,3 +45,28 @@ def test_match_checks_out_before_playing(tmp_path):
   errors = [l for l in res.stderr.splitlines() if ": error: " in l]
   assert errors == [f"match: error: --out {str(afile)!r} is an existing file, not a folder"]
   assert "boards" not in res.stdout  # no match was played
+
+
+def test_bridge_opening_table_user_errors(tmp_path):
+  line = _run("bridge_opening_table.py", "--model", "no_such_model", cwd=tmp_path)
+  assert "unknown model 'no_such_model'" in line
+  line = _run("bridge_opening_table.py", "--model", "natural", "--json", str(tmp_path), cwd=tmp_path)
+  assert f"--json {str(tmp_path)!r} is an existing folder" in line
+
+
+def test_bridge_a2c_checks_workdir_and_datasets_before_work(tmp_path):
+  afile = tmp_path / "afile"
+  afile.write_text("x")
+  line = _run("bridge_a2c.py", "--workdir", str(afile), cwd=tmp_path)
+  assert f"--workdir {str(afile)!r} is an existing file, not a folder" in line
+  line = _run("bridge_a2c.py", "--workdir", str(tmp_path / "w"), "--datasets",
+              str(tmp_path / "nothing*.npz"), cwd=tmp_path)
+  assert "matches no file" in line
+
+
+def test_team_lp_table_checks_outputs_before_solving(tmp_path):
+  res = subprocess.run([sys.executable, os.path.join(REPO, "benchmarks", "team_lp_table.py"),
+                        "--out", str(tmp_path), "--instances", "21K3"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+  assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
+  assert f"team_lp_table: error: --out {str(tmp_path)!r} is an existing folder" in res.stderr
