@@ -1,9 +1,21 @@
 """Shared test helpers."""
+import functools
 import os
 
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@functools.lru_cache(maxsize=None)
+def _executor():
+  """colabs/execute_notebooks.py (not a package), whose parameter override the tests share."""
+  import importlib.util  # pylint: disable=g-import-not-at-top
+  spec = importlib.util.spec_from_file_location(
+      "execute_notebooks", os.path.join(REPO, "colabs", "execute_notebooks.py"))
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
 
 
 def execute_notebook(relpath: str, parameters: dict, timeout: int = 900):
@@ -16,18 +28,7 @@ def execute_notebook(relpath: str, parameters: dict, timeout: int = 900):
   import nbclient  # pylint: disable=g-import-not-at-top
   import nbformat  # pylint: disable=g-import-not-at-top
   nb = nbformat.read(os.path.join(REPO, relpath), as_version=4)
-  remaining = dict(parameters)
-  for cell in nb.cells:
-    if cell.cell_type != "code":
-      continue
-    lines = cell.source.split("\n")
-    for i, line in enumerate(lines):
-      for name in list(remaining):
-        if line.startswith(f"{name} = "):
-          lines[i] = f"{name} = {remaining.pop(name)}"
-    cell.source = "\n".join(lines)
-  if remaining:
-    raise KeyError(f"notebook {relpath} assigns no {sorted(remaining)}")
+  _executor().override_parameters(nb, parameters, relpath)
   client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                    resources={"metadata": {"path": REPO}})
   client.execute()
