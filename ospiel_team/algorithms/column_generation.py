@@ -120,10 +120,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"tol={tol!r} must be >= 0")
   if max_iterations < 1:
     raise ValueError(f"max_iterations={max_iterations!r} must be >= 1")
-  if isinstance(game, str):
-    game = pyspiel.load_game(game)
-  if teams is None:
-    teams = teams_lib.default_teams(game.game if isinstance(game, GameTree) else game)
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
     raise ValueError(f"column generation needs two teams (got {teams})")

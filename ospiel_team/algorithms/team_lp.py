@@ -100,10 +100,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           highs_options: Optional[Dict] = None) -> TeamLPResult:
   """Solves the zero-sum team game exactly for its team-correlated equilibrium (Thm. 3.21)."""
   start = time.perf_counter()
-  if isinstance(game, str):
-    game = pyspiel.load_game(game)
-  if teams is None:
-    teams = teams_lib.default_teams(game.game if isinstance(game, GameTree) else game)
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
     raise ValueError(f"solve needs two teams; for one team use coop_optimum (got {teams})")

@@ -82,10 +82,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
   time_limit = highs.check_time_limit(time_limit)
   start = time.perf_counter()
-  if isinstance(game, str):
-    game = pyspiel.load_game(game)
-  if teams is None:
-    teams = teams_lib.default_teams(game.game if isinstance(game, GameTree) else game)
   tree, teams = teams_lib.check_assumptions(game, teams)
   details: Dict = {}
   if method in ("auto", "lp"):

@@ -175,8 +175,15 @@ def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
 def check_assumptions(game_or_tree, teams) -> Tuple[GameTree, Teams]:
   """Builds the tree (perfect recall is checked there) and checks teams, timeability, zero-sum.
 
+  Args:
+    game_or_tree: a pyspiel game, its string, or its `GameTree`.
+    teams: a team specification (see `parse_teams`), or None for `default_teams(game)`.
+
   Returns `(tree, teams)`; raises ValueError naming the violated assumption.
   """
+  if teams is None:
+    game = game_or_tree.game if isinstance(game_or_tree, GameTree) else game_or_tree
+    teams = default_teams(pyspiel.load_game(game) if isinstance(game, str) else game)
   if isinstance(game_or_tree, GameTree):
     tree = game_or_tree
   else:
