@@ -15,15 +15,19 @@ from ospiel_team.runner import api
 from ospiel_team.runner.api import Snapshot, SolverContext
 
 
+def cfr_policies(ctx: SolverContext, solver) -> dict:
+  """An OpenSpiel CFR-family solver's average and current policies as arrays (not charged)."""
+  with ctx.excluded("snapshot"):
+    return {"average": ctx.tree.policy_array(solver.average_policy()),
+            "current": ctx.tree.policy_array(solver.current_policy())}
+
+
 def _cfr_family(ctx: SolverContext, solver_cls) -> Iterator[Snapshot]:
   solver = solver_cls(ctx.game)
   for it in ctx.iterate():
     solver.evaluate_and_update_policy()
     if ctx.is_checkpoint(it):
-      with ctx.excluded("snapshot"):
-        policies = {"average": ctx.tree.policy_array(solver.average_policy()),
-                    "current": ctx.tree.policy_array(solver.current_policy())}
-      yield Snapshot(it, policies)
+      yield Snapshot(it, cfr_policies(ctx, solver))
 
 
 @api.solver("cfr", unit="one CFR iteration (OpenSpiel's cfr.CFRSolver, alternating updates)")

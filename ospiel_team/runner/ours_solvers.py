@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Iterator, Tuple
 
 from ospiel_team.runner import api
+from ospiel_team.runner import openspiel_solvers
 from ospiel_team.runner.api import Snapshot, SolverContext
 
 _JPS_OPTIONS = {"jps.depth": 0, "jps.samples": 0, "jps.max_iterations": 0, "jps.seed": -1}
@@ -72,9 +73,7 @@ def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   for it in ctx.iterate():
     solver.evaluate_and_update_policy()
     if ctx.is_checkpoint(it):
-      with ctx.excluded("snapshot"):
-        policies = {"average": ctx.tree.policy_array(solver.average_policy()),
-                    "current": ctx.tree.policy_array(solver.current_policy())}
+      policies = openspiel_solvers.cfr_policies(ctx, solver)
       with ctx.excluded("jps"):
         result, extra = _jps(ctx, policies["current"])
       policies["jps"] = result.policy_array
