@@ -8,6 +8,7 @@ import ospiel_team  # noqa: F401
 from ospiel_team.algorithms import coop_optimum
 from ospiel_team.algorithms import evaluation
 from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.cli import coop_optimum_cli
 
 
 def _openspiel_value(game_string, policy):
@@ -150,6 +151,6 @@ def test_cli_user_errors_are_one_line(args, needle):
   import io  # pylint: disable=g-import-not-at-top
   out, err = io.StringIO(), io.StringIO()
   with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-    rc = coop_optimum.main(["coop_optimum"] + args)
+    rc = coop_optimum_cli.main(["coop_optimum"] + args)
   assert rc == 2 and out.getvalue() == ""
   assert needle in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1

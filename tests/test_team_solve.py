@@ -21,6 +21,7 @@ from ospiel_team.algorithms import team_lp
 from ospiel_team.algorithms import team_solve
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.cli import team_solve_cli
 
 
 @pytest.mark.parametrize("game,teams", [
@@ -126,7 +127,7 @@ def test_bad_arguments_are_errors_naming_the_value():
 def _cli(args):
   out, err = io.StringIO(), io.StringIO()
   with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-    rc = team_solve.main(["team_lp"] + args)
+    rc = team_solve_cli.main(["team_lp"] + args)
   return rc, out.getvalue(), err.getvalue()
 
 

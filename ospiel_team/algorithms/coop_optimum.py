@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 import pyspiel
@@ -560,64 +560,6 @@ def warm_start_policy(tree: GameTree, kind: str, depth: int = 3, cfr_iterations:
   return jps.joint_policy_search(tree, start, depth=depth, seed=seed).policy_array
 
 
-def main(argv: Sequence[str]) -> int:
-  """CLI: python -m ospiel_team.algorithms.coop_optimum --game G [--method M] [--json].
-
-  User errors (a game that is not common-payoff, an unknown method or warm start, a negative
-  time limit, a game pyspiel does not know) print one line and exit with status 2.
-  """
-  import json  # pylint: disable=g-import-not-at-top
-  import sys  # pylint: disable=g-import-not-at-top
-  from absl import flags  # pylint: disable=g-import-not-at-top
-  import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
-  fv = flags.FlagValues()
-  flags.DEFINE_string("game", None, "pyspiel game string (common-payoff)", flag_values=fv)
-  flags.DEFINE_string("method", "auto", "auto, lp, mip or brute_force", flag_values=fv)
-  flags.DEFINE_float("time_limit", None, "solver seconds (>= 0)", flag_values=fv)
-  flags.DEFINE_integer("lp_max_local", DEFAULT_LP_MAX_LOCAL, "LP column cap", flag_values=fv)
-  flags.DEFINE_enum("warm_start", "none", list(WARM_STARTS),
-                    "jps: Joint Policy Search from uniform; cfr_jps: JPS from CFR's last "
-                    "iterate (the JPS paper's CFR1k+JPS). Its purified policy is the MIP's "
-                    "first incumbent", flag_values=fv)
-  flags.DEFINE_integer("jps_depth", 3, "JPS search depth D", flag_values=fv)
-  flags.DEFINE_integer("cfr_iterations", 1000, "CFR iterations (cfr_jps)", flag_values=fv)
-  flags.DEFINE_bool("json", False, "print one JSON object", flag_values=fv)
-
-  def fail(message: str) -> int:
-    print(f"error: {(message.strip().splitlines() or [''])[0]}", file=sys.stderr)
-    return 2
-
-  try:
-    fv(list(argv))
-    if fv.game is None:
-      raise ValueError("--game is required")
-    start = time.perf_counter()
-    game = pyspiel.load_game(fv.game)
-    highs.check_time_limit(fv.time_limit)
-    tree = GameTree(game)
-    check_common_payoff(tree)
-    tree_seconds = time.perf_counter() - start
-    t0 = time.perf_counter()
-    initial_policy = warm_start_policy(tree, fv.warm_start, depth=fv.jps_depth,
-                                       cfr_iterations=fv.cfr_iterations)
-    jps_seconds = time.perf_counter() - t0
-    res = solve(tree, method=fv.method, time_limit=fv.time_limit,
-                lp_max_local=fv.lp_max_local, initial_policy=initial_policy)
-  except (flags.Error, ValueError, pyspiel.SpielError) as e:
-    return fail(str(e))
-  s = res.summary()
-  if fv.warm_start != "none":
-    s.update(warm_start=fv.warm_start, warm_start_seconds=round(jps_seconds, 3))
-  s.update(tree_seconds=round(tree_seconds, 3), terminals=len(tree.terminals),
-           infosets=tree.num_infosets, total_seconds=round(time.perf_counter() - start, 3))
-  if fv.json:
-    print(json.dumps(s))
-  else:
-    for k, v in s.items():
-      print(f"{k}: {v}")
-  return 0
-
-
 if __name__ == "__main__":
-  import sys  # pylint: disable=g-import-not-at-top
-  sys.exit(main(sys.argv))
+  from ospiel_team.cli import coop_optimum_cli  # pylint: disable=g-import-not-at-top
+  coop_optimum_cli.run()

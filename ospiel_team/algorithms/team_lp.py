@@ -177,5 +177,5 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
 
 if __name__ == "__main__":
   # One command line for every team solver: it lives in team_solve (method "lp", "cg", "auto").
-  from ospiel_team.algorithms import team_solve  # pylint: disable=g-import-not-at-top
-  team_solve.run_cli()
+  from ospiel_team.cli import team_solve_cli  # pylint: disable=g-import-not-at-top
+  team_solve_cli.run()

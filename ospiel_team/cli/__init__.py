@@ -1,0 +1,1 @@
+"""Command-line front ends of the algorithm modules (flags and printing only)."""
