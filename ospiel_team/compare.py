@@ -57,10 +57,11 @@ from ospiel_team.algorithms import evaluation
 from ospiel_team.algorithms import team_best_response
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
-from ospiel_team.runner import api
+from ospiel_team.runner import solvers as solver_catalog
 # The solver API, re-exported for scripts that drive solvers themselves.
 from ospiel_team.runner.api import (SolverContext, Snapshot, log_checkpoints,  # noqa: F401
-                                    parse_options, solver_fn, solver_names)
+                                    parse_options)
+from ospiel_team.runner.solvers import solver_fn, solver_names  # noqa: F401
 
 DEFAULT_GAME = "kuhn_poker"
 DEFAULT_SOLVERS = ("cfr_plus", "xfp", "nfsp", "ed")
@@ -180,7 +181,7 @@ def run_task(task: Dict[str, Any], tree: Optional[GameTree] = None) -> Dict[str,
   game = tree.game
   teams = (teams_lib.parse_teams(task["teams"], game.num_players()) if task.get("teams")
            else None)
-  spec = api.spec(task["solver"])
+  spec = solver_catalog.spec(task["solver"])
   metric_fn = METRICS[task["metric"]]
   iterations = task.get("iterations")
   checkpoints = (log_checkpoints(iterations, task["num_points"]) if iterations else [])
@@ -382,7 +383,7 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: Option
     raise UserError("no solvers given")
   for name in solvers:
     try:
-      api.spec(name)
+      solver_catalog.spec(name)
     except ValueError as e:
       raise UserError(str(e)) from None
   if len(set(solvers)) != len(solvers):
@@ -404,11 +405,11 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: Option
     except ValueError as e:
       raise UserError(f"--teams {teams!r}: {e}") from None
   for name in solvers:
-    why = api.spec(name).check(game) if api.spec(name).check else None
+    why = solver_catalog.spec(name).check(game) if solver_catalog.spec(name).check else None
     if why:
       raise UserError(f"solver {name} cannot run on {game}: it {why}")
   try:
-    per_solver = api.validate_options(solvers, dict(options or {}))
+    per_solver = solver_catalog.validate_options(solvers, dict(options or {}))
   except ValueError as e:
     raise UserError(str(e)) from None
   metric = metric or default_metric(game, team_obj)
@@ -513,7 +514,7 @@ def markdown_table(rows: List[Dict[str, Any]], infos: Optional[List[Dict[str, An
                  f"{_fmt(float(excl))} | {_fmt(float(ev))} |")
   lines += ["", "Bold: the variant a solver is judged by. What one iteration is:", ""]
   for solver in dict.fromkeys(r["solver"] for r in rows):
-    lines.append(f"- `{solver}`: {api.spec(solver).unit}")
+    lines.append(f"- `{solver}`: {solver_catalog.spec(solver).unit}")
   return "\n".join(lines) + "\n"
 
 

@@ -561,5 +561,6 @@ def warm_start_policy(tree: GameTree, kind: str, depth: int = 3, cfr_iterations:
 
 
 if __name__ == "__main__":
-  from ospiel_team.cli import coop_optimum_cli  # pylint: disable=g-import-not-at-top
-  coop_optimum_cli.run()
+  # The command line lives in ospiel_team/cli/ (run as a script, not imported: no import cycle).
+  import runpy  # pylint: disable=g-import-not-at-top
+  runpy.run_module("ospiel_team.cli.coop_optimum_cli", run_name="__main__")

@@ -176,6 +176,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
 
 
 if __name__ == "__main__":
-  # One command line for every team solver: it lives in team_solve (method "lp", "cg", "auto").
-  from ospiel_team.cli import team_solve_cli  # pylint: disable=g-import-not-at-top
-  team_solve_cli.run()
+  # The command line lives in ospiel_team/cli/ (run as a script, not imported: no import cycle).
+  import runpy  # pylint: disable=g-import-not-at-top
+  runpy.run_module("ospiel_team.cli.team_solve_cli", run_name="__main__")

@@ -77,3 +77,7 @@ def main(argv: Sequence[str]) -> int:
 def run() -> None:
   """Entry point: exits with `main`'s status."""
   sys.exit(main(sys.argv))
+
+
+if __name__ == "__main__":
+  run()

@@ -99,3 +99,7 @@ def main(argv) -> int:
 def run() -> None:
   """Entry point: exits with `main`'s status."""
   sys.exit(main(sys.argv))
+
+
+if __name__ == "__main__":
+  run()

@@ -224,34 +224,6 @@ def solver(name: str, unit: str, options: Optional[Dict[str, Any]] = None,
   return register
 
 
-def _load_adapters() -> None:
-  # pylint: disable=g-import-not-at-top,unused-import
-  from ospiel_team.runner import openspiel_solvers  # noqa: F401
-  from ospiel_team.runner import ours_solvers  # noqa: F401
-
-
-def registry() -> Dict[str, SolverSpec]:
-  _load_adapters()
-  return _REGISTRY
-
-
-def solver_names() -> List[str]:
-  return sorted(registry())
-
-
-def spec(name: str) -> SolverSpec:
-  """The registered solver `name`; ValueError listing the known ones otherwise."""
-  reg = registry()
-  if name not in reg:
-    raise ValueError(f"unknown solver {name!r}; known: {', '.join(sorted(reg))}")
-  return reg[name]
-
-
-def solver_fn(name: str) -> Callable[[SolverContext], Iterator[Snapshot]]:
-  """The generator function of a registered solver."""
-  return spec(name).fn
-
-
 def parse_options(text: str) -> Dict[str, str]:
   """Parses "a.b=1,c.d=x" into {"a.b": "1", "c.d": "x"}."""
   options = {}
@@ -261,39 +233,3 @@ def parse_options(text: str) -> Dict[str, str]:
     key, value = item.split("=", 1)
     options[key.strip()] = value.strip()
   return options
-
-
-def validate_options(solvers: Sequence[str], options: Dict[str, str]) -> Dict[str, Dict[str, str]]:
-  """Checks every option against the solvers that accept it; returns each solver's options.
-
-  Raises ValueError naming an option no chosen solver accepts (with the valid ones listed), or
-  a value that does not parse as the option's type.
-  """
-  specs = [spec(s) for s in solvers]
-  per_solver: Dict[str, Dict[str, str]] = {s.name: {} for s in specs}
-  for key, value in options.items():
-    takers = [s for s in specs if key in s.options]
-    if not takers:
-      prefix = key.split(".", 1)[0]
-      same = [s for s in specs if any(k.split(".", 1)[0] == prefix for k in s.options)]
-      if same:
-        valid = sorted({k for s in same for k in s.options})
-        raise ValueError(f"unknown solver option {key!r} for {', '.join(s.name for s in same)};"
-                         f" valid options: {', '.join(valid)}")
-      valid = sorted({k for s in specs for k in s.options})
-      raise ValueError(f"solver option {key!r} is not accepted by any of the solvers "
-                       f"{', '.join(solvers)}; valid options: {', '.join(valid) or '(none)'}")
-    for s in takers:
-      default = s.options[key]
-      cast = type(default)
-      try:
-        if cast is bool:
-          if value.lower() not in ("true", "false", "1", "0"):
-            raise ValueError(value)
-        else:
-          cast(value)
-      except ValueError:
-        raise ValueError(f"solver option {key}={value!r} is not a valid "
-                         f"{cast.__name__}") from None
-      per_solver[s.name][key] = value
-  return per_solver
