@@ -2,7 +2,7 @@ r"""Duplicate-match cross table of bridge bidders: ours and the JPS authors' pub
 
   python benchmarks/bridge_cross_table.py --bidders a2c,natural,jps_paper_baseline,jps_paper_0.63 \
       --pairs all --datasets heldout,wbridge5 --boards 2000 --out /tmp/bridge_cross \
-      [--reference_dir ../shared/jps_reference] [--sample_too]
+      [--reference_dir PATH/TO/jps_reference] [--sample_too]
 
 ``--pairs all`` plays every pair of ``--bidders`` (A before B in the list); otherwise give
 ``A:B,C:D``. ``--datasets``: shipped names (train, validation, heldout), ``.npz`` paths, or
@@ -38,7 +38,7 @@ flags.DEFINE_string("datasets", "heldout", "Comma-separated: train, validation, 
 flags.DEFINE_integer("boards", 2000, "Boards per match (at most the dataset size).")
 flags.DEFINE_integer("seed", 0, "Board-order seed.")
 flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' files (default "
-                    "../shared/jps_reference beside the repository).")
+                    "the environment variable JPS_REFERENCE_DIR).")
 flags.DEFINE_bool("sample_too", False, "Also play each match with sampling model bidders.")
 flags.DEFINE_string("out", "/tmp/bridge_cross", "Output folder.")
 

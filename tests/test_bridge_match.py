@@ -94,9 +94,9 @@ def test_command_line_writes_reports(tmp_path):
 
 
 def test_command_line_heldout_and_user_errors(tmp_path):
-  def run(*args):
+  def run(*args, env=None):
     return subprocess.run([sys.executable, "-m", "ospiel_team.bridge.match", *args,
-                           "--out", str(tmp_path / "m")],
+                           "--out", str(tmp_path / "m")], env=env,
                           capture_output=True, text=True, timeout=300, check=False)
   proc = run("--bidder_a", "natural", "--bidder_b", "pass", "--boards", "8",
              "--dataset", "heldout")
@@ -114,6 +114,15 @@ def test_command_line_heldout_and_user_errors(tmp_path):
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert msg in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+  # The authors' models are found only where the user says: --reference_dir or
+  # JPS_REFERENCE_DIR (no default folder); without either the error says what to pass.
+  env = {k: v for k, v in os.environ.items() if k != "JPS_REFERENCE_DIR"}
+  proc = run("--bidder_a", "jps_paper_0.63", "--boards", "4", env=env)
+  assert proc.returncode != 0 and "Traceback" not in proc.stderr
+  assert "--reference_dir" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+  proc = run("--bidder_a", "jps_paper_0.63", "--boards", "4",
+             env=dict(env, JPS_REFERENCE_DIR=str(tmp_path)))
+  assert proc.returncode != 0 and "not found" in proc.stderr and str(tmp_path) in proc.stderr
 
 
 def test_clustered_stderr_by_hand():

@@ -300,10 +300,16 @@ def write_report(result: MatchResult, out_dir: str, dataset_holders=None,
 FLAGS = flags.FLAGS
 
 
-def default_reference_dir() -> str:
-  """The CLI's default --reference_dir: ``../shared/jps_reference`` beside the repository."""
-  repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-  return os.path.normpath(os.path.join(repo, "..", "shared", "jps_reference"))
+REFERENCE_DIR_ENV = "JPS_REFERENCE_DIR"
+
+
+def default_reference_dir() -> Optional[str]:
+  """The CLI's default --reference_dir: the environment variable ``JPS_REFERENCE_DIR``, if set.
+
+  The JPS authors' models are not part of this package (CC BY-NC 4.0); users download them from
+  facebookresearch/jps and point --reference_dir (or this variable) at the folder.
+  """
+  return os.environ.get(REFERENCE_DIR_ENV) or None
 
 
 def define_flags() -> None:
@@ -318,7 +324,7 @@ def define_flags() -> None:
   flags.DEFINE_string("dataset", None, "Deals: a shipped name (train, validation, heldout) or "
                       "an .npz path (default: the training dataset).")
   flags.DEFINE_string("reference_dir", None, "Folder with the JPS authors' bridge_models/ "
-                      "(default: ../shared/jps_reference beside the repository).")
+                      "(default: the environment variable JPS_REFERENCE_DIR).")
   flags.DEFINE_string("out", "bridge_match", "Output folder for match.json and match.md.")
   flags.DEFINE_integer("seed", 0, "Seed of the board order and of random bidders.")
   flags.DEFINE_bool("uncontested", False, "East-West may only pass (Yeh & Lin's setting).")
