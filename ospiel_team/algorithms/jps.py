@@ -77,6 +77,15 @@ class JPSIteration:
   search_seconds: float  # the search alone (Theorem 1 evaluation of all candidates)
   seconds: float  # the whole iteration (sweep, sampling, search, update, evaluation)
 
+  @classmethod
+  def of_step(cls, it: int, depth: int, res, changes: List[Tuple[str, int]], value: float,
+              new_value: float, t0: float) -> "JPSIteration":
+    """The record of one step: search result `res` applied (or not) from `value` to `new_value`."""
+    return cls(iteration=it, start_depth=int(depth), value=new_value,
+               predicted_gain=res.gain if res.chain else 0.0, true_gain=new_value - value,
+               changes=changes, num_candidates=res.num_candidates, search_seconds=res.seconds,
+               seconds=time.perf_counter() - t0)
+
 
 @dataclasses.dataclass
 class JPSResult:
@@ -684,11 +693,7 @@ class JointPolicySearch:
         sweep = self._sweep(pi, None)
         new_value = sweep["value"]
       it += 1
-      history.append(JPSIteration(
-          iteration=it, start_depth=int(d), value=new_value,
-          predicted_gain=res.gain if res.chain else 0.0, true_gain=new_value - value,
-          changes=changes, num_candidates=res.num_candidates, search_seconds=res.seconds,
-          seconds=time.perf_counter() - t0))
+      history.append(JPSIteration.of_step(it, d, res, changes, value, new_value, t0))
       value = new_value
       if self.depth is not None and (res.gain > 1e-4 or it == 1):
         order = [int(x) for x in rng.permutation(self.start_depths)]
@@ -755,11 +760,7 @@ class JointPolicySearch:
             new_value = self.value(pi)
           improved = True
         it += 1
-        history.append(JPSIteration(
-            iteration=it, start_depth=int(d), value=new_value,
-            predicted_gain=res.gain if res.chain else 0.0, true_gain=new_value - value,
-            changes=changes, num_candidates=res.num_candidates, search_seconds=res.seconds,
-            seconds=time.perf_counter() - t0))
+        history.append(JPSIteration.of_step(it, d, res, changes, value, new_value, t0))
         value = new_value
         if value > best_value + (0.0 if self.samples is None else 1e-12):
           best_value, best_pi, best_it = value, pi.copy(), it
