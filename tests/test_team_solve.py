@@ -147,3 +147,57 @@ def test_cli_instance_methods_and_errors():
                        ([], "--instance")):
     rc, out, err = _cli(args)
     assert rc == 2 and out == "" and needle in err and len(err.strip().splitlines()) == 1, args
+
+
+def test_oracle_time_limit_without_strategy_raises_oracle_time_limit_with_a_bound():
+  tree = GameTree(__import__("pyspiel").load_game("team_kuhn(players=3,ranks=6)"))
+  oracle = team_best_response.TeamOracle(tree, [0, 1])
+  w = np.random.default_rng(0).normal(size=len(tree.terminals))
+  with pytest.raises(team_best_response.OracleTimeLimit) as info:
+    oracle.best_response(w, time_limit=0.0)  # HiGHS stops before any incumbent
+  exact = oracle.best_response(w)  # the same model, re-run without a limit
+  assert exact.bound == pytest.approx(exact.value, abs=1e-8)
+  assert info.value.bound >= exact.value - 1e-9  # whatever it proved is a real upper bound
+
+
+@pytest.mark.parametrize("teams,fail_call", [
+    ("0,1|2", 1),  # single oracle: the first team-1 oracle call (before any column)
+    ("0,1|2", 3),  # single oracle: a team-1 call inside the loop
+    ("1|0,2", 2),  # double oracle: the first team-2 call
+    ("1|0,2", 5),  # double oracle: a team-2 call inside the loop
+    ("1|0,2", 4),  # double oracle: a team-1 call inside the loop
+])
+def test_column_generation_returns_its_bracket_when_an_oracle_times_out(monkeypatch, teams,
+                                                                         fail_call):
+  """An oracle MIP stopped by its time limit before any incumbent must end column generation
+  with the certified bracket it has (22D3 used to raise instead)."""
+  game = "kuhn_poker(players=3)"
+  tree = GameTree(__import__("pyspiel").load_game(game))
+  t = teams_lib.parse_teams(teams, 3)
+  lp_value = team_lp.solve(tree, t).value
+  real = team_best_response.TeamOracle.best_response
+  calls = {"n": 0}
+
+  def flaky(self, w, time_limit=None):
+    calls["n"] += 1
+    if calls["n"] == fail_call:  # as HiGHS with no incumbent: no strategy, an infinite bound
+      raise team_best_response.OracleTimeLimit("simulated time limit", np.inf)
+    return real(self, w, time_limit=time_limit)
+
+  monkeypatch.setattr(team_best_response.TeamOracle, "best_response", flaky)
+  cg = column_generation.solve(tree, t)
+  assert calls["n"] == fail_call and cg.stopped == "simulated time limit"
+  assert not cg.converged
+  assert cg.lower <= lp_value + 1e-9 <= cg.upper + 2e-9
+  monkeypatch.setattr(team_best_response.TeamOracle, "best_response", real)
+  chance = tree.chance_reach()[tree.terminals]
+  u = teams_lib.team_terminal_utilities(tree, t)
+  if np.isfinite(cg.lower):  # the lower bound is certified by team 1's plan (polytope LP BR)
+    br2 = team_best_response.team_best_response_value(
+        tree, t, 1, chance * cg.team1_reach * u[:, 1], method="lp")
+    assert -br2 == pytest.approx(cg.lower, abs=1e-9)
+  if np.isfinite(cg.upper):  # the upper bound by team 2's plan
+    br1 = team_best_response.team_best_response_value(
+        tree, t, 0, chance * cg.team2_reach * u[:, 0], method="lp")
+    assert br1 <= cg.upper + 1e-9
+  assert np.isfinite(cg.lower) or np.isfinite(cg.upper) or fail_call == 1

@@ -68,11 +68,15 @@ class ColumnGenerationResult:
   master_seconds: float
   build_seconds: float
   history: List[Dict] = dataclasses.field(default_factory=list)
+  # Why the method stopped before its gap closed or its time ran out ("" otherwise), e.g. an
+  # oracle MIP stopped by the time limit before finding any strategy: the bracket is kept.
+  stopped: str = ""
 
   def summary(self) -> Dict:
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
                 value=self.value, lower=self.lower, upper=self.upper, gap=self.gap,
                 converged=self.converged, iterations=self.iterations, columns=self.columns,
+                stopped=self.stopped,
                 seconds=round(self.seconds, 4), oracle_seconds=round(self.oracle_seconds, 4),
                 master_seconds=round(self.master_seconds, 4),
                 build_seconds=round(self.build_seconds, 4))
@@ -142,22 +146,33 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   # response to that (double oracle).
   cols1: List[np.ndarray] = []
   cols2: List[np.ndarray] = []
-  t0 = time.perf_counter()
-  y_uniform = _uniform_reach(tree, teams.teams[1])
-  br1 = oracle1.best_response(cu1 * y_uniform, time_limit=_left(start, time_limit))
-  cols1.append(br1.reach)
-  if not single:
-    br2 = oracle2.best_response(-cu1 * br1.reach, time_limit=_left(start, time_limit))
-    cols2.append(br2.reach)
-  oracle_s += time.perf_counter() - t0
   lower, upper = -np.inf, np.inf
   history: List[Dict] = []
   it = 0
   p = np.ones(1)
+  y_uniform = _uniform_reach(tree, teams.teams[1])
   y_reach = y_uniform
   best_p = best_x_reach = best_y_reach = None
+  stopped = ""  # why the method stopped early ("" when it did not)
   brs: Dict = {}
-  while True:
+  t0 = time.perf_counter()
+  try:
+    br1 = oracle1.best_response(cu1 * y_uniform, time_limit=_left(start, time_limit))
+    cols1.append(br1.reach)
+    upper, best_y_reach = br1.bound, y_uniform  # team 2's uniform plan holds team 1 to this
+    if not single:
+      lower = -_oracle2_bound(oracle2, cu1, br1.reach, brs, start, time_limit)
+      best_p, best_x_reach = p, br1.reach
+      cols2.append(brs["br2"].reach)
+  except team_best_response.OracleTimeLimit as e:
+    # The first oracle call ran out of time without a strategy: the bracket is what is proven.
+    if not cols1:
+      upper, best_y_reach = e.bound, y_uniform
+    else:
+      lower, best_p, best_x_reach = -e.bound, p, cols1[0]
+    stopped = str(e)
+  oracle_s += time.perf_counter() - t0
+  while not stopped:
     it += 1
     # Master LP over team 1's columns.
     t0 = time.perf_counter()
@@ -203,13 +218,22 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     # Exact best responses.
     t0 = time.perf_counter()
     x_reach = r1 @ p
-    br1 = oracle1.best_response(cu1 * y_reach, time_limit=_left(start, time_limit))
-    if br1.bound < upper:  # keep the team-2 plan that certifies the best upper bound
-      upper, best_y_reach = br1.bound, y_reach
-    new_lower = master if single else -_oracle2_bound(oracle2, cu1, x_reach, brs, start,
-                                                            time_limit)
-    if new_lower > lower:  # and the team-1 mixture that certifies the best lower bound
-      lower, best_p, best_x_reach = new_lower, p, x_reach
+    if single and master > lower:  # the master value is what team 1's mixture guarantees
+      lower, best_p, best_x_reach = master, p, x_reach
+    try:
+      br1 = oracle1.best_response(cu1 * y_reach, time_limit=_left(start, time_limit))
+      bound1 = br1.bound
+    except team_best_response.OracleTimeLimit as e:
+      br1, bound1, stopped = None, e.bound, str(e)
+    if bound1 < upper:  # keep the team-2 plan that certifies the best upper bound
+      upper, best_y_reach = bound1, y_reach
+    if not single and not stopped:
+      try:
+        new_lower = -_oracle2_bound(oracle2, cu1, x_reach, brs, start, time_limit)
+      except team_best_response.OracleTimeLimit as e:
+        new_lower, stopped = -e.bound, str(e)
+      if new_lower > lower:  # and the team-1 mixture that certifies the best lower bound
+        lower, best_p, best_x_reach = new_lower, p, x_reach
     oracle_s += time.perf_counter() - t0
     elapsed = time.perf_counter() - start
     history.append(dict(iteration=it, master=master, lower=lower, upper=upper,
@@ -218,7 +242,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       print(f"it {it}: master {master:.8f}  [{lower:.8f}, {upper:.8f}]  gap {upper - lower:.2e}"
             f"  {elapsed:.1f} s", flush=True)
     converged = upper - lower <= tol
-    if converged or it >= max_iterations or (time_limit is not None and elapsed >= time_limit):
+    if (converged or stopped or it >= max_iterations or
+        (time_limit is not None and elapsed >= time_limit)):
       break
     added = False
     if br1.value > master + 1e-12:
@@ -239,13 +264,14 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       if br1.bound - br1.value > 1e-9 or (not single and br2.bound - br2.value > 1e-9):
         break  # an oracle was stopped by the time limit: return the certified bracket
       raise RuntimeError(f"column generation stalled with gap {upper - lower:.3e}")
+  converged = upper - lower <= tol
   value = (lower + upper) / 2 if converged else lower
   return ColumnGenerationResult(
       game=str(tree.game), teams=teams, terminals=n_z, value=float(value), lower=float(lower),
       upper=float(upper), gap=float(upper - lower), converged=bool(converged), iterations=it,
       columns=[len(cols1), len(cols2)], team1_weights=best_p, team1_reach=best_x_reach,
       team2_reach=best_y_reach, seconds=time.perf_counter() - start, oracle_seconds=oracle_s,
-      master_seconds=master_s, build_seconds=build, history=history)
+      master_seconds=master_s, build_seconds=build, history=history, stopped=stopped)
 
 
 def _left(start: float, time_limit: Optional[float]) -> Optional[float]:

@@ -76,6 +76,19 @@ def pure_terminal_reach(tree: GameTree, members: Sequence[int],
   return reach
 
 
+class OracleTimeLimit(RuntimeError):
+  """The best-response MIP hit its time limit before finding any joint pure strategy.
+
+  `bound` is the MIP's proven upper bound on the best-response value at that moment (`inf`
+  when it had none): still a certified bound, so an anytime caller (column generation) can
+  return the bracket it has instead of failing.
+  """
+
+  def __init__(self, message: str, bound: float):
+    super().__init__(message)
+    self.bound = float(bound)
+
+
 @dataclasses.dataclass
 class PureBestResponse:
   value: float  # value of `strategy`
@@ -118,7 +131,9 @@ class TeamOracle:
     """The best joint pure strategy against `terminal_weights`.
 
     Exact, except when the MIP is stopped by `time_limit`: then the best strategy found and the
-    MIP's proven bound (`bound` >= the optimum) are returned. Raises if no strategy was found.
+    MIP's proven bound (`bound` >= the optimum) are returned. Raises `OracleTimeLimit` (with
+    the proven bound) if the time limit came before any strategy was found, RuntimeError on
+    any other failure.
     """
     start = time.perf_counter()
     w = np.asarray(terminal_weights, dtype=np.float64)
@@ -134,8 +149,12 @@ class TeamOracle:
       h.run()
       status = highs.status(h)
       info = h.getInfo()
-      if status != "Optimal" and not (status == "Time limit reached" and
-                                      info.primal_solution_status >= 2):
+      if status == "Time limit reached" and info.primal_solution_status < 2:
+        bound = float(info.mip_dual_bound) + const
+        raise OracleTimeLimit(f"team best-response MIP stopped by its time limit ({time_limit} "
+                              f"s) before finding a strategy (proven bound {bound})",
+                              bound if np.isfinite(bound) else np.inf)
+      if status != "Optimal" and status != "Time limit reached":
         raise RuntimeError(f"team best-response MIP not solved to optimality: {status}")
       strategy = self._strategy(np.asarray(h.getSolution().col_value))
       value = float(info.objective_function_value) + const
