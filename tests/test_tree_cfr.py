@@ -172,3 +172,39 @@ def test_batched_rejects_bad_input():
     tree_cfr.BatchedTreeCFRSolver(tree, good, exploration=-1.0)
   with pytest.raises(ValueError, match="noise seed"):
     tree_cfr.BatchedTreeCFRSolver(tree, good, exploration=0.01)
+
+
+def test_batched_equals_unbatched_where_infosets_differ_in_size():
+  """leduc_poker: (infoset, action) pairs with different numbers of histories (the batched
+  solver's ungrouped accumulation path) and a zero-sum game (values per player)."""
+  tree = GameTree(pyspiel.load_game("leduc_poker"))
+  init = np.stack([tree_cfr.random_policy_array(tree, s) for s in (2, 7)])
+  batched = tree_cfr.BatchedTreeCFRSolver(tree, init, alternating_updates=False)
+  assert [e["layout"][0] for e in batched._b_edges] == ["groups", "groups"]  # pylint: disable=protected-access
+  single = [tree_cfr.TreeCFRSolver(tree, alternating_updates=False, initial_policy=p)
+            for p in init]
+  for _ in range(3):
+    for s in [batched] + single:
+      s.evaluate_and_update_policy()
+  cur, avg = batched.current_policy_array(), batched.average_policy_array()
+  for b, s in enumerate(single):
+    np.testing.assert_array_equal(cur[b], s.current_policy_array())
+    np.testing.assert_array_equal(avg[b], s.average_policy_array())
+
+
+def test_batched_float32_is_close_to_float64():
+  """float32 (the JPS authors' arithmetic) follows float64 closely but is its own run."""
+  tree = GameTree(pyspiel.load_game("simple_bidding(size=3)"))
+  init = np.stack([tree_cfr.random_policy_array(tree, s) for s in (0, 1, 2)])
+  kw = dict(alternating_updates=False)
+  f64 = tree_cfr.BatchedTreeCFRSolver(tree, init, **kw)
+  f32 = tree_cfr.BatchedTreeCFRSolver(tree, init, dtype=np.float32, **kw)
+  for _ in range(30):
+    f64.evaluate_and_update_policy()
+    f32.evaluate_and_update_policy()
+  c64, c32 = f64.current_policy_array(), f32.current_policy_array()
+  assert c32.dtype == np.float32 and c64.dtype == np.float64
+  assert np.abs(c64 - c32).max() < 1e-4
+  assert np.abs(f64.average_policy_array() - f32.average_policy_array()).max() < 1e-4
+  with pytest.raises(ValueError, match="dtype"):
+    tree_cfr.BatchedTreeCFRSolver(tree, init, dtype=np.float16)
