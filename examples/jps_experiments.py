@@ -120,30 +120,33 @@ def run_seeds(tree: GameTree, seeds: List[int], depth, cfr_iterations: int,
   curs = solver.current_policy_array()
   avgs = solver.average_policy_array()
   outs = []
+  # One search object per JPS variant for the whole batch: the searches' policy-independent
+  # structure is computed once and shared by every seed (each run as a fresh object's).
+  ours = jps.JointPolicySearch(tree, depth=depth)
+  searches = [("CFR+JPS (ours)" if protocol == "paper" else "CFR+JPS", ours)]
+  if protocol == "paper" and not our_jps:
+    searches = []
+  if protocol == "paper":
+    searches.insert(0, ("CFR+JPS", jps.JointPolicySearch(
+        tree, depth=depth, schedule="reference", tie_break="random",
+        start_depths=ours.reference_start_depths())))
+  sampled = [(k, jps.JointPolicySearch(tree, depth=depth, samples=k,
+                                       max_iterations=sampled_iterations)) for k in samples]
   for b, seed in enumerate(seeds):
     cur, avg = curs[b], avgs[b]
     out = {"cfr_seconds": cfr_seconds}
-    ours = jps.JointPolicySearch(tree, depth=depth, seed=seed)
     out["CFR (average)"] = ours.value(avg)
     out["CFR (current)"] = ours.value(cur)
     out["CFR (purified)"] = ours.value(jps.purified_policy_array(tree, avg))
     out["CFR (current, purified)"] = ours.value(jps.purified_policy_array(tree, cur))
-    searches = [("CFR+JPS (ours)" if protocol == "paper" else "CFR+JPS", ours)]
-    if protocol == "paper" and not our_jps:
-      searches = []
-    if protocol == "paper":
-      searches.insert(0, ("CFR+JPS", jps.JointPolicySearch(
-          tree, depth=depth, seed=seed, schedule="reference", tie_break="random",
-          start_depths=ours.reference_start_depths())))
     for name, search in searches:
-      result = search.improve(cur)
+      result = search.improve(cur, seed=seed)
       out[name] = result.value
       tag = "jps" if name == "CFR+JPS" else "jps_ours"
       out[f"{tag}_seconds"] = result.seconds
       out[f"{tag}_iterations"] = len(result.history)
-    for k in samples:
-      res = jps.JointPolicySearch(tree, depth=depth, seed=seed, samples=k,
-                                  max_iterations=sampled_iterations).improve(cur)
+    for k, search in sampled:
+      res = search.improve(cur, seed=seed)
       out[f"CFR+JPS (k={k})"] = res.value
       out[f"jps_k{k}_seconds"] = res.seconds
     outs.append(out)

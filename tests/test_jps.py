@@ -381,3 +381,53 @@ def test_reference_schedule_bad_arguments():
     jps.JointPolicySearch(tree, schedule="paper")
   with pytest.raises(ValueError, match="sampled"):
     jps.JointPolicySearch(tree, schedule="reference", samples=2)
+
+
+@pytest.mark.parametrize("game_name,depth,samples", [
+    ("comm(length=3)", None, None), ("mini_bridge(size=2)", None, None),
+    ("kuhn_poker(players=3)", None, None), ("simple_bidding(size=4)", 2, None),
+    ("mini_bridge(size=2)", 2, 2), ("simple_bidding(size=4)", None, 1)])
+def test_cached_search_structure_gives_the_same_searches(game_name, depth, samples):
+  """The searches from the cached policy-independent structure equal, bit for bit, those that
+  find the altered histories anew (exact JPS, and sampled JPS from the same draws)."""
+  tree = _tree(game_name)
+  team = None if game_name != "kuhn_poker(players=3)" else [0, 2]
+  pi = tree_cfr.random_policy_array(tree, 3)
+  several = tree.infoset_legal.sum(axis=1) > 1
+  pi[several & (np.arange(tree.num_infosets) % 2 == 0), 0] = 0.0  # some exact zeros
+  pi /= pi.sum(axis=1, keepdims=True)
+  cached = jps.JointPolicySearch(tree, team=team, depth=depth, samples=samples)
+  fresh = jps.JointPolicySearch(tree, team=team, depth=depth, samples=samples,
+                                structure_budget=0)
+  for rep in range(2):  # the second round reads the cache
+    sweep = cached.sweep(pi, np.random.default_rng(rep))
+    for d in cached.start_depths:
+      a, b = cached.search(sweep, d), fresh.search(sweep, d)
+      assert a.gain == b.gain and a.chain == b.chain and len(a.levels) == len(b.levels)
+      for la, lb in zip(a.levels, b.levels):
+        for key in ("inf", "act", "parent", "J"):
+          np.testing.assert_array_equal(la[key], lb[key])
+  assert cached._structures and not fresh._structures  # pylint: disable=protected-access
+  tiny = jps.JointPolicySearch(tree, team=team, depth=depth, samples=samples,
+                               structure_budget=1)
+  sweep = tiny.sweep(pi, np.random.default_rng(5))
+  for d in tiny.start_depths:  # over budget: searched without a cache, same answer
+    assert tiny.search(sweep, d).gain == fresh.search(sweep, d).gain
+  assert None in tiny._structures.values()  # pylint: disable=protected-access
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(depth=2, schedule="reference", tie_break="random"), dict(depth=None),
+    dict(depth=2, samples=2, max_iterations=15)])
+def test_one_search_object_for_many_seeds_equals_fresh_objects(kwargs):
+  """`improve(policy, seed=s)` on a shared object (its cached structure reused) equals a
+  fresh `JointPolicySearch(..., seed=s).improve(policy)`, seed by seed."""
+  tree = _tree("simple_bidding(size=4)")
+  shared = jps.JointPolicySearch(tree, **kwargs)
+  for s in (0, 1, 2):
+    pi = tree_cfr.random_policy_array(tree, 10 + s)
+    a = shared.improve(pi, seed=s)
+    b = jps.JointPolicySearch(tree, seed=s, **kwargs).improve(pi)
+    assert a.value == b.value and len(a.history) == len(b.history)
+    assert [h.changes for h in a.history] == [h.changes for h in b.history]
+    np.testing.assert_array_equal(a.policy_array, b.policy_array)

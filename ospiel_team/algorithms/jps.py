@@ -171,6 +171,11 @@ class JointPolicySearch:
       runs out; without a depth, every iteration searches from `start_depths[0]` and JPS
       stops at the first search that finds no gain. Both stop after `max_iterations`
       (default 100 for this schedule, as the authors' `--iter`).
+    structure_budget: the searches' policy-independent index arrays (which candidate
+      histories lie below which active infoset, with which action) are computed once per
+      starting depth and reused by every later search, while they hold at most this many
+      entries in all (0: recompute them in every search). The results are the same either
+      way (tests/test_jps.py).
   """
 
   def __init__(self, game: Union[pyspiel.Game, GameTree], team: Optional[Sequence[int]] = None,
@@ -179,7 +184,8 @@ class JointPolicySearch:
                max_iterations: Optional[int] = None, stop_on_quiet_pass: Optional[bool] = None,
                improvement_tol: float = 1e-9, start_depths: Optional[Sequence[int]] = None,
                verify: bool = False, verify_atol: float = 1e-9, max_rows: int = 200_000_000,
-               progress: bool = False, tie_break: str = "first", schedule: str = "passes"):
+               progress: bool = False, tie_break: str = "first", schedule: str = "passes",
+               structure_budget: int = 30_000_000):
     self.tree = game if isinstance(game, GameTree) else GameTree(game)
     tree = self.tree
     num_p = tree.num_players
@@ -235,6 +241,13 @@ class JointPolicySearch:
     # How the histories with altered reach are found: "auto" (cheaper of the two), "always"
     # (subtree intervals below the active histories), "never" (check every candidate history).
     self._row_mode = "auto"
+    # Policy-independent part of every search (chains, the histories whose reach a chain can
+    # alter, and how), per starting depth, kept while it holds at most `structure_budget`
+    # (chain, history, active infoset) entries in all; shared by every search from that depth
+    # (every iteration, and every policy handed to `improve`).
+    self.structure_budget = int(structure_budget)
+    self._structures = {}
+    self._structure_entries = 0
     self._build_structure()
     all_depths = np.unique(self._inf_depth[self._team_infosets])
     if start_depths is None:
@@ -418,14 +431,8 @@ class JointPolicySearch:
     return w
 
   # --------------------------------------------------------------------------------------------
-  def search(self, sweep: dict, start_depth: int,
-             rng: Optional[np.random.Generator] = None) -> SearchResult:
-    """Algorithm 1's JPS(sigma, I_cand, 1) with I_cand = all team infosets at `start_depth`.
-
-    With `rng` (tie_break="random"), the chain is a uniformly random one among the candidates
-    of maximal predicted gain, "no change" (gain 0) included; it may have gain 0.
-    """
-    t0 = time.perf_counter()
+  def _search_levels(self, sweep: dict, start_depth: int) -> list:
+    """Every chain's J(I, a) by level, computing the altered histories as it goes."""
     tree, A = self.tree, self.tree.num_actions
     legal = tree.infoset_legal
     jbase, dv, inv, zero = sweep["jbase"], sweep["dv"], sweep["inv"], sweep["zero"]
@@ -508,6 +515,135 @@ class JointPolicySearch:
       act_inf = np.concatenate([act_inf[parent], ch_inf[:, None]], axis=1)
       act_act = np.concatenate([act_act[parent], ch_act[:, None]], axis=1)
       k += 1
+    return levels
+
+  def _structure(self, start_depth: int) -> Optional[list]:
+    """The policy-independent part of the searches from `start_depth` (cached), or None when
+    it would exceed `structure_budget`.
+
+    Per level k >= 1: the chains (parent chain, infoset, action), and for every (chain,
+    history) pair whose reach the chain can alter, a code per active infoset j of the chain:
+    the flat index I_j * A + a_j where the history's path takes a_j at I_j (its factor
+    becomes 1 / sigma(I_j, a_j)), `num_infosets * A` where the path passes I_j with another
+    action (factor 0), `num_infosets * A + 1` where it does not pass I_j (factor 1).
+    """
+    if start_depth in self._structures:
+      return self._structures[start_depth]
+    tree, A = self.tree, self.tree.num_actions
+    legal = tree.infoset_legal
+    na = tree.num_infosets * A
+    code_dtype = np.int32 if na + 2 < 2**31 else np.int64
+    ptr = self._inf_ptr
+    start = self._team_infosets[self._inf_depth[self._team_infosets] == start_depth]
+    ci, ca = np.nonzero(legal[start])
+    ch_inf, ch_act = start[ci], ca.astype(np.int64)
+    first = dict(inf=ch_inf, act=ch_act)
+    act_inf, act_act = ch_inf[:, None], ch_act[:, None]
+    max_depth = self.depth if self.depth is not None else np.iinfo(np.int64).max
+    entries = 0
+    levels = []
+    k = 1
+    while k < max_depth and len(ch_inf):
+      seq = ch_inf * A + ch_act
+      s0 = self._succ_ptr[seq]
+      cnt = self._succ_ptr[seq + 1] - s0
+      pair_c = np.repeat(np.arange(len(ch_inf)), cnt)
+      pair_inf = self._succ_val[_ranges(s0, cnt)]
+      if len(pair_inf):
+        again = (act_inf[pair_c] == pair_inf[:, None]).any(axis=1)
+        if again.any():
+          pair_c, pair_inf = pair_c[~again], pair_inf[~again]
+      if not len(pair_inf):
+        break
+      r0 = ptr[pair_inf]
+      rcnt = ptr[pair_inf + 1] - r0
+      n_rows = int(rcnt.sum())
+      act_cnt = self._inf_ptr[act_inf[pair_c] + 1] - self._inf_ptr[act_inf[pair_c]]
+      n_trip = int(act_cnt.sum())
+      if 4 * n_trip < n_rows * k:
+        row_pair, row = self._rows_below_active(pair_inf, act_inf[pair_c], act_cnt, None)
+      else:
+        row_pair = np.repeat(np.arange(len(pair_inf)), rcnt)
+        row = _ranges(r0, rcnt)
+      entries += len(row) * (k + 2) + len(pair_inf)
+      if self._structure_entries + entries > self.structure_budget:
+        self._structures[start_depth] = None
+        return None
+      row_chain = pair_c[row_pair]
+      codes = np.empty((k, len(row)), dtype=code_dtype)
+      for j in range(k):
+        ij = act_inf[row_chain, j]
+        aj = act_act[row_chain, j]
+        tj = self._team_index[tree.infoset_player[ij]]
+        lj = self._level[ij]
+        s = self._s_row[row, tj]
+        lev = self._lev_row[row, tj]
+        deeper = self._ianc[np.maximum(s, 0) // A, np.minimum(lj, self._ianc.shape[1] - 1)]
+        anc = np.where(lev == lj, s, np.where(lev > lj, deeper, -1))
+        passes = (anc >= 0) & (anc // A == ij)
+        hit = passes & (anc % A == aj)
+        codes[j] = np.where(hit, ij * A + aj, np.where(passes, na, na + 1))
+      pi_, pa = np.nonzero(legal[pair_inf])
+      ch_inf = pair_inf[pi_]
+      ch_act = pa.astype(np.int64)
+      parent = pair_c[pi_]
+      levels.append(dict(pair_inf=pair_inf, row_pair=row_pair, row=row, codes=codes, pi=pi_,
+                         pa=pa, inf=ch_inf, act=ch_act, parent=parent))
+      act_inf = np.concatenate([act_inf[parent], ch_inf[:, None]], axis=1)
+      act_act = np.concatenate([act_act[parent], ch_act[:, None]], axis=1)
+      k += 1
+    self._structure_entries += entries
+    self._structures[start_depth] = [first] + levels
+    return self._structures[start_depth]
+
+  def _search_levels_cached(self, sweep: dict, struct: list) -> list:
+    """`_search_levels` from the cached structure: the same arithmetic in the same order.
+
+    Sampled JPS uses the structure of all histories; the histories it did not draw have
+    weight 0, so their reach change is 0 and they add nothing, as when left out.
+    """
+    jbase, dv, inv, zero = sweep["jbase"], sweep["dv"], sweep["inv"], sweep["zero"]
+    pnz, zc, reach, weight = sweep["pnz"], sweep["z"], sweep["reach"], sweep["weight"]
+    base_r = weight * reach
+    factor = np.concatenate([inv.ravel(), [0.0, 1.0]])
+    zero_hit = np.concatenate([zero.ravel(), [False, False]]).astype(np.int64)
+    ch_inf, ch_act = struct[0]["inf"], struct[0]["act"]
+    levels = [dict(inf=ch_inf, act=ch_act, parent=np.full(len(ch_inf), -1, dtype=np.int64),
+                   J=jbase[ch_inf, ch_act])]
+    for lv in struct[1:]:
+      row, row_pair, codes = lv["row"], lv["row_pair"], lv["codes"]
+      f = np.ones(len(row))
+      zdec = np.zeros(len(row), dtype=np.int64)
+      for j in range(len(codes)):
+        f *= factor[codes[j]]
+        zdec += zero_hit[codes[j]]
+      new_r = weight[row] * np.where(zc[row] - zdec == 0, pnz[row] * f, 0.0)
+      delta = new_r - base_r[row]
+      changed = np.nonzero(delta)[0]
+      jp = jbase[lv["pair_inf"]]
+      if len(changed):
+        contrib = delta[changed, None] * dv[row[changed]]
+        up, first = np.unique(row_pair[changed], return_index=True)
+        jp[up] += np.add.reduceat(contrib, first, axis=0)
+      levels.append(dict(inf=lv["inf"], act=lv["act"], parent=lv["parent"],
+                         J=jp[lv["pi"], lv["pa"]]))
+    return levels
+
+  def search(self, sweep: dict, start_depth: int,
+             rng: Optional[np.random.Generator] = None) -> SearchResult:
+    """Algorithm 1's JPS(sigma, I_cand, 1) with I_cand = all team infosets at `start_depth`.
+
+    With `rng` (tie_break="random"), the chain is a uniformly random one among the candidates
+    of maximal predicted gain, "no change" (gain 0) included; it may have gain 0.
+    """
+    t0 = time.perf_counter()
+    struct = None
+    if self._row_mode == "auto" and self.structure_budget > 0:
+      struct = self._structure(start_depth)
+    if struct is None:
+      levels = self._search_levels(sweep, start_depth)
+    else:
+      levels = self._search_levels_cached(sweep, struct)
     # Bottom-up: r(I, a) = J(I, a) + max(0, best child) (Algorithm 1, lines 17-19).
     best = None
     for lvl in reversed(levels):
@@ -712,15 +848,24 @@ class JointPolicySearch:
     keep = [d for d in levels if d <= levels[-1] + 1 - self.depth]
     return keep or levels[:1]
 
-  def improve(self, initial_policy: PolicyLike = None) -> JPSResult:
-    """Runs JPS-Main (Algorithm 1) from `initial_policy` (default uniform)."""
+  def improve(self, initial_policy: PolicyLike = None,
+              seed: Optional[int] = None) -> JPSResult:
+    """Runs JPS-Main (Algorithm 1) from `initial_policy` (default uniform).
+
+    Args:
+      initial_policy: the starting policy (array on the tree, OpenSpiel policy, or None for
+        uniform).
+      seed: seeds this run's generator (default: the constructor's `seed`). Runs of one
+        `JointPolicySearch` from many policies share the searches' cached structure, and
+        each equals the run of a fresh `JointPolicySearch(..., seed=seed)`.
+    """
     t_start = time.perf_counter()
     tree = self.tree
     pi = self._as_array(initial_policy)
     if self._fixed is not None:
       others = ~np.isin(tree.infoset_player, self.team)
       pi[others] = self._fixed[others]
-    rng = np.random.default_rng(self.seed)
+    rng = np.random.default_rng(self.seed if seed is None else int(seed))
     if self.schedule == "reference":
       return self._improve_reference(pi, rng, t_start)
     value = self.value(pi)
