@@ -275,14 +275,15 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
   obs_l, act_l, logp_l, tab_l, seat_l = [], [], [], [], []
   step = 0
   while not eng.done.all():
-    if on_step is not None:
-      on_step(step, eng)
+    forced = on_step(step, eng) if on_step is not None else None  # may force calls (-1: no)
     active = np.flatnonzero(~eng.done)
     obs = eng.observation()[active]
     legal = legal_from_obs(obs)
     probs, _ = policy(obs)
     u = rng.random(len(active))
     a = sample_calls(probs, legal, u)
+    if forced is not None:  # jps_bid.GameSearch plays its searched calls
+      a = np.where(forced[active] >= 0, forced[active], a)
     calls = np.zeros(b, np.int64)
     calls[active] = a
     keep = legal.sum(axis=1) > 1
