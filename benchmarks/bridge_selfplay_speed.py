@@ -1,19 +1,26 @@
-r"""Where the time of bridge self-play goes: engine, observations, network, sampling, learner.
+r"""Where the time of bridge self-play goes, and the old loop against the new one in one run.
 
-  python benchmarks/bridge_selfplay_speed.py --deals_per_round 256,1024 --repeats 3
+  python benchmarks/bridge_selfplay_speed.py --deals_per_round 256,1024,4096 --repeats 3
 
-For each ``deals_per_round`` D (2 D games per round), one run measures, with the network of
-the shipped model's size (hidden 200, 2 blocks, `policy_net.make_network`):
+For each ``deals_per_round`` D (2 D games per round), with the network of the shipped model's
+size (hidden 200, 2 blocks, `policy_net.make_network`), interleaving old and new so that both
+see the same load of the shared machine:
 
-* ``selfplay``: `a2c.play_selfplay` (the trainer's acting loop), games/s;
-* its parts, timed inside a copy of that loop: engine observation + step, the jitted policy
-  forward (`policy_net.PolicyFn`), inverse-CDF sampling, bookkeeping;
-* ``update``: one learner step (`a2c.make_update_fn`, batch 1024), and a whole
-  `A2CTrainer.train_round` (self-play + buffer + `updates_per_round` = 4 steps), games/s.
+* acting alone (`a2c.play_selfplay`): old = float32 observations and power-of-two jit padding
+  (the loop before issue 14), new = uint8 observations and `policy_net.padded_size` padding;
+* a whole `A2CTrainer.train_round` (self-play + replay buffer + ``--updates_per_round`` Adam
+  steps of batch 1024): old = the sequential loop with the old acting, new = the new acting
+  with the learner overlapped in a thread (``A2CConfig.overlap_learning``);
+* games per wall second and per CPU second of this process (all threads; `getrusage`), the
+  latter being what the machine's other users cannot take away;
+* the new acting loop's parts, timed inside a copy of that loop (engine observation + step,
+  the jitted policy forward, inverse-CDF sampling, bookkeeping), and one learner step.
 
-Best of ``--repeats`` (the machine is shared); prints a Markdown table and the load average.
+Best of ``--repeats`` wall times (the machine is shared); prints Markdown tables and the load
+average before and after.
 """
 
+import resource
 import time
 
 from absl import app
@@ -30,6 +37,8 @@ from ospiel_team.bridge import policy_net
 FLAGS = flags.FLAGS
 flags.DEFINE_list("deals_per_round", ["256", "1024"], "Deals per round (2 games each).")
 flags.DEFINE_integer("repeats", 3, "Repeats (best reported).")
+flags.DEFINE_integer("updates_per_round", 4, "Learner Adam steps (batch 1024) per round.")
+flags.DEFINE_bool("overlap", True, "New loop: overlap the learner with acting (a thread).")
 
 
 def _parts(policy, eng, rng, pool, d):
@@ -45,7 +54,7 @@ def _parts(policy, eng, rng, pool, d):
   while not eng.done.all():
     t0 = time.perf_counter()
     active = np.flatnonzero(~eng.done)
-    obs = eng.observation()[active]
+    obs = eng.observation(dtype=np.uint8)[active]
     t1 = time.perf_counter()
     probs, _ = policy(obs)
     t2 = time.perf_counter()
@@ -65,58 +74,92 @@ def _parts(policy, eng, rng, pool, d):
   return t, calls_made
 
 
+def _cpu():
+  r = resource.getrusage(resource.RUSAGE_SELF)
+  return r.ru_utime + r.ru_stime
+
+
+def _timed(fn):
+  """(wall s, CPU s of this process, all threads) of fn()."""
+  w, c = time.perf_counter(), _cpu()
+  fn()
+  return time.perf_counter() - w, _cpu() - c
+
+
+def _trainer(ds, d, fast):
+  cfg = a2c.A2CConfig(deals_per_round=d, burn_in=1, buffer_size=400_000,
+                      updates_per_round=FLAGS.updates_per_round, fast_acting=fast,
+                      overlap_learning=fast and FLAGS.overlap)
+  trainer = a2c.A2CTrainer(cfg, ds)
+  trainer.train_round()
+  trainer.train_round()  # compile the update and the policy's batch sizes
+  return trainer
+
+
 def main(argv):
   del argv
   ds = dataset_lib.load_dataset()
   pool = np.arange(len(ds))
   net = policy_net.make_network(200, 2)
   params = policy_net.init_params(net, 0)
-  policy = policy_net.PolicyFn(net, params)
+  policies = {False: policy_net.PolicyFn(net, params, fine_padding=False),
+              True: policy_net.PolicyFn(net, params, fine_padding=True)}
+  dtypes = {False: np.float32, True: np.uint8}
+  load0 = open("/proc/loadavg").read().split()[:3]
   rows = []
   for d in [int(x) for x in FLAGS.deals_per_round]:
     eng = engine_lib.BiddingEngine(ds)
     rng = np.random.default_rng(0)
-    a2c.play_selfplay(policy, eng, rng, pool, d)  # compile
-    best = {}
+    for fast in (False, True):  # compile every batch size
+      for _ in range(2):
+        a2c.play_selfplay(policies[fast], eng, rng, pool, d, obs_dtype=dtypes[fast])
+    trainers = {fast: _trainer(ds, d, fast) for fast in (False, True)}
+    act = {False: [], True: []}
+    rnd = {False: [], True: []}
+    parts = None
     for _ in range(FLAGS.repeats):
-      t0 = time.perf_counter()
-      a2c.play_selfplay(policy, eng, rng, pool, d)
-      sp = time.perf_counter() - t0
-      parts, ncalls = _parts(policy, eng, rng, pool, d)
-      cand = dict(selfplay=sp, **parts, calls=ncalls)
-      if not best or sp < best["selfplay"]:
-        best = cand
-    cfg = a2c.A2CConfig(deals_per_round=d, burn_in=1, buffer_size=200_000)
-    trainer = a2c.A2CTrainer(cfg, ds)
-    trainer.train_round()
-    trainer.train_round()  # compile the update
-    rounds = []
-    for _ in range(FLAGS.repeats):
-      t0 = time.perf_counter()
-      trainer.train_round()
-      rounds.append(time.perf_counter() - t0)
-    update = a2c.make_update_fn(net, optax.adam(1e-4), cfg)
+      for fast in (False, True):  # interleaved, so that both see the same load
+        act[fast].append(_timed(lambda: a2c.play_selfplay(  # pylint: disable=cell-var-from-loop
+            policies[fast], eng, rng, pool, d, obs_dtype=dtypes[fast])))
+        rnd[fast].append(_timed(trainers[fast].train_round))
+      cand = _parts(policies[True], eng, rng, pool, d)
+      if parts is None or sum(cand[0].values()) < sum(parts[0].values()):
+        parts = cand
+    update = a2c.make_update_fn(net, optax.adam(1e-4), trainers[True].cfg)
     opt_state = optax.adam(1e-4).init(params)
-    o, act, lp, ret = trainer.buffer.sample(np.random.default_rng(1), 1024)
-    p2, s2, _ = update(params, opt_state, o, act, lp, ret, np.float32(0.01))
-    jax.block_until_ready(p2)
+    o, ac, lp, ret = trainers[True].buffer.sample(np.random.default_rng(1), 1024,
+                                                  obs_dtype=np.uint8)
     ups = []
-    for _ in range(FLAGS.repeats):
+    for _ in range(FLAGS.repeats + 1):
       t0 = time.perf_counter()
-      p2, s2, _ = update(params, opt_state, o, act, lp, ret, np.float32(0.01))
+      p2, _, _ = update(params, opt_state, o, ac, lp, ret, np.float32(0.01))
       jax.block_until_ready(p2)
       ups.append(time.perf_counter() - t0)
-    games = 2 * d
-    rows.append((d, games / best["selfplay"], best, min(ups), games / min(rounds),
-                 best["calls"]))
-  load = open("/proc/loadavg").read().split()[:3]
-  print(f"load average {' '.join(load)}; JAX devices {jax.devices()}")
-  print("| deals/round | games/round | calls | self-play games/s | engine s | network s | "
-        "sampling s | other s | learner step (1024) s | train_round games/s |")
-  print("|---|---|---|---|---|---|---|---|---|---|")
-  for d, gps, b, up, tr, nc in rows:
-    print(f"| {d} | {2 * d} | {nc} | {gps:.0f} | {b['engine']:.3f} | {b['network']:.3f} | "
-          f"{b['sampling']:.3f} | {b['other']:.3f} | {up:.3f} | {tr:.0f} |")
+    rows.append(dict(d=d, act=act, rnd=rnd, parts=parts, update=min(ups[1:])))
+  load1 = open("/proc/loadavg").read().split()[:3]
+  print(f"load average before {' '.join(load0)}, after {' '.join(load1)}; "
+        f"JAX devices {jax.devices()}; updates_per_round {FLAGS.updates_per_round}, "
+        f"overlap {FLAGS.overlap}; best of {FLAGS.repeats} (wall), CPU s of that repeat")
+  print("\n| deals/round | loop | acting games/s | acting games/CPU-s | whole round games/s | "
+        "whole round games/CPU-s | round wall s | round CPU s |")
+  print("|---|---|---|---|---|---|---|---|")
+  for r in rows:
+    g = 2 * r["d"]
+    for fast in (False, True):
+      aw, ac = min(r["act"][fast])
+      rw, rc = min(r["rnd"][fast])
+      name = "new (uint8, fine padding" + (", overlapped learner)" if FLAGS.overlap else ")") \
+          if fast else "old (float32, pow2 padding, sequential)"
+      print(f"| {r['d']} | {name} | {g / aw:.0f} | {g / ac:.0f} | {g / rw:.0f} | {g / rc:.0f} "
+            f"| {rw:.3f} | {rc:.3f} |")
+  print("\nnew acting loop, instrumented (seconds per round; best repeat):\n")
+  print("| deals/round | calls | engine s | network s | sampling s | other s | "
+        "learner step (batch 1024) s |")
+  print("|---|---|---|---|---|---|---|")
+  for r in rows:
+    t, nc = r["parts"]
+    print(f"| {r['d']} | {nc} | {t['engine']:.3f} | {t['network']:.3f} | {t['sampling']:.3f} | "
+          f"{t['other']:.3f} | {r['update']:.3f} |")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ network only, loadable with `ospiel_team.bridge.model_bidder.load_bidder(path)`)
 
 import glob
 import os
+import resource
+import shutil
 
 from absl import app
 from absl import flags
@@ -75,6 +77,13 @@ flags.DEFINE_integer("search_rollouts", 5, "Rollouts per stage (paper: 5 x 5).")
 flags.DEFINE_bool("search_fresh_returns", True, "Store fresh-rollout returns of the chosen "
                   "change (unbiased) instead of the search's max-biased estimates.")
 flags.DEFINE_bool("progress", True, "Show a progress bar.")
+flags.DEFINE_bool("overlap_learning", False, "Run the learner's Adam steps in a thread while "
+                  "the round's games are played (faster; one round staler; no search).")
+flags.DEFINE_string("resume_from", None, "Start from this training checkpoint (e.g. a slim "
+                    "one committed to the repository) when --workdir has none; its replay "
+                    "buffer, if left out, is refilled before learning resumes.")
+flags.DEFINE_string("export_checkpoint", None, "At the end, also write a slim checkpoint "
+                    "(no replay buffer; resumable with --resume_from) to this path.")
 flags.DEFINE_string("bc_teacher", "natural", "Warm start: behaviour-clone this bidder "
                     "(e.g. natural) before self-play (not in the JPS paper; see a2c.py).")
 flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models, for "
@@ -102,6 +111,12 @@ def main(argv):
     atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
     eval_ds = (dataset_lib.load_dataset(FLAGS.eval_dataset) if FLAGS.eval_dataset else None)
     expand_datasets(FLAGS.datasets)
+    if FLAGS.resume_from and not os.path.isfile(FLAGS.resume_from):
+      raise ValueError(f"--resume_from {FLAGS.resume_from!r} is not a file")
+    if FLAGS.resume_from and FLAGS.init_model:
+      raise ValueError("give --resume_from or --init_model, not both")
+    if FLAGS.export_checkpoint:
+      atomic_io.check_writable(FLAGS.export_checkpoint, flag="--export_checkpoint")
   except (ValueError, FileNotFoundError) as e:
     raise SystemExit(f"bridge_a2c: error: {e}") from None
   cfg = a2c.A2CConfig(
@@ -110,7 +125,8 @@ def main(argv):
       entropy_decay_rounds=FLAGS.entropy_decay_rounds, ratio_clip=FLAGS.ratio_clip,
       deals_per_round=FLAGS.deals_per_round, batch_size=FLAGS.batch_size,
       updates_per_round=FLAGS.updates_per_round, buffer_size=FLAGS.buffer_size,
-      burn_in=FLAGS.burn_in, uncontested=FLAGS.uncontested, seed=FLAGS.seed)
+      burn_in=FLAGS.burn_in, uncontested=FLAGS.uncontested, seed=FLAGS.seed,
+      overlap_learning=FLAGS.overlap_learning)
 
   def training_data():
     """(augmented training dataset, held-out dataset, number of base training deals)."""
@@ -129,6 +145,10 @@ def main(argv):
     return dataset_lib.BridgeDataset(h, t), held, n_base
 
   train_ds, held, n_base = training_data()
+  ckpt = os.path.join(FLAGS.workdir, "checkpoint.npz")
+  if FLAGS.resume_from and not os.path.exists(ckpt):
+    os.makedirs(FLAGS.workdir, exist_ok=True)
+    shutil.copyfile(FLAGS.resume_from, ckpt)
   trainer = a2c.A2CTrainer(cfg, train_ds, None, held, workdir=FLAGS.workdir,
                            init_params_from=FLAGS.init_model)
   state = {"n_base": n_base}
@@ -139,7 +159,8 @@ def main(argv):
       print(f"\nrefresh: {nb} base training deals (was {state['n_base']})")
       state["n_base"] = nb
       tr.set_training_data(new_ds)
-  if FLAGS.bc_teacher and trainer.round == 0 and FLAGS.init_model is None:
+  if (FLAGS.bc_teacher and trainer.round == 0 and FLAGS.init_model is None
+      and not FLAGS.resume_from):
     from ospiel_team.bridge import bidders as bidders_lib  # pylint: disable=g-import-not-at-top
     rng = np.random.default_rng(FLAGS.seed + 1000)
     teacher = bidders_lib.make_bidder(FLAGS.bc_teacher, reference_dir=FLAGS.reference_dir)
@@ -168,8 +189,13 @@ def main(argv):
                  extra={"rounds": trainer.round, "games": trainer.games,
                         "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,
                         "search": FLAGS.search})
+  if FLAGS.export_checkpoint:
+    trainer.save_checkpoint(FLAGS.export_checkpoint, include_buffer=False)
   last = [r for r in trainer.log_rows if r.get("eval_imps_vs_natural", "") != ""]
   tp = trainer.throughput()
+  ru = resource.getrusage(resource.RUSAGE_SELF)
+  print(f"CPU seconds of this process (all threads, this invocation): "
+        f"{ru.ru_utime + ru.ru_stime:.0f}")
   print(f"rounds {trainer.round}, games {trainer.games}, "
         f"{tp['games_per_s_selfplay']:.0f} games/s in self-play + learning, "
         f"{tp['games_per_s_wall']:.0f} games/s wall-clock incl. evaluation and checkpoints; "

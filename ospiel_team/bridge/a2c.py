@@ -63,6 +63,7 @@ import io
 import json
 import os
 import tempfile
+import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -106,6 +107,14 @@ class A2CConfig:
   burn_in: int = 10_000
   uncontested: bool = False
   seed: int = 0
+  # Speed (docs/benchmarks/bridge_agents.md, "Self-play speed"). fast_acting: uint8
+  # observations and finer jit padding in acting (the same calls for the same random numbers,
+  # tests/test_bridge_a2c_speed.py). overlap_learning: the learner's Adam steps of round k run
+  # in a thread while round k's games are played with the parameters from before those steps,
+  # sampling the buffer as it was after round k - 1 (own RNG stream; deterministic, but one
+  # round staler than the sequential loop). Off by default; ignored when a search is attached.
+  fast_acting: bool = True
+  overlap_learning: bool = False
 
   def validate(self) -> None:
     for name in ("hidden", "deals_per_round", "batch_size", "buffer_size"):
@@ -155,9 +164,13 @@ def a2c_loss_terms(logits, values, actions, behaviour_logp, returns, legal, rati
 
 
 def make_update_fn(net: hk.Transformed, optimizer, cfg: A2CConfig):
-  """Jitted Adam step: (params, opt_state, batch, entropy_coef) -> (params, opt_state, metrics)."""
+  """Jitted Adam step: (params, opt_state, batch, entropy_coef) -> (params, opt_state, metrics).
+
+  ``obs`` may be float32 or uint8 bits (cast to float32 inside, the same computation).
+  """
 
   def loss_fn(params, obs, actions, mu_logp, returns, entropy_coef):
+    obs = obs.astype(jnp.float32)
     logits, values = net.apply(params, obs)
     return a2c_loss_terms(logits, values, actions, mu_logp, returns, legal_from_obs(obs),
                           cfg.ratio_clip, entropy_coef, cfg.value_coef)
@@ -207,11 +220,12 @@ class ReplayBuffer:
     self.size = int(min(self.capacity, self.size + n))
     self.total_added += n
 
-  def sample(self, rng: np.random.Generator, batch_size: int):
+  def sample(self, rng: np.random.Generator, batch_size: int, obs_dtype=np.float32):
+    """(obs (B, 267) of `obs_dtype`, actions, behaviour log-probs, returns), uniform rows."""
     if self.size == 0:
       raise ValueError("cannot sample from an empty replay buffer")
     idx = rng.integers(0, self.size, batch_size)
-    obs = np.unpackbits(self.obs[idx], axis=1, count=OBS_SIZE).astype(np.float32)
+    obs = np.unpackbits(self.obs[idx], axis=1, count=OBS_SIZE).astype(obs_dtype, copy=False)
     return obs, self.actions[idx].astype(np.int32), self.logp[idx], self.returns[idx]
 
   def state_dict(self) -> Dict[str, np.ndarray]:
@@ -260,11 +274,14 @@ def duplicate_rewards(ns_score: np.ndarray) -> np.ndarray:
 
 def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.random.Generator,
                   deal_pool: np.ndarray, num_deals: int,
-                  on_step: Optional[Callable] = None) -> Rollout:
+                  on_step: Optional[Callable] = None, obs_dtype=np.float32) -> Rollout:
   """Plays `num_deals` deals from `deal_pool` at two tables each, sampling from `policy`.
 
   `policy(obs) -> (probs, values)`; `on_step(step, eng)` (optional) is called before each step
-  (JPSBid snapshots positions there).
+  (JPSBid snapshots positions there). `obs_dtype`: dtype of the observations given to `policy`
+  and stored in the rollout (np.uint8 moves a quarter of float32's bytes; same bits). The
+  random numbers are drawn in the same order whatever the dtype, so the same `rng` state gives
+  the same calls wherever `policy` gives the same probabilities.
   """
   deals = deal_pool[rng.integers(0, len(deal_pool), num_deals)]
   dealer = rng.integers(0, 4, num_deals)
@@ -277,7 +294,7 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
   while not eng.done.all():
     forced = on_step(step, eng) if on_step is not None else None  # may force calls (-1: no)
     active = np.flatnonzero(~eng.done)
-    obs = eng.observation()[active]
+    obs = eng.observation(dtype=obs_dtype)[active]
     legal = legal_from_obs(obs)
     probs, _ = policy(obs)
     u = rng.random(len(active))
@@ -296,7 +313,7 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
     step += 1
   ns = eng.ns_score()
   cat = lambda l, shape, dt: np.concatenate(l) if l else np.zeros(shape, dt)
-  return Rollout(obs=cat(obs_l, (0, OBS_SIZE), np.float32), actions=cat(act_l, (0,), np.int64),
+  return Rollout(obs=cat(obs_l, (0, OBS_SIZE), obs_dtype), actions=cat(act_l, (0,), np.int64),
                  logp=cat(logp_l, (0,), np.float64), table=cat(tab_l, (0,), np.int64),
                  seat=cat(seat_l, (0,), np.int64), ns_score=ns,
                  reward_ns=duplicate_rewards(ns), num_calls=eng.auctions.num_calls.copy(),
@@ -381,7 +398,11 @@ class A2CTrainer:
     self.log_rows: List[dict] = []
     self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=cfg.uncontested)
     self._update = make_update_fn(self.net, self.optimizer, cfg)
-    self._policy = PolicyFn(self.net, self.params)
+    self._policy = PolicyFn(self.net, self.params, fine_padding=cfg.fast_acting)
+    # The overlapped learner samples the buffer with its own stream (so that acting and
+    # learning in two threads stay deterministic); the sequential loop uses self.rng for both.
+    self.learner_rng = np.random.default_rng([cfg.seed, 1])
+    self.overlap_threads = True  # False: the overlapped schedule run in one thread (tests)
     self.search = None  # optional JPSBid hook: search(trainer, on_step registry) (jps_bid.py)
     if workdir is not None and os.path.exists(self.checkpoint_path):
       self.load_checkpoint()
@@ -403,19 +424,32 @@ class A2CTrainer:
   def checkpoint_path(self) -> str:
     return os.path.join(self.workdir, "checkpoint.npz")
 
-  def save_checkpoint(self) -> None:
-    if self.workdir is None:
-      return
+  def save_checkpoint(self, path: Optional[str] = None, include_buffer: bool = True) -> None:
+    """Writes the training state atomically to `path` (default ``workdir/checkpoint.npz``).
+
+    ``include_buffer=False`` leaves the replay buffer out (a "slim" checkpoint: parameters,
+    Adam state, RNG states, counters and log; ~2.7 MB at the default size, small enough to
+    commit): training resumes from it with an empty buffer, refilled for ``burn_in``
+    decisions before the next Adam step, so such a resume is not bit-identical. A slim
+    checkpoint is also a model file (`policy_net.load_model` reads it).
+    """
+    if path is None:
+      if self.workdir is None:
+        return
+      path = self.checkpoint_path
     leaves = jax.tree_util.tree_leaves(self.opt_state)
     arrays = {"param/" + k: v for k, v in flatten_params(self.params).items()}
     arrays.update({f"opt/{i:04d}": np.asarray(x) for i, x in enumerate(leaves)})
-    arrays.update(self.buffer.state_dict())
+    if include_buffer:
+      arrays.update(self.buffer.state_dict())
     state = {"round": self.round, "games": self.games, "wall": self.wall,
              "total_wall": self.total_wall,
-             "rng": self.rng.bit_generator.state, "config": dataclasses.asdict(self.cfg),
+             "rng": self.rng.bit_generator.state,
+             "learner_rng": self.learner_rng.bit_generator.state,
+             "config": dataclasses.asdict(self.cfg),
              "log_rows": self.log_rows}
     meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
-    atomic_savez(self.checkpoint_path, state=np.array(json.dumps(state)),
+    atomic_savez(path, state=np.array(json.dumps(state)),
                  meta=np.array(json.dumps(meta)), **arrays)
 
   def load_checkpoint(self) -> None:
@@ -430,36 +464,84 @@ class A2CTrainer:
       treedef = jax.tree_util.tree_structure(self.optimizer.init(self.params))
       leaves = [jnp.asarray(z[k]) for k in sorted(k for k in z.files if k.startswith("opt/"))]
       self.opt_state = jax.tree_util.tree_unflatten(treedef, leaves)
-      self.buffer.load_state_dict({k: z[k] for k in z.files if k.startswith("buf_")})
+      if "buf_meta" in z.files:  # slim checkpoints (save_checkpoint(include_buffer=False))
+        self.buffer.load_state_dict({k: z[k] for k in z.files if k.startswith("buf_")})
     self.round, self.games, self.wall = state["round"], state["games"], state["wall"]
     self.total_wall = state.get("total_wall", self.wall)  # older checkpoints: rounds only
     self.rng.bit_generator.state = state["rng"]
+    if "learner_rng" in state:  # older checkpoints: the sequential loop only
+      self.learner_rng.bit_generator.state = state["learner_rng"]
     self.log_rows = state["log_rows"]
 
   # --- training -----------------------------------------------------------------------------
+  def _learn(self, rng: np.random.Generator, params, opt_state, entropy_coef: float):
+    """`updates_per_round` Adam steps on buffer samples drawn with `rng`; returns
+    (params, opt_state, mean metrics) (metrics empty before the burn-in)."""
+    cfg = self.cfg
+    if self.buffer.size < max(cfg.burn_in, 1) or cfg.updates_per_round == 0:
+      return params, opt_state, {}
+    obs_dtype = np.uint8 if cfg.fast_acting else np.float32
+    ms = []
+    for _ in range(cfg.updates_per_round):
+      obs, act, logp, ret = self.buffer.sample(rng, cfg.batch_size, obs_dtype=obs_dtype)
+      params, opt_state, m = self._update(params, opt_state, obs, act, logp, ret,
+                                          np.float32(entropy_coef))
+      ms.append(m)
+    ms = jax.device_get(ms)  # waits for the steps (inside the learner thread when overlapped)
+    return params, opt_state, {k: float(np.mean([float(m[k]) for m in ms])) for k in ms[0]}
+
   def train_round(self) -> dict:
+    """One round: self-play of `deals_per_round` deals at two tables, buffer, learner steps.
+
+    Sequential (default): play with the current parameters, add the decisions to the buffer,
+    then `updates_per_round` Adam steps. With ``cfg.overlap_learning`` (and no search): the
+    Adam steps (on the buffer before this round's games, `learner_rng`) run in a second thread
+    while the games are played with the parameters from before the steps; the JAX update
+    releases the GIL, so the engine's numpy work and the learner's XLA work share the CPUs.
+    """
     cfg = self.cfg
     t0 = time.time()
-    on_step = self.search.on_step if self.search is not None else None
-    if self.search is not None:
-      self.search.begin_round(self, 2 * cfg.deals_per_round)
-    ro = play_selfplay(self.policy, self.engine, self.rng, self.train_deals,
-                       cfg.deals_per_round, on_step=on_step)
-    self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
+    obs_dtype = np.uint8 if cfg.fast_acting else np.float32
+    entropy_coef = cfg.entropy_at(self.round)
     search_points = 0
-    if self.search is not None:
-      search_points = self.search.end_round(self, ro)
-    metrics = {}
-    if self.buffer.size >= max(cfg.burn_in, 1):
-      ms = []
-      for _ in range(cfg.updates_per_round):
-        obs, act, logp, ret = self.buffer.sample(self.rng, cfg.batch_size)
-        self.params, self.opt_state, m = self._update(
-            self.params, self.opt_state, obs, act, logp, ret,
-            np.float32(cfg.entropy_at(self.round)))
-        ms.append(m)
-      if ms:
-        metrics = {k: float(np.mean([float(m[k]) for m in ms])) for k in ms[0]}
+    if cfg.overlap_learning and self.search is None:
+      params, opt_state = self.params, self.opt_state
+      out = {}
+
+      def learner():
+        try:
+          out["result"] = self._learn(self.learner_rng, params, opt_state, entropy_coef)
+        except BaseException as e:  # pylint: disable=broad-except
+          out["error"] = e
+
+      thread = None
+      if self.overlap_threads:
+        thread = threading.Thread(target=learner, name="a2c-learner", daemon=True)
+        thread.start()
+      else:
+        learner()
+      self._policy.params = params
+      try:
+        ro = play_selfplay(self._policy, self.engine, self.rng, self.train_deals,
+                           cfg.deals_per_round, obs_dtype=obs_dtype)
+      finally:
+        if thread is not None:
+          thread.join()
+      if "error" in out:
+        raise out["error"]
+      self.params, self.opt_state, metrics = out["result"]
+      self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
+    else:
+      on_step = self.search.on_step if self.search is not None else None
+      if self.search is not None:
+        self.search.begin_round(self, 2 * cfg.deals_per_round)
+      ro = play_selfplay(self.policy, self.engine, self.rng, self.train_deals,
+                         cfg.deals_per_round, on_step=on_step, obs_dtype=obs_dtype)
+      self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
+      if self.search is not None:
+        search_points = self.search.end_round(self, ro)
+      self.params, self.opt_state, metrics = self._learn(self.rng, self.params, self.opt_state,
+                                                         entropy_coef)
     self.round += 1
     games = 2 * cfg.deals_per_round
     self.games += games

@@ -11,7 +11,10 @@ By default it bids greedily (the most probable legal call, as in the JPS paper's
 ``greedy=False`` samples from the policy with the match's uniforms (inverse CDF).
 
 Shipped models live in ``ospiel_team/bridge/models/``: ``a2c_baseline.npz`` (self-play A2C,
-4 seats, contested) and, when present, ``a2c_uncontested.npz`` (trained with East-West passing).
+4 seats, contested) and, when present, ``a2c_uncontested.npz`` (trained with East-West passing),
+``a2c_seed1..5.npz`` (independently seeded baselines) and ``a2c_main.npz`` (the baseline trained
+longer); the last six are slim training checkpoints (`a2c.A2CTrainer.save_checkpoint`), which
+training resumes from (``examples/bridge_a2c.py --resume_from``).
 `load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
 `policy_net.save_model` (or an A2C checkpoint). Loading a model imports only the network
 (`policy_net`), not the trainer (`a2c`).
@@ -28,6 +31,7 @@ from ospiel_team.bridge import policy_net
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested.npz",
+                  "a2c_main": "a2c_main.npz",
                   **{f"a2c_seed{k}": f"a2c_seed{k}.npz" for k in range(1, 6)},
                   "a2c_finetuned": "a2c_finetuned.npz", "a2c_1search": "a2c_1search.npz",
                   "jpsbid": "a2c_jpsbid.npz"}

@@ -64,30 +64,51 @@ def init_params(net: hk.Transformed, seed: int):
   return net.init(jax.random.PRNGKey(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
 
 
+def padded_size(n: int, fine: bool = True) -> int:
+  """Batch size that `PolicyFn` pads `n` rows to (jit compiles one program per size).
+
+  ``fine=False``: the next power of two (>= 64), which wastes up to half of the network's work
+  on padding rows. ``fine=True``: the next multiple of a quarter of the power of two below `n`
+  (>= 64), i.e. at most 25% padding with four compiled sizes per doubling.
+  """
+  n = max(int(n), 1)
+  if n <= 64:
+    return 64
+  if not fine:
+    return 1 << int(np.ceil(np.log2(n)))
+  step = 1 << (int(np.floor(np.log2(n))) - 2)
+  return -(-n // step) * step
+
+
 class PolicyFn:
   """Jitted ``obs (B, 267) -> (probs (B, 38) float64, value (B,))`` for fixed parameters.
 
-  Batches are padded to powers of two (>= 64) so jit compiles few shapes.
+  Batches are padded (`padded_size`) so jit compiles few shapes. Observations may be float32
+  or uint8 (0/1 bits; a quarter of the bytes to copy); the network computes in float32 either
+  way (the cast happens inside the jitted function).
   """
 
-  def __init__(self, net: hk.Transformed, params):
+  def __init__(self, net: hk.Transformed, params, fine_padding: bool = True):
     self.net = net
     self.params = params
+    self.fine_padding = bool(fine_padding)
     self._apply = jax.jit(lambda p, o: _probs_value(net, p, o))
 
   def __call__(self, obs: np.ndarray):
-    obs = np.asarray(obs, np.float32)
+    obs = np.asarray(obs)
+    if obs.dtype != np.uint8:
+      obs = obs.astype(np.float32, copy=False)
     n = obs.shape[0]
-    m = max(64, 1 << int(np.ceil(np.log2(max(n, 1)))))
+    m = padded_size(n, self.fine_padding)
     if m != n:
-      obs = np.concatenate([obs, np.zeros((m - n, OBS_SIZE), np.float32)])
-      obs[n:, A.OBS_LEGAL] = 1.0  # padded rows: Pass legal (keeps softmax finite)
+      obs = np.concatenate([obs, np.zeros((m - n, OBS_SIZE), obs.dtype)])
+      obs[n:, A.OBS_LEGAL] = 1  # padded rows: Pass legal (keeps softmax finite)
     probs, value = self._apply(self.params, obs)
     return np.asarray(probs, np.float64)[:n], np.asarray(value, np.float64)[:n]
 
 
 def _probs_value(net, params, obs):
-  logits, value = net.apply(params, obs)
+  logits, value = net.apply(params, obs.astype(jnp.float32))
   return jax.nn.softmax(logits, axis=-1), value
 
 
