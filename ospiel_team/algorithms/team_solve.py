@@ -1,6 +1,6 @@
-r"""One entry point for zero-sum team games: `solve(game, teams, method="auto" | "lp" | "cg")`.
+r"""One entry point for zero-sum team games: `solve(game, teams, method="auto"|"lp"|"cg"|"dag")`.
 
-Methods (both compute team 1's value at a team-correlated equilibrium, TMECor):
+Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
 
 * `"lp"`: the tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
   Extensive-Form Games via Tree Decompositions", AAAI 2022 (`team_lp.py`). Exact; its size
@@ -10,6 +10,10 @@ Methods (both compute team 1's value at a team-correlated equilibrium, TMECor):
   Celli, Gatti & Sandholm, ICML 2021; double oracle when both teams have several players;
   `column_generation.py`). Anytime: returns a bracket [lower, upper] certified by exact team
   best responses; exact within `tol` when it converges.
+* `"dag"`: regret minimisation (DCFR) on both teams' team belief DAGs (Zhang, Farina &
+  Sandholm, ICML 2023, arXiv:2210.12487; `team_belief_dag.py`). Anytime: every few iterations
+  the average plans are certified by exact team best responses (dynamic programming on the
+  DAG), giving a bracket [lower, upper]; stops when the gap is <= `tol`.
 
 `"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md): build the
 LP with at most `AUTO_LP_MAX_LOCAL` local solutions per team; if a team has more, the LP is
@@ -31,11 +35,15 @@ import pyspiel
 
 from ospiel_team.algorithms import column_generation
 from ospiel_team.algorithms import highs
+from ospiel_team.algorithms import team_belief_dag
 from ospiel_team.algorithms import team_lp
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
 
-METHODS = ("auto", "lp", "cg")
+METHODS = ("auto", "lp", "cg", "dag")
+# Default target gap of the anytime methods (`tol=None`): column generation closes its gap
+# exactly in a few iterations or not at all; regret minimisation converges like 1/T.
+DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
 AUTO_LP_MAX_LOCAL = 1_000_000
 
 
@@ -44,11 +52,11 @@ class TeamSolveResult:
   """Team 1's TMECor value (sum of its members' values) and how it was obtained."""
   game: str
   teams: str
-  method: str  # the method that produced the value ("lp" or "cg")
+  method: str  # the method that produced the value ("lp", "cg" or "dag")
   value: float
   lower: float  # certified bracket (== value for the LP)
   upper: float
-  exact: bool  # LP optimum, or column generation converged to `tol`
+  exact: bool  # LP optimum, or an anytime method's certified gap closed to `tol`
   seconds: float
   details: Dict
 
@@ -59,7 +67,7 @@ class TeamSolveResult:
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          method: str = "auto", time_limit: Optional[float] = None, tol: float = 1e-6,
+          method: str = "auto", time_limit: Optional[float] = None, tol: Optional[float] = None,
           solver: str = "ipm", highs_options: Optional[Dict] = None,
           threads: Optional[int] = None) -> TeamSolveResult:
   """Solves a two-team zero-sum game for team 1's TMECor value.
@@ -67,10 +75,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   Args:
     game: pyspiel game, game string or `GameTree`.
     teams: two teams, e.g. "0,1|2" (default: `teams.default_teams`).
-    method: "auto", "lp" (tree-decomposition LP) or "cg" (column generation).
+    method: "auto", "lp" (tree-decomposition LP), "cg" (column generation) or "dag" (DCFR on
+      the team belief DAGs).
     time_limit: seconds (None: no limit; negative: ValueError). The LP is stopped by HiGHS's
-      limit (an error if not solved); column generation returns its certified bracket.
-    tol: column generation's target gap.
+      limit (an error if not solved); the anytime methods return their certified bracket.
+    tol: the anytime methods' target certified gap (None: `DEFAULT_TOL[method]`).
     solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...).
     highs_options: further HiGHS options for the LP (each checked by HiGHS).
     threads: HiGHS threads.
@@ -81,6 +90,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   if method not in METHODS:
     raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
   time_limit = highs.check_time_limit(time_limit)
+  if tol is not None and not tol >= 0:
+    raise ValueError(f"tol={tol!r} must be >= 0")
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
   details: Dict = {}
@@ -99,7 +110,19 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
         raise
       details["auto"] = f"LP not built: {e}"
   left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-  cg = column_generation.solve(tree, teams, tol=tol, time_limit=left, threads=threads)
+  if method == "dag":
+    dag = team_belief_dag.solve(tree, teams, tol=DEFAULT_TOL["dag"] if tol is None else tol,
+                                time_limit=left)
+    s = dag.summary()
+    for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
+      del s[k]
+    details.update(s)
+    return TeamSolveResult(game=str(tree.game), teams=str(teams), method="dag",
+                           value=dag.value, lower=dag.lower, upper=dag.upper,
+                           exact=dag.converged, seconds=time.perf_counter() - start,
+                           details=details)
+  cg = column_generation.solve(tree, teams, tol=DEFAULT_TOL["cg"] if tol is None else tol,
+                               time_limit=left, threads=threads)
   s = cg.summary()
   for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
     del s[k]

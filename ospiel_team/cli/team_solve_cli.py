@@ -45,7 +45,8 @@ def main(argv) -> int:
                       "(instead of --game/--teams)", flag_values=fv)
   flags.DEFINE_string("method", "auto", f"one of {team_solve.METHODS}", flag_values=fv)
   flags.DEFINE_float("time_limit", None, "seconds (>= 0)", flag_values=fv)
-  flags.DEFINE_float("tol", 1e-6, "column generation: target certified gap", flag_values=fv)
+  flags.DEFINE_float("tol", None, "anytime methods (cg, dag): target certified gap (default: "
+                     "1e-6 for cg, 1e-4 for dag)", flag_values=fv)
   flags.DEFINE_string("solver", "ipm", "HiGHS solver for the LP: ipm, simplex, choose, pdlp",
                       flag_values=fv)
   flags.DEFINE_multi_string("highs_option", [], "extra HiGHS option for the LP, key=value "
