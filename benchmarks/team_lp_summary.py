@@ -2,16 +2,20 @@ r"""All 29 instances of Table 1 (Zhang & Sandholm) in one table: our best finish
 
 Reads the JSON files written by `benchmarks/team_lp_table.py` (one per method or machine state,
 e.g. the LP on the quiet machine, the LP under load, column generation) and, for each instance,
-keeps the fastest *finished* result whose game is today's instance game (results for an older
-reading of a game, e.g. the D family before its rules were fixed, are dropped). Prints and
-writes a Markdown table: value (team 1's total), method, certified gap (0 for the LP), seconds,
-the load average around the run, the fastest of the three published runtimes (paper "Ours",
-FCGS-21, ZAC-20) and our ratio to it.
+keeps the fastest *solved* result (the LP's exact value, or an anytime method whose certified
+gap closed to its tolerance; a bracket only when nothing solved it) whose game is today's
+instance game (results for an older reading of a game, e.g. the D family before its rules were
+fixed, are dropped). Prints and writes a Markdown table: value (team 1's total), method,
+certified gap (0 for the LP), wall and CPU seconds, the load average around the run, the fastest
+of the three published runtimes (paper "Ours", FCGS-21, ZAC-20) and our ratio to it, and the
+cross-check: every other method's finished result for the instance, with the largest
+disagreement, which must be <= 1e-6 + the two certified gaps.
 
 Usage:
   python benchmarks/team_lp_summary.py --inputs docs/benchmarks/team_lp_table_quiet.json,\
-docs/benchmarks/team_lp_table.json,docs/benchmarks/team_lp_table_cg.json \
-      --out_md docs/benchmarks/team_lp_summary.md
+docs/benchmarks/team_lp_table.json,docs/benchmarks/team_lp_table_cg.json,\
+docs/benchmarks/team_lp_table_dag.json --out_md docs/benchmarks/team_lp_summary.md
+  python benchmarks/team_lp_summary.py --instances 21L153,31L133 --out_md /tmp/subset.md
 """
 
 import json
@@ -28,8 +32,10 @@ from ospiel_team.games import team_instances
 FLAGS = flags.FLAGS
 flags.DEFINE_list("inputs", ["docs/benchmarks/team_lp_table_quiet.json",
                              "docs/benchmarks/team_lp_table.json",
-                             "docs/benchmarks/team_lp_table_cg.json"],
+                             "docs/benchmarks/team_lp_table_cg.json",
+                             "docs/benchmarks/team_lp_table_dag.json"],
                   "team_lp_table.py JSON files")
+flags.DEFINE_list("instances", [], "only these instances (default: all 29)")
 flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_summary.md", "Markdown output")
 flags.DEFINE_list("quiet_inputs", ["team_lp_table_quiet.json"],
                   "inputs (base names) measured on the quiet machine (load ~1) before the load "
@@ -40,9 +46,13 @@ def _canonical(game_string: str) -> str:
   return str(pyspiel.load_game(game_string))
 
 
-def summary_rows(inputs):
+def _solved(r) -> bool:
+  return bool(r.get("exact", True))
+
+
+def summary_rows(inputs, names=None):
   current = {name: _canonical(g) for name, (g, _) in team_instances.TABLE1_INSTANCES.items()}
-  best, failures = {}, {}
+  finished, failures = {}, {}
   for path in inputs:
     if not os.path.exists(path):
       raise ValueError(f"--inputs: {path!r} does not exist")
@@ -54,56 +64,90 @@ def summary_rows(inputs):
         if _canonical(r["game"]) != current[name]:
           continue  # an older reading of the game
         r = dict(r, source=os.path.basename(path), date=data.get("date", ""))
-        if name not in best or r["seconds"] < best[name]["seconds"]:
-          best[name] = r
+        finished.setdefault(name, []).append(r)
       else:
         stale = r.get("game") and _canonical(r["game"]) != current[name]
         failures.setdefault(name, []).append(
             f"{r.get('method', 'lp')}: {str(r.get('reason', ''))[:70]} "
             f"({os.path.basename(path)}{'; older reading of the game, same sizes' if stale else ''})")
   rows = []
-  for name in team_instances.TABLE1_INSTANCES:
+  for name in names or team_instances.TABLE1_INSTANCES:
+    if name not in team_instances.TABLE1_INSTANCES:
+      raise ValueError(f"--instances: unknown instance {name!r}")
     fastest = team_instances.fastest_published(name)
-    r = best.get(name)
+    done = finished.get(name, [])
+    solved = [r for r in done if _solved(r)]
+    pool = solved or done
+    r = min(pool, key=lambda x: x["seconds"]) if pool else None
     if r is None:
       rows.append(dict(instance=name, finished=False, fastest=fastest,
                        reason="; ".join(failures.get(name, ["not run"]))))
       continue
-    exact = r.get("exact", True)
+    exact = _solved(r)
     rows.append(dict(instance=name, finished=True, method=r.get("method", "lp"),
                      value=r["value"], gap=r.get("gap", 0.0), exact=exact,
-                     seconds=r["seconds"],
-                     load=(r["load_before"] if r.get("load_before") else
+                     seconds=r["seconds"], cpu_seconds=r.get("cpu_seconds"),
+                     load=(f"{r['load_before']}-{r.get('load_after', '')}".rstrip("-")
+                           if r.get("load_before") else
                            "~1 (quiet)" if r["source"] in FLAGS.quiet_inputs else "not recorded"),
                      source=r["source"], date=r["date"], fastest=fastest,
-                     ratio=r["seconds"] / fastest[0] if fastest else None))
+                     ratio=r["seconds"] / fastest[0] if fastest else None,
+                     cross=_cross_check(r, done)))
   return rows
 
 
+def _cross_check(r, done) -> dict:
+  """The other methods' results for the instance and the largest disagreement with `r`.
+
+  Two results agree when their certified brackets overlap within 1e-6: |v1 - v2| <= 1e-6 + gap1
+  + gap2 (the LP's gap is 0), or, for a bracket, when the other's value lies inside it.
+  """
+  others = [o for o in done if o.get("method", "lp") != r.get("method", "lp")]
+  if not others:
+    return dict(text="", ok=None)
+  parts, ok = [], True
+  for o in sorted(others, key=lambda x: x.get("method", "lp")):
+    lo1, hi1 = r.get("lower", r["value"]), r.get("upper", r["value"])
+    lo2, hi2 = o.get("lower", o["value"]), o.get("upper", o["value"])
+    dist = max(0.0, lo2 - hi1, lo1 - hi2)  # 0 when the brackets overlap
+    good = dist <= 1e-6
+    ok &= good
+    parts.append(f"{o.get('method', 'lp')} {o['value']:.6f} (gap {o.get('gap', 0.0):.0e}, "
+                 f"|diff| {abs(o['value'] - r['value']):.1e}{'' if good else ' DISAGREES'})")
+  return dict(text="; ".join(parts), ok=ok)
+
+
 def markdown(rows) -> str:
-  lines = ["| instance | method | value (team 1) | certified gap | ours (s) | load | fastest "
-           "published (s) | ratio | source |",
-           "|---|---|---|---|---:|---|---|---:|---|"]
+  lines = ["| instance | method | value (team 1) | certified gap | ours (s) | CPU (s) | load | "
+           "fastest published (s) | ratio | second method (cross-check) | source |",
+           "|---|---|---|---|---:|---:|---|---|---:|---|---|"]
   for r in rows:
     fastest = f"{r['fastest'][0]:g} ({r['fastest'][1]})" if r["fastest"] else "none"
     if not r["finished"]:
-      lines.append(f"| {r['instance']} | | not finished: {r['reason']} | | | | {fastest} | | |")
+      lines.append(f"| {r['instance']} | | not finished: {r['reason']} | | | | | {fastest} | | "
+                   "| |")
       continue
     value = f"{r['value']:.6f}" + ("" if r["exact"] else " (bracket)")
     ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else ""
+    cpu = f"{r['cpu_seconds']:.1f}" if r.get("cpu_seconds") is not None else ""
     lines.append(f"| {r['instance']} | {r['method']} | {value} | {r['gap']:.1e} | "
-                 f"{r['seconds']:.2f} | {r['load']} | {fastest} | {ratio} | "
-                 f"{r['source']} {r['date']} |")
-  exact = sum(r["finished"] and r["exact"] for r in rows)
+                 f"{r['seconds']:.2f} | {cpu} | {r['load']} | {fastest} | {ratio} | "
+                 f"{r['cross']['text']} | {r['source']} {r['date']} |")
+  exact = sum(r["finished"] and r["exact"] and r["gap"] == 0 for r in rows)
+  anytime = sum(r["finished"] and r["exact"] and r["gap"] > 0 for r in rows)
   bracket = sum(r["finished"] and not r["exact"] for r in rows)
-  return "\n".join(lines) + (f"\n\n{exact} of {len(rows)} instances solved exactly; {bracket} "
-                             f"only bracketed (certified, not converged); the source column "
-                             f"gives the JSON file and its last write.\n")
+  checked = sum(bool(r.get("cross", {}).get("text")) for r in rows)
+  bad = sum(r.get("cross", {}).get("ok") is False for r in rows)
+  return "\n".join(lines) + (
+      f"\n\n{exact} of {len(rows)} instances solved exactly, {anytime} to a certified gap <= "
+      f"the method's tolerance (dag: 1e-4), {bracket} only bracketed (certified, not "
+      f"converged); {checked} solved by a second method, {bad} disagreeing. The source column "
+      f"gives the JSON file and its last write.\n")
 
 
 def main(argv):
   del argv
-  text = markdown(summary_rows(FLAGS.inputs))
+  text = markdown(summary_rows(FLAGS.inputs, FLAGS.instances))
   atomic_io.write_text(FLAGS.out_md, text)
   print(text)
 

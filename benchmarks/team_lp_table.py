@@ -38,10 +38,13 @@ flags.DEFINE_string("instances", "", "comma-separated instance names (default: a
 flags.DEFINE_string("out", "docs/benchmarks/team_lp_table.json", "JSON results (resumable)")
 flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_table.md", "Markdown table")
 flags.DEFINE_string("solver", "ipm", "HiGHS solver: simplex, ipm or choose")
-flags.DEFINE_string("method", "lp", "team_solve method: lp, cg or auto")
+flags.DEFINE_string("method", "lp", "team_solve method: lp, cg, dag or auto")
 flags.DEFINE_float("memory_limit_gb", 20.0,
                    "address-space limit of each solve (RLIMIT_AS): an instance that needs more "
                    "fails with MemoryError instead of waking the OOM killer on a shared machine")
+flags.DEFINE_float("certify_time_limit", 30.0,
+                   "anytime methods: seconds per independent best-response MIP that re-derives "
+                   "the bracket (team_solve.certify; 0: off)")
 flags.DEFINE_bool("rerun", False, "solve the selected instances again (other stored rows are kept)")
 flags.DEFINE_bool("markdown_only", False, "only rewrite --out_md from the stored --out")
 
@@ -67,26 +70,37 @@ def run_instance(name: str, time_limit: float, solver: str,
   if method != "lp":  # column generation returns its certified bracket at its own limit,
     # which leaves room for the tree walk, the last oracle call and the process start
     cmd += ["--time_limit", str(max(1.0, 0.85 * time_limit - 10.0))]
+    # and its bracket is re-derived by independent exact team best responses
+    cmd += ["--certify_time_limit", str(FLAGS.certify_time_limit)]
   start = time.perf_counter()
+  cpu0 = _children_cpu()
   try:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=time_limit,
                           preexec_fn=_limit_memory(memory_limit_gb) if memory_limit_gb else None)
   except subprocess.TimeoutExpired:
-    return dict(instance=name, game=game, teams=teams_str, finished=False,
+    return dict(instance=name, game=game, teams=teams_str, finished=False, method=method,
                 reason=f"not finished in {time_limit:g} s")
   wall = time.perf_counter() - start
   if proc.returncode < 0:  # killed by a signal; SIGKILL is what the kernel's OOM killer sends
     sig = -proc.returncode
-    return dict(instance=name, game=game, teams=teams_str, finished=False,
+    return dict(instance=name, game=game, teams=teams_str, finished=False, method=method,
                 reason=f"killed by signal {sig}" + (" (SIGKILL: out of memory?)" if sig == 9
                                                     else ""))
   if proc.returncode != 0:
     tail = (proc.stderr or "").strip().splitlines()[-1:] or ["?"]
-    return dict(instance=name, game=game, teams=teams_str, finished=False,
+    return dict(instance=name, game=game, teams=teams_str, finished=False, method=method,
                 reason=f"error: {tail[0][:200]}")
   row = json.loads(proc.stdout.strip().splitlines()[-1])
-  row.update(instance=name, finished=True, wall_seconds=round(wall, 3))
+  row.update(instance=name, finished=True, wall_seconds=round(wall, 3),
+             cpu_seconds=round(_children_cpu() - cpu0, 2))
   return row
+
+
+def _children_cpu() -> float:
+  """User + system CPU seconds of the finished subprocesses (less load-sensitive than wall)."""
+  import resource  # pylint: disable=g-import-not-at-top
+  r = resource.getrusage(resource.RUSAGE_CHILDREN)
+  return r.ru_utime + r.ru_stime
 
 
 def _load_average() -> str:

@@ -122,3 +122,17 @@ def test_team_solve_and_cli_method_dag():
   assert s["lower"] <= -1.0 / 24.0 <= s["upper"]
   rc, out, err = _cli(["--instance", "21K4", "--method", "dag", "--tol", "-1"])
   assert rc == 2 and out == "" and "-1" in err
+
+
+def test_certify_rederives_the_bracket_with_independent_oracles():
+  """team_solve.certify: backward induction (one player) and the flow MIP (several) against the
+  plans of the DAG solver and of column generation give back their brackets."""
+  for method, teams in (("dag", "0,1|2"), ("dag", "1|0,2"), ("cg", "0,1|2")):
+    res = team_solve.solve("kuhn_poker(players=3)", teams, method=method, tol=1e-3,
+                           certify_time_limit=30)
+    d = res.details
+    assert d["certified_lower"] == pytest.approx(res.lower, abs=1e-8), (method, teams)
+    assert d["certified_upper"] == pytest.approx(res.upper, abs=1e-8), (method, teams)
+    assert d["certify_note"] == ""
+  with pytest.raises(ValueError, match="certify_time_limit=-1"):
+    team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="dag", certify_time_limit=-1)

@@ -99,12 +99,16 @@ def test_oracle_matches_brute_force_and_lp_best_response():
     assert float(w @ s.reach) == pytest.approx(s.value, abs=1e-9)
 
 
-def test_solve_auto_lp_and_cg_agree(monkeypatch):
+def test_solve_auto_lp_dag_and_cg_agree(monkeypatch):
   lp = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
   assert lp.method == "lp" and lp.exact
-  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_LOCAL", 10)  # too many local solutions: cg
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_LOCAL", 10)  # too many local solutions: dag
+  dag = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
+  assert dag.method == "dag" and dag.exact and "LP not built" in dag.details["auto"]
+  assert dag.lower <= lp.value <= dag.upper and dag.upper - dag.lower <= 1e-4
+  monkeypatch.setattr(team_solve, "AUTO_DAG_MAX_LOCAL", 10)  # and for the DAG: cg
   cg = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
-  assert cg.method == "cg" and cg.exact and "LP not built" in cg.details["auto"]
+  assert cg.method == "cg" and cg.exact and "belief DAG not built" in cg.details["auto"]
   assert cg.value == pytest.approx(lp.value, abs=1e-6) == -1.0 / 24.0
 
 

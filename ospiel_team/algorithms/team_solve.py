@@ -31,6 +31,7 @@ import dataclasses
 import time
 from typing import Dict, Optional
 
+import numpy as np
 import pyspiel
 
 from ospiel_team.algorithms import column_generation
@@ -41,10 +42,14 @@ from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
 
 METHODS = ("auto", "lp", "cg", "dag")
+# `certify`: the flow-MIP oracle is used for teams of several players with at most this many
+# team sequences (larger ones: the MIP model alone takes minutes to build; skipped, said so).
+CERTIFY_MAX_SEQUENCES = 20_000
 # Default target gap of the anytime methods (`tol=None`): column generation closes its gap
 # exactly in a few iterations or not at all; regret minimisation converges like 1/T.
 DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
 AUTO_LP_MAX_LOCAL = 1_000_000
+AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
 
 
 @dataclasses.dataclass
@@ -69,7 +74,7 @@ class TeamSolveResult:
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           method: str = "auto", time_limit: Optional[float] = None, tol: Optional[float] = None,
           solver: str = "ipm", highs_options: Optional[Dict] = None,
-          threads: Optional[int] = None) -> TeamSolveResult:
+          threads: Optional[int] = None, certify_time_limit: float = 0.0) -> TeamSolveResult:
   """Solves a two-team zero-sum game for team 1's TMECor value.
 
   Args:
@@ -83,6 +88,9 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...).
     highs_options: further HiGHS options for the LP (each checked by HiGHS).
     threads: HiGHS threads.
+    certify_time_limit: when > 0, the bracket of an anytime method ("cg", "dag") is re-derived
+      by `certify` (exact team best responses of `team_best_response`, independent of the
+      method), each oracle call limited to this many seconds; added to `details`.
 
   Returns:
     A `TeamSolveResult`.
@@ -92,6 +100,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   time_limit = highs.check_time_limit(time_limit)
   if tol is not None and not tol >= 0:
     raise ValueError(f"tol={tol!r} must be >= 0")
+  if not certify_time_limit >= 0:
+    raise ValueError(f"certify_time_limit={certify_time_limit!r} must be >= 0")
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
   details: Dict = {}
@@ -109,27 +119,83 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       if method == "lp":
         raise
       details["auto"] = f"LP not built: {e}"
-  left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-  if method == "dag":
-    dag = team_belief_dag.solve(tree, teams, tol=DEFAULT_TOL["dag"] if tol is None else tol,
-                                time_limit=left)
+  if method in ("auto", "dag"):
+    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+    try:
+      dag = team_belief_dag.solve(
+          tree, teams, tol=DEFAULT_TOL["dag"] if tol is None else tol, time_limit=left,
+          **({"max_local": AUTO_DAG_MAX_LOCAL} if method == "auto" else {}))
+    except MemoryError as e:
+      if method == "dag":
+        raise
+      details["auto"] += f"; belief DAG not built: {e}"
+      dag = None
+  if method in ("auto", "dag") and dag is not None:
     s = dag.summary()
     for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
       del s[k]
     details.update(s)
+    if certify_time_limit > 0:
+      details.update(certify(tree, teams, dag.team1_reach, dag.team2_reach, certify_time_limit))
     return TeamSolveResult(game=str(tree.game), teams=str(teams), method="dag",
                            value=dag.value, lower=dag.lower, upper=dag.upper,
                            exact=dag.converged, seconds=time.perf_counter() - start,
                            details=details)
+  left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
   cg = column_generation.solve(tree, teams, tol=DEFAULT_TOL["cg"] if tol is None else tol,
                                time_limit=left, threads=threads)
   s = cg.summary()
   for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
     del s[k]
   details.update(s)
+  if certify_time_limit > 0 and cg.team1_reach is not None and cg.team2_reach is not None:
+    details.update(certify(tree, teams, cg.team1_reach, cg.team2_reach, certify_time_limit))
   return TeamSolveResult(game=str(tree.game), teams=str(teams), method="cg", value=cg.value,
                          lower=cg.lower, upper=cg.upper, exact=cg.converged,
                          seconds=time.perf_counter() - start, details=details)
+
+
+def certify(tree: GameTree, teams: teams_lib.Teams, team1_reach: np.ndarray,
+            team2_reach: np.ndarray, time_limit: float = 60.0) -> Dict:
+  """Re-derives a certified bracket from two teams' plans with `team_best_response`'s oracles.
+
+  lower = -(team 2's best response value against team 1's reach), upper = team 1's best
+  response value against team 2's reach: backward induction for a one-player team, the flow MIP
+  (`TeamOracle`; its proven bound if stopped by `time_limit`, infinite if it proved none) for a
+  team of several players with at most `CERTIFY_MAX_SEQUENCES` sequences (else skipped: None).
+
+  Returns:
+    {"certified_lower", "certified_upper", "certify_seconds", "certify_note"}.
+  """
+  from ospiel_team.algorithms import team_best_response  # pylint: disable=g-import-not-at-top
+  start = time.perf_counter()
+  chance = tree.chance_reach()[tree.terminals]
+  u = teams_lib.team_terminal_utilities(tree, teams)
+  bounds, notes = [], []
+  for team, reach in ((1, team1_reach), (0, team2_reach)):
+    members = teams.teams[team]
+    w = chance * np.asarray(reach) * u[:, team]
+    if len(members) == 1:
+      bounds.append(team_best_response.single_player_best_response_value(tree, members[0], w))
+      continue
+    n_seq = 1 + int(sum(tree.infoset_legal[tree.infoset_player == p].sum() for p in members))
+    if n_seq > CERTIFY_MAX_SEQUENCES:
+      bounds.append(None)
+      notes.append(f"team {team + 1}: {n_seq} sequences > {CERTIFY_MAX_SEQUENCES}, MIP skipped")
+      continue
+    try:
+      br = team_best_response.TeamOracle(tree, members).best_response(w, time_limit=time_limit)
+      bounds.append(br.bound)
+      if br.bound - br.value > 1e-9:
+        notes.append(f"team {team + 1}: MIP stopped at {time_limit} s, its proven bound used")
+    except team_best_response.OracleTimeLimit as e:
+      bounds.append(e.bound)
+      notes.append(f"team {team + 1}: MIP found no plan in {time_limit} s")
+  lower = None if bounds[0] is None else -float(bounds[0])
+  upper = None if bounds[1] is None else float(bounds[1])
+  return dict(certified_lower=lower, certified_upper=upper,
+              certify_seconds=round(time.perf_counter() - start, 3),
+              certify_note="; ".join(notes))
 
 
 if __name__ == "__main__":

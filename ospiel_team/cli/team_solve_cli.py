@@ -51,6 +51,9 @@ def main(argv) -> int:
                       flag_values=fv)
   flags.DEFINE_multi_string("highs_option", [], "extra HiGHS option for the LP, key=value "
                             "(repeatable); unknown options are errors", flag_values=fv)
+  flags.DEFINE_float("certify_time_limit", 0.0, "anytime methods: re-derive the bracket by "
+                     "exact team best responses (team_best_response), each oracle limited to "
+                     "this many seconds (0: off)", flag_values=fv)
   flags.DEFINE_bool("json", False, "print one JSON object", flag_values=fv)
 
   def fail(message: str, status: int = 2) -> int:
@@ -79,7 +82,8 @@ def main(argv) -> int:
       key, value = item.split("=", 1)
       options[key] = _parse_option_value(value)
     res = team_solve.solve(game, teams, method=fv.method, time_limit=fv.time_limit, tol=fv.tol,
-                solver=fv.solver, highs_options=options or None)
+                solver=fv.solver, highs_options=options or None,
+                certify_time_limit=fv.certify_time_limit)
   except (ValueError, KeyError, pyspiel.SpielError) as e:
     return fail(str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e))
   except TimeoutError as e:  # the LP ran out of its time limit: not a bug, no traceback
