@@ -1,6 +1,8 @@
 r"""Beyond the JPS paper: how often each method reaches the proven optimum, and restarts.
 
-Reads the per-seed store of `examples/jps_experiments.py` and the proven optima of
+Reads the per-seed stores of `examples/jps_experiments.py` and of
+`benchmarks/jps_beyond_search.py` (larger D, alternating CFR/JPS, JPS from CFR+, random pure
+restarts), and the proven optima of
 `docs/benchmarks/coop_optima.json` (`benchmarks/coop_optima.py`). For every game and method:
 mean, standard error, the fraction of seeds that reach the optimum, and *restarts*: the
 expected best value over R independent seeds (the exact expectation of the maximum of R draws
@@ -8,7 +10,7 @@ from the seeds' empirical distribution, sum_i v_(i) ((i/n)^R - ((i-1)/n)^R)) and
 that one of R seeds reaches the optimum (1 - (1 - p)^R). "best JPS variant" is, per seed, the
 best of the authors' JPS, our JPS schedule and sampled JPS from the same CFR policy.
 
-  python benchmarks/jps_beyond.py --store docs/benchmarks/jps_experiments.store.json \
+  python benchmarks/jps_beyond.py \
       --json_out docs/benchmarks/jps_beyond.json
 """
 
@@ -24,7 +26,10 @@ import numpy as np
 from ospiel_team import atomic_io
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("store", "docs/benchmarks/jps_experiments.store.json", "Per-seed store.")
+flags.DEFINE_list("stores", ["docs/benchmarks/jps_experiments.store.json",
+                            "docs/benchmarks/jps_beyond_search.store.json"],
+                  "Per-seed stores: examples/jps_experiments.py's and "
+                  "benchmarks/jps_beyond_search.py's (a missing one is skipped).")
 flags.DEFINE_string("optima", "docs/benchmarks/coop_optima.json", "Proven optima.")
 flags.DEFINE_list("restarts", ["10", "100"], "R values for best-of-R restarts.")
 flags.DEFINE_string("json_out", None, "Output JSON rows.")
@@ -44,8 +49,13 @@ def expected_best_of(values: np.ndarray, r: int) -> float:
 
 def main(argv):
   del argv
-  with open(FLAGS.store) as f:
-    store = json.load(f)
+  stores = []
+  for path in FLAGS.stores:
+    if os.path.exists(path):
+      with open(path) as f:
+        stores.append(json.load(f))
+  if not stores:
+    raise SystemExit(f"jps_beyond: error: none of the stores {FLAGS.stores} exists")
   optima = {}
   if os.path.exists(FLAGS.optima):
     with open(FLAGS.optima) as f:
@@ -57,15 +67,25 @@ def main(argv):
   head = ("| game | optimum | method | seeds | mean ± s.e. | reaches optimum | " +
           " | ".join(f"best of {r} (mean) | P(optimum in {r})" for r in restarts) + " |")
   lines = [head, "|---|---:|---|---:|---:|---:|" + "---:|---:|" * len(restarts)]
-  for game, entry in store.items():
-    if game.startswith("_"):
-      continue
-    seeds = list(entry["seeds"].values())
-    methods = ["CFR (current, purified)"] + [m for m in JPS_METHODS if m in seeds[0]]
-    per = {m: np.array([s[m] for s in seeds if m in s]) for m in methods}
-    jps_here = [m for m in JPS_METHODS if m in seeds[0]]
-    if len(jps_here) > 1:
-      per["best JPS variant"] = np.array([max(s[m] for m in jps_here) for s in seeds])
+  per_game = {}
+  for k, store in enumerate(stores):
+    for game, entry in store.items():
+      if game.startswith("_"):
+        continue
+      seeds = list(entry["seeds"].values())
+      per = per_game.setdefault(game, {})
+      if k == 0:  # the experiment store: CFR1k, the JPS variants, their per-seed best
+        methods = ["CFR (current, purified)"] + [m for m in JPS_METHODS if m in seeds[0]]
+        per.update({m: np.array([s[m] for s in seeds if m in s]) for m in methods})
+        jps_here = [m for m in JPS_METHODS if m in seeds[0]]
+        if len(jps_here) > 1:
+          per["best JPS variant"] = np.array([max(s[m] for m in jps_here if m in s)
+                                              for s in seeds])
+      else:  # the search variants (benchmarks/jps_beyond_search.py), named as stored
+        names = [m for m in seeds[0] if not m.endswith(("seconds", "iterations"))]
+        for m in names:
+          per[m if m not in per else f"{m} [beyond]"] = np.array([s[m] for s in seeds])
+  for game, per in per_game.items():
     opt = optima.get(game)
     for m, vals in per.items():
       if not len(vals):
