@@ -45,6 +45,10 @@ flags.DEFINE_float("memory_limit_gb", 20.0,
 flags.DEFINE_float("certify_time_limit", 30.0,
                    "anytime methods: seconds per independent best-response MIP that re-derives "
                    "the bracket (team_solve.certify; 0: off)")
+flags.DEFINE_string("tree_cache", None,
+                    "directory of cached game trees passed to the solver (--tree_cache): the "
+                    "first run walks and stores the tree, later runs load its arrays (rows say "
+                    "tree_cache hit/miss and tree_seconds)")
 flags.DEFINE_bool("rerun", False, "solve the selected instances again (other stored rows are kept)")
 flags.DEFINE_bool("markdown_only", False, "only rewrite --out_md from the stored --out")
 
@@ -67,6 +71,8 @@ def run_instance(name: str, time_limit: float, solver: str,
   teams_str = "|".join(",".join(str(p) for p in t) for t in teams)
   cmd = [sys.executable, "-m", "ospiel_team.algorithms.team_lp", "--instance", name, "--json",
          "--solver", solver, "--method", method]
+  if FLAGS.tree_cache:
+    cmd += ["--tree_cache", FLAGS.tree_cache]
   if method != "lp":  # column generation returns its certified bracket at its own limit,
     # which leaves room for the tree walk, the last oracle call and the process start
     cmd += ["--time_limit", str(max(1.0, 0.85 * time_limit - 10.0))]

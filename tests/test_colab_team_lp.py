@@ -16,3 +16,10 @@ def test_team_lp_notebook_runs(run_notebook):
   # No team plan guarantees more than the TMECor value; CFR's 20-iteration team is below it.
   assert vs_br <= tmecor + 1e-9
   assert re.search(r"P\(both bet\) = \S+, but P\(0 bets\) P\(1 bets\)", text)
+  # The other methods of team_solve agree with the LP (cg exactly, dag within its certified gap).
+  rows = {m: [float(x) for x in re.search(
+      rf"\s*{m}: value (\S+)\s+certified \[(\S+), (\S+)\]\s+gap (\S+)", text).groups()]
+          for m in ("lp", "cg", "dag")}
+  assert abs(rows["lp"][0] - tmecor) < 1e-4 and abs(rows["cg"][0] - rows["lp"][0]) < 1e-6
+  assert rows["dag"][1] - 1e-9 <= rows["lp"][0] <= rows["dag"][2] + 1e-9
+  assert rows["dag"][3] <= 1e-4

@@ -91,6 +91,42 @@ class GameTree:
     self._build(max_nodes, progress)
     self._derive()
 
+  # One pyspiel state per infoset (its first history), for policy conversion. A walked tree
+  # keeps the states it met; a tree loaded from arrays (`tree_cache`) replays them on first use
+  # only (the replay costs about as much as the walk, and solvers on arrays never need them).
+  _infoset_states = None
+
+  @property
+  def infoset_states(self) -> list:
+    if self._infoset_states is None:
+      self._infoset_states = self._replay_infoset_states()
+    return self._infoset_states
+
+  @infoset_states.setter
+  def infoset_states(self, states: list) -> None:
+    self._infoset_states = states
+
+  def _replay_infoset_states(self) -> list:
+    """The first history of every infoset as a pyspiel state, rebuilt by replaying actions;
+    raises ValueError if a replayed key differs from the stored one (stale arrays)."""
+    first = self.first_node()
+    states = []
+    for i, node in enumerate(first):
+      path = []
+      n = int(node)
+      while n > 0:
+        path.append(int(self.node_action[n]))
+        n = int(self.node_parent[n])
+      state = self.game.new_initial_state()
+      for a in reversed(path):
+        state.apply_action(a)
+      key = self._key(state, int(self.infoset_player[i]))
+      if key != self.infoset_keys[i]:
+        raise ValueError(f"cached tree of {self.game} is stale: infoset {i} replays to {key!r}, "
+                         f"stored {self.infoset_keys[i]!r}")
+      states.append(state)
+    return states
+
   # ------------------------------------------------------------------------------------------
   # Building (the one Python walk over pyspiel states).
   def _key(self, state, player):

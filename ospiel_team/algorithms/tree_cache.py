@@ -4,8 +4,9 @@ Walking a large Python game into a `GameTree` takes a while (comm(length=7): ~2.
 histories, about a minute); the arrays themselves load in well under a second. `cached_tree`
 returns the tree from the cache when present and otherwise walks the game and stores it
 (atomically: written to a temporary file, then renamed). The representative pyspiel state of
-each infoset is rebuilt by replaying its action path, so the loaded tree converts policies
-exactly like a freshly walked one.
+each infoset is rebuilt by replaying its action path on first use (solvers that work on the
+arrays alone, e.g. the team LP, never pay for it), so the loaded tree converts policies exactly
+like a freshly walked one.
 
 The cache directory is `$OSPIEL_TEAM_CACHE/game_trees` (default `~/.cache/ospiel_team`).
 """
@@ -84,29 +85,13 @@ def load_tree(game: pyspiel.Game, path: str) -> GameTree:
   if tree.infoset_legal.shape != (tree.num_infosets, tree.num_actions):
     raise ValueError(f"{path}: infoset_legal has shape {tree.infoset_legal.shape}")
   tree._derive()  # pylint: disable=protected-access
-  tree.infoset_states = _representative_states(tree)
+  # The representative pyspiel states are replayed on first use (`GameTree.infoset_states`).
   return tree
 
 
 def _representative_states(tree: GameTree) -> list:
   """One pyspiel state per infoset (its first history), rebuilt by replaying actions."""
-  first = tree.first_node()
-  states = []
-  for i, node in enumerate(first):
-    path = []
-    n = int(node)
-    while n > 0:
-      path.append(int(tree.node_action[n]))
-      n = int(tree.node_parent[n])
-    state = tree.game.new_initial_state()
-    for a in reversed(path):
-      state.apply_action(a)
-    key = tree._key(state, int(tree.infoset_player[i]))  # pylint: disable=protected-access
-    if key != tree.infoset_keys[i]:
-      raise ValueError(f"cached tree of {tree.game} is stale: infoset {i} replays to {key!r}, "
-                       f"stored {tree.infoset_keys[i]!r}")
-    states.append(state)
-  return states
+  return tree._replay_infoset_states()  # pylint: disable=protected-access
 
 
 def cached_tree(game: Union[str, pyspiel.Game], directory: Optional[str] = None,
