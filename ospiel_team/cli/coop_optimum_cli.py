@@ -27,7 +27,9 @@ def main(argv: Sequence[str]) -> int:
   import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
   fv = flags.FlagValues()
   flags.DEFINE_string("game", None, "pyspiel game string (common-payoff)", flag_values=fv)
-  flags.DEFINE_string("method", "auto", "auto, lp, mip or brute_force", flag_values=fv)
+  flags.DEFINE_string("method", "auto", "auto, lp, mip, brute_force or bidding_bb "
+                     "(simple_bidding only: exact branch and bound over reach sets)",
+                     flag_values=fv)
   flags.DEFINE_float("time_limit", None, "solver seconds (>= 0)", flag_values=fv)
   flags.DEFINE_integer("lp_max_local", coop_optimum.DEFAULT_LP_MAX_LOCAL, "LP column cap",
                        flag_values=fv)
