@@ -15,14 +15,16 @@ Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
   the average plans are certified by exact team best responses (dynamic programming on the
   DAG), giving a bracket [lower, upper]; stops when the gap is <= `tol`.
 
-`"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md): build the
-LP with at most `AUTO_LP_MAX_LOCAL` local solutions per team; if a team has more, the LP is
-abandoned and column generation runs instead (with the time that is left). On Table 1 every
-instance whose LP finished within 10 minutes had at most 1.76M local solutions (51D2); 21K8
-(about 1.8M in the paper's count; our LP not finished in 10 minutes) is solved exactly by column
-generation in 68-89 s (under a load of 9-12 on 2 cores), while on instances with few local
-solutions per sequence the LP wins by far (21D3: LP 65 s, column generation not converged in
-600 s; 21L153: gap 1.1 after 586 s), so the threshold sits at 1M.
+`"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md, section 0):
+build the LP with at most `AUTO_LP_MAX_LOCAL` = 500k local solutions per team; if a team has
+more, the LP is abandoned and the belief DAG runs instead with the time that is left (if its
+DAG has more than `AUTO_DAG_MAX_LOCAL` edges, column generation). Measured: every Table 1 LP
+with at most 125k local solutions per team finished in at most 92 s on a quiet machine (33D2,
+124k, in 337 s); the two Leduc LPs that did not finish in 600 s have 554k (31L133) and 682k
+(21L153) local solutions, and the belief DAG brings 21L153 to a certified gap of 1e-4 in
+~90 CPU seconds; 42D2 (532k, LP 233 s) and 51D2 (1.76M, LP 1402 s under load) go to the DAG by
+this rule without a DAG measurement of theirs. Column generation stays available by name: it
+is exact where its MIP oracle is fast (Kuhn poker: 21K8, 21K12, 31K5) and slow elsewhere.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ CERTIFY_MAX_SEQUENCES = 20_000
 # Default target gap of the anytime methods (`tol=None`): column generation closes its gap
 # exactly in a few iterations or not at all; regret minimisation converges like 1/T.
 DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
-AUTO_LP_MAX_LOCAL = 1_000_000
+AUTO_LP_MAX_LOCAL = 500_000
 AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
 
 
