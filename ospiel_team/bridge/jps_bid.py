@@ -36,6 +36,15 @@ partner, ...) follows ``sigma`` with ``rollouts x rollouts`` rollouts per candid
 
 All the rollouts of all the searched positions of a round run together, batched, on the numpy
 engine, with the policy network batched on them.
+
+Two ways to use the search in training (docs/benchmarks/bridge_agents.md compares them):
+
+* `GameSearch`, the authors' protocol (facebookresearch/jps, ``rela/search_actor.h``): a
+  fraction of the self-play games is searched at *every* decision (candidates: calls with
+  sigma-probability above 0.05) and the searched call is *played*; the stored returns are the
+  real results of those games, so no search estimate enters the replay buffer.
+* `JPSBidSearch`, our earlier reading of Sec. 7.3: one decision of a searched game is searched
+  after the game and the best joint change is added to the buffer as extra decisions.
 """
 
 from __future__ import annotations
