@@ -33,6 +33,9 @@ flags.DEFINE_list("stores", ["docs/benchmarks/jps_experiments.store.json",
 flags.DEFINE_string("optima", "docs/benchmarks/coop_optima.json", "Proven optima.")
 flags.DEFINE_list("restarts", ["10", "100"], "R values for best-of-R restarts.")
 flags.DEFINE_string("json_out", None, "Output JSON rows.")
+flags.DEFINE_string("merge_into", None, "A JSON row list (docs/benchmarks/jps_experiments.json) "
+                    "whose beyond-the-paper rows (those with a 'protocol' key) are replaced "
+                    "by these; its other rows are kept.")
 
 JPS_METHODS = ["CFR+JPS", "CFR+JPS (ours)", "CFR+JPS (k=1)", "CFR+JPS (k=5)",
                "CFR+JPS (k=20)"]
@@ -92,7 +95,7 @@ def main(argv):
         continue
       hit = float(np.mean(vals >= opt - 1e-9)) if opt is not None else float("nan")
       row = dict(game=game, method=m, mean=float(vals.mean()), best=float(vals.max()),
-                 num_seeds=int(len(vals)),
+                 num_seeds=int(len(vals)), protocol="paper",
                  stderr=float(vals.std(ddof=1) / np.sqrt(len(vals))) if len(vals) > 1 else 0.0,
                  optimum=opt, reach_optimum=hit)
       cells = []
@@ -108,6 +111,13 @@ def main(argv):
                    f"{'-' if opt is None else f'{hit:.3f}'} | " + " | ".join(cells) + " |")
   if FLAGS.json_out:
     atomic_io.write_text(FLAGS.json_out, json.dumps(rows, indent=1))
+  if FLAGS.merge_into:
+    old = []
+    if os.path.exists(FLAGS.merge_into):
+      with open(FLAGS.merge_into) as f:
+        old = json.load(f)
+    kept = [r for r in old if "protocol" not in r]
+    atomic_io.write_text(FLAGS.merge_into, json.dumps(kept + rows, indent=1))
   print("\n".join(lines))
 
 
