@@ -16,8 +16,8 @@ see the same load of the shared machine:
 * the new acting loop's parts, timed inside a copy of that loop (engine observation + step,
   the jitted policy forward, inverse-CDF sampling, bookkeeping), and one learner step.
 
-Best of ``--repeats`` wall times (the machine is shared); prints Markdown tables and the load
-average before and after.
+Best of ``--repeats`` (wall and CPU times separately; the machine is shared); prints Markdown
+tables and the load average before and after.
 """
 
 import resource
@@ -38,7 +38,6 @@ FLAGS = flags.FLAGS
 flags.DEFINE_list("deals_per_round", ["256", "1024"], "Deals per round (2 games each).")
 flags.DEFINE_integer("repeats", 3, "Repeats (best reported).")
 flags.DEFINE_integer("updates_per_round", 4, "Learner Adam steps (batch 1024) per round.")
-flags.DEFINE_bool("overlap", True, "New loop: overlap the learner with acting (a thread).")
 
 
 def _parts(policy, eng, rng, pool, d):
@@ -86,10 +85,16 @@ def _timed(fn):
   return time.perf_counter() - w, _cpu() - c
 
 
-def _trainer(ds, d, fast):
+# Whole-round variants: name -> (fast_acting, overlap_learning).
+LOOPS = {"old (float32, pow2 padding, sequential)": (False, False),
+         "new acting (uint8, fine padding), sequential": (True, False),
+         "new acting, learner overlapped (thread)": (True, True)}
+
+
+def _trainer(ds, d, fast, overlap):
   cfg = a2c.A2CConfig(deals_per_round=d, burn_in=1, buffer_size=400_000,
                       updates_per_round=FLAGS.updates_per_round, fast_acting=fast,
-                      overlap_learning=fast and FLAGS.overlap)
+                      overlap_learning=overlap)
   trainer = a2c.A2CTrainer(cfg, ds)
   trainer.train_round()
   trainer.train_round()  # compile the update and the policy's batch sizes
@@ -113,21 +118,22 @@ def main(argv):
     for fast in (False, True):  # compile every batch size
       for _ in range(2):
         a2c.play_selfplay(policies[fast], eng, rng, pool, d, obs_dtype=dtypes[fast])
-    trainers = {fast: _trainer(ds, d, fast) for fast in (False, True)}
+    trainers = {name: _trainer(ds, d, *v) for name, v in LOOPS.items()}
     act = {False: [], True: []}
-    rnd = {False: [], True: []}
+    rnd = {name: [] for name in LOOPS}
     parts = None
     for _ in range(FLAGS.repeats):
       for fast in (False, True):  # interleaved, so that both see the same load
         act[fast].append(_timed(lambda: a2c.play_selfplay(  # pylint: disable=cell-var-from-loop
             policies[fast], eng, rng, pool, d, obs_dtype=dtypes[fast])))
-        rnd[fast].append(_timed(trainers[fast].train_round))
+      for name, tr in trainers.items():
+        rnd[name].append(_timed(tr.train_round))
       cand = _parts(policies[True], eng, rng, pool, d)
       if parts is None or sum(cand[0].values()) < sum(parts[0].values()):
         parts = cand
-    update = a2c.make_update_fn(net, optax.adam(1e-4), trainers[True].cfg)
+    update = a2c.make_update_fn(net, optax.adam(1e-4), trainers[list(LOOPS)[-1]].cfg)
     opt_state = optax.adam(1e-4).init(params)
-    o, ac, lp, ret = trainers[True].buffer.sample(np.random.default_rng(1), 1024,
+    o, ac, lp, ret = trainers[list(LOOPS)[-1]].buffer.sample(np.random.default_rng(1), 1024,
                                                   obs_dtype=np.uint8)
     ups = []
     for _ in range(FLAGS.repeats + 1):
@@ -138,20 +144,24 @@ def main(argv):
     rows.append(dict(d=d, act=act, rnd=rnd, parts=parts, update=min(ups[1:])))
   load1 = open("/proc/loadavg").read().split()[:3]
   print(f"load average before {' '.join(load0)}, after {' '.join(load1)}; "
-        f"JAX devices {jax.devices()}; updates_per_round {FLAGS.updates_per_round}, "
-        f"overlap {FLAGS.overlap}; best of {FLAGS.repeats} (wall), CPU s of that repeat")
-  print("\n| deals/round | loop | acting games/s | acting games/CPU-s | whole round games/s | "
-        "whole round games/CPU-s | round wall s | round CPU s |")
-  print("|---|---|---|---|---|---|---|---|")
+        f"JAX devices {jax.devices()}; updates_per_round {FLAGS.updates_per_round}; "
+        f"best of {FLAGS.repeats} (wall and CPU separately)")
+  print("\n| deals/round | acting loop | acting games/s | acting games/CPU-s |")
+  print("|---|---|---|---|")
   for r in rows:
     g = 2 * r["d"]
     for fast in (False, True):
-      aw, ac = min(r["act"][fast])
-      rw, rc = min(r["rnd"][fast])
-      name = "new (uint8, fine padding" + (", overlapped learner)" if FLAGS.overlap else ")") \
-          if fast else "old (float32, pow2 padding, sequential)"
-      print(f"| {r['d']} | {name} | {g / aw:.0f} | {g / ac:.0f} | {g / rw:.0f} | {g / rc:.0f} "
-            f"| {rw:.3f} | {rc:.3f} |")
+      aw, ac = (min(x[i] for x in r["act"][fast]) for i in (0, 1))
+      name = "new (uint8, fine padding)" if fast else "old (float32, pow2 padding)"
+      print(f"| {r['d']} | {name} | {g / aw:.0f} | {g / ac:.0f} |")
+  print("\n| deals/round | whole train_round | games/s | games/CPU-s | round wall s | "
+        "round CPU s |")
+  print("|---|---|---|---|---|---|")
+  for r in rows:
+    g = 2 * r["d"]
+    for name in LOOPS:
+      rw, rc = (min(x[i] for x in r["rnd"][name]) for i in (0, 1))
+      print(f"| {r['d']} | {name} | {g / rw:.0f} | {g / rc:.0f} | {rw:.3f} | {rc:.3f} |")
   print("\nnew acting loop, instrumented (seconds per round; best repeat):\n")
   print("| deals/round | calls | engine s | network s | sampling s | other s | "
         "learner step (batch 1024) s |")

@@ -109,38 +109,33 @@ def _leaves(params):
   return [np.asarray(x) for x in jax.tree_util.tree_leaves(params)]
 
 
-def test_overlapped_rounds_threaded_equal_sequential_schedule():
+def test_overlapped_rounds_threaded_equal_sequential_and_act_with_the_old_parameters():
   a, b = _trainer(), _trainer()
   b.overlap_threads = False
-  for _ in range(4):  # the buffer passes burn_in (20 decisions) in round 1
-    ra, rb = a.train_round(), b.train_round()
-    assert ra["loss"] == rb["loss"] and ra["mean_auction_len"] == rb["mean_auction_len"]
-  assert a.log_rows == b.log_rows
+  strip = lambda row: {k: v for k, v in row.items() if "wall" not in k and "per_s" not in k}
+  for _ in range(3):  # the buffer passes burn_in (20 decisions) in round 1
+    assert strip(a.train_round()) == strip(b.train_round())
+  # Round 4 (threaded): its games are played with the parameters from before its Adam steps.
+  before = jax.tree_util.tree_map(np.array, a.params)
+  rng_state = a.rng.bit_generator.state
+  n0 = a.buffer.total_added
+  ra, rb = a.train_round(), b.train_round()
+  assert strip(ra) == strip(rb)
   assert ra["loss"] != ""  # the learner ran
   for x, y in zip(_leaves(a.params), _leaves(b.params)):
     np.testing.assert_array_equal(x, y)
   np.testing.assert_array_equal(a.buffer.obs, b.buffer.obs)
   np.testing.assert_array_equal(a.buffer.returns, b.buffer.returns)
-
-
-def test_overlapped_round_acts_with_the_parameters_from_before_its_updates():
-  t = _trainer()
-  for _ in range(2):
-    t.train_round()
-  before = jax.tree_util.tree_map(np.array, t.params)
-  rng_state = t.rng.bit_generator.state
-  n0 = t.buffer.total_added
-  t.train_round()
-  assert any(np.any(x != y) for x, y in zip(_leaves(before), _leaves(t.params)))
+  assert any(np.any(x != y) for x, y in zip(_leaves(before), _leaves(a.params)))
   rng = np.random.default_rng()
   rng.bit_generator.state = rng_state
-  ro = a2c.play_selfplay(policy_net.PolicyFn(t.net, before), engine_lib.BiddingEngine(
-      t.dataset), rng, t.train_deals, t.cfg.deals_per_round, obs_dtype=np.uint8)
-  n = t.buffer.total_added - n0
+  ro = a2c.play_selfplay(policy_net.PolicyFn(a.net, before), engine_lib.BiddingEngine(
+      a.dataset), rng, a.train_deals, a.cfg.deals_per_round, obs_dtype=np.uint8)
+  n = a.buffer.total_added - n0
   assert n == len(ro.actions)
-  idx = (n0 + np.arange(n)) % t.buffer.capacity
-  np.testing.assert_array_equal(t.buffer.actions[idx], ro.actions)
-  np.testing.assert_array_equal(t.buffer.obs[idx], np.packbits(ro.obs > 0, axis=1))
+  idx = (n0 + np.arange(n)) % a.buffer.capacity
+  np.testing.assert_array_equal(a.buffer.actions[idx], ro.actions)
+  np.testing.assert_array_equal(a.buffer.obs[idx], np.packbits(ro.obs > 0, axis=1))
 
 
 def test_overlapped_training_resumes_bit_identically(tmp_path):
