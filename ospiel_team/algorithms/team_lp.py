@@ -14,7 +14,7 @@ where M[c1, c2] sums chance x team-1 utility over terminals with leaf sequences 
 Team 2's correlated plan is the dual solution of the `<=` rows (mu = its lambdas).
 
 Public API: `solve(game, teams)` -> `TeamLPResult` (value, both teams' plans, sizes, seconds).
-Other solvers of the same problem: `column_generation.py`; one entry point for all of them:
+Other solvers of the same problem: `column_generation.py`, `team_belief_dag.py`; one entry point:
 `team_solve.solve(game, teams, method="auto")`. Command line (one CLI for every method):
 
   python -m ospiel_team.algorithms.team_lp --game "kuhn_poker(players=3)" --teams "0,1|2" --json
