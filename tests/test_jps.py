@@ -397,6 +397,7 @@ def test_cached_search_structure_gives_the_same_searches(game_name, depth, sampl
   pi[several & (np.arange(tree.num_infosets) % 2 == 0), 0] = 0.0  # some exact zeros
   pi /= pi.sum(axis=1, keepdims=True)
   cached = jps.JointPolicySearch(tree, team=team, depth=depth, samples=samples)
+  cached._cached_sample_fraction = 0.0  # pylint: disable=protected-access  (always cached)
   fresh = jps.JointPolicySearch(tree, team=team, depth=depth, samples=samples,
                                 structure_budget=0)
   for rep in range(2):  # the second round reads the cache
@@ -410,6 +411,7 @@ def test_cached_search_structure_gives_the_same_searches(game_name, depth, sampl
   assert cached._structures and not fresh._structures  # pylint: disable=protected-access
   tiny = jps.JointPolicySearch(tree, team=team, depth=depth, samples=samples,
                                structure_budget=1)
+  tiny._cached_sample_fraction = 0.0  # pylint: disable=protected-access
   sweep = tiny.sweep(pi, np.random.default_rng(5))
   for d in tiny.start_depths:  # over budget: searched without a cache, same answer
     assert tiny.search(sweep, d).gain == fresh.search(sweep, d).gain

@@ -248,6 +248,7 @@ class JointPolicySearch:
     self.structure_budget = int(structure_budget)
     self._structures = {}
     self._structure_entries = 0
+    self._cached_sample_fraction = 1 / 3
     self._build_structure()
     all_depths = np.unique(self._inf_depth[self._team_infosets])
     if start_depths is None:
@@ -638,7 +639,11 @@ class JointPolicySearch:
     """
     t0 = time.perf_counter()
     struct = None
-    if self._row_mode == "auto" and self.structure_budget > 0:
+    row_ids = sweep["row_ids"]
+    # Sampled JPS with few draws touches few histories: the cached structure (all of them)
+    # would cost more than finding the drawn ones' altered reach anew.
+    few = row_ids is not None and len(row_ids) < self._cached_sample_fraction * len(self._rows)
+    if self._row_mode == "auto" and self.structure_budget > 0 and not few:
       struct = self._structure(start_depth)
     if struct is None:
       levels = self._search_levels(sweep, start_depth)
