@@ -128,6 +128,8 @@ def test_coop_optimum_method_bidding_bb():
   assert res.value == pytest.approx(2.25) and res.evaluated_value == pytest.approx(2.25)
   with pytest.raises(ValueError, match="simple_bidding only, not tiny_hanabi"):
     coop_optimum.solve("tiny_hanabi", method="bidding_bb")
+  with pytest.raises(ValueError, match="time_limit=5"):
+    coop_optimum.solve("simple_bidding(size=4)", method="bidding_bb", time_limit=5)
 
 
 def test_cli_bidding_bb_on_another_game_is_one_line(capsys):
@@ -144,3 +146,35 @@ def test_cli_bidding_bb_on_another_game_is_one_line(capsys):
 def test_bad_input_names_the_value(kwargs, match):
   with pytest.raises(ValueError, match=match):
     sbo.solve(**kwargs)
+
+
+def _full_information_total(size):
+  bids = [1 << i for i in range(sbo._num_bids(size))]  # pylint: disable=protected-access
+  return sum(max([b for b in bids if x + y >= b], default=0)
+             for x in range(size) for y in range(size))
+
+
+@pytest.mark.parametrize("size", [4, 6])
+def test_split_bound_brackets_the_optimum(size):
+  exact = sbo.solve(size, backend="python").total
+  # One part: the game itself.
+  one, _ = sbo.split_upper_bound(size, [list(range(size))], backend="python")
+  assert one == exact
+  # Singletons: P2 is told P1's card, so the bound is the full-information total (closed form).
+  singles, _ = sbo.split_upper_bound(size, [[c] for c in range(size)], backend="python")
+  assert singles == _full_information_total(size)
+  # Any partition lies in between; a coarser one is at least as tight.
+  half = size // 2
+  two, parts = sbo.split_upper_bound(size, [list(range(half)), list(range(half, size))],
+                                     backend="python")
+  assert exact <= two <= singles and two == sum(parts)
+  if _has_c():
+    assert sbo.split_upper_bound(size, [list(range(half)), list(range(half, size))],
+                                 backend="c", hash_log2=16)[0] == two
+
+
+def test_split_bound_rejects_a_bad_partition():
+  with pytest.raises(ValueError, match="partition"):
+    sbo.split_upper_bound(4, [[0, 1], [1, 2, 3]])
+  with pytest.raises(ValueError, match="card 7"):
+    sbo.split_upper_bound(4, [[0, 1], [2, 7]])

@@ -488,6 +488,9 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
         game.get_type().short_name)
     if name != "simple_bidding":
       raise ValueError(f"method 'bidding_bb' solves simple_bidding only, not {name}")
+    if time_limit is not None:
+      raise ValueError(f"method 'bidding_bb' runs to the end (no time limit), got "
+                       f"time_limit={time_limit}; limit the process instead")
   time_limit = highs.check_time_limit(time_limit)
   tree, teams = teams_lib.check_assumptions(game, [list(range(n))])
   check_common_payoff(tree)

@@ -478,6 +478,47 @@ def solve(size: int, lower_bound: Optional[int] = None, backend: str = "auto",
                         states=solver.states, backend=backend)
 
 
+def split_upper_bound(size: int, parts: List[List[int]], backend: str = "auto",
+                      hash_log2: int = 26) -> Tuple[int, List[int]]:
+  """An upper bound on the optimum of simple_bidding(size) from a partition of P1's cards.
+
+  If P2 were told which part P1's card lies in, the team could only do better; and then the
+  game splits into independent games, one per part (P1's card uniform in the part, P2's in all
+  cards). So for every partition L_1, ..., L_m of the cards,
+      OPT_total <= sum_i W(-1, L_i, all cards)
+  (the restriction of any joint strategy to the deals L_i x all is a strategy of game i). The
+  coarser the partition, the tighter the bound; one part is the exact optimum.
+
+  Args:
+    size: N of the game (2..29).
+    parts: disjoint non-empty lists of cards covering 0..size-1.
+    backend: as in `solve`.
+    hash_log2: as in `solve`.
+
+  Returns:
+    (bound on the total over the size^2 deals, the exact optimum of each part's game).
+  """
+  size = _check_size(size)
+  if backend not in BACKENDS:
+    raise ValueError(f"unknown backend {backend!r}; use one of {BACKENDS}")
+  seen: List[int] = []
+  for part in parts:
+    if not part:
+      raise ValueError(f"parts must be non-empty, got {parts}")
+    for c in part:
+      if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < size:
+        raise ValueError(f"card {c!r} is not in [0, {size})")
+    seen.extend(int(c) for c in part)
+  if sorted(seen) != list(range(size)):
+    raise ValueError(f"parts must partition 0..{size - 1} exactly once, got {parts}")
+  if backend == "auto":
+    backend = "c" if _load_kernel() is not None else "python"
+  solver = _CSolver(size, int(hash_log2)) if backend == "c" else _PythonSolver(size)
+  full = (1 << size) - 1
+  values = [solver.value(-1, sum(1 << int(c) for c in part), full) for part in parts]
+  return sum(values), values
+
+
 def strategy_action(strategy: Dict[Tuple[int, ...], Dict[int, int]], card: int,
                     bids: Tuple[int, ...], legal: List[int]) -> int:
   """The strategy's action for `card` after public `bids`; off the play path the lowest legal
