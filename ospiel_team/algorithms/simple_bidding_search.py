@@ -1,0 +1,156 @@
+"""Local search for good joint strategies of the Simple Bidding Game (lower bounds).
+
+The game is Definition 2 of Tian, Gong & Jiang, "Joint Policy Search for Multi-agent
+Collaboration with Imperfect Information", NeurIPS 2020, arXiv:2008.06495. Every joint pure
+strategy is a pair (p, q): P1's reduced plan p(s1) for each card (a plan fixes P1's action at
+every public sequence it can reach; 40 plans for 5 bids) and P2's plan q(s2) (330 for 5 bids).
+The value is sum_{s1, s2} payoff(contract(p(s1), q(s2)), s1 + s2) / N^2, so for a fixed p, P2's
+best response is one independent maximum per card. The search is coordinate ascent over p
+(one card, then pairs of cards, each against P2's best response) from random starts; it
+returns the best strategy found. Unlike JPS (which changes a few infosets jointly) it re-plans
+whole cards. It proves nothing: `simple_bidding_optimum` bounds the optimum.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ospiel_team.games import simple_bidding as sb_game
+
+Seq = Tuple[int, ...]  # public bid sequence, as actions (1 = bid 1, 2 = bid 2, ...)
+
+
+def _p1_plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
+  last = seq[-1] if seq else 0
+  acts = ([sb_game.PASS] if seq else []) + list(range(last + 1, k + 1))
+  out = []
+  for a in acts:
+    if a == sb_game.PASS:
+      out.append({seq: a})
+      continue
+    after = seq + (a,)
+    subs = [[{}]] + [_p1_plans(after + (c,), k) for c in range(a + 1, k + 1)]
+    for combo in itertools.product(*subs):
+      plan = {seq: a}
+      for d in combo:
+        plan.update(d)
+      out.append(plan)
+  return out
+
+
+def _p2_plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
+  out = []
+  for a in [sb_game.PASS] + list(range(seq[-1] + 1, k + 1)):
+    if a == sb_game.PASS:
+      out.append({seq: a})
+      continue
+    after = seq + (a,)
+    subs = [_p2_plans(after + (c,), k) for c in range(a + 1, k + 1)]
+    for combo in itertools.product(*subs):
+      plan = {seq: a}
+      for d in combo:
+        plan.update(d)
+      out.append(plan)
+  return out
+
+
+def plans(size: int) -> Tuple[List[Dict[Seq, int]], List[Dict[Seq, int]]]:
+  """All reduced pure plans of P1 and of P2 (dicts: public sequence -> action)."""
+  k = sb_game.num_bids(size)
+  p1 = _p1_plans((), k)
+  p2 = [{}]
+  for first in range(1, k + 1):
+    p2 = [{**a, **b} for a in p2 for b in _p2_plans((first,), k)]
+  return p1, p2
+
+
+def _contract(p: Dict[Seq, int], q: Dict[Seq, int]) -> int:
+  seq: Seq = ()
+  turn = 0
+  while True:
+    a = (p if turn == 0 else q)[seq]
+    if a == sb_game.PASS:
+      return sb_game.bid_value(seq[-1])
+    seq = seq + (a,)
+    turn ^= 1
+
+
+@dataclasses.dataclass
+class SearchResult:
+  total: int  # sum over the N^2 deals of the common payoff
+  value: float  # total / N^2
+  strategy: Dict[Seq, Dict[int, int]]  # public sequence -> card -> action (play path only)
+
+
+def local_search(size: int, restarts: int = 3, seed: int = 0,
+                 max_plan_pairs: int = 5_000_000) -> SearchResult:
+  """Best joint pure strategy found by coordinate ascent over P1's plans (P2 best-responds).
+
+  Args:
+    size: N of the game (>= 2).
+    restarts: random starting points (>= 1); the best local optimum is returned.
+    seed: numpy seed of the starting points.
+    max_plan_pairs: refuse games with more (P1 plan, P2 plan) pairs than this.
+
+  Returns:
+    A `SearchResult`.
+  """
+  if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 2:
+    raise ValueError(f"size must be an int >= 2, got size={size!r}")
+  if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 1:
+    raise ValueError(f"restarts must be a positive int, got restarts={restarts!r}")
+  p1, p2 = plans(size)
+  if len(p1) * len(p2) > max_plan_pairs:
+    raise ValueError(f"{len(p1)} x {len(p2)} plan pairs exceed max_plan_pairs={max_plan_pairs}")
+  contract = np.array([[_contract(p, q) for q in p2] for p in p1], dtype=np.int64)
+  sums = np.add.outer(np.arange(size), np.arange(size))
+  # pay[p, q, x, y] = payoff of deal (x, y) when P1's card x plays plan p and P2's y plays q.
+  pay = np.where(sums[None, None] >= contract[:, :, None, None], contract[:, :, None, None], 0)
+  cards = np.arange(size)
+  rng = np.random.default_rng(seed)
+  best_total, best_p = -1, None
+  for _ in range(restarts):
+    p = rng.integers(0, len(p1), size)
+    cur = int(pay[p, :, cards, :].sum(0).max(0).sum())
+    improved = True
+    while improved:
+      improved = False
+      s = pay[p, :, cards, :].sum(0)  # [plans of P2, card y]
+      for x in rng.permutation(size):
+        base = s - pay[p[x], :, x, :]
+        cand = (base[None] + pay[:, :, x, :]).max(1).sum(1)
+        a = int(cand.argmax())
+        if cand[a] > cur:
+          s, p[x], cur, improved = base + pay[a, :, x, :], a, int(cand[a]), True
+      if improved:
+        continue
+      for x1 in range(size):
+        for x2 in range(x1 + 1, size):
+          base = s - pay[p[x1], :, x1, :] - pay[p[x2], :, x2, :]
+          cand = (base[None, None] + pay[:, None, :, x1, :] + pay[None, :, :, x2, :]
+                  ).max(2).sum(2)
+          a1, a2 = np.unravel_index(int(cand.argmax()), cand.shape)
+          if cand[a1, a2] > cur:
+            p[x1], p[x2], cur, improved = a1, a2, int(cand[a1, a2]), True
+            s = pay[p, :, cards, :].sum(0)
+    if cur > best_total:
+      best_total, best_p = cur, p.copy()
+  q = pay[best_p, :, cards, :].sum(0).argmax(0)
+  strategy: Dict[Seq, Dict[int, int]] = {}
+  for x in range(size):
+    for y in range(size):
+      seq: Seq = ()
+      turn = 0
+      while True:
+        plan, card = (p1[best_p[x]], x) if turn == 0 else (p2[q[y]], y)
+        a = plan[seq]
+        strategy.setdefault(seq, {})[card] = a
+        if a == sb_game.PASS:
+          break
+        seq = seq + (a,)
+        turn ^= 1
+  return SearchResult(total=best_total, value=best_total / size ** 2, strategy=strategy)
