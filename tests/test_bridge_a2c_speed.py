@@ -8,17 +8,20 @@
   log as the same schedule run in one thread, its games are played with the parameters from
   before the round's Adam steps, and it resumes bit-identically from a checkpoint.
 """
+import json
 import os
 import shutil
 
 import jax
 import numpy as np
 import optax
+import pytest
 
 from ospiel_team.bridge import a2c
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import model_bidder
 from ospiel_team.bridge import policy_net
 
 SMALL = dict(hidden=32, num_blocks=1, deals_per_round=8, batch_size=16, updates_per_round=2,
@@ -177,3 +180,31 @@ def test_slim_checkpoint_resumes_without_the_buffer_and_is_a_model_file(tmp_path
   # Resuming refills the buffer (burn_in 20 decisions) before the next Adam step.
   row = r.train_round()
   assert row["loss"] == "" and r.buffer.size > 0
+
+
+@pytest.mark.parametrize("name", [f"a2c_seed{k}" for k in range(1, 6)] + ["a2c_main"])
+def test_shipped_baselines_are_small_resumable_checkpoints(tmp_path, name):
+  path = os.path.join(model_bidder.MODELS_DIR, model_bidder.SHIPPED_MODELS[name])
+  if not os.path.isfile(path):
+    pytest.skip(f"{name} not in this build")
+  assert os.path.getsize(path) < 4e6
+  with np.load(path, allow_pickle=False) as z:
+    state = json.loads(str(z["state"]))
+    assert not any(k.startswith("buf_") for k in z.files)
+  rows = state["log_rows"]
+  assert rows[-1]["round"] == state["round"] and rows[-1]["games"] == state["games"]
+  cfg = a2c.A2CConfig(**state["config"])
+  assert state["games"] == 2 * cfg.deals_per_round * state["round"]
+  os.makedirs(tmp_path / "w")
+  shutil.copyfile(path, tmp_path / "w" / "checkpoint.npz")
+  t = a2c.A2CTrainer(cfg, dataset_lib.load_dataset(), workdir=str(tmp_path / "w"))
+  assert t.round == state["round"] and t.buffer.size == 0
+  _, params, _ = policy_net.load_model(path)
+  for x, y in zip(_leaves(t.params), _leaves(params)):
+    np.testing.assert_array_equal(x, y)
+  bidder = model_bidder.load_bidder(name)
+  obs = engine_lib.BiddingEngine()
+  obs.reset_random(np.random.default_rng(0), 32)
+  o = obs.observation()
+  calls = bidder.act(o)
+  assert np.all(o[np.arange(32), A.OBS_LEGAL + calls] == 1)
