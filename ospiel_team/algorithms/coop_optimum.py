@@ -37,6 +37,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_team.algorithms import evaluation
 from ospiel_team.algorithms import highs
+from ospiel_team.algorithms import simple_bidding_optimum
 from ospiel_team.algorithms import team_decomposition
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
@@ -529,7 +530,6 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
   if res is None and method == "brute_force":
     res = brute_force_best_joint(tree, members, w)
   if res is None and method == "bidding_bb":
-    from ospiel_team.algorithms import simple_bidding_optimum  # pylint: disable=g-import-not-at-top
     size = int(tree.game.get_parameters()["size"])
     bb = simple_bidding_optimum.solve(size)
     pi_bb = tree.policy_array(simple_bidding_optimum.tabular_policy(tree.game, bb.strategy))
