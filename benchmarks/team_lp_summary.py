@@ -96,7 +96,7 @@ def summary_rows(inputs, names=None):
                            if r.get("load_before") else
                            "~1 (quiet)" if r["source"] in FLAGS.quiet_inputs else "not recorded"),
                      source=r["source"], date=r["date"], fastest=fastest,
-                     ratio=r["seconds"] / fastest[0] if fastest else None,
+                     ratio=r["seconds"] / fastest[0] if fastest and exact else None,
                      cross=_cross_check(r, done)))
   return rows
 
@@ -135,8 +135,8 @@ def markdown(rows) -> str:
     value = f"{r['value']:.6f}" + ("" if r["exact"] else " (bracket)")
     ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else ""
     cpu = f"{r['cpu_seconds']:.1f}" if r.get("cpu_seconds") is not None else ""
-    cpu_ratio = (f"{r['cpu_seconds'] / r['fastest'][0]:.2f}"
-                 if r.get("cpu_seconds") is not None and r["fastest"] else "")
+    cpu_ratio = (f"{r['cpu_seconds'] / r['fastest'][0]:.2f}"  # none for a bracket
+                 if r.get("cpu_seconds") is not None and r["ratio"] is not None else "")
     lines.append(f"| {r['instance']} | {r['method']} | {value} | {r['gap']:.1e} | "
                  f"{r['seconds']:.2f} | {cpu} | {r['load']} | {fastest} | {ratio} | {cpu_ratio} | "
                  f"{r['cross']['text']} | {r['source']} {r['date']} |")
