@@ -39,6 +39,7 @@ import pyspiel
 from ospiel_team.algorithms import column_generation
 from ospiel_team.algorithms import highs
 from ospiel_team.algorithms import team_belief_dag
+from ospiel_team.algorithms import team_best_response
 from ospiel_team.algorithms import team_lp
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
@@ -169,7 +170,6 @@ def certify(tree: GameTree, teams: teams_lib.Teams, team1_reach: np.ndarray,
   Returns:
     {"certified_lower", "certified_upper", "certify_seconds", "certify_note"}.
   """
-  from ospiel_team.algorithms import team_best_response  # pylint: disable=g-import-not-at-top
   start = time.perf_counter()
   chance = tree.chance_reach()[tree.terminals]
   u = teams_lib.team_terminal_utilities(tree, teams)
