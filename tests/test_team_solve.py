@@ -102,7 +102,11 @@ def test_oracle_matches_brute_force_and_lp_best_response():
 def test_solve_auto_lp_dag_and_cg_agree(monkeypatch):
   lp = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
   assert lp.method == "lp" and lp.exact
-  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_LOCAL", 10)  # too many local solutions: dag
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_LOCAL", 10)  # too many local solutions...
+  cg = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
+  # ...and team {0, 1} has 177 sequences (Table 1's #Seq of 21K4): a small MIP oracle, cg
+  assert cg.method == "cg" and cg.exact and "177 team sequences" in cg.details["auto"]
+  monkeypatch.setattr(team_solve, "AUTO_CG_MAX_SEQUENCES", 100)  # a large oracle: dag
   dag = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
   assert dag.method == "dag" and dag.exact and "LP not built" in dag.details["auto"]
   assert dag.lower <= lp.value <= dag.upper and dag.upper - dag.lower <= 1e-4

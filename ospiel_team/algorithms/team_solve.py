@@ -17,8 +17,12 @@ Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
 
 `"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md, section 0):
 build the LP with at most `AUTO_LP_MAX_LOCAL` = 500k local solutions per team; if a team has
-more, the LP is abandoned and the belief DAG runs instead with the time that is left (if its
-DAG has more than `AUTO_DAG_MAX_LOCAL` edges, column generation). Measured: every Table 1 LP
+more, the LP is abandoned and, with the time that is left, column generation runs when every
+team of several players has at most `AUTO_CG_MAX_SEQUENCES` = 5,000 team sequences (a small
+MIP oracle: Kuhn 21K8 801, 21K12 1,873, 31K5 2,611 sequences, all solved exactly by column
+generation, while the DAG left 21K8 at gap 2.5e-4 after 500 s), else the belief DAG (Leduc
+21L153 12,361 and 31L133 sequences, 22D3: solved by the DAG; column generation left 21L153 at
+gap 1.1 and crashed on 22D3); past `AUTO_DAG_MAX_LOCAL` DAG edges, column generation. Measured: every Table 1 LP
 with at most 125k local solutions per team finished in at most 92 s on a quiet machine (33D2,
 124k, in 337 s); the two Leduc LPs that did not finish in 600 s have 554k (31L133) and 682k
 (21L153) local solutions, and the belief DAG brings 21L153 to a certified gap of 1e-4 in
@@ -43,6 +47,7 @@ from ospiel_team.algorithms import team_best_response
 from ospiel_team.algorithms import team_lp
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.algorithms.team_decomposition import TeamDecomposition
 
 METHODS = ("auto", "lp", "cg", "dag")
 # `certify`: the flow-MIP oracle is used for teams of several players with at most this many
@@ -53,6 +58,9 @@ CERTIFY_MAX_SEQUENCES = 20_000
 DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
 AUTO_LP_MAX_LOCAL = 500_000
 AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
+# After the LP is refused: column generation when every team of several players has at most
+# this many team sequences (its MIP oracle is then small), else the belief DAG.
+AUTO_CG_MAX_SEQUENCES = 5_000
 
 
 @dataclasses.dataclass
@@ -122,6 +130,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       if method == "lp":
         raise
       details["auto"] = f"LP not built: {e}"
+      n_seq = max((TeamDecomposition(tree, t, team_tree_only=True).num_sequences
+                   for t in teams.teams if len(t) > 1), default=0)
+      if n_seq <= AUTO_CG_MAX_SEQUENCES:
+        method = "auto_cg"
+        details["auto"] += f"; {n_seq} team sequences <= {AUTO_CG_MAX_SEQUENCES}: cg"
   if method in ("auto", "dag"):
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
     try:
