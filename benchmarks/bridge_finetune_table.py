@@ -44,6 +44,7 @@ picked a2c / 1search models and the JPS variant best on validation to
 seed and time in the metadata.
 """
 
+import hashlib
 import json
 import os
 import sys
@@ -300,6 +301,18 @@ def main(argv):
       opponents.append(o)
     except ValueError as e:
       notes.append(f"{o}: not available ({e})")
+  # Opponents that are model files get their content's fingerprint in the result keys, so a
+  # model retrained (e.g. a seeded baseline trained on) is played again, never mixed.
+  okey = {}
+  for o in opponents:
+    path = None
+    try:
+      path = model_bidder.model_path(o)
+    except ValueError:
+      pass
+    okey[o] = o if path is None or not path.endswith(".npz") else \
+        f"{o}#{hashlib.sha1(open(path, 'rb').read()).hexdigest()[:10]}"
+  okey["ft:a2c"] = "ft:a2c"
   cache = {}
 
   def bidder(name):
@@ -315,7 +328,7 @@ def main(argv):
     a = model_bidder.load_bidder(picked[n][3], name=n)
     b = (model_bidder.load_bidder(picked["a2c"][3], name="a2c_finetuned")
          if o == "ft:a2c" else bidder(o))
-    results.get(f"heldout|{n}@{picked[n][0]}|{o}|{ev}",
+    results.get(f"heldout|{n}@{picked[n][0]}|{okey[o]}|{ev}",
                 lambda a=a, b=b: match.run_match(a, b, ev, dataset=held_ds, seed=2,
                                                  progress=False))
 
@@ -329,7 +342,7 @@ def main(argv):
     head += ["head to head vs a2c_finetuned", "paired: (vs a2c) minus a2c_finetuned's"]
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for n, v in variants.items():
-    key = lambda o: f"heldout|{n}@{picked[n][0]}|{o}|{ev}"
+    key = lambda o: f"heldout|{n}@{picked[n][0]}|{okey[o]}|{ev}"
     cells = [n, ", ".join(f"{k}={val}" for k, val in v.items()), str(picked[n][0]),
              f"{picked[n][1]:+.3f} ± {picked[n][2]:.3f}"]
     cells += [_fmt(results.data[key(o)]["mean"], results.data[key(o)]["se"]) for o in cols]
@@ -342,7 +355,7 @@ def main(argv):
         h2h = results.data[key("ft:a2c")]
         cells.append(_fmt(h2h["mean"], h2h["se"]))
         if "a2c" in cols:
-          base = results.data[f"heldout|a2c@{picked['a2c'][0]}|a2c|{ev}"]
+          base = results.data[f"heldout|a2c@{picked['a2c'][0]}|{okey['a2c']}|{ev}"]
           cells.append(_fmt(*paired(results.data[key("a2c")], base)))
         else:
           cells.append("—")

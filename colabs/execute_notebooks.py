@@ -32,7 +32,8 @@ REPO = os.path.dirname(COLABS)
 # Small settings per notebook (the values the tests in tests/test_colab_*.py use): name ->
 # {variable assigned at the start of a line in a code cell: Python source of its new value}.
 SMALL_SETTINGS: Dict[str, Dict[str, str]] = {
-    "bridge_agents": {"BOARDS": "16", "STAT_BOARDS": "40", "SHOW_DEALS": "2"},
+    "bridge_agents": {"BOARDS": "16", "STAT_BOARDS": "40", "SHOW_DEALS": "2", "FT_ROUNDS": "2",
+                      "FT_DEALS": "8", "FT_FRACTION": "0.5", "FT_BOARDS": "16"},
     "bridge_bidding": {"BOARDS": "100", "SEED": "1"},
     "exploitability_descent": {"GAMES": '["kuhn_poker"]', "ITERATIONS": "4"},
     "getting_started": {"GAME": '"mini_bridge(size=2)"', "SECONDS": "0.2", "SEEDS": "2",
