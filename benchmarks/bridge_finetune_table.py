@@ -388,12 +388,12 @@ def main(argv):
                          model_bidder.SHIPPED_MODELS[SHIP_NAMES[role]])
       if os.path.exists(out):
         old = policy_net.load_model(out)[2]
-        if old.get("variant") == n and old.get("picked_round") == picked[n][0] and \
-            old.get("command", "").endswith(" ".join(sys.argv[1:])):
+        if old.get("variant") == n and old.get("picked_round") == picked[n][0]:
           continue  # already shipped
       extra = {k: val for k, val in meta.items() if k not in ("network", "uncontested")}
       extra.update(
-          command="python benchmarks/bridge_finetune_table.py " + " ".join(sys.argv[1:]),
+          command="python benchmarks/bridge_finetune_table.py " + " ".join(sys.argv[1:]).replace(
+              ref or "\0", "$JPS_REFERENCE_DIR"),
           data="shipped training deals (seed 0) minus validation/held-out, augmented x96",
           start_model=FLAGS.init_model, seed=FLAGS.seed, picked_round=picked[n][0],
           validation_imps_vs_start=picked[n][1], games=picked[n][0] * 2 * FLAGS.deals_per_round,
