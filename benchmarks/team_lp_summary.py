@@ -14,7 +14,8 @@ disagreement, which must be <= 1e-6 + the two certified gaps.
 Usage:
   python benchmarks/team_lp_summary.py --inputs docs/benchmarks/team_lp_table_quiet.json,\
 docs/benchmarks/team_lp_table.json,docs/benchmarks/team_lp_table_cg.json,\
-docs/benchmarks/team_lp_table_dag.json,docs/benchmarks/team_lp_table_dag_check.json,\
+docs/benchmarks/team_lp_table_dag.json,docs/benchmarks/team_lp_table_dag_quiet.json,\
+docs/benchmarks/team_lp_table_dag_check.json,\
 docs/benchmarks/team_lp_table_cold.json,docs/benchmarks/team_lp_table_warm.json \
       --out_md docs/benchmarks/team_lp_summary.md
   python benchmarks/team_lp_summary.py --instances 21L153,31L133 --out_md /tmp/subset.md
@@ -36,6 +37,7 @@ flags.DEFINE_list("inputs", ["docs/benchmarks/team_lp_table_quiet.json",
                              "docs/benchmarks/team_lp_table.json",
                              "docs/benchmarks/team_lp_table_cg.json",
                              "docs/benchmarks/team_lp_table_dag.json",
+                             "docs/benchmarks/team_lp_table_dag_quiet.json",
                              "docs/benchmarks/team_lp_table_dag_check.json",
                              "docs/benchmarks/team_lp_table_cold.json",
                              "docs/benchmarks/team_lp_table_warm.json"],
