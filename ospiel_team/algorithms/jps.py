@@ -432,6 +432,20 @@ class JointPolicySearch:
     return w
 
   # --------------------------------------------------------------------------------------------
+  def _on_path(self, row: np.ndarray, ij: np.ndarray, aj: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """For histories `row` and active (infoset, action) pairs (ij, aj), one per row: whether the
+    history's path passes through infoset ij (`passes`) and takes action aj there (`hit`)."""
+    A = self.tree.num_actions
+    tj = self._team_index[self.tree.infoset_player[ij]]
+    lj = self._level[ij]
+    s = self._s_row[row, tj]
+    lev = self._lev_row[row, tj]
+    deeper = self._ianc[np.maximum(s, 0) // A, np.minimum(lj, self._ianc.shape[1] - 1)]
+    anc = np.where(lev == lj, s, np.where(lev > lj, deeper, -1))
+    passes = (anc >= 0) & (anc // A == ij)
+    return passes, passes & (anc % A == aj)
+
   def _search_levels(self, sweep: dict, start_depth: int) -> list:
     """Every chain's J(I, a) by level, computing the altered histories as it goes."""
     tree, A = self.tree, self.tree.num_actions
@@ -488,16 +502,8 @@ class JointPolicySearch:
       f = np.ones(len(row))
       zdec = np.zeros(len(row), dtype=np.int64)
       for j in range(k):
-        ij = act_inf[row_chain, j]
-        aj = act_act[row_chain, j]
-        tj = self._team_index[tree.infoset_player[ij]]
-        lj = self._level[ij]
-        s = self._s_row[row, tj]
-        lev = self._lev_row[row, tj]
-        deeper = self._ianc[np.maximum(s, 0) // A, np.minimum(lj, self._ianc.shape[1] - 1)]
-        anc = np.where(lev == lj, s, np.where(lev > lj, deeper, -1))
-        passes = (anc >= 0) & (anc // A == ij)
-        hit = passes & (anc % A == aj)
+        ij, aj = act_inf[row_chain, j], act_act[row_chain, j]
+        passes, hit = self._on_path(row, ij, aj)
         f *= np.where(hit, inv[ij, aj], np.where(passes, 0.0, 1.0))
         zdec += hit & zero[ij, aj]
       new_r = weight[row] * np.where(zc[row] - zdec == 0, pnz[row] * f, 0.0)
@@ -573,16 +579,8 @@ class JointPolicySearch:
       row_chain = pair_c[row_pair]
       codes = np.empty((k, len(row)), dtype=code_dtype)
       for j in range(k):
-        ij = act_inf[row_chain, j]
-        aj = act_act[row_chain, j]
-        tj = self._team_index[tree.infoset_player[ij]]
-        lj = self._level[ij]
-        s = self._s_row[row, tj]
-        lev = self._lev_row[row, tj]
-        deeper = self._ianc[np.maximum(s, 0) // A, np.minimum(lj, self._ianc.shape[1] - 1)]
-        anc = np.where(lev == lj, s, np.where(lev > lj, deeper, -1))
-        passes = (anc >= 0) & (anc // A == ij)
-        hit = passes & (anc % A == aj)
+        ij, aj = act_inf[row_chain, j], act_act[row_chain, j]
+        passes, hit = self._on_path(row, ij, aj)
         codes[j] = np.where(hit, ij * A + aj, np.where(passes, na, na + 1))
       pi_, pa = np.nonzero(legal[pair_inf])
       ch_inf = pair_inf[pi_]
@@ -739,7 +737,6 @@ class JointPolicySearch:
   def candidates(self, result: SearchResult) -> Iterator[Tuple[List[Tuple[int, int]], float]]:
     """Every candidate chain of a search with its Theorem 1 predicted gain."""
     levels = result.levels
-    paths = [None] * len(levels)
     preds = [None] * len(levels)
     for k, lvl in enumerate(levels):
       if k == 0:

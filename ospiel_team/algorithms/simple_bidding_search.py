@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -24,7 +24,13 @@ from ospiel_team.games import simple_bidding as sb_game
 Seq = Tuple[int, ...]  # public bid sequence, as actions (1 = bid 1, 2 = bid 2, ...)
 
 
-def _p1_plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
+def _plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
+  """A player's reduced pure plans below public sequence `seq` (the player moves at `seq`).
+
+  The player either passes or bids higher; after a bid `a` the partner's replies `c > a` (its
+  pass ends the game) each lead back to this player, whose plan must say what it does at
+  every one of them. At the root (`seq == ()`) the first player may not pass.
+  """
   last = seq[-1] if seq else 0
   acts = ([sb_game.PASS] if seq else []) + list(range(last + 1, k + 1))
   out = []
@@ -33,23 +39,7 @@ def _p1_plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
       out.append({seq: a})
       continue
     after = seq + (a,)
-    subs = [[{}]] + [_p1_plans(after + (c,), k) for c in range(a + 1, k + 1)]
-    for combo in itertools.product(*subs):
-      plan = {seq: a}
-      for d in combo:
-        plan.update(d)
-      out.append(plan)
-  return out
-
-
-def _p2_plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
-  out = []
-  for a in [sb_game.PASS] + list(range(seq[-1] + 1, k + 1)):
-    if a == sb_game.PASS:
-      out.append({seq: a})
-      continue
-    after = seq + (a,)
-    subs = [_p2_plans(after + (c,), k) for c in range(a + 1, k + 1)]
+    subs = [_plans(after + (c,), k) for c in range(a + 1, k + 1)]
     for combo in itertools.product(*subs):
       plan = {seq: a}
       for d in combo:
@@ -61,10 +51,10 @@ def _p2_plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
 def plans(size: int) -> Tuple[List[Dict[Seq, int]], List[Dict[Seq, int]]]:
   """All reduced pure plans of P1 and of P2 (dicts: public sequence -> action)."""
   k = sb_game.num_bids(size)
-  p1 = _p1_plans((), k)
+  p1 = _plans((), k)
   p2 = [{}]
   for first in range(1, k + 1):
-    p2 = [{**a, **b} for a in p2 for b in _p2_plans((first,), k)]
+    p2 = [{**a, **b} for a in p2 for b in _plans((first,), k)]
   return p1, p2
 
 

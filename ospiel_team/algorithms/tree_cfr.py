@@ -502,7 +502,7 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     for p in players:
       v = values[p]
       info = self._player_rows[p]
-      rows, groups, cols = info["rows"], info["groups"], info["cols"]
+      rows = info["rows"]
       if not len(rows):
         continue
       nodes = info["nodes"]
