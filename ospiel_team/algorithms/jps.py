@@ -432,6 +432,21 @@ class JointPolicySearch:
     return w
 
   # --------------------------------------------------------------------------------------------
+  def _successor_pairs(self, ch_inf: np.ndarray, ch_act: np.ndarray, act_inf: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """(chain index, next infoset) for every team infoset that follows a chain's last
+    (infoset, action) and is not already active on that chain."""
+    seq = ch_inf * self.tree.num_actions + ch_act
+    s0 = self._succ_ptr[seq]
+    cnt = self._succ_ptr[seq + 1] - s0
+    pair_c = np.repeat(np.arange(len(ch_inf)), cnt)
+    pair_inf = self._succ_val[_ranges(s0, cnt)]
+    if len(pair_inf):
+      again = (act_inf[pair_c] == pair_inf[:, None]).any(axis=1)
+      if again.any():  # (cannot happen with perfect recall; kept for safety)
+        pair_c, pair_inf = pair_c[~again], pair_inf[~again]
+    return pair_c, pair_inf
+
   def _on_path(self, row: np.ndarray, ij: np.ndarray, aj: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
     """For histories `row` and active (infoset, action) pairs (ij, aj), one per row: whether the
@@ -448,7 +463,7 @@ class JointPolicySearch:
 
   def _search_levels(self, sweep: dict, start_depth: int) -> list:
     """Every chain's J(I, a) by level, computing the altered histories as it goes."""
-    tree, A = self.tree, self.tree.num_actions
+    tree = self.tree
     legal = tree.infoset_legal
     jbase, dv, inv, zero = sweep["jbase"], sweep["dv"], sweep["inv"], sweep["zero"]
     pnz, zc, reach, weight = sweep["pnz"], sweep["z"], sweep["reach"], sweep["weight"]
@@ -464,15 +479,7 @@ class JointPolicySearch:
     max_depth = self.depth if self.depth is not None else np.iinfo(np.int64).max
     k = 1
     while k < max_depth and len(ch_inf):
-      seq = ch_inf * A + ch_act
-      s0 = self._succ_ptr[seq]
-      cnt = self._succ_ptr[seq + 1] - s0
-      pair_c = np.repeat(np.arange(len(ch_inf)), cnt)
-      pair_inf = self._succ_val[_ranges(s0, cnt)]
-      if len(pair_inf):
-        again = (act_inf[pair_c] == pair_inf[:, None]).any(axis=1)
-        if again.any():  # (cannot happen with perfect recall; kept for safety)
-          pair_c, pair_inf = pair_c[~again], pair_inf[~again]
+      pair_c, pair_inf = self._successor_pairs(ch_inf, ch_act, act_inf)
       if not len(pair_inf):
         break
       r0 = ptr[pair_inf]
@@ -551,15 +558,7 @@ class JointPolicySearch:
     levels = []
     k = 1
     while k < max_depth and len(ch_inf):
-      seq = ch_inf * A + ch_act
-      s0 = self._succ_ptr[seq]
-      cnt = self._succ_ptr[seq + 1] - s0
-      pair_c = np.repeat(np.arange(len(ch_inf)), cnt)
-      pair_inf = self._succ_val[_ranges(s0, cnt)]
-      if len(pair_inf):
-        again = (act_inf[pair_c] == pair_inf[:, None]).any(axis=1)
-        if again.any():
-          pair_c, pair_inf = pair_c[~again], pair_inf[~again]
+      pair_c, pair_inf = self._successor_pairs(ch_inf, ch_act, act_inf)
       if not len(pair_inf):
         break
       r0 = ptr[pair_inf]
