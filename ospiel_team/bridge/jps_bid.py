@@ -316,18 +316,23 @@ def _finish(v1, valid1, c1, obs0, probs0, p_obs, p_call, p_val, p_logp, p_root,
 # ------------------------------------------------------------------------------------------
 # Hook into A2C self-play
 # ------------------------------------------------------------------------------------------
+def _check_search_options(fraction: float, depth: int, min_gain: float) -> None:
+  """Raises ValueError naming the first bad option shared by the two search hooks."""
+  if not 0.0 <= fraction <= 1.0:
+    raise ValueError(f"search fraction must be in [0, 1], got {fraction}")
+  if depth not in (1, 3):
+    raise ValueError(f"search depth must be 1 or 3, got {depth}")
+  if min_gain < 0:
+    raise ValueError(f"min_gain must be >= 0, got {min_gain}")
+
+
 class JPSBidSearch:
   """Attach to `a2c.A2CTrainer.search`: searches a fraction of each round's games."""
 
   def __init__(self, fraction: float = 0.05, depth: int = 3, candidates: int = 5,
                rollouts: int = 5, seed: int = 7, fresh_returns: bool = True,
                candidate_threshold: float = 0.0, partner: str = "max", min_gain: float = 0.0):
-    if not 0.0 <= fraction <= 1.0:
-      raise ValueError(f"search fraction must be in [0, 1], got {fraction}")
-    if depth not in (1, 3):
-      raise ValueError(f"search depth must be 1 or 3, got {depth}")
-    if min_gain < 0:
-      raise ValueError(f"min_gain must be >= 0, got {min_gain}")
+    _check_search_options(fraction, depth, min_gain)
     self.fraction = fraction
     self.depth = depth
     self.candidates = candidates
@@ -416,14 +421,9 @@ class GameSearch:
                rollouts: int = 5, candidate_threshold: float = 0.05, partner: str = "max",
                min_gain: float = 0.0, target: str = "a2c", nll_coef: float = 1.0,
                seed: int = 7):
-    if not 0.0 <= fraction <= 1.0:
-      raise ValueError(f"search fraction must be in [0, 1], got {fraction}")
-    if depth not in (1, 3):
-      raise ValueError(f"search depth must be 1 or 3, got {depth}")
+    _check_search_options(fraction, depth, min_gain)
     if target not in ("a2c", "nll"):
       raise ValueError(f"target must be 'a2c' or 'nll', got {target!r}")
-    if min_gain < 0:
-      raise ValueError(f"min_gain must be >= 0, got {min_gain}")
     if nll_coef <= 0:
       raise ValueError(f"nll_coef must be > 0, got {nll_coef}")
     self.fraction = fraction
