@@ -47,12 +47,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import hashlib
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 from typing import Dict, List, Optional, Tuple
 
@@ -60,6 +54,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from ospiel_team import native
 from ospiel_team.games import simple_bidding as sb_game
 
 MAX_SIZE = 29  # the C kernel packs both card sets of a subgame into one 64-bit word
@@ -323,11 +318,6 @@ int sb_table_full(void){ return full_error; }
 """
 
 
-def _cache_dir() -> str:
-  base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-  return os.path.join(base, "ospiel_team")
-
-
 _KERNEL = None
 
 
@@ -336,25 +326,9 @@ def _load_kernel():
   global _KERNEL
   if _KERNEL is not None:
     return _KERNEL
-  compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-  digest = hashlib.sha256(_C_SOURCE.encode()).hexdigest()[:16]
-  suffix = ".dylib" if sys.platform == "darwin" else ".so"
-  path = os.path.join(_cache_dir(), f"simple_bidding_bb_{digest}{suffix}")
-  if not os.path.exists(path):
-    if compiler is None:
-      return None
-    os.makedirs(_cache_dir(), exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-      src = os.path.join(tmp, "kernel.c")
-      with open(src, "w") as f:
-        f.write(_C_SOURCE)
-      out = os.path.join(tmp, "kernel" + suffix)
-      proc = subprocess.run([compiler, "-O3", "-shared", "-fPIC", "-o", out, src],
-                            capture_output=True, text=True)
-      if proc.returncode != 0:
-        return None
-      os.replace(out, path)  # atomic: a concurrent process sees the whole library or none
-  lib = ctypes.CDLL(path)
+  lib = native.compile_c("simple_bidding_bb", _C_SOURCE)
+  if lib is None:
+    return None
   lib.sb_init.restype = ctypes.c_int
   lib.sb_init.argtypes = [ctypes.c_int, ctypes.c_int]
   lib.sb_value.restype = ctypes.c_int64
