@@ -20,6 +20,7 @@ start so the two can be compared.
 
 from __future__ import annotations
 
+import ctypes
 from typing import Optional
 
 import numpy as np
@@ -27,6 +28,7 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr as os_cfr
 
+from ospiel_team import native
 from ospiel_team.algorithms import evaluation
 from ospiel_team.algorithms.game_tree import GameTree
 
@@ -322,6 +324,174 @@ def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
   return solver
 
 
+_C_SOURCE = r"""
+#include <stdint.h>
+#include <string.h>
+typedef int64_t i64;
+
+/* One traversal of BatchedTreeCFRSolver._traverse (float64, the seed axis innermost), the same
+   floating-point operations in the same order as the numpy path. */
+void cfr_traverse(i64 N, i64 R, i64 B, i64 num_p, i64 A,
+                  const i64 *parent, const i64 *owner,
+                  i64 n_dc, const i64 *dc, const i64 *dc_flat,
+                  i64 n_dec, const i64 *dec,
+                  i64 n_levels, const i64 *lev_start, const i64 *lev_end,
+                  const double *cur, double *ep, double *reach,
+                  uint8_t *dpruned, uint8_t *npruned,
+                  i64 n_val, const double *const *rets, const i64 *val_of_player,
+                  double *values, double *acc, double *before, double *after,
+                  i64 n_players, const i64 *players, const i64 *e_count,
+                  const i64 *const *e_node, const i64 *const *e_child,
+                  const i64 *const *e_flat, const i64 *const *e_dec,
+                  int linear, double iteration,
+                  double *cum_regret, double *cum_policy) {
+  const i64 Q = num_p + 1;
+  (void)A;
+  for (i64 i = 0; i < n_dc; i++)
+    memcpy(ep + dc[i] * B, cur + dc_flat[i] * B, (size_t)B * sizeof(double));
+  /* Reach of every owner, top-down: a child copies its parent's row and multiplies its
+     owner's column by its edge probability. */
+  for (i64 n = 1; n < R; n++) {
+    const double *rp = reach + parent[n] * Q * B;
+    double *rn = reach + n * Q * B;
+    memcpy(rn, rp, (size_t)(Q * B) * sizeof(double));
+    const i64 o = owner[n];
+    const double *e = ep + n * B;
+    for (i64 b = 0; b < B; b++) rn[o * B + b] = rp[o * B + b] * e[b];
+  }
+  int any_pruned = 0;
+  memset(npruned, 0, (size_t)(N * B));
+  for (i64 d = 0; d < n_dec; d++) {
+    const double *rn = reach + dec[d] * Q * B;
+    for (i64 b = 0; b < B; b++) {
+      int pr = 1;
+      for (i64 q = 0; q < num_p; q++) pr &= (rn[q * B + b] == 0.0);
+      dpruned[d * B + b] = (uint8_t)pr;
+      npruned[dec[d] * B + b] = (uint8_t)pr;
+      any_pruned |= pr;
+    }
+  }
+  /* Values bottom-up (one array per distinct payoff column), children summed left to right,
+     pruned decision nodes worth 0. */
+  for (i64 k = 0; k < n_val; k++) {
+    double *v = values + k * N * B;
+    const double *ret = rets[k];
+    for (i64 n = 0; n < N; n++)
+      for (i64 b = 0; b < B; b++) v[n * B + b] = ret[n];
+    for (i64 L = n_levels - 1; L >= 0; L--) {
+      i64 cp = -1;
+      for (i64 n = lev_start[L]; n < lev_end[L]; n++) {
+        double *vn = v + n * B;
+        const double *en = ep + n * B;
+        if (any_pruned)
+          for (i64 b = 0; b < B; b++)
+            if (npruned[n * B + b]) vn[b] = 0.0;
+        if (parent[n] != cp) {
+          if (cp >= 0)
+            for (i64 b = 0; b < B; b++) v[cp * B + b] += acc[b];
+          cp = parent[n];
+          for (i64 b = 0; b < B; b++) acc[b] = en[b] * vn[b];
+        } else {
+          for (i64 b = 0; b < B; b++) acc[b] += en[b] * vn[b];
+        }
+      }
+      if (cp >= 0)
+        for (i64 b = 0; b < B; b++) v[cp * B + b] += acc[b];
+    }
+    if (any_pruned)
+      for (i64 n = 0; n < N * B; n++)
+        if (npruned[n]) v[n] = 0.0;
+  }
+  /* Regrets and policy sums per legal decision edge, added in the edges' order (infoset,
+     action, depth-first order of the history). */
+  for (i64 ip = 0; ip < n_players; ip++) {
+    const i64 p = players[ip];
+    const double *v = values + val_of_player[p] * N * B;
+    const i64 *en = e_node[p], *ec = e_child[p], *ef = e_flat[p], *ed = e_dec[p];
+    for (i64 e = 0; e < e_count[p]; e++) {
+      const double *rn = reach + en[e] * Q * B;
+      const double *vc = v + ec[e] * B, *vh = v + en[e] * B, *pi = cur + ef[e] * B;
+      double *cr = cum_regret + ef[e] * B, *cs = cum_policy + ef[e] * B;
+      const uint8_t *pr = dpruned + ed[e] * B;
+      /* cf = (product of the players before p) * (product of those after, and chance),
+         each product left to right. */
+      for (i64 b = 0; b < B; b++) after[b] = rn[(p + 1) * B + b];
+      for (i64 q = p + 2; q < Q; q++)
+        for (i64 b = 0; b < B; b++) after[b] *= rn[q * B + b];
+      if (p > 0) {
+        for (i64 b = 0; b < B; b++) before[b] = rn[b];
+        for (i64 q = 1; q < p; q++)
+          for (i64 b = 0; b < B; b++) before[b] *= rn[q * B + b];
+        for (i64 b = 0; b < B; b++) after[b] = before[b] * after[b];
+      }
+      for (i64 b = 0; b < B; b++) {
+        double own = rn[p * B + b];
+        if (linear) own = iteration * own;
+        double reg = after[b] * (vc[b] - vh[b]);
+        double pol = own * pi[b];
+        if (any_pruned && pr[b]) { reg = 0.0; pol = 0.0; }
+        cr[b] += reg;
+        cs[b] += pol;
+      }
+    }
+  }
+}
+
+/* Regret matching (BatchedTreeCFRSolver._update_current_policy without the exploration):
+   sums over actions left to right; rows with no positive regret get the uniform policy. */
+void cfr_regret_matching(i64 I, i64 A, i64 B, int rm_plus, double *cum, const double *uniform,
+                         double *cur, uint8_t *positive, double *total) {
+  for (i64 i = 0; i < I; i++) {
+    double *c = cum + i * A * B;
+    double *o = cur + i * A * B;
+    if (rm_plus)
+      for (i64 k = 0; k < A * B; k++) c[k] = c[k] > 0.0 ? c[k] : 0.0;
+    for (i64 b = 0; b < B; b++) total[b] = c[b] > 0.0 ? c[b] : 0.0;
+    for (i64 a = 1; a < A; a++)
+      for (i64 b = 0; b < B; b++) total[b] += c[a * B + b] > 0.0 ? c[a * B + b] : 0.0;
+    for (i64 b = 0; b < B; b++) positive[i * B + b] = total[b] > 0.0;
+    for (i64 a = 0; a < A; a++)
+      for (i64 b = 0; b < B; b++) {
+        const double x = c[a * B + b] > 0.0 ? c[a * B + b] : 0.0;
+        o[a * B + b] = total[b] > 0.0 ? x / total[b] : uniform[i * A + a];
+      }
+  }
+}
+
+/* The exploration noise on the R rows (rows[r], seed bs[r]) without positive regret, in two
+   halves around numpy's row sums (kept in numpy: its pairwise summation is numpy's own):
+   noisy[r, a] = legal ? max(cur + noise, 0) : 0, in place of noise. */
+void cfr_explore_gather(i64 R, i64 A, i64 B, const i64 *rows, const i64 *bs,
+                        const uint8_t *legal, const double *cur, double *noise) {
+  for (i64 r = 0; r < R; r++) {
+    const i64 i = rows[r], b = bs[r];
+    for (i64 a = 0; a < A; a++) {
+      const double x = cur[(i * A + a) * B + b] + noise[r * A + a];
+      noise[r * A + a] = legal[i * A + a] ? (x >= 0.0 ? x : 0.0) : 0.0;
+    }
+  }
+}
+
+/* cur[rows[r], :, bs[r]] = noisy / tot where tot > 0 (else unchanged). */
+void cfr_explore_scatter(i64 R, i64 A, i64 B, const i64 *rows, const i64 *bs,
+                         const double *noisy, const double *tot, double *cur) {
+  for (i64 r = 0; r < R; r++) {
+    if (!(tot[r] > 0.0)) continue;
+    const i64 i = rows[r], b = bs[r];
+    for (i64 a = 0; a < A; a++) cur[(i * A + a) * B + b] = noisy[r * A + a] / tot[r];
+  }
+}
+"""
+
+
+def _c_kernels() -> Optional[ctypes.CDLL]:
+  """The batched CFR kernels (compiled on first use; None without a C compiler).
+
+  Compiled with -ffp-contract=off: no fused multiply-adds, so that every operation rounds as
+  numpy's does and the C path stays bit-equal to the numpy path."""
+  return native.compile_c("tree_cfr", _C_SOURCE, flags=("-O3", "-ffp-contract=off"))
+
+
 class BatchedTreeCFRSolver(TreeCFRSolver):
   """`TreeCFRSolver` over a batch of seeds at once (a seed axis over the same tree arrays).
 
@@ -348,12 +518,17 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
       (the authors' arithmetic, `float` in their `cfr_opt.h`; faster, not bit-equal: its
       policies agree with float64's to about 1e-4 after 1000 iterations, and a purified
       policy may differ where two actions are nearly tied).
+    backend: "auto" (default: the C kernels for float64 when a C compiler is available, else
+      numpy), "c" (an error if the kernels cannot be compiled or dtype is float32) or "numpy"
+      (the reference: tests/test_tree_cfr.py checks the two bit-equal). The exploration
+      noise is drawn by numpy's generators on both paths.
   """
 
   def __init__(self, tree: GameTree, initial_policies: np.ndarray,
                alternating_updates: bool = True, linear_averaging: bool = False,
                regret_matching_plus: bool = False, exploration: float = 0.0,
-               noise_seeds: Optional[np.ndarray] = None, dtype=np.float64):
+               noise_seeds: Optional[np.ndarray] = None, dtype=np.float64,
+               backend: str = "auto"):
     init = np.asarray(initial_policies, dtype=np.float64)
     if init.ndim != 3 or init.shape[1:] != (tree.num_infosets, tree.num_actions):
       raise ValueError(f"initial_policies must have shape [B, {tree.num_infosets}, "
@@ -367,6 +542,14 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
       raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
     self._dtype = np.dtype(dtype)
+    if backend not in ("auto", "c", "numpy"):
+      raise ValueError(f"backend must be 'auto', 'c' or 'numpy', got {backend!r}")
+    self._lib = None
+    if backend != "numpy" and self._dtype == np.dtype(np.float64):
+      self._lib = _c_kernels()
+    if backend == "c" and self._lib is None:
+      raise ValueError("backend='c' needs dtype float64 and a C compiler "
+                       f"(dtype {self._dtype}, compiler {'missing' if self._dtype == np.float64 else 'not tried'})")
     super().__init__(tree, alternating_updates=alternating_updates,
                      linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus)
     self.batch_size = int(init.shape[0])
@@ -385,6 +568,76 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     else:
       self._rngs = None
     self._prepare_batched()
+    if self._lib is not None:
+      self._prepare_c()
+
+  @property
+  def backend(self) -> str:
+    """"c" or "numpy": the path this solver runs."""
+    return "numpy" if self._lib is None else "c"
+
+  def _prepare_c(self):
+    """Index arrays and buffers of the C kernels (int64 / float64, C-contiguous)."""
+    tree, B = self.tree, self.batch_size
+    num_p = tree.num_players
+    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)
+    ptr = lambda a: ctypes.c_void_p(a.ctypes.data)
+    levels = [(s, e) for s, e in tree.level_slices[1:] if e > s]
+    c = dict(parent=i64(tree.node_parent), owner=i64(tree.node_owner),
+             dc=i64(tree.decision_children), dc_flat=i64(tree.decision_children_flat),
+             dec=i64(tree.decisions), lev_start=i64([s for s, _ in levels]),
+             lev_end=i64([e for _, e in levels]))
+    c["dpruned"] = np.zeros((len(tree.decisions), B), dtype=np.uint8)
+    c["npruned"] = np.zeros((tree.num_nodes, B), dtype=np.uint8)
+    c["acc"] = np.zeros(B)
+    c["before"] = np.zeros(B)
+    c["after"] = np.zeros(B)
+    c["legal"] = np.ascontiguousarray(tree.infoset_legal, dtype=np.uint8)
+    c["rets"] = [np.ascontiguousarray(self._returns[p], dtype=np.float64) for p in range(num_p)]
+    c["values"] = np.zeros((1 if self._common_values else num_p, tree.num_nodes, B))
+    edges = []
+    for p in range(num_p):
+      ed = self._b_edges[p]
+      info = self._player_rows[p]
+      if ed is None:
+        edges.append([np.zeros(0, dtype=np.int64)] * 4)
+        continue
+      edges.append([i64(info["nodes"][ed["row"]]), i64(ed["child"]), i64(ed["flat"]),
+                    i64(info["rows"][ed["row"]])])
+    c["edges"] = edges
+    c["e_count"] = i64([len(e[0]) for e in edges])
+    for k in range(4):
+      c[f"e_ptr{k}"] = (ctypes.c_void_p * num_p)(*[ptr(e[k]) for e in edges])
+    c["uniform"] = np.ascontiguousarray(self._uniform[:, :, 0], dtype=np.float64)
+    c["positive"] = np.zeros((tree.num_infosets, B), dtype=np.uint8)
+    c["total"] = np.zeros(B)
+    self._current = np.ascontiguousarray(self._current)
+    self._c = c
+
+  def _c_traverse(self, player: Optional[int]):
+    """`_traverse` by the C kernel (bit-equal to the numpy path)."""
+    tree, B, c = self.tree, self.batch_size, self._c
+    num_p = tree.num_players
+    ptr = lambda a: ctypes.c_void_p(a.ctypes.data)
+    players = list(range(num_p)) if player is None else [player]
+    if self._common_values:
+      val_players, val_of = [0], [0] * num_p
+    else:
+      val_players, val_of = players, [players.index(p) if p in players else 0
+                                      for p in range(num_p)]
+    rets = (ctypes.c_void_p * len(val_players))(*[ptr(c["rets"][p]) for p in val_players])
+    val_of = np.asarray(val_of, dtype=np.int64)
+    players_arr = np.asarray(players, dtype=np.int64)
+    L = ctypes.c_int64
+    self._lib.cfr_traverse(
+        L(tree.num_nodes), L(self._reach_size), L(B), L(num_p), L(tree.num_actions),
+        ptr(c["parent"]), ptr(c["owner"]), L(len(c["dc"])), ptr(c["dc"]), ptr(c["dc_flat"]),
+        L(len(c["dec"])), ptr(c["dec"]), L(len(c["lev_start"])), ptr(c["lev_start"]),
+        ptr(c["lev_end"]), ptr(self._current), ptr(self._ep), ptr(self._reach),
+        ptr(c["dpruned"]), ptr(c["npruned"]), L(len(val_players)), rets, ptr(val_of),
+        ptr(c["values"]), ptr(c["acc"]), ptr(c["before"]), ptr(c["after"]), L(len(players)), ptr(players_arr), ptr(c["e_count"]),
+        c["e_ptr0"], c["e_ptr1"], c["e_ptr2"], c["e_ptr3"], ctypes.c_int(int(self._linear)),
+        ctypes.c_double(float(self._iteration)), ptr(self._cum_regret), ptr(self._cum_policy))
 
   def _prepare_batched(self):
     """Preallocated [.., B] buffers and per-level index arrays of the batched traversal."""
@@ -475,6 +728,8 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
   def _traverse(self, player: Optional[int]):
     """`TreeCFRSolver._traverse` with a trailing seed axis on every per-node array (the same
     floating-point operations in the same order, vectorized differently)."""
+    if self._lib is not None:
+      return self._c_traverse(player)
     tree = self.tree
     num_p = tree.num_players
     B = self.batch_size
@@ -542,6 +797,16 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
 
   def _update_current_policy(self):
     cum = self._cum_regret  # illegal actions never receive regret: they stay 0
+    if self._lib is not None:
+      c = self._c
+      ptr = lambda a: ctypes.c_void_p(a.ctypes.data)
+      L = ctypes.c_int64
+      self._lib.cfr_regret_matching(
+          L(cum.shape[0]), L(cum.shape[1]), L(self.batch_size), ctypes.c_int(int(self._rm_plus)),
+          ptr(cum), ptr(c["uniform"]), ptr(self._current), ptr(c["positive"]), ptr(c["total"]))
+      if self._rngs is not None:
+        self._explore(self._current, c["positive"].view(bool))
+      return
     if self._rm_plus:
       np.maximum(cum, 0.0, out=cum)
     pos = np.maximum(cum, 0.0)
@@ -551,19 +816,37 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     positive = total > 0
     np.divide(pos, np.where(positive, total, 1.0)[:, None, :], out=pos)
     cur = pos if positive.all() else np.where(positive[:, None, :], pos, self._uniform)
-    if self._rngs is not None:  # (the normal draws dominate: one per legal action per row)
-      lg = self.tree.infoset_legal
-      for b, rng in enumerate(self._rngs):
-        rows = np.nonzero(~positive[:, b])[0]
-        if not len(rows):
-          continue
-        noisy = cur[rows, :, b] + rng.normal(0.0, self._exploration,
-                                             size=(len(rows), cur.shape[1]))
-        noisy = np.where(lg[rows], np.maximum(noisy, 0.0), 0.0)
-        tot = noisy.sum(axis=1, keepdims=True)
-        cur[rows, :, b] = np.where(tot > 0, noisy / np.where(tot > 0, tot, 1.0),
-                                   cur[rows, :, b])
+    if self._rngs is not None:
+      self._explore(cur, positive)
     self._current = cur
+
+  def _explore(self, cur: np.ndarray, positive: np.ndarray):
+    """The authors' exploration noise, in place, on the rows (per seed) without positive regret.
+
+    Each seed draws its rows' noise from its own generator, in row order, as one
+    [rows, num_actions] block (the draws are the only per-seed work); the rest is computed on
+    the rows of every seed at once (element-wise and per row, so each seed's numbers are those
+    it would get alone: tests/test_tree_cfr.py checks a batch against single seeds)."""
+    bs, rows = np.nonzero(~positive.T)  # ordered by seed, then row
+    if not len(rows):
+      return
+    counts = np.bincount(bs, minlength=self.batch_size)
+    num_a = cur.shape[1]
+    noise = np.concatenate([rng.normal(0.0, self._exploration, size=(n, num_a))
+                            for rng, n in zip(self._rngs, counts) if n])
+    if self._lib is not None:
+      ptr = lambda a: ctypes.c_void_p(a.ctypes.data)
+      L = ctypes.c_int64
+      rows, bs = np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(bs, dtype=np.int64)
+      args = (L(len(rows)), L(num_a), L(self.batch_size), ptr(rows), ptr(bs))
+      self._lib.cfr_explore_gather(*args, ptr(self._c["legal"]), ptr(cur), ptr(noise))
+      tot = np.ascontiguousarray(noise.sum(axis=1))
+      self._lib.cfr_explore_scatter(*args, ptr(noise), ptr(tot), ptr(cur))
+      return
+    base = cur[rows, :, bs]  # [rows of every seed, num_actions]
+    noisy = np.where(self.tree.infoset_legal[rows], np.maximum(base + noise, 0.0), 0.0)
+    tot = noisy.sum(axis=1, keepdims=True)
+    cur[rows, :, bs] = np.where(tot > 0, noisy / np.where(tot > 0, tot, 1.0), base)
 
   def current_policy_array(self) -> np.ndarray:
     """[B, num_infosets, num_actions] current (last-iterate) policies."""
