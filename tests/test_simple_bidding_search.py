@@ -37,3 +37,34 @@ def test_search_reaches_the_proven_optimum(size, restarts, value):
 def test_bad_input(kwargs, match):
   with pytest.raises(ValueError, match=match):
     sbs.local_search(**kwargs)
+
+
+def _openspiel_value(size, strategy):
+  game = pyspiel.load_game(f"simple_bidding(size={size})")
+  pol = sbo.tabular_policy(game, strategy)
+  return expected_game_score.policy_value(game.new_initial_state(), [pol, pol])[0]
+
+
+def test_root_partition_search_totals_are_scored_by_openspiel():
+  # From a poor opening partition of size 8 (0-3 open 1, 4-5 open 2, 6 opens 4, 7 opens 8): the
+  # total it reports must be what OpenSpiel's evaluator gives its strategy, and it may not be
+  # below the start's exact value nor above the proven optimum 324 (5.0625).
+  start = [0b1111, 0b110000, 0b1000000, 0b10000000]
+  res = sbs.root_partition_search(8, start, backend="python")
+  assert _openspiel_value(8, res.strategy) == pytest.approx(res.total / 64, abs=1e-12)
+  assert res.total <= 324
+  mover = sbo._PythonSolver(8)  # pylint: disable=protected-access
+  start_total = sum(mover.value(c, 255, g) for c, g in enumerate(start) if g)
+  assert res.total >= start_total
+  # Started at the optimum's own opening partition it stays there with the optimum's total.
+  opt = sbo.solve(8, backend="python")
+  groups = [0] * 4
+  for card, action in opt.strategy[()].items():
+    groups[action - 1] |= 1 << card
+  at_opt = sbs.root_partition_search(8, groups, backend="python")
+  assert at_opt.total == 324 and at_opt.groups == groups
+
+
+def test_root_partition_search_rejects_a_bad_start():
+  with pytest.raises(ValueError, match="disjoint bitmasks"):
+    sbs.root_partition_search(8, [0b1111, 0b11110000, 0, 1])

@@ -144,3 +144,101 @@ def local_search(size: int, restarts: int = 3, seed: int = 0,
         seq = seq + (a,)
         turn ^= 1
   return SearchResult(total=best_total, value=best_total / size ** 2, strategy=strategy)
+
+
+@dataclasses.dataclass
+class RootSearchResult:
+  total: int  # sum over the N^2 deals of the common payoff (exact for `groups`)
+  value: float  # total / N^2
+  groups: List[int]  # groups[c]: bitmask of P1's cards that open bid 2^c
+  strategy: Dict[Seq, Dict[int, int]]  # public sequence -> card -> action (play path only)
+  evaluations: int  # exact opening-group values computed (memoised ones included)
+
+
+def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
+                          backend: str = "auto", hash_log2: int = 26,
+                          log=None) -> RootSearchResult:
+  """Hill climbing over P1's opening partition, every partition scored EXACTLY.
+
+  Once P1 has opened, P2 learns only the group G_c of cards that open bid 2^c, and the games
+  below the K openings are independent, so a joint strategy's best value for a fixed opening
+  partition (G_0, ..., G_{K-1}) is sum_c W(c, all cards, G_c), each term the exact optimum of
+  `simple_bidding_optimum` (P2 to move with all cards, P1's card in G_c). This search moves one
+  card to another opening, then swaps two cards of different openings, keeping any change that
+  raises the exact total, until neither does (or `max_rounds`). It is a lower bound (a
+  strategy), never a proof; the returned strategy is the optimal continuation of the final
+  partition (`simple_bidding_optimum._strategy`).
+
+  Args:
+    size: N of Definition 2 (JPS paper, arXiv:2008.06495), 2..29.
+    start: K bitmasks partitioning the cards 0..N-1 (start[c]: the cards opening bid 2^c).
+    max_rounds: at most this many improving changes.
+    backend: as in `simple_bidding_optimum.solve`.
+    hash_log2: as in `simple_bidding_optimum.solve`.
+    log: optional callable(str) for progress lines (the incumbent after each improvement).
+
+  Returns:
+    A `RootSearchResult`.
+  """
+  from ospiel_team.algorithms import simple_bidding_optimum as sbo  # pylint: disable=g-import-not-at-top
+  size = sbo._check_size(size)  # pylint: disable=protected-access
+  k = sb_game.num_bids(size)
+  full = (1 << size) - 1
+  start = [int(g) for g in start]
+  if len(start) != k or any(g < 0 for g in start) or sum(start) != full or \
+      any(start[i] & start[j] for i in range(k) for j in range(i + 1, k)):
+    raise ValueError(f"start must be {k} disjoint bitmasks covering the {size} cards, got {start}")
+  if backend not in sbo.BACKENDS:
+    raise ValueError(f"unknown backend {backend!r}; use one of {sbo.BACKENDS}")
+  if backend == "auto":
+    backend = "c" if sbo._load_kernel() is not None else "python"  # pylint: disable=protected-access
+  solver = (sbo._CSolver(size, int(hash_log2)) if backend == "c"  # pylint: disable=protected-access
+            else sbo._PythonSolver(size))  # pylint: disable=protected-access
+  cache: Dict[Tuple[int, int], int] = {}
+
+  def val(c: int, g: int) -> int:
+    if (c, g) not in cache:
+      cache[(c, g)] = solver.value(c, full, g) if g else 0
+    return cache[(c, g)]
+
+  groups = list(start)
+  total = sum(val(c, g) for c, g in enumerate(groups))
+  if log:
+    log(f"start total={total} value={total / size ** 2:.6f}")
+  for _ in range(max_rounds):
+    improved = False
+    where = {x: c for c, g in enumerate(groups) for x in range(size) if g >> x & 1}
+    for x in range(size):  # move one card
+      a = where[x]
+      for b in range(k):
+        if b == a:
+          continue
+        ga, gb = groups[a] & ~(1 << x), groups[b] | (1 << x)
+        new = total - val(a, groups[a]) - val(b, groups[b]) + val(a, ga) + val(b, gb)
+        if new > total:
+          groups[a], groups[b], total, improved = ga, gb, new, True
+          break
+      if improved:
+        break
+    if not improved:  # swap two cards of different openings
+      for x in range(size):
+        for y in range(x + 1, size):
+          a, b = where[x], where[y]
+          if a == b:
+            continue
+          ga = groups[a] & ~(1 << x) | (1 << y)
+          gb = groups[b] & ~(1 << y) | (1 << x)
+          new = total - val(a, groups[a]) - val(b, groups[b]) + val(a, ga) + val(b, gb)
+          if new > total:
+            groups[a], groups[b], total, improved = ga, gb, new, True
+            break
+        if improved:
+          break
+    if log:
+      log(f"total={total} value={total / size ** 2:.6f} groups={groups} "
+          f"improved={improved} evaluations={len(cache)}")
+    if not improved:
+      break
+  strategy = sbo._strategy(solver, size, k, groups)  # pylint: disable=protected-access
+  return RootSearchResult(total=total, value=total / size ** 2, groups=groups,
+                          strategy=strategy, evaluations=len(cache))
