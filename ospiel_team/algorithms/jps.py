@@ -461,14 +461,30 @@ class JointPolicySearch:
     passes = (anc >= 0) & (anc // A == ij)
     return passes, passes & (anc % A == aj)
 
+  @staticmethod
+  def _altered_J(sweep: dict, base_r: np.ndarray, pair_inf: np.ndarray, row: np.ndarray,
+                 row_pair: np.ndarray, f: np.ndarray, zdec: np.ndarray) -> np.ndarray:
+    """J(I, a) of every (chain, next infoset) pair: J under sigma, corrected by the histories
+    whose reach the chain alters (Algorithm 1, line 12; the altered reach is the history's
+    reach with the factors `f` and `zdec` zero edges of the chain's active infosets)."""
+    pnz, zc, weight, dv = sweep["pnz"], sweep["z"], sweep["weight"], sweep["dv"]
+    new_r = weight[row] * np.where(zc[row] - zdec == 0, pnz[row] * f, 0.0)
+    delta = new_r - base_r[row]
+    changed = np.nonzero(delta)[0]
+    jp = sweep["jbase"][pair_inf]  # J(I, a) under sigma, then corrected where reach changed
+    if len(changed):
+      contrib = delta[changed, None] * dv[row[changed]]
+      up, first = np.unique(row_pair[changed], return_index=True)
+      jp[up] += np.add.reduceat(contrib, first, axis=0)
+    return jp
+
   def _search_levels(self, sweep: dict, start_depth: int) -> list:
     """Every chain's J(I, a) by level, computing the altered histories as it goes."""
     tree = self.tree
     legal = tree.infoset_legal
-    jbase, dv, inv, zero = sweep["jbase"], sweep["dv"], sweep["inv"], sweep["zero"]
-    pnz, zc, reach, weight = sweep["pnz"], sweep["z"], sweep["reach"], sweep["weight"]
+    jbase, inv, zero = sweep["jbase"], sweep["inv"], sweep["zero"]
     ptr, row_ids = sweep["ptr"], sweep["row_ids"]
-    base_r = weight * reach
+    base_r = sweep["weight"] * sweep["reach"]
     start = self._team_infosets[self._inf_depth[self._team_infosets] == start_depth]
     ci, ca = np.nonzero(legal[start])
     ch_inf, ch_act = start[ci], ca.astype(np.int64)
@@ -513,14 +529,7 @@ class JointPolicySearch:
         passes, hit = self._on_path(row, ij, aj)
         f *= np.where(hit, inv[ij, aj], np.where(passes, 0.0, 1.0))
         zdec += hit & zero[ij, aj]
-      new_r = weight[row] * np.where(zc[row] - zdec == 0, pnz[row] * f, 0.0)
-      delta = new_r - base_r[row]
-      changed = np.nonzero(delta)[0]
-      jp = jbase[pair_inf]  # J(I, a) under sigma, then corrected where reach changed
-      if len(changed):
-        contrib = delta[changed, None] * dv[row[changed]]
-        up, first = np.unique(row_pair[changed], return_index=True)
-        jp[up] += np.add.reduceat(contrib, first, axis=0)
+      jp = self._altered_J(sweep, base_r, pair_inf, row, row_pair, f, zdec)
       pi_, pa = np.nonzero(legal[pair_inf])
       ch_inf = pair_inf[pi_]
       ch_act = pa.astype(np.int64)
@@ -600,9 +609,8 @@ class JointPolicySearch:
     Sampled JPS uses the structure of all histories; the histories it did not draw have
     weight 0, so their reach change is 0 and they add nothing, as when left out.
     """
-    jbase, dv, inv, zero = sweep["jbase"], sweep["dv"], sweep["inv"], sweep["zero"]
-    pnz, zc, reach, weight = sweep["pnz"], sweep["z"], sweep["reach"], sweep["weight"]
-    base_r = weight * reach
+    jbase, inv, zero = sweep["jbase"], sweep["inv"], sweep["zero"]
+    base_r = sweep["weight"] * sweep["reach"]
     factor = np.concatenate([inv.ravel(), [0.0, 1.0]])
     zero_hit = np.concatenate([zero.ravel(), [False, False]]).astype(np.int64)
     ch_inf, ch_act = struct[0]["inf"], struct[0]["act"]
@@ -615,14 +623,7 @@ class JointPolicySearch:
       for j in range(len(codes)):
         f *= factor[codes[j]]
         zdec += zero_hit[codes[j]]
-      new_r = weight[row] * np.where(zc[row] - zdec == 0, pnz[row] * f, 0.0)
-      delta = new_r - base_r[row]
-      changed = np.nonzero(delta)[0]
-      jp = jbase[lv["pair_inf"]]
-      if len(changed):
-        contrib = delta[changed, None] * dv[row[changed]]
-        up, first = np.unique(row_pair[changed], return_index=True)
-        jp[up] += np.add.reduceat(contrib, first, axis=0)
+      jp = self._altered_J(sweep, base_r, lv["pair_inf"], row, row_pair, f, zdec)
       levels.append(dict(inf=lv["inf"], act=lv["act"], parent=lv["parent"],
                          J=jp[lv["pi"], lv["pa"]]))
     return levels
