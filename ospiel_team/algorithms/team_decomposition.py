@@ -66,14 +66,59 @@ class _PublicState:
   offset: int = 0  # first LP column of this public state's lambdas
 
 
+@dataclasses.dataclass
+class _SingletonBatch:
+  """All one-node acting public states of a team, prepared at once (`_singleton_batch`)."""
+  pos: list  # slot -> index i among the one-node states (-1: not one)
+  inf: np.ndarray  # [k] the node's team infoset
+  acts: np.ndarray  # [sum of legal counts, 1] int16: the legal actions, state after state
+  act_off: list  # [k + 1] offsets into acts
+  ones: np.ndarray  # [len(acts), 1] bool (the reach column, shared as views)
+  zeros: np.ndarray  # [len(acts)] int64 (local_set, shared as views)
+  anchor: list  # [k] anchor slot (-1: none)
+  u: list  # [k] the anchor's node above this state (-1: none)
+  a: list  # [k] the action from u (-1: u is not the team's)
+  pts: np.ndarray  # parent_to_set of the states whose anchor is a one-node state, concatenated
+  pts_off: list  # [k] offset into pts (-1: anchor has several nodes, or none)
+  pts_len: list  # [k]
+
+
+def _unique_rows(packed: np.ndarray):
+  """np.unique(packed, axis=0, return_inverse=True) for uint8 rows, via one 1-D unique of the
+  rows read as big-endian integers (same sorted order: lexicographic by byte) when they fit
+  in 8 bytes; the generic (slower) row unique otherwise."""
+  rows, width = packed.shape
+  if width == 0 or width > 8:
+    uniq, inv = np.unique(packed, axis=0, return_inverse=True)
+    return uniq, inv.reshape(-1)
+  padded = np.zeros((rows, 8), dtype=np.uint8)
+  padded[:, :width] = packed
+  keys = padded.view(">u8").reshape(-1).astype(np.uint64)
+  ukeys, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+  return packed[first], inv.reshape(-1)
+
+
 class TeamDecomposition:
   """Team tree, team-public states and reachable local solutions of one team (Secs. 3-4)."""
 
   def __init__(self, tree: GameTree, members: Sequence[int],
-               max_local: int = DEFAULT_MAX_LOCAL, team_tree_only: bool = False):
+               max_local: int = DEFAULT_MAX_LOCAL, team_tree_only: bool = False,
+               batched: bool = True):
+    """Builds the team tree, public states, local solutions and leaf plan of one team.
+
+    Args:
+      tree: the game tree.
+      members: the team's players.
+      max_local: raise MemoryError past this many local solutions (LP columns).
+      team_tree_only: stop after the merged team tree (no public states).
+      batched: build the one-node public states (all of Goofspiel's, most of Leduc's) in
+        numpy batches instead of one at a time; False keeps the per-state reference loop
+        (same arrays: the tests compare the two).
+    """
     self.tree = tree
     self.members = tuple(int(p) for p in members)
     self.max_local = max_local
+    self.batched = bool(batched)
     self._team_tree()
     if team_tree_only:  # the merged team tree alone (used by coop_optimum's MIP)
       return
@@ -196,17 +241,47 @@ class TeamDecomposition:
     order_ps = order_ps[np.argsort(team_nodes[first], kind="stable")]
     ps_slot = np.full(self.num_public_states, -1, dtype=np.int64)
     ps_slot[order_ps] = np.arange(len(order_ps))
+    self.ps_slot = ps_slot
     # Group nodes by public state.
     slot_of_node = ps_slot[ps[team_nodes]]
     sort = np.argsort(slot_of_node, kind="stable")
     grouped = team_nodes[sort]
-    bounds = np.searchsorted(slot_of_node[sort], np.arange(len(order_ps) + 1))
+    num_slots = len(order_ps)
+    bounds = np.searchsorted(slot_of_node[sort], np.arange(num_slots + 1))
     self.tt_local = np.full(self.num_tt, -1, dtype=np.int64)
     self.tt_local_inf = np.full(self.num_tt, -1, dtype=np.int64)
     self.states: List[_PublicState] = []
+    # One-node public states (the node is the team's: the state is one where the team acts)
+    # are prepared in numpy batches; the loop below then only wraps views of them.
+    single = (np.diff(bounds) == 1) & (self.tt_infoset[grouped[bounds[:-1]]] >= 0)
+    if not self.batched:
+      single[:] = False
+    batch = self._singleton_batch(grouped, bounds, single) if single.any() else None
+    self._single = single
     total = 0
     legal = tree.infoset_legal
-    for slot in range(len(order_ps)):
+    for slot in range(num_slots):
+      if single[slot]:
+        i = batch.pos[slot]
+        o, e = batch.act_off[i], batch.act_off[i + 1]
+        anchor = batch.anchor[i]
+        if anchor < 0:
+          parent_to_set = None
+        elif batch.pts_off[i] >= 0:
+          parent_to_set = batch.pts[batch.pts_off[i]:batch.pts_off[i] + batch.pts_len[i]]
+        else:  # the anchor has several nodes: read its reach and actions
+          parent_to_set = self._parent_to_singleton(self.states[anchor], batch.u[i],
+                                                    batch.a[i])
+        b = bounds[slot]
+        st = _PublicState(
+            index=slot, nodes=grouped[b:b + 1], infosets=batch.inf[i:i + 1], anchor=anchor,
+            reach=batch.ones[o:e], actions=batch.acts[o:e], local_set=batch.zeros[o:e],
+            num_sets=1, parent_to_set=parent_to_set)
+        total += e - o
+        if total > self.max_local:
+          self._too_many_local()
+        self.states.append(st)
+        continue
       nodes = grouped[bounds[slot]:bounds[slot + 1]]
       self.tt_local[nodes] = np.arange(len(nodes))
       inf = self.tt_infoset[nodes]
@@ -216,15 +291,12 @@ class TeamDecomposition:
       self.tt_local_inf[nodes] = loc_inf
       achild = self.tt_anchor_child[nodes]
       if len(nodes) == 1:
-        # Fast path (most public states of games with little uncommon external information):
-        # one node, reachable set {node}, one local solution per legal action.
+        # Reference path of a one-node state (used with batched=False): reachable set {node},
+        # one local solution per legal action.
         st = self._singleton_state(slot, nodes, infosets, achild[0], ps_slot)
         total += len(st.local_set)
         if total > self.max_local:
-          raise MemoryError(
-              f"the team {self.members} of {tree.game} has more than max_local="
-              f"{self.max_local} local solutions (LP columns); the game has too much uncommon "
-              "external information for the team LP (Theorem 4.1)")
+          self._too_many_local()
         self.states.append(st)
         continue
       if achild[0] < 0:
@@ -246,7 +318,8 @@ class TeamDecomposition:
           acts = par.actions[:, self.tt_local_inf[u[team_u]]]
           reached[:, team_u] &= acts == a[team_u][None, :]
         packed = np.packbits(reached, axis=1)
-        uniq, inv = np.unique(packed, axis=0, return_inverse=True)
+        uniq, inv = (_unique_rows(packed) if self.batched
+                     else np.unique(packed, axis=0, return_inverse=True))
         inv = inv.reshape(-1)
         nonempty = uniq.any(axis=1)
         new_id = np.cumsum(nonempty) - 1
@@ -254,49 +327,153 @@ class TeamDecomposition:
         parent_to_set = new_id[inv]
         sets = np.unpackbits(uniq[nonempty], axis=1, count=len(nodes)).astype(bool)
       # Local solutions: every joint action of the team infosets meeting each R.
-      reach_rows, act_rows, set_rows = [], [], []
-      for r_idx, r in enumerate(sets):
-        meet = np.unique(loc_inf[r & (loc_inf >= 0)])
-        choices = [np.nonzero(legal[infosets[i]])[0] for i in meet]
-        count = math.prod(len(c) for c in choices)  # exact (no int64 overflow)
-        total += count
-        if total > self.max_local:
-          raise MemoryError(
-              f"the team {self.members} of {tree.game} has more than max_local="
-              f"{self.max_local} local solutions (LP columns); the game has too much uncommon "
-              "external information for the team LP (Theorem 4.1)")
-        acts = np.full((count, len(infosets)), -1, dtype=np.int16)
-        if choices:
-          grid = np.stack(np.meshgrid(*choices, indexing="ij"), axis=-1).reshape(count, -1)
-          acts[:, meet] = grid
-        reach_rows.append(np.broadcast_to(r, (count, len(nodes))))
-        act_rows.append(acts)
-        set_rows.append(np.full(count, r_idx, dtype=np.int64))
+      if self.batched:
+        reach, actions, local_set = self._joint_actions(sets, loc_inf, infosets, total)
+      else:
+        reach, actions, local_set = self._joint_actions_loop(sets, loc_inf, infosets, total)
+      total += len(local_set)
       st = _PublicState(
-          index=slot, nodes=nodes, infosets=infosets, anchor=anchor,
-          reach=np.concatenate(reach_rows), actions=np.concatenate(act_rows),
-          local_set=np.concatenate(set_rows), num_sets=len(sets), parent_to_set=parent_to_set)
+          index=slot, nodes=nodes, infosets=infosets, anchor=anchor, reach=reach,
+          actions=actions, local_set=local_set, num_sets=len(sets),
+          parent_to_set=parent_to_set)
       self.states.append(st)
-    offset = 0
-    for st in self.states:
-      st.offset = offset
-      offset += len(st.local_set)
-    self.num_local = offset
-    self.ps_slot = ps_slot
+    counts = np.fromiter((len(st.local_set) for st in self.states), dtype=np.int64,
+                         count=len(self.states))
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    for st, off in zip(self.states, offsets[:-1].tolist()):
+      st.offset = off
+    self.state_offsets = offsets[:-1]
+    self.num_local = int(offsets[-1])
+
+  def _joint_actions_loop(self, sets, loc_inf, infosets, total):
+    """Local solutions of the reachable sets `sets`: the per-set reference loop."""
+    legal = self.tree.infoset_legal
+    reach_rows, act_rows, set_rows = [], [], []
+    for r_idx, r in enumerate(sets):
+      meet = np.unique(loc_inf[r & (loc_inf >= 0)])
+      choices = [np.nonzero(legal[infosets[i]])[0] for i in meet]
+      count = math.prod(len(c) for c in choices)  # exact (no int64 overflow)
+      total += count
+      if total > self.max_local:
+        self._too_many_local()
+      acts = np.full((count, len(infosets)), -1, dtype=np.int16)
+      if choices:
+        grid = np.stack(np.meshgrid(*choices, indexing="ij"), axis=-1).reshape(count, -1)
+        acts[:, meet] = grid
+      reach_rows.append(np.broadcast_to(r, (count, len(r))))
+      act_rows.append(acts)
+      set_rows.append(np.full(count, r_idx, dtype=np.int64))
+    return (np.concatenate(reach_rows), np.concatenate(act_rows),
+            np.concatenate(set_rows))
+
+  def _joint_actions(self, sets, loc_inf, infosets, total):
+    """Local solutions of the reachable sets `sets` [num_sets, |S|] of one public state.
+
+    For each R (in order), every joint action of the infosets meeting R, enumerated like
+    `np.meshgrid(..., indexing="ij")` over those infosets in increasing order (the last one
+    varies fastest): a mixed-radix count over all sets at once. Returns (reach [num_local, |S|],
+    actions [num_local, num_infosets] int16 with -1 off R, local_set [num_local]).
+    """
+    ns, n = sets.shape
+    k = len(infosets)
+    team = np.nonzero(loc_inf >= 0)[0]
+    onehot = np.zeros((len(team), k), dtype=np.int64)
+    onehot[np.arange(len(team)), loc_inf[team]] = 1
+    meet = (sets[:, team].astype(np.int64) @ onehot) > 0  # [ns, k]
+    lg = self.tree.infoset_legal[infosets]  # [k, A]
+    c = lg.sum(axis=1)
+    radix = np.where(meet, c[None, :], 1)
+    # Exact count check before any int64 product can overflow.
+    log_count = np.log2(radix).sum(axis=1) if k else np.zeros(ns)
+    if total + float(np.exp2(log_count).sum()) > 2.0 * self.max_local + 1:
+      self._too_many_local()
+    count = radix.prod(axis=1) if k else np.ones(ns, dtype=np.int64)
+    if total + int(count.sum()) > self.max_local:
+      self._too_many_local()
+    # stride[r, j] = product of the radices after j.
+    stride = np.ones((ns, k), dtype=np.int64)
+    if k > 1:
+      stride[:, :-1] = np.cumprod(radix[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    set_id = np.repeat(np.arange(ns), count)
+    start = np.concatenate([[0], np.cumsum(count)])
+    t = np.arange(int(start[-1])) - np.repeat(start[:-1], count)
+    digit = (t[:, None] // stride[set_id]) % radix[set_id]  # [num_local, k]
+    # Legal actions of each infoset in increasing order, padded: act_of[j, d].
+    order = np.argsort(~lg, axis=1, kind="stable")
+    picked = np.take_along_axis(order, digit.T, axis=1).T if k else digit
+    actions = np.where(meet[set_id], picked, -1).astype(np.int16)
+    return sets[set_id], actions, set_id
+
+
+  def _too_many_local(self):
+    raise MemoryError(
+        f"the team {self.members} of {self.tree.game} has more than max_local="
+        f"{self.max_local} local solutions (LP columns); the game has too much uncommon "
+        "external information for the team LP (Theorem 4.1)")
+
+  def _singleton_batch(self, grouped, bounds, single):
+    """Arrays of all one-node acting public states at once (see `_local_solutions`).
+
+    For the i-th such state (slot `slots[i]`): its infoset `inf[i]`, its local solutions (one
+    per legal action, increasing) `acts[act_off[i]:act_off[i+1]]`, its anchor slot and, when the
+    anchor is itself a one-node state, its `parent_to_set` as `pts[pts_off[i]:...+pts_len[i]]`
+    (-1 in pts_off: computed in the loop from the anchor's arrays).
+    """
+    slots = np.nonzero(single)[0]
+    node = grouped[bounds[slots]]
+    inf = self.tt_infoset[node]
+    self.tt_local[node] = 0
+    self.tt_local_inf[node] = 0
+    lg = self.tree.infoset_legal[inf]
+    cnt = lg.sum(axis=1)
+    _, act = np.nonzero(lg)  # row-major: each state's legal actions in increasing order
+    act_off = np.concatenate([[0], np.cumsum(cnt)])
+    pos = np.full(len(single), -1, dtype=np.int64)
+    pos[slots] = np.arange(len(slots))
+    achild = self.tt_anchor_child[node]
+    has = achild >= 0
+    u = np.full(len(slots), -1, dtype=np.int64)
+    a = np.full(len(slots), -1, dtype=np.int64)
+    anchor = np.full(len(slots), -1, dtype=np.int64)
+    u[has] = self.tt_parent[achild[has]]
+    a[has] = self.tt_action[achild[has]]
+    anchor[has] = self.ps_slot[self.tt_ps[u[has]]]
+    # parent_to_set of states whose anchor is a one-node state: 0 where the anchor's local
+    # solution (an action of the anchor's node, which is u) is a (or any, if u is not the
+    # team's: a = -1), else -1.
+    linked = np.nonzero(has & single[np.maximum(anchor, 0)])[0]
+    ap = pos[anchor[linked]]
+    lengths = cnt[ap]
+    pts_off = np.full(len(slots), -1, dtype=np.int64)
+    pts_len = np.zeros(len(slots), dtype=np.int64)
+    seg = np.concatenate([[0], np.cumsum(lengths)])
+    pts_off[linked] = seg[:-1]
+    pts_len[linked] = lengths
+    within = np.arange(int(seg[-1])) - np.repeat(seg[:-1], lengths)
+    parent_act = act[np.repeat(act_off[ap], lengths) + within]
+    a_rep = np.repeat(a[linked], lengths)
+    pts = np.where((a_rep < 0) | (parent_act == a_rep), 0, -1).astype(np.int64)
+    return _SingletonBatch(
+        pos=pos.tolist(), inf=inf, acts=act.astype(np.int16)[:, None],
+        act_off=act_off.tolist(), ones=np.ones((len(act), 1), dtype=bool),
+        zeros=np.zeros(len(act), dtype=np.int64), anchor=anchor.tolist(), u=u.tolist(),
+        a=a.tolist(), pts=pts, pts_off=pts_off.tolist(), pts_len=pts_len.tolist())
+
+  def _parent_to_singleton(self, par: _PublicState, u: int, a: int) -> np.ndarray:
+    """parent_to_set of a one-node state entered from node u of `par` by action a (-1: any)."""
+    col = par.reach[:, self.tt_local[u]].copy()
+    if a >= 0:
+      col &= par.actions[:, self.tt_local_inf[u]] == a
+    return np.where(col, 0, -1)
 
   def _singleton_state(self, slot, nodes, infosets, achild, ps_slot) -> _PublicState:
-    """A public state with one node (see `_local_solutions`)."""
+    """A public state with one node (the per-state reference of `_singleton_batch`)."""
     if achild < 0:
       anchor, parent_to_set = -1, None
     else:
       u = self.tt_parent[achild]
       anchor = int(ps_slot[self.tt_ps[u]])
-      par = self.states[anchor]
-      col = par.reach[:, self.tt_local[u]].copy()
-      a = self.tt_action[achild]
-      if a >= 0:
-        col &= par.actions[:, self.tt_local_inf[u]] == a
-      parent_to_set = np.where(col, 0, -1)
+      parent_to_set = self._parent_to_singleton(self.states[anchor], u, self.tt_action[achild])
     if len(infosets):
       acts = np.nonzero(self.tree.infoset_legal[infosets[0]])[0].astype(np.int16)[:, None]
     else:
@@ -310,6 +487,43 @@ class TeamDecomposition:
   # --- 5. constraint system ---------------------------------------------------------------------
   def constraint_system(self):
     """(D, d): rows (S, R) of C.2 (and the root-bag rows) over this team's lambdas."""
+    states = self.states
+    if not self.batched:
+      return self._constraint_system_loop()
+    k = len(states)
+    num_sets = np.fromiter((st.num_sets for st in states), dtype=np.int64, count=k)
+    counts = np.fromiter((len(st.local_set) for st in states), dtype=np.int64, count=k)
+    anchors = np.fromiter((st.anchor for st in states), dtype=np.int64, count=k)
+    row_start = np.concatenate([[0], np.cumsum(num_sets)])
+    num_rows = int(row_start[-1])
+    if k == 0:
+      return sparse.csr_matrix((0, self.num_local)), np.zeros(0)
+    # +lambda_S(R, A) in row (S, R).
+    local_set = np.concatenate([st.local_set for st in states])
+    rows = [np.repeat(row_start[:-1], counts) + local_set]
+    cols = [np.arange(self.num_local)]
+    vals = [np.ones(self.num_local)]
+    # -lambda(R', A') of the anchor in the row (S, R) it reaches.
+    linked = np.nonzero(anchors >= 0)[0]
+    if len(linked):
+      pts = np.concatenate([states[i].parent_to_set for i in linked])
+      lengths = counts[anchors[linked]]
+      seg = np.concatenate([[0], np.cumsum(lengths)])
+      within = np.arange(int(seg[-1])) - np.repeat(seg[:-1], lengths)
+      col = np.repeat(self.state_offsets[anchors[linked]], lengths) + within
+      row = np.repeat(row_start[linked], lengths) + pts
+      hit = pts >= 0
+      rows.append(row[hit])
+      cols.append(col[hit])
+      vals.append(-np.ones(int(hit.sum())))
+    rhs = np.repeat(np.where(anchors < 0, 1.0, 0.0), num_sets)
+    d_mat = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
+                                                       np.concatenate(cols))),
+                              shape=(num_rows, self.num_local))
+    return d_mat, rhs
+
+  def _constraint_system_loop(self):
+    """The per-state reference of `constraint_system`."""
     rows, cols, vals, rhs = [], [], [], []
     row0 = 0
     for st in self.states:
@@ -326,10 +540,12 @@ class TeamDecomposition:
         vals.append(-np.ones(len(hit)))
         rhs.append(np.zeros(st.num_sets))
       row0 += st.num_sets
+    if not rows:
+      return sparse.csr_matrix((0, self.num_local)), np.zeros(0)
     d_mat = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
                                                        np.concatenate(cols))),
                               shape=(row0, self.num_local))
-    return d_mat, np.concatenate(rhs) if rhs else np.zeros(0)
+    return d_mat, np.concatenate(rhs)
 
   # --- leaf plan (C.1 at the leaves) ----------------------------------------------------------
   def _leaf_plan(self):
@@ -340,13 +556,12 @@ class TeamDecomposition:
     leaves, inv = np.unique(leaf, return_inverse=True)
     inv = inv.reshape(-1)
     self.const_leaf = bool(len(leaves) and leaves[0] < 0)
+    self.terminal_leaf = inv
     if self.const_leaf:
       # Index 0 is the constant leaf (x = 1); others follow.
-      self.terminal_leaf = inv
       real = leaves[1:]
       base = 1
     else:
-      self.terminal_leaf = inv
       real = leaves
       base = 0
     self.num_leaves = len(leaves)
@@ -354,9 +569,23 @@ class TeamDecomposition:
     u = self.tt_parent[real]
     a = self.tt_action[real]
     slots = self.ps_slot[self.tt_ps[u]]
-    for slot in np.unique(slots):
+    rest = np.arange(len(real))
+    if self.batched and len(real):
+      # A leaf below a one-node state's node u by the team's action a is reached by exactly
+      # one local solution: that action (its rank among u's legal actions).
+      fast = np.nonzero(self._single[slots] & (a >= 0))[0]
+      if len(fast):
+        lg = tree.infoset_legal[self.tt_infoset[u[fast]]]
+        if not lg[np.arange(len(fast)), a[fast]].all():
+          raise AssertionError("a leaf below an illegal action")
+        rank = np.cumsum(lg, axis=1)[np.arange(len(fast)), a[fast]] - 1
+        rows.append(base + fast)
+        cols.append(self.state_offsets[slots[fast]] + rank)
+      rest = np.nonzero(~(self._single[slots] & (a >= 0)))[0]
+    rest_slots = slots[rest]
+    for slot in np.unique(rest_slots):
       st = self.states[slot]
-      sel = np.nonzero(slots == slot)[0]
+      sel = rest[rest_slots == slot]
       reached = st.reach[:, self.tt_local[u[sel]]].copy()
       team_u = a[sel] >= 0
       if team_u.any():
