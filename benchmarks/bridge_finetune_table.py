@@ -82,6 +82,9 @@ flags.DEFINE_float("candidate_threshold", 0.05, "Candidates: sigma-probability a
 flags.DEFINE_float("min_gain", 50.0, "jps_gain: minimum estimated gain (points).")
 flags.DEFINE_integer("select_boards", 1000, "Validation boards per snapshot.")
 flags.DEFINE_integer("eval_boards", 2000, "Held-out boards per match.")
+flags.DEFINE_string("eval_dataset", "heldout", "Held-out deals of the final matches: heldout "
+                    "(2,000 deals) or heldout2 (4,000 fresh deals, the pre-registered "
+                    "replication set).")
 flags.DEFINE_string("opponents", "a2c,a2c_seed1,a2c_seed2,a2c_seed3,a2c_seed4,a2c_seed5,"
                     "jps_paper_baseline,jps_paper_0.63", "Held-out opponents (missing ones "
                     "are skipped with a note).")
@@ -156,7 +159,7 @@ def training_data() -> dataset_lib.BridgeDataset:
   """The shipped training deals minus any validation / held-out deal, augmented x96."""
   ds = dataset_lib.resolve_dataset("train")
   h, t = ds.holders, ds.dd_tricks
-  for name in ("validation", "heldout"):
+  for name in ("validation", "heldout", "heldout2"):
     h, t = a2c.remove_deals(h, t, dataset_lib.resolve_dataset(name).holders)
   h, t = a2c.augment_deals(h, t)
   return dataset_lib.BridgeDataset(h, t)
@@ -251,6 +254,9 @@ def main(argv):
     atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
     variants = parse_variants(FLAGS.variants)
     init_path = model_bidder.model_path(FLAGS.init_model)
+    if FLAGS.eval_dataset not in ("heldout", "heldout2"):
+      raise ValueError(f"--eval_dataset must be heldout or heldout2, got "
+                       f"{FLAGS.eval_dataset!r}")
     for k in ("rounds", "snapshot_every", "select_boards", "eval_boards"):
       if getattr(FLAGS, k) < 1:
         raise ValueError(f"--{k} must be >= 1, got {getattr(FLAGS, k)}")
@@ -261,7 +267,9 @@ def main(argv):
   results = Results(os.path.join(FLAGS.workdir, "results.json"))
   start = model_bidder.load_bidder(init_path, name="start")
   val_ds = dataset_lib.resolve_dataset("validation")
-  held_ds = dataset_lib.resolve_dataset("heldout")
+  held_ds = dataset_lib.resolve_dataset(FLAGS.eval_dataset)
+  # Result keys: "heldout|..." as before; another evaluation set gets its own prefix.
+  ev_tag = FLAGS.eval_dataset
   train_ds = None
   run_stats, picked = {}, {}
   for name, v in variants.items():
@@ -328,7 +336,7 @@ def main(argv):
     a = model_bidder.load_bidder(picked[n][3], name=n)
     b = (model_bidder.load_bidder(picked["a2c"][3], name="a2c_finetuned")
          if o == "ft:a2c" else bidder(o))
-    results.get(f"heldout|{n}@{picked[n][0]}|{okey[o]}|{ev}",
+    results.get(f"{ev_tag}|{n}@{picked[n][0]}|{okey[o]}|{ev}",
                 lambda a=a, b=b: match.run_match(a, b, ev, dataset=held_ds, seed=2,
                                                  progress=False))
 
@@ -342,7 +350,7 @@ def main(argv):
     head += ["head to head vs a2c_finetuned", "paired: (vs a2c) minus a2c_finetuned's"]
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for n, v in variants.items():
-    key = lambda o: f"heldout|{n}@{picked[n][0]}|{okey[o]}|{ev}"
+    key = lambda o: f"{ev_tag}|{n}@{picked[n][0]}|{okey[o]}|{ev}"
     cells = [n, ", ".join(f"{k}={val}" for k, val in v.items()), str(picked[n][0]),
              f"{picked[n][1]:+.3f} ± {picked[n][2]:.3f}"]
     cells += [_fmt(results.data[key(o)]["mean"], results.data[key(o)]["se"]) for o in cols]
@@ -355,7 +363,7 @@ def main(argv):
         h2h = results.data[key("ft:a2c")]
         cells.append(_fmt(h2h["mean"], h2h["se"]))
         if "a2c" in cols:
-          base = results.data[f"heldout|a2c@{picked['a2c'][0]}|{okey['a2c']}|{ev}"]
+          base = results.data[f"{ev_tag}|a2c@{picked['a2c'][0]}|{okey['a2c']}|{ev}"]
           cells.append(_fmt(*paired(results.data[key("a2c")], base)))
         else:
           cells.append("—")
@@ -366,8 +374,8 @@ def main(argv):
     runs.append(f"| {n} | {s['round']} | {s.get('games', '')} | {s.get('train_s', '')} | "
                 f"{s.get('search_points', 0)} | {s.get('search_changed', 0)} | "
                 f"{' '.join(s.get('loadavg', []))} |")
-  md = ("IMPs/board for the row's picked model on the held-out boards, ± clustered s.e. "
-        "[95% interval]\n\n" + "\n".join(lines) + "\n\n" + "\n".join(runs) + "\n" +
+  md = (f"IMPs/board for the row's picked model on the held-out boards ({FLAGS.eval_dataset}, "
+        f"{ev} boards), ± clustered s.e. [95% interval]\n\n" + "\n".join(lines) + "\n\n" + "\n".join(runs) + "\n" +
         "".join(f"\n- {x}" for x in notes) + "\n")
   table_path = os.path.join(FLAGS.workdir, "table.md")
   if not (os.path.exists(table_path) and open(table_path).read() == md):

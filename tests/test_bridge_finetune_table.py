@@ -31,6 +31,10 @@ def test_user_errors_are_one_line(tmp_path):
              ok=False)
   errors = [l for l in res.stderr.splitlines() if ": error: " in l]
   assert len(errors) == 1 and "'rollout=3'" in errors[0], res.stderr
+  res = _run("--workdir", str(tmp_path / "w"), "--eval_dataset", "train", cwd=tmp_path,
+             ok=False)
+  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  assert len(errors) == 1 and "--eval_dataset" in errors[0] and "'train'" in errors[0]
   assert not os.path.exists(tmp_path / "w" / "results.json")  # no work was done
 
 

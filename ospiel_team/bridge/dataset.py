@@ -44,24 +44,26 @@ PathLike = Union[str, os.PathLike]
 # Shipped datasets by name (files in ospiel_team/bridge/data/), each built by
 # `python -m ospiel_team.bridge.make_dataset --chunk 500 --seed S --deals N --out FILE`:
 # train: seed 0, 10,000 deals (the default dataset); validation: seed 1, 1,000 deals (model
-# selection); heldout: seed 2, 2,000 deals (final evaluation only, never trained on).
+# selection); heldout: seed 2, 2,000 deals (final evaluation only, never trained on);
+# heldout2: seed 20261123, 4,000 deals (a second, fresh evaluation set for the pre-registered
+# replication in docs/benchmarks/bridge_agents.md; never trained on nor used for selection).
 # Different seeds make them disjoint (tests/test_bridge_data_split.py checks it, also under
 # the 96 seat-rotation x suit-permutation symmetries used by augmentation).
 NAMED_DATASETS = {"train": DEFAULT_DATASET_NAME, "validation": "validation_dds.npz",
-                  "heldout": "heldout_dds.npz"}
-NAMED_DATASET_SEEDS = {"train": 0, "validation": 1, "heldout": 2}
+                  "heldout": "heldout_dds.npz", "heldout2": "heldout2_dds.npz"}
+NAMED_DATASET_SEEDS = {"train": 0, "validation": 1, "heldout": 2, "heldout2": 20261123}
 
 
 def named_dataset_path(name: str) -> str:
-  """Path of a shipped dataset by name ('train', 'validation', 'heldout')."""
+  """Path of a shipped dataset by name ('train', 'validation', 'heldout', 'heldout2')."""
   if name not in NAMED_DATASETS:
     raise ValueError(f"unknown dataset name {name!r}; shipped: {sorted(NAMED_DATASETS)}")
   return os.path.join(os.path.dirname(default_dataset_path()), NAMED_DATASETS[name])
 
 
 def resolve_dataset(name_or_path: Optional[PathLike]) -> BridgeDataset:
-  """Loads a shipped dataset by name ('train', 'validation', 'heldout'), a path, or None
-  (the default training dataset)."""
+  """Loads a shipped dataset by name ('train', 'validation', 'heldout', 'heldout2'), a path,
+  or None (the default training dataset)."""
   if isinstance(name_or_path, str) and name_or_path in NAMED_DATASETS:
     return load_dataset(named_dataset_path(name_or_path))
   return load_dataset(name_or_path)

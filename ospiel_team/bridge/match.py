@@ -11,8 +11,8 @@ each call, so a bidder playing itself bids identically at both tables and scores
 Command line::
 
   python -m ospiel_team.bridge.match --bidder_a natural --bidder_b random --boards 1000 \
-      [--dataset heldout|validation|train|PATH] [--reference_dir DIR] [--out DIR] [--seed S] \
-      [--uncontested] [--sample]
+      [--dataset heldout|heldout2|validation|train|PATH] [--reference_dir DIR] [--out DIR] \
+      [--seed S] [--uncontested] [--sample]
 
 writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summary.
 """
@@ -181,8 +181,8 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
   Args:
     bidder_a, bidder_b: bidder objects, or names / model paths for `bidders.make_bidder`.
     boards: number of boards (each played at two tables).
-    dataset: a `BridgeDataset`, a path, a shipped name ('train', 'validation', 'heldout') or
-      None (the default dataset).
+    dataset: a `BridgeDataset`, a path, a shipped name ('train', 'validation', 'heldout',
+      'heldout2') or None (the default dataset).
     seed: seed of the board order and of the uniforms given to the bidders.
     batch_boards: boards bid together.
     uncontested: East-West may only pass.
@@ -322,8 +322,8 @@ def define_flags() -> None:
   flags.DEFINE_string("bidder_a", "natural", "Bidder A: " + names + ".")
   flags.DEFINE_string("bidder_b", "random", "Bidder B: " + names + ".")
   flags.DEFINE_integer("boards", 1000, "Number of boards (each played at two tables).")
-  flags.DEFINE_string("dataset", None, "Deals: a shipped name (train, validation, heldout) or "
-                      "an .npz path (default: the training dataset).")
+  flags.DEFINE_string("dataset", None, "Deals: a shipped name (train, validation, heldout, "
+                      "heldout2) or an .npz path (default: the training dataset).")
   flags.DEFINE_string("reference_dir", None, "Folder with the JPS authors' bridge_models/ "
                       "(default: the environment variable JPS_REFERENCE_DIR).")
   flags.DEFINE_string("out", "bridge_match", "Output folder for match.json and match.md.")
