@@ -33,6 +33,7 @@ Public API: `BeliefDAG(decomposition)` (`best_response`, `values`, `flows`) and
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import time
 from typing import Dict, List, Optional
@@ -41,6 +42,7 @@ import numpy as np
 import pyspiel
 from scipy import sparse
 
+from ospiel_team import native
 from ospiel_team.algorithms import highs
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
@@ -48,6 +50,138 @@ from ospiel_team.algorithms.team_decomposition import DEFAULT_MAX_LOCAL
 from ospiel_team.algorithms.team_decomposition import TeamDecomposition
 
 ALGORITHMS = ("dcfr", "pcfr+")
+
+# C kernel of the per-iteration passes (compiled on first use by `native.compile_c`; the numpy
+# methods of `BeliefDAG` are the fallback and the reference the tests compare it with). Nodes are
+# numbered by depth, so a belief's children have larger numbers: the bottom-up pass runs over the
+# nodes in decreasing order, the top-down pass in increasing order. Edge e's leaves are row e of
+# F^T (CSR lptr/lidx/lval; lval NULL: all ones) and its child beliefs row e of the link matrix
+# (cptr/cidx). With skip0 the constant leaf 0 is on no edge (its gradient ignored, its value 1).
+_KERNEL_SOURCE = r"""
+#include <stdint.h>
+#include <string.h>
+typedef int64_t i64;
+typedef int32_t i32;
+
+static void regret_match(const double* x, double* sigma, i64 a, i64 b) {
+  double tot = 0.0;
+  for (i64 e = a; e < b; ++e) tot += x[e] > 0.0 ? x[e] : 0.0;
+  if (tot > 0.0) {
+    for (i64 e = a; e < b; ++e) sigma[e] = (x[e] > 0.0 ? x[e] : 0.0) / tot;
+  } else {
+    double u = 1.0 / (double)(b - a);
+    for (i64 e = a; e < b; ++e) sigma[e] = u;
+  }
+}
+
+/* mode 0: v = sum sigma q; 1: v = max q; 2: then DCFR update of r (positive regrets times pos,
+   negative times neg, plus q - v) and sigma = RM(r); 3: then predictive CFR+ (r = max(r + q - v,
+   0), sigma = RM(r + q - v)). pred: scratch of the largest node's size (mode 3). */
+void dag_bottom_up(i64 n_nodes, const i64* nes, const i64* cptr, const i32* cidx,
+                   const i64* lptr, const i32* lidx, const double* lval, int skip0,
+                   const double* g, double* sigma, double* r, double* q, double* v,
+                   int mode, double pos, double neg, double* pred) {
+  for (i64 n = n_nodes - 1; n >= 0; --n) {
+    i64 a = nes[n], b = nes[n + 1];
+    double best = -1.0 / 0.0, acc = 0.0;
+    for (i64 e = a; e < b; ++e) {
+      double s = 0.0;
+      if (lval) {
+        for (i64 k = lptr[e]; k < lptr[e + 1]; ++k)
+          if (!(skip0 && lidx[k] == 0)) s += lval[k] * g[lidx[k]];
+      } else {
+        for (i64 k = lptr[e]; k < lptr[e + 1]; ++k)
+          if (!(skip0 && lidx[k] == 0)) s += g[lidx[k]];
+      }
+      for (i64 k = cptr[e]; k < cptr[e + 1]; ++k) s += v[cidx[k]];
+      q[e] = s;
+      if (mode == 1) { if (s > best) best = s; }
+      else acc += sigma[e] * s;
+    }
+    double vn = mode == 1 ? best : acc;
+    v[n] = vn;
+    if (mode == 2) {
+      for (i64 e = a; e < b; ++e) r[e] = r[e] * (r[e] > 0.0 ? pos : neg) + (q[e] - vn);
+      regret_match(r, sigma, a, b);
+    } else if (mode == 3) {
+      for (i64 e = a; e < b; ++e) {
+        double inst = q[e] - vn, x = r[e] + inst;
+        r[e] = x > 0.0 ? x : 0.0;
+        pred[e - a] = r[e] + inst;
+      }
+      regret_match(pred - a, sigma, a, b);
+    }
+  }
+}
+
+/* lam = flow of sigma (roots get inflow 1); leaf = F lam (if leaf); avg += w lam (if avg). */
+void dag_top_down(i64 n_nodes, const i64* nes, const i64* cptr, const i32* cidx,
+                  const i64* lptr, const i32* lidx, const double* lval, int skip0,
+                  const double* sigma, const i64* roots, i64 n_roots, double* inflow,
+                  double* lam, double* leaf, i64 n_leaves, double* avg, double w) {
+  memset(inflow, 0, sizeof(double) * n_nodes);
+  for (i64 i = 0; i < n_roots; ++i) inflow[roots[i]] = 1.0;
+  if (leaf) memset(leaf, 0, sizeof(double) * n_leaves);
+  for (i64 n = 0; n < n_nodes; ++n) {
+    double in = inflow[n];
+    for (i64 e = nes[n]; e < nes[n + 1]; ++e) {
+      double x = sigma[e] * in;
+      lam[e] = x;
+      if (avg) avg[e] += w * x;
+      for (i64 k = cptr[e]; k < cptr[e + 1]; ++k) inflow[cidx[k]] += x;
+      if (leaf) {
+        if (lval) for (i64 k = lptr[e]; k < lptr[e + 1]; ++k) leaf[lidx[k]] += lval[k] * x;
+        else for (i64 k = lptr[e]; k < lptr[e + 1]; ++k) leaf[lidx[k]] += x;
+      }
+    }
+  }
+  if (leaf && skip0) leaf[0] = 1.0;
+}
+
+/* leaf = F x (with skip0: leaf[0] = 1). */
+void dag_leaf_values(i64 n_edges, const i64* lptr, const i32* lidx, const double* lval,
+                     int skip0, const double* x, double* leaf, i64 n_leaves) {
+  memset(leaf, 0, sizeof(double) * n_leaves);
+  for (i64 e = 0; e < n_edges; ++e) {
+    double y = x[e];
+    if (lval) for (i64 k = lptr[e]; k < lptr[e + 1]; ++k) leaf[lidx[k]] += lval[k] * y;
+    else for (i64 k = lptr[e]; k < lptr[e + 1]; ++k) leaf[lidx[k]] += y;
+  }
+  if (skip0) leaf[0] = 1.0;
+}
+"""
+
+
+_KERNEL = []
+
+
+def _kernel() -> Optional[ctypes.CDLL]:
+  """The compiled C kernel (None without a C compiler)."""
+  if not _KERNEL:
+    lib = native.compile_c("team_belief_dag", _KERNEL_SOURCE)
+    if lib is not None:
+      for fn in (lib.dag_bottom_up, lib.dag_top_down, lib.dag_leaf_values):
+        fn.restype = None
+      lib.dag_bottom_up.argtypes = (
+          [ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_int] + [ctypes.c_void_p] * 5
+          + [ctypes.c_int, ctypes.c_double, ctypes.c_double, ctypes.c_void_p])
+      lib.dag_top_down.argtypes = (
+          [ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_int] + [ctypes.c_void_p] * 2
+          + [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64, ctypes.c_void_p,
+                                                        ctypes.c_double])
+      lib.dag_leaf_values.argtypes = (
+          [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int] + [ctypes.c_void_p] * 2
+          + [ctypes.c_int64])
+    _KERNEL.append(lib)
+  return _KERNEL[0]
+
+
+def _ptr(a: Optional[np.ndarray]):
+  return None if a is None else a.ctypes.data_as(ctypes.c_void_p)
+
+
+def _i64(x) -> ctypes.c_int64:
+  return ctypes.c_int64(int(x))
 
 
 class BeliefDAG:
@@ -61,7 +195,12 @@ class BeliefDAG:
   internal edge i; `to_local` maps a flow back to the decomposition's order.
   """
 
-  def __init__(self, dec: TeamDecomposition):
+  def __init__(self, dec: TeamDecomposition, native: bool = True):
+    """Args:
+      dec: the team's tree decomposition.
+      native: use the C kernel (`native.compile_c`) for the passes when a C compiler is
+        available; False (or no compiler): the numpy passes (the reference).
+    """
     self.decomposition = dec
     states = dec.states
     n_edges = dec.num_local
@@ -129,6 +268,54 @@ class BeliefDAG:
     self.leaf_matrix_t = leaf.T.tocsr()
     self.const_leaf = dec.const_leaf
     self._uniform = 1.0 / self.node_size[self.edge_node]
+    self._lib = _kernel() if native else None
+    if self._lib is not None:
+      self._setup_native(lp, lc)
+
+  def _setup_native(self, lp: np.ndarray, lc: np.ndarray):
+    """CSR arrays of the C kernel: each edge's child beliefs and its leaves."""
+    if max(self.num_nodes, self.leaf_matrix.shape[0]) >= 2**31:
+      self._lib = None
+      return
+    order = np.argsort(lp, kind="stable")
+    self._cptr = np.zeros(self.num_edges + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lp, minlength=self.num_edges), out=self._cptr[1:])
+    self._cidx = np.ascontiguousarray(lc[order], dtype=np.int32)
+    ft = self.leaf_matrix_t
+    self._lptr = np.ascontiguousarray(ft.indptr, dtype=np.int64)
+    self._lidx = np.ascontiguousarray(ft.indices, dtype=np.int32)
+    data = np.ascontiguousarray(ft.data, dtype=np.float64)
+    self._lval = None if np.all(data == 1.0) else data
+    self._nes = np.ascontiguousarray(self.node_edge_start, dtype=np.int64)
+    self._roots = np.ascontiguousarray(self.roots, dtype=np.int64)
+    self._q = np.empty(self.num_edges)
+    self._v = np.empty(self.num_nodes)
+    self._inflow = np.empty(self.num_nodes)
+    self._pred = np.empty(int(self.node_size.max(initial=1)))
+
+  @property
+  def native(self) -> bool:
+    """Whether the passes run in the C kernel."""
+    return self._lib is not None
+
+  def _bottom_up(self, g, sigma, regret, mode, pos=1.0, neg=1.0):
+    g = np.ascontiguousarray(g, dtype=np.float64)
+    self._lib.dag_bottom_up(
+        _i64(self.num_nodes), _ptr(self._nes), _ptr(self._cptr), _ptr(self._cidx),
+        _ptr(self._lptr), _ptr(self._lidx), _ptr(self._lval), int(self.const_leaf), _ptr(g),
+        _ptr(sigma), _ptr(regret), _ptr(self._q), _ptr(self._v), int(mode),
+        ctypes.c_double(pos), ctypes.c_double(neg), _ptr(self._pred))
+    return self._q, self._v
+
+  def _top_down(self, sigma, leaf=None, avg=None, weight=0.0):
+    lam = np.empty(self.num_edges)
+    self._lib.dag_top_down(
+        _i64(self.num_nodes), _ptr(self._nes), _ptr(self._cptr), _ptr(self._cidx),
+        _ptr(self._lptr), _ptr(self._lidx), _ptr(self._lval), int(self.const_leaf),
+        _ptr(np.ascontiguousarray(sigma, dtype=np.float64)), _ptr(self._roots),
+        _i64(len(self._roots)), _ptr(self._inflow), _ptr(lam), _ptr(leaf),
+        _i64(0 if leaf is None else len(leaf)), _ptr(avg), ctypes.c_double(weight))
+    return lam
 
   def to_local(self, lam: np.ndarray) -> np.ndarray:
     """A flow in the decomposition's local-solution (LP column) order."""
@@ -151,6 +338,11 @@ class BeliefDAG:
   def values(self, leaf_grad: np.ndarray, sigma: Optional[np.ndarray] = None):
     """Bottom-up: (edge values q, node values v) under the local strategies `sigma` (a
     distribution over each node's edges), or of a best response when `sigma` is None (max)."""
+    if self._lib is not None:
+      q, v = self._bottom_up(leaf_grad, None if sigma is None else
+                             np.ascontiguousarray(sigma, dtype=np.float64), None,
+                             1 if sigma is None else 0)
+      return q.copy(), v.copy()
     q = self.edge_utilities(leaf_grad)
     v = np.zeros(self.num_nodes)
     for e0, e1, n0, n1, starts, link in reversed(self.levels):
@@ -166,6 +358,14 @@ class BeliefDAG:
 
   def root_value(self, leaf_grad: np.ndarray, v: np.ndarray) -> float:
     return self._const(leaf_grad) + float(v[self.roots].sum())
+
+  def best_response_value(self, leaf_grad: np.ndarray) -> float:
+    """The value of the team's best joint pure plan against the leaf gradient (bottom-up)."""
+    if self._lib is not None:
+      _, v = self._bottom_up(leaf_grad, None, None, 1)
+    else:
+      _, v = self.values(leaf_grad)
+    return self.root_value(leaf_grad, v)
 
   def best_response(self, leaf_grad: np.ndarray):
     """(value, flow) of the team's best joint pure plan against the leaf gradient: value =
@@ -184,6 +384,8 @@ class BeliefDAG:
 
   def flows(self, sigma: np.ndarray) -> np.ndarray:
     """Top-down: the flow (realisation plan lambda) of local strategies `sigma`."""
+    if self._lib is not None:
+      return self._top_down(sigma)
     inflow = np.zeros(self.num_nodes)
     inflow[self.roots] = 1.0
     lam = np.empty(self.num_edges)
@@ -194,6 +396,14 @@ class BeliefDAG:
     return lam
 
   def leaf_values(self, lam: np.ndarray) -> np.ndarray:
+    """F lam: the team's plan on the leaves (sequence pairs) of the flow `lam`."""
+    if self._lib is not None:
+      x = np.empty(self.leaf_matrix.shape[0])
+      self._lib.dag_leaf_values(
+          _i64(self.num_edges), _ptr(self._lptr), _ptr(self._lidx), _ptr(self._lval),
+          int(self.const_leaf), _ptr(np.ascontiguousarray(lam, dtype=np.float64)), _ptr(x),
+          _i64(len(x)))
+      return x
     x = self.leaf_matrix @ lam
     if self.const_leaf:
       x[0] = 1.0
@@ -205,6 +415,43 @@ class BeliefDAG:
     tot = np.add.reduceat(pos, self.node_edge_start[:-1])
     tot_e = np.repeat(tot, self.node_size)
     return np.where(tot_e > 0, pos / np.where(tot_e > 0, tot_e, 1.0), self._uniform)
+
+  def regret_update(self, leaf_grad: np.ndarray, sigma: np.ndarray, regret: np.ndarray,
+                    algorithm: str, iteration: int) -> None:
+    """One regret-minimisation step of every belief, in place: the counterfactual values of
+    the local strategies `sigma` against `leaf_grad` (bottom-up), the instantaneous regrets
+    q - v, then `regret` and `sigma` updated by DCFR (alpha = 1.5, beta = 0: positive regrets
+    times t^1.5 / (t^1.5 + 1), negative ones times 1/2) or predictive CFR+ (`regret` the
+    clipped cumulative regret, `sigma` regret matching on it plus the last instantaneous
+    regret as the prediction)."""
+    if algorithm not in ALGORITHMS:
+      raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
+    ta = float(iteration) ** 1.5
+    if self._lib is not None:
+      self._bottom_up(leaf_grad, sigma, regret, 2 if algorithm == "dcfr" else 3,
+                      ta / (ta + 1.0), 0.5)
+      return
+    q, v = self.values(leaf_grad, sigma)
+    inst = q - v[self.edge_node]
+    if algorithm == "dcfr":
+      regret *= np.where(regret > 0, ta / (ta + 1.0), 0.5)
+      regret += inst
+      sigma[:] = self.regret_matching(regret)
+    else:
+      np.maximum(regret + inst, 0.0, out=regret)
+      sigma[:] = self.regret_matching(regret + inst)
+
+  def flows_and_leaves(self, sigma: np.ndarray, avg: Optional[np.ndarray] = None,
+                       weight: float = 0.0):
+    """(flow lam of `sigma`, F lam); with `avg`, also avg += weight * lam in place."""
+    if self._lib is not None:
+      leaf = np.empty(self.leaf_matrix.shape[0])
+      lam = self._top_down(sigma, leaf, avg, weight)
+      return lam, leaf
+    lam = self.flows(sigma)
+    if avg is not None:
+      avg += weight * lam
+    return lam, self.leaf_values(lam)
 
 
 @dataclasses.dataclass
@@ -239,7 +486,8 @@ class BeliefDAGResult:
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           tol: float = 1e-6, time_limit: Optional[float] = None,
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
-          max_local: int = DEFAULT_MAX_LOCAL, verbose: bool = False) -> BeliefDAGResult:
+          max_local: int = DEFAULT_MAX_LOCAL, verbose: bool = False,
+          native: bool = True) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
   Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
@@ -258,6 +506,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     check_every: iterations between two certifications by exact best responses (>= 1).
     max_local: cap on a team's DAG edges (MemoryError past it, as for the team LP).
     verbose: print one line per certification.
+    native: run the DAG passes in the C kernel when a C compiler is available (False: the
+      numpy passes, the reference; both give the same iterates to rounding).
 
   Returns:
     A `BeliefDAGResult` whose `lower`/`upper` are certified by exact team best responses.
@@ -276,7 +526,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   if teams.num_teams != 2:
     raise ValueError(f"the team belief DAG solver needs two teams (got {teams})")
   dec = [TeamDecomposition(tree, t, max_local) for t in teams.teams]
-  dags = [BeliefDAG(d) for d in dec]
+  dags = [BeliefDAG(d, native=native) for d in dec]
   util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
   w = tree.chance_reach()[tree.terminals] * util1
   m_mat = sparse.csr_matrix((w, (dec[0].terminal_leaf, dec[1].terminal_leaf)),
@@ -289,8 +539,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     return m_mat @ leaf_other if team == 0 else -(m_t @ leaf_other)
 
   regrets = [np.zeros(g.num_edges) for g in dags]
-  predict = [np.zeros(g.num_edges) for g in dags]  # pcfr+: last instantaneous regret
-  avg = [np.zeros(g.num_edges) for g in dags]
+  # The average plans are only needed on the leaves (F is linear: F avg(lam) = avg(F lam)).
+  avg_leaf = [np.zeros(g.leaf_matrix.shape[0]) for g in dags]
   avg_w = 0.0
   sig = [g.regret_matching(r) for g, r in zip(dags, regrets)]
   lam = [g.flows(s) for g, s in zip(dags, sig)]
@@ -302,40 +552,22 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   converged = False
   while True:
     it += 1
-    for team in (0, 1):  # alternating updates
-      g = dags[team]
-      gr = grad(team, leaf[1 - team])
-      q, v = g.values(gr, sig[team])
-      inst = q - v[g.edge_node]
-      if algorithm == "dcfr":
-        r = regrets[team]
-        ta = it ** 1.5
-        r *= np.where(r > 0, ta / (ta + 1.0), 0.5)
-        r += inst
-        sig_next = g.regret_matching(r)
-      else:  # predictive CFR+
-        r = np.maximum(regrets[team] + inst, 0.0)
-        regrets[team] = r
-        predict[team] = inst
-        sig_next = g.regret_matching(r + inst)
-      sig[team] = sig_next
-      lam[team] = g.flows(sig_next)
-      leaf[team] = g.leaf_values(lam[team])
     # Average flows: DCFR gamma = 2 weights (t / (t + 1))^2 per step (t^2 weights);
     # predictive CFR+ quadratic weights t^2 too.
     weight = float(it) ** 2
     avg_w += weight
-    for team in (0, 1):
-      avg[team] += weight * lam[team]
+    for team in (0, 1):  # alternating updates
+      g = dags[team]
+      g.regret_update(grad(team, leaf[1 - team]), sig[team], regrets[team], algorithm, it)
+      lam[team], leaf[team] = g.flows_and_leaves(sig[team])
+      avg_leaf[team] += weight * leaf[team]
     elapsed = time.perf_counter() - start
     out_of_time = time_limit is not None and elapsed >= time_limit
     if it % check_every == 0 or it >= max_iterations or out_of_time:
-      xa = avg[0] / avg_w
-      ya = avg[1] / avg_w
-      lx = dags[0].leaf_values(xa)
-      ly = dags[1].leaf_values(ya)
-      br2, _ = dags[1].best_response(grad(1, lx))  # team 2's best value against x
-      br1, _ = dags[0].best_response(grad(0, ly))  # team 1's best value against y
+      lx = avg_leaf[0] / avg_w
+      ly = avg_leaf[1] / avg_w
+      br2 = dags[1].best_response_value(grad(1, lx))  # team 2's best value against x
+      br1 = dags[0].best_response_value(grad(0, ly))  # team 1's best value against y
       if -br2 > lower:
         lower, best_x = -br2, lx
       if br1 < upper:
