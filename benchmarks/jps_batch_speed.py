@@ -1,15 +1,19 @@
 r"""Per-seed CPU time of the JPS paper protocol (issue 16): batched CFR1k and the authors' JPS
 schedule, before and after the speed-ups, measured in one run.
 
-"Before" is `ospiel_team/algorithms/tree_cfr.py` as of commit fc8a58e (loaded from git, skipped
-without it) and JPS without its cached search structure (`structure_budget=0`, the old
-search); "after" is the current code. Both run the same seeds from the same policies, and the
+"Before" is `ospiel_team/algorithms/tree_cfr.py` as of `--before_rev` (loaded from git, skipped
+without it; default 6c996ea, the numpy-only batched CFR before its C kernels; fc8a58e is the
+unbatched-era solver of the first speed-up) and, with `--jps_before=uncached`, JPS without its
+cached search structure (`structure_budget=0`, the old search; with `--jps_before=same`, the
+default, JPS is timed once and counted on both sides: this revision did not change it);
+"after" is the current code. Both run the same seeds from the same policies, and the
 script checks that they give the same policies and JPS values (the speed-ups change no result).
 CFR is timed over `--cfr_timed` iterations and scaled to 1,000 (its per-iteration cost hardly
 changes); JPS runs from the CFR1k last iterate (the paper protocol), exact with the authors'
 schedule and, where `--samples` is set, sampled (k = 1, 5, 20; 100 iterations).
 
   python benchmarks/jps_batch_speed.py --games "mini_bridge(size=4)=10,simple_bidding(size=16)=4"
+  python benchmarks/jps_batch_speed.py --before_rev fc8a58e --jps_before uncached  # first speed-up
 """
 
 import importlib.util
@@ -36,7 +40,9 @@ flags.DEFINE_list("depths", ["mini_bridge(size=4)=3", "simple_bidding(size=16)=3
                   "game=D (others: full depth).")
 flags.DEFINE_list("sampled_games", ["simple_bidding(size=16)"], "Games with sampled JPS.")
 flags.DEFINE_integer("cfr_timed", 100, "CFR iterations timed (scaled to 1,000).")
-flags.DEFINE_string("before_rev", "fc8a58e", "Git revision of the 'before' tree_cfr.py.")
+flags.DEFINE_string("before_rev", "6c996ea", "Git revision of the 'before' tree_cfr.py.")
+flags.DEFINE_enum("jps_before", "same", ["same", "uncached"],
+                  "'Before' JPS: the current JPS (timed once) or the uncached search.")
 flags.DEFINE_string("json_out", None, "Optional JSON output.")
 
 
@@ -105,16 +111,20 @@ def main(argv):
     scale = 1000 / FLAGS.cfr_timed
     new_solver, new_cfr = _cfr(tree_cfr, tree, seeds, FLAGS.cfr_timed)
     row["cfr1k_cpu_per_seed_after"] = new_cfr * scale
+    row["cfr_backend_after"] = getattr(new_solver, "backend", "numpy")
     if old is not None:
       old_solver, old_cfr = _cfr(old, tree, seeds, FLAGS.cfr_timed)
       row["cfr1k_cpu_per_seed_before"] = old_cfr * scale
       row["cfr_equal"] = bool(np.array_equal(old_solver.current_policy_array(),
-                                             new_solver.current_policy_array()))
+                                             new_solver.current_policy_array()) and
+                              np.array_equal(old_solver.average_policy_array(),
+                                             new_solver.average_policy_array()))
     for _ in range(1000 - FLAGS.cfr_timed):  # the CFR1k policies JPS starts from
       new_solver.evaluate_and_update_policy()
     curs = new_solver.current_policy_array()
     after = _jps(tree, curs, seeds, depth, samples, shared=True)
-    before = _jps(tree, curs, seeds, depth, samples, shared=False)
+    before = (after if FLAGS.jps_before == "same" else
+              _jps(tree, curs, seeds, depth, samples, shared=False))
     for name in after:
       row[f"jps_{name}_cpu_per_seed_after"] = after[name]["cpu_per_seed"]
       row[f"jps_{name}_cpu_per_seed_before"] = before[name]["cpu_per_seed"]
