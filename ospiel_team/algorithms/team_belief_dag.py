@@ -263,7 +263,10 @@ class BeliefDAG:
                                  shape=(e1 - e0, c1 - c0))
         link = (link, link.T.tocsr(), c0, c1)
       self.levels.append((e0, e1, n0, n1, starts, link))
-    leaf = dec.leaf_matrix.tocsc()[:, edge_order].tocsr()
+    if np.array_equal(edge_order, np.arange(n_edges)):  # already by depth (e.g. Liar's Dice)
+      leaf = dec.leaf_matrix.tocsr()
+    else:
+      leaf = dec.leaf_matrix.tocsc()[:, edge_order].tocsr()
     self.leaf_matrix = leaf  # F: [num_leaves, num_edges] (internal edge order)
     self.leaf_matrix_t = leaf.T.tocsr()
     self.const_leaf = dec.const_leaf
