@@ -31,6 +31,8 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from ospiel_team.algorithms import fast_tree
+
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
@@ -65,8 +67,19 @@ class GameTree:
   """A finite turn-based pyspiel game as flat arrays over histories and infosets."""
 
   def __init__(self, game: pyspiel.Game, max_nodes: int = DEFAULT_MAX_NODES,
-               progress: bool = False):
-    """Walks `game` once. Raises ValueError for games the tree cannot represent."""
+               progress: bool = False, builder: str = "auto"):
+    """Walks `game` once. Raises ValueError for games the tree cannot represent.
+
+    Args:
+      game: a finite turn-based pyspiel game with explicit chance.
+      max_nodes: refuse games with more histories.
+      progress: show a tqdm bar of the walk.
+      builder: "walk" (the reference: pyspiel states), "shadow" (`fast_tree`: the game's own
+        Python rules on plain-Python copies of its states, for this package's four team
+        families; 3-4x faster, same arrays and keys) or "auto" (shadow where supported).
+    """
+    if builder not in ("auto", "walk", "shadow"):
+      raise ValueError(f"builder must be 'auto', 'walk' or 'shadow', got {builder!r}")
     game_type = game.get_type()
     if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
       raise ValueError(
@@ -88,7 +101,15 @@ class GameTree:
     self._use_infostate = game_type.provides_information_state_string
     if not self._use_infostate and not game_type.provides_observation_string:
       raise ValueError(f"{game} provides neither information-state nor observation strings.")
-    self._build(max_nodes, progress)
+    if builder == "auto":
+      builder = "shadow" if fast_tree.supports(game) else "walk"
+    elif builder == "shadow" and not fast_tree.supports(game):
+      raise ValueError(f"builder='shadow' supports {sorted(fast_tree.SHADOW_GAMES)}, not {game}")
+    self.builder = builder
+    if builder == "shadow":
+      self._build_shadow(max_nodes, progress)
+    else:
+      self._build(max_nodes, progress)
     self._derive()
 
   # One pyspiel state per infoset (its first history), for policy conversion. A walked tree
@@ -195,7 +216,65 @@ class GameTree:
         stack.append((state.child(a), n, a, 1.0, depth + 1))
     if pbar is not None:
       pbar.close()
+    self._finish_build(parents, actions, players, depths, infosets, chance_probs, returns_idx,
+                       returns_val, infoset_ids, infoset_player, infoset_legal)
 
+  def _build_shadow(self, max_nodes, progress):
+    """`_build` on `fast_tree`'s shadow states: the same lists in the same order; the
+    representative pyspiel states are replayed on first use (`infoset_states`)."""
+    parents, actions, players, depths, infosets, chance_probs = [], [], [], [], [], []
+    returns_idx, returns_val = [], []
+    infoset_ids: dict = {}
+    infoset_player, infoset_legal = [], []
+    pbar = None
+    if progress:
+      import tqdm  # pylint: disable=g-import-not-at-top
+      pbar = tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
+    num_actions = self.num_actions
+    n = -1
+    for n, (kind, parent, action, prob, depth, payload) in enumerate(
+        fast_tree.walk(self.game, self._use_infostate)):
+      if n >= max_nodes:
+        raise ValueError(
+            f"{self.game} has more than max_nodes={max_nodes} histories; raise max_nodes "
+            "if it fits in memory.")
+      parents.append(parent)
+      actions.append(action)
+      depths.append(depth)
+      chance_probs.append(prob)
+      players.append(kind)
+      if pbar is not None and n % 10000 == 0:
+        pbar.update(10000 if n else 0)
+      if kind == TERMINAL:
+        infosets.append(-1)
+        returns_idx.append(n)
+        returns_val.append(payload)
+      elif kind == CHANCE:
+        infosets.append(-1)
+      else:
+        key, legal = payload
+        info = infoset_ids.get(key)
+        if info is None:
+          info = len(infoset_player)
+          infoset_ids[key] = info
+          infoset_player.append(kind)
+          mask = np.zeros(num_actions, dtype=bool)
+          mask[legal] = True
+          infoset_legal.append(mask)
+        elif infoset_player[info] != kind:
+          raise ValueError(f"infoset {key!r} is shared by players {infoset_player[info]} and "
+                           f"{kind}")
+        infosets.append(info)
+    if pbar is not None:
+      pbar.close()
+    self._infoset_states = None  # replayed on first use
+    self._finish_build(parents, actions, players, depths, infosets, chance_probs, returns_idx,
+                       returns_val, infoset_ids, infoset_player, infoset_legal)
+
+  def _finish_build(self, parents, actions, players, depths, infosets, chance_probs,
+                    returns_idx, returns_val, infoset_ids, infoset_player, infoset_legal):
+    """The node and infoset arrays in level order from the depth-first lists of a walk."""
+    num_actions = self.num_actions
     depth = np.asarray(depths, dtype=np.int32)
     # Level order: stable sort of the depth-first preorder by depth.
     order = np.argsort(depth, kind="stable")
