@@ -11,6 +11,9 @@ the proven optimum? Runs, per seed, several ways of reaching a better policy tha
   authors' JPS from its average policy.
 * `random pure+JPS (best of R)`: R random pure policies (seeded by the seed), each improved by
   our JPS schedule (passes until a quiet pass) at depth D; the best of the R (R times the cost).
+* `ED<n>+JPS` (with `--ed_steps n`): the authors' JPS from the policy of n steps of tabular
+  Exploitability Descent (`ospiel_team.algorithms.exploitability_descent.TabularEDSolver`,
+  Lockhart et al., IJCAI 2019, arXiv 1903.05614; from uniform, so one ED run serves every seed).
 
 Values per seed go to a resumable store (`--store`, same layout as the experiment store, so
 `benchmarks/jps_beyond.py --stores` reports them: mean, how often the proven optimum is reached).
@@ -32,6 +35,7 @@ import pyspiel
 
 import ospiel_team  # noqa: F401
 from ospiel_team import atomic_io
+from ospiel_team.algorithms import exploitability_descent
 from ospiel_team.algorithms import jps
 from ospiel_team.algorithms import tree_cache
 from ospiel_team.algorithms import tree_cfr
@@ -47,6 +51,9 @@ flags.DEFINE_integer("cfr_iterations", 1000, "CFR iterations (the paper: 1000)."
 flags.DEFINE_integer("cfr_more", 200, "CFR iterations per alternating round.")
 flags.DEFINE_integer("rounds", 3, "Alternating CFR/JPS rounds after CFR1k+JPS.")
 flags.DEFINE_integer("restarts", 10, "R random pure restarts per seed (0: skip).")
+flags.DEFINE_integer("ed_steps", 0, "If > 0: also the authors' JPS from the policy of this "
+                     "many steps of tabular Exploitability Descent (from uniform: one ED run "
+                     "for all seeds; the seed drives JPS's schedule).")
 flags.DEFINE_string("store", None, "Per-seed store (JSON; resumed).")
 
 
@@ -94,6 +101,13 @@ def run_chunk(tree, seeds, depth):
   plus = _cfr(tree, init, seeds, FLAGS.cfr_iterations, plus=True).average_policy_array()
   for b, s in enumerate(seeds):
     outs[b]["CFR+ avg+JPS"] = ref[depth].improve(plus[b], seed=s).value
+  if FLAGS.ed_steps:
+    solver = exploitability_descent.TabularEDSolver(tree.game, tree=tree)
+    for _ in range(FLAGS.ed_steps):
+      solver.step()
+    ed_pi = solver.current_policy_array()
+    for b, s in enumerate(seeds):
+      outs[b][f"ED{FLAGS.ed_steps}+JPS"] = ref[depth].improve(ed_pi, seed=s).value
   if FLAGS.restarts:
     ours = jps.JointPolicySearch(tree, depth=depth)
     for b, s in enumerate(seeds):
@@ -121,6 +135,8 @@ def main(argv):
   config = dict(cfr_iterations=FLAGS.cfr_iterations, cfr_more=FLAGS.cfr_more,
                 rounds=FLAGS.rounds, restarts=FLAGS.restarts,
                 larger_depths=[int(x) for x in FLAGS.larger_depths])
+  if FLAGS.ed_steps:  # (absent otherwise: stores made before the flag stay valid)
+    config["ed_steps"] = FLAGS.ed_steps
   tree = tree_cache.cached_tree(game)
   entry = store.setdefault(game, dict(histories=int(tree.num_nodes),
                                       infosets=int(tree.num_infosets), depth=depth,

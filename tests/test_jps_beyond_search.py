@@ -32,3 +32,28 @@ def test_beyond_search_matches_the_experiments_and_resumes(tmp_path):
   before = store.read_text()
   subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
   assert store.read_text() == before  # finished: nothing recomputed
+
+
+def test_beyond_search_ed_start(tmp_path):
+  """`--ed_steps`: JPS from ED's policy never ends below that policy's value (JPS only applies
+  changes of non-negative predicted gain, which are exact: Theorem 1/2 of the JPS paper)."""
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  import pyspiel  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms import evaluation  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms import exploitability_descent  # pylint: disable=g-import-not-at-top
+  store = tmp_path / "beyond.json"
+  env = dict(os.environ, OSPIEL_TEAM_CACHE=str(tmp_path / "cache"))
+  cmd = [sys.executable, os.path.join(REPO, "benchmarks", "jps_beyond_search.py"),
+         "--game", "tiny_hanabi", "--depth", "0", "--larger_depths", "", "--seeds", "2",
+         "--batch", "2", "--cfr_iterations", "10", "--cfr_more", "5", "--rounds", "1",
+         "--restarts", "0", "--ed_steps", "3", "--store", str(store)]
+  subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
+  entry = json.loads(store.read_text())["tiny_hanabi()"]
+  assert entry["config"]["ed_steps"] == 3
+  tree = tree_cache.cached_tree("tiny_hanabi")
+  solver = exploitability_descent.TabularEDSolver(pyspiel.load_game("tiny_hanabi"), tree=tree)
+  for _ in range(3):
+    solver.step()
+  ed_value = float(np.mean(evaluation.game_value(tree, solver.current_policy_array())))
+  for out in entry["seeds"].values():
+    assert out["ED3+JPS"] >= ed_value - 1e-12
