@@ -71,3 +71,24 @@ def test_builder_errors_name_the_value():
   with pytest.raises(ValueError, match="kuhn_poker"):
     GameTree(pyspiel.load_game("kuhn_poker"), builder="shadow")
   assert GameTree(pyspiel.load_game("kuhn_poker")).builder == "walk"
+
+
+def test_preorder_is_the_walk_order():
+  """GameTree._preorder inverts the level-order sort: a permutation in which every history
+  follows its parent and the infosets' first histories come in infoset-id (discovery) order;
+  checked against an explicit recursive preorder of the arrays."""
+  tree = GameTree(pyspiel.load_game("team_leduc(players=3,bets=1,ranks=2,suits=2)"),
+                  builder="walk")
+  children = [[] for _ in range(tree.num_nodes)]
+  for n in range(1, tree.num_nodes):
+    children[int(tree.node_parent[n])].append(n)
+  expected = np.zeros(tree.num_nodes, dtype=np.int64)
+  stack, count = [0], 0
+  while stack:
+    n = stack.pop()
+    expected[n] = count
+    count += 1
+    stack.extend(reversed(children[n]))
+  pre = tree._preorder()  # pylint: disable=protected-access
+  np.testing.assert_array_equal(pre, expected)
+  assert np.all(np.diff(pre[tree.first_node()]) > 0)

@@ -129,24 +129,55 @@ class GameTree:
 
   def _replay_infoset_states(self) -> list:
     """The first history of every infoset as a pyspiel state, rebuilt by replaying actions;
-    raises ValueError if a replayed key differs from the stored one (stale arrays)."""
+    raises ValueError if a replayed key differs from the stored one (stale arrays).
+
+    The first histories are visited in depth-first order (infoset ids are numbered in the
+    walk's discovery order) along one path of states, so shared prefixes are applied once:
+    at most one `child` per history on the union of the paths (no more than a walk).
+    """
     first = self.first_node()
-    states = []
-    for i, node in enumerate(first):
+    order = np.argsort(self._preorder()[first], kind="stable")
+    states = [None] * len(first)
+    path_nodes = [0]
+    path_states = [self.game.new_initial_state()]
+    for i in order.tolist():
+      node = int(first[i])
       path = []
-      n = int(node)
+      n = node
       while n > 0:
-        path.append(int(self.node_action[n]))
+        path.append(n)
         n = int(self.node_parent[n])
-      state = self.game.new_initial_state()
-      for a in reversed(path):
-        state.apply_action(a)
+      path.append(0)
+      path.reverse()
+      k = 0
+      while k < len(path_nodes) and k < len(path) and path_nodes[k] == path[k]:
+        k += 1
+      del path_nodes[k:], path_states[k:]
+      for m in path[k:]:
+        path_states.append(path_states[-1].child(int(self.node_action[m])))
+        path_nodes.append(m)
+      state = path_states[-1]
       key = self._key(state, int(self.infoset_player[i]))
       if key != self.infoset_keys[i]:
         raise ValueError(f"cached tree of {self.game} is stale: infoset {i} replays to {key!r}, "
                          f"stored {self.infoset_keys[i]!r}")
-      states.append(state)
+      states[i] = state
     return states
+
+  def _preorder(self) -> np.ndarray:
+    """[num_nodes] each history's index in the depth-first preorder of the walk."""
+    n = self.num_nodes
+    size = np.ones(n, dtype=np.int64)
+    for s, e in reversed(self.level_slices[1:]):
+      np.add.at(size, self.node_parent[s:e], size[s:e])
+    pre = np.zeros(n, dtype=np.int64)
+    for s, e in self.level_slices[1:]:
+      par = self.node_parent[s:e]
+      # Siblings are contiguous and in order: offset = sizes of the earlier siblings.
+      csum = np.cumsum(size[s:e]) - size[s:e]
+      first_of_parent = np.searchsorted(par, par, side="left")
+      pre[s:e] = pre[par] + 1 + csum - csum[first_of_parent]
+    return pre
 
   # ------------------------------------------------------------------------------------------
   # Building (the one Python walk over pyspiel states).
