@@ -62,6 +62,7 @@ _KERNEL_SOURCE = r"""
 #include <string.h>
 typedef int64_t i64;
 typedef int32_t i32;
+#define NOISE 1e-13
 
 static void regret_match(const double* x, double* sigma, i64 a, i64 b) {
   double tot = 0.0;
@@ -100,12 +101,19 @@ void dag_bottom_up(i64 n_nodes, const i64* nes, const i64* cptr, const i32* cidx
     }
     double vn = mode == 1 ? best : acc;
     v[n] = vn;
+    double tiny = NOISE * (1.0 + (vn > 0.0 ? vn : -vn));
     if (mode == 2) {
-      for (i64 e = a; e < b; ++e) r[e] = r[e] * (r[e] > 0.0 ? pos : neg) + (q[e] - vn);
+      for (i64 e = a; e < b; ++e) {
+        double inst = q[e] - vn;
+        if (inst <= tiny && inst >= -tiny) inst = 0.0;
+        r[e] = r[e] * (r[e] > 0.0 ? pos : neg) + inst;
+      }
       regret_match(r, sigma, a, b);
     } else if (mode == 3) {
       for (i64 e = a; e < b; ++e) {
-        double inst = q[e] - vn, x = r[e] + inst;
+        double inst = q[e] - vn;
+        if (inst <= tiny && inst >= -tiny) inst = 0.0;
+        double x = r[e] + inst;
         r[e] = x > 0.0 ? x : 0.0;
         pred[e - a] = r[e] + inst;
       }
@@ -152,6 +160,11 @@ void dag_leaf_values(i64 n_edges, const i64* lptr, const i32* lidx, const double
 """
 
 
+# Instantaneous regrets within this (relative to 1 + |v|) of zero are rounding noise (a belief
+# whose prescriptions are all worth the same): set to 0, else regret matching would turn
+# +1e-16 into a pure strategy and -1e-16 into the uniform one (the C and numpy passes, whose
+# sums round differently, then part ways; on 21L153 DCFR stalled on such a trajectory).
+_NOISE = 1e-13
 _KERNEL = []
 
 
@@ -426,7 +439,8 @@ class BeliefDAG:
     q - v, then `regret` and `sigma` updated by DCFR (alpha = 1.5, beta = 0: positive regrets
     times t^1.5 / (t^1.5 + 1), negative ones times 1/2) or predictive CFR+ (`regret` the
     clipped cumulative regret, `sigma` regret matching on it plus the last instantaneous
-    regret as the prediction)."""
+    regret as the prediction). Instantaneous regrets within 1e-13 (1 + |v|) of zero count as
+    zero (rounding noise)."""
     if algorithm not in ALGORITHMS:
       raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
     ta = float(iteration) ** 1.5
@@ -435,7 +449,9 @@ class BeliefDAG:
                       ta / (ta + 1.0), 0.5)
       return
     q, v = self.values(leaf_grad, sigma)
-    inst = q - v[self.edge_node]
+    vn = v[self.edge_node]
+    inst = q - vn
+    inst[np.abs(inst) <= _NOISE * (1.0 + np.abs(vn))] = 0.0
     if algorithm == "dcfr":
       regret *= np.where(regret > 0, ta / (ta + 1.0), 0.5)
       regret += inst
