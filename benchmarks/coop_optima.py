@@ -84,6 +84,19 @@ def run_one(game, method, limit, highs_limit=None):
   return row
 
 
+NOTES_MARKER = "<!-- notes: kept when the table is regenerated -->"
+
+
+def _kept_notes(path):
+  """The hand-written notes below NOTES_MARKER in an existing --out_md (or "")."""
+  if not os.path.exists(path):
+    return ""
+  with open(path) as f:
+    text = f.read()
+  at = text.find(NOTES_MARKER)
+  return "" if at < 0 else "\n" + text[at:]
+
+
 def markdown(rows):
   lines = ["| game | method | value (common payoff) | proven optimal | gap | bound | seconds "
            "(total; tree walk) | terminals |", "|---|---|---|---|---|---|---|---|"]
@@ -116,7 +129,7 @@ def main(argv):
                 for r in json.load(f)["rows"] if "requested_game" in r}
   if FLAGS.markdown_only:
     rows = [stored[(g, m)] for g in games for m in methods if (g, m) in stored]
-    _atomic_write(FLAGS.out_md, markdown(rows))
+    _atomic_write(FLAGS.out_md, markdown(rows) + _kept_notes(FLAGS.out_md))
     print(markdown(rows))
     return
   import tqdm  # pylint: disable=g-import-not-at-top
@@ -149,7 +162,7 @@ def main(argv):
       rows.append(row)
       print(json.dumps({k: row.get(k) for k in ("game", "method", "value", "proven_optimal",
                                                 "gap", "total_seconds", "reason")}), flush=True)
-  _atomic_write(FLAGS.out_md, markdown(rows))
+  _atomic_write(FLAGS.out_md, markdown(rows) + _kept_notes(FLAGS.out_md))
   print(markdown(rows))
 
 

@@ -46,25 +46,40 @@ def _openspiel_value(size, strategy):
 
 
 def test_root_partition_search_totals_are_scored_by_openspiel():
-  # From a poor opening partition of size 8 (0-3 open 1, 4-5 open 2, 6 opens 4, 7 opens 8): the
-  # total it reports must be what OpenSpiel's evaluator gives its strategy, and it may not be
-  # below the start's exact value nor above the proven optimum 324 (5.0625).
-  start = [0b1111, 0b110000, 0b1000000, 0b10000000]
-  res = sbs.root_partition_search(8, start, backend="python")
-  assert _openspiel_value(8, res.strategy) == pytest.approx(res.total / 64, abs=1e-12)
-  assert res.total <= 324
-  mover = sbo._PythonSolver(8)  # pylint: disable=protected-access
-  start_total = sum(mover.value(c, 255, g) for c, g in enumerate(start) if g)
+  # From a poor opening partition of size 6 (0-3 open 1, 4 opens 2, 5 opens 4): the total it
+  # reports must be what OpenSpiel's evaluator gives its strategy, and it may not be below the
+  # start's exact value nor above the optimum (simple_bidding_optimum; Python = C kernel at
+  # N <= 6, both = MIP at N <= 4).
+  start = [0b1111, 0b10000, 0b100000, 0]
+  opt = sbo.solve(6, backend="python")
+  res = sbs.root_partition_search(6, start, backend="python")
+  assert _openspiel_value(6, res.strategy) == pytest.approx(res.total / 36, abs=1e-12)
+  assert res.total <= opt.total
+  mover = sbo._PythonSolver(6)  # pylint: disable=protected-access
+  start_total = sum(mover.value(c, 63, g) for c, g in enumerate(start) if g)
   assert res.total >= start_total
   # Started at the optimum's own opening partition it stays there with the optimum's total.
-  opt = sbo.solve(8, backend="python")
   groups = [0] * 4
   for card, action in opt.strategy[()].items():
     groups[action - 1] |= 1 << card
-  at_opt = sbs.root_partition_search(8, groups, backend="python")
-  assert at_opt.total == 324 and at_opt.groups == groups
+  at_opt = sbs.root_partition_search(6, groups, backend="python")
+  assert at_opt.total == opt.total and at_opt.groups == groups
 
 
 def test_root_partition_search_rejects_a_bad_start():
   with pytest.raises(ValueError, match="disjoint bitmasks"):
     sbs.root_partition_search(8, [0b1111, 0b11110000, 0, 1])
+
+
+def test_root_partition_search_pair_moves_only_improve():
+  # Size 6 (bids 1, 2, 4, 8): every card opens 1 at the start. Pair moves search a superset of
+  # the neighbourhood, so they end at least as high; OpenSpiel scores both strategies, and
+  # neither exceeds the optimum (simple_bidding_optimum, which agrees with the MIP at N <= 4
+  # and with its C kernel at N <= 6).
+  start = [0b111111, 0, 0, 0]
+  plain = sbs.root_partition_search(6, start, backend="python")
+  pairs = sbs.root_partition_search(6, start, backend="python", pair_moves=True)
+  opt = sbo.solve(6, backend="python").total
+  assert plain.total <= pairs.total <= opt
+  for res in (plain, pairs):
+    assert _openspiel_value(6, res.strategy) == pytest.approx(res.total / 36, abs=1e-12)

@@ -157,15 +157,16 @@ class RootSearchResult:
 
 def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
                           backend: str = "auto", hash_log2: int = 26,
-                          log=None) -> RootSearchResult:
+                          log=None, pair_moves: bool = False) -> RootSearchResult:
   """Hill climbing over P1's opening partition, every partition scored EXACTLY.
 
   Once P1 has opened, P2 learns only the group G_c of cards that open bid 2^c, and the games
   below the K openings are independent, so a joint strategy's best value for a fixed opening
   partition (G_0, ..., G_{K-1}) is sum_c W(c, all cards, G_c), each term the exact optimum of
   `simple_bidding_optimum` (P2 to move with all cards, P1's card in G_c). This search moves one
-  card to another opening, then swaps two cards of different openings, keeping any change that
-  raises the exact total, until neither does (or `max_rounds`). It is a lower bound (a
+  card to another opening, then swaps two cards of different openings, then (with
+  `pair_moves`) sends any two cards to any two openings, keeping any change that raises the
+  exact total, until none does (or `max_rounds`). It is a lower bound (a
   strategy), never a proof; the returned strategy is the optimal continuation of the final
   partition (`simple_bidding_optimum._strategy`).
 
@@ -176,6 +177,8 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
     backend: as in `simple_bidding_optimum.solve`.
     hash_log2: as in `simple_bidding_optimum.solve`.
     log: optional callable(str) for progress lines (the incumbent after each improvement).
+    pair_moves: also try every pair of cards sent to every pair of openings (K^2 N(N-1)/2
+      partitions per round).
 
   Returns:
     A `RootSearchResult`.
@@ -231,6 +234,23 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
           new = total - val(a, groups[a]) - val(b, groups[b]) + val(a, ga) + val(b, gb)
           if new > total:
             groups[a], groups[b], total, improved = ga, gb, new, True
+            break
+        if improved:
+          break
+    if not improved and pair_moves:  # send two cards to any two openings
+      for x, y in itertools.combinations(range(size), 2):
+        for bx, by in itertools.product(range(k), repeat=2):
+          if (bx, by) == (where[x], where[y]):
+            continue
+          new_groups = list(groups)
+          new_groups[where[x]] &= ~(1 << x)
+          new_groups[where[y]] &= ~(1 << y)
+          new_groups[bx] |= 1 << x
+          new_groups[by] |= 1 << y
+          changed = [c for c in range(k) if new_groups[c] != groups[c]]
+          new = total + sum(val(c, new_groups[c]) - val(c, groups[c]) for c in changed)
+          if new > total:
+            groups, total, improved = new_groups, new, True
             break
         if improved:
           break
