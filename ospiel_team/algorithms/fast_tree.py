@@ -32,18 +32,22 @@ _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _IMMUTABLE = (int, float, bool, str, tuple, frozenset, type(None))
 
 
+def _same(v):
+  return v
+
+
+# Copy of an attribute by its exact type; other types fall back to copy.deepcopy.
+_COPIERS = {t: _same for t in _IMMUTABLE}
+_COPIERS[FlatList] = FlatList
+_COPIERS[NestedList] = NestedList
+
+
 def _copy_attributes(src: dict, dst: dict) -> None:
   """What pyspiel's clone of a Python state does (a deepcopy of every attribute), with
   `cheap_clone`'s list semantics spelled out."""
   for k, v in src.items():
-    if isinstance(v, _IMMUTABLE):
-      dst[k] = v
-    elif type(v) is FlatList:  # pylint: disable=unidiomatic-typecheck
-      dst[k] = FlatList(v)
-    elif type(v) is NestedList:  # pylint: disable=unidiomatic-typecheck
-      dst[k] = NestedList(v)
-    else:
-      dst[k] = copy.deepcopy(v)
+    copier = _COPIERS.get(type(v))
+    dst[k] = copier(v) if copier is not None else copy.deepcopy(v)
 
 
 class _ShadowBase:
