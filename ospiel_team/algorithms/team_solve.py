@@ -29,6 +29,9 @@ with at most 125k local solutions per team finished in at most 92 s on a quiet m
 ~90 CPU seconds; 42D2 (532k, LP 233 s) and 51D2 (1.76M, LP 1402 s under load) go to the DAG by
 this rule without a DAG measurement of theirs. Column generation stays available by name: it
 is exact where its MIP oracle is fast (Kuhn poker: 21K8, 21K12, 31K5) and slow elsewhere.
+Re-examined after the belief DAG's passes moved to C (2x cheaper iterations; iteration counts
+vary by +-50% with rounding; team_lp.md section 0.6): unchanged, since no crossover instance
+was re-measured.
 """
 
 from __future__ import annotations
