@@ -107,9 +107,16 @@ def test_dag_anytime_stop_and_bad_arguments():
   assert res.lower <= -1.0 / 24.0 <= res.upper
   for kwargs, needle in ((dict(algorithm="cfr9"), "cfr9"), (dict(time_limit=-3), "-3"),
                          (dict(check_every=0), "check_every=0"),
-                         (dict(max_iterations=0), "max_iterations=0"), (dict(tol=-1), "-1")):
+                         (dict(max_iterations=0), "max_iterations=0"), (dict(tol=-1), "-1"),
+                         (dict(average_powers=()), "average_powers"),
+                         (dict(average_powers=(2.0, -1.0)), "-1.0")):
     with pytest.raises(ValueError, match=needle):
       team_belief_dag.solve("kuhn_poker(players=3)", "0,1|2", **kwargs)
+  # Further averages certify more plans of the same iterates: the bracket can only narrow,
+  # and it still holds the value.
+  more = team_belief_dag.solve("kuhn_poker(players=3)", "0,1|2", tol=0.0, max_iterations=20,
+                               check_every=10, average_powers=(2.0, 5.0, 0.0))
+  assert res.lower <= more.lower <= -1.0 / 24.0 <= more.upper <= res.upper
 
 
 def test_team_solve_and_cli_method_dag():

@@ -36,7 +36,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 import pyspiel
@@ -506,7 +506,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           tol: float = 1e-6, time_limit: Optional[float] = None,
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
           max_local: int = DEFAULT_MAX_LOCAL, verbose: bool = False,
-          native: bool = True) -> BeliefDAGResult:
+          native: bool = True, average_powers: Sequence[float] = (2.0,)) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
   Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
@@ -527,6 +527,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     verbose: print one line per certification.
     native: run the DAG passes in the C kernel when a C compiler is available (False: the
       numpy passes, the reference; both give the same iterates to rounding).
+    average_powers: the averages certified (weights t^p per iteration; DCFR's gamma = 2 is
+      (2.0,)); each is certified, and the best lower and upper bounds are kept.
 
   Returns:
     A `BeliefDAGResult` whose `lower`/`upper` are certified by exact team best responses.
@@ -541,6 +543,9 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"max_iterations={max_iterations!r} must be >= 1")
   if check_every < 1:
     raise ValueError(f"check_every={check_every!r} must be >= 1")
+  average_powers = tuple(average_powers)
+  if not average_powers or not all(p >= 0 for p in average_powers):
+    raise ValueError(f"average_powers={average_powers!r}: give one or more powers >= 0")
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
     raise ValueError(f"the team belief DAG solver needs two teams (got {teams})")
@@ -559,8 +564,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
 
   regrets = [np.zeros(g.num_edges) for g in dags]
   # The average plans are only needed on the leaves (F is linear: F avg(lam) = avg(F lam)).
-  avg_leaf = [np.zeros(g.leaf_matrix.shape[0]) for g in dags]
-  avg_w = 0.0
+  # One average per weight exponent in `average_powers` (t^p weights); any team-1 plan gives a
+  # certified lower bound and any team-2 plan an upper bound, so every average is certified.
+  avg_leaf = [[np.zeros(g.leaf_matrix.shape[0]) for g in dags] for _ in average_powers]
+  avg_w = [0.0 for _ in average_powers]
   sig = [g.regret_matching(r) for g, r in zip(dags, regrets)]
   lam = [g.flows(s) for g, s in zip(dags, sig)]
   leaf = [g.leaf_values(l) for g, l in zip(dags, lam)]
@@ -571,26 +578,29 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   converged = False
   while True:
     it += 1
-    # Average flows: DCFR gamma = 2 weights (t / (t + 1))^2 per step (t^2 weights);
-    # predictive CFR+ quadratic weights t^2 too.
-    weight = float(it) ** 2
-    avg_w += weight
     for team in (0, 1):  # alternating updates
       g = dags[team]
       g.regret_update(grad(team, leaf[1 - team]), sig[team], regrets[team], algorithm, it)
       lam[team], leaf[team] = g.flows_and_leaves(sig[team])
-      avg_leaf[team] += weight * leaf[team]
+    # Average plans: DCFR gamma = 2 weights (t / (t + 1))^2 per step (t^2 weights);
+    # predictive CFR+ quadratic weights t^2 too; optionally further powers.
+    for k, p in enumerate(average_powers):
+      weight = float(it) ** p
+      avg_w[k] += weight
+      for team in (0, 1):
+        avg_leaf[k][team] += weight * leaf[team]
     elapsed = time.perf_counter() - start
     out_of_time = time_limit is not None and elapsed >= time_limit
     if it % check_every == 0 or it >= max_iterations or out_of_time:
-      lx = avg_leaf[0] / avg_w
-      ly = avg_leaf[1] / avg_w
-      br2 = dags[1].best_response_value(grad(1, lx))  # team 2's best value against x
-      br1 = dags[0].best_response_value(grad(0, ly))  # team 1's best value against y
-      if -br2 > lower:
-        lower, best_x = -br2, lx
-      if br1 < upper:
-        upper, best_y = br1, ly
+      for k in range(len(average_powers)):
+        lx = avg_leaf[k][0] / avg_w[k]
+        ly = avg_leaf[k][1] / avg_w[k]
+        br2 = dags[1].best_response_value(grad(1, lx))  # team 2's best value against x
+        br1 = dags[0].best_response_value(grad(0, ly))  # team 1's best value against y
+        if -br2 > lower:
+          lower, best_x = -br2, lx
+        if br1 < upper:
+          upper, best_y = br1, ly
       history.append(dict(iteration=it, lower=lower, upper=upper,
                           seconds=round(time.perf_counter() - start, 3)))
       if verbose:
