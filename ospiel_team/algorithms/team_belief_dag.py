@@ -506,7 +506,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           tol: float = 1e-6, time_limit: Optional[float] = None,
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
           max_local: int = DEFAULT_MAX_LOCAL, verbose: bool = False,
-          native: bool = True, average_powers: Sequence[float] = (2.0,)) -> BeliefDAGResult:
+          native: bool = True, average_powers: Sequence[float] = (2.0, 5.0)) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
   Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
@@ -528,7 +528,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     native: run the DAG passes in the C kernel when a C compiler is available (False: the
       numpy passes, the reference; both give the same iterates to rounding).
     average_powers: the averages certified (weights t^p per iteration; DCFR's gamma = 2 is
-      (2.0,)); each is certified, and the best lower and upper bounds are kept.
+      (2.0,)); each is certified, and the best lower and upper bounds are kept. The default adds
+      a recent-weighted t^5 average to DCFR's t^2 one: same iterates, a tighter bracket sooner
+      (measured: 21L153 1,450 instead of 2,340 iterations to gap 1e-4, 22D3 180 instead of
+      340; docs/benchmarks/team_lp.md section 0.6).
 
   Returns:
     A `BeliefDAGResult` whose `lower`/`upper` are certified by exact team best responses.
