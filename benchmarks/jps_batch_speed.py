@@ -20,7 +20,6 @@ import importlib.util
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 

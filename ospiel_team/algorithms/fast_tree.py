@@ -18,7 +18,7 @@ resulting `GameTree` against the reference walk node for node (all arrays and in
 from __future__ import annotations
 
 import copy
-from typing import Callable, Iterator, Optional, Tuple
+from typing import Callable, Iterator, Tuple
 
 import pyspiel
 

@@ -233,7 +233,6 @@ class TeamDecomposition:
 
   # --- 3./4. decomposition and reachable local solutions ------------------------------------
   def _local_solutions(self):
-    tree = self.tree
     ps = self.tt_ps
     team_nodes = np.nonzero((ps >= 0) & self.ps_team[np.maximum(ps, 0)])[0]
     # Order public states by depth (nodes are level ordered, so by first node).
@@ -259,7 +258,6 @@ class TeamDecomposition:
     batch = self._singleton_batch(grouped, bounds, single) if single.any() else None
     self._single = single
     total = 0
-    legal = tree.infoset_legal
     for slot in range(num_slots):
       if single[slot]:
         i = batch.pos[slot]
