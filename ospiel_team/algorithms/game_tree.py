@@ -191,10 +191,7 @@ class GameTree:
     returns_idx, returns_val = [], []
     infoset_ids: dict = {}
     infoset_player, infoset_legal, self.infoset_states = [], [], []
-    pbar = None
-    if progress:
-      import tqdm  # pylint: disable=g-import-not-at-top
-      pbar = tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
+    pbar = self._progress_bar(progress)
     # Explicit depth-first stack of (state, parent index, action, chance prob, depth).
     stack = [(self.game.new_initial_state(), -1, -1, 1.0, 0)]
     num_actions = self.num_actions
@@ -202,9 +199,7 @@ class GameTree:
       state, parent, action, prob, depth = stack.pop()
       n = len(parents)
       if n >= max_nodes:
-        raise ValueError(
-            f"{self.game} has more than max_nodes={max_nodes} histories; raise max_nodes "
-            "if it fits in memory.")
+        raise self._too_many_nodes(max_nodes)
       parents.append(parent)
       actions.append(action)
       depths.append(depth)
@@ -250,6 +245,16 @@ class GameTree:
     self._finish_build(parents, actions, players, depths, infosets, chance_probs, returns_idx,
                        returns_val, infoset_ids, infoset_player, infoset_legal)
 
+  def _progress_bar(self, progress: bool):
+    if not progress:
+      return None
+    import tqdm  # pylint: disable=g-import-not-at-top
+    return tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
+
+  def _too_many_nodes(self, max_nodes: int) -> ValueError:
+    return ValueError(f"{self.game} has more than max_nodes={max_nodes} histories; raise "
+                      "max_nodes if it fits in memory.")
+
   def _build_shadow(self, max_nodes, progress):
     """`_build` on `fast_tree`'s shadow states: the same lists in the same order; the
     representative pyspiel states are replayed on first use (`infoset_states`)."""
@@ -257,18 +262,13 @@ class GameTree:
     returns_idx, returns_val = [], []
     infoset_ids: dict = {}
     infoset_player, infoset_legal = [], []
-    pbar = None
-    if progress:
-      import tqdm  # pylint: disable=g-import-not-at-top
-      pbar = tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
+    pbar = self._progress_bar(progress)
     num_actions = self.num_actions
     n = -1
     for n, (kind, parent, action, prob, depth, payload) in enumerate(
         fast_tree.walk(self.game, self._use_infostate)):
       if n >= max_nodes:
-        raise ValueError(
-            f"{self.game} has more than max_nodes={max_nodes} histories; raise max_nodes "
-            "if it fits in memory.")
+        raise self._too_many_nodes(max_nodes)
       parents.append(parent)
       actions.append(action)
       depths.append(depth)
