@@ -9,7 +9,7 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import make_dataset
 
-SIZES = {"train": 10_000, "validation": 1_000, "heldout": 2_000, "heldout2": 4_000}
+SIZES = {"train": 50_000, "validation": 1_000, "heldout": 2_000, "heldout2": 4_000}
 TRAIN_BUILD_DEALS = 50_000  # the growing training build: make_dataset --deals 50000 --seed 0
 CHUNK = 500  # the --chunk of the documented build commands
 

@@ -16,8 +16,8 @@ from ospiel_team.bridge import make_dataset
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The shipped dataset: built with
-#   python -m ospiel_team.bridge.make_dataset --deals 10000 --chunk 500 --seed 0 --out OUT
-SHIPPED_MIN_DEALS = 10000
+#   python -m ospiel_team.bridge.make_dataset --deals 50000 --chunk 500 --seed 0 --out OUT
+SHIPPED_MIN_DEALS = 50000
 
 
 def _small(n=6, seed=0):
