@@ -16,7 +16,8 @@ Usage:
 docs/benchmarks/team_lp_table.json,docs/benchmarks/team_lp_table_cg.json,\
 docs/benchmarks/team_lp_table_dag.json,docs/benchmarks/team_lp_table_dag_quiet.json,\
 docs/benchmarks/team_lp_table_dag_check.json,\
-docs/benchmarks/team_lp_table_cold.json,docs/benchmarks/team_lp_table_warm.json \
+docs/benchmarks/team_lp_table_cold.json,docs/benchmarks/team_lp_table_warm.json,\
+docs/benchmarks/team_lp_table_fast.json \
       --out_md docs/benchmarks/team_lp_summary.md
   python benchmarks/team_lp_summary.py --instances 21L153,31L133 --out_md /tmp/subset.md
 """
@@ -40,7 +41,8 @@ flags.DEFINE_list("inputs", ["docs/benchmarks/team_lp_table_quiet.json",
                              "docs/benchmarks/team_lp_table_dag_quiet.json",
                              "docs/benchmarks/team_lp_table_dag_check.json",
                              "docs/benchmarks/team_lp_table_cold.json",
-                             "docs/benchmarks/team_lp_table_warm.json"],
+                             "docs/benchmarks/team_lp_table_warm.json",
+                             "docs/benchmarks/team_lp_table_fast.json"],
                   "team_lp_table.py JSON files")
 flags.DEFINE_list("instances", [], "only these instances (default: all 29)")
 flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_summary.md", "Markdown output")
