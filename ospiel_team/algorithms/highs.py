@@ -11,10 +11,33 @@ Used by `team_lp` (the tree-decomposition LP), `team_best_response`, `coop_optim
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, Dict, Optional
 
 import numpy as np
 from scipy import sparse
+
+def new_highs():
+  """A silent `highspy.Highs()`.
+
+  highspy >= 1.16 prints a banner to the process's C-level stdout when the first model of a
+  process is constructed, before any option can be set; that would corrupt the JSON a CLI prints
+  on stdout. The constructor therefore runs with file descriptor 1 pointed at /dev/null.
+  """
+  import highspy  # pylint: disable=g-import-not-at-top
+  sys.stdout.flush()
+  saved = os.dup(1)
+  try:
+    with open(os.devnull, "w") as null:
+      os.dup2(null.fileno(), 1)
+      h = highspy.Highs()
+  finally:
+    os.dup2(saved, 1)
+    os.close(saved)
+  set_option(h, "output_flag", False)
+  return h
+
 
 # Values of HiGHS's `solver` option (HiGHS 1.x documentation, option `solver`).
 SOLVERS = ("choose", "simplex", "ipm", "pdlp", "ipx", "hipo", "qpasm", "")
@@ -64,9 +87,7 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
   Returns:
     The `highspy.Highs` object after `run()` (status, solution, info).
   """
-  import highspy  # pylint: disable=g-import-not-at-top
-  h = highspy.Highs()
-  set_option(h, "output_flag", False)
+  h = new_highs()
   time_limit = check_time_limit(time_limit)
   if time_limit is not None:
     set_option(h, "time_limit", time_limit)
@@ -79,6 +100,7 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
   set_options(h, options)
   h.passModel(model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize, integrality))
   if initial_solution is not None:
+    import highspy  # pylint: disable=g-import-not-at-top
     start = highspy.HighsSolution()
     start.col_value = list(np.asarray(initial_solution, dtype=np.float64))
     h.setSolution(start)
