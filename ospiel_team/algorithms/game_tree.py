@@ -107,7 +107,7 @@ class GameTree:
       raise ValueError(f"builder='shadow' supports {sorted(fast_tree.SHADOW_GAMES)}, not {game}")
     self.builder = builder
     if builder == "shadow":
-      self._build_shadow(max_nodes, progress)
+      self._build(max_nodes, progress, shadow=True)
     else:
       self._build(max_nodes, progress)
     self._derive()
@@ -186,78 +186,35 @@ class GameTree:
       return state.information_state_string(player)
     return state.observation_string(player)
 
-  def _build(self, max_nodes, progress):
-    parents, actions, players, depths, infosets, chance_probs = [], [], [], [], [], []
-    returns_idx, returns_val = [], []
-    infoset_ids: dict = {}
-    infoset_player, infoset_legal, self.infoset_states = [], [], []
-    pbar = self._progress_bar(progress)
-    # Explicit depth-first stack of (state, parent index, action, chance prob, depth).
+  def _walk_pyspiel(self):
+    """Depth-first walk of the pyspiel states, one tuple per node in preorder, in the format of
+    `fast_tree.walk`: (kind, parent index, action, chance prob, depth, payload) with payload the
+    returns at a terminal, None at a chance node and (key, legal actions, state) at a decision
+    node."""
     stack = [(self.game.new_initial_state(), -1, -1, 1.0, 0)]
-    num_actions = self.num_actions
+    n = 0
     while stack:
       state, parent, action, prob, depth = stack.pop()
-      n = len(parents)
-      if n >= max_nodes:
-        raise self._too_many_nodes(max_nodes)
-      parents.append(parent)
-      actions.append(action)
-      depths.append(depth)
-      chance_probs.append(prob)
-      if pbar is not None and n % 10000 == 0:
-        pbar.update(10000 if n else 0)
       if state.is_terminal():
-        players.append(TERMINAL)
-        infosets.append(-1)
-        returns_idx.append(n)
-        returns_val.append(state.returns())
-        continue
-      if state.is_chance_node():
-        players.append(CHANCE)
-        infosets.append(-1)
-        outcomes = state.chance_outcomes()
-        for a, p in reversed(outcomes):
+        yield TERMINAL, parent, action, prob, depth, state.returns()
+      elif state.is_chance_node():
+        yield CHANCE, parent, action, prob, depth, None
+        for a, p in reversed(state.chance_outcomes()):
           stack.append((state.child(a), n, a, p, depth + 1))
-        continue
-      if state.is_simultaneous_node():
+      elif state.is_simultaneous_node():
         raise ValueError(f"{self.game} has simultaneous nodes; use load_game_as_turn_based.")
-      player = state.current_player()
-      key = self._key(state, player)
-      info = infoset_ids.get(key)
-      legal = state.legal_actions()
-      if info is None:
-        info = len(infoset_player)
-        infoset_ids[key] = info
-        infoset_player.append(player)
-        mask = np.zeros(num_actions, dtype=bool)
-        mask[legal] = True
-        infoset_legal.append(mask)
-        self.infoset_states.append(state)
-      elif infoset_player[info] != player:
-        raise ValueError(f"infoset {key!r} is shared by players {infoset_player[info]} and "
-                         f"{player}")
-      players.append(player)
-      infosets.append(info)
-      for a in reversed(legal):
-        stack.append((state.child(a), n, a, 1.0, depth + 1))
-    if pbar is not None:
-      pbar.close()
-    self._finish_build(parents, actions, players, depths, infosets, chance_probs, returns_idx,
-                       returns_val, infoset_ids, infoset_player, infoset_legal)
+      else:
+        player = state.current_player()
+        legal = state.legal_actions()
+        yield player, parent, action, prob, depth, (self._key(state, player), legal, state)
+        for a in reversed(legal):
+          stack.append((state.child(a), n, a, 1.0, depth + 1))
+      n += 1
 
-  def _progress_bar(self, progress: bool):
-    if not progress:
-      return None
-    import tqdm  # pylint: disable=g-import-not-at-top
-    return tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
-
-  def _too_many_nodes(self, max_nodes: int) -> ValueError:
-    return ValueError(f"{self.game} has more than max_nodes={max_nodes} histories; raise "
-                      "max_nodes if it fits in memory.")
-
-  def _build_shadow(self, max_nodes, progress):
-    """`_build` on `fast_tree`'s shadow states: the same lists in the same order; the
-    representative pyspiel states are replayed on first use (`infoset_states`)."""
+  def _build(self, max_nodes, progress, shadow: bool = False):
+    """Records a walk: the pyspiel walk (keeping one representative state per infoset), or with
+    `shadow` `fast_tree`'s walk on shadow states (the same nodes in the same order; the
+    representative pyspiel states are then replayed on first use, `infoset_states`)."""
     parents, actions, players, depths, infosets, chance_probs = [], [], [], [], [], []
     returns_idx, returns_val = [], []
     infoset_ids: dict = {}
@@ -265,8 +222,10 @@ class GameTree:
     pbar = self._progress_bar(progress)
     num_actions = self.num_actions
     n = -1
-    for n, (kind, parent, action, prob, depth, payload) in enumerate(
-        fast_tree.walk(self.game, self._use_infostate)):
+    states = []
+    nodes = (fast_tree.walk(self.game, self._use_infostate) if shadow else
+             self._walk_pyspiel())
+    for n, (kind, parent, action, prob, depth, payload) in enumerate(nodes):
       if n >= max_nodes:
         raise self._too_many_nodes(max_nodes)
       parents.append(parent)
@@ -283,7 +242,7 @@ class GameTree:
       elif kind == CHANCE:
         infosets.append(-1)
       else:
-        key, legal = payload
+        key, legal = payload[0], payload[1]
         info = infoset_ids.get(key)
         if info is None:
           info = len(infoset_player)
@@ -292,15 +251,30 @@ class GameTree:
           mask = np.zeros(num_actions, dtype=bool)
           mask[legal] = True
           infoset_legal.append(mask)
+          if not shadow:
+            states.append(payload[2])
         elif infoset_player[info] != kind:
           raise ValueError(f"infoset {key!r} is shared by players {infoset_player[info]} and "
                            f"{kind}")
         infosets.append(info)
     if pbar is not None:
       pbar.close()
-    self._infoset_states = None  # replayed on first use
+    if shadow:
+      self._infoset_states = None  # replayed on first use
+    else:
+      self.infoset_states = states
     self._finish_build(parents, actions, players, depths, infosets, chance_probs, returns_idx,
                        returns_val, infoset_ids, infoset_player, infoset_legal)
+
+  def _progress_bar(self, progress: bool):
+    if not progress:
+      return None
+    import tqdm  # pylint: disable=g-import-not-at-top
+    return tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
+
+  def _too_many_nodes(self, max_nodes: int) -> ValueError:
+    return ValueError(f"{self.game} has more than max_nodes={max_nodes} histories; raise "
+                      "max_nodes if it fits in memory.")
 
   def _finish_build(self, parents, actions, players, depths, infosets, chance_probs,
                     returns_idx, returns_val, infoset_ids, infoset_player, infoset_legal):
