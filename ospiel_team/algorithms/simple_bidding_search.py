@@ -206,6 +206,17 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
 
   groups = list(start)
   total = sum(val(c, g) for c, g in enumerate(groups))
+
+  def apply(change: Dict[int, int]) -> bool:
+    """Takes the change {opening: new card set} if it raises the total; says whether it did."""
+    nonlocal total
+    new = total + sum(val(c, g) - val(c, groups[c]) for c, g in change.items())
+    if new <= total:
+      return False
+    for c, g in change.items():
+      groups[c] = g
+    total = new
+    return True
   if log:
     log(f"start total={total} value={total / size ** 2:.6f}")
   for _ in range(max_rounds):
@@ -216,10 +227,8 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
       for b in range(k):
         if b == a:
           continue
-        ga, gb = groups[a] & ~(1 << x), groups[b] | (1 << x)
-        new = total - val(a, groups[a]) - val(b, groups[b]) + val(a, ga) + val(b, gb)
-        if new > total:
-          groups[a], groups[b], total, improved = ga, gb, new, True
+        if apply({a: groups[a] & ~(1 << x), b: groups[b] | (1 << x)}):
+          improved = True
           break
       if improved:
         break
@@ -229,11 +238,8 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
           a, b = where[x], where[y]
           if a == b:
             continue
-          ga = groups[a] & ~(1 << x) | (1 << y)
-          gb = groups[b] & ~(1 << y) | (1 << x)
-          new = total - val(a, groups[a]) - val(b, groups[b]) + val(a, ga) + val(b, gb)
-          if new > total:
-            groups[a], groups[b], total, improved = ga, gb, new, True
+          if apply({a: groups[a] & ~(1 << x) | (1 << y), b: groups[b] & ~(1 << y) | (1 << x)}):
+            improved = True
             break
         if improved:
           break
@@ -247,10 +253,8 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
           new_groups[where[y]] &= ~(1 << y)
           new_groups[bx] |= 1 << x
           new_groups[by] |= 1 << y
-          changed = [c for c in range(k) if new_groups[c] != groups[c]]
-          new = total + sum(val(c, new_groups[c]) - val(c, groups[c]) for c in changed)
-          if new > total:
-            groups, total, improved = new_groups, new, True
+          if apply({c: new_groups[c] for c in range(k) if new_groups[c] != groups[c]}):
+            improved = True
             break
         if improved:
           break
