@@ -90,6 +90,9 @@ flags.DEFINE_string("opponents", "a2c,a2c_seed1,a2c_seed2,a2c_seed3,a2c_seed4,a2
                     "are skipped with a note).")
 flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models (default: the "
                     "environment variable JPS_REFERENCE_DIR).")
+flags.DEFINE_integer("train_deals", None, "Use only the first N deals of the shipped training "
+                     "set (default: all). 10000 reproduces the runs made before session 5, when "
+                     "the shipped set held 10,000 deals (its first 10,000 are that file).")
 flags.DEFINE_bool("ship", False, "Copy the picked models into ospiel_team/bridge/models/.")
 flags.DEFINE_bool("progress", True, "Progress bars.")
 
@@ -155,10 +158,13 @@ def make_search(v: dict):
   raise ValueError(f"unknown search mode {v['mode']!r}")
 
 
-def training_data() -> dataset_lib.BridgeDataset:
-  """The shipped training deals minus any validation / held-out deal, augmented x96."""
+def training_data(num_deals=None) -> dataset_lib.BridgeDataset:
+  """The shipped training deals (the first `num_deals` if given) minus any validation /
+  held-out deal, augmented x96."""
   ds = dataset_lib.resolve_dataset("train")
-  h, t = ds.holders, ds.dd_tricks
+  if num_deals is not None and not 1 <= num_deals <= len(ds):
+    raise ValueError(f"--train_deals must be in [1, {len(ds)}], got {num_deals}")
+  h, t = ds.holders[:num_deals], ds.dd_tricks[:num_deals]
   for name in ("validation", "heldout", "heldout2"):
     h, t = a2c.remove_deals(h, t, dataset_lib.resolve_dataset(name).holders)
   h, t = a2c.augment_deals(h, t)
@@ -257,6 +263,10 @@ def main(argv):
     if FLAGS.eval_dataset not in ("heldout", "heldout2"):
       raise ValueError(f"--eval_dataset must be heldout or heldout2, got "
                        f"{FLAGS.eval_dataset!r}")
+    if FLAGS.train_deals is not None:
+      n_train = len(dataset_lib.resolve_dataset("train"))
+      if not 1 <= FLAGS.train_deals <= n_train:
+        raise ValueError(f"--train_deals must be in [1, {n_train}], got {FLAGS.train_deals}")
     for k in ("rounds", "snapshot_every", "select_boards", "eval_boards"):
       if getattr(FLAGS, k) < 1:
         raise ValueError(f"--{k} must be >= 1, got {getattr(FLAGS, k)}")
@@ -276,7 +286,7 @@ def main(argv):
     done = os.path.join(FLAGS.workdir, name, "run_stats.json")
     if not (os.path.exists(done) and json.load(open(done)).get("round") == FLAGS.rounds):
       if train_ds is None:
-        train_ds = training_data()
+        train_ds = training_data(FLAGS.train_deals)
       print(f"training {name}: {v}")
     run_stats[name] = train_variant(name, v, train_ds, init_path)
     # Model selection on the validation deals (vs the starting model).
@@ -402,7 +412,8 @@ def main(argv):
       extra.update(
           command="python benchmarks/bridge_finetune_table.py " + " ".join(sys.argv[1:]).replace(
               ref or "\0", "$JPS_REFERENCE_DIR"),
-          data="shipped training deals (seed 0) minus validation/held-out, augmented x96",
+          data=(f"first {FLAGS.train_deals} " if FLAGS.train_deals else "") +
+          "shipped training deals (seed 0) minus validation/held-out, augmented x96",
           start_model=FLAGS.init_model, seed=FLAGS.seed, picked_round=picked[n][0],
           validation_imps_vs_start=picked[n][1], games=picked[n][0] * 2 * FLAGS.deals_per_round,
           train_s=run_stats[n].get("train_s"), variant=n, loadavg=run_stats[n].get("loadavg"),
