@@ -16,35 +16,56 @@ the secondary ones, and writes them with the decision to a JSON file:
   boards that prompted the test);
 * on heldout2: a2c_finetuned, a2c_1search and jpsbid against a2c; a2c_1search against
   a2c_finetuned;
-* with ``--replicate_workdir`` (a `bridge_finetune_table.py` run with another ``--seed`` and
-  ``--eval_dataset heldout2``): that run's JPSBid-vs-plain head to head, and the per-board
-  mean of the two runs' head-to-heads.
+* the method-level test (pre-registered 13:46 UTC, commit f4afb8e): every fine-tuning run of
+  the recipe is one row, ``--runs_dir``/bridge_finetune_seed<S>.json (small, committed, so a
+  finished run survives the machine that trained it). The shipped models are run seed 10
+  (written here from the primary and secondary matches); each ``--replicate_workdir`` (a
+  `bridge_finetune_table.py` run with its own ``--seed``, variants a2c and jps,
+  ``--eval_dataset heldout2 --eval_boards 4000``) is exported to its file; files already there
+  (e.g. runs recorded only in the docs) are read as they are. Per run: JPSBid's picked model
+  against the same run's picked plain model, head to head on heldout2, with its clustered
+  s.e.; over runs: their mean with a Student t 95% interval (n - 1 d.f.) and the
+  pre-registered rule (`decide_method`).
 
-Resumable: every match is cached in ``--workdir``/results.json as soon as it is played.
+  python benchmarks/bridge_replication.py --out docs/benchmarks/bridge_replication.json \
+      --replicate_workdir /tmp/h14m/ft_seed13,/tmp/h14m/ft_seed14 --runs_dir docs/benchmarks
+
+Resumable: every match is cached in ``--workdir``/results.json as soon as it is played; a
+run's file is written once (rewritten only if its content would change, and never with a
+different result for the same seed).
 IMPs/b are for the first bidder, with the clustered standard error (`match.clustered_stderr`,
 boards with equal deals up to symmetry in one cluster) and a normal 95% interval.
 """
 
+import glob
 import hashlib
 import json
 import os
+import re
 import time
+from typing import Sequence
 
 from absl import app
 from absl import flags
 import numpy as np
+from scipy import stats
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import match
 from ospiel_team.bridge import model_bidder
+from ospiel_team.bridge import policy_net
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("out", "docs/benchmarks/bridge_replication.json", "Output JSON.")
 flags.DEFINE_string("workdir", "/tmp/bridge_replication", "Match cache folder.")
-flags.DEFINE_string("replicate_workdir", None, "Workdir of a second fine-tuning run "
-                    "(bridge_finetune_table.py --eval_dataset heldout2), optional.")
+flags.DEFINE_list("replicate_workdir", [], "Workdirs of further fine-tuning runs "
+                  "(bridge_finetune_table.py --variants a2c,jps --eval_dataset heldout2 "
+                  "--eval_boards 4000), comma-separated; each is exported to --runs_dir.")
+flags.DEFINE_string("runs_dir", "docs/benchmarks", "Folder of the per-run files "
+                    "bridge_finetune_seed<S>.json; every such file is one run of the "
+                    "across-run statistic.")
 flags.DEFINE_integer("seed", 2, "Board-order seed (pre-registered: 2).")
 flags.DEFINE_bool("progress", True, "Progress bars.")
 
@@ -75,6 +96,41 @@ def decide(s: dict) -> str:
   if hi < 0:
     return "reversed"
   return "not replicated"
+
+
+def across_runs(means: Sequence[float]) -> dict:
+  """Mean over training runs of their JPSBid-minus-plain results, Student t 95% interval.
+
+  With d_1..d_n the runs' means, the interval is mean ± t(0.975, n - 1) · s / sqrt(n), s the
+  sample standard deviation (n - 1 in the denominator): the spread between runs, board noise
+  included, is the error. Pre-registered in docs/benchmarks/bridge_agents.md (commit f4afb8e).
+
+  Args:
+    means: one number per training run (at least two, finite).
+  """
+  x = np.asarray(means, np.float64)
+  if x.ndim != 1 or len(x) < 2:
+    raise ValueError(f"across_runs needs at least two runs, got {list(np.ravel(x))}")
+  if not np.all(np.isfinite(x)):
+    raise ValueError(f"across_runs: non-finite run mean in {x.tolist()}")
+  n = len(x)
+  m, sd = float(x.mean()), float(x.std(ddof=1))
+  se = sd / np.sqrt(n)
+  tq = float(stats.t.ppf(0.975, n - 1))
+  return {"runs": n, "mean": m, "sd": sd, "se": float(se), "t975": tq, "df": n - 1,
+          "ci95": [m - tq * se, m + tq * se]}
+
+
+def decide_method(a: dict) -> str:
+  """The pre-registered rule (commit f4afb8e) on the across-run interval."""
+  lo, hi = a["ci95"]
+  if lo > 0 and a["mean"] >= MIN_EFFECT:
+    return "issue goal met at the method level (mean >= 0.2, interval above 0)"
+  if lo > 0:
+    return "method-level advantage shown (interval above 0), mean below 0.2"
+  if hi < 0:
+    return "reversed"
+  return "not established"
 
 
 class Cache:
@@ -108,14 +164,137 @@ def _row(r: dict, **extra) -> dict:
   return out
 
 
-def replicate_result(workdir: str) -> tuple:
-  """(key, result) of a second fine-tuning run's JPSBid-vs-plain head to head on heldout2."""
-  res = json.load(open(os.path.join(workdir, "results.json")))
-  keys = [k for k in res if k.startswith("heldout2|jps@") and "|ft:a2c|" in k]
+RUN_FILE = "bridge_finetune_seed{}.json"
+
+
+def _h2h_key(res: dict, variant: str, opp: str, boards: int) -> str:
+  keys = [k for k in res if re.fullmatch(rf"heldout2\|{variant}@\d+\|{opp}\|{boards}", k)]
   if len(keys) != 1:
-    raise ValueError(f"{workdir}/results.json: expected one heldout2 jps-vs-plain result, "
+    raise ValueError(f"expected one heldout2 result {variant} vs {opp} on {boards} boards, "
                      f"found {keys}")
-  return keys[0], res[keys[0]]
+  return keys[0]
+
+
+def _brief(r: dict, with_imps: bool = True) -> dict:
+  out = {"boards": len(r["imps"]), **{k: v for k, v in summarize(
+      r["imps"], r["clusters"]).items() if k != "boards"}}
+  out.update(seconds=r.get("seconds"), loadavg=r.get("loadavg"))
+  if with_imps:
+    out["imps"] = [int(v) for v in r["imps"]]
+  return out
+
+
+def export_run(workdir: str, n2: int, clusters_str: list, clusters_hex: list) -> dict:
+  """The per-run record of a bridge_finetune_table.py run (variants a2c and jps, evaluated on
+  heldout2 against `a2c`): seed, picked rounds, head to head and results against the start.
+
+  Args:
+    workdir: the run's ``--workdir``.
+    n2: boards of heldout2 (each evaluation must use all of them).
+    clusters_str: heldout2's cluster keys in board order (seed 2) as
+      bridge_finetune_table.py stores them (str of bytes); checked against the run's.
+    clusters_hex: the same keys as hex strings (used for the clustered s.e.).
+  """
+  path = os.path.join(workdir, "results.json")
+  if not os.path.exists(path):
+    raise ValueError(f"--replicate_workdir {workdir!r} has no results.json")
+  res = json.load(open(path))
+  seeds = {}
+  for v in ("a2c", "jps"):
+    ck = os.path.join(workdir, v, "checkpoint.npz")
+    if not os.path.exists(ck):
+      raise ValueError(f"--replicate_workdir {workdir!r}: no {v}/checkpoint.npz")
+    with np.load(ck, allow_pickle=False) as z:
+      seeds[v] = int(json.loads(str(z["state"]))["config"]["seed"])
+  if seeds["a2c"] != seeds["jps"]:
+    raise ValueError(f"{workdir}: plain and JPSBid trained with different seeds {seeds}")
+  rec = {"seed": seeds["a2c"], "source": f"bridge_finetune_table.py --workdir {workdir}",
+         "dataset": "heldout2", "board_order_seed": FLAGS.seed}
+  a2c_opp = [k.split("|")[2] for k in res if k.startswith("heldout2|a2c@")
+             and k.split("|")[2].startswith("a2c#")]
+  keys = {"jps_vs_plain": _h2h_key(res, "jps", r"ft:a2c", n2)}
+  if a2c_opp:
+    keys["plain_vs_a2c"] = _h2h_key(res, "a2c", re.escape(a2c_opp[0]), n2)
+    keys["jps_vs_a2c"] = _h2h_key(res, "jps", re.escape(a2c_opp[0]), n2)
+  for name, key in keys.items():
+    r = res[key]
+    if r["clusters"] != clusters_str:
+      raise ValueError(f"{workdir}: {key} was not played on heldout2's {n2} boards in the "
+                       f"order of board-order seed {FLAGS.seed}")
+    rec[name] = {"key": key, **_brief({**r, "clusters": clusters_hex})}
+  picked = {}
+  for v in ("a2c", "jps"):
+    # The pick rule of bridge_finetune_table.py: the first snapshot with the best validation.
+    vals = sorted((int(k.split("|")[2]), r["mean"], r["se"]) for k, r in res.items()
+                  if k.startswith(f"val|{v}|"))
+    if not vals:
+      raise ValueError(f"{workdir}: no validation results of {v}")
+    rnd = vals[0]
+    for x in vals[1:]:
+      if x[1] > rnd[1]:
+        rnd = x
+    used = [keys[k].split("|")[1] for k in keys if k.startswith("jps" if v == "jps" else "plain")]
+    if any(u != f"{v}@{rnd[0]}" for u in used):
+      raise ValueError(f"{workdir}: held-out results of {used} but validation picks {v}@{rnd[0]}")
+    st = json.load(open(os.path.join(workdir, v, "run_stats.json")))
+    snap = os.path.join(workdir, v, "snapshots", f"round_{rnd[0]:05d}.npz")
+    picked[v] = {"picked_round": rnd[0],
+                 "validation_vs_start": {str(r): {"mean": m, "se": se} for r, m, se in vals},
+                 "picked_sha1": _sha1(snap) if os.path.exists(snap) else None,
+                 "run_stats": {k: st.get(k) for k in ("round", "games", "train_s",
+                                                       "total_wall_s", "search_points",
+                                                       "search_changed", "loadavg")}}
+  rec["variants"] = picked
+  return rec
+
+
+def shipped_run(prim: dict, plain_a2c: dict, jps_a2c: dict) -> dict:
+  """The per-run record of the shipped models (trainer seed 10) from the cached matches."""
+  rec = {"seed": None, "source": "shipped models jpsbid and a2c_finetuned",
+         "dataset": "heldout2", "board_order_seed": FLAGS.seed}
+  for name, r in (("jps_vs_plain", prim), ("plain_vs_a2c", plain_a2c), ("jps_vs_a2c", jps_a2c)):
+    rec[name] = _brief(r)
+  variants = {}
+  for v, ship in (("a2c", "a2c_finetuned"), ("jps", "jpsbid")):
+    meta = policy_net.load_model(model_bidder.model_path(ship))[2]
+    rec["seed"] = int(meta["seed"])
+    variants[v] = {"model": ship, "picked_round": meta["picked_round"],
+                   "validation_vs_start": meta["validation_imps_vs_start"],
+                   "picked_sha1": _sha1(model_bidder.model_path(ship)),
+                   "command": meta["command"], "train_s": meta["train_s"]}
+  rec["variants"] = variants
+  return rec
+
+
+def write_run(runs_dir: str, rec: dict) -> str:
+  """Writes a run's record to RUNS_DIR/bridge_finetune_seed<S>.json unless that file already
+  holds it; a file with another result for the same seed is an error, never replaced."""
+  path = os.path.join(runs_dir, RUN_FILE.format(rec["seed"]))
+  text = json.dumps(rec, indent=1) + "\n"
+  if os.path.exists(path):
+    old = json.load(open(path))
+    if old.get("jps_vs_plain", {}).get("imps") != rec["jps_vs_plain"]["imps"]:
+      raise ValueError(f"{path} holds another result for seed {rec['seed']} "
+                       f"({old.get('jps_vs_plain', {}).get('mean')} vs "
+                       f"{rec['jps_vs_plain']['mean']}); not replaced")
+    if open(path).read() == text:
+      return path
+  atomic_io.write_text(path, text)
+  return path
+
+
+def load_runs(runs_dir: str) -> list:
+  """All per-run records in RUNS_DIR, by seed."""
+  runs = []
+  for path in sorted(glob.glob(os.path.join(runs_dir, RUN_FILE.format("*")))):
+    rec = json.load(open(path))
+    m = re.fullmatch(r"bridge_finetune_seed(\d+)\.json", os.path.basename(path))
+    if not m or int(m.group(1)) != rec.get("seed"):
+      raise ValueError(f"{path}: its seed field {rec.get('seed')!r} does not match its name")
+    if not isinstance(rec.get("jps_vs_plain", {}).get("mean"), (int, float)):
+      raise ValueError(f"{path}: no jps_vs_plain mean")
+    runs.append(rec)
+  return sorted(runs, key=lambda r: r["seed"])
 
 
 def main(argv):
@@ -124,9 +303,11 @@ def main(argv):
   try:
     atomic_io.check_writable(FLAGS.out)
     atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
-    if FLAGS.replicate_workdir and not os.path.exists(
-        os.path.join(FLAGS.replicate_workdir, "results.json")):
-      raise ValueError(f"--replicate_workdir {FLAGS.replicate_workdir!r} has no results.json")
+    for w in FLAGS.replicate_workdir:
+      if not os.path.exists(os.path.join(w, "results.json")):
+        raise ValueError(f"--replicate_workdir {w!r} has no results.json")
+    if not os.path.isdir(FLAGS.runs_dir):
+      raise ValueError(f"--runs_dir {FLAGS.runs_dir!r} is not a folder")
   except ValueError as e:
     raise SystemExit(f"bridge_replication: error: {e}") from None
   cache = Cache(FLAGS.workdir)
@@ -150,31 +331,37 @@ def main(argv):
           (("a2c_finetuned", "a2c"), ("a2c_1search", "a2c"), ("jpsbid", "a2c"),
            ("a2c_1search", "a2c_finetuned"))],
   }
-  if FLAGS.replicate_workdir:
-    key, r = replicate_result(FLAGS.replicate_workdir)
-    if len(r["imps"]) != n2:
-      raise SystemExit(f"bridge_replication: error: {key} has {len(r['imps'])} boards, "
-                       f"expected {n2}")
-    # Same boards in the same order (same board-order seed): its cluster keys (stored as
-    # str(bytes) by bridge_finetune_table.py) must be those of the primary match's boards.
-    held2 = dataset_lib.resolve_dataset("heldout2")
-    order = np.random.default_rng(FLAGS.seed).permutation(n2)
-    if [str(c) for c in deal_lib.canonical_keys(held2.holders[order])] != r["clusters"]:
-      raise SystemExit(f"bridge_replication: error: {key} was not played on the primary "
-                       "match's boards in the same order")
-    rep = summarize(r["imps"], prim["clusters"])
-    both = summarize((np.asarray(r["imps"], float) + np.asarray(prim["imps"], float)) / 2,
-                     prim["clusters"])
-    out["replicate_run"] = {"key": key, "workdir": FLAGS.replicate_workdir, **rep}
-    out["mean_of_two_runs"] = {
-        "note": "per-board mean of the two training runs' JPSBid-vs-plain results on heldout2; "
-                "its s.e. is board noise only (two runs cannot estimate run-to-run spread)",
-        **both}
-  # The deals behind the cluster ids are the datasets' own (a check, not a statistic).
+  # The method-level test: one record per training run.
   held2 = dataset_lib.resolve_dataset("heldout2")
   order = np.random.default_rng(FLAGS.seed).permutation(n2)
-  assert [c.hex() for c in deal_lib.canonical_keys(held2.holders[order[:50]])] == \
-      prim["clusters"][:50]
+  keys2 = deal_lib.canonical_keys(held2.holders[order])
+  if [c.hex() for c in keys2] != prim["clusters"]:
+    raise AssertionError("heldout2 cluster keys differ from the primary match's")
+  try:
+    write_run(FLAGS.runs_dir, shipped_run(
+        prim, cache.play("a2c_finetuned", "a2c", "heldout2", n2),
+        cache.play("jpsbid", "a2c", "heldout2", n2)))
+    for w in FLAGS.replicate_workdir:
+      write_run(FLAGS.runs_dir, export_run(w, n2, [str(c) for c in keys2], prim["clusters"]))
+    runs = load_runs(FLAGS.runs_dir)
+  except ValueError as e:
+    raise SystemExit(f"bridge_replication: error: {e}") from None
+  d = [r["jps_vs_plain"]["mean"] for r in runs]
+  out["runs"] = [{"seed": r["seed"], "source": r["source"],
+                  **{k: r["jps_vs_plain"].get(k) for k in ("boards", "mean", "se", "ci95")},
+                  "per_board": "imps" in r["jps_vs_plain"]} for r in runs]
+  if len(runs) >= 2:
+    a = across_runs(d)
+    out["across_runs"] = {"note": "mean over training runs of JPSBid-vs-plain on heldout2, "
+                                  "Student t interval from the spread between runs "
+                                  "(pre-registered, commit f4afb8e)", **a}
+    out["method_decision"] = decide_method(a)
+    pb = [r for r in runs if "imps" in r["jps_vs_plain"]]
+    if pb:
+      x = np.mean([np.asarray(r["jps_vs_plain"]["imps"], float) for r in pb], axis=0)
+      out["per_board_mean_of_runs"] = {
+          "note": "per-board mean over the runs with per-board results (seeds "
+                  f"{[r['seed'] for r in pb]}); board noise only", **summarize(x, prim["clusters"])}
   atomic_io.write_text(FLAGS.out, json.dumps(out, indent=1) + "\n")
   p = out["primary"]
   print(f"primary (heldout2, {p['boards']} boards): jpsbid vs a2c_finetuned {p['mean']:+.3f} ± "
@@ -185,10 +372,15 @@ def main(argv):
   for s in out["secondary_heldout2"]:
     print(f"heldout2 {s['a']} vs {s['b']}: {s['mean']:+.3f} ± {s['se']:.3f} "
           f"[{s['ci95'][0]:+.3f}, {s['ci95'][1]:+.3f}]")
-  for k in ("replicate_run", "mean_of_two_runs"):
-    if k in out:
-      s = out[k]
-      print(f"{k}: {s['mean']:+.3f} ± {s['se']:.3f} [{s['ci95'][0]:+.3f}, {s['ci95'][1]:+.3f}]")
+  for r in out["runs"]:
+    print(f"run seed {r['seed']}: jps vs plain {r['mean']:+.4f} ± {r['se']:.3f}")
+  if "across_runs" in out:
+    a = out["across_runs"]
+    print(f"across {a['runs']} runs: {a['mean']:+.3f} (s.d. {a['sd']:.3f}, t {a['t975']:.3f}) "
+          f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] -> {out['method_decision']}")
+  if "per_board_mean_of_runs" in out:
+    s = out["per_board_mean_of_runs"]
+    print(f"per-board mean of runs with per-board data: {s['mean']:+.3f} ± {s['se']:.3f}")
   print(f"wrote {FLAGS.out}")
 
 
