@@ -66,6 +66,8 @@ flags.DEFINE_list("replicate_workdir", [], "Workdirs of further fine-tuning runs
 flags.DEFINE_string("runs_dir", "docs/benchmarks", "Folder of the per-run files "
                     "bridge_finetune_seed<S>.json; every such file is one run of the "
                     "across-run statistic.")
+flags.DEFINE_bool("export_only", False, "Only write the --replicate_workdir runs' files to "
+                  "--runs_dir (no matches, no --out).")
 flags.DEFINE_integer("seed", 2, "Board-order seed (pre-registered: 2).")
 flags.DEFINE_bool("progress", True, "Progress bars.")
 
@@ -270,7 +272,9 @@ def write_run(runs_dir: str, rec: dict) -> str:
   """Writes a run's record to RUNS_DIR/bridge_finetune_seed<S>.json unless that file already
   holds it; a file with another result for the same seed is an error, never replaced."""
   path = os.path.join(runs_dir, RUN_FILE.format(rec["seed"]))
-  text = json.dumps(rec, indent=1) + "\n"
+  text = re.sub(r"\[\n\s+(-?\d+(?:,\n\s+-?\d+)*)\n\s+\]",  # integer lists on one line
+                lambda m: "[" + re.sub(r",\n\s+", ", ", m.group(1)) + "]",
+                json.dumps(rec, indent=1)) + "\n"
   if os.path.exists(path):
     old = json.load(open(path))
     if old.get("jps_vs_plain", {}).get("imps") != rec["jps_vs_plain"]["imps"]:
@@ -297,6 +301,13 @@ def load_runs(runs_dir: str) -> list:
   return sorted(runs, key=lambda r: r["seed"])
 
 
+def heldout2_keys(n2: int) -> list:
+  """Cluster keys of heldout2's boards in the order of board-order seed --seed."""
+  held2 = dataset_lib.resolve_dataset("heldout2")
+  order = np.random.default_rng(FLAGS.seed).permutation(n2)
+  return list(deal_lib.canonical_keys(held2.holders[order]))
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
@@ -306,12 +317,26 @@ def main(argv):
     for w in FLAGS.replicate_workdir:
       if not os.path.exists(os.path.join(w, "results.json")):
         raise ValueError(f"--replicate_workdir {w!r} has no results.json")
+    if FLAGS.export_only and not FLAGS.replicate_workdir:
+      raise ValueError("--export_only needs --replicate_workdir")
     if not os.path.isdir(FLAGS.runs_dir):
       raise ValueError(f"--runs_dir {FLAGS.runs_dir!r} is not a folder")
   except ValueError as e:
     raise SystemExit(f"bridge_replication: error: {e}") from None
-  cache = Cache(FLAGS.workdir)
   n2 = len(dataset_lib.resolve_dataset("heldout2"))
+  if FLAGS.export_only:
+    keys2 = heldout2_keys(n2)
+    try:
+      for w in FLAGS.replicate_workdir:
+        rec = export_run(w, n2, [str(c) for c in keys2], [c.hex() for c in keys2])
+        path = write_run(FLAGS.runs_dir, rec)
+        h = rec["jps_vs_plain"]
+        print(f"seed {rec['seed']}: jps vs plain {h['mean']:+.4f} ± {h['se']:.3f} "
+              f"[{h['ci95'][0]:+.3f}, {h['ci95'][1]:+.3f}] -> {path}")
+    except ValueError as e:
+      raise SystemExit(f"bridge_replication: error: {e}") from None
+    return
+  cache = Cache(FLAGS.workdir)
   n1 = len(dataset_lib.resolve_dataset("heldout"))
   prim = cache.play("jpsbid", "a2c_finetuned", "heldout2", n2)
   orig = cache.play("jpsbid", "a2c_finetuned", "heldout", n1)
@@ -332,9 +357,7 @@ def main(argv):
            ("a2c_1search", "a2c_finetuned"))],
   }
   # The method-level test: one record per training run.
-  held2 = dataset_lib.resolve_dataset("heldout2")
-  order = np.random.default_rng(FLAGS.seed).permutation(n2)
-  keys2 = deal_lib.canonical_keys(held2.holders[order])
+  keys2 = heldout2_keys(n2)
   if [c.hex() for c in keys2] != prim["clusters"]:
     raise AssertionError("heldout2 cluster keys differ from the primary match's")
   try:
