@@ -52,6 +52,12 @@ def test_user_error_is_one_line(tmp_path):
   errors = [l for l in res.stderr.splitlines() if ": error: " in l]
   assert len(errors) == 1 and "has no results.json" in errors[0], res.stderr
   assert not os.path.exists(tmp_path / "w")  # checked before any match
+  res = subprocess.run([sys.executable, SCRIPT, "--out", str(tmp_path / "r.json"),
+                        "--workdir", str(tmp_path / "w"), "--export_only"],
+                       capture_output=True, text=True, timeout=300, cwd=REPO)
+  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  assert res.returncode != 0 and len(errors) == 1, res.stderr
+  assert "--export_only needs --replicate_workdir" in errors[0]
 
 
 # The method-level test (several training runs; pre-registered in commit f4afb8e).
