@@ -29,12 +29,17 @@ the secondary ones, and writes them with the decision to a JSON file:
 
   python benchmarks/bridge_replication.py --out docs/benchmarks/bridge_replication.json \
       --replicate_workdir /tmp/h14m/ft_seed13,/tmp/h14m/ft_seed14 --runs_dir docs/benchmarks
+  # a finished run's file alone, without playing any match:
+  python benchmarks/bridge_replication.py --export_only --replicate_workdir /tmp/h14m/ft_seed13
+
+With no ``--replicate_workdir`` the across-run statistic uses the committed files only.
 
 Resumable: every match is cached in ``--workdir``/results.json as soon as it is played; a
 run's file is written once (rewritten only if its content would change, and never with a
 different result for the same seed).
 IMPs/b are for the first bidder, with the clustered standard error (`match.clustered_stderr`,
-boards with equal deals up to symmetry in one cluster) and a normal 95% interval.
+boards with equal deals up to symmetry in one cluster) and a normal 95% interval; the
+across-run interval is Student t.
 """
 
 import glob
