@@ -1,4 +1,5 @@
-"""fast_tree's shadow walk gives the same GameTree as the reference pyspiel walk, node for node."""
+"""fast_tree's shadow walk and Goofspiel vector builder give the same GameTree as the reference
+pyspiel walk, node for node."""
 
 import numpy as np
 import pyspiel
@@ -41,8 +42,9 @@ def assert_same_tree(ref: GameTree, new: GameTree):
 def test_shadow_walk_equals_pyspiel_walk(game_string):
   game = pyspiel.load_game(game_string)
   ref = GameTree(game, builder="walk")
-  new = GameTree(game)
-  assert ref.builder == "walk" and new.builder == "shadow"
+  new = GameTree(game, builder="shadow")
+  assert ref.builder == "walk"
+  assert GameTree(game).builder == ("vector" if "goofspiel" in game_string else "shadow")
   assert_same_tree(ref, new)
   # The replayed representative states are the walk's states (keys checked on replay).
   states = new.infoset_states
@@ -92,3 +94,38 @@ def test_preorder_is_the_walk_order():
   pre = tree._preorder()  # pylint: disable=protected-access
   np.testing.assert_array_equal(pre, expected)
   assert np.all(np.diff(pre[tree.first_node()]) > 0)
+
+
+@pytest.mark.parametrize("game_string", [
+    "team_goofspiel(players=3,info=full)", "team_goofspiel(players=3,info=limited)",
+    "team_goofspiel(players=2,info=full,num_cards=2)",
+    "team_goofspiel(players=2,info=limited,num_cards=1)",
+    "team_goofspiel(players=2,info=full,num_cards=1)",
+    "team_goofspiel(players=4,info=limited,num_cards=2)",
+])
+def test_goofspiel_vector_builder_equals_pyspiel_walk(game_string):
+  """Every array, key and replayed state of the level-by-level numpy build equals the walk's."""
+  game = pyspiel.load_game(game_string)
+  ref = GameTree(game, builder="walk")
+  new = GameTree(game, builder="vector")
+  assert new.builder == "vector" and GameTree(game).builder == "vector"
+  assert new._infoset_keys is None  # pylint: disable=protected-access  (made on first use)
+  assert_same_tree(ref, new)
+  states = new.infoset_states
+  assert [s.history_str() for s in states] == [s.history_str() for s in ref.infoset_states]
+
+
+def test_goofspiel_vector_builder_larger_game_equals_shadow_walk():
+  """team_goofspiel(players=2, num_cards=4): 4 rounds, ties split (e.g. 2.5 points); both
+  information settings; the shadow walk is itself checked against pyspiel above."""
+  for info in ("full", "limited"):
+    game = pyspiel.load_game(f"team_goofspiel(players=2,info={info},num_cards=4)")
+    assert_same_tree(GameTree(game, builder="shadow"), GameTree(game, builder="vector"))
+
+
+def test_vector_builder_refuses_other_games():
+  with pytest.raises(ValueError, match="kuhn"):
+    GameTree(pyspiel.load_game("team_kuhn(players=3,ranks=3)"), builder="vector")
+  with pytest.raises(ValueError, match="max_nodes"):
+    GameTree(pyspiel.load_game("team_goofspiel(players=3,info=full)"), builder="vector",
+             max_nodes=1000)

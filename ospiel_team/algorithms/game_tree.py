@@ -37,6 +37,7 @@ CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 DEFAULT_MAX_NODES = 30_000_000
+BUILDERS = ("auto", "walk", "shadow", "vector")
 
 
 def min_terminal_histories(game: pyspiel.Game) -> Optional[int]:
@@ -76,10 +77,12 @@ class GameTree:
       progress: show a tqdm bar of the walk.
       builder: "walk" (the reference: pyspiel states), "shadow" (`fast_tree`: the game's own
         Python rules on plain-Python copies of its states, for this package's four team
-        families; 3-4x faster, same arrays and keys) or "auto" (shadow where supported).
+        families; 3-4x faster, same arrays and keys), "vector" (`fast_tree.goofspiel_arrays`:
+        team_goofspiel built level by level in numpy, no walk; same arrays and keys) or "auto"
+        (vector, else shadow, where supported).
     """
-    if builder not in ("auto", "walk", "shadow"):
-      raise ValueError(f"builder must be 'auto', 'walk' or 'shadow', got {builder!r}")
+    if builder not in BUILDERS:
+      raise ValueError(f"builder must be one of {BUILDERS}, got {builder!r}")
     game_type = game.get_type()
     if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
       raise ValueError(
@@ -102,15 +105,47 @@ class GameTree:
     if not self._use_infostate and not game_type.provides_observation_string:
       raise ValueError(f"{game} provides neither information-state nor observation strings.")
     if builder == "auto":
-      builder = "shadow" if fast_tree.supports(game) else "walk"
+      builder = ("vector" if fast_tree.supports_vector(game) else
+                 "shadow" if fast_tree.supports(game) else "walk")
     elif builder == "shadow" and not fast_tree.supports(game):
       raise ValueError(f"builder='shadow' supports {sorted(fast_tree.SHADOW_GAMES)}, not {game}")
+    elif builder == "vector" and not fast_tree.supports_vector(game):
+      raise ValueError(f"builder='vector' supports {sorted(fast_tree.VECTOR_GAMES)}, not {game}")
     self.builder = builder
-    if builder == "shadow":
+    if builder == "vector":
+      self._build_vector(max_nodes)
+    elif builder == "shadow":
       self._build(max_nodes, progress, shadow=True)
     else:
       self._build(max_nodes, progress)
     self._derive()
+
+  # Infoset keys and their index. The walks record them; the vector builder makes them on first
+  # use (`_make_keys`), since the solvers on arrays never need them.
+  _infoset_keys = None
+  _infoset_index = None
+  _make_keys = None
+
+  @property
+  def infoset_keys(self) -> list:
+    if self._infoset_keys is None and self._make_keys is not None:
+      self._infoset_keys = self._make_keys()
+      self._make_keys = None
+    return self._infoset_keys
+
+  @infoset_keys.setter
+  def infoset_keys(self, keys: list) -> None:
+    self._infoset_keys = keys
+
+  @property
+  def infoset_index(self) -> dict:
+    if self._infoset_index is None:
+      self._infoset_index = {key: i for i, key in enumerate(self.infoset_keys)}
+    return self._infoset_index
+
+  @infoset_index.setter
+  def infoset_index(self, index: dict) -> None:
+    self._infoset_index = index
 
   # One pyspiel state per infoset (its first history), for policy conversion. A walked tree
   # keeps the states it met; a tree loaded from arrays (`tree_cache`) replays them on first use
@@ -265,6 +300,23 @@ class GameTree:
       self.infoset_states = states
     self._finish_build(parents, actions, players, depths, infosets, chance_probs, returns_idx,
                        returns_val, infoset_ids, infoset_player, infoset_legal)
+
+  def _build_vector(self, max_nodes):
+    """The level-ordered arrays of `fast_tree.goofspiel_arrays` (no walk); the representative
+    pyspiel states are replayed on first use, as for the shadow walk."""
+    bound = min_terminal_histories(self.game)
+    if bound is not None and bound > max_nodes:  # (exact for team_goofspiel)
+      raise self._too_many_nodes(max_nodes)
+    arrays = fast_tree.goofspiel_arrays(self.game)
+    if len(arrays["node_parent"]) > max_nodes:
+      raise self._too_many_nodes(max_nodes)
+    make_keys = arrays.pop("infoset_keys")
+    for name, value in arrays.items():
+      setattr(self, name, value)
+    self.num_nodes = len(self.node_parent)
+    self.num_infosets = len(self.infoset_player)
+    self._make_keys = make_keys  # the key strings are made on first use (`infoset_keys`)
+    self._infoset_states = None
 
   def _progress_bar(self, progress: bool):
     if not progress:

@@ -58,6 +58,7 @@ class TeamLPResult:
   build_seconds: float
   solve_seconds: float
   status: str
+  solve_cpu_seconds: float = 0.0  # process CPU seconds of HiGHS (all its threads)
 
   @property
   def seconds(self) -> float:
@@ -150,9 +151,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   row_hi = np.concatenate([rhs1, np.zeros(len(keep1) + len(keep2)), np.zeros(dec2.num_local)])
   build = time.perf_counter() - start
   t0 = time.perf_counter()
+  c0 = time.process_time()
   h = highs.solve(cost, a_mat, row_lo, row_hi, col_lo, col_hi, True, time_limit, threads,
                   solver, options=highs_options)
   solve_seconds = time.perf_counter() - t0
+  solve_cpu = time.process_time() - c0
   status = h.modelStatusToString(h.getModelStatus())
   if status == "Time limit reached":
     raise TimeoutError(f"the team LP of {tree.game} was not solved within time_limit="
@@ -172,7 +175,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       sequences=[dec1.num_sequences, dec2.num_sequences],
       local_solutions=[dec1.num_local, dec2.num_local], lp_rows=a_mat.shape[0],
       lp_cols=a_mat.shape[1], lp_nonzeros=int(a_mat.nnz), build_seconds=build,
-      solve_seconds=solve_seconds, status=status)
+      solve_seconds=solve_seconds, status=status, solve_cpu_seconds=solve_cpu)
 
 
 if __name__ == "__main__":
