@@ -37,7 +37,8 @@ flags.DEFINE_integer("max_terminals", 100_000,
 flags.DEFINE_string("instances", "", "comma-separated instance names (default: all)")
 flags.DEFINE_string("out", "docs/benchmarks/team_lp_table.json", "JSON results (resumable)")
 flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_table.md", "Markdown table")
-flags.DEFINE_string("solver", "ipm", "HiGHS solver: simplex, ipm or choose")
+flags.DEFINE_string("solver", "auto", "HiGHS solver: auto (team_lp.choose_solver), simplex, "
+                    "ipm or choose")
 flags.DEFINE_string("method", "lp", "team_solve method: lp, cg, dag or auto")
 flags.DEFINE_float("memory_limit_gb", 20.0,
                    "address-space limit of each solve (RLIMIT_AS): an instance that needs more "

@@ -254,6 +254,26 @@ def test_table_benchmark_script_runs(tmp_path):
   assert "| 21K3 | 78 | lp | " in (tmp_path / "t.md").read_text()
 
 
+def test_solver_auto_same_value_as_ipm_and_simplex():
+  """`solver="auto"` (dual simplex for small LPs) gives the value of both HiGHS methods; 21K4's
+  is Table 1's -.0417 (the plans of the simplex path are checked as
+  mutual best responses by test_plans_feasible_and_value_is_both_best_responses, which runs
+  with the default solver). 21GL's 0.252422 was confirmed independently by both teams' MIP best
+  responses (docs/benchmarks/team_lp.md, section 1)."""
+  from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+  for name, expected in (("21K4", -0.0417), ("21GL", 0.2524)):
+    game, teams = team_instances.load_instance(name)
+    tree = GameTree(game)
+    res = {s: team_lp.solve(tree, teams, solver=s) for s in ("auto", "simplex", "ipm")}
+    assert res["auto"].solver == "simplex" and res["ipm"].solver == "ipm"
+    assert res["auto"].lp_nonzeros <= team_lp.AUTO_SIMPLEX_MAX_NONZEROS
+    for r in res.values():
+      assert r.value == pytest.approx(res["ipm"].value, abs=1e-9)
+    assert round(res["auto"].value, 4) == expected
+  assert team_lp.choose_solver("auto", team_lp.AUTO_SIMPLEX_MAX_NONZEROS + 1) == "ipm"
+  assert team_lp.choose_solver("pdlp", 10) == "pdlp"
+
+
 @pytest.mark.slow
 def test_21d3_value_is_the_papers():
   """Table 1 prints 21D3 = .2840 (team 1's total); with the D rules of team_instances the LP

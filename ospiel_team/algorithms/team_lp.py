@@ -40,6 +40,22 @@ from ospiel_team.algorithms.team_decomposition import TeamDecomposition
 from ospiel_team.algorithms.team_decomposition import TeamPlan
 
 
+# `solver="auto"`: HiGHS's dual simplex for LPs with at most this many constraint-matrix
+# nonzeros, its interior point method (IPX, with crossover) above. Measured HiGHS CPU seconds,
+# simplex / ipm (docs/benchmarks/team_lp.md section 0.8): 21K3 (1,136 nonzeros) 0.003 / 0.007,
+# 21K4 (7,524) 0.028 / 0.034, 21GL (11,196) 0.020 / 0.028, 21G (15,960) 0.029 / 0.036; above
+# it neither wins everywhere (31G, 111,798: 0.23 / 0.30; 21L223, 57,952: 1.17 / 0.77), so the
+# IPM, the measured default of section 1, stays.
+AUTO_SIMPLEX_MAX_NONZEROS = 20_000
+
+
+def choose_solver(solver: str, nonzeros: int) -> str:
+  """HiGHS's `solver` option for an LP with `nonzeros` nonzeros ("auto": by size, see above)."""
+  if solver != "auto":
+    return solver
+  return "simplex" if nonzeros <= AUTO_SIMPLEX_MAX_NONZEROS else "ipm"
+
+
 # ------------------------------------------------------------------------------------------------
 # The LP.
 @dataclasses.dataclass
@@ -59,6 +75,7 @@ class TeamLPResult:
   solve_seconds: float
   status: str
   solve_cpu_seconds: float = 0.0  # process CPU seconds of HiGHS (all its threads)
+  solver: str = ""  # the HiGHS solver used (after "auto")
 
   @property
   def seconds(self) -> float:
@@ -76,7 +93,7 @@ class TeamLPResult:
                 lp_rows=self.lp_rows, lp_cols=self.lp_cols, lp_nonzeros=self.lp_nonzeros,
                 build_seconds=round(self.build_seconds, 4),
                 solve_seconds=round(self.solve_seconds, 4),
-                seconds=round(self.seconds, 4), status=self.status)
+                seconds=round(self.seconds, 4), status=self.status, solver=self.solver)
 
   def profile_policy(self, rng=None) -> np.ndarray:
     """A pure profile: each team's sampled joint pure strategy (a policy array)."""
@@ -97,9 +114,20 @@ def _payoff(tree: GameTree, dec1: TeamDecomposition, dec2: TeamDecomposition,
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           time_limit: Optional[float] = None, threads: Optional[int] = None,
-          solver: str = "ipm", max_local: int = DEFAULT_MAX_LOCAL,
+          solver: str = "auto", max_local: int = DEFAULT_MAX_LOCAL,
           highs_options: Optional[Dict] = None) -> TeamLPResult:
-  """Solves the zero-sum team game exactly for its team-correlated equilibrium (Thm. 3.21)."""
+  """Solves the zero-sum team game exactly for its team-correlated equilibrium (Thm. 3.21).
+
+  Args:
+    game: pyspiel game, game string or `GameTree`.
+    teams: two teams, e.g. "0,1|2" (default: `teams.default_teams`).
+    time_limit: HiGHS seconds (None: no limit); TimeoutError when reached.
+    threads: HiGHS threads.
+    solver: HiGHS's `solver` option ("ipm", "simplex", "choose", ...) or "auto" (simplex up to
+      `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else ipm; the value is the LP optimum either way).
+    max_local: MemoryError past this many local solutions of a team.
+    highs_options: further HiGHS options, each checked by HiGHS.
+  """
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
@@ -152,6 +180,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   build = time.perf_counter() - start
   t0 = time.perf_counter()
   c0 = time.process_time()
+  solver = choose_solver(solver, int(a_mat.nnz))
   h = highs.solve(cost, a_mat, row_lo, row_hi, col_lo, col_hi, True, time_limit, threads,
                   solver, options=highs_options)
   solve_seconds = time.perf_counter() - t0
@@ -175,7 +204,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       sequences=[dec1.num_sequences, dec2.num_sequences],
       local_solutions=[dec1.num_local, dec2.num_local], lp_rows=a_mat.shape[0],
       lp_cols=a_mat.shape[1], lp_nonzeros=int(a_mat.nnz), build_seconds=build,
-      solve_seconds=solve_seconds, status=status, solve_cpu_seconds=solve_cpu)
+      solve_seconds=solve_seconds, status=status, solve_cpu_seconds=solve_cpu, solver=solver)
 
 
 if __name__ == "__main__":

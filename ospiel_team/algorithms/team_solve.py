@@ -87,7 +87,7 @@ class TeamSolveResult:
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           method: str = "auto", time_limit: Optional[float] = None, tol: Optional[float] = None,
-          solver: str = "ipm", highs_options: Optional[Dict] = None,
+          solver: str = "auto", highs_options: Optional[Dict] = None,
           threads: Optional[int] = None, certify_time_limit: float = 0.0) -> TeamSolveResult:
   """Solves a two-team zero-sum game for team 1's TMECor value.
 
@@ -99,7 +99,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     time_limit: seconds (None: no limit; negative: ValueError). The LP is stopped by HiGHS's
       limit (an error if not solved); the anytime methods return their certified bracket.
     tol: the anytime methods' target certified gap (None: `DEFAULT_TOL[method]`).
-    solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...).
+    solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...), or "auto"
+      (`team_lp.choose_solver`: simplex for small LPs, else ipm).
     highs_options: further HiGHS options for the LP (each checked by HiGHS).
     threads: HiGHS threads.
     certify_time_limit: when > 0, the bracket of an anytime method ("cg", "dag") is re-derived
