@@ -21,6 +21,7 @@ from ospiel_team.algorithms import team_lp
 from ospiel_team.algorithms import team_solve
 from ospiel_team.algorithms import teams as teams_lib
 from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.algorithms.team_decomposition import TeamDecomposition
 from ospiel_team.cli import team_solve_cli
 
 
@@ -114,6 +115,44 @@ def test_solve_auto_lp_dag_and_cg_agree(monkeypatch):
   cg = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
   assert cg.method == "cg" and cg.exact and "belief DAG not built" in cg.details["auto"]
   assert cg.value == pytest.approx(lp.value, abs=1e-6) == -1.0 / 24.0
+
+
+def test_auto_rule_by_lp_nonzeros_shares_the_decompositions(monkeypatch):
+  """Below `AUTO_LP_MAX_NONZEROS` auto solves the LP, above it the belief DAG, both on the
+  decompositions auto built once; the DAG's certified bracket holds the LP's exact value."""
+  game = "team_kuhn(players=3,ranks=3)"
+  lp = team_solve.solve(game, "0,1|2", method="auto")
+  assert lp.method == "lp" and "lp" in lp.details["auto"]
+  built = []
+  real = team_solve.TeamDecomposition
+  monkeypatch.setattr(team_solve, "TeamDecomposition",
+                      lambda *a, **k: built.append(1) or real(*a, **k))
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_NONZEROS", 10)
+  dag = team_solve.solve(game, "0,1|2", method="auto")
+  assert dag.method == "dag" and "> 10: dag" in dag.details["auto"]
+  assert len(built) == 2  # one decomposition per team, shared with the DAG
+  assert dag.lower - 1e-12 <= lp.value <= dag.upper + 1e-12 and dag.upper - dag.lower <= 1e-4
+  assert lp.value == pytest.approx(team_solve.solve(game, "0,1|2", method="lp").value, abs=1e-12)
+
+
+@pytest.mark.parametrize("game,teams", [("kuhn_poker(players=3)", "0,1|2"),
+                                        ("team_kuhn(players=4,ranks=4)", "0,2|1,3"),
+                                        ("team_goofspiel(players=3,info=limited)", "0,1|2"),
+                                        ("team_leduc(players=3,bets=1,ranks=2,suits=2)",
+                                         "0|1,2")])
+def test_lp_nonzeros_counts_the_lp_without_building_it(game, teams):
+  """`team_lp.lp_nonzeros` equals the assembled LP's nonzeros plus the zero payoffs HiGHS's
+  matrix drops (ties); solving with the given decompositions gives the same LP and value."""
+  tree, t = teams_lib.check_assumptions(game, teams)
+  decs = [TeamDecomposition(tree, m) for m in t.teams]
+  est = team_lp.lp_nonzeros(tree, t, *decs)
+  res = team_lp.solve(tree, t, decompositions=decs)
+  m = team_lp._payoff(tree, decs[0], decs[1],  # pylint: disable=protected-access
+                      teams_lib.team_terminal_utilities(tree, t)[:, 0])
+  assert res.lp_nonzeros <= est <= res.lp_nonzeros + int(np.sum(m.data == 0))
+  assert res.value == pytest.approx(team_lp.solve(tree, t).value, abs=1e-9)
+  with pytest.raises(ValueError, match="decompositions"):
+    team_lp.solve(tree, t, decompositions=decs[::-1])
 
 
 def test_bad_arguments_are_errors_naming_the_value():

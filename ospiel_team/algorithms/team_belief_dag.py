@@ -506,7 +506,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           tol: float = 1e-6, time_limit: Optional[float] = None,
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
           max_local: int = DEFAULT_MAX_LOCAL, verbose: bool = False,
-          native: bool = True, average_powers: Sequence[float] = (2.0, 5.0)) -> BeliefDAGResult:
+          native: bool = True, average_powers: Sequence[float] = (2.0, 5.0),
+          decompositions: Optional[Sequence[TeamDecomposition]] = None) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
   Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
@@ -532,6 +533,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       a recent-weighted t^5 average to DCFR's t^2 one: same iterates, a tighter bracket sooner
       (measured: 21L153 1,450 instead of 2,340 iterations to gap 1e-4, 22D3 180 instead of
       340; docs/benchmarks/team_lp.md section 0.6).
+    decompositions: both teams' `TeamDecomposition`s of this tree when already built (by
+      `team_solve`'s `auto` rule); None: built here.
 
   Returns:
     A `BeliefDAGResult` whose `lower`/`upper` are certified by exact team best responses.
@@ -552,7 +555,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
     raise ValueError(f"the team belief DAG solver needs two teams (got {teams})")
-  dec = [TeamDecomposition(tree, t, max_local) for t in teams.teams]
+  dec = (list(decompositions) if decompositions is not None
+         else [TeamDecomposition(tree, t, max_local) for t in teams.teams])
   dags = [BeliefDAG(d, native=native) for d in dec]
   util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
   w = tree.chance_reach()[tree.terminals] * util1

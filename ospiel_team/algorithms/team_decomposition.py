@@ -484,10 +484,15 @@ class TeamDecomposition:
 
   # --- 5. constraint system ---------------------------------------------------------------------
   def constraint_system(self):
-    """(D, d): rows (S, R) of C.2 (and the root-bag rows) over this team's lambdas."""
+    """(D, d): rows (S, R) of C.2 (and the root-bag rows) over this team's lambdas (built once
+    and kept: the LP, its size estimate and the plans' checks share it; do not modify)."""
+    if getattr(self, "_constraints", None) is None:
+      self._constraints = (self._constraint_system_loop() if not self.batched
+                           else self._constraint_system_batched())
+    return self._constraints
+
+  def _constraint_system_batched(self):
     states = self.states
-    if not self.batched:
-      return self._constraint_system_loop()
     k = len(states)
     num_sets = np.fromiter((st.num_sets for st in states), dtype=np.int64, count=k)
     counts = np.fromiter((len(st.local_set) for st in states), dtype=np.int64, count=k)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 import pyspiel
@@ -112,10 +112,30 @@ def _payoff(tree: GameTree, dec1: TeamDecomposition, dec2: TeamDecomposition,
                            shape=(dec1.num_leaves, dec2.num_leaves))
 
 
+def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
+                dec2: TeamDecomposition) -> int:
+  """The constraint matrix's nonzeros of `solve`'s LP from the two decompositions, without
+  assembling it (counted before zero payoffs are dropped: >= `TeamLPResult.lp_nonzeros`).
+  `team_solve`'s `auto` rule chooses between the LP and the belief DAG by it."""
+  util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
+  m_mat = _payoff(tree, dec1, dec2, util1)
+  d1, _ = dec1.constraint_system()
+  e2, _ = dec2.constraint_system()
+  f1, g2 = dec1.leaf_matrix, dec2.leaf_matrix
+  nnz = d1.nnz + e2.nnz
+  f_nnz = f1.nnz - (f1[0].nnz if dec1.const_leaf else 0)
+  nnz += f_nnz + dec1.num_leaves - int(dec1.const_leaf)
+  m_nnz = m_mat.nnz - (m_mat[:, 0].nnz if dec2.const_leaf else 0)
+  nnz += m_nnz + dec2.num_leaves - int(dec2.const_leaf)
+  nnz += g2.nnz - (g2[0].nnz if dec2.const_leaf else 0)
+  return int(nnz)
+
+
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           time_limit: Optional[float] = None, threads: Optional[int] = None,
           solver: str = "auto", max_local: int = DEFAULT_MAX_LOCAL,
-          highs_options: Optional[Dict] = None) -> TeamLPResult:
+          highs_options: Optional[Dict] = None,
+          decompositions: Optional[Sequence[TeamDecomposition]] = None) -> TeamLPResult:
   """Solves the zero-sum team game exactly for its team-correlated equilibrium (Thm. 3.21).
 
   Args:
@@ -127,13 +147,21 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else ipm; the value is the LP optimum either way).
     max_local: MemoryError past this many local solutions of a team.
     highs_options: further HiGHS options, each checked by HiGHS.
+    decompositions: both teams' `TeamDecomposition`s of this tree, when already built (e.g. by
+      `team_solve`'s `auto` rule); None: built here.
   """
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
     raise ValueError(f"solve needs two teams; for one team use coop_optimum (got {teams})")
-  dec1 = TeamDecomposition(tree, teams.teams[0], max_local)
-  dec2 = TeamDecomposition(tree, teams.teams[1], max_local)
+  if decompositions is None:
+    dec1 = TeamDecomposition(tree, teams.teams[0], max_local)
+    dec2 = TeamDecomposition(tree, teams.teams[1], max_local)
+  else:
+    dec1, dec2 = decompositions
+    for dec, members in ((dec1, teams.teams[0]), (dec2, teams.teams[1])):
+      if dec.tree is not tree or dec.members != tuple(members):
+        raise ValueError(f"decompositions: {dec.members} of another tree or team than {teams}")
   util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
   m_mat = _payoff(tree, dec1, dec2, util1)
   d1, rhs1 = dec1.constraint_system()

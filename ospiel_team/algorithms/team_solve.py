@@ -15,23 +15,32 @@ Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
   the average plans are certified by exact team best responses (dynamic programming on the
   DAG), giving a bracket [lower, upper]; stops when the gap is <= `tol`.
 
-`"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md, section 0):
-build the LP with at most `AUTO_LP_MAX_LOCAL` = 500k local solutions per team; if a team has
-more, the LP is abandoned and, with the time that is left, column generation runs when every
-team of several players has at most `AUTO_CG_MAX_SEQUENCES` = 5,000 team sequences (a small
-MIP oracle: Kuhn 21K8 801, 21K12 1,873, 31K5 2,611 sequences, all solved exactly by column
-generation, while the DAG left 21K8 at gap 2.5e-4 after 500 s), else the belief DAG (Leduc
-21L153 12,361 and 31L133 sequences, 22D3: solved by the DAG; column generation left 21L153 at
-gap 1.1 and crashed on 22D3); past `AUTO_DAG_MAX_LOCAL` DAG edges, column generation. Measured: every Table 1 LP
-with at most 125k local solutions per team finished in at most 92 s on a quiet machine (33D2,
-124k, in 337 s); the two Leduc LPs that did not finish in 600 s have 554k (31L133) and 682k
-(21L153) local solutions, and the belief DAG brings 21L153 to a certified gap of 1e-4 in
-~90 CPU seconds; 42D2 (532k, LP 233 s) and 51D2 (1.76M, LP 1402 s under load) go to the DAG by
-this rule without a DAG measurement of theirs. Column generation stays available by name: it
-is exact where its MIP oracle is fast (Kuhn poker: 21K8, 21K12, 31K5) and slow elsewhere.
-Re-examined after the belief DAG's passes moved to C (2x cheaper iterations; iteration counts
-vary by +-50% with rounding; team_lp.md section 0.6): unchanged, since no crossover instance
-was re-measured.
+`"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md, sections 0.7
+and 0.8): build both teams' decompositions with at most `AUTO_LP_MAX_LOCAL` = 500k local
+solutions per team, then
+
+* **the LP** when its constraint matrix has at most `AUTO_LP_MAX_NONZEROS` = 150,000 nonzeros
+  (`team_lp.lp_nonzeros`, counted from the decompositions without assembling the LP),
+* **the belief DAG** above that, on the same decompositions (built once).
+
+The LP is preferred wherever it is about as fast, because its value is exact, while the DAG
+stops at a certified gap of 1e-4. Measured on the lead's quiet runs (section 0.7; wall seconds
+of the solve, LP / DAG): below the threshold the LP is faster on every instance measured both
+ways (21GL 0.23 / 0.81 at 11,196 nonzeros, 21G 0.23 / 1.40 at 15,960, 31GL 1.22 / 1.96 at
+69,786, 31G 1.72 / 2.25 at 111,798; 21L133, 21L223 and 31L'132, 61k-127k nonzeros, took
+1.4-2.9 s by the LP and 6.5-7.8 CPU s by the numpy DAG under load), and above it the DAG
+is faster on every one (22K5 3.18 / 0.32 at 157,995; 21K6 3.26 / 0.70 at 350,110; 22L133
+103 / 5.7; 21L143 34 / 3.6; 21D3 15.7 / 2.1; 21L151 63 / 6.8; 32GL 9.1 / 8.2; 32G 12.2 /
+10.9): HiGHS's time grows with the LP's density, the DAG's with its edges times iterations.
+31L'133 (199,994 nonzeros, LP 7.1 s) lies near the crossover (section 0.8).
+
+If a team has more than 500k local solutions (the LP is not built), the old rule applies:
+column generation when every team of several players has at most `AUTO_CG_MAX_SEQUENCES` =
+5,000 team sequences (a small MIP oracle: Kuhn 21K8 801, 21K12 1,873, 31K5 2,611 sequences,
+solved exactly by column generation), else the belief DAG (Leduc 21L153, 31L133, 22D3, 21L523,
+Liar's Dice 21D4, 42D2, 51D2: solved by the DAG to gap 1e-4); past `AUTO_DAG_MAX_LOCAL` DAG
+edges, column generation. Column generation stays available by name: it is exact where its
+MIP oracle is fast (Kuhn poker: 21K8, 21K12, 31K5) and slow elsewhere.
 """
 
 from __future__ import annotations
@@ -60,6 +69,9 @@ CERTIFY_MAX_SEQUENCES = 20_000
 # exactly in a few iterations or not at all; regret minimisation converges like 1/T.
 DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
 AUTO_LP_MAX_LOCAL = 500_000
+# `auto` solves the LP when it has at most this many constraint-matrix nonzeros
+# (`team_lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
+AUTO_LP_MAX_NONZEROS = 150_000
 AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
 # After the LP is refused: column generation when every team of several players has at most
 # this many team sequences (its MIP oracle is then small), else the belief DAG.
@@ -122,30 +134,39 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
   details: Dict = {}
-  if method in ("auto", "lp"):
+  decs = None
+  if method == "auto":
     try:
-      res = team_lp.solve(tree, teams, time_limit=time_limit, threads=threads, solver=solver,
-                          highs_options=highs_options,
-                          **({"max_local": AUTO_LP_MAX_LOCAL} if method == "auto" else {}))
-      s = res.summary()
-      del s["game"], s["teams"], s["value"], s["seconds"]
-      return TeamSolveResult(game=str(tree.game), teams=str(teams), method="lp",
-                             value=res.value, lower=res.value, upper=res.value, exact=True,
-                             seconds=time.perf_counter() - start, details=s)
+      decs = [TeamDecomposition(tree, t, AUTO_LP_MAX_LOCAL) for t in teams.teams]
     except MemoryError as e:
-      if method == "lp":
-        raise
       details["auto"] = f"LP not built: {e}"
       n_seq = max((TeamDecomposition(tree, t, team_tree_only=True).num_sequences
                    for t in teams.teams if len(t) > 1), default=0)
       if n_seq <= AUTO_CG_MAX_SEQUENCES:
         method = "auto_cg"
         details["auto"] += f"; {n_seq} team sequences <= {AUTO_CG_MAX_SEQUENCES}: cg"
+    if decs is not None:
+      nnz = team_lp.lp_nonzeros(tree, teams, *decs)
+      if nnz <= AUTO_LP_MAX_NONZEROS:
+        method = "auto_lp"
+        details["auto"] = f"LP nonzeros {nnz} <= {AUTO_LP_MAX_NONZEROS}: lp"
+      else:
+        details["auto"] = f"LP nonzeros {nnz} > {AUTO_LP_MAX_NONZEROS}: dag"
+  if method in ("auto_lp", "lp"):
+    res = team_lp.solve(tree, teams, time_limit=time_limit, threads=threads, solver=solver,
+                        highs_options=highs_options, decompositions=decs)
+    s = res.summary()
+    del s["game"], s["teams"], s["value"], s["seconds"]
+    s.update(details)
+    return TeamSolveResult(game=str(tree.game), teams=str(teams), method="lp",
+                           value=res.value, lower=res.value, upper=res.value, exact=True,
+                           seconds=time.perf_counter() - start, details=s)
   if method in ("auto", "dag"):
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
     try:
       dag = team_belief_dag.solve(
           tree, teams, tol=DEFAULT_TOL["dag"] if tol is None else tol, time_limit=left,
+          decompositions=decs,
           **({"max_local": AUTO_DAG_MAX_LOCAL} if method == "auto" else {}))
     except MemoryError as e:
       if method == "dag":
