@@ -40,6 +40,8 @@ flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_table.md", "Markdown tabl
 flags.DEFINE_string("solver", "auto", "HiGHS solver: auto (team_lp.choose_solver), simplex, "
                     "ipm or choose")
 flags.DEFINE_string("method", "lp", "team_solve method: lp, cg, dag or auto")
+flags.DEFINE_list("methods", [], "per-instance methods overriding --method, ID=METHOD pairs, "
+                  "e.g. \"21K3=lp,32G=dag\"")
 flags.DEFINE_float("memory_limit_gb", 20.0,
                    "address-space limit of each solve (RLIMIT_AS): an instance that needs more "
                    "fails with MemoryError instead of waking the OOM killer on a shared machine")
@@ -103,6 +105,23 @@ def run_instance(name: str, time_limit: float, solver: str,
   return row
 
 
+def parse_methods(items) -> dict:
+  """{"21K3": "lp", ...} from ["21K3=lp", ...]; ValueError naming a bad item, instance or method."""
+  from ospiel_team.algorithms import team_solve  # pylint: disable=g-import-not-at-top
+  out = {}
+  for item in items:
+    name, sep, method = item.partition("=")
+    if not sep:
+      raise ValueError(f"--methods item {item!r} is not ID=METHOD")
+    if name not in team_instances.TABLE1_INSTANCES:
+      raise ValueError(f"--methods: unknown instance {name!r}")
+    if method not in team_solve.METHODS:
+      raise ValueError(f"--methods: unknown method {method!r} for {name}; use one of "
+                       f"{team_solve.METHODS}")
+    out[name] = method
+  return out
+
+
 def _children_cpu() -> float:
   """User + system CPU seconds of the finished subprocesses (less load-sensitive than wall)."""
   import resource  # pylint: disable=g-import-not-at-top
@@ -159,6 +178,10 @@ def main(argv):
     raise SystemExit(f"team_lp_table: error: {e}") from None
   names = (FLAGS.instances.split(",") if FLAGS.instances
            else list(team_instances.TABLE1_INSTANCES))
+  try:
+    per_instance = parse_methods(FLAGS.methods)
+  except ValueError as e:
+    raise app.UsageError(str(e)) from None
   stored = {}
   if os.path.exists(FLAGS.out):
     with open(FLAGS.out) as f:
@@ -185,7 +208,7 @@ def main(argv):
                  reason=f"not run: |Z|={paper.terminals} > max_terminals={FLAGS.max_terminals}")
     else:
       row = run_instance(name, FLAGS.time_limit, FLAGS.solver, FLAGS.memory_limit_gb,
-                         FLAGS.method)
+                         per_instance.get(name, FLAGS.method))
     row["time_limit"] = FLAGS.time_limit
     row["load_before"] = load_before
     row["load_after"] = _load_average()

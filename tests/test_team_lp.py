@@ -274,6 +274,27 @@ def test_solver_auto_same_value_as_ipm_and_simplex():
   assert team_lp.choose_solver("pdlp", 10) == "pdlp"
 
 
+def test_table_script_per_instance_methods(tmp_path):
+  """team_lp_table.py --methods ID=METHOD overrides --method for that instance; bad items are
+  one-line usage errors naming the value."""
+  import os  # pylint: disable=g-import-not-at-top
+  import subprocess  # pylint: disable=g-import-not-at-top
+  import sys  # pylint: disable=g-import-not-at-top
+  repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  script = os.path.join(repo, "benchmarks", "team_lp_table.py")
+  out = tmp_path / "t.json"
+  subprocess.run([sys.executable, script, "--instances", "21K3", "--methods", "21K3=dag",
+                  "--certify_time_limit", "0", "--time_limit", "120", "--out", str(out),
+                  "--out_md", str(tmp_path / "t.md")], check=True, cwd=repo, capture_output=True)
+  row = json.loads(out.read_text())["rows"][0]
+  assert row["method"] == "dag" and abs(row["value"]) <= row["gap"] + 1e-12  # 21K3's value: 0
+  for bad, needle in (("21K3=bogus", "'bogus'"), ("21X9=lp", "'21X9'"), ("21K3", "ID=METHOD")):
+    proc = subprocess.run([sys.executable, script, "--instances", "21K3", "--methods", bad,
+                           "--out", str(tmp_path / "u.json"), "--out_md", str(tmp_path / "u.md")],
+                          cwd=repo, capture_output=True, text=True)
+    assert proc.returncode != 0 and needle in proc.stderr, (bad, proc.stderr)
+
+
 @pytest.mark.slow
 def test_21d3_value_is_the_papers():
   """Table 1 prints 21D3 = .2840 (team 1's total); with the D rules of team_instances the LP

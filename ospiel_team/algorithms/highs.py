@@ -15,8 +15,10 @@ import os
 import sys
 from typing import Any, Dict, Optional
 
+import highspy
 import numpy as np
 from scipy import sparse
+
 
 def new_highs():
   """A silent `highspy.Highs()`.
@@ -24,8 +26,9 @@ def new_highs():
   highspy >= 1.16 prints a banner to the process's C-level stdout when the first model of a
   process is constructed, before any option can be set; that would corrupt the JSON a CLI prints
   on stdout. The constructor therefore runs with file descriptor 1 pointed at /dev/null.
+  (highspy is imported with this module, not here: its import, ~0.03-0.4 s, is start-up, not
+  part of a timed solve.)
   """
-  import highspy  # pylint: disable=g-import-not-at-top
   sys.stdout.flush()
   saved = os.dup(1)
   try:
@@ -45,7 +48,6 @@ SOLVERS = ("choose", "simplex", "ipm", "pdlp", "ipx", "hipo", "qpasm", "")
 
 def set_option(h, key: str, value: Any) -> None:
   """Sets one HiGHS option; raises ValueError naming the option if HiGHS refuses it."""
-  import highspy  # pylint: disable=g-import-not-at-top
   status = h.setOptionValue(key, value)
   if status == highspy.HighsStatus.kError:
     raise ValueError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
@@ -100,7 +102,6 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
   set_options(h, options)
   h.passModel(model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize, integrality))
   if initial_solution is not None:
-    import highspy  # pylint: disable=g-import-not-at-top
     start = highspy.HighsSolution()
     start.col_value = list(np.asarray(initial_solution, dtype=np.float64))
     h.setSolution(start)
@@ -111,7 +112,6 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
 def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
           integrality: Optional[np.ndarray] = None):
   """A `highspy.HighsLp` from scipy sparse data (column-wise)."""
-  import highspy  # pylint: disable=g-import-not-at-top
   a_csc = sparse.csc_matrix(a_mat)
   a_csc.sort_indices()
   lp = highspy.HighsLp()
