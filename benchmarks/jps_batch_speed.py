@@ -14,6 +14,7 @@ schedule and, where `--samples` is set, sampled (k = 1, 5, 20; 100 iterations).
 
   python benchmarks/jps_batch_speed.py --games "mini_bridge(size=4)=10,simple_bidding(size=16)=4"
   python benchmarks/jps_batch_speed.py --before_rev fc8a58e --jps_before uncached  # first speed-up
+  python benchmarks/jps_batch_speed.py --before_rev same --jps_before numpy  # JPS's C kernel
 """
 
 import importlib.util
@@ -39,14 +40,18 @@ flags.DEFINE_list("depths", ["mini_bridge(size=4)=3", "simple_bidding(size=16)=3
                   "game=D (others: full depth).")
 flags.DEFINE_list("sampled_games", ["simple_bidding(size=16)"], "Games with sampled JPS.")
 flags.DEFINE_integer("cfr_timed", 100, "CFR iterations timed (scaled to 1,000).")
-flags.DEFINE_string("before_rev", "6c996ea", "Git revision of the 'before' tree_cfr.py.")
-flags.DEFINE_enum("jps_before", "same", ["same", "uncached"],
-                  "'Before' JPS: the current JPS (timed once) or the uncached search.")
+flags.DEFINE_string("before_rev", "6c996ea", "Git revision of the 'before' tree_cfr.py "
+                    "('same': the current one, timed once and counted on both sides).")
+flags.DEFINE_enum("jps_before", "same", ["same", "uncached", "numpy"],
+                  "'Before' JPS: the current JPS (timed once), the uncached search, or the "
+                  "current JPS with backend='numpy' (its cached search without the C kernel).")
 flags.DEFINE_string("json_out", None, "Optional JSON output.")
 
 
 def _old_tree_cfr():
   """The module tree_cfr.py at --before_rev, or None."""
+  if FLAGS.before_rev == "same":
+    return None
   root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   try:
     text = subprocess.run(["git", "show", f"{FLAGS.before_rev}:ospiel_team/algorithms/tree_cfr.py"],
@@ -72,10 +77,10 @@ def _cfr(module, tree, seeds, iterations):
   return solver, (time.process_time() - t0) / len(seeds)
 
 
-def _jps(tree, curs, seeds, depth, samples, shared):
+def _jps(tree, curs, seeds, depth, samples, shared, backend="auto"):
   """Per-seed CPU of the authors' JPS (and sampled JPS) and the values reached."""
   ours = jps.JointPolicySearch(tree, depth=depth)
-  budget = {} if shared else {"structure_budget": 0}
+  budget = {"backend": backend} if shared else {"structure_budget": 0, "backend": "numpy"}
   make = [("exact", lambda: jps.JointPolicySearch(
       tree, depth=depth, schedule="reference", tie_break="random",
       start_depths=ours.reference_start_depths(), **budget))]
@@ -90,7 +95,8 @@ def _jps(tree, curs, seeds, depth, samples, shared):
       if not shared:
         obj = mk()  # before: one object per seed, nothing shared
       vals.append(obj.improve(curs[b], seed=s).value)
-    out[name] = dict(cpu_per_seed=(time.process_time() - t0) / len(seeds), values=vals)
+    out[name] = dict(cpu_per_seed=(time.process_time() - t0) / len(seeds), values=vals,
+                     backend="numpy" if obj._lib is None else "c")  # pylint: disable=protected-access
   return out
 
 
@@ -121,16 +127,24 @@ def main(argv):
     for _ in range(1000 - FLAGS.cfr_timed):  # the CFR1k policies JPS starts from
       new_solver.evaluate_and_update_policy()
     curs = new_solver.current_policy_array()
+    tree.tabular_policy(curs[0])  # the tree's one-time TabularPolicy template, out of the timings
     after = _jps(tree, curs, seeds, depth, samples, shared=True)
-    before = (after if FLAGS.jps_before == "same" else
-              _jps(tree, curs, seeds, depth, samples, shared=False))
+    if FLAGS.jps_before == "same":
+      before = after
+    elif FLAGS.jps_before == "numpy":
+      before = _jps(tree, curs, seeds, depth, samples, shared=True, backend="numpy")
+    else:
+      before = _jps(tree, curs, seeds, depth, samples, shared=False)
     for name in after:
       row[f"jps_{name}_cpu_per_seed_after"] = after[name]["cpu_per_seed"]
       row[f"jps_{name}_cpu_per_seed_before"] = before[name]["cpu_per_seed"]
+      row[f"jps_{name}_backend_after"] = after[name]["backend"]
+      row[f"jps_{name}_backend_before"] = before[name]["backend"]
       row[f"jps_{name}_equal"] = after[name]["values"] == before[name]["values"]
     tot_a = row["cfr1k_cpu_per_seed_after"] + sum(after[n]["cpu_per_seed"] for n in after)
-    tot_b = row.get("cfr1k_cpu_per_seed_before", np.nan) + sum(
-        before[n]["cpu_per_seed"] for n in before)
+    cfr_b = row.get("cfr1k_cpu_per_seed_before", row["cfr1k_cpu_per_seed_after"]
+                    if FLAGS.before_rev == "same" else np.nan)
+    tot_b = cfr_b + sum(before[n]["cpu_per_seed"] for n in before)
     row.update(total_cpu_per_seed_after=tot_a, total_cpu_per_seed_before=tot_b,
                speedup=tot_b / tot_a, load_after=open("/proc/loadavg").read().split()[:3])
     rows.append(row)

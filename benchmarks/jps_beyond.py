@@ -27,9 +27,13 @@ from ospiel_team import atomic_io
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("stores", ["docs/benchmarks/jps_experiments.store.json",
-                            "docs/benchmarks/jps_beyond_search.store.json"],
-                  "Per-seed stores: examples/jps_experiments.py's and "
-                  "benchmarks/jps_beyond_search.py's (a missing one is skipped).")
+                            "docs/benchmarks/jps_beyond_search.store.json",
+                            "docs/benchmarks/jps_beyond_ed.store.json",
+                            "docs/benchmarks/jps_beyond_xfp.store.json"],
+                  "Per-seed stores: examples/jps_experiments.py's (first) and "
+                  "benchmarks/jps_beyond_search.py's (a missing one is skipped). A method "
+                  "in several beyond stores is one row over the union of their seeds (a seed "
+                  "in two must have the same value in both: the runs are deterministic).")
 flags.DEFINE_string("optima", "docs/benchmarks/coop_optima.json", "Proven optima.")
 flags.DEFINE_list("restarts", ["10", "100"], "R values for best-of-R restarts.")
 flags.DEFINE_string("json_out", None, "Output JSON rows.")
@@ -71,6 +75,8 @@ def main(argv):
           " | ".join(f"best of {r} (mean) | P(optimum in {r})" for r in restarts) + " |")
   lines = [head, "|---|---:|---|---:|---:|---:|" + "---:|---:|" * len(restarts)]
   per_game = {}
+  per_main = {}  # game -> the experiment store's methods
+  beyond_seeds = {}  # game -> method -> seed -> value, over the beyond stores
   for k, store in enumerate(stores):
     for game, entry in store.items():
       if game.startswith("_"):
@@ -86,8 +92,23 @@ def main(argv):
                                               for s in seeds])
       else:  # the search variants (benchmarks/jps_beyond_search.py), named as stored
         names = [m for m in seeds[0] if not m.endswith(("seconds", "iterations"))]
+        if entry.get("config", {}).get("rounds", 1) == 0:  # "alternating" is only CFR+JPS
+          names = [m for m in names if m != "CFR/JPS alternating"]
+        beyond = beyond_seeds.setdefault(game, {})
         for m in names:
-          per[m if m not in per else f"{m} [beyond]"] = np.array([s[m] for s in seeds])
+          row_name = f"{m} [beyond]" if m in per_main.get(game, ()) else m
+          got = beyond.setdefault(row_name, {})
+          for seed, out in entry["seeds"].items():
+            if seed in got and abs(got[seed] - out[m]) > 1e-9:
+              raise SystemExit(f"jps_beyond: error: {game} {m} seed {seed}: {got[seed]} in "
+                               f"one store, {out[m]} in another")
+            got.setdefault(seed, out[m])
+      if k == 0:
+        per_main[game] = set(per)
+  for game, beyond in beyond_seeds.items():
+    per = per_game.setdefault(game, {})
+    for m, got in beyond.items():
+      per[m] = np.array([got[s] for s in sorted(got, key=int)])
   for game, per in per_game.items():
     opt = optima.get(game)
     for m, vals in per.items():

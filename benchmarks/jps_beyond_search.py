@@ -14,6 +14,11 @@ the proven optimum? Runs, per seed, several ways of reaching a better policy tha
 * `ED<n>+JPS` (with `--ed_steps n`): the authors' JPS from the policy of n steps of tabular
   Exploitability Descent (`ospiel_team.algorithms.exploitability_descent.TabularEDSolver`,
   Lockhart et al., IJCAI 2019, arXiv 1903.05614; from uniform, so one ED run serves every seed).
+* `XFP<n>+JPS` (with `--xfp_steps n`): the authors' JPS from the average policy of n iterations
+  of OpenSpiel's full-width fictitious play (`open_spiel.python.algorithms.fictitious_play.
+  XFPSolver`, Heinrich, Lanctot and Silver, "Fictitious Self-Play in Extensive-Form Games",
+  ICML 2015; deterministic from uniform, so one XFP run serves every seed; the seed drives
+  JPS's schedule and ties).
 
 Values per seed go to a resumable store (`--store`, same layout as the experiment store, so
 `benchmarks/jps_beyond.py --stores` reports them: mean, how often the proven optimum is reached).
@@ -54,7 +59,22 @@ flags.DEFINE_integer("restarts", 10, "R random pure restarts per seed (0: skip).
 flags.DEFINE_integer("ed_steps", 0, "If > 0: also the authors' JPS from the policy of this "
                      "many steps of tabular Exploitability Descent (from uniform: one ED run "
                      "for all seeds; the seed drives JPS's schedule).")
+flags.DEFINE_integer("xfp_steps", 0, "If > 0: also the authors' JPS from the average policy "
+                     "of this many iterations of OpenSpiel's XFP (one run for all seeds).")
 flags.DEFINE_string("store", None, "Per-seed store (JSON; resumed).")
+
+_XFP = {}
+
+
+def _xfp_policy(tree, steps):
+  """The average policy of `steps` iterations of OpenSpiel's XFPSolver, as a policy array."""
+  if (str(tree.game), steps) not in _XFP:
+    from open_spiel.python.algorithms import fictitious_play  # pylint: disable=g-import-not-at-top
+    solver = fictitious_play.XFPSolver(tree.game)
+    for _ in range(steps):
+      solver.iteration()
+    _XFP[(str(tree.game), steps)] = tree.policy_array(solver.average_policy())
+  return _XFP[(str(tree.game), steps)]
 
 
 def _cfr(tree, init, seeds, iterations, plus=False):
@@ -108,6 +128,10 @@ def run_chunk(tree, seeds, depth):
     ed_pi = solver.current_policy_array()
     for b, s in enumerate(seeds):
       outs[b][f"ED{FLAGS.ed_steps}+JPS"] = ref[depth].improve(ed_pi, seed=s).value
+  if FLAGS.xfp_steps:
+    xfp_pi = _xfp_policy(tree, FLAGS.xfp_steps)
+    for b, s in enumerate(seeds):
+      outs[b][f"XFP{FLAGS.xfp_steps}+JPS"] = ref[depth].improve(xfp_pi, seed=s).value
   if FLAGS.restarts:
     ours = jps.JointPolicySearch(tree, depth=depth)
     for b, s in enumerate(seeds):
@@ -137,6 +161,8 @@ def main(argv):
                 larger_depths=[int(x) for x in FLAGS.larger_depths])
   if FLAGS.ed_steps:  # (absent otherwise: stores made before the flag stay valid)
     config["ed_steps"] = FLAGS.ed_steps
+  if FLAGS.xfp_steps:
+    config["xfp_steps"] = FLAGS.xfp_steps
   tree = tree_cache.cached_tree(game)
   entry = store.setdefault(game, dict(histories=int(tree.num_nodes),
                                       infosets=int(tree.num_infosets), depth=depth,
