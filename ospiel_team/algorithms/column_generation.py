@@ -99,7 +99,8 @@ def _sequence_form(tree: GameTree, player: int):
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           tol: float = 1e-6, time_limit: Optional[float] = None, max_iterations: int = 100_000,
           threads: Optional[int] = None, extra_columns: bool = False,
-          verbose: bool = False) -> ColumnGenerationResult:
+          verbose: bool = False, hybrid: bool = False,
+          warm_start: bool = False) -> ColumnGenerationResult:
   """Team 1's team-correlated equilibrium value by column generation (single/double oracle).
 
   Args:
@@ -114,6 +115,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       found on its way (HiGHS's saved solutions) when they improve on the master: fewer
       iterations for the same exact bounds.
     verbose: print one line per iteration.
+    hybrid: the oracles' MIPs keep the sequence variables of one member per team continuous
+      (`team_best_response.TeamOracle(hybrid=True)`, the hybrid form of Zhang, An & Cerny,
+      AAAI 2021, arXiv:2009.12629): same exact best responses, fewer binaries.
+    warm_start: each oracle MIP starts from the previous call's solution
+      (`TeamOracle(warm_start=True)`).
 
   Returns:
     A `ColumnGenerationResult`; `lower` and `upper` are certified by exact team best responses.
@@ -130,9 +136,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   chance = tree.chance_reach()[tree.terminals]
   cu1 = chance * teams_lib.team_terminal_utilities(tree, teams)[:, 0]
   oracle1 = team_best_response.TeamOracle(tree, teams.teams[0], threads=threads,
-                                          keep_others=extra_columns)
+                                          keep_others=extra_columns, hybrid=hybrid,
+                                          warm_start=warm_start)
   oracle2 = team_best_response.TeamOracle(tree, teams.teams[1], threads=threads,
-                                          keep_others=extra_columns)
+                                          keep_others=extra_columns, hybrid=hybrid,
+                                          warm_start=warm_start)
   single = len(teams.teams[1]) == 1
   n_z = len(tree.terminals)
   if single:

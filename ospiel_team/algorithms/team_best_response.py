@@ -22,6 +22,7 @@ import dataclasses
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import highspy
 import numpy as np
 
 from ospiel_team.algorithms import coop_optimum
@@ -108,21 +109,46 @@ class TeamOracle:
   """
 
   def __init__(self, tree: GameTree, members: Sequence[int], threads: Optional[int] = None,
-               keep_others: bool = False):
-    """`keep_others`: also return the improving solutions the MIP found before its optimum
-    (HiGHS's `mip_improving_solution_save`), extra columns for column generation."""
+               keep_others: bool = False, hybrid: bool = False, warm_start: bool = False):
+    """Args:
+      tree: the game tree.
+      members: the team's players.
+      threads: HiGHS threads.
+      keep_others: also return the improving solutions the MIP found before its optimum
+        (HiGHS's `mip_improving_solution_save`), extra columns for column generation.
+      hybrid: declare integral only the sequence variables of the members other than the one
+        with the most sequences (the *free* member), as in the hybrid-form best response of
+        Zhang, An & Cerny (AAAI 2021, arXiv:2009.12629, Sec. 4: one member's pure strategy,
+        the other's sequence form). Exact: with the other members' 0/1 plans fixed, the flow
+        rows force every edge into a free member's node to carry the product of the fixed
+        choices and the free member's sequence-form reach, so the LP left is the free
+        member's sequence-form best response, whose optimum is a pure plan; the free member's
+        plan is then re-derived by backward induction against the fixed members' plan.
+      warm_start: give each MIP the previous call's solution as its starting incumbent
+        (feasible for any weights: only the objective changes between calls).
+    """
     self.tree = tree
     self.keep_others = keep_others
     self.members = [int(p) for p in members]
     self._h = None
     self._fm = None
+    self._free = None
+    self._warm_start = warm_start
+    self._last = None
     if len(self.members) > 1:
       self._fm = coop_optimum.flow_model(tree, self.members)
       fm = self._fm
       cost = np.zeros(fm.num_cols)
+      integrality = fm.integrality
+      if hybrid:
+        owner = tree.infoset_player[fm.team_inf[fm.inf_rep]]
+        self._free = self.members[int(np.argmax([(owner == p).sum() for p in self.members]))]
+        integrality = integrality.copy()
+        integrality[:fm.n_bin] = owner != self._free
+        self._owner = owner
       self._h = highs.solve(cost, fm.a_mat, np.asarray(fm.lo), np.asarray(fm.hi),
                             np.zeros(fm.num_cols), np.ones(fm.num_cols), True, threads=threads,
-                            integrality=fm.integrality, mip_gap=0.0,
+                            integrality=integrality, mip_gap=0.0,
                             options={"mip_abs_gap": 1e-10,
                                      "mip_improving_solution_save": keep_others})
 
@@ -146,6 +172,10 @@ class TeamOracle:
       h.changeColsCost(fm.num_cols, np.arange(fm.num_cols, dtype=np.int32), cost)
       time_limit = highs.check_time_limit(time_limit)
       highs.set_option(h, "time_limit", np.inf if time_limit is None else time_limit)
+      if self._warm_start and self._last is not None:
+        start_sol = highspy.HighsSolution()
+        start_sol.col_value = list(self._last)
+        h.setSolution(start_sol)
       h.run()
       status = highs.status(h)
       info = h.getInfo()
@@ -156,26 +186,47 @@ class TeamOracle:
                               bound if np.isfinite(bound) else np.inf)
       if status != "Optimal" and status != "Time limit reached":
         raise RuntimeError(f"team best-response MIP not solved to optimality: {status}")
-      strategy = self._strategy(np.asarray(h.getSolution().col_value))
+      col_value = np.asarray(h.getSolution().col_value)
+      strategy = self._strategy(col_value, w)
+      if self._warm_start and self._free is None:
+        self._last = col_value
       value = float(info.objective_function_value) + const
+      if self._free is not None:  # the free member's plan was re-derived: its exact value
+        mip_value = value
+        value = float(w @ pure_terminal_reach(self.tree, self.members, strategy))
+        if value < mip_value - 1e-9 * (1.0 + abs(mip_value)):
+          raise AssertionError(f"hybrid best response {value} below the MIP's {mip_value}")
       bound = max(value, float(info.mip_dual_bound) + const)
     reach = pure_terminal_reach(self.tree, self.members, strategy)
     others = []
     if self._fm is not None and self.keep_others:
       for sol in sorted(self._h.getSavedMipSolutions(), key=lambda x: -x.objective)[1:]:
-        others.append((float(sol.objective) + const, pure_terminal_reach(
-            self.tree, self.members, self._strategy(np.asarray(sol.col_value)))))
+        r = pure_terminal_reach(self.tree, self.members,
+                                self._strategy(np.asarray(sol.col_value), w))
+        others.append((float(w @ r) if self._free is not None else
+                       float(sol.objective) + const, r))
     return PureBestResponse(value=value, bound=bound, strategy=strategy, reach=reach,
                             seconds=time.perf_counter() - start, others=others)
 
-  def _strategy(self, sol: np.ndarray) -> Dict[int, int]:
+  def _strategy(self, sol: np.ndarray, w: np.ndarray) -> Dict[int, int]:
+    """The joint pure strategy of a MIP solution (hybrid: the integral members' choices, then
+    the free member's best response to them by backward induction against weights `w`)."""
     fm = self._fm
     strategy = {}
-    for k in np.nonzero(sol[:fm.n_bin] > 0.5)[0]:
+    fixed = sol[:fm.n_bin] > 0.5
+    if self._free is not None:
+      fixed &= self._owner != self._free
+    for k in np.nonzero(fixed)[0]:
       strategy[int(fm.team_inf[fm.inf_rep[k]])] = int(fm.act[k])
     for i in fm.team_inf:
-      if int(i) not in strategy:
+      if int(i) not in strategy and (self._free is None or
+                                      self.tree.infoset_player[i] != self._free):
         strategy[int(i)] = int(np.nonzero(self.tree.infoset_legal[i])[0][0])
+    if self._free is not None:
+      others = [p for p in self.members if p != self._free]
+      fixed_reach = pure_terminal_reach(self.tree, others, strategy)
+      _, free_strategy = _single_player_best_plan(self.tree, self._free, w * fixed_reach)
+      strategy.update(free_strategy)
     return strategy
 
 
