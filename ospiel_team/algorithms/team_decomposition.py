@@ -257,6 +257,24 @@ class TeamDecomposition:
       single[:] = False
     batch = self._singleton_batch(grouped, bounds, single) if single.any() else None
     self._single = single
+    if self.batched:
+      # Every state's distinct team infosets (increasing) and each node's index among them,
+      # for all states at once (the reference loop: one np.unique per state).
+      slot_sorted = slot_of_node[sort]
+      inf_all = self.tt_infoset[grouped]
+      idx = np.nonzero(inf_all >= 0)[0]
+      o = np.lexsort((inf_all[idx], slot_sorted[idx]))
+      s_o, i_o = slot_sorted[idx][o], inf_all[idx][o]
+      new_inf = np.ones(len(o), dtype=bool)
+      new_inf[1:] = (s_o[1:] != s_o[:-1]) | (i_o[1:] != i_o[:-1])
+      new_slot = np.ones(len(o), dtype=bool)
+      new_slot[1:] = s_o[1:] != s_o[:-1]
+      c = np.cumsum(new_inf) - 1
+      base = np.maximum.accumulate(np.where(new_slot, c, 0))
+      loc_inf_all = np.full(len(grouped), -1, dtype=np.int64)
+      loc_inf_all[idx[o]] = c - base
+      slot_infosets = i_o[new_inf]
+      inf_bounds = np.searchsorted(s_o[new_inf], np.arange(num_slots + 1))
     total = 0
     for slot in range(num_slots):
       if single[slot]:
@@ -282,10 +300,14 @@ class TeamDecomposition:
         continue
       nodes = grouped[bounds[slot]:bounds[slot + 1]]
       self.tt_local[nodes] = np.arange(len(nodes))
-      inf = self.tt_infoset[nodes]
-      infosets, inv = np.unique(inf[inf >= 0], return_inverse=True)
-      loc_inf = np.full(len(nodes), -1, dtype=np.int64)
-      loc_inf[inf >= 0] = inv.reshape(-1)
+      if self.batched:
+        infosets = slot_infosets[inf_bounds[slot]:inf_bounds[slot + 1]]
+        loc_inf = loc_inf_all[bounds[slot]:bounds[slot + 1]]
+      else:
+        inf = self.tt_infoset[nodes]
+        infosets, inv = np.unique(inf[inf >= 0], return_inverse=True)
+        loc_inf = np.full(len(nodes), -1, dtype=np.int64)
+        loc_inf[inf >= 0] = inv.reshape(-1)
       self.tt_local_inf[nodes] = loc_inf
       achild = self.tt_anchor_child[nodes]
       if len(nodes) == 1:
@@ -378,13 +400,15 @@ class TeamDecomposition:
     onehot = np.zeros((len(team), k), dtype=np.int64)
     onehot[np.arange(len(team)), loc_inf[team]] = 1
     meet = (sets[:, team].astype(np.int64) @ onehot) > 0  # [ns, k]
-    lg = self.tree.infoset_legal[infosets]  # [k, A]
-    c = lg.sum(axis=1)
+    legal_count, legal_order = self._legal_tables()
+    c = legal_count[infosets]
     radix = np.where(meet, c[None, :], 1)
-    # Exact count check before any int64 product can overflow.
-    log_count = np.log2(radix).sum(axis=1) if k else np.zeros(ns)
-    if total + float(np.exp2(log_count).sum()) > 2.0 * self.max_local + 1:
-      self._too_many_local()
+    # Exact count check before any int64 product can overflow (none can when every product
+    # of k radices is below 2^62).
+    if k and k * math.log2(max(int(c.max()), 1)) >= 62:
+      log_count = np.log2(radix).sum(axis=1)
+      if total + float(np.exp2(log_count).sum()) > 2.0 * self.max_local + 1:
+        self._too_many_local()
     count = radix.prod(axis=1) if k else np.ones(ns, dtype=np.int64)
     if total + int(count.sum()) > self.max_local:
       self._too_many_local()
@@ -397,11 +421,19 @@ class TeamDecomposition:
     t = np.arange(int(start[-1])) - np.repeat(start[:-1], count)
     digit = (t[:, None] // stride[set_id]) % radix[set_id]  # [num_local, k]
     # Legal actions of each infoset in increasing order, padded: act_of[j, d].
-    order = np.argsort(~lg, axis=1, kind="stable")
-    picked = np.take_along_axis(order, digit.T, axis=1).T if k else digit
+    order = legal_order[infosets]
+    picked = order[np.arange(k)[None, :], digit] if k else digit
     actions = np.where(meet[set_id], picked, -1).astype(np.int16)
     return sets[set_id], actions, set_id
 
+
+  def _legal_tables(self):
+    """Per infoset of the tree: its number of legal actions and its legal actions first, in
+    increasing order (computed once per decomposition, used by `_joint_actions`)."""
+    if getattr(self, "_legal", None) is None:
+      lg = self.tree.infoset_legal
+      self._legal = (lg.sum(axis=1), np.argsort(~lg, axis=1, kind="stable"))
+    return self._legal
 
   def _too_many_local(self):
     raise MemoryError(
