@@ -150,6 +150,9 @@ def test_lp_nonzeros_counts_the_lp_without_building_it(game, teams):
   m = team_lp._payoff(tree, decs[0], decs[1],  # pylint: disable=protected-access
                       teams_lib.team_terminal_utilities(tree, t)[:, 0])
   assert res.lp_nonzeros <= est <= res.lp_nonzeros + int(np.sum(m.data == 0))
+  lower = team_lp.lp_nonzeros(tree, t, *decs, stop_above=0)  # the early lower bound
+  assert 0 < lower <= res.lp_nonzeros
+  assert team_lp.lp_nonzeros(tree, t, *decs, stop_above=lower) == est
   assert res.value == pytest.approx(team_lp.solve(tree, t).value, abs=1e-9)
   with pytest.raises(ValueError, match="decompositions"):
     team_lp.solve(tree, t, decompositions=decs[::-1])

@@ -113,10 +113,17 @@ def _payoff(tree: GameTree, dec1: TeamDecomposition, dec2: TeamDecomposition,
 
 
 def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
-                dec2: TeamDecomposition) -> int:
+                dec2: TeamDecomposition, stop_above: Optional[int] = None) -> int:
   """The constraint matrix's nonzeros of `solve`'s LP from the two decompositions, without
   assembling it (counted before zero payoffs are dropped: >= `TeamLPResult.lp_nonzeros`).
-  `team_solve`'s `auto` rule chooses between the LP and the belief DAG by it."""
+  `team_solve`'s `auto` rule chooses between the LP and the belief DAG by it.
+
+  With `stop_above`, a lower bound read off the decompositions' sizes (one entry per local
+  solution in D1 and E2, and the leaf maps F1 and G2) is returned as soon as it exceeds it,
+  without the payoff matrix or the constraint systems."""
+  lower = dec1.num_local + dec2.num_local + dec1.leaf_matrix.nnz + dec2.leaf_matrix.nnz
+  if stop_above is not None and lower > stop_above:
+    return int(lower)
   util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
   m_mat = _payoff(tree, dec1, dec2, util1)
   d1, _ = dec1.constraint_system()

@@ -146,12 +146,12 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
         method = "auto_cg"
         details["auto"] += f"; {n_seq} team sequences <= {AUTO_CG_MAX_SEQUENCES}: cg"
     if decs is not None:
-      nnz = team_lp.lp_nonzeros(tree, teams, *decs)
+      nnz = team_lp.lp_nonzeros(tree, teams, *decs, stop_above=AUTO_LP_MAX_NONZEROS)
       if nnz <= AUTO_LP_MAX_NONZEROS:
         method = "auto_lp"
         details["auto"] = f"LP nonzeros {nnz} <= {AUTO_LP_MAX_NONZEROS}: lp"
       else:
-        details["auto"] = f"LP nonzeros {nnz} > {AUTO_LP_MAX_NONZEROS}: dag"
+        details["auto"] = f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag"
   if method in ("auto_lp", "lp"):
     res = team_lp.solve(tree, teams, time_limit=time_limit, threads=threads, solver=solver,
                         highs_options=highs_options, decompositions=decs)
