@@ -384,6 +384,10 @@ def main(argv):
                                   "Student t interval from the spread between runs "
                                   "(pre-registered, commit f4afb8e)", **a}
     out["method_decision"] = decide_method(a)
+    out["across_runs_vs_start (descriptive)"] = {
+        k: {**across_runs([r[k]["mean"] for r in runs]),
+            "per_run": {str(r["seed"]): r[k]["mean"] for r in runs}}
+        for k in ("plain_vs_a2c", "jps_vs_a2c") if all(k in r for r in runs)}
     pb = [r for r in runs if "imps" in r["jps_vs_plain"]]
     if pb:
       x = np.mean([np.asarray(r["jps_vs_plain"]["imps"], float) for r in pb], axis=0)
@@ -406,6 +410,9 @@ def main(argv):
     a = out["across_runs"]
     print(f"across {a['runs']} runs: {a['mean']:+.3f} (s.d. {a['sd']:.3f}, t {a['t975']:.3f}) "
           f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] -> {out['method_decision']}")
+  for k, a in out.get("across_runs_vs_start (descriptive)", {}).items():
+    print(f"across runs, {k}: {a['mean']:+.3f} (s.d. {a['sd']:.3f}) "
+          f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}]")
   if "per_board_mean_of_runs" in out:
     s = out["per_board_mean_of_runs"]
     print(f"per-board mean of runs with per-board data: {s['mean']:+.3f} ± {s['se']:.3f}")
