@@ -257,8 +257,7 @@ def test_table_benchmark_script_runs(tmp_path):
 def test_solver_auto_same_value_as_ipm_and_simplex():
   """`solver="auto"` (dual simplex for small LPs) gives the value of both HiGHS methods; 21K4's
   is Table 1's -.0417 (the plans of the simplex path are checked as
-  mutual best responses by test_plans_feasible_and_value_is_both_best_responses, which runs
-  with the default solver). 21GL's 0.252422 was confirmed independently by both teams' MIP best
+  mutual best responses below). 21GL's 0.252422 was confirmed independently by both teams' MIP best
   responses (docs/benchmarks/team_lp.md, section 1)."""
   from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
   for name, expected in (("21K4", -0.0417), ("21GL", 0.2524)):
@@ -270,6 +269,17 @@ def test_solver_auto_same_value_as_ipm_and_simplex():
     for r in res.values():
       assert r.value == pytest.approx(res["ipm"].value, abs=1e-9)
     assert round(res["auto"].value, 4) == expected
+    # The simplex's plans are optimal too: each team's plan holds the other to the value
+    # (exact team best responses by the flow MIP, independent of the LP).
+    plans = res["simplex"].plans
+    u = teams_lib.team_terminal_utilities(tree, res["simplex"].teams)
+    ch = _chance(tree)
+    x1, y2 = plans[0].terminal_reach(), plans[1].terminal_reach()
+    t = res["simplex"].teams
+    br2 = team_best_response.team_best_response_value(tree, t, 1, ch * x1 * u[:, 1], method="mip")
+    br1 = team_best_response.team_best_response_value(tree, t, 0, ch * y2 * u[:, 0], method="mip")
+    assert br2 == pytest.approx(-res["ipm"].value, abs=1e-7)
+    assert br1 == pytest.approx(res["ipm"].value, abs=1e-7)
   assert team_lp.choose_solver("auto", team_lp.AUTO_SIMPLEX_MAX_NONZEROS + 1) == "ipm"
   assert team_lp.choose_solver("pdlp", 10) == "pdlp"
 

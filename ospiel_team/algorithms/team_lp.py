@@ -40,7 +40,7 @@ from ospiel_team.algorithms.team_decomposition import TeamDecomposition
 from ospiel_team.algorithms.team_decomposition import TeamPlan
 
 
-# `solver="auto"`: HiGHS's dual simplex for LPs with at most this many constraint-matrix
+# `solver="auto"` (the default of team_solve.solve and the CLI): HiGHS's dual simplex for LPs with at most this many constraint-matrix
 # nonzeros, its interior point method (IPX, with crossover) above. Measured HiGHS CPU seconds,
 # simplex / ipm (docs/benchmarks/team_lp.md section 0.8): 21K3 (1,136 nonzeros) 0.003 / 0.007,
 # 21K4 (7,524) 0.028 / 0.034, 21GL (11,196) 0.020 / 0.028, 21G (15,960) 0.029 / 0.036; above
@@ -140,7 +140,7 @@ def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           time_limit: Optional[float] = None, threads: Optional[int] = None,
-          solver: str = "auto", max_local: int = DEFAULT_MAX_LOCAL,
+          solver: str = "ipm", max_local: int = DEFAULT_MAX_LOCAL,
           highs_options: Optional[Dict] = None,
           decompositions: Optional[Sequence[TeamDecomposition]] = None) -> TeamLPResult:
   """Solves the zero-sum team game exactly for its team-correlated equilibrium (Thm. 3.21).
@@ -151,7 +151,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     time_limit: HiGHS seconds (None: no limit); TimeoutError when reached.
     threads: HiGHS threads.
     solver: HiGHS's `solver` option ("ipm", "simplex", "choose", ...) or "auto" (simplex up to
-      `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else ipm; the value is the LP optimum either way).
+      `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else ipm; the default of `team_solve.solve` and the
+      CLI). The value is the LP optimum either way; the plans are optimal but may differ (the
+      IPM's crossover and the simplex can end at different optimal vertices; e.g. on 3-player
+      Kuhn the simplex's team plan shows no correlation between the teammates, the IPM's does,
+      which colabs/team_lp.ipynb shows), so the default here stays "ipm".
     max_local: MemoryError past this many local solutions of a team.
     highs_options: further HiGHS options, each checked by HiGHS.
     decompositions: both teams' `TeamDecomposition`s of this tree, when already built (e.g. by
