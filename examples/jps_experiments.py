@@ -18,13 +18,16 @@ mini_bridge(size=4),mini_bridge(size=5)"
 
 Results of each (game, seed) are stored as soon as they are computed in `--store` (JSON,
 written atomically) and reused on the next run, so a long run can be resumed or extended
-with more seeds. `--json_out` holds one row per (game, method) with the mean and best over
+with more seeds. `--workers 2` runs chunks of seeds in two processes (the results are the
+same: every seed's CFR and JPS depend only on the seed). `--json_out` holds one row per (game, method) with the mean and best over
 seeds and the number of seeds; `--md_out` the Markdown table.
 """
 
 from __future__ import annotations
 
+from concurrent import futures
 import json
+import multiprocessing
 import os
 import time
 from typing import Dict, List
@@ -46,6 +49,9 @@ flags.DEFINE_list("games", ["comm(length=3)", "tiny_hanabi", "simple_bidding(siz
                             "mini_bridge(size=3)"], "Games (pyspiel strings).")
 flags.DEFINE_integer("seeds", 2, "Number of seeds (0 .. seeds-1, from --first_seed).")
 flags.DEFINE_integer("first_seed", 0, "First seed.")
+flags.DEFINE_list("game_seeds", [], "Per-game seed counts that replace --seeds, as game=N "
+                  "(e.g. \"comm(length=7)=20\": the paper's protocol runs as many seeds of the two "
+                  "largest Comm games as fit).")
 flags.DEFINE_integer("cfr_iterations", 1000, "CFR iterations before JPS (the paper: 1000).")
 flags.DEFINE_list("samples", ["1", "5", "20"], "k of sampled JPS (empty: none).")
 flags.DEFINE_integer("sampled_iterations", 100, "Iterations of sampled JPS (the paper: 100).")
@@ -71,6 +77,8 @@ flags.DEFINE_bool("our_jps", True, "With --protocol=paper, also run our JPS sche
                   "same CFR policy (column 'CFR+JPS (ours)').")
 flags.DEFINE_integer("batch", 0, "Seeds per batched CFR run (0: as many as keep the "
                      "batch's per-node arrays near 4M entries).")
+flags.DEFINE_integer("workers", 1, "Processes that run chunks of seeds in parallel (the "
+                     "2-core machine: 2). Results do not depend on it.")
 flags.DEFINE_bool("aggregate_only", False, "Only write the outputs from the store.")
 flags.DEFINE_list("merge_from", [], "Other stores (same configuration, e.g. of runs in "
                   "parallel processes) whose seeds are merged into --store first.")
@@ -187,6 +195,27 @@ def speed_comparison(tree: GameTree, pi: np.ndarray, seed: int, depth,
               max_prediction_error=max_err, brute_force_evaluated=int(evaluated))
 
 
+_TREES: Dict[str, GameTree] = {}  # a worker's last tree (one at a time bounds memory)
+
+
+def run_chunk(game_name: str, chunk: List[int], depth, samples: List[int], need_speed: bool,
+              cfr_iterations: int, sampled_iterations: int, protocol: str, our_jps: bool,
+              brute_force_sample: int, brute_force_seconds: float):
+  """`run_seeds` on one chunk of seeds of one game, in this process or a pool's worker.
+
+  Returns (game, chunk, per-seed results, the speed comparison or None).
+  """
+  if game_name not in _TREES:
+    _TREES.clear()
+    _TREES[game_name] = tree_cache.cached_tree(game_name)
+  tree = _TREES[game_name]
+  outs, curs = run_seeds(tree, chunk, depth, cfr_iterations, samples, sampled_iterations,
+                         protocol, our_jps)
+  speed = (speed_comparison(tree, curs[0], chunk[0], depth, brute_force_sample,
+                            brute_force_seconds) if need_speed else None)
+  return game_name, chunk, outs, speed
+
+
 METHODS = ["CFR (current, purified)", "CFR (purified)", "CFR (current)", "CFR (average)",
            "CFR+JPS", "CFR+JPS (ours)"]
 
@@ -265,6 +294,8 @@ def _checked_flags():
     raise ValueError(f"--samples must be positive, got {samples}")
   if FLAGS.seeds < 1:
     raise ValueError(f"--seeds must be >= 1, got {FLAGS.seeds}")
+  if FLAGS.workers < 1:
+    raise ValueError(f"--workers must be >= 1, got {FLAGS.workers}")
   for name in FLAGS.games:
     if name.split("(")[0] not in pyspiel.registered_names():  # before OpenSpiel prints its list
       raise ValueError(f"--games: unknown game {name!r}")
@@ -273,19 +304,25 @@ def _checked_flags():
     except pyspiel.SpielError as e:
       raise ValueError(f"--games: cannot load {name!r}: {str(e).splitlines()[0]}") from None
   depths = _depths(FLAGS.depths)
+  game_seeds = {}
+  for item in FLAGS.game_seeds:
+    game, _, n = item.rpartition("=")
+    if not game or not n.isdigit() or int(n) < 1:
+      raise ValueError(f"--game_seeds entry {item!r} is not game=N with N >= 1")
+    game_seeds[str(pyspiel.load_game(game))] = int(n)
   store_path = FLAGS.store or (FLAGS.json_out + ".store.json" if FLAGS.json_out else None)
   for flag, path in (("--json_out", FLAGS.json_out), ("--md_out", FLAGS.md_out),
                      ("--store", store_path)):
     if path:
       atomic_io.check_writable(path, flag=flag)
-  return samples, depths, store_path
+  return samples, depths, game_seeds, store_path
 
 
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   try:
-    samples, depths, store_path = _checked_flags()
+    samples, depths, game_seeds, store_path = _checked_flags()
   except ValueError as e:  # a user error: one line, no traceback (bugs keep theirs)
     raise SystemExit(f"jps_experiments: error: {e}") from None
   store = {}
@@ -317,41 +354,67 @@ def main(argv):
     _atomic_write(store_path, json.dumps(store, indent=1))
   import tqdm  # pylint: disable=g-import-not-at-top
   games = [str(pyspiel.load_game(g)) for g in FLAGS.games]
-  seeds = list(range(FLAGS.first_seed, FLAGS.first_seed + FLAGS.seeds))
-  bar = tqdm.tqdm(total=len(games) * len(seeds), desc="jps experiments", unit=" runs")
+  seeds_of = {g: list(range(FLAGS.first_seed, FLAGS.first_seed + game_seeds.get(g, FLAGS.seeds)))
+              for g in games}
+  bar = tqdm.tqdm(total=sum(map(len, seeds_of.values())), desc="jps experiments", unit=" runs")
+  tasks = []  # (cost estimate, game, chunk, depth, samples, need_speed)
   for game_name in ([] if FLAGS.aggregate_only else games):
+    seeds = seeds_of[game_name]
     entry = store.get(game_name)
     todo = [s for s in seeds if entry is None or str(s) not in entry["seeds"]]
     need_speed = FLAGS.brute_force_sample > 0 and (entry is None or "speed" not in entry)
     if not todo and not need_speed:
       bar.update(len(seeds))
       continue
-    tree = tree_cache.cached_tree(game_name)
-    depth = depths.get(game_name)
+    tree = tree_cache.cached_tree(game_name)  # walked once here, then loaded from the cache
+    num_nodes = int(tree.num_nodes)
     if entry is None:
-      entry = dict(histories=int(tree.num_nodes), infosets=int(tree.num_infosets),
-                   depth=depth, seeds={})
-      store[game_name] = entry
+      store[game_name] = dict(histories=num_nodes, infosets=int(tree.num_infosets),
+                              depth=depths.get(game_name), seeds={})
+    del tree
     bar.update(len(seeds) - len(todo))
     if need_speed and not todo:  # the speed comparison needs a CFR policy: redo one seed
       todo = [seeds[0]]
-    batch = FLAGS.batch or int(max(1, min(256, 4_000_000 // max(tree.num_nodes, 1))))
+      bar.total += 1
+    batch = FLAGS.batch or int(max(1, min(256, 4_000_000 // max(num_nodes, 1))))
     game_samples = samples if ("all" in FLAGS.sampled_games or game_name in {
         str(pyspiel.load_game(g)) for g in FLAGS.sampled_games}) else []
     for c in range(0, len(todo), batch):
       chunk = todo[c:c + batch]
+      cost = len(chunk) * (num_nodes + (50_000 if game_samples else 0))
+      tasks.append((cost, game_name, chunk, depths.get(game_name), game_samples,
+                    need_speed and c == 0))
+  options = dict(cfr_iterations=FLAGS.cfr_iterations,
+                 sampled_iterations=FLAGS.sampled_iterations, protocol=FLAGS.protocol,
+                 our_jps=FLAGS.our_jps, brute_force_sample=FLAGS.brute_force_sample,
+                 brute_force_seconds=FLAGS.brute_force_seconds)
+
+  def record(game_name, chunk, outs, speed):
+    for seed, out in zip(chunk, outs):
+      store[game_name]["seeds"][str(seed)] = out
+    if speed is not None:
+      store[game_name]["speed"] = speed
+    if store_path:  # a kill loses at most the chunks in progress
+      _atomic_write(store_path, json.dumps(store, indent=1))
+    bar.update(len(chunk))
+
+  if FLAGS.workers <= 1 or len(tasks) <= 1:
+    for _, game_name, chunk, depth, game_samples, need_speed in tasks:
       bar.set_postfix(game=game_name, seeds=f"{chunk[0]}-{chunk[-1]}")
-      outs, curs = run_seeds(tree, chunk, depth, FLAGS.cfr_iterations, game_samples,
-                             FLAGS.sampled_iterations, FLAGS.protocol, FLAGS.our_jps)
-      for seed, out in zip(chunk, outs):
-        entry["seeds"][str(seed)] = out
-      if need_speed:
-        entry["speed"] = speed_comparison(tree, curs[0], chunk[0], depth,
-                                          FLAGS.brute_force_sample, FLAGS.brute_force_seconds)
-        need_speed = False
-      if store_path:  # a kill loses at most the chunk in progress
-        _atomic_write(store_path, json.dumps(store, indent=1))
-      bar.update(len(chunk))
+      record(*run_chunk(game_name, chunk, depth, game_samples, need_speed, **options))
+  else:
+    # Largest chunks first (each game's chunks stay together, so a worker mostly reuses the
+    # tree it loaded); results are recorded as they finish, in any order.
+    tasks.sort(key=lambda t: -t[0])
+    context = multiprocessing.get_context("spawn")  # no fork of a process holding threads
+    with futures.ProcessPoolExecutor(max_workers=FLAGS.workers, mp_context=context) as pool:
+      pending = [pool.submit(run_chunk, game_name, chunk, depth, game_samples, need_speed,
+                             **options)
+                 for _, game_name, chunk, depth, game_samples, need_speed in tasks]
+      for done in futures.as_completed(pending):
+        game_name, chunk, outs, speed = done.result()
+        bar.set_postfix(game=game_name, seeds=f"{chunk[0]}-{chunk[-1]}")
+        record(game_name, chunk, outs, speed)
   bar.close()
   rows, table = aggregate(store, games, samples, FLAGS.cfr_iterations)
   if FLAGS.json_out:

@@ -82,6 +82,25 @@ def test_batch_size_does_not_change_results_and_a_kill_keeps_finished_seeds(tmp_
   # The batched run equals the seed-by-seed run, value for value.
   assert _values(three) == _values(one)
   assert all(len(e) == 6 for e in _values(one).values())
+  # Two worker processes (chunks of 2 seeds, finishing in any order) give the same values, and
+  # a rerun over the finished store computes nothing (the store is left byte for byte).
+  two = tmp_path / "two.json"
+  subprocess.run(base + ["--batch", "2", "--workers", "2", "--store", str(two)], check=True,
+                 env=env, capture_output=True, timeout=300)
+  assert _values(two) == _values(one)
+  before = two.read_text()
+  subprocess.run(base + ["--batch", "2", "--workers", "2", "--store", str(two)], check=True,
+                 env=env, capture_output=True, timeout=300)
+  assert two.read_text() == before
+  # --game_seeds replaces --seeds for one game: tiny_hanabi extended to 8 seeds, comm(2) kept.
+  subprocess.run(base + ["--batch", "2", "--workers", "2", "--store", str(two),
+                         "--game_seeds", "tiny_hanabi=8"], check=True, env=env,
+                 capture_output=True, timeout=300)
+  extended = _values(two)
+  assert len(extended["tiny_hanabi()"]) == 8 and extended["comm(length=2)"] == _values(one)[
+      "comm(length=2)"]
+  assert {s: extended["tiny_hanabi()"][s] for s in _values(one)["tiny_hanabi()"]} == _values(
+      one)["tiny_hanabi()"]
 
 
 def test_user_errors_are_one_line_before_any_work(tmp_path):
@@ -90,6 +109,8 @@ def test_user_errors_are_one_line_before_any_work(tmp_path):
   cases = [(["--games", "nogame"], "'nogame'"),
            (["--samples", "x"], "['x']"),
            (["--seeds", "0"], "got 0"),
+           (["--workers", "0"], "--workers must be >= 1, got 0"),
+           (["--game_seeds", "tiny_hanabi=0"], "'tiny_hanabi=0'"),
            (["--json_out", str(tmp_path / "a_file" / "out.json")], "a_file"),
            (["--md_out", str(tmp_path)], "is an existing folder")]
   for args, needle in cases:
