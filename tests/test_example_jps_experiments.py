@@ -8,6 +8,7 @@ import sys
 import time
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "..", "examples", "jps_experiments.py")
+AGREEMENT = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "jps_store_agreement.py")
 
 
 def test_jps_experiments_small(tmp_path):
@@ -101,6 +102,18 @@ def test_batch_size_does_not_change_results_and_a_kill_keeps_finished_seeds(tmp_
       "comm(length=2)"]
   assert {s: extended["tiny_hanabi()"][s] for s in _values(one)["tiny_hanabi()"]} == _values(
       one)["tiny_hanabi()"]
+  # benchmarks/jps_store_agreement.py: the extended store agrees with the first on the 6 common
+  # seeds of each game; a store with one value changed is caught (exit 1, the game named).
+  res = subprocess.run([sys.executable, AGREEMENT, "--store", str(two), "--others", str(one)],
+                       capture_output=True, text=True, timeout=120)
+  assert res.returncode == 0, res.stderr
+  assert "tiny_hanabi(): 6 of 6 common seeds equal" in res.stdout
+  bad = json.loads(one.read_text())
+  bad["tiny_hanabi()"]["seeds"]["3"]["CFR+JPS"] += 1e-6
+  (tmp_path / "bad.json").write_text(json.dumps(bad))
+  res = subprocess.run([sys.executable, AGREEMENT, "--store", str(two), "--others",
+                        str(tmp_path / "bad.json")], capture_output=True, text=True, timeout=120)
+  assert res.returncode == 1 and "tiny_hanabi(): 5 of 6 common seeds equal" in res.stdout
 
 
 def test_user_errors_are_one_line_before_any_work(tmp_path):
