@@ -761,7 +761,7 @@ class JointPolicySearch:
     if rng is not None and len(levels[0]["inf"]):
       return self._random_maximal(levels, num, rng, t0)
     if len(levels[0]["inf"]):
-      c = int(np.argmax(levels[0]["best"]))
+      c = _first_maximal(levels[0]["best"])
       gain = float(max(0.0, levels[0]["best"][c]))
       if gain > self.improvement_tol:
         chain.append((int(levels[0]["inf"][c]), int(levels[0]["act"][c])))
@@ -770,9 +770,9 @@ class JointPolicySearch:
           if not len(kids):
             break
           kb = lvl["best"][kids]
-          if kb.max() <= 0:
+          if kb.max() <= self.improvement_tol:
             break
-          c = int(kids[np.argmax(kb)])
+          c = int(kids[_first_maximal(kb)])
           chain.append((int(lvl["inf"][c]), int(lvl["act"][c])))
     return SearchResult(gain=gain, chain=chain, num_candidates=num, levels=levels,
                         seconds=time.perf_counter() - t0)
@@ -1020,6 +1020,17 @@ class JointPolicySearch:
                      value=best_value, team_value=best_value * len(self.team),
                      initial_value=initial_value, history=history, best_iteration=best_it,
                      seconds=time.perf_counter() - t_start)
+
+
+def _first_maximal(x: np.ndarray) -> int:
+  """The first index whose value is within rounding (1e-9, relative) of the maximum.
+
+  Predicted gains that are equal in exact arithmetic can differ in their last bits with the
+  summation order (the C kernel and numpy sum in different orders), and a plain argmax would
+  then pick different changes on the two paths; this picks the same one.
+  """
+  m = float(x.max())
+  return int(np.argmax(x >= m - 1e-9 * (1.0 + abs(m))))
 
 
 def joint_policy_search(game: Union[pyspiel.Game, GameTree], initial_policy: PolicyLike = None,
