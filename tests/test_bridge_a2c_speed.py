@@ -182,12 +182,12 @@ def test_slim_checkpoint_resumes_without_the_buffer_and_is_a_model_file(tmp_path
   assert row["loss"] == "" and r.buffer.size > 0
 
 
-@pytest.mark.parametrize("name", [f"a2c_seed{k}" for k in range(1, 6)] + ["a2c_main"])
+@pytest.mark.parametrize("name", [f"a2c_seed{k}" for k in range(1, 6)] + ["a2c_main", "a2c_long"])
 def test_shipped_baselines_are_small_resumable_checkpoints(tmp_path, name):
   path = os.path.join(model_bidder.MODELS_DIR, model_bidder.SHIPPED_MODELS[name])
   if not os.path.isfile(path):
     pytest.skip(f"{name} not in this build")
-  assert os.path.getsize(path) < 4e6
+  assert os.path.getsize(path) < 6e6  # a2c_long: 24,084 rounds of training log (compressed)
   with np.load(path, allow_pickle=False) as z:
     state = json.loads(str(z["state"]))
     assert not any(k.startswith("buf_") for k in z.files)

@@ -12,8 +12,9 @@ By default it bids greedily (the most probable legal call, as in the JPS paper's
 
 Shipped models live in ``ospiel_team/bridge/models/``: ``a2c_baseline.npz`` (self-play A2C,
 4 seats, contested) and, when present, ``a2c_uncontested.npz`` (trained with East-West passing),
-``a2c_seed1..5.npz`` (independently seeded baselines) and ``a2c_main.npz`` (the baseline trained
-longer); the last six are slim training checkpoints (`a2c.A2CTrainer.save_checkpoint`), which
+``a2c_seed1..5.npz`` (independently seeded baselines), ``a2c_main.npz`` (the baseline trained
+longer) and ``a2c_long.npz`` (``a2c_main`` trained on for 33 more minutes on the 50,000-deal
+training set); the last seven are slim training checkpoints (`a2c.A2CTrainer.save_checkpoint`), which
 training resumes from (``examples/bridge_a2c.py --resume_from``).
 `load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
 `policy_net.save_model` (or an A2C checkpoint). Loading a model imports only the network
@@ -31,7 +32,7 @@ from ospiel_team.bridge import policy_net
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested.npz",
-                  "a2c_main": "a2c_main.npz",
+                  "a2c_main": "a2c_main.npz", "a2c_long": "a2c_long.npz",
                   **{f"a2c_seed{k}": f"a2c_seed{k}.npz" for k in range(1, 6)},
                   "a2c_finetuned": "a2c_finetuned.npz", "a2c_1search": "a2c_1search.npz",
                   "jpsbid": "a2c_jpsbid.npz"}
