@@ -9,8 +9,8 @@ difference. It exits non-zero if any common seed differs by more than `--toleran
 
 Usage:
   python benchmarks/jps_store_agreement.py \
-      --store docs/benchmarks/jps_experiments_full.store.json \
-      --others docs/benchmarks/jps_experiments.store.json,docs/benchmarks/jps_experiments_s7_mb5.store.json
+      --store docs/benchmarks/jps_experiments.store.json \
+      --others docs/benchmarks/jps_experiments_before_s7.store.json
 """
 
 from __future__ import annotations

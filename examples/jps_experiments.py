@@ -19,8 +19,9 @@ mini_bridge(size=4),mini_bridge(size=5)"
 Results of each (game, seed) are stored as soon as they are computed in `--store` (JSON,
 written atomically) and reused on the next run, so a long run can be resumed or extended
 with more seeds. `--workers 2` runs chunks of seeds in two processes (the results are the
-same: every seed's CFR and JPS depend only on the seed). `--json_out` holds one row per (game, method) with the mean and best over
-seeds and the number of seeds; `--md_out` the Markdown table.
+same: every seed's CFR and JPS depend only on the seed). `--json_out` holds one row per
+(game, method) with the mean and best over seeds and the number of seeds; `--md_out` the
+Markdown table.
 """
 
 from __future__ import annotations

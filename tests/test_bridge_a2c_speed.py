@@ -11,6 +11,7 @@
 import json
 import os
 import shutil
+import zipfile
 
 import jax
 import numpy as np
@@ -164,6 +165,8 @@ def test_slim_checkpoint_resumes_without_the_buffer_and_is_a_model_file(tmp_path
   t.save_checkpoint(path, include_buffer=False)
   with np.load(path) as z:
     assert not any(k.startswith("buf_") for k in z.files)
+  with zipfile.ZipFile(path) as zf:  # written compressed (the log grows ~1.5 KB a round)
+    assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in zf.infolist())
   os.makedirs(tmp_path / "w")
   shutil.copyfile(path, tmp_path / "w" / "checkpoint.npz")
   r = _trainer(str(tmp_path / "w"))
@@ -182,7 +185,8 @@ def test_slim_checkpoint_resumes_without_the_buffer_and_is_a_model_file(tmp_path
   assert row["loss"] == "" and r.buffer.size > 0
 
 
-@pytest.mark.parametrize("name", [f"a2c_seed{k}" for k in range(1, 6)] + ["a2c_main", "a2c_long"])
+@pytest.mark.parametrize("name",
+                         [f"a2c_seed{k}" for k in range(1, 6)] + ["a2c_main", "a2c_long"])
 def test_shipped_baselines_are_small_resumable_checkpoints(tmp_path, name):
   path = os.path.join(model_bidder.MODELS_DIR, model_bidder.SHIPPED_MODELS[name])
   if not os.path.isfile(path):

@@ -783,7 +783,7 @@ class JointPolicySearch:
     for k, lvl in enumerate(levels):
       preds.append(lvl["J"].copy() if k == 0 else preds[k - 1][lvl["parent"]] + lvl["J"])
     gmax = max(0.0, max(float(p.max()) for p in preds if len(p)))
-    tol = 1e-9 * (1.0 + abs(gmax))
+    tol = _rounding_tolerance(gmax)
     where = [np.nonzero(p >= gmax - tol)[0] for p in preds]
     n_none = 1 if gmax <= tol else 0
     total = n_none + sum(len(w) for w in where)
@@ -1022,15 +1022,20 @@ class JointPolicySearch:
                      seconds=time.perf_counter() - t_start)
 
 
-def _first_maximal(x: np.ndarray) -> int:
-  """The first index whose value is within rounding (1e-9, relative) of the maximum.
+def _rounding_tolerance(m: float) -> float:
+  """Gains within this of the maximum `m` count as tied (both tie-break rules use it).
 
   Predicted gains that are equal in exact arithmetic can differ in their last bits with the
-  summation order (the C kernel and numpy sum in different orders), and a plain argmax would
-  then pick different changes on the two paths; this picks the same one.
+  summation order (the C kernel and numpy sum in different orders).
   """
+  return 1e-9 * (1.0 + abs(m))
+
+
+def _first_maximal(x: np.ndarray) -> int:
+  """The first index whose value is tied with the maximum (`_rounding_tolerance`), so that the
+  C kernel and numpy, whose last bits differ, pick the same change."""
   m = float(x.max())
-  return int(np.argmax(x >= m - 1e-9 * (1.0 + abs(m))))
+  return int(np.argmax(x >= m - _rounding_tolerance(m)))
 
 
 def joint_policy_search(game: Union[pyspiel.Game, GameTree], initial_policy: PolicyLike = None,

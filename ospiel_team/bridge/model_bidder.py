@@ -14,8 +14,8 @@ Shipped models live in ``ospiel_team/bridge/models/``: ``a2c_baseline.npz`` (sel
 4 seats, contested) and, when present, ``a2c_uncontested.npz`` (trained with East-West passing),
 ``a2c_seed1..5.npz`` (independently seeded baselines), ``a2c_main.npz`` (the baseline trained
 longer) and ``a2c_long.npz`` (``a2c_main`` trained on for 33 more minutes on the 50,000-deal
-training set); the last seven are slim training checkpoints (`a2c.A2CTrainer.save_checkpoint`), which
-training resumes from (``examples/bridge_a2c.py --resume_from``).
+training set); the last seven are slim training checkpoints
+(`a2c.A2CTrainer.save_checkpoint`), which training resumes from (``examples/bridge_a2c.py --resume_from``).
 `load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
 `policy_net.save_model` (or an A2C checkpoint). Loading a model imports only the network
 (`policy_net`), not the trainer (`a2c`).
