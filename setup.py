@@ -1,6 +1,7 @@
 """Install metadata for ospiel_team: team and cooperative games and solvers for OpenSpiel.
 
-Published as `ospiel-team` (`pip install ospiel-team`); the import name is `ospiel_team`.
+The distribution is called `ospiel-team` and the import name is `ospiel_team`; it is installed
+from a clone (`pip install -e .`) or from a wheel built with `pip wheel . --no-deps`.
 """
 import os
 import re
@@ -71,13 +72,27 @@ setuptools.setup(
         "orbax-checkpoint",
         "chex",
         "etils",
+        "numba",
     ],
+    entry_points={
+        "console_scripts": [
+            "ospiel-team-compare = ospiel_team.cli.compare:run",
+            "ospiel-team-solve = ospiel_team.cli.team_solve:run",
+            "ospiel-team-coop-optimum = ospiel_team.cli.coop_optimum:run",
+            "ospiel-team-match = ospiel_team.cli.match:run",
+            "ospiel-team-make-dataset = ospiel_team.cli.make_dataset:run",
+            "ospiel-team-uncontested = ospiel_team.cli.uncontested:run",
+        ],
+    },
     extras_require={
         "test": ["pytest", "nbformat", "nbclient", "ipykernel",
                  # tests/test_wheel.py builds the wheel without build isolation.
                  "setuptools>=70.1",
                  # OpenSpiel's sequence_form_lp (the team LP's independent check) needs these.
-                 "cvxpy", "ecos"],
+                 "cvxpy", "ecos",
+                 # .ci/run lints and builds the documentation strictly.
+                 "ruff", "mkdocs-material", "mkdocstrings[python]"],
+        "docs": ["mkdocs-material", "mkdocstrings[python]"],
         "ray": ["ray"],
     },
 )

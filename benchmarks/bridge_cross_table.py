@@ -24,10 +24,10 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge import bidders as bidders_lib
+from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge import jps_paper
-from ospiel_team.bridge import match
+from ospiel_team.bridge.agents import jps_paper
+from ospiel_team.bridge.agents import match
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("bidders", "a2c,natural,jps_paper_baseline,jps_paper_0.63",

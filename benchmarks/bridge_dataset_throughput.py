@@ -7,7 +7,7 @@ builder draws them):
    process with DDS's own thread pool (``SetMaxThreads(0)``: one thread per core).
 2. ``dds_direct_1t``: the same with one DDS thread (per-core speed).
 3. ``builder``: ``make_dataset.build_dataset`` with ``--workers`` processes (default all cores)
-   writing chunk files and merging them, i.e. what `python -m ospiel_team.bridge.make_dataset`
+   writing chunk files and merging them, i.e. what `ospiel-team-make-dataset`
    does, including process start-up, file writes and the merge.
 4. ``builder_ray`` (with ``--ray``): the same with the chunks as tasks on a local Ray instance.
 
@@ -33,7 +33,7 @@ import numpy as np
 
 from ospiel_team.bridge import dataset
 from ospiel_team.bridge import dds
-from ospiel_team.bridge import make_dataset
+from ospiel_team.bridge import dataset_builder as make_dataset
 
 _DEALS = flags.DEFINE_integer("deals", 400, "deals per measurement")
 _WORKERS = flags.DEFINE_integer("workers", None, "builder workers (default: all cores)")

@@ -30,7 +30,7 @@ import numpy as np
 import pyspiel
 
 import ospiel_team  # noqa: F401
-from ospiel_team.bridge import bidders
+from ospiel_team.bridge.agents import bidders
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib

@@ -10,8 +10,8 @@ each is picked by IMPs/b against the baseline, and the picked models are compare
       [--reference_dir PATH/TO/jps_reference] [--ship]
 
 Per variant (same starting model, same seed, hence the same first deals): ``--rounds`` rounds
-of self-play A2C (`ospiel_team.bridge.a2c`) with the variant's search attached
-(`ospiel_team.bridge.jps_bid`), a model snapshot every ``--snapshot_every`` rounds; every
+of self-play A2C (`ospiel_team.bridge.agents.a2c`) with the variant's search attached
+(`ospiel_team.bridge.agents.jps_bid`), a model snapshot every ``--snapshot_every`` rounds; every
 snapshot plays ``--select_boards`` boards of the shipped *validation* deals against the
 starting model and the best one is the variant's model; the picked models then play the 2,000
 shipped *held-out* boards against ``--opponents`` (our baseline, our seeded baselines where
@@ -56,13 +56,13 @@ import numpy as np
 import tqdm
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge import a2c
-from ospiel_team.bridge import bidders as bidders_lib
+from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge import jps_bid
-from ospiel_team.bridge import match
-from ospiel_team.bridge import model_bidder
-from ospiel_team.bridge import policy_net
+from ospiel_team.bridge.agents import jps_bid
+from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents import policy_net
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("workdir", "/tmp/bridge_ft", "Output / resume folder.")

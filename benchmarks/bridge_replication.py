@@ -58,9 +58,9 @@ from scipy import stats
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
-from ospiel_team.bridge import match
-from ospiel_team.bridge import model_bidder
-from ospiel_team.bridge import policy_net
+from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents import policy_net
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("out", "docs/benchmarks/bridge_replication.json", "Output JSON.")

@@ -21,7 +21,7 @@ from absl import flags
 import numpy as np
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge import model_bidder
+from ospiel_team.bridge.agents import model_bidder
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("models", ["a2c_seed1", "a2c_seed2", "a2c_seed3", "a2c_seed4", "a2c_seed5",

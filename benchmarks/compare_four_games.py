@@ -25,7 +25,7 @@ from absl import app
 from absl import flags
 import numpy as np
 
-from ospiel_team import compare
+from ospiel_team.runner import compare
 
 ZERO_SUM = ["cfr", "cfr_plus", "jax_cfr", "xfp", "nfsp", "mmd", "ed", "neural_ed", "team_lp"]
 # (game, teams, solvers, solver options). Full-depth JPS on mini_bridge(size=4) needs more

@@ -3,7 +3,7 @@ r"""Exact optima of the cooperative games (the true targets for JPS).
 For each game (comm L=3,5,6,7; simple_bidding N=4,8,16; mini_bridge 3,4,5; tiny_hanabi) and each
 method (`mip`: HiGHS MIP over the players' pure sequence-form plans; `lp`: the team LP of Zhang &
 Sandholm with no opponent; `bidding_bb`, simple_bidding only: the exact branch and bound over
-reach sets of `simple_bidding_optimum`, which has no solver time limit), runs `python -m ospiel_team.algorithms.coop_optimum --json` in a
+reach sets of `simple_bidding_optimum`, which has no solver time limit), runs `ospiel-team-coop-optimum --json` in a
 subprocess under a wall-clock limit (HiGHS gets most of it as its own time limit, so a stopped
 MIP still reports its best joint strategy and bound). Records the value (per member = the
 common payoff), whether it is proven optimal, the gap, and seconds; the returned policy's value
@@ -64,7 +64,7 @@ _atomic_write = atomic_io.write_text
 def run_one(game, method, limit, highs_limit=None):
   base, _, warm = method.partition("+")
   highs_limit = limit * 0.75 if highs_limit is None else highs_limit
-  cmd = [sys.executable, "-m", "ospiel_team.algorithms.coop_optimum", "--game", game,
+  cmd = [sys.executable, "-m", "ospiel_team.cli.coop_optimum", "--game", game,
          "--method", base, "--json"]
   if base != "bidding_bb":  # the branch and bound has no solver time limit (only `limit`)
     cmd += ["--time_limit", str(round(highs_limit, 1))]

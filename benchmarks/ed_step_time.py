@@ -26,8 +26,8 @@ import pyspiel
 from open_spiel.python.algorithms import exploitability
 
 from ospiel_team import atomic_io
-from ospiel_team.algorithms import exploitability_descent as ed
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.algorithms.nash import exploitability_descent as ed
+from ospiel_team.tree.game_tree import GameTree
 
 flags.DEFINE_string("game", "leduc_poker", "Game.")
 flags.DEFINE_integer("steps", 200, "Timed ED steps (after 20 untimed ones).")

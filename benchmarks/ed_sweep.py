@@ -22,8 +22,8 @@ from absl import flags
 import pyspiel
 
 from ospiel_team import atomic_io
-from ospiel_team.algorithms import exploitability_descent as ed
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.algorithms.nash import exploitability_descent as ed
+from ospiel_team.tree.game_tree import GameTree
 
 flags.DEFINE_string("games", "kuhn_poker;leduc_poker;"
                     "goofspiel(imp_info=True,num_cards=4,points_order=descending)",

@@ -18,8 +18,8 @@ from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms import evaluation
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.tree import evaluation
+from ospiel_team.tree.game_tree import GameTree
 
 flags.DEFINE_string("game", "leduc_poker", "Game.")
 flags.DEFINE_integer("repeats", 20, "Timed repeats of ours (OpenSpiel: repeats // 5, >= 2).")

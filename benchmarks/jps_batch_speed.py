@@ -29,9 +29,9 @@ from absl import flags
 import numpy as np
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms import jps
-from ospiel_team.algorithms import tree_cache
-from ospiel_team.algorithms import tree_cfr
+from ospiel_team.algorithms.coop import jps
+from ospiel_team.tree import cache as tree_cache
+from ospiel_team.algorithms.nash import cfr as tree_cfr
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("games", ["mini_bridge(size=4)=10", "simple_bidding(size=16)=4"],

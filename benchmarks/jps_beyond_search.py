@@ -12,7 +12,7 @@ the proven optimum? Runs, per seed, several ways of reaching a better policy tha
 * `random pure+JPS (best of R)`: R random pure policies (seeded by the seed), each improved by
   our JPS schedule (passes until a quiet pass) at depth D; the best of the R (R times the cost).
 * `ED<n>+JPS` (with `--ed_steps n`): the authors' JPS from the policy of n steps of tabular
-  Exploitability Descent (`ospiel_team.algorithms.exploitability_descent.TabularEDSolver`,
+  Exploitability Descent (`ospiel_team.algorithms.nash.exploitability_descent.TabularEDSolver`,
   Lockhart et al., IJCAI 2019, arXiv 1903.05614; from uniform, so one ED run serves every seed).
 * `XFP<n>+JPS` (with `--xfp_steps n`): the authors' JPS from the average policy of n iterations
   of OpenSpiel's full-width fictitious play (`open_spiel.python.algorithms.fictitious_play.
@@ -40,10 +40,10 @@ import pyspiel
 
 import ospiel_team  # noqa: F401
 from ospiel_team import atomic_io
-from ospiel_team.algorithms import exploitability_descent
-from ospiel_team.algorithms import jps
-from ospiel_team.algorithms import tree_cache
-from ospiel_team.algorithms import tree_cfr
+from ospiel_team.algorithms.nash import exploitability_descent
+from ospiel_team.algorithms.coop import jps
+from ospiel_team.tree import cache as tree_cache
+from ospiel_team.algorithms.nash import cfr as tree_cfr
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "mini_bridge(size=4)", "Game.")

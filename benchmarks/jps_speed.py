@@ -24,9 +24,9 @@ import numpy as np
 import pyspiel
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms import jps
-from ospiel_team.algorithms import tree_cache
-from ospiel_team.algorithms import tree_cfr
+from ospiel_team.algorithms.coop import jps
+from ospiel_team.tree import cache as tree_cache
+from ospiel_team.algorithms.nash import cfr as tree_cfr
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "simple_bidding(size=16)", "Game.")

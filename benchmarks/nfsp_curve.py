@@ -18,7 +18,7 @@ from absl import app
 from absl import flags
 import numpy as np
 
-from ospiel_team import compare
+from ospiel_team.runner import compare
 
 flags.DEFINE_list("games", ["kuhn_poker", "leduc_poker"], "Games.")
 flags.DEFINE_float("seconds", 300.0, "Solver CPU seconds per run.")

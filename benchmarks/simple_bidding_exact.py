@@ -40,7 +40,7 @@ def main(argv):
   import pyspiel  # pylint: disable=g-import-not-at-top
   from open_spiel.python.algorithms import expected_game_score  # pylint: disable=g-import-not-at-top
   import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
-  from ospiel_team.algorithms import simple_bidding_optimum as sbo  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo  # pylint: disable=g-import-not-at-top
   try:
     sizes = [int(s) for s in FLAGS.sizes.split(",") if s.strip()]
   except ValueError:

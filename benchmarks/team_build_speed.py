@@ -20,9 +20,9 @@ from absl import flags
 import numpy as np
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms import team_lp
-from ospiel_team.algorithms.game_tree import GameTree
-from ospiel_team.algorithms.team_decomposition import TeamDecomposition
+from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.algorithms.team.decomposition import TeamDecomposition
 from ospiel_team.games import team_instances
 
 flags.DEFINE_string("instances", "21K6,21L151,21D3,31G,32G", "Table-1 instance names")

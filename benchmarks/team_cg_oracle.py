@@ -20,8 +20,8 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.algorithms import column_generation
-from ospiel_team.algorithms import teams as teams_lib
+from ospiel_team.algorithms.team import column_generation
+from ospiel_team.algorithms.team import teams as teams_lib
 from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS

@@ -24,10 +24,10 @@ from absl import flags
 import numpy as np
 from scipy import sparse
 
-from ospiel_team.algorithms import team_belief_dag
-from ospiel_team.algorithms import teams as teams_lib
-from ospiel_team.algorithms import tree_cache
-from ospiel_team.algorithms.team_decomposition import TeamDecomposition
+from ospiel_team.algorithms.team import belief_dag as team_belief_dag
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import cache as tree_cache
+from ospiel_team.algorithms.team.decomposition import TeamDecomposition
 from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS

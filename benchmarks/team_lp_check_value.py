@@ -15,11 +15,12 @@ from absl import app
 from absl import flags
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms import coop_optimum
-from ospiel_team.algorithms import team_best_response
-from ospiel_team.algorithms import team_lp
-from ospiel_team.algorithms import teams as teams_lib
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.algorithms.coop import optimum as coop_optimum
+from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.games import team_instances
 
 flags.DEFINE_string("instances", "21K4", "Table-1 instance names")
@@ -34,7 +35,7 @@ def main(argv):
     start = time.perf_counter()
     res = team_lp.solve(tree, teams)
     lp_seconds = time.perf_counter() - start
-    chance = coop_optimum._chance_reach(tree)[tree.terminals]  # pylint: disable=protected-access
+    chance = plan_mip.chance_reach(tree)[tree.terminals]  # pylint: disable=protected-access
     u = teams_lib.team_terminal_utilities(tree, res.teams)
     start = time.perf_counter()
     w2 = chance * res.plans[0].terminal_reach() * u[:, 1]

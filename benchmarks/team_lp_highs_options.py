@@ -16,8 +16,8 @@ from absl import app
 from absl import flags
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms import team_lp
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.games import team_instances
 
 flags.DEFINE_string("instance", "21K6", "Table-1 instance name")

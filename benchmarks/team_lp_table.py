@@ -1,7 +1,7 @@
 r"""Table 1 of Zhang & Sandholm with our team LP: sizes, values, times, ratios to the paper.
 
 Each instance of `ospiel_team.games.team_instances.TABLE1_INSTANCES` is solved in its own
-subprocess (`python -m ospiel_team.algorithms.team_lp --json`) under a wall-clock limit; an
+subprocess (`ospiel-team-solve --json`) under a wall-clock limit; an
 instance that does not finish in time (or whose tree is larger than `--max_terminals`, so the
 Python tree walk alone would not finish) is marked "not finished". Results are written
 atomically to `--out` (JSON) after every instance and reused on a rerun (resume); a Markdown
@@ -72,7 +72,7 @@ def run_instance(name: str, time_limit: float, solver: str,
                  memory_limit_gb: float = None, method: str = "lp") -> dict:
   game, teams = team_instances.TABLE1_INSTANCES[name]
   teams_str = "|".join(",".join(str(p) for p in t) for t in teams)
-  cmd = [sys.executable, "-m", "ospiel_team.algorithms.team_lp", "--instance", name, "--json",
+  cmd = [sys.executable, "-m", "ospiel_team.cli.team_solve", "--instance", name, "--json",
          "--solver", solver, "--method", method]
   if FLAGS.tree_cache:
     cmd += ["--tree_cache", FLAGS.tree_cache]
@@ -107,7 +107,7 @@ def run_instance(name: str, time_limit: float, solver: str,
 
 def parse_methods(items) -> dict:
   """{"21K3": "lp", ...} from ["21K3=lp", ...]; ValueError naming a bad item, instance or method."""
-  from ospiel_team.algorithms import team_solve  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms.team import solve as team_solve  # pylint: disable=g-import-not-at-top
   out = {}
   for item in items:
     name, sep, method = item.partition("=")

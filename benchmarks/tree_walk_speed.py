@@ -19,7 +19,7 @@ from absl import app
 from absl import flags
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.games import cheap_clone
 from ospiel_team.games import team_instances
 

@@ -21,7 +21,7 @@ all-pass on this budget. Interrupt and rerun the same command to resume from the
       --bc_deals 20 --bc_steps 2
 
 Outputs in --workdir: checkpoint.npz (resumable), log.csv, learning_curve.png, model.npz (the
-network only, loadable with `ospiel_team.bridge.model_bidder.load_bidder(path)`).
+network only, loadable with `ospiel_team.bridge.agents.model_bidder.load_bidder(path)`).
 """
 
 import glob
@@ -34,7 +34,7 @@ from absl import flags
 import numpy as np
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge import a2c
+from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge import dataset as dataset_lib
 
 FLAGS = flags.FLAGS
@@ -161,7 +161,7 @@ def main(argv):
       tr.set_training_data(new_ds)
   if (FLAGS.bc_teacher and trainer.round == 0 and FLAGS.init_model is None
       and not FLAGS.resume_from):
-    from ospiel_team.bridge import bidders as bidders_lib  # pylint: disable=g-import-not-at-top
+    from ospiel_team.bridge.agents import bidders as bidders_lib  # pylint: disable=g-import-not-at-top
     rng = np.random.default_rng(FLAGS.seed + 1000)
     teacher = bidders_lib.make_bidder(FLAGS.bc_teacher, reference_dir=FLAGS.reference_dir)
     obs, calls = a2c.collect_teacher_states(teacher, train_ds,
@@ -173,7 +173,7 @@ def main(argv):
     print(f"behaviour cloning of {FLAGS.bc_teacher}: {len(calls)} states, "
           f"greedy agreement {acc:.3f}")
   if FLAGS.search != "none":
-    from ospiel_team.bridge import jps_bid  # pylint: disable=g-import-not-at-top
+    from ospiel_team.bridge.agents import jps_bid  # pylint: disable=g-import-not-at-top
     trainer.search = jps_bid.JPSBidSearch(
         fraction=FLAGS.search_fraction, depth=3 if FLAGS.search == "jps" else 1,
         candidates=FLAGS.search_candidates, rollouts=FLAGS.search_rollouts,

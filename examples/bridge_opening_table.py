@@ -16,14 +16,15 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge import bidders as bidders_lib
-from ospiel_team.bridge import match
-from ospiel_team.bridge import bidding_stats
-from ospiel_team.bridge import model_bidder
+from ospiel_team.bridge.agents import bidders as bidders_lib
+from ospiel_team.bridge.agents import match
+from ospiel_team.cli import match as match_cli
+from ospiel_team.bridge.agents import bidding_stats
+from ospiel_team.bridge.agents import model_bidder
 
 FLAGS = flags.FLAGS
 # The match command's flags (--boards, --dataset, --uncontested, --seed, ...) are reused here.
-match.define_flags()
+match_cli.define_flags()
 flags.DEFINE_string("model", "a2c", "Shipped model name, model .npz path, or built-in bidder.")
 flags.DEFINE_string("json", None, "Also write the statistics to this JSON file.")
 

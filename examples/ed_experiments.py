@@ -7,7 +7,7 @@ NFSP's own JIT compilation is, as the runner cannot separate it. It plots NashCo
 iterations and against CPU seconds, log-log, one panel per game, like Figure 1 of Lockhart
 et al., "Computing Approximate Equilibria in Sequential Adversarial Games by Exploitability
 Descent", IJCAI 2019, arXiv:1903.05614.
-The solvers are those of the comparison runner (`ospiel_team.compare`: OpenSpiel's CFR, CFR+,
+The solvers are those of the comparison runner (`ospiel_team.runner.compare`: OpenSpiel's CFR, CFR+,
 XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the array game tree.
 Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and
 NFSP, the current policy of ED (ED has no average).
@@ -39,8 +39,9 @@ import numpy as np
 import pyspiel
 
 from ospiel_team import atomic_io
-from ospiel_team import compare
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.cli import compare as compare_cli
+from ospiel_team.runner import compare
+from ospiel_team.tree.game_tree import GameTree
 
 GOOFSPIEL = "goofspiel(imp_info=True,num_cards=4,points_order=descending)"
 DEFAULT_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice", GOOFSPIEL]
@@ -58,8 +59,8 @@ flags.DEFINE_integer("max_iterations", 100_000, "Iteration cap of every solver."
 flags.DEFINE_bool("resume", False, "Skip (game, solver) pairs already in OUT/results.json.")
 flags.DEFINE_integer("seed", 0, "Random seed.")
 # --solvers, --num_points, --solver_options and --out are the comparison runner's
-# flags (defined by `ospiel_team.compare.define_flags`), with this script's defaults.
-compare.define_flags()
+# flags (defined by `ospiel_team.cli.compare.define_flags`), with this script's defaults.
+compare_cli.define_flags()
 flags.FLAGS.set_default("solvers", ["ed", "neural_ed", "cfr", "cfr_plus", "xfp", "nfsp"])
 flags.FLAGS.set_default("num_points", 60)
 flags.FLAGS.set_default(

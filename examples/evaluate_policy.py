@@ -17,8 +17,8 @@ from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability
 
 import ospiel_team  # noqa: F401  (registers the games)
-from ospiel_team.algorithms import evaluation
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.tree import evaluation
+from ospiel_team.tree.game_tree import GameTree
 
 flags.DEFINE_string("game", "mini_bridge(size=3)", "Game string for pyspiel.load_game.")
 flags.DEFINE_integer("cfr_iterations", 50, "Iterations of OpenSpiel's CFR.", lower_bound=1)

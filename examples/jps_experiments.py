@@ -39,10 +39,10 @@ import numpy as np
 import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
-from ospiel_team.algorithms import jps
-from ospiel_team.algorithms import tree_cache
-from ospiel_team.algorithms import tree_cfr
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.algorithms.coop import jps
+from ospiel_team.tree import cache as tree_cache
+from ospiel_team.algorithms.nash import cfr as tree_cfr
+from ospiel_team.tree.game_tree import GameTree
 from ospiel_team import atomic_io
 
 FLAGS = flags.FLAGS

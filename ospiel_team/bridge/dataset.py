@@ -17,7 +17,7 @@ key             shape            dtype  meaning
 ``seed``        ()               int64  base seed the builder used (optional, informational).
 ==============  ===============  =====  ==========================================================
 
-The builder (`python -m ospiel_team.bridge.make_dataset`) writes chunk files in the same format
+The builder (`ospiel-team-make-dataset`) writes chunk files in the same format
 into ``<out>.chunks/`` and merges them into the single archive ``<out>``.
 
 `load_dataset(path=None)` loads a dataset (``None`` = the shipped default,
@@ -42,7 +42,7 @@ PathLike = Union[str, os.PathLike]
 
 
 # Shipped datasets by name (files in ospiel_team/bridge/data/), each built by
-# `python -m ospiel_team.bridge.make_dataset --chunk 500 --seed S --deals N --out FILE`:
+# `ospiel-team-make-dataset --chunk 500 --seed S --deals N --out FILE`:
 # train: seed 0, 50,000 deals (the default dataset; its first 10,000 are the earlier 10,000-deal set); validation: seed 1, 1,000 deals (model
 # selection); heldout: seed 2, 2,000 deals (final evaluation only, never trained on);
 # heldout2: seed 20261123, 4,000 deals (a second, fresh evaluation set for the pre-registered

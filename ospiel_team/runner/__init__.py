@@ -4,5 +4,5 @@
 `openspiel_solvers` and `ours_solvers` adapt OpenSpiel's solvers and this package's algorithms
 to it, and `solvers` is the catalogue that imports them and looks solvers up by name. The
 command line and the orchestration (seeds, pools, Ray, the result store, tables and
-figures) are in `ospiel_team.compare`.
+figures) are in `ospiel_team.runner.compare`.
 """

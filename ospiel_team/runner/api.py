@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 import numpy as np
 import pyspiel
 
-from ospiel_team.algorithms.game_tree import GameTree
+from ospiel_team.tree.game_tree import GameTree
 
 
 @dataclasses.dataclass

@@ -2,7 +2,7 @@
 
 Importing this module imports the adapters (`openspiel_solvers`, `ours_solvers`), whose
 `@api.solver(...)` lines register them; `api` itself knows no adapter, so the adapters can import
-`api` without a cycle. The comparison runner (`ospiel_team.compare`) looks solvers up here.
+`api` without a cycle. The comparison runner (`ospiel_team.runner.compare`) looks solvers up here.
 """
 
 from typing import Callable, Dict, Iterator, List, Sequence

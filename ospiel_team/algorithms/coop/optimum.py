@@ -1,0 +1,216 @@
+"""Exact optima of cooperative games (a single team, no opponent).
+
+In a cooperative game the best correlated plan of the team is its best joint pure strategy
+(the objective is linear, so a vertex of the plan polytope is optimal). Exact methods:
+
+* `method="lp"`: the team LP (`team_lp`, Theorem 3.21 of Zhang & Sandholm) with no opponent:
+  max sum_z w[z] x[z] over the tree-decomposition polytope, which is exactly the convex hull of
+  the team's pure plans (Prop. 2.9). A pure strategy in the optimal plan's support is optimal.
+  Used when the number of local solutions stays under `lp_max_local`.
+* `method="mip"`: a mixed-integer program over the players' pure sequence-form plans (HiGHS
+  MIP): binary r_p[sigma] with r_p[parent(I)] = sum_a r_p[I a] for every infoset I of player p,
+  and one continuous x_g in [0, 1] per group g of terminals with the same tuple of the members'
+  last sequences, linearising the product prod_p r_p[sigma_p(g)]: x_g <= r_p[sigma_p] when the
+  group's weight is positive, x_g >= sum_p r_p[sigma_p] - (k - 1) when negative. Exact; HiGHS
+  reports the optimality gap when stopped by the time limit.
+
+* `method="bidding_bb"` (simple_bidding only): the exact branch and bound over reach sets of
+  `simple_bidding_optimum` (N = 8 in about a second, where the MIP needs 80 s).
+
+All return the optimal joint policy as a `TabularPolicy` whose value the array game tree
+(`evaluation.game_value`) confirms. `brute_force_optimum` enumerates joint pure strategies of one
+or two players (the smallest games; an independent check).
+
+Values are per member (the common payoff in a common-payoff game) unless stated: the team
+utility is the sum of the members' returns (`teams.py`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Dict, Optional, Sequence
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+from ospiel_team.tree import evaluation
+from ospiel_team.algorithms.team import highs
+from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.algorithms.coop import simple_bidding_optimum
+from ospiel_team.algorithms.team import decomposition as team_decomposition
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
+
+DEFAULT_LP_MAX_LOCAL = 2_000_000
+# 'bidding_bb': simple_bidding only, the reach-set branch and bound of simple_bidding_optimum.
+METHODS = ("auto", "lp", "mip", "brute_force", "bidding_bb")
+
+
+@dataclasses.dataclass
+class CoopOptimum:
+  """The exact optimum of a cooperative game."""
+  game: str
+  value: float  # per-member value (the common payoff of a common-payoff game)
+  team_value: float  # sum of members' expected returns
+  bound: float  # proven upper bound on `value`
+  proven_optimal: bool
+  gap: float
+  seconds: float
+  method: str
+  policy: policy_lib.TabularPolicy
+  policy_array: np.ndarray
+  evaluated_value: float  # per-member value of `policy` by evaluation.game_value
+  details: Dict
+
+  def summary(self) -> Dict:
+    return dict(game=self.game, value=self.value, team_value=self.team_value, bound=self.bound,
+                proven_optimal=self.proven_optimal, gap=self.gap,
+                seconds=round(self.seconds, 3), method=self.method,
+                evaluated_value=self.evaluated_value, **self.details)
+
+
+def _pure_policy_array(tree: GameTree, strategy: Dict[int, int]) -> np.ndarray:
+  pi = tree.uniform_policy_array()
+  for i, a in strategy.items():
+    pi[i] = 0.0
+    pi[i, a] = 1.0
+  return pi
+
+
+def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
+  """[num_terminals] chance reach x team utility (sum of members' returns)."""
+  chance = plan_mip.chance_reach(tree)[tree.terminals]
+  return chance * tree.node_returns[tree.terminals][:, list(members)].sum(axis=1)
+
+
+def check_common_payoff(tree: GameTree, atol: float = 1e-9) -> None:
+  """Raises ValueError naming the game unless every player gets the same return at every
+  terminal history (the cooperative games this module optimises)."""
+  returns = tree.node_returns[tree.terminals]
+  diff = np.abs(returns - returns[:, :1]).max(axis=1) if returns.size else np.zeros(0)
+  bad = np.nonzero(diff > atol)[0]
+  if len(bad):
+    z = int(tree.terminals[bad[0]])
+    raise ValueError(
+        f"{tree.game} is not a common-payoff (cooperative) game: the players' returns differ "
+        f"at {len(bad)} terminal histories, e.g. {list(map(float, tree.node_returns[z]))}; "
+        f"for two teams use team_solve / team_lp")
+
+
+def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
+          time_limit: Optional[float] = None, lp_max_local: int = DEFAULT_LP_MAX_LOCAL,
+          threads: Optional[int] = None,
+          initial_policy: Optional[np.ndarray | policy_lib.Policy] = None) -> CoopOptimum:
+  """Exact optimal joint pure strategy of a cooperative game (all players form one team).
+
+  `initial_policy` (a policy array or OpenSpiel policy, e.g. a JPS result; purified by argmax)
+  is the MIP's first incumbent: the MIP then returns a strategy at least as good.
+  """
+  start = time.perf_counter()
+  if isinstance(game, str):
+    game = pyspiel.load_game(game)
+  n = (game.num_players if isinstance(game, GameTree) else game.num_players())
+  if callable(n):
+    n = n()
+  if method not in METHODS:
+    raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
+  if method == "bidding_bb":
+    name = game.game.get_type().short_name if isinstance(game, GameTree) else (
+        game.get_type().short_name)
+    if name != "simple_bidding":
+      raise ValueError(f"method 'bidding_bb' solves simple_bidding only, not {name}")
+    if time_limit is not None:
+      raise ValueError(f"method 'bidding_bb' runs to the end (no time limit), got "
+                       f"time_limit={time_limit}; limit the process instead")
+  time_limit = highs.check_time_limit(time_limit)
+  tree, teams = teams_lib.check_assumptions(game, [list(range(n))])
+  check_common_payoff(tree)
+  members = teams.teams[0]
+  w = team_weights(tree, members)
+  details: Dict = {}
+  res = None
+  if method in ("auto", "lp"):
+    try:
+      dec = team_decomposition.TeamDecomposition(tree, members, max_local=lp_max_local)
+    except MemoryError:
+      if method == "lp":
+        raise
+      dec = None
+    if dec is not None:
+      br = team_decomposition.team_best_response_lp(tree, members, w, decomposition=dec,
+                                                      time_limit=time_limit)
+      strategy = br.plan.sample_pure_strategy(greedy=True)
+      details.update(local_solutions=dec.num_local, sequences=dec.num_sequences)
+      res = plan_mip.JointPureResult(value=br.value, bound=br.value, proven_optimal=True, gap=0.0,
+                            seconds=br.seconds, strategy=strategy, method="lp")
+  start_strategy = None
+  if initial_policy is not None:
+    pi0 = (tree.policy_array(initial_policy) if isinstance(initial_policy, policy_lib.Policy)
+           else np.asarray(initial_policy, dtype=np.float64))
+    if pi0.shape != (tree.num_infosets, tree.num_actions):
+      raise ValueError(f"initial_policy has shape {pi0.shape}; the tree needs "
+                       f"{(tree.num_infosets, tree.num_actions)}")
+    start_strategy = {i: int(a) for i, a in
+                      enumerate(np.argmax(tree.purified_policy_array(pi0), axis=1))}
+    details["initial_value"] = float(sum(evaluation.game_value(
+        tree, _pure_policy_array(tree, start_strategy))[p] for p in members)) / len(members)
+  if res is None and method in ("auto", "mip"):
+    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads,
+                                       initial_strategy=start_strategy)
+  if res is None and method == "brute_force":
+    res = plan_mip.brute_force_best_joint(tree, members, w)
+  if res is None and method == "bidding_bb":
+    size = int(tree.game.get_parameters()["size"])
+    bb = simple_bidding_optimum.solve(size)
+    pi_bb = tree.policy_array(simple_bidding_optimum.tabular_policy(tree.game, bb.strategy))
+    k = len(members)
+    strategy = {i: int(a) for i, a in enumerate(np.argmax(pi_bb, axis=1))
+                if tree.infoset_player[i] in members}
+    details.update(bb_total=bb.total, bb_states=bb.states, bb_backend=bb.backend)
+    res = plan_mip.JointPureResult(value=bb.value * k, bound=bb.value * k, proven_optimal=True, gap=0.0,
+                          seconds=bb.seconds, strategy=strategy, method="bidding_bb")
+  pi = _pure_policy_array(tree, res.strategy)
+  v = evaluation.game_value(tree, pi)
+  evaluated_team = float(sum(v[p] for p in members))
+  k = len(members)
+  if res.method == "lp" and abs(evaluated_team - res.value) > 1e-6 * max(1.0, abs(res.value)):
+    # The LP value is exact, but the greedy pure strategy read off a numerically noisy plan
+    # may not be optimal: fall back to the MIP, which returns an optimal pure strategy.
+    details["lp_value"] = res.value
+    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads,
+                                       initial_strategy=start_strategy)
+    pi = _pure_policy_array(tree, res.strategy)
+    v = evaluation.game_value(tree, pi)
+    evaluated_team = float(sum(v[p] for p in members))
+  return CoopOptimum(
+      game=str(tree.game), value=evaluated_team / k, team_value=evaluated_team,
+      bound=res.bound / k, proven_optimal=res.proven_optimal, gap=res.gap,
+      seconds=time.perf_counter() - start, method=res.method, policy=tree.tabular_policy(pi),
+      policy_array=pi, evaluated_value=evaluated_team / k,
+      details=dict(details, solver_value=res.value / k))
+
+
+WARM_STARTS = ("none", "jps", "cfr_jps")
+
+
+def warm_start_policy(tree: GameTree, kind: str, depth: int = 3, cfr_iterations: int = 1000,
+                      seed: int = 0) -> Optional[np.ndarray]:
+  """A good joint policy to start the MIP from: JPS (from uniform, or from the last iterate of
+  `cfr_iterations` of CFR started at a seeded random policy); None for kind="none"."""
+  if kind not in WARM_STARTS:
+    raise ValueError(f"unknown warm start {kind!r}; use one of {WARM_STARTS}")
+  if kind == "none":
+    return None
+  from ospiel_team.algorithms.coop import jps  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms.nash import cfr as tree_cfr  # pylint: disable=g-import-not-at-top
+  start = None
+  if kind == "cfr_jps":
+    if cfr_iterations < 1:
+      raise ValueError(f"cfr_iterations must be positive, got {cfr_iterations}")
+    solver = tree_cfr.TreeCFRSolver(tree, initial_policy=tree_cfr.random_policy_array(tree, seed))
+    for _ in range(cfr_iterations):
+      solver.evaluate_and_update_policy()
+    start = solver.current_policy_array()
+  return jps.joint_policy_search(tree, start, depth=depth, seed=seed).policy_array

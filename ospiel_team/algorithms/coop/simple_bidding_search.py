@@ -1,0 +1,268 @@
+"""Local search for good joint strategies of the Simple Bidding Game (lower bounds).
+
+The game is Definition 2 of Tian, Gong & Jiang, "Joint Policy Search for Multi-agent
+Collaboration with Imperfect Information", NeurIPS 2020, arXiv:2008.06495. Every joint pure
+strategy is a pair (p, q): P1's reduced plan p(s1) for each card (a plan fixes P1's action at
+every public sequence it can reach; 40 plans for 5 bids) and P2's plan q(s2) (330 for 5 bids).
+The value is sum_{s1, s2} payoff(contract(p(s1), q(s2)), s1 + s2) / N^2, so for a fixed p, P2's
+best response is one independent maximum per card. The search is coordinate ascent over p
+(one card, then pairs of cards, each against P2's best response) from random starts; it
+returns the best strategy found. Unlike JPS (which changes a few infosets jointly) it re-plans
+whole cards. It proves nothing: `simple_bidding_optimum` bounds the optimum.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from ospiel_team.games import simple_bidding as sb_game
+
+Seq = Tuple[int, ...]  # public bid sequence, as actions (1 = bid 1, 2 = bid 2, ...)
+
+
+def _plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
+  """A player's reduced pure plans below public sequence `seq` (the player moves at `seq`).
+
+  The player either passes or bids higher; after a bid `a` the partner's replies `c > a` (its
+  pass ends the game) each lead back to this player, whose plan must say what it does at
+  every one of them. At the root (`seq == ()`) the first player may not pass.
+  """
+  last = seq[-1] if seq else 0
+  acts = ([sb_game.PASS] if seq else []) + list(range(last + 1, k + 1))
+  out = []
+  for a in acts:
+    if a == sb_game.PASS:
+      out.append({seq: a})
+      continue
+    after = seq + (a,)
+    subs = [_plans(after + (c,), k) for c in range(a + 1, k + 1)]
+    for combo in itertools.product(*subs):
+      plan = {seq: a}
+      for d in combo:
+        plan.update(d)
+      out.append(plan)
+  return out
+
+
+def plans(size: int) -> Tuple[List[Dict[Seq, int]], List[Dict[Seq, int]]]:
+  """All reduced pure plans of P1 and of P2 (dicts: public sequence -> action)."""
+  k = sb_game.num_bids(size)
+  p1 = _plans((), k)
+  p2 = [{}]
+  for first in range(1, k + 1):
+    p2 = [{**a, **b} for a in p2 for b in _plans((first,), k)]
+  return p1, p2
+
+
+def _contract(p: Dict[Seq, int], q: Dict[Seq, int]) -> int:
+  seq: Seq = ()
+  turn = 0
+  while True:
+    a = (p if turn == 0 else q)[seq]
+    if a == sb_game.PASS:
+      return sb_game.bid_value(seq[-1])
+    seq = seq + (a,)
+    turn ^= 1
+
+
+@dataclasses.dataclass
+class SearchResult:
+  total: int  # sum over the N^2 deals of the common payoff
+  value: float  # total / N^2
+  strategy: Dict[Seq, Dict[int, int]]  # public sequence -> card -> action (play path only)
+
+
+def local_search(size: int, restarts: int = 3, seed: int = 0,
+                 max_plan_pairs: int = 5_000_000) -> SearchResult:
+  """Best joint pure strategy found by coordinate ascent over P1's plans (P2 best-responds).
+
+  Args:
+    size: N of the game (>= 2).
+    restarts: random starting points (>= 1); the best local optimum is returned.
+    seed: numpy seed of the starting points.
+    max_plan_pairs: refuse games with more (P1 plan, P2 plan) pairs than this.
+
+  Returns:
+    A `SearchResult`.
+  """
+  if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 2:
+    raise ValueError(f"size must be an int >= 2, got size={size!r}")
+  if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 1:
+    raise ValueError(f"restarts must be a positive int, got restarts={restarts!r}")
+  p1, p2 = plans(size)
+  if len(p1) * len(p2) > max_plan_pairs:
+    raise ValueError(f"{len(p1)} x {len(p2)} plan pairs exceed max_plan_pairs={max_plan_pairs}")
+  contract = np.array([[_contract(p, q) for q in p2] for p in p1], dtype=np.int64)
+  sums = np.add.outer(np.arange(size), np.arange(size))
+  # pay[p, q, x, y] = payoff of deal (x, y) when P1's card x plays plan p and P2's y plays q.
+  pay = np.where(sums[None, None] >= contract[:, :, None, None], contract[:, :, None, None], 0)
+  cards = np.arange(size)
+  rng = np.random.default_rng(seed)
+  best_total, best_p = -1, None
+  for _ in range(restarts):
+    p = rng.integers(0, len(p1), size)
+    cur = int(pay[p, :, cards, :].sum(0).max(0).sum())
+    improved = True
+    while improved:
+      improved = False
+      s = pay[p, :, cards, :].sum(0)  # [plans of P2, card y]
+      for x in rng.permutation(size):
+        base = s - pay[p[x], :, x, :]
+        cand = (base[None] + pay[:, :, x, :]).max(1).sum(1)
+        a = int(cand.argmax())
+        if cand[a] > cur:
+          s, p[x], cur, improved = base + pay[a, :, x, :], a, int(cand[a]), True
+      if improved:
+        continue
+      for x1 in range(size):
+        for x2 in range(x1 + 1, size):
+          base = s - pay[p[x1], :, x1, :] - pay[p[x2], :, x2, :]
+          cand = (base[None, None] + pay[:, None, :, x1, :] + pay[None, :, :, x2, :]
+                  ).max(2).sum(2)
+          a1, a2 = np.unravel_index(int(cand.argmax()), cand.shape)
+          if cand[a1, a2] > cur:
+            p[x1], p[x2], cur, improved = a1, a2, int(cand[a1, a2]), True
+            s = pay[p, :, cards, :].sum(0)
+    if cur > best_total:
+      best_total, best_p = cur, p.copy()
+  q = pay[best_p, :, cards, :].sum(0).argmax(0)
+  strategy: Dict[Seq, Dict[int, int]] = {}
+  for x in range(size):
+    for y in range(size):
+      seq: Seq = ()
+      turn = 0
+      while True:
+        plan, card = (p1[best_p[x]], x) if turn == 0 else (p2[q[y]], y)
+        a = plan[seq]
+        strategy.setdefault(seq, {})[card] = a
+        if a == sb_game.PASS:
+          break
+        seq = seq + (a,)
+        turn ^= 1
+  return SearchResult(total=best_total, value=best_total / size ** 2, strategy=strategy)
+
+
+@dataclasses.dataclass
+class RootSearchResult:
+  total: int  # sum over the N^2 deals of the common payoff (exact for `groups`)
+  value: float  # total / N^2
+  groups: List[int]  # groups[c]: bitmask of P1's cards that open bid 2^c
+  strategy: Dict[Seq, Dict[int, int]]  # public sequence -> card -> action (play path only)
+  evaluations: int  # exact opening-group values computed (memoised ones included)
+
+
+def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
+                          backend: str = "auto", hash_log2: int = 26,
+                          log=None, pair_moves: bool = False) -> RootSearchResult:
+  """Hill climbing over P1's opening partition, every partition scored EXACTLY.
+
+  Once P1 has opened, P2 learns only the group G_c of cards that open bid 2^c, and the games
+  below the K openings are independent, so a joint strategy's best value for a fixed opening
+  partition (G_0, ..., G_{K-1}) is sum_c W(c, all cards, G_c), each term the exact optimum of
+  `simple_bidding_optimum` (P2 to move with all cards, P1's card in G_c). This search moves one
+  card to another opening, then swaps two cards of different openings, then (with
+  `pair_moves`) sends any two cards to any two openings, keeping any change that raises the
+  exact total, until none does (or `max_rounds`). It is a lower bound (a
+  strategy), never a proof; the returned strategy is the optimal continuation of the final
+  partition (`simple_bidding_optimum._strategy`).
+
+  Args:
+    size: N of Definition 2 (JPS paper, arXiv:2008.06495), 2..29.
+    start: K bitmasks partitioning the cards 0..N-1 (start[c]: the cards opening bid 2^c).
+    max_rounds: at most this many improving changes.
+    backend: as in `simple_bidding_optimum.solve`.
+    hash_log2: as in `simple_bidding_optimum.solve`.
+    log: optional callable(str) for progress lines (the incumbent after each improvement).
+    pair_moves: also try every pair of cards sent to every pair of openings (K^2 N(N-1)/2
+      partitions per round).
+
+  Returns:
+    A `RootSearchResult`.
+  """
+  from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo  # pylint: disable=g-import-not-at-top
+  size = sbo._check_size(size)  # pylint: disable=protected-access
+  k = sb_game.num_bids(size)
+  full = (1 << size) - 1
+  start = [int(g) for g in start]
+  if len(start) != k or any(g < 0 for g in start) or sum(start) != full or \
+      any(start[i] & start[j] for i in range(k) for j in range(i + 1, k)):
+    raise ValueError(f"start must be {k} disjoint bitmasks covering the {size} cards, got {start}")
+  if backend not in sbo.BACKENDS:
+    raise ValueError(f"unknown backend {backend!r}; use one of {sbo.BACKENDS}")
+  if backend == "auto":
+    backend = "c" if sbo._load_kernel() is not None else "python"  # pylint: disable=protected-access
+  solver = (sbo._CSolver(size, int(hash_log2)) if backend == "c"  # pylint: disable=protected-access
+            else sbo._PythonSolver(size))  # pylint: disable=protected-access
+  cache: Dict[Tuple[int, int], int] = {}
+
+  def val(c: int, g: int) -> int:
+    if (c, g) not in cache:
+      cache[(c, g)] = solver.value(c, full, g) if g else 0
+    return cache[(c, g)]
+
+  groups = list(start)
+  total = sum(val(c, g) for c, g in enumerate(groups))
+
+  def apply(change: Dict[int, int]) -> bool:
+    """Takes the change {opening: new card set} if it raises the total; says whether it did."""
+    nonlocal total
+    new = total + sum(val(c, g) - val(c, groups[c]) for c, g in change.items())
+    if new <= total:
+      return False
+    for c, g in change.items():
+      groups[c] = g
+    total = new
+    return True
+  if log:
+    log(f"start total={total} value={total / size ** 2:.6f}")
+  for _ in range(max_rounds):
+    improved = False
+    where = {x: c for c, g in enumerate(groups) for x in range(size) if g >> x & 1}
+    for x in range(size):  # move one card
+      a = where[x]
+      for b in range(k):
+        if b == a:
+          continue
+        if apply({a: groups[a] & ~(1 << x), b: groups[b] | (1 << x)}):
+          improved = True
+          break
+      if improved:
+        break
+    if not improved:  # swap two cards of different openings
+      for x in range(size):
+        for y in range(x + 1, size):
+          a, b = where[x], where[y]
+          if a == b:
+            continue
+          if apply({a: groups[a] & ~(1 << x) | (1 << y), b: groups[b] & ~(1 << y) | (1 << x)}):
+            improved = True
+            break
+        if improved:
+          break
+    if not improved and pair_moves:  # send two cards to any two openings
+      for x, y in itertools.combinations(range(size), 2):
+        for bx, by in itertools.product(range(k), repeat=2):
+          if (bx, by) == (where[x], where[y]):
+            continue
+          new_groups = list(groups)
+          new_groups[where[x]] &= ~(1 << x)
+          new_groups[where[y]] &= ~(1 << y)
+          new_groups[bx] |= 1 << x
+          new_groups[by] |= 1 << y
+          if apply({c: new_groups[c] for c in range(k) if new_groups[c] != groups[c]}):
+            improved = True
+            break
+        if improved:
+          break
+    if log:
+      log(f"total={total} value={total / size ** 2:.6f} groups={groups} "
+          f"improved={improved} evaluations={len(cache)}")
+    if not improved:
+      break
+  strategy = sbo._strategy(solver, size, k, groups)  # pylint: disable=protected-access
+  return RootSearchResult(total=total, value=total / size ** 2, groups=groups,
+                          strategy=strategy, evaluations=len(cache))

@@ -1,0 +1,1 @@
+"""ospiel_team.algorithms.nash."""

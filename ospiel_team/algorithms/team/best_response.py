@@ -1,0 +1,291 @@
+"""Exact team best responses against fixed terminal weights.
+
+A team best response maximises sum_z w[z] x[z] over the team's joint pure strategies x (reach
+of terminal z, 0 or 1), where `w[z]` already holds chance, the other team's (possibly
+correlated) reach and this team's utility. Three exact methods:
+
+* one member: backward induction on the player's sequence tree (perfect recall);
+* `lp`: the LP over the team's tree-decomposition polytope (Zhang & Sandholm, "Team Correlated
+  Equilibria in Zero-Sum Extensive-Form Games via Tree Decompositions", AAAI 2022, Theorem 3.21;
+  exact because the polytope is the convex hull of the team's pure plans, Prop. 2.9);
+* `mip`: the flow MIP over the members' binary sequence-form plans (`coop_optimum`), the oracle
+  of the column-generation methods (Farina, Celli, Gatti & Sandholm, ICML 2021).
+
+`TeamOracle` builds the MIP once and re-solves it for new weights, returning the strategy and
+its terminal reach (what column generation adds as a column). `team_value_vs_best_response` is
+the runner metric "team 1's value when team 2 best responds" of a per-player policy profile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import highspy
+import numpy as np
+
+from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.algorithms.team import highs
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.algorithms.team.decomposition import TeamBestResponse  # noqa: F401 (API)
+from ospiel_team.algorithms.team.decomposition import team_best_response_lp
+
+
+def _single_player_best_plan(tree: GameTree, player: int, terminal_weights: np.ndarray):
+  """(value, strategy infoset -> action) of `player`'s best pure strategy (backward induction)."""
+  a_count = tree.num_actions
+  seqs = tree.sequences[player]
+  n_seq = tree.num_infosets * a_count + 1
+  value = np.bincount(seqs.terminal_last_seq + 1, weights=terminal_weights, minlength=n_seq)
+  strategy: Dict[int, int] = {}
+  for level in reversed(seqs.infoset_levels):
+    q = value[1 + level[:, None] * a_count + np.arange(a_count)[None, :]]
+    q = np.where(tree.infoset_legal[level], q, -np.inf)
+    best = q.argmax(axis=1)
+    strategy.update(zip(level.tolist(), best.tolist()))
+    value = value + np.bincount(seqs.infoset_parent_seq[level] + 1,
+                                weights=q[np.arange(len(level)), best], minlength=n_seq)
+  return float(value[0]), strategy
+
+
+def single_player_best_response_value(tree: GameTree, player: int,
+                                      terminal_weights: np.ndarray) -> float:
+  """max over `player`'s pure strategies of sum_z w[z] * (player reaches z's sequence).
+
+  Backward induction over the player's sequence tree (perfect recall); `terminal_weights` already
+  holds chance, the other players' reach and the utility.
+  """
+  return _single_player_best_plan(tree, player, terminal_weights)[0]
+
+
+def pure_terminal_reach(tree: GameTree, members: Sequence[int],
+                        strategy: Dict[int, int]) -> np.ndarray:
+  """[num_terminals] 0/1 reach of the team's joint pure strategy (infoset -> action)."""
+  a_count = tree.num_actions
+  reach = np.ones(len(tree.terminals))
+  for p in members:
+    seqs = tree.sequences[p]
+    on = np.zeros(tree.num_infosets * a_count + 1)
+    on[0] = 1.0  # index 0: the empty sequence (flat sequence -1)
+    for level in seqs.infoset_levels:
+      parent_on = on[seqs.infoset_parent_seq[level] + 1]
+      chosen = np.array([strategy[int(i)] for i in level], dtype=np.int64)
+      on[1 + level * a_count + chosen] = parent_on
+    reach *= on[seqs.terminal_last_seq + 1]
+  return reach
+
+
+class OracleTimeLimit(RuntimeError):
+  """The best-response MIP hit its time limit before finding any joint pure strategy.
+
+  `bound` is the MIP's proven upper bound on the best-response value at that moment (`inf`
+  when it had none): still a certified bound, so an anytime caller (column generation) can
+  return the bracket it has instead of failing.
+  """
+
+  def __init__(self, message: str, bound: float):
+    super().__init__(message)
+    self.bound = float(bound)
+
+
+@dataclasses.dataclass
+class PureBestResponse:
+  value: float  # value of `strategy`
+  bound: float  # proven upper bound on the best response value (>= value; == for one player)
+  strategy: Dict[int, int]  # infoset -> action for the team's infosets
+  reach: np.ndarray  # [num_terminals] 0/1 terminal reach of the strategy
+  seconds: float
+  # Other (worse) joint pure strategies the MIP found on its way: [(value, reach)], best first.
+  others: List[Tuple[float, np.ndarray]] = dataclasses.field(default_factory=list)
+
+
+class TeamOracle:
+  """Exact pure team best response, the model built once (column-generation oracle).
+
+  One member: backward induction. Several: the flow MIP of `coop_optimum` (built once; each call
+  changes only the objective and re-solves to proven optimality with HiGHS).
+  """
+
+  def __init__(self, tree: GameTree, members: Sequence[int], threads: Optional[int] = None,
+               keep_others: bool = False, hybrid: bool = False, warm_start: bool = False):
+    """Args:
+      tree: the game tree.
+      members: the team's players.
+      threads: HiGHS threads.
+      keep_others: also return the improving solutions the MIP found before its optimum
+        (HiGHS's `mip_improving_solution_save`), extra columns for column generation.
+      hybrid: declare integral only the sequence variables of the members other than the one
+        with the most sequences (the *free* member), as in the hybrid-form best response of
+        Zhang, An & Cerny (AAAI 2021, arXiv:2009.12629, Sec. 4: one member's pure strategy,
+        the other's sequence form). Exact: with the other members' 0/1 plans fixed, the flow
+        rows force every edge into a free member's node to carry the product of the fixed
+        choices and the free member's sequence-form reach, so the LP left is the free
+        member's sequence-form best response, whose optimum is a pure plan; the free member's
+        plan is then re-derived by backward induction against the fixed members' plan.
+      warm_start: give each MIP the previous call's solution as its starting incumbent
+        (feasible for any weights: only the objective changes between calls).
+    """
+    self.tree = tree
+    self.keep_others = keep_others
+    self.members = [int(p) for p in members]
+    self._h = None
+    self._fm = None
+    self._free = None
+    self._warm_start = warm_start
+    self._last = None
+    if len(self.members) > 1:
+      self._fm = plan_mip.flow_model(tree, self.members)
+      fm = self._fm
+      cost = np.zeros(fm.num_cols)
+      integrality = fm.integrality
+      if hybrid:
+        owner = tree.infoset_player[fm.team_inf[fm.inf_rep]]
+        self._free = self.members[int(np.argmax([(owner == p).sum() for p in self.members]))]
+        integrality = integrality.copy()
+        integrality[:fm.n_bin] = owner != self._free
+        self._owner = owner
+      self._h = highs.solve(cost, fm.a_mat, np.asarray(fm.lo), np.asarray(fm.hi),
+                            np.zeros(fm.num_cols), np.ones(fm.num_cols), True, threads=threads,
+                            integrality=integrality, mip_gap=0.0,
+                            options={"mip_abs_gap": 1e-10,
+                                     "mip_improving_solution_save": keep_others})
+
+  def best_response(self, terminal_weights: np.ndarray,
+                    time_limit: Optional[float] = None) -> PureBestResponse:
+    """The best joint pure strategy against `terminal_weights`.
+
+    Exact, except when the MIP is stopped by `time_limit`: then the best strategy found and the
+    MIP's proven bound (`bound` >= the optimum) are returned. Raises `OracleTimeLimit` (with
+    the proven bound) if the time limit came before any strategy was found, RuntimeError on
+    any other failure.
+    """
+    start = time.perf_counter()
+    w = np.asarray(terminal_weights, dtype=np.float64)
+    if self._fm is None:
+      value, strategy = _single_player_best_plan(self.tree, self.members[0], w)
+      bound = value
+    else:
+      fm, h = self._fm, self._h
+      cost, const = fm.cost(w)
+      h.changeColsCost(fm.num_cols, np.arange(fm.num_cols, dtype=np.int32), cost)
+      time_limit = highs.check_time_limit(time_limit)
+      highs.set_option(h, "time_limit", np.inf if time_limit is None else time_limit)
+      if self._warm_start and self._last is not None:
+        start_sol = highspy.HighsSolution()
+        start_sol.col_value = list(self._last)
+        h.setSolution(start_sol)
+      h.run()
+      status = highs.status(h)
+      info = h.getInfo()
+      if status == "Time limit reached" and info.primal_solution_status < 2:
+        bound = float(info.mip_dual_bound) + const
+        raise OracleTimeLimit(f"team best-response MIP stopped by its time limit ({time_limit} "
+                              f"s) before finding a strategy (proven bound {bound})",
+                              bound if np.isfinite(bound) else np.inf)
+      if status != "Optimal" and status != "Time limit reached":
+        raise RuntimeError(f"team best-response MIP not solved to optimality: {status}")
+      col_value = np.asarray(h.getSolution().col_value)
+      strategy = self._strategy(col_value, w)
+      if self._warm_start and self._free is None:
+        self._last = col_value
+      value = float(info.objective_function_value) + const
+      if self._free is not None:  # the free member's plan was re-derived: its exact value
+        mip_value = value
+        value = float(w @ pure_terminal_reach(self.tree, self.members, strategy))
+        if value < mip_value - 1e-9 * (1.0 + abs(mip_value)):
+          raise AssertionError(f"hybrid best response {value} below the MIP's {mip_value}")
+      bound = max(value, float(info.mip_dual_bound) + const)
+    reach = pure_terminal_reach(self.tree, self.members, strategy)
+    others = []
+    if self._fm is not None and self.keep_others:
+      for sol in sorted(self._h.getSavedMipSolutions(), key=lambda x: -x.objective)[1:]:
+        r = pure_terminal_reach(self.tree, self.members,
+                                self._strategy(np.asarray(sol.col_value), w))
+        others.append((float(w @ r) if self._free is not None else
+                       float(sol.objective) + const, r))
+    return PureBestResponse(value=value, bound=bound, strategy=strategy, reach=reach,
+                            seconds=time.perf_counter() - start, others=others)
+
+  def _strategy(self, sol: np.ndarray, w: np.ndarray) -> Dict[int, int]:
+    """The joint pure strategy of a MIP solution (hybrid: the integral members' choices, then
+    the free member's best response to them by backward induction against weights `w`)."""
+    fm = self._fm
+    strategy = {}
+    fixed = sol[:fm.n_bin] > 0.5
+    if self._free is not None:
+      fixed &= self._owner != self._free
+    for k in np.nonzero(fixed)[0]:
+      strategy[int(fm.team_inf[fm.inf_rep[k]])] = int(fm.act[k])
+    for i in fm.team_inf:
+      if int(i) not in strategy and (self._free is None or
+                                      self.tree.infoset_player[i] != self._free):
+        strategy[int(i)] = int(np.nonzero(self.tree.infoset_legal[i])[0][0])
+    if self._free is not None:
+      others = [p for p in self.members if p != self._free]
+      fixed_reach = pure_terminal_reach(self.tree, others, strategy)
+      _, free_strategy = _single_player_best_plan(self.tree, self._free, w * fixed_reach)
+      strategy.update(free_strategy)
+    return strategy
+
+
+def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
+                             terminal_weights: np.ndarray, method: str = "auto",
+                             time_limit: Optional[float] = None) -> float:
+  """Best joint pure strategy value of `team` against fixed terminal weights.
+
+  Args:
+    tree: the game tree.
+    teams: the team assignment.
+    team: index of the responding team.
+    terminal_weights: `w[z]` = chance reach x other team's (possibly correlated) reach x this
+      team's utility.
+    method: "auto" (one member: backward induction; several: "lp"), "lp" (the team LP over the
+      team's polytope) or "mip" (the exact flow MIP).
+    time_limit: HiGHS seconds for "lp"/"mip".
+  """
+  if method not in ("auto", "lp", "mip"):
+    raise ValueError(f"unknown best-response method {method!r}; use 'auto', 'lp' or 'mip'")
+  members = teams.teams[team]
+  if len(members) == 1:
+    return single_player_best_response_value(tree, members[0], terminal_weights)
+  if method in ("auto", "lp"):
+    return team_best_response_lp(tree, members, terminal_weights, time_limit=time_limit).value
+  res = plan_mip.best_joint_pure_strategy_mip(tree, members, terminal_weights,
+                                                  time_limit=time_limit)
+  if not res.proven_optimal:
+    raise RuntimeError(f"team best-response MIP not solved to optimality (gap {res.gap})")
+  return res.value
+
+
+def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
+                                teams: teams_lib.Teams | str | None = None,
+                                team: int = 0, method: str = "auto") -> float:
+  """Team `team`'s value when the other team best responds (jointly) to the profile `pi`.
+
+  `pi` is a per-player policy array (e.g. CFR's average policy): `team` plays its members'
+  behavior policies, the other team picks its best joint pure strategy (a team best response,
+  exact). Compare with the TMECor value (team_lp), which is the largest this can be for any
+  correlated plan of `team`.
+  """
+  if teams is None:
+    teams = teams_lib.default_teams(tree.game)
+  teams = teams_lib.parse_teams(teams, tree.num_players)
+  if teams.num_teams != 2:
+    raise ValueError(f"team_value_vs_best_response needs two teams, got {teams}")
+  if team not in (0, 1):
+    raise ValueError(f"team must be 0 or 1, got {team}")
+  other = 1 - team
+  reach = teams_lib.player_reach_plans(tree, np.asarray(pi, dtype=np.float64))
+  weights = reach[:, tree.num_players].copy()
+  for p in teams.teams[team]:
+    weights *= reach[:, p]
+  u_other = teams_lib.team_terminal_utilities(tree, teams)[:, other]
+  br = team_best_response_value(tree, teams, other, weights * u_other, method=method)
+  return -br
+
+
+def team_value_vs_best_response_metric(tree: GameTree, pi: np.ndarray) -> float:
+  """Runner metric: team 1's value when team 2 best responds (teams from `default_teams`)."""
+  return team_value_vs_best_response(tree, pi, teams_lib.default_teams(tree.game), team=0)

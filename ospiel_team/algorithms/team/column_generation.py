@@ -1,0 +1,303 @@
+r"""Team-correlated equilibria by column generation over joint pure plans, with exact oracles.
+
+Farina, Celli, Gatti & Sandholm, "Connecting Optimal Ex-Ante Collusion in Teams to
+Extensive-Form Correlation: Faster Algorithms and Positive Complexity Results", ICML 2021
+(FCGS-21; Sec. 5: the team's strategy as a distribution over joint pure plans, grown by a
+best-response oracle), extended to two teams by double oracle (McMahan, Gordon & Blum, ICML 2003)
+as Zhang & Sandholm (AAAI 2022, Sec. 1) suggest.
+
+Team 1 mixes over a growing set of joint pure plans r1_1..r1_k (terminal reach vectors, 0/1).
+Team 2 is represented either exactly, by its sequence form, when it has one player (the master
+LP then lets it best respond over all its strategies: *single oracle*), or by a growing set of
+joint pure plans too (*double oracle*). With R2 the team-2 terminal matrix (a sequence-form
+column per sequence, or a pure plan per column) and Y = {y >= 0 : F y = f} its strategies, the
+restricted master LP is
+
+    max_{p in simplex, v}  B0 . p + f . v   s.t.  F^T v <= B p,   B = R2^T diag(c u1) R1,
+
+(the dual of team 2's minimisation; c = chance reach, u1 = team 1's utility, B0 the row of
+team 2's empty sequence). Its duals give team 2's y. Each iteration computes two **exact team
+best responses** (`team_best_response.TeamOracle`: backward induction for one player, the flow
+MIP for several):
+
+* upper bound U = team 1's best response value against y (y is a real team-2 strategy);
+* lower bound L = -(team 2's best response value against team 1's mixture x = R1 p)
+  (with single oracle L is the master value itself).
+
+Both responses are added as columns; the method stops when U - L <= tol (an exact
+team-correlated equilibrium value within tol, certified by the two exact best responses) or at
+the time limit, returning the bracket [L, U] (anytime). The value is returned as the midpoint
+only when the gap is closed; otherwise `value` is L (what team 1's plan guarantees).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Dict, List, Optional
+
+import numpy as np
+import pyspiel
+from scipy import sparse
+
+from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.algorithms.team import highs
+from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
+
+
+@dataclasses.dataclass
+class ColumnGenerationResult:
+  """Result of `solve`: certified bracket [lower, upper] on team 1's value, and the plans."""
+  game: str
+  teams: teams_lib.Teams
+  terminals: int
+  value: float  # team 1's value: (lower + upper) / 2 when converged, else `lower`
+  lower: float  # team 1's plan guarantees this against every team-2 strategy (exact BR)
+  upper: float  # team 2's plan holds team 1 to this (exact team-1 BR)
+  gap: float  # upper - lower
+  converged: bool  # gap <= tol
+  iterations: int
+  columns: List[int]  # pure plans of each team in the master (team 2: 0 with sequence form)
+  team1_weights: np.ndarray  # mixture over team 1's first len(team1_weights) plans
+  team1_reach: np.ndarray  # [num_terminals] team 1's correlated reach x = R1 p: certifies lower
+  team2_reach: np.ndarray  # [num_terminals] team 2's terminal reach: certifies upper
+  seconds: float
+  oracle_seconds: float
+  master_seconds: float
+  build_seconds: float
+  history: List[Dict] = dataclasses.field(default_factory=list)
+  # Why the method stopped before its gap closed or its time ran out ("" otherwise), e.g. an
+  # oracle MIP stopped by the time limit before finding any strategy: the bracket is kept.
+  stopped: str = ""
+
+  def summary(self) -> Dict:
+    return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
+                value=self.value, lower=self.lower, upper=self.upper, gap=self.gap,
+                converged=self.converged, iterations=self.iterations, columns=self.columns,
+                stopped=self.stopped,
+                seconds=round(self.seconds, 4), oracle_seconds=round(self.oracle_seconds, 4),
+                master_seconds=round(self.master_seconds, 4),
+                build_seconds=round(self.build_seconds, 4))
+
+
+def _sequence_form(tree: GameTree, player: int):
+  """(R2 [num_terminals x num_seq] 0/1, const [num_terminals] 0/1, F [rows x num_seq], f)."""
+  team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, _ = (
+      plan_mip.sequence_form_rows(tree, [player]))
+  n_seq = len(inf_rep)
+  f_mat = sparse.csr_matrix((vals, (rows, cols)), shape=(len(team_inf), n_seq))
+  last = tree.sequences[player].terminal_last_seq
+  has = last >= 0
+  z = np.nonzero(has)[0]
+  r2 = sparse.csr_matrix((np.ones(len(z)), (z, col_of_seq[last[has]])),
+                         shape=(len(last), n_seq))
+  return r2, (~has).astype(np.float64), f_mat, np.asarray(lo, dtype=np.float64)
+
+
+def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
+          tol: float = 1e-6, time_limit: Optional[float] = None, max_iterations: int = 100_000,
+          threads: Optional[int] = None, extra_columns: bool = False,
+          verbose: bool = False, hybrid: bool = False,
+          warm_start: bool = False) -> ColumnGenerationResult:
+  """Team 1's team-correlated equilibrium value by column generation (single/double oracle).
+
+  Args:
+    game: a pyspiel game, game string or `GameTree`.
+    teams: two teams, e.g. "0,1|2" (default: `teams.default_teams`).
+    tol: stop when the certified gap upper - lower <= tol (absolute, team 1's units).
+    time_limit: wall-clock seconds for the whole method (None: none; negative: error); on
+      expiry the current certified bracket is returned (`converged=False`).
+    max_iterations: cap on iterations (ValueError if < 1).
+    threads: HiGHS threads.
+    extra_columns: also add the improving (not optimal) joint pure strategies each MIP oracle
+      found on its way (HiGHS's saved solutions) when they improve on the master: fewer
+      iterations for the same exact bounds.
+    verbose: print one line per iteration.
+    hybrid: the oracles' MIPs keep the sequence variables of one member per team continuous
+      (`team_best_response.TeamOracle(hybrid=True)`, the hybrid form of Zhang, An & Cerny,
+      AAAI 2021, arXiv:2009.12629): same exact best responses, fewer binaries.
+    warm_start: each oracle MIP starts from the previous call's solution
+      (`TeamOracle(warm_start=True)`).
+
+  Returns:
+    A `ColumnGenerationResult`; `lower` and `upper` are certified by exact team best responses.
+  """
+  start = time.perf_counter()
+  time_limit = highs.check_time_limit(time_limit)
+  if tol < 0:
+    raise ValueError(f"tol={tol!r} must be >= 0")
+  if max_iterations < 1:
+    raise ValueError(f"max_iterations={max_iterations!r} must be >= 1")
+  tree, teams = teams_lib.check_assumptions(game, teams)
+  if teams.num_teams != 2:
+    raise ValueError(f"column generation needs two teams (got {teams})")
+  chance = tree.chance_reach()[tree.terminals]
+  cu1 = chance * teams_lib.team_terminal_utilities(tree, teams)[:, 0]
+  oracle1 = team_best_response.TeamOracle(tree, teams.teams[0], threads=threads,
+                                          keep_others=extra_columns, hybrid=hybrid,
+                                          warm_start=warm_start)
+  oracle2 = team_best_response.TeamOracle(tree, teams.teams[1], threads=threads,
+                                          keep_others=extra_columns, hybrid=hybrid,
+                                          warm_start=warm_start)
+  single = len(teams.teams[1]) == 1
+  n_z = len(tree.terminals)
+  if single:
+    r2, const2, f_mat, f_rhs = _sequence_form(tree, teams.teams[1][0])
+  else:
+    const2 = np.zeros(n_z)
+  build = time.perf_counter() - start
+
+  oracle_s = master_s = 0.0
+  # Initial columns: team 1's best response to team 2 playing uniformly, and team 2's best
+  # response to that (double oracle).
+  cols1: List[np.ndarray] = []
+  cols2: List[np.ndarray] = []
+  lower, upper = -np.inf, np.inf
+  history: List[Dict] = []
+  it = 0
+  p = np.ones(1)
+  y_uniform = _uniform_reach(tree, teams.teams[1])
+  y_reach = y_uniform
+  best_p = best_x_reach = best_y_reach = None
+  stopped = ""  # why the method stopped early ("" when it did not)
+  brs: Dict = {}
+  t0 = time.perf_counter()
+  try:
+    br1 = oracle1.best_response(cu1 * y_uniform, time_limit=_left(start, time_limit))
+    cols1.append(br1.reach)
+    upper, best_y_reach = br1.bound, y_uniform  # team 2's uniform plan holds team 1 to this
+    if not single:
+      lower = -_oracle2_bound(oracle2, cu1, br1.reach, brs, start, time_limit)
+      best_p, best_x_reach = p, br1.reach
+      cols2.append(brs["br2"].reach)
+  except team_best_response.OracleTimeLimit as e:
+    # The first oracle call ran out of time without a strategy: the bracket is what is proven.
+    if not cols1:
+      upper, best_y_reach = e.bound, y_uniform
+    else:
+      lower, best_p, best_x_reach = -e.bound, p, cols1[0]
+    stopped = str(e)
+  oracle_s += time.perf_counter() - t0
+  while not stopped:
+    it += 1
+    # Master LP over team 1's columns.
+    t0 = time.perf_counter()
+    r1 = np.stack(cols1, axis=1)  # [n_z, k1]
+    k1 = r1.shape[1]
+    if single:
+      b = np.asarray(r2.T @ (cu1[:, None] * r1))  # [n_seq, k1]
+      b0 = (const2 * cu1) @ r1
+      fm, frhs = f_mat, f_rhs
+    else:
+      r2d = np.stack(cols2, axis=1)  # [n_z, k2]
+      b = r2d.T @ (cu1[:, None] * r1)  # [k2, k1]
+      b0 = np.zeros(k1)
+      fm = sparse.csr_matrix(np.ones((1, r2d.shape[1])))
+      frhs = np.ones(1)
+    m_rows, n_y = fm.shape
+    # Columns [p (k1) | v (m_rows)]; rows: F^T v - B p <= 0 (n_y rows), sum p = 1.
+    a_mat = sparse.vstack([
+        sparse.hstack([sparse.csr_matrix(-b), fm.T.tocsr()]),
+        sparse.hstack([sparse.csr_matrix(np.ones((1, k1))), sparse.csr_matrix((1, m_rows))]),
+    ]).tocsr()
+    cost = np.concatenate([b0, frhs])
+    row_lo = np.concatenate([np.full(n_y, -np.inf), [1.0]])
+    row_hi = np.concatenate([np.zeros(n_y), [1.0]])
+    col_lo = np.concatenate([np.zeros(k1), np.full(m_rows, -np.inf)])
+    col_hi = np.full(k1 + m_rows, np.inf)
+    h = highs.solve(cost, a_mat, row_lo, row_hi, col_lo, col_hi, True, threads=threads,
+                    solver="simplex")
+    status = highs.status(h)
+    if status != "Optimal":
+      raise RuntimeError(f"HiGHS did not solve the restricted master LP: {status}")
+    sol = h.getSolution()
+    master = float(h.getInfo().objective_function_value)
+    p = np.maximum(np.asarray(sol.col_value)[:k1], 0.0)
+    p /= p.sum()
+    y = np.abs(np.asarray(sol.row_dual)[:n_y])
+    if single:
+      y_reach = np.asarray(r2 @ y).reshape(-1) + const2
+    else:
+      y = y / y.sum()
+      y_reach = r2d @ y
+    master_s += time.perf_counter() - t0
+    # Exact best responses.
+    t0 = time.perf_counter()
+    x_reach = r1 @ p
+    if single and master > lower:  # the master value is what team 1's mixture guarantees
+      lower, best_p, best_x_reach = master, p, x_reach
+    try:
+      br1 = oracle1.best_response(cu1 * y_reach, time_limit=_left(start, time_limit))
+      bound1 = br1.bound
+    except team_best_response.OracleTimeLimit as e:
+      br1, bound1, stopped = None, e.bound, str(e)
+    if bound1 < upper:  # keep the team-2 plan that certifies the best upper bound
+      upper, best_y_reach = bound1, y_reach
+    if not single and not stopped:
+      try:
+        new_lower = -_oracle2_bound(oracle2, cu1, x_reach, brs, start, time_limit)
+      except team_best_response.OracleTimeLimit as e:
+        new_lower, stopped = -e.bound, str(e)
+      if new_lower > lower:  # and the team-1 mixture that certifies the best lower bound
+        lower, best_p, best_x_reach = new_lower, p, x_reach
+    oracle_s += time.perf_counter() - t0
+    elapsed = time.perf_counter() - start
+    history.append(dict(iteration=it, master=master, lower=lower, upper=upper,
+                        seconds=round(elapsed, 3)))
+    if verbose:
+      print(f"it {it}: master {master:.8f}  [{lower:.8f}, {upper:.8f}]  gap {upper - lower:.2e}"
+            f"  {elapsed:.1f} s", flush=True)
+    converged = upper - lower <= tol
+    if (converged or stopped or it >= max_iterations or
+        (time_limit is not None and elapsed >= time_limit)):
+      break
+    added = False
+    if br1.value > master + 1e-12:
+      cols1.append(br1.reach)
+      cols1.extend(r for v, r in br1.others if v > master + 1e-12)
+      added = True
+    br2 = brs.get("br2")
+    if not single and -br2.value < master - 1e-12:
+      cols2.append(br2.reach)
+      cols2.extend(r for v, r in br2.others if -v < master - 1e-12)
+      added = True
+    if not added:  # the master is exact on the restricted sets and no column improves it
+      upper = min(upper, master)
+      lower = max(lower, master) if single else lower
+      if upper - lower <= tol:
+        converged = True
+        break
+      if br1.bound - br1.value > 1e-9 or (not single and br2.bound - br2.value > 1e-9):
+        break  # an oracle was stopped by the time limit: return the certified bracket
+      raise RuntimeError(f"column generation stalled with gap {upper - lower:.3e}")
+  converged = upper - lower <= tol
+  value = (lower + upper) / 2 if converged else lower
+  return ColumnGenerationResult(
+      game=str(tree.game), teams=teams, terminals=n_z, value=float(value), lower=float(lower),
+      upper=float(upper), gap=float(upper - lower), converged=bool(converged), iterations=it,
+      columns=[len(cols1), len(cols2)], team1_weights=best_p, team1_reach=best_x_reach,
+      team2_reach=best_y_reach, seconds=time.perf_counter() - start, oracle_seconds=oracle_s,
+      master_seconds=master_s, build_seconds=build, history=history, stopped=stopped)
+
+
+def _left(start: float, time_limit: Optional[float]) -> Optional[float]:
+  """Seconds left of `time_limit` (at least 1, so an oracle can always return a strategy)."""
+  if time_limit is None:
+    return None
+  return max(1.0, time_limit - (time.perf_counter() - start))
+
+
+def _oracle2_bound(oracle2, cu1: np.ndarray, x_reach: np.ndarray, brs: Dict,
+                   start: float, time_limit: Optional[float]) -> float:
+  """Team 2's exact best-response bound against team 1's reach (stores the response)."""
+  br2 = oracle2.best_response(-cu1 * x_reach, time_limit=_left(start, time_limit))
+  brs["br2"] = br2
+  return br2.bound
+
+
+def _uniform_reach(tree: GameTree, members) -> np.ndarray:
+  """[num_terminals] the members' joint reach when each plays uniformly at random."""
+  reach = teams_lib.player_reach_plans(tree, tree.uniform_policy_array())
+  return np.prod(reach[:, list(members)], axis=1)

@@ -1,0 +1,241 @@
+r"""One entry point for zero-sum team games: `solve(game, teams, method="auto"|"lp"|"cg"|"dag")`.
+
+Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
+
+* `"lp"`: the tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
+  Extensive-Form Games via Tree Decompositions", AAAI 2022 (`team_lp.py`). Exact; its size
+  grows with the number of *local solutions* lambda_S(R, A) of the teams (the uncommon external
+  information, Theorem 4.1).
+* `"cg"`: column generation over joint pure plans with exact best-response oracles (Farina,
+  Celli, Gatti & Sandholm, ICML 2021; double oracle when both teams have several players;
+  `column_generation.py`). Anytime: returns a bracket [lower, upper] certified by exact team
+  best responses; exact within `tol` when it converges.
+* `"dag"`: regret minimisation (DCFR) on both teams' team belief DAGs (Zhang, Farina &
+  Sandholm, ICML 2023, arXiv:2210.12487; `team_belief_dag.py`). Anytime: every few iterations
+  the average plans are certified by exact team best responses (dynamic programming on the
+  DAG), giving a bracket [lower, upper]; stops when the gap is <= `tol`.
+
+`"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md, sections 0.7
+and 0.8): build both teams' decompositions with at most `AUTO_LP_MAX_LOCAL` = 500k local
+solutions per team, then
+
+* **the LP** when its constraint matrix has at most `AUTO_LP_MAX_NONZEROS` = 150,000 nonzeros
+  (`team_lp.lp_nonzeros`, counted from the decompositions without assembling the LP),
+* **the belief DAG** above that, on the same decompositions (built once).
+
+The LP is preferred wherever it is about as fast, because its value is exact, while the DAG
+stops at a certified gap of 1e-4. Measured on the lead's quiet runs (section 0.7; wall seconds
+of the solve, LP / DAG): below the threshold the LP is faster on every instance measured both
+ways (21GL 0.23 / 0.81 at 11,196 nonzeros, 21G 0.23 / 1.40 at 15,960, 31GL 1.22 / 1.96 at
+69,786, 31G 1.72 / 2.25 at 111,798; 21L133, 21L223 and 31L'132, 61k-127k nonzeros, took
+1.4-2.9 s by the LP and 6.5-7.8 CPU s by the numpy DAG under load), and above it the DAG
+is faster on every one (22K5 3.18 / 0.32 at 157,995; 21K6 3.26 / 0.70 at 350,110; 22L133
+103 / 5.7; 21L143 34 / 3.6; 21D3 15.7 / 2.1; 21L151 63 / 6.8; 32GL 9.1 / 8.2; 32G 12.2 /
+10.9): HiGHS's time grows with the LP's density, the DAG's with its edges times iterations.
+31L'133 (199,994 nonzeros, LP 7.1 s) lies near the crossover (section 0.8).
+
+If a team has more than 500k local solutions (the LP is not built), the old rule applies:
+column generation when every team of several players has at most `AUTO_CG_MAX_SEQUENCES` =
+5,000 team sequences (a small MIP oracle: Kuhn 21K8 801, 21K12 1,873, 31K5 2,611 sequences,
+solved exactly by column generation), else the belief DAG (Leduc 21L153, 31L133, 22D3, 21L523,
+Liar's Dice 21D4, 42D2, 51D2: solved by the DAG to gap 1e-4); past `AUTO_DAG_MAX_LOCAL` DAG
+edges, column generation. Column generation stays available by name: it is exact where its
+MIP oracle is fast (Kuhn poker: 21K8, 21K12, 31K5) and slow elsewhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Dict, Optional
+
+import numpy as np
+import pyspiel
+
+from ospiel_team.algorithms.team import column_generation
+from ospiel_team.algorithms.team import highs
+from ospiel_team.algorithms.team import belief_dag as team_belief_dag
+from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+
+METHODS = ("auto", "lp", "cg", "dag")
+# `certify`: the flow-MIP oracle is used for teams of several players with at most this many
+# team sequences (larger ones: the MIP model alone takes minutes to build; skipped, said so).
+CERTIFY_MAX_SEQUENCES = 20_000
+# Default target gap of the anytime methods (`tol=None`): column generation closes its gap
+# exactly in a few iterations or not at all; regret minimisation converges like 1/T.
+DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
+AUTO_LP_MAX_LOCAL = 500_000
+# `auto` solves the LP when it has at most this many constraint-matrix nonzeros
+# (`team_lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
+AUTO_LP_MAX_NONZEROS = 150_000
+AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
+# After the LP is refused: column generation when every team of several players has at most
+# this many team sequences (its MIP oracle is then small), else the belief DAG.
+AUTO_CG_MAX_SEQUENCES = 5_000
+
+
+@dataclasses.dataclass
+class TeamSolveResult:
+  """Team 1's TMECor value (sum of its members' values) and how it was obtained."""
+  game: str
+  teams: str
+  method: str  # the method that produced the value ("lp", "cg" or "dag")
+  value: float
+  lower: float  # certified bracket (== value for the LP)
+  upper: float
+  exact: bool  # LP optimum, or an anytime method's certified gap closed to `tol`
+  seconds: float
+  details: Dict
+
+  def summary(self) -> Dict:
+    return dict(game=self.game, teams=self.teams, method=self.method, value=self.value,
+                lower=self.lower, upper=self.upper, gap=self.upper - self.lower,
+                exact=self.exact, seconds=round(self.seconds, 4), **self.details)
+
+
+def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
+          method: str = "auto", time_limit: Optional[float] = None, tol: Optional[float] = None,
+          solver: str = "auto", highs_options: Optional[Dict] = None,
+          threads: Optional[int] = None, certify_time_limit: float = 0.0) -> TeamSolveResult:
+  """Solves a two-team zero-sum game for team 1's TMECor value.
+
+  Args:
+    game: pyspiel game, game string or `GameTree`.
+    teams: two teams, e.g. "0,1|2" (default: `teams.default_teams`).
+    method: "auto", "lp" (tree-decomposition LP), "cg" (column generation) or "dag" (DCFR on
+      the team belief DAGs).
+    time_limit: seconds (None: no limit; negative: ValueError). The LP is stopped by HiGHS's
+      limit (an error if not solved); the anytime methods return their certified bracket.
+    tol: the anytime methods' target certified gap (None: `DEFAULT_TOL[method]`).
+    solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...), or "auto"
+      (`team_lp.choose_solver`: simplex for small LPs, else ipm).
+    highs_options: further HiGHS options for the LP (each checked by HiGHS).
+    threads: HiGHS threads.
+    certify_time_limit: when > 0, the bracket of an anytime method ("cg", "dag") is re-derived
+      by `certify` (exact team best responses of `team_best_response`, independent of the
+      method), each oracle call limited to this many seconds; added to `details` with its own
+      `certify_seconds` (a check of the result: not counted in the result's `seconds`, whose
+      bracket the method already certified with its own exact best responses).
+
+  Returns:
+    A `TeamSolveResult`.
+  """
+  if method not in METHODS:
+    raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
+  time_limit = highs.check_time_limit(time_limit)
+  if tol is not None and not tol >= 0:
+    raise ValueError(f"tol={tol!r} must be >= 0")
+  if not certify_time_limit >= 0:
+    raise ValueError(f"certify_time_limit={certify_time_limit!r} must be >= 0")
+  start = time.perf_counter()
+  tree, teams = teams_lib.check_assumptions(game, teams)
+  details: Dict = {}
+  decs = None
+  if method == "auto":
+    try:
+      decs = [TeamDecomposition(tree, t, AUTO_LP_MAX_LOCAL) for t in teams.teams]
+    except MemoryError as e:
+      details["auto"] = f"LP not built: {e}"
+      n_seq = max((TeamDecomposition(tree, t, team_tree_only=True).num_sequences
+                   for t in teams.teams if len(t) > 1), default=0)
+      if n_seq <= AUTO_CG_MAX_SEQUENCES:
+        method = "auto_cg"
+        details["auto"] += f"; {n_seq} team sequences <= {AUTO_CG_MAX_SEQUENCES}: cg"
+    if decs is not None:
+      nnz = team_lp.lp_nonzeros(tree, teams, *decs, stop_above=AUTO_LP_MAX_NONZEROS)
+      if nnz <= AUTO_LP_MAX_NONZEROS:
+        method = "auto_lp"
+        details["auto"] = f"LP nonzeros {nnz} <= {AUTO_LP_MAX_NONZEROS}: lp"
+      else:
+        details["auto"] = f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag"
+  if method in ("auto_lp", "lp"):
+    res = team_lp.solve(tree, teams, time_limit=time_limit, threads=threads, solver=solver,
+                        highs_options=highs_options, decompositions=decs)
+    s = res.summary()
+    del s["game"], s["teams"], s["value"], s["seconds"]
+    s.update(details)
+    return TeamSolveResult(game=str(tree.game), teams=str(teams), method="lp",
+                           value=res.value, lower=res.value, upper=res.value, exact=True,
+                           seconds=time.perf_counter() - start, details=s)
+  if method in ("auto", "dag"):
+    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+    try:
+      dag = team_belief_dag.solve(
+          tree, teams, tol=DEFAULT_TOL["dag"] if tol is None else tol, time_limit=left,
+          decompositions=decs,
+          **({"max_local": AUTO_DAG_MAX_LOCAL} if method == "auto" else {}))
+    except MemoryError as e:
+      if method == "dag":
+        raise
+      details["auto"] += f"; belief DAG not built: {e}"
+      dag = None
+  if method in ("auto", "dag") and dag is not None:
+    s = dag.summary()
+    for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
+      del s[k]
+    details.update(s)
+    seconds = time.perf_counter() - start
+    if certify_time_limit > 0:  # a check of the result, not part of the solve's time
+      details.update(certify(tree, teams, dag.team1_reach, dag.team2_reach, certify_time_limit))
+    return TeamSolveResult(game=str(tree.game), teams=str(teams), method="dag",
+                           value=dag.value, lower=dag.lower, upper=dag.upper,
+                           exact=dag.converged, seconds=seconds, details=details)
+  left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+  cg = column_generation.solve(tree, teams, tol=DEFAULT_TOL["cg"] if tol is None else tol,
+                               time_limit=left, threads=threads)
+  s = cg.summary()
+  for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
+    del s[k]
+  details.update(s)
+  seconds = time.perf_counter() - start
+  if certify_time_limit > 0 and cg.team1_reach is not None and cg.team2_reach is not None:
+    details.update(certify(tree, teams, cg.team1_reach, cg.team2_reach, certify_time_limit))
+  return TeamSolveResult(game=str(tree.game), teams=str(teams), method="cg", value=cg.value,
+                         lower=cg.lower, upper=cg.upper, exact=cg.converged,
+                         seconds=seconds, details=details)
+
+
+def certify(tree: GameTree, teams: teams_lib.Teams, team1_reach: np.ndarray,
+            team2_reach: np.ndarray, time_limit: float = 60.0) -> Dict:
+  """Re-derives a certified bracket from two teams' plans with `team_best_response`'s oracles.
+
+  lower = -(team 2's best response value against team 1's reach), upper = team 1's best
+  response value against team 2's reach: backward induction for a one-player team, the flow MIP
+  (`TeamOracle`; its proven bound if stopped by `time_limit`, infinite if it proved none) for a
+  team of several players with at most `CERTIFY_MAX_SEQUENCES` sequences (else skipped: None).
+
+  Returns:
+    {"certified_lower", "certified_upper", "certify_seconds", "certify_note"}.
+  """
+  start = time.perf_counter()
+  chance = tree.chance_reach()[tree.terminals]
+  u = teams_lib.team_terminal_utilities(tree, teams)
+  bounds, notes = [], []
+  for team, reach in ((1, team1_reach), (0, team2_reach)):
+    members = teams.teams[team]
+    w = chance * np.asarray(reach) * u[:, team]
+    if len(members) == 1:
+      bounds.append(team_best_response.single_player_best_response_value(tree, members[0], w))
+      continue
+    n_seq = 1 + int(sum(tree.infoset_legal[tree.infoset_player == p].sum() for p in members))
+    if n_seq > CERTIFY_MAX_SEQUENCES:
+      bounds.append(None)
+      notes.append(f"team {team + 1}: {n_seq} sequences > {CERTIFY_MAX_SEQUENCES}, MIP skipped")
+      continue
+    try:
+      br = team_best_response.TeamOracle(tree, members).best_response(w, time_limit=time_limit)
+      bounds.append(br.bound)
+      if br.bound - br.value > 1e-9:
+        notes.append(f"team {team + 1}: MIP stopped at {time_limit} s, its proven bound used")
+    except team_best_response.OracleTimeLimit as e:
+      bounds.append(e.bound)
+      notes.append(f"team {team + 1}: MIP found no plan in {time_limit} s")
+  lower = None if bounds[0] is None else -float(bounds[0])
+  upper = None if bounds[1] is None else float(bounds[1])
+  return dict(certified_lower=lower, certified_upper=upper,
+              certify_seconds=round(time.perf_counter() - start, 3),
+              certify_note="; ".join(notes))

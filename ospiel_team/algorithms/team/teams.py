@@ -1,0 +1,217 @@
+"""Teams over any finite turn-based pyspiel game (Zhang & Sandholm, Def. 2.1).
+
+A *team assignment* partitions the players into one team (a cooperative game: no opponent) or
+two teams (a zero-sum team game). Written as text, teams are separated by `|` and members by
+`,`: `"0,1|2"` is players 0 and 1 against player 2; `"0,1"` is a single team.
+
+**Team utility** = the sum of its members' returns (colluding players split evenly, so the
+per-member value is the team value divided by the team size; both are reported). Two teams must
+be zero-sum: the two teams' utilities add to 0 at every terminal history.
+
+The paper's assumptions (Sec. 2.1) are checked with clear errors: every player has perfect recall
+(`GameTree` raises otherwise) and the game is *timeable*: every history of an information set is
+at the same depth of the tree.
+
+Besides the assignment itself this module holds team values and the players' terminal reach;
+team best responses and the metric "team 1's value when team 2 best responds" are in
+`team_best_response.py` (this module imports no solver, so the solvers can import it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pyspiel
+
+from ospiel_team.tree import evaluation
+from ospiel_team.tree.game_tree import GameTree
+
+
+@dataclasses.dataclass(frozen=True)
+class Teams:
+  """A partition of the players of an n-player game into one or two teams."""
+  teams: Tuple[Tuple[int, ...], ...]
+  num_players: int
+
+  def __post_init__(self):
+    if not 1 <= len(self.teams) <= 2:
+      raise ValueError(f"need one or two teams, got {len(self.teams)}: {self}")
+    seen = [p for t in self.teams for p in t]
+    for t in self.teams:
+      if not t:
+        raise ValueError(f"empty team in {self}")
+    for p in seen:
+      if not 0 <= p < self.num_players:
+        raise ValueError(f"player {p} out of range for a {self.num_players}-player game")
+    if len(set(seen)) != len(seen):
+      raise ValueError(f"a player is on two teams in {self}")
+    if sorted(seen) != list(range(self.num_players)):
+      missing = sorted(set(range(self.num_players)) - set(seen))
+      raise ValueError(f"players {missing} are on no team in {self}")
+
+  @property
+  def num_teams(self) -> int:
+    return len(self.teams)
+
+  @property
+  def player_team(self) -> np.ndarray:
+    """[num_players] team index of each player."""
+    out = np.zeros(self.num_players, dtype=np.int64)
+    for i, t in enumerate(self.teams):
+      out[list(t)] = i
+    return out
+
+  def team_of(self, player: int) -> int:
+    return int(self.player_team[player])
+
+  def __str__(self):
+    return "|".join(",".join(str(p) for p in t) for t in self.teams)
+
+
+def parse_teams(text: str | Sequence[Sequence[int]] | Teams, num_players: int) -> Teams:
+  """Parses "0,1|2" (or [[0, 1], [2]]) into `Teams`; raises ValueError naming bad input."""
+  if isinstance(text, Teams):
+    if text.num_players != num_players:
+      raise ValueError(f"teams {text} are for {text.num_players} players, game has {num_players}")
+    return text
+  if isinstance(text, str):
+    parts = text.split("|")
+    teams = []
+    for part in parts:
+      members = []
+      for tok in part.split(","):
+        tok = tok.strip()
+        if not tok:
+          raise ValueError(f"empty player in teams {text!r}")
+        try:
+          members.append(int(tok))
+        except ValueError as e:
+          raise ValueError(f"player {tok!r} in teams {text!r} is not an integer") from e
+      teams.append(tuple(members))
+  else:
+    teams = [tuple(int(p) for p in t) for t in text]
+  return Teams(tuple(teams), num_players)
+
+
+def default_teams(game: pyspiel.Game) -> Teams:
+  """The teams of a known instance, else one team per player for 2 players.
+
+  Known instances come from `ospiel_team.games.team_instances` (Table 1 of the paper; `21K4` is
+  `kuhn_poker(players=3)` with teams `0,1|2`); any other n-player game (n >= 3) is taken as
+  "players 0..n-2 against player n-1" and a common-payoff game as a single team.
+  """
+  n = game.num_players()
+  found = _instance_teams().get(str(game))
+  if found is not None:
+    return parse_teams(found, n)
+  if game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL:
+    return Teams((tuple(range(n)),), n)
+  if n == 2:
+    return Teams(((0,), (1,)), n)
+  return Teams((tuple(range(n - 1)), (n - 1,)), n)
+
+
+_INSTANCE_TEAMS: Optional[Dict[str, Sequence[Sequence[int]]]] = None
+
+
+def _instance_teams() -> Dict[str, Sequence[Sequence[int]]]:
+  """Canonical game string -> teams of every Table 1 instance (`games.team_instances`)."""
+  global _INSTANCE_TEAMS
+  if _INSTANCE_TEAMS is None:
+    _INSTANCE_TEAMS = {}
+    try:
+      from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+    except ImportError:
+      return _INSTANCE_TEAMS
+    for game_str, teams in team_instances.TABLE1_INSTANCES.values():
+      _INSTANCE_TEAMS.setdefault(str(pyspiel.load_game(game_str)), teams)
+  return _INSTANCE_TEAMS
+
+
+# ------------------------------------------------------------------------------------------------
+# Checks of the paper's assumptions.
+def check_timeable(tree: GameTree) -> None:
+  """Raises ValueError unless every infoset's histories are at one depth (Sec. 2.1)."""
+  dec = tree.decisions
+  if not len(dec):
+    return
+  inf = tree.node_infoset[dec]
+  depth = tree.node_depth[dec].astype(np.int64)
+  lo = np.full(tree.num_infosets, np.iinfo(np.int64).max)
+  hi = np.full(tree.num_infosets, -1)
+  np.minimum.at(lo, inf, depth)
+  np.maximum.at(hi, inf, depth)
+  bad = np.nonzero(lo != hi)[0]
+  if len(bad):
+    i = int(bad[0])
+    raise ValueError(
+        f"{tree.game} is not timeable: infoset {tree.infoset_keys[i]!r} of player "
+        f"{tree.infoset_player[i]} has histories at depths {lo[i]} and {hi[i]}; the team LP "
+        "(Zhang & Sandholm, Sec. 2.1) needs every infoset at a single depth")
+
+
+def team_terminal_utilities(tree: GameTree, teams: Teams) -> np.ndarray:
+  """[num_terminals, num_teams] each team's utility (sum of members' returns) per terminal."""
+  ret = tree.node_returns[tree.terminals]
+  return np.stack([ret[:, list(t)].sum(axis=1) for t in teams.teams], axis=1)
+
+
+def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
+  """Raises ValueError unless two teams' utilities add to zero at every terminal."""
+  if teams.num_teams != 2:
+    return
+  u = team_terminal_utilities(tree, teams)
+  s = np.abs(u.sum(axis=1))
+  if len(s) and s.max() > atol:
+    z = tree.terminals[int(np.argmax(s))]
+    raise ValueError(
+        f"{tree.game} is not zero-sum between teams {teams}: at a terminal history the team "
+        f"utilities are {u[int(np.argmax(s))].tolist()} (returns "
+        f"{tree.node_returns[z].tolist()})")
+
+
+def check_assumptions(game_or_tree, teams) -> Tuple[GameTree, Teams]:
+  """Builds the tree (perfect recall is checked there) and checks teams, timeability, zero-sum.
+
+  Args:
+    game_or_tree: a pyspiel game, its string, or its `GameTree`.
+    teams: a team specification (see `parse_teams`), or None for `default_teams(game)`.
+
+  Returns `(tree, teams)`; raises ValueError naming the violated assumption.
+  """
+  if teams is None:
+    game = game_or_tree.game if isinstance(game_or_tree, GameTree) else game_or_tree
+    teams = default_teams(pyspiel.load_game(game) if isinstance(game, str) else game)
+  if isinstance(game_or_tree, GameTree):
+    tree = game_or_tree
+  else:
+    game = (pyspiel.load_game(game_or_tree) if isinstance(game_or_tree, str)
+            else game_or_tree)
+    try:
+      tree = GameTree(game)
+    except ValueError as e:
+      if "perfect recall" in str(e):
+        raise ValueError(f"{game} violates the paper's assumption that each player has perfect "
+                         f"recall: {e}") from e
+      raise
+  teams = parse_teams(teams, tree.num_players)
+  check_timeable(tree)
+  check_zero_sum(tree, teams)
+  return tree, teams
+
+
+# ------------------------------------------------------------------------------------------------
+# Team values.
+def team_values(tree: GameTree, pi: np.ndarray, teams: Teams) -> Dict[str, List[float]]:
+  """Team values (sum of members' expected returns) and per-member values of a profile."""
+  v = evaluation.game_value(tree, pi)
+  return dict(team=[float(sum(v[p] for p in t)) for t in teams.teams],
+              per_member=[float(sum(v[p] for p in t)) / len(t) for t in teams.teams],
+              players=[float(x) for x in v])
+
+
+def player_reach_plans(tree: GameTree, pi: np.ndarray) -> np.ndarray:
+  """[num_terminals, num_players + 1] each player's (last column: chance's) terminal reach."""
+  return evaluation.reach_by_owner(tree, pi)[tree.terminals]

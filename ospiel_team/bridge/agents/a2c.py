@@ -1,0 +1,765 @@
+r"""Self-play A2C for bridge bidding (JPS paper Sec. 7.1-7.2 and Appendix E), in JAX + haiku.
+
+This module trains; the network itself (definition, inference, saving and loading) lives in
+`ospiel_team.bridge.agents.policy_net`, whose names are re-exported here for convenience.
+
+Network (JPS paper Fig. 2 / Appendix E): the 267-bit observation of Appendix D
+(`ospiel_team.bridge.auction`) -> a fully connected layer of ``hidden`` (200) units -> ``num_blocks``
+residual blocks of two fully connected layers each (a skip connection every two layers,
+``x <- relu(x + W2 relu(W1 x))``) -> a policy head (38 logits, illegal calls masked with the
+observation's legal-call bits) and a value head (one number: the expected return of the seat to
+call's team). The paper ablates 2 to 20 blocks (Table 4: no difference); we default to 2 to save
+CPU.
+
+Self-play: all four seats share the parameters. Every round plays ``deals_per_round`` random
+deals of the training dataset, each at TWO tables with the same dealer and vulnerability (drawn
+uniformly), on the batched numpy engine (`ospiel_team.bridge.engine`), sampling calls from the
+current policy. The auction's result is scored double-dummy from the dataset's DDS tables.
+
+Reward scaling (the issue asks to document it): the reward of a table is the *duplicate IMPs
+against the other table of the same deal*, divided by 24 (the largest IMP swing), so it lies
+in [-1, 1]: N-S at table 1 get ``r = imps(s1 - s2) / 24`` and E-W ``-r`` (``s`` = N-S
+double-dummy score); table 2 symmetrically. This is zero-sum between the teams, the way the
+agents are compared (duplicate IMPs), and the other table acts as a variance-reducing reference
+(a pure score reward varies by thousands of points with the cards). No discount (gamma = 1),
+rewards only at the end, so every decision's return is its team's final reward.
+
+Learning (A2C with a replay buffer and importance-ratio clipping, Appendix E): decisions
+(observation, call, behaviour log-probability, return) enter a FIFO replay buffer (observations
+bit-packed, 34 bytes each); each round does ``updates_per_round`` Adam steps on minibatches of
+``batch_size`` uniform samples once the buffer holds ``burn_in`` decisions. The loss per sample
+(`a2c_loss_terms`) is::
+
+  rho     = min(pi(a|s) / mu(a|s), ratio_clip)             (stop-gradient; mu = behaviour)
+  L_pi    = - rho * stop_grad(G - V(s)) * log pi(a|s)
+  L_V     = 0.5 * (G - V(s))^2
+  H       = - sum_{legal a'} pi(a'|s) log pi(a'|s)
+  L       = L_pi + value_coef * L_V - entropy_coef * H        (entropy_coef = 0.01)
+
+averaged over the minibatch. Decisions with a single legal call (East-West in the uncontested
+variant) are not stored. Evaluation uses the greedy (argmax) call, as in the paper.
+
+Two additions not in the paper, both optional (docs/benchmarks/bridge_agents.md): a linear
+entropy-coefficient schedule (`A2CConfig.entropy_coef_start` / `entropy_decay_rounds`), and a
+behaviour-cloning warm start (`collect_teacher_states`, `behaviour_cloning`) on a rule-based
+bidder. On our CPU budget (~20 minutes) pure contested self-play collapsed to all-pass (bids in
+early random auctions are punished, so Pass dominates before the policy learns to bid); the
+shipped baseline is warm-started on the natural bidder and then trained by the self-play A2C
+above. Training deals can be augmented x96 (`augment_deals`: seat rotations x suit
+permutations, whose DDS tables are permutations of the original ones).
+
+Checkpoints (``workdir/checkpoint.npz``: parameters, Adam state, replay buffer, numpy RNG state
+and counters) are written atomically (temp file + os.replace) every ``checkpoint_every`` rounds
+and at the end; `train` resumes from it, and a resumed run is bit-identical to an uninterrupted
+one (tests/test_bridge_a2c.py). Logs: ``workdir/log.csv`` (one row per round) and
+``workdir/learning_curve.png``; a tqdm progress bar over rounds.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import os
+import tempfile
+import threading
+import time
+from typing import Callable, Dict, List, Optional, Sequence
+
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import tqdm
+
+from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import scoring
+from ospiel_team import atomic_io
+from ospiel_team.bridge.agents.policy_net import (  # pylint: disable=unused-import
+    NUM_CALLS, OBS_SIZE, PolicyFn, flatten_params, greedy_calls, init_params, legal_from_obs,
+    load_model, make_network, sample_calls, save_model, unflatten_params)
+
+PACKED_OBS_SIZE = (OBS_SIZE + 7) // 8  # 34 bytes
+IMP_SCALE = 24.0  # reward = IMPs / IMP_SCALE
+
+
+# ------------------------------------------------------------------------------------------
+# Configuration
+# ------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class A2CConfig:
+  """Hyper-parameters (defaults: a CPU-sized version of the JPS paper's Appendix E)."""
+  hidden: int = 200
+  num_blocks: int = 2
+  learning_rate: float = 3e-4       # paper: 1e-4 (2 GPU-days); larger for short CPU runs
+  entropy_coef: float = 0.01
+  entropy_coef_start: float = 0.01  # linear schedule from this to entropy_coef ...
+  entropy_decay_rounds: int = 0     # ... over this many rounds (0: constant entropy_coef)
+  value_coef: float = 0.5
+  ratio_clip: float = 1.0
+  deals_per_round: int = 256        # each deal is bid at 2 tables -> 512 games per round
+  batch_size: int = 1024
+  updates_per_round: int = 4
+  buffer_size: int = 100_000
+  burn_in: int = 10_000
+  uncontested: bool = False
+  seed: int = 0
+  # Speed (docs/benchmarks/bridge_agents.md, "Self-play speed"). fast_acting: uint8
+  # observations and finer jit padding in acting (the same calls for the same random numbers,
+  # tests/test_bridge_a2c_speed.py). overlap_learning: the learner's Adam steps of round k run
+  # in a thread while round k's games are played with the parameters from before those steps,
+  # sampling the buffer as it was after round k - 1 (own RNG stream; deterministic, but one
+  # round staler than the sequential loop). Off by default; ignored when a search is attached.
+  fast_acting: bool = True
+  overlap_learning: bool = False
+
+  def validate(self) -> None:
+    for name in ("hidden", "deals_per_round", "batch_size", "buffer_size"):
+      if getattr(self, name) < 1:
+        raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+    for name in ("num_blocks", "updates_per_round", "burn_in"):
+      if getattr(self, name) < 0:
+        raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+    if self.learning_rate <= 0:
+      raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
+    if self.ratio_clip <= 0:
+      raise ValueError(f"ratio_clip must be > 0, got {self.ratio_clip}")
+    if self.burn_in > self.buffer_size:
+      raise ValueError(f"burn_in {self.burn_in} exceeds buffer_size {self.buffer_size}")
+
+  def entropy_at(self, round_: int) -> float:
+    if self.entropy_decay_rounds <= 0 or round_ >= self.entropy_decay_rounds:
+      return self.entropy_coef
+    f = round_ / self.entropy_decay_rounds
+    return (1 - f) * self.entropy_coef_start + f * self.entropy_coef
+
+  def network_dict(self) -> dict:
+    return {"hidden": self.hidden, "num_blocks": self.num_blocks}
+
+
+# ------------------------------------------------------------------------------------------
+# Loss
+# ------------------------------------------------------------------------------------------
+def a2c_loss_terms(logits, values, actions, behaviour_logp, returns, legal, ratio_clip: float,
+                   entropy_coef: float, value_coef: float):
+  """Loss and its terms for a minibatch (see the module docstring), from network outputs.
+
+  logits (B, 38) (already masked), values (B,), actions (B,) int, behaviour_logp (B,) log mu(a|s),
+  returns (B,) G, legal (B, 38) bool.
+  """
+  logp_all = jax.nn.log_softmax(logits, axis=-1)
+  logp = jnp.take_along_axis(logp_all, actions[:, None].astype(jnp.int32), axis=1)[:, 0]
+  rho = jax.lax.stop_gradient(jnp.minimum(jnp.exp(logp - behaviour_logp), ratio_clip))
+  adv = jax.lax.stop_gradient(returns - values)
+  policy_loss = -jnp.mean(rho * adv * logp)
+  value_loss = 0.5 * jnp.mean((returns - values) ** 2)
+  probs = jnp.exp(logp_all)
+  entropy = -jnp.mean(jnp.sum(jnp.where(legal, probs * logp_all, 0.0), axis=1))
+  loss = policy_loss + value_coef * value_loss - entropy_coef * entropy
+  return loss, {"loss": loss, "policy_loss": policy_loss, "value_loss": value_loss,
+                "entropy": entropy, "mean_rho": jnp.mean(rho)}
+
+
+def make_update_fn(net: hk.Transformed, optimizer, cfg: A2CConfig):
+  """Jitted Adam step: (params, opt_state, batch, entropy_coef) -> (params, opt_state, metrics).
+
+  ``obs`` may be float32 or uint8 bits (cast to float32 inside, the same computation).
+  """
+
+  def loss_fn(params, obs, actions, mu_logp, returns, entropy_coef):
+    obs = obs.astype(jnp.float32)
+    logits, values = net.apply(params, obs)
+    return a2c_loss_terms(logits, values, actions, mu_logp, returns, legal_from_obs(obs),
+                          cfg.ratio_clip, entropy_coef, cfg.value_coef)
+
+  @jax.jit
+  def update(params, opt_state, obs, actions, mu_logp, returns, entropy_coef):
+    (_, metrics), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+        params, obs, actions, mu_logp, returns, entropy_coef)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    return params, opt_state, metrics
+
+  return update
+
+
+# ------------------------------------------------------------------------------------------
+# Replay buffer
+# ------------------------------------------------------------------------------------------
+class ReplayBuffer:
+  """FIFO buffer of decisions with bit-packed observations."""
+
+  def __init__(self, capacity: int):
+    if capacity < 1:
+      raise ValueError(f"replay buffer capacity must be >= 1, got {capacity}")
+    self.capacity = int(capacity)
+    self.obs = np.zeros((capacity, PACKED_OBS_SIZE), np.uint8)
+    self.actions = np.zeros(capacity, np.int8)
+    self.logp = np.zeros(capacity, np.float32)
+    self.returns = np.zeros(capacity, np.float32)
+    self.ptr = 0
+    self.size = 0
+    self.total_added = 0
+
+  def add(self, obs: np.ndarray, actions, logp, returns) -> None:
+    obs = np.asarray(obs)
+    n = obs.shape[0]
+    if n == 0:
+      return
+    packed = np.packbits(obs > 0.5, axis=1)
+    m = min(n, self.capacity)  # only the newest `capacity` decisions survive
+    idx = (self.ptr + np.arange(n)[n - m:]) % self.capacity
+    self.obs[idx] = packed[n - m:]
+    self.actions[idx] = np.asarray(actions)[n - m:]
+    self.logp[idx] = np.asarray(logp)[n - m:]
+    self.returns[idx] = np.asarray(returns)[n - m:]
+    self.ptr = int((self.ptr + n) % self.capacity)
+    self.size = int(min(self.capacity, self.size + n))
+    self.total_added += n
+
+  def sample(self, rng: np.random.Generator, batch_size: int, obs_dtype=np.float32):
+    """(obs (B, 267) of `obs_dtype`, actions, behaviour log-probs, returns), uniform rows."""
+    if self.size == 0:
+      raise ValueError("cannot sample from an empty replay buffer")
+    idx = rng.integers(0, self.size, batch_size)
+    obs = np.unpackbits(self.obs[idx], axis=1, count=OBS_SIZE).astype(obs_dtype, copy=False)
+    return obs, self.actions[idx].astype(np.int32), self.logp[idx], self.returns[idx]
+
+  def state_dict(self) -> Dict[str, np.ndarray]:
+    return {"buf_obs": self.obs, "buf_actions": self.actions, "buf_logp": self.logp,
+            "buf_returns": self.returns,
+            "buf_meta": np.array([self.ptr, self.size, self.total_added], np.int64)}
+
+  def load_state_dict(self, d) -> None:
+    if d["buf_obs"].shape != self.obs.shape:
+      raise ValueError(f"checkpoint buffer shape {d['buf_obs'].shape} != {self.obs.shape}")
+    self.obs[:] = d["buf_obs"]
+    self.actions[:] = d["buf_actions"]
+    self.logp[:] = d["buf_logp"]
+    self.returns[:] = d["buf_returns"]
+    self.ptr, self.size, self.total_added = (int(x) for x in d["buf_meta"])
+
+
+# ------------------------------------------------------------------------------------------
+# Self-play collection
+# ------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Rollout:
+  """Result of one self-play round on 2K tables (tables k and K + k bid the same deal)."""
+  obs: np.ndarray        # (T, 267) decisions with >= 2 legal calls
+  actions: np.ndarray    # (T,)
+  logp: np.ndarray       # (T,) behaviour log-prob
+  table: np.ndarray      # (T,) table of each decision
+  seat: np.ndarray       # (T,) seat of each decision
+  ns_score: np.ndarray   # (2K,)
+  reward_ns: np.ndarray  # (2K,) IMPs/24 for N-S at each table vs the other table
+  num_calls: np.ndarray  # (2K,) auction lengths
+  engine: engine_lib.BiddingEngine
+
+  def returns(self) -> np.ndarray:
+    r = self.reward_ns[self.table]
+    return np.where(self.seat % 2 == 0, r, -r).astype(np.float32)
+
+
+def duplicate_rewards(ns_score: np.ndarray) -> np.ndarray:
+  """(2K,) N-S scores of paired tables (k, K + k) -> N-S rewards imps(own - other) / 24."""
+  s = np.asarray(ns_score, np.int64)
+  k = s.shape[0] // 2
+  other = np.concatenate([s[k:], s[:k]])
+  return scoring.imps_array(s - other).astype(np.float64) / IMP_SCALE
+
+
+def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.random.Generator,
+                  deal_pool: np.ndarray, num_deals: int,
+                  on_step: Optional[Callable] = None, obs_dtype=np.float32) -> Rollout:
+  """Plays `num_deals` deals from `deal_pool` at two tables each, sampling from `policy`.
+
+  `policy(obs) -> (probs, values)`; `on_step(step, eng)` (optional) is called before each step
+  (JPSBid snapshots positions there). `obs_dtype`: dtype of the observations given to `policy`
+  and stored in the rollout (np.uint8 moves a quarter of float32's bytes; same bits). The
+  random numbers are drawn in the same order whatever the dtype, so the same `rng` state gives
+  the same calls wherever `policy` gives the same probabilities.
+  """
+  deals = deal_pool[rng.integers(0, len(deal_pool), num_deals)]
+  dealer = rng.integers(0, 4, num_deals)
+  vul = rng.integers(0, 4, num_deals)
+  eng.reset(np.concatenate([deals, deals]), np.concatenate([dealer, dealer]),
+            np.concatenate([vul, vul]))
+  b = 2 * num_deals
+  obs_l, act_l, logp_l, tab_l, seat_l = [], [], [], [], []
+  step = 0
+  while not eng.done.all():
+    forced = on_step(step, eng) if on_step is not None else None  # may force calls (-1: no)
+    active = np.flatnonzero(~eng.done)
+    obs = eng.observation(dtype=obs_dtype)[active]
+    legal = legal_from_obs(obs)
+    probs, _ = policy(obs)
+    u = rng.random(len(active))
+    a = sample_calls(probs, legal, u)
+    if forced is not None:  # jps_bid.GameSearch plays its searched calls
+      a = np.where(forced[active] >= 0, forced[active], a)
+    calls = np.zeros(b, np.int64)
+    calls[active] = a
+    keep = legal.sum(axis=1) > 1
+    obs_l.append(obs[keep])
+    act_l.append(a[keep])
+    logp_l.append(np.log(np.maximum(probs[np.arange(len(a)), a], 1e-30))[keep])
+    tab_l.append(active[keep])
+    seat_l.append(eng.current_player[active][keep])
+    eng.step(calls)
+    step += 1
+  ns = eng.ns_score()
+  cat = lambda l, shape, dt: np.concatenate(l) if l else np.zeros(shape, dt)
+  return Rollout(obs=cat(obs_l, (0, OBS_SIZE), obs_dtype), actions=cat(act_l, (0,), np.int64),
+                 logp=cat(logp_l, (0,), np.float64), table=cat(tab_l, (0,), np.int64),
+                 seat=cat(seat_l, (0,), np.int64), ns_score=ns,
+                 reward_ns=duplicate_rewards(ns), num_calls=eng.auctions.num_calls.copy(),
+                 engine=eng)
+
+
+# ------------------------------------------------------------------------------------------
+# Checkpoints
+# ------------------------------------------------------------------------------------------
+atomic_savez = atomic_io.savez
+
+
+atomic_write_text = atomic_io.write_text
+
+
+# ------------------------------------------------------------------------------------------
+# Trainer
+# ------------------------------------------------------------------------------------------
+def split_deals(num_deals: int, holdout: int, seed: int = 12345):
+  """(train indices, held-out indices): a fixed seeded permutation, the last `holdout` held out."""
+  if not 0 <= holdout < num_deals:
+    raise ValueError(f"holdout {holdout} must be in 0..{num_deals - 1}")
+  perm = np.random.default_rng(seed).permutation(num_deals)
+  return np.sort(perm[:num_deals - holdout]), np.sort(perm[num_deals - holdout:])
+
+
+def load_datasets(paths) -> dataset_lib.BridgeDataset:
+  """One dataset from a path, a comma-separated list of paths, or None (the shipped default)."""
+  if paths is None or (isinstance(paths, str) and not paths):
+    return dataset_lib.load_dataset(None)
+  if isinstance(paths, str):
+    paths = [p for p in paths.split(",") if p]
+  if hasattr(paths, "holders"):
+    return paths
+  parts = [dataset_lib.load_dataset(p) for p in paths]
+  if len(parts) == 1:
+    return parts[0]
+  return dataset_lib.BridgeDataset(np.concatenate([p.holders for p in parts]),
+                                   np.concatenate([p.dd_tricks for p in parts]))
+
+
+class A2CTrainer:
+  """Self-play A2C on the batched engine; see the module docstring."""
+
+  # Timing columns: ``wall_s`` seconds inside training rounds (self-play + learning, summed),
+  # ``games_per_s`` this round's games / its round time; ``total_wall_s`` wall-clock seconds of
+  # the whole run so far including evaluation, checkpoints and logs (the time of a checkpoint
+  # written after round k counts in round k + 1's row), ``games_per_s_wall`` all games /
+  # ``total_wall_s``. Both survive resuming.
+  LOG_FIELDS = ["round", "games", "decisions", "wall_s", "games_per_s", "total_wall_s",
+                "games_per_s_wall", "mean_auction_len",
+                "loss", "policy_loss", "value_loss", "entropy", "mean_rho", "search_points",
+                "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
+
+  def __init__(self, cfg: A2CConfig, dataset=None, train_deals: Optional[np.ndarray] = None,
+               eval_dataset=None, workdir: Optional[str] = None,
+               init_params_from: Optional[str] = None):
+    cfg.validate()
+    self.cfg = cfg
+    self.dataset = load_datasets(dataset)
+    n = self.dataset.holders.shape[0]
+    self.train_deals = np.arange(n) if train_deals is None else np.asarray(train_deals)
+    self.eval_dataset = eval_dataset  # a BridgeDataset of held-out deals (or None)
+    if len(self.train_deals) == 0:
+      raise ValueError("no training deals")
+    self.workdir = workdir
+    self.net = make_network(cfg.hidden, cfg.num_blocks)
+    self.optimizer = optax.adam(cfg.learning_rate)
+    self.params = init_params(self.net, cfg.seed)
+    if init_params_from is not None:
+      _, p, meta = load_model(init_params_from)
+      if meta["network"] != cfg.network_dict():
+        raise ValueError(f"{init_params_from}: network {meta['network']} != {cfg.network_dict()}")
+      self.params = p
+    self.opt_state = self.optimizer.init(self.params)
+    self.buffer = ReplayBuffer(cfg.buffer_size)
+    self.rng = np.random.default_rng(cfg.seed)
+    self.round = 0
+    self.games = 0
+    self.wall = 0.0          # seconds inside train_round (self-play + learning)
+    self.total_wall = 0.0    # wall-clock seconds of train() incl. evaluation and checkpoints
+    self.log_rows: List[dict] = []
+    self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=cfg.uncontested)
+    self._update = make_update_fn(self.net, self.optimizer, cfg)
+    self._policy = PolicyFn(self.net, self.params, fine_padding=cfg.fast_acting)
+    # The overlapped learner samples the buffer with its own stream (so that acting and
+    # learning in two threads stay deterministic); the sequential loop uses self.rng for both.
+    self.learner_rng = np.random.default_rng([cfg.seed, 1])
+    self.overlap_threads = True  # False: the overlapped schedule run in one thread (tests)
+    self.search = None  # optional JPSBid hook: search(trainer, on_step registry) (jps_bid.py)
+    if workdir is not None and os.path.exists(self.checkpoint_path):
+      self.load_checkpoint()
+
+  def set_training_data(self, dataset, train_deals: Optional[np.ndarray] = None) -> None:
+    """Replaces the training deals (e.g. when a dataset being built has grown)."""
+    self.dataset = load_datasets(dataset)
+    n = self.dataset.holders.shape[0]
+    self.train_deals = np.arange(n) if train_deals is None else np.asarray(train_deals)
+    self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=self.cfg.uncontested)
+
+  # --- policy -----------------------------------------------------------------------------
+  def policy(self, obs):
+    self._policy.params = self.params
+    return self._policy(obs)
+
+  # --- checkpoints --------------------------------------------------------------------------
+  @property
+  def checkpoint_path(self) -> str:
+    return os.path.join(self.workdir, "checkpoint.npz")
+
+  def save_checkpoint(self, path: Optional[str] = None, include_buffer: bool = True) -> None:
+    """Writes the training state atomically to `path` (default ``workdir/checkpoint.npz``).
+
+    ``include_buffer=False`` leaves the replay buffer out (a "slim" checkpoint: parameters,
+    Adam state, RNG states, counters and log; ~2.7 MB at the default size, small enough to
+    commit): training resumes from it with an empty buffer, refilled for ``burn_in``
+    decisions before the next Adam step, so such a resume is not bit-identical. A slim
+    checkpoint is also a model file (`policy_net.load_model` reads it). It is written
+    compressed (`np.savez_compressed`): its training log, one JSON row per round stored as a
+    numpy string (4 bytes a character), would otherwise grow by ~1.5 KB a round.
+    """
+    if path is None:
+      if self.workdir is None:
+        return
+      path = self.checkpoint_path
+    leaves = jax.tree_util.tree_leaves(self.opt_state)
+    arrays = {"param/" + k: v for k, v in flatten_params(self.params).items()}
+    arrays.update({f"opt/{i:04d}": np.asarray(x) for i, x in enumerate(leaves)})
+    if include_buffer:
+      arrays.update(self.buffer.state_dict())
+    state = {"round": self.round, "games": self.games, "wall": self.wall,
+             "total_wall": self.total_wall,
+             "rng": self.rng.bit_generator.state,
+             "learner_rng": self.learner_rng.bit_generator.state,
+             "config": dataclasses.asdict(self.cfg),
+             "log_rows": self.log_rows}
+    meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
+    atomic_savez(path, compressed=not include_buffer, state=np.array(json.dumps(state)),
+                 meta=np.array(json.dumps(meta)), **arrays)
+
+  def load_checkpoint(self) -> None:
+    with np.load(self.checkpoint_path, allow_pickle=False) as z:
+      state = json.loads(str(z["state"]))
+      saved = A2CConfig(**state["config"])
+      if saved.network_dict() != self.cfg.network_dict() or \
+          saved.buffer_size != self.cfg.buffer_size:
+        raise ValueError(f"checkpoint {self.checkpoint_path} was made with {saved}, "
+                         f"incompatible with {self.cfg}")
+      self.params = unflatten_params({k[6:]: z[k] for k in z.files if k.startswith("param/")})
+      treedef = jax.tree_util.tree_structure(self.optimizer.init(self.params))
+      leaves = [jnp.asarray(z[k]) for k in sorted(k for k in z.files if k.startswith("opt/"))]
+      self.opt_state = jax.tree_util.tree_unflatten(treedef, leaves)
+      if "buf_meta" in z.files:  # slim checkpoints (save_checkpoint(include_buffer=False))
+        self.buffer.load_state_dict({k: z[k] for k in z.files if k.startswith("buf_")})
+    self.round, self.games, self.wall = state["round"], state["games"], state["wall"]
+    self.total_wall = state.get("total_wall", self.wall)  # older checkpoints: rounds only
+    self.rng.bit_generator.state = state["rng"]
+    if "learner_rng" in state:  # older checkpoints: the sequential loop only
+      self.learner_rng.bit_generator.state = state["learner_rng"]
+    self.log_rows = state["log_rows"]
+
+  # --- training -----------------------------------------------------------------------------
+  def _learn(self, rng: np.random.Generator, params, opt_state, entropy_coef: float):
+    """`updates_per_round` Adam steps on buffer samples drawn with `rng`; returns
+    (params, opt_state, mean metrics) (metrics empty before the burn-in)."""
+    cfg = self.cfg
+    if self.buffer.size < max(cfg.burn_in, 1) or cfg.updates_per_round == 0:
+      return params, opt_state, {}
+    obs_dtype = np.uint8 if cfg.fast_acting else np.float32
+    ms = []
+    for _ in range(cfg.updates_per_round):
+      obs, act, logp, ret = self.buffer.sample(rng, cfg.batch_size, obs_dtype=obs_dtype)
+      params, opt_state, m = self._update(params, opt_state, obs, act, logp, ret,
+                                          np.float32(entropy_coef))
+      ms.append(m)
+    ms = jax.device_get(ms)  # waits for the steps (inside the learner thread when overlapped)
+    return params, opt_state, {k: float(np.mean([float(m[k]) for m in ms])) for k in ms[0]}
+
+  def train_round(self) -> dict:
+    """One round: self-play of `deals_per_round` deals at two tables, buffer, learner steps.
+
+    Sequential (default): play with the current parameters, add the decisions to the buffer,
+    then `updates_per_round` Adam steps. With ``cfg.overlap_learning`` (and no search): the
+    Adam steps (on the buffer before this round's games, `learner_rng`) run in a second thread
+    while the games are played with the parameters from before the steps; the JAX update
+    releases the GIL, so the engine's numpy work and the learner's XLA work share the CPUs.
+    """
+    cfg = self.cfg
+    t0 = time.time()
+    obs_dtype = np.uint8 if cfg.fast_acting else np.float32
+    entropy_coef = cfg.entropy_at(self.round)
+    search_points = 0
+    if cfg.overlap_learning and self.search is None:
+      params, opt_state = self.params, self.opt_state
+      out = {}
+
+      def learner():
+        try:
+          out["result"] = self._learn(self.learner_rng, params, opt_state, entropy_coef)
+        except BaseException as e:  # pylint: disable=broad-except
+          out["error"] = e
+
+      thread = None
+      if self.overlap_threads:
+        thread = threading.Thread(target=learner, name="a2c-learner", daemon=True)
+        thread.start()
+      else:
+        learner()
+      self._policy.params = params
+      try:
+        ro = play_selfplay(self._policy, self.engine, self.rng, self.train_deals,
+                           cfg.deals_per_round, obs_dtype=obs_dtype)
+      finally:
+        if thread is not None:
+          thread.join()
+      if "error" in out:
+        raise out["error"]
+      self.params, self.opt_state, metrics = out["result"]
+      self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
+    else:
+      on_step = self.search.on_step if self.search is not None else None
+      if self.search is not None:
+        self.search.begin_round(self, 2 * cfg.deals_per_round)
+      ro = play_selfplay(self.policy, self.engine, self.rng, self.train_deals,
+                         cfg.deals_per_round, on_step=on_step, obs_dtype=obs_dtype)
+      self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
+      if self.search is not None:
+        search_points = self.search.end_round(self, ro)
+      self.params, self.opt_state, metrics = self._learn(self.rng, self.params, self.opt_state,
+                                                         entropy_coef)
+    self.round += 1
+    games = 2 * cfg.deals_per_round
+    self.games += games
+    dt = time.time() - t0
+    self.wall += dt
+    row = {"round": self.round, "games": self.games, "decisions": self.buffer.total_added,
+           "wall_s": round(self.wall, 2), "games_per_s": round(games / max(dt, 1e-9), 1),
+           "mean_auction_len": float(np.mean(ro.num_calls)), "search_points": search_points}
+    row.update({k: metrics.get(k, "") for k in ("loss", "policy_loss", "value_loss",
+                                                 "entropy", "mean_rho")})
+    return row
+
+  def evaluate(self, boards: int, seed: int = 0) -> tuple[float, float, int]:
+    """Duplicate match (greedy model vs the natural bidder) on the held-out deals."""
+    from ospiel_team.bridge.agents import match as match_lib  # pylint: disable=g-import-not-at-top
+    from ospiel_team.bridge.agents import model_bidder  # pylint: disable=g-import-not-at-top
+    ds = self.eval_dataset
+    if ds is None or ds.holders.shape[0] == 0:
+      raise ValueError("no held-out deals to evaluate on")
+    bidder = model_bidder.ModelBidder(self.net, self.params, name="a2c")
+    boards = min(boards, ds.holders.shape[0])
+    res = match_lib.run_match(bidder, "natural", boards, dataset=ds, seed=seed,
+                              uncontested=self.cfg.uncontested, progress=False)
+    return res.mean_imps, res.stderr_imps, boards
+
+  def train(self, rounds: int, eval_every: int = 0, eval_boards: int = 256,
+            checkpoint_every: int = 10, progress: bool = True,
+            max_seconds: Optional[float] = None,
+            refresh: Optional[Callable[["A2CTrainer"], None]] = None,
+            refresh_seconds: float = 300.0) -> List[dict]:
+    """Trains until `rounds` rounds in total (counting resumed ones) or `max_seconds` pass.
+
+    `refresh(trainer)` (optional) is called every `refresh_seconds` (e.g. to add new deals).
+    """
+    start = time.time()
+    last_refresh = start
+    bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc="a2c rounds",
+                    disable=not progress)
+    while self.round < rounds:
+      t_iter = time.time()
+      if refresh is not None and time.time() - last_refresh > refresh_seconds:
+        refresh(self)
+        last_refresh = time.time()
+      row = self.train_round()
+      if eval_every and (self.round % eval_every == 0 or self.round == rounds):
+        m, se, nb = self.evaluate(eval_boards)
+        row.update(eval_boards=nb, eval_imps_vs_natural=round(m, 4), eval_stderr=round(se, 4))
+      total = self.total_wall + (time.time() - t_iter)
+      row.update(total_wall_s=round(total, 2),
+                 games_per_s_wall=round(self.games / max(total, 1e-9), 1))
+      self.log_rows.append(row)
+      bar.update(1)
+      bar.set_postfix(games=self.games, len=f"{row['mean_auction_len']:.1f}",
+                      ev=row.get("eval_imps_vs_natural", ""))
+      timed_out = max_seconds is not None and time.time() - start > max_seconds
+      if self.round % checkpoint_every == 0 or self.round >= rounds or timed_out:
+        self.total_wall += time.time() - t_iter  # the checkpoint saves this iteration's time
+        t_iter = time.time()
+        self.save_checkpoint()
+        self.write_logs()
+      self.total_wall += time.time() - t_iter
+      if timed_out:
+        break
+    bar.close()
+    return self.log_rows
+
+  def throughput(self) -> dict:
+    """Games per second of the run so far: self-play + learning only, and wall-inclusive
+    (evaluation, checkpoints and logs included)."""
+    return {"games": self.games, "train_s": self.wall, "total_wall_s": self.total_wall,
+            "games_per_s_selfplay": self.games / max(self.wall, 1e-9),
+            "games_per_s_wall": self.games / max(self.total_wall, 1e-9)}
+
+  def write_logs(self) -> None:
+    if self.workdir is None:
+      return
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=self.LOG_FIELDS, extrasaction="ignore")
+    w.writeheader()
+    for r in self.log_rows:
+      w.writerow(r)
+    atomic_write_text(os.path.join(self.workdir, "log.csv"), buf.getvalue())
+    plot_learning_curve(self.log_rows, os.path.join(self.workdir, "learning_curve.png"))
+
+
+def plot_learning_curve(rows: Sequence[dict], path: str, title: str = "bridge A2C") -> None:
+  """Eval IMPs/board vs games (with stderr bars), entropy and auction length; atomic PNG."""
+  import matplotlib  # pylint: disable=g-import-not-at-top
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
+  fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+  ev = [r for r in rows if r.get("eval_imps_vs_natural", "") != ""]
+  if ev:
+    axes[0].errorbar([r["games"] for r in ev], [r["eval_imps_vs_natural"] for r in ev],
+                     yerr=[r["eval_stderr"] for r in ev], marker="o", capsize=2)
+  axes[0].axhline(0, color="gray", lw=0.5)
+  axes[0].set(xlabel="self-play games", ylabel="IMPs/board vs natural (held-out)", title=title)
+  tr = [r for r in rows if r.get("entropy", "") != ""]
+  axes[1].plot([r["games"] for r in tr], [r["entropy"] for r in tr])
+  axes[1].set(xlabel="self-play games", ylabel="policy entropy (nats)")
+  axes[2].plot([r["games"] for r in rows], [r["mean_auction_len"] for r in rows])
+  axes[2].set(xlabel="self-play games", ylabel="mean auction length (calls)")
+  fig.tight_layout()
+  folder = os.path.dirname(os.path.abspath(path))
+  os.makedirs(folder, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".png", dir=folder)
+  os.close(fd)
+  try:
+    fig.savefig(tmp, dpi=90)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+  finally:
+    plt.close(fig)
+    if os.path.exists(tmp):
+      os.remove(tmp)
+
+
+# ------------------------------------------------------------------------------------------
+# Data augmentation by the symmetries of double-dummy bridge
+# ------------------------------------------------------------------------------------------
+def augment_deals(holders: np.ndarray, dd_tricks: np.ndarray, rotations: bool = True,
+                  suit_permutations: bool = True):
+  """Deals and DDS tables under seat rotations and suit permutations (up to 4 x 24 per deal).
+
+  Both symmetries map a deal to another deal whose double-dummy table is a permutation of the
+  original one, so no DDS work is needed: rotating every card's holder by r seats moves
+  declarer d's column to d + r; renaming suit s as pi(s) moves strain s's row to pi(s) (NT is
+  unchanged). Scoring is not symmetric (minors score less than majors, vulnerability differs
+  by side), which is why these are new training deals. tests/test_bridge_a2c.py checks the
+  tables against DDS on transformed deals.
+  """
+  import itertools  # pylint: disable=g-import-not-at-top
+  h = np.asarray(holders, np.uint8)
+  t = np.asarray(dd_tricks, np.uint8)
+  perms = list(itertools.permutations(range(4))) if suit_permutations else [(0, 1, 2, 3)]
+  rots = range(4) if rotations else [0]
+  ranks = np.arange(13)
+  out_h, out_t = [], []
+  for perm in perms:
+    # new card (rank, perm[s]) holds what old card (rank, s) held
+    src = np.empty(52, np.int64)
+    for s in range(4):
+      src[ranks * 4 + perm[s]] = ranks * 4 + s
+    hp = h[:, src]
+    tp = t.copy()
+    tp[:, list(perm), :] = t[:, :4, :]
+    for r in rots:
+      out_h.append(((hp.astype(np.int64) + r) % 4).astype(np.uint8))
+      out_t.append(np.roll(tp, r, axis=2))
+  return np.concatenate(out_h), np.concatenate(out_t)
+
+
+def remove_deals(holders: np.ndarray, dd_tricks: np.ndarray, exclude_holders: np.ndarray):
+  """Drops the deals that also appear in `exclude_holders` (exact same 52 holders)."""
+  ex = {bytes(r) for r in np.asarray(exclude_holders, np.uint8)}
+  keep = np.array([bytes(r) not in ex for r in np.asarray(holders, np.uint8)], bool)
+  return holders[keep], dd_tricks[keep]
+
+
+# ------------------------------------------------------------------------------------------
+# Optional warm start: behaviour cloning of a rule-based bidder
+# ------------------------------------------------------------------------------------------
+def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals: int,
+                           epsilon: float = 0.1, uncontested: bool = False):
+  """Observations and the teacher's calls along auctions of the teacher (all four seats), where
+  each call is replaced by a random legal one with probability `epsilon` (so the states also
+  cover positions the teacher itself would not reach). Returns (obs (T, 267), calls (T,))."""
+  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
+  eng.reset_random(rng, num_deals)
+  obs_l, call_l = [], []
+  while not eng.done.all():
+    active = np.flatnonzero(~eng.done)
+    obs = eng.observation()[active]
+    legal = legal_from_obs(obs)
+    u = rng.random(len(active))
+    if getattr(teacher, "needs_auction", False):  # e.g. the JPS authors' models
+      target = np.asarray(teacher.act_auction(eng.auctions, eng.hands, active, u), np.int64)
+    else:
+      target = np.asarray(teacher.act(obs, u), np.int64)
+    keep = legal.sum(axis=1) > 1
+    obs_l.append(obs[keep])
+    call_l.append(target[keep])
+    explore = rng.random(len(active)) < epsilon
+    rand = sample_calls(np.ones_like(legal, float), legal, rng.random(len(active)))
+    calls = np.zeros(eng.batch_size, np.int64)
+    calls[active] = np.where(explore, rand, target)
+    eng.step(calls)
+  return np.concatenate(obs_l), np.concatenate(call_l)
+
+
+def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.ndarray,
+                      steps: int, batch_size: int = 1024, learning_rate: float = 1e-3,
+                      seed: int = 0, progress: bool = True):
+  """Cross-entropy training of the policy head on (obs, calls); returns (params, accuracy)."""
+  opt = optax.adam(learning_rate)
+  opt_state = opt.init(params)
+
+  def loss_fn(p, o, a):
+    logits, _ = net.apply(p, o)
+    logp = jax.nn.log_softmax(logits, axis=-1)
+    return -jnp.mean(jnp.take_along_axis(logp, a[:, None], axis=1))
+
+  @jax.jit
+  def step(p, s, o, a):
+    loss, g = jax.value_and_grad(loss_fn)(p, o, a)
+    u, s = opt.update(g, s, p)
+    return optax.apply_updates(p, u), s, loss
+
+  rng = np.random.default_rng(seed)
+  packed = np.packbits(obs > 0.5, axis=1)
+  for _ in tqdm.trange(steps, desc="behaviour cloning", disable=not progress):
+    idx = rng.integers(0, len(calls), batch_size)
+    o = np.unpackbits(packed[idx], axis=1, count=OBS_SIZE).astype(np.float32)
+    params, opt_state, _ = step(params, opt_state, o, calls[idx].astype(np.int32))
+  pol = PolicyFn(net, params)
+  m = min(len(calls), 20000)
+  probs, _ = pol(obs[:m])
+  acc = float(np.mean(greedy_calls(probs, legal_from_obs(obs[:m])) == calls[:m]))
+  return params, acc

@@ -1,0 +1,515 @@
+r"""JPSBid: online Joint Policy Search for bridge bidding (JPS paper Sec. 5.2, Eq. 7-8; Sec. 7.3).
+
+In a fraction ``p`` of the self-play games (1% and 5% in the paper) one decision point ``h0`` of
+the game, drawn uniformly among the game's decisions (reservoir sampling during play), is
+searched after the game: with P1 the seat to call at ``h0`` and P2 its partner, JPS changes the
+policy of P1 at ``I(h0)`` and of P2 at its next infoset jointly, keeping the opponents (and all
+later calls) at the current policy ``sigma`` (search depth D = 3: P1, opponent, P2):
+
+* P1's candidates: its ``candidates`` most probable legal calls under ``sigma``;
+* after each candidate ``a1``, ``rollouts`` samples of the opponent's call under ``sigma``;
+* at each resulting state, P2's ``candidates`` most probable legal calls ``a2``;
+* after each ``a2``, ``rollouts`` rollouts to the end under ``sigma`` estimate ``v^sigma``
+  (so 5 x 5 rollouts per pair of candidates with the paper's settings).
+
+The value of a joint change is the sampled-state term of Eq. 7 at the sampled state, with
+``lambda = 0`` (at ``h0`` itself ``pi(h|h0) = 1`` for both policies, so
+``J1(h0) = sum_a sigma'(I, a) v^sigma(h0 a) - v^sigma(h0)``; we do not use the network-based
+``J2`` term)::
+
+  v(a1) = mean over opponent samples o of  max_{a2} mean over rollouts of R(h0 a1 o a2 ...)
+
+where P2's best ``a2`` is chosen separately at each of its infosets (the states after different
+opponent calls are different infosets of P2). The best joint change, ``a1* = argmax v(a1)``
+and ``a2*(o)``, goes into the replay buffer as decisions (P1's observation at ``h0``, ``a1*``,
+return ``v(a1*)``) and (P2's observation after ``a1* o``, ``a2*(o)``, return of that branch),
+with behaviour log-probability ``log sigma(a*)`` (importance ratio 1 at the time of the search),
+so A2C's policy gradient moves ``sigma`` towards the searched change with advantage
+``v - V(s)``. By default (``fresh_returns``) the stored returns ``v`` are re-estimated with
+fresh rollouts of the chosen change (``rollouts`` per opponent sample): the search's own
+estimates are maxima of noisy means, biased upwards, and storing them made fine-tuning worse
+in our measurements (docs/benchmarks/bridge_agents.md). The reward R is the same as in self-play (`a2c` module): the searching team's
+duplicate IMPs against the game's other table (whose result is fixed), / 24.
+
+``depth=1`` is the paper's "1-search" ablation: only P1's call is searched, the rest (opponent,
+partner, ...) follows ``sigma`` with ``rollouts x rollouts`` rollouts per candidate.
+
+All the rollouts of all the searched positions of a round run together, batched, on the numpy
+engine, with the policy network batched on them.
+
+Two ways to use the search in training (docs/benchmarks/bridge_agents.md compares them):
+
+* `GameSearch`, the authors' protocol (facebookresearch/jps, ``rela/search_actor.h``): a
+  fraction of the self-play games is searched at *every* decision (candidates: calls with
+  sigma-probability above 0.05) and the searched call is *played*; the stored returns are the
+  real results of those games, so no search estimate enters the replay buffer.
+* `JPSBidSearch`, our earlier reading of Sec. 7.3: one decision of a searched game is searched
+  after the game and the best joint change is added to the buffer as extra decisions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Optional
+
+import numpy as np
+
+from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge import auction as A
+from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import scoring
+
+
+# ------------------------------------------------------------------------------------------
+# Auctions / engine helpers
+# ------------------------------------------------------------------------------------------
+def engine_from_auctions(dataset, uncontested: bool, auctions: A.Auctions,
+                         deal_index) -> engine_lib.BiddingEngine:
+  """A `BiddingEngine` positioned at the given auctions of the dataset's deals."""
+  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
+  idx = np.asarray(deal_index, np.int64)
+  eng.auctions = auctions
+  eng.deal_index = idx
+  eng.holders = np.asarray(eng.dataset.holders[idx])
+  eng.dd_tricks = np.asarray(eng.dataset.dd_tricks[idx])
+  eng.hands = A.hands_onehot(eng.holders)
+  return eng
+
+
+def _replicate(eng: engine_lib.BiddingEngine, idx) -> engine_lib.BiddingEngine:
+  idx = np.asarray(idx, np.int64)
+  return engine_from_auctions(eng.dataset, eng.uncontested, eng.auctions.take(idx),
+                              eng.deal_index[idx])
+
+
+def _step_policy(eng: engine_lib.BiddingEngine, policy: Callable, rng: np.random.Generator,
+                 forced: Optional[np.ndarray] = None) -> None:
+  """One call at every unfinished table: `forced[b]` where >= 0, else sampled from `policy`."""
+  b = eng.batch_size
+  active = np.flatnonzero(~eng.done)
+  calls = np.zeros(b, np.int64)
+  if forced is not None:
+    f = np.asarray(forced)[active]
+    sample_rows = active[f < 0]
+    calls[active[f >= 0]] = f[f >= 0]
+  else:
+    sample_rows = active
+  if len(sample_rows):
+    obs = eng.observation()[sample_rows]
+    probs, _ = policy(obs)
+    calls[sample_rows] = a2c.sample_calls(probs, a2c.legal_from_obs(obs),
+                                          rng.random(len(sample_rows)))
+  eng.step(calls)
+
+
+def _rollout_to_end(eng, policy, rng) -> None:
+  while not eng.done.all():
+    _step_policy(eng, policy, rng)
+
+
+def top_candidates(probs: np.ndarray, legal: np.ndarray, k: int, threshold: float = 0.0):
+  """(calls (n, k), valid (n, k)): the k most probable legal calls (ties: lower call id);
+  with `threshold` > 0 only those with probability above it are valid (the first always is)."""
+  score = np.where(legal, probs, -1.0)
+  order = np.argsort(-score, axis=1, kind="stable")[:, :k]
+  valid = np.take_along_axis(legal, order, axis=1)
+  if threshold > 0:
+    above = np.take_along_axis(probs, order, axis=1) > threshold
+    above[:, 0] = True
+    valid &= above
+  return order, valid
+
+
+# ------------------------------------------------------------------------------------------
+# The search
+# ------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class SearchResult:
+  """Best joint changes at R root positions."""
+  best_call: np.ndarray        # (R,) a1*
+  best_value: np.ndarray       # (R,) v(a1*)
+  candidate_calls: np.ndarray  # (R, k1)
+  candidate_values: np.ndarray  # (R, k1) v(a1) (-inf for invalid candidates)
+  root_obs: np.ndarray         # (R, 267)
+  root_logp: np.ndarray        # (R,) log sigma(a1*)
+  # Partner decisions of the best joint change (depth 3), flattened over roots x opp samples:
+  partner_obs: np.ndarray      # (M, 267)
+  partner_call: np.ndarray     # (M,)
+  partner_value: np.ndarray    # (M,)
+  partner_logp: np.ndarray     # (M,)
+  partner_root: np.ndarray     # (M,) root of each partner decision
+  # Returns stored in the replay buffer: fresh rollouts of the chosen change when
+  # `fresh_returns` (unbiased given the choice), else the search's own (max-biased) estimates.
+  root_return: Optional[np.ndarray] = None     # (R,)
+  partner_return: Optional[np.ndarray] = None  # (M,)
+  num_candidates: Optional[np.ndarray] = None  # (R,) valid candidates of P1
+  gain: Optional[np.ndarray] = None            # (R,) v(a1*) - sum_a sigma(a) v(a)
+
+
+def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score: np.ndarray,
+                 rng: np.random.Generator, depth: int = 3, candidates: int = 5,
+                 rollouts: int = 5, fresh_returns: bool = True,
+                 candidate_threshold: float = 0.0, partner: str = "max",
+                 reward: str = "imps") -> SearchResult:
+  """JPSBid search (depth 3) or 1-search (depth 1) at every table of `root` (none finished).
+
+  Args:
+    policy: sigma, ``policy(obs) -> (probs, values)``.
+    root: engine positioned at the root states h0 (one per table).
+    ref_ns_score: (R,) N-S score of each root's other table (``reward="imps"``: the reward is
+      the searching team's IMPs against it, / 24) or a reference subtracted from the raw score
+      (``reward="score"``: the searching team's raw duplicate score in points, the authors'
+      ``playerRawScore`` in facebookresearch/jps ``rela/search_actor.h``).
+    rng: random numbers of the rollouts.
+    depth: 3 (JPS: P1, opponent, P2) or 1 (1-search: P1 only).
+    candidates: at most this many candidate calls per searching player (most probable first).
+    rollouts: opponent samples after P1's call, and rollouts after P2's call (5 x 5 in the
+      paper).
+    fresh_returns: also estimate the chosen change's value with fresh rollouts (see the
+      module docstring).
+    candidate_threshold: only calls with sigma-probability above this are candidates (the
+      most probable call always is); the authors' code uses 0.05 with no cap. 0: the top
+      `candidates` legal calls.
+    partner: how P2's candidates are aggregated after each opponent sample: ``"max"`` (the
+      best joint change, the paper's Eq. 7-8) or ``"mean"`` (uniform over P2's candidates,
+      what the authors' bridge ``SearchActor`` computes).
+    reward: ``"imps"`` or ``"score"`` (see `ref_ns_score`).
+  """
+  if depth not in (1, 3):
+    raise ValueError(f"search depth must be 1 (1-search) or 3 (JPS), got {depth}")
+  if candidates < 1 or rollouts < 1:
+    raise ValueError(f"candidates and rollouts must be >= 1, got {candidates}, {rollouts}")
+  if not 0.0 <= candidate_threshold < 1.0:
+    raise ValueError(f"candidate_threshold must be in [0, 1), got {candidate_threshold}")
+  if partner not in ("max", "mean"):
+    raise ValueError(f"partner must be 'max' or 'mean', got {partner!r}")
+  if reward not in ("imps", "score"):
+    raise ValueError(f"reward must be 'imps' or 'score', got {reward!r}")
+  if np.any(root.done):
+    raise ValueError("joint_search: a root table's auction is already over")
+  r_n = root.batch_size
+  k1, n_o, k2, n_r = candidates, rollouts, candidates, rollouts
+  p1 = root.current_player.copy()
+  sign = np.where(p1 % 2 == 0, 1.0, -1.0)
+  obs0 = root.observation()
+  probs0, _ = policy(obs0)
+  c1, valid1 = top_candidates(probs0, a2c.legal_from_obs(obs0), k1, candidate_threshold)
+
+  def _team_reward(ns_score, ref, sgn):
+    return team_reward(ns_score, ref, sgn, reward)
+
+  # Stage 1: P1 plays each candidate, then one opponent call under sigma (n_o samples each).
+  # Table order: (root, cand1, opp sample).
+  r1 = np.repeat(np.arange(r_n), k1 * n_o)
+  i1 = np.tile(np.repeat(np.arange(k1), n_o), r_n)
+  eng = _replicate(root, r1)
+  eng.step(np.where(valid1, c1, c1[:, :1])[r1, i1])  # invalid candidates: masked later
+  if depth == 1:
+    # Everything after P1's call follows sigma: n_o * n_r rollouts per candidate.
+    eng = _replicate(eng, np.repeat(np.arange(eng.batch_size), n_r))
+    _rollout_to_end(eng, policy, rng)
+    rew = _team_reward(eng.ns_score(), np.repeat(ref_ns_score, k1 * n_o * n_r),
+                       np.repeat(sign, k1 * n_o * n_r))
+    v1 = rew.reshape(r_n, k1, n_o * n_r).mean(axis=2)
+    empty = np.zeros((0, A.OBSERVATION_SIZE), np.float32)
+    res = _finish(v1, valid1, c1, obs0, probs0, empty, np.zeros(0, np.int64),
+                  np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    res.root_return, res.partner_return = res.best_value, np.zeros(0)
+    if fresh_returns:
+      m = n_o * n_r
+      ef = _replicate(root, np.repeat(np.arange(r_n), m))
+      ef.step(np.repeat(res.best_call, m))
+      _rollout_to_end(ef, policy, rng)
+      res.root_return = _team_reward(ef.ns_score(), np.repeat(ref_ns_score, m),
+                                     np.repeat(sign, m)).reshape(r_n, m).mean(axis=1)
+    return res
+  _step_policy(eng, policy, rng)  # the opponent (LHO) calls under sigma
+  # Stage 2: P2 (partner) plays each of its candidates; then rollouts under sigma.
+  obs2 = eng.observation()  # zeros for finished tables' legal bits
+  probs2, _ = policy(obs2) if len(obs2) else (np.zeros((0, A.NUM_CALLS)), None)
+  legal2 = a2c.legal_from_obs(obs2)
+  c2, valid2 = top_candidates(probs2, legal2, k2, candidate_threshold)
+  finished = eng.done.copy()
+  valid2[finished] = False
+  valid2[finished, 0] = True  # auction over: one (dummy) candidate, the final result
+  t2 = np.repeat(np.arange(eng.batch_size), k2 * n_r)
+  j2 = np.tile(np.repeat(np.arange(k2), n_r), eng.batch_size)
+  eng3 = _replicate(eng, t2)
+  eng3.step(np.where(valid2, c2, c2[:, :1])[t2, j2])  # finished tables ignore their call
+  _rollout_to_end(eng3, policy, rng)
+  n_tab2 = r_n * k1 * n_o
+  rew = _team_reward(eng3.ns_score(), np.repeat(ref_ns_score, k1 * n_o * k2 * n_r),
+                     np.repeat(sign, k1 * n_o * k2 * n_r))
+  v2 = rew.reshape(n_tab2, k2, n_r).mean(axis=2)          # (tables after opp, k2)
+  v2 = np.where(valid2, v2, -np.inf)
+  best2 = np.argmax(v2, axis=1)
+  v2best = v2[np.arange(n_tab2), best2]
+  if partner == "mean":  # the authors' SearchActor: P2's candidates averaged, not maximised
+    v2best = np.where(valid2, v2, 0.0).sum(axis=1) / valid2.sum(axis=1)
+  v1 = v2best.reshape(r_n, k1, n_o).mean(axis=2)
+  # P2 playing sigma (renormalised over its candidates): for the gain over v^sigma(h0).
+  w2 = np.where(valid2, np.take_along_axis(probs2, c2, axis=1), 0.0)
+  w2[finished, 0] = 1.0
+  w2 = w2 / np.maximum(w2.sum(axis=1, keepdims=True), 1e-300)
+  v1_sigma = (w2 * np.where(valid2, v2, 0.0)).sum(axis=1).reshape(r_n, k1, n_o).mean(axis=2)
+  res = _finish(v1, valid1, c1, obs0, probs0, None, None, None, None, None, v1_sigma)
+  # Partner decisions along the best a1 (one per opponent sample, where P2 still had to call).
+  best_i1 = np.argmax(np.where(valid1, v1, -np.inf), axis=1)
+  rows = ((np.arange(r_n)[:, None] * k1 + best_i1[:, None]) * n_o
+          + np.arange(n_o)[None, :]).reshape(-1)
+  keep = rows[~finished[rows]]
+  res.partner_obs = obs2[keep]
+  res.partner_call = c2[keep, best2[keep]]
+  res.partner_value = v2best[keep]
+  res.partner_logp = np.log(np.maximum(probs2[keep, res.partner_call], 1e-30))
+  res.partner_root = keep // (k1 * n_o)
+  res.root_return, res.partner_return = res.best_value, res.partner_value
+  if fresh_returns:
+    # n_r fresh rollouts after each chosen (a1*, o, a2*(o)), independent of the choice.
+    ef = _replicate(eng, np.repeat(rows, n_r))
+    ef.step(np.repeat(np.where(valid2, c2, c2[:, :1])[rows, best2[rows]], n_r))
+    _rollout_to_end(ef, policy, rng)
+    root_of = np.repeat(rows // (k1 * n_o), n_r)
+    vf = _team_reward(ef.ns_score(), ref_ns_score[root_of], sign[root_of])
+    vf = vf.reshape(r_n, n_o, n_r).mean(axis=2)  # (root, opp sample)
+    res.root_return = vf.mean(axis=1)
+    res.partner_return = vf.reshape(-1)[~finished[rows]]
+  if partner == "mean":  # no single best partner call to store
+    none = np.zeros(0, np.int64)
+    res.partner_obs, res.partner_call = obs2[none], none
+    res.partner_value = res.partner_logp = res.partner_return = np.zeros(0)
+    res.partner_root = none
+  return res
+
+
+def team_reward(ns_score, ref_ns_score, sign, kind: str = "imps") -> np.ndarray:
+  """The searching team's reward: IMPs of (N-S score - reference) / 24, or the raw score
+  difference in points (``kind="score"``), times `sign` (+1 for N-S, -1 for E-W)."""
+  diff = np.asarray(ns_score) - np.asarray(ref_ns_score)
+  if kind == "score":
+    return sign * diff.astype(np.float64)
+  return sign * scoring.imps_array(diff) / a2c.IMP_SCALE
+
+
+def _finish(v1, valid1, c1, obs0, probs0, p_obs, p_call, p_val, p_logp, p_root,
+            v1_sigma=None) -> SearchResult:
+  """`v1_sigma` (R, k1): candidate values with P2 playing sigma (depth 3); None: `v1`."""
+  v1 = np.where(valid1, v1, -np.inf)
+  best = np.argmax(v1, axis=1)
+  rows = np.arange(len(best))
+  call = c1[rows, best]
+  # sigma's own value at h0 estimated on the candidates: sum_a sigma(a) v^sigma(a) with sigma
+  # renormalised over the valid candidates (P2 also on sigma); gain = v(a1*, a2*) - that,
+  # the estimated improvement of the joint change over sigma at h0 (Eq. 7's J1 at h0).
+  v_sig = v1 if v1_sigma is None else v1_sigma
+  w = np.where(valid1, np.take_along_axis(probs0, c1, axis=1), 0.0)
+  w = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
+  sigma_value = (w * np.where(valid1, v_sig, 0.0)).sum(axis=1)
+  return SearchResult(best_call=call, best_value=v1[rows, best], candidate_calls=c1,
+                      candidate_values=v1, root_obs=obs0,
+                      root_logp=np.log(np.maximum(probs0[rows, call], 1e-30)),
+                      partner_obs=p_obs, partner_call=p_call, partner_value=p_val,
+                      partner_logp=p_logp, partner_root=p_root,
+                      num_candidates=valid1.sum(axis=1), gain=v1[rows, best] - sigma_value)
+
+
+# ------------------------------------------------------------------------------------------
+# Hook into A2C self-play
+# ------------------------------------------------------------------------------------------
+def _check_search_options(fraction: float, depth: int, min_gain: float) -> None:
+  """Raises ValueError naming the first bad option shared by the two search hooks."""
+  if not 0.0 <= fraction <= 1.0:
+    raise ValueError(f"search fraction must be in [0, 1], got {fraction}")
+  if depth not in (1, 3):
+    raise ValueError(f"search depth must be 1 or 3, got {depth}")
+  if min_gain < 0:
+    raise ValueError(f"min_gain must be >= 0, got {min_gain}")
+
+
+class JPSBidSearch:
+  """Attach to `a2c.A2CTrainer.search`: searches a fraction of each round's games."""
+
+  def __init__(self, fraction: float = 0.05, depth: int = 3, candidates: int = 5,
+               rollouts: int = 5, seed: int = 7, fresh_returns: bool = True,
+               candidate_threshold: float = 0.0, partner: str = "max", min_gain: float = 0.0):
+    _check_search_options(fraction, depth, min_gain)
+    self.fraction = fraction
+    self.depth = depth
+    self.candidates = candidates
+    self.rollouts = rollouts
+    self.fresh_returns = fresh_returns
+    self.candidate_threshold = candidate_threshold
+    self.partner = partner
+    self.min_gain = min_gain
+    self.rng = np.random.default_rng(seed)
+    self.total_points = 0
+    self.total_gain = 0.0
+
+  def reseed(self, seed: int) -> None:
+    """Restarts the search's random numbers (the protocol script reseeds per chunk of rounds
+    so that a resumed run searches exactly like an uninterrupted one)."""
+    self.rng = np.random.default_rng(seed)
+
+  def begin_round(self, trainer, num_tables: int) -> None:
+    self.selected = self.rng.random(num_tables) < self.fraction
+    self.count = np.zeros(num_tables, np.int64)
+    self.snap = {}
+
+  def on_step(self, step: int, eng: engine_lib.BiddingEngine) -> None:
+    del step
+    rows = np.flatnonzero(self.selected & ~eng.done)
+    if len(rows) == 0:
+      return
+    nlegal = eng.legal_mask()[rows].sum(axis=1)
+    rows = rows[nlegal > 1]
+    self.count[rows] += 1
+    take = rows[self.rng.random(len(rows)) * self.count[rows] < 1.0]  # reservoir sampling
+    if len(take):
+      snaps = eng.auctions.take(take)
+      for j, t in enumerate(take):
+        self.snap[int(t)] = (snaps.take([j]), int(eng.deal_index[t]))
+
+  def end_round(self, trainer, ro: a2c.Rollout) -> int:
+    if not self.snap:
+      return 0
+    tables = sorted(self.snap)
+    auctions = A.Auctions.concat([self.snap[t][0] for t in tables])
+    deals = [self.snap[t][1] for t in tables]
+    root = engine_from_auctions(trainer.engine.dataset, trainer.engine.uncontested, auctions,
+                                deals)
+    k = len(ro.ns_score) // 2
+    other = np.array([(t + k) % (2 * k) for t in tables])
+    res = joint_search(trainer.policy, root, ro.ns_score[other], self.rng, depth=self.depth,
+                       candidates=self.candidates, rollouts=self.rollouts,
+                       fresh_returns=self.fresh_returns,
+                       candidate_threshold=self.candidate_threshold, partner=self.partner)
+    ok = (res.num_candidates >= 2) & (res.gain >= self.min_gain)
+    trainer.buffer.add(res.root_obs[ok], res.best_call[ok], res.root_logp[ok],
+                       res.root_return[ok])
+    if len(res.partner_call):
+      pk = ok[res.partner_root]
+      trainer.buffer.add(res.partner_obs[pk], res.partner_call[pk], res.partner_logp[pk],
+                         res.partner_return[pk])
+    self.total_points += int(ok.sum())
+    self.total_gain += float(res.gain[ok].sum())
+    return int(ok.sum())
+
+
+class GameSearch:
+  """The authors' JPSBid training protocol: attach to `a2c.A2CTrainer.search`.
+
+  As in facebookresearch/jps ``rela/search_actor.h`` (``SearchActor``): each self-play game
+  is searched with probability `fraction` (a dice per game, the paper's "a game thread works
+  on one of the two modes decided by rolling a dice"); in a searched game *every* decision
+  with at least two candidates (calls with sigma-probability above `candidate_threshold`,
+  0.05 in their code) is searched before it is made (`joint_search`, depth 3 = JPS, depth 1
+  = 1-search), and the search's call is *played* in that game. The decisions enter the
+  replay buffer like all others, with the behaviour log-probability of sigma and the game's
+  real duplicate result as return (so no max-biased search value is ever stored), and A2C
+  learns from them. The search's reward is the team's raw score in points (the authors'
+  ``playerRawScore``): the other table of the deal is still being bid, so its result is not
+  known yet.
+
+  Options beyond the authors' code: ``partner="max"`` (the paper's joint maximisation over
+  P2's candidates; their ``SearchActor`` averages them, ``partner="mean"``), `min_gain`
+  (points: the searched call is played only when its estimated gain over sigma's
+  candidate-weighted value reaches it) and ``target="nll"`` (also one cross-entropy Adam step
+  per round towards the searched calls, weight `nll_coef`, as in their ``A2CAgent.loss_search``).
+  """
+
+  def __init__(self, fraction: float = 0.01, depth: int = 3, candidates: int = 5,
+               rollouts: int = 5, candidate_threshold: float = 0.05, partner: str = "max",
+               min_gain: float = 0.0, target: str = "a2c", nll_coef: float = 1.0,
+               seed: int = 7):
+    _check_search_options(fraction, depth, min_gain)
+    if target not in ("a2c", "nll"):
+      raise ValueError(f"target must be 'a2c' or 'nll', got {target!r}")
+    if nll_coef <= 0:
+      raise ValueError(f"nll_coef must be > 0, got {nll_coef}")
+    self.fraction = fraction
+    self.depth = depth
+    self.candidates = candidates
+    self.rollouts = rollouts
+    self.candidate_threshold = candidate_threshold
+    self.partner = partner
+    self.min_gain = min_gain
+    self.target = target
+    self.nll_coef = nll_coef
+    self.rng = np.random.default_rng(seed)
+    self.total_points = 0
+    self.total_changed = 0
+    self._nll_step = None
+
+  def reseed(self, seed: int) -> None:
+    """Restarts the search's random numbers (see `JPSBidSearch.reseed`)."""
+    self.rng = np.random.default_rng(seed)
+
+  def begin_round(self, trainer, num_tables: int) -> None:
+    self.trainer = trainer
+    self.selected = self.rng.random(num_tables) < self.fraction
+    self.obs, self.calls = [], []
+
+  def on_step(self, step: int, eng: engine_lib.BiddingEngine) -> Optional[np.ndarray]:
+    """Forced calls (B,) for this step (-1: sample from sigma), or None."""
+    del step
+    rows = np.flatnonzero(self.selected & ~eng.done)
+    if len(rows):
+      rows = rows[eng.legal_mask()[rows].sum(axis=1) > 1]
+    if len(rows) == 0:
+      return None
+    root = _replicate(eng, rows)
+    res = joint_search(self.trainer.policy, root, np.zeros(len(rows)), self.rng,
+                       depth=self.depth, candidates=self.candidates, rollouts=self.rollouts,
+                       fresh_returns=False, candidate_threshold=self.candidate_threshold,
+                       partner=self.partner, reward="score")
+    ok = (res.num_candidates >= 2) & (res.gain >= self.min_gain)
+    forced = np.full(eng.batch_size, -1, np.int64)
+    forced[rows[ok]] = res.best_call[ok]
+    self.total_points += int((res.num_candidates >= 2).sum())
+    # decisions where the search plays another call than sigma's most probable one
+    self.total_changed += int((ok & (res.best_call != res.candidate_calls[:, 0])).sum())
+    if self.target == "nll" and ok.any():
+      self.obs.append(res.root_obs[ok])
+      self.calls.append(res.best_call[ok])
+    return forced
+
+  def end_round(self, trainer, ro: a2c.Rollout) -> int:
+    del ro
+    if self.target == "nll" and self.obs:
+      obs = np.concatenate(self.obs)
+      calls = np.concatenate(self.calls)
+      if self._nll_step is None:
+        self._nll_step = make_nll_step(trainer.net, trainer.optimizer, self.nll_coef)
+      n = len(calls)
+      m = max(64, 1 << int(np.ceil(np.log2(n))))  # few padded shapes -> few jit compilations
+      pad_obs = np.zeros((m, obs.shape[1]), np.float32)
+      pad_obs[:n] = obs
+      pad_obs[n:, A.OBS_LEGAL] = 1  # padded rows: Pass legal (finite softmax), weight 0
+      pad_calls = np.zeros(m, np.int32)
+      pad_calls[:n] = calls
+      weight = (np.arange(m) < n).astype(np.float32)
+      trainer.params, trainer.opt_state = self._nll_step(
+          trainer.params, trainer.opt_state, pad_obs, pad_calls, weight)
+    return int(self.selected.sum())
+
+
+def make_nll_step(net, optimizer, coef: float):
+  """Jitted Adam step on ``coef * mean(-log pi(searched call | s))`` (the authors'
+  ``A2CAgent.loss_search`` policy term), sharing the trainer's optimizer state."""
+  import jax  # pylint: disable=g-import-not-at-top
+  import jax.numpy as jnp  # pylint: disable=g-import-not-at-top
+  import optax  # pylint: disable=g-import-not-at-top
+
+  def loss_fn(params, obs, calls, weight):
+    logits, _ = net.apply(params, obs)
+    logp = jax.nn.log_softmax(logits, axis=-1)
+    picked = jnp.take_along_axis(logp, calls[:, None], axis=1)[:, 0]
+    return -coef * jnp.sum(weight * picked) / jnp.maximum(jnp.sum(weight), 1.0)
+
+  @jax.jit
+  def step(params, opt_state, obs, calls, weight):
+    grads = jax.grad(loss_fn)(params, obs, calls, weight)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    return optax.apply_updates(params, updates), opt_state
+
+  return step

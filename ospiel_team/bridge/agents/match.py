@@ -1,0 +1,295 @@
+r"""Duplicate bridge-bidding matches between two bidders, scored in IMPs.
+
+Each board (a deal of the dataset, with the standard duplicate dealer and vulnerability of its
+board number) is bid at two tables: at table 1 bidder A sits North-South and bidder B
+East-West, at table 2 the seats are swapped. Both auctions are scored double-dummy
+(`BiddingEngine.ns_score`); A's result on the board is ``imps(ns_score_1 - ns_score_2)``
+(`scoring.imps_array`), the way a team of four scores a duplicate match (JPS paper, Section 7
+and Appendix A; Yeh & Lin 2016). Both tables of a board receive the same random numbers at
+each call, so a bidder playing itself bids identically at both tables and scores exactly 0.
+
+Command line::
+
+  ospiel-team-match --bidder_a natural --bidder_b random --boards 1000 \
+      [--dataset heldout|heldout2|validation|train|PATH] [--reference_dir DIR] [--out DIR] \
+      [--seed S] [--uncontested] [--sample]
+
+writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summary.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from typing import Optional, Sequence
+
+import numpy as np
+import tqdm
+
+from ospiel_team.bridge import auction as auction_lib
+from ospiel_team.bridge.agents import bidders as bidders_lib
+from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import scoring
+from ospiel_team import atomic_io
+
+# Dealer and vulnerability of duplicate boards 1..16 (the cycle repeats every 16 boards).
+_BOARD_VUL = "none ns ew both ns ew both none ew both none ns both none ns ew".split()
+
+
+def board_dealer_vulnerability(board_numbers) -> tuple[np.ndarray, np.ndarray]:
+  """Standard duplicate dealer (board 1 = N, 2 = E, ...) and vulnerability code of boards."""
+  b = np.asarray(board_numbers, dtype=np.int64)
+  if np.any(b < 1):
+    raise ValueError(f"board number {b[b < 1][0]} must be >= 1")
+  vul_codes = np.array([auction_lib.parse_vulnerability(v) for v in _BOARD_VUL])
+  return (b - 1) % 4, vul_codes[(b - 1) % 16]
+
+
+def clustered_stderr(values: np.ndarray, clusters: np.ndarray) -> float:
+  """Cluster-robust standard error of the mean of `values` (boards sharing a cluster id are
+  dependent, e.g. the same deal up to symmetry): ``sqrt(G / (G - 1) * sum_g S_g^2) / n`` with
+  ``S_g`` the sum of ``values - mean`` over cluster g (G clusters, n values). With one value
+  per cluster it equals the usual ``std(ddof=1) / sqrt(n)``."""
+  x = np.asarray(values, np.float64)
+  c = np.asarray(clusters)
+  if x.shape != c.shape[:1] or x.ndim != 1:
+    raise ValueError(f"values {x.shape} and clusters {c.shape} must be (n,) arrays")
+  _, inv = np.unique(c, return_inverse=True)
+  g = int(inv.max()) + 1 if len(inv) else 0
+  if g < 2:
+    return 0.0
+  sums = np.bincount(inv.reshape(-1), weights=x - x.mean(), minlength=g)
+  return float(np.sqrt(g / (g - 1) * np.sum(sums ** 2)) / len(x))
+
+
+@dataclasses.dataclass
+class MatchResult:
+  """Per-board results of a duplicate match (arrays of length `boards`) and the summary."""
+  bidder_a: str
+  bidder_b: str
+  deal_index: np.ndarray
+  dealer: np.ndarray
+  vulnerability: np.ndarray
+  ns_score_table1: np.ndarray  # A sits N-S
+  ns_score_table2: np.ndarray  # B sits N-S
+  imps: np.ndarray             # for A
+  auctions_table1: list
+  auctions_table2: list
+  contracts_table1: list
+  contracts_table2: list
+  clusters: Optional[np.ndarray] = None  # (boards,) cluster id of each board (None: one each)
+
+  @property
+  def boards(self) -> int:
+    return int(len(self.imps))
+
+  @property
+  def num_clusters(self) -> int:
+    return self.boards if self.clusters is None else int(len(np.unique(self.clusters)))
+
+  @property
+  def stderr_clustered(self) -> float:
+    """Standard error of the mean IMPs with boards of one cluster summed first (`clustered_stderr`)."""
+    if self.clusters is None:
+      return self.stderr_imps
+    return clustered_stderr(self.imps, self.clusters)
+
+  @property
+  def ci95(self) -> tuple[float, float]:
+    """Normal 95% interval of the mean IMPs/board from the clustered standard error."""
+    m, se = self.mean_imps, self.stderr_clustered
+    return (m - 1.959964 * se, m + 1.959964 * se)
+
+  @property
+  def mean_imps(self) -> float:
+    return float(np.mean(self.imps)) if self.boards else 0.0
+
+  @property
+  def stderr_imps(self) -> float:
+    return float(np.std(self.imps, ddof=1) / np.sqrt(self.boards)) if self.boards > 1 else 0.0
+
+  def summary(self) -> dict:
+    return {
+        "bidder_a": self.bidder_a, "bidder_b": self.bidder_b, "boards": self.boards,
+        "imps_per_board_for_a": self.mean_imps, "stderr": self.stderr_imps,
+        "stderr_clustered": self.stderr_clustered, "clusters": self.num_clusters,
+        "ci95_low": self.ci95[0], "ci95_high": self.ci95[1],
+        "total_imps_for_a": int(self.imps.sum()),
+        "mean_score_diff_for_a": float(np.mean(self.ns_score_table1 - self.ns_score_table2))
+        if self.boards else 0.0,
+        "boards_won_by_a": int((self.imps > 0).sum()),
+        "boards_won_by_b": int((self.imps < 0).sum()),
+        "boards_tied": int((self.imps == 0).sum()),
+    }
+
+
+def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew: Sequence,
+                uniforms_per_step: Optional[np.ndarray] = None,
+                rng: Optional[np.random.Generator] = None) -> None:
+  """Runs the engine's tables to the end; table t's N-S seats use `bidder_ns[t]`'s act.
+
+  `bidder_ns` / `bidder_ew` are per-table sequences of bidders (objects are grouped so each
+  bidder acts once per step on all the tables where it is to call). A bidder with
+  ``needs_auction = True`` is called as ``act_auction(engine.auctions, engine.hands, rows,
+  uniforms)`` (it sees the whole auction, e.g. `jps_paper.PaperBidder`), others as
+  ``act(observations, uniforms)``. Each step, table t gets
+  uniform `uniforms_per_step[step, t]` (drawn from `rng` when not given).
+  """
+  b = engine.batch_size
+  groups = {}
+  for t in range(b):
+    for side, bidder in ((0, bidder_ns[t]), (1, bidder_ew[t])):
+      groups.setdefault(id(bidder), [bidder, np.zeros(b, bool), np.zeros(b, bool)])
+      groups[id(bidder)][1 + side][t] = True
+  step = 0
+  while not engine.done.all():
+    if uniforms_per_step is not None:
+      u = uniforms_per_step[step]
+    else:
+      u = rng.random(b)
+    cur = engine.current_player
+    active = ~engine.done
+    obs = engine.observation()
+    calls = np.zeros(b, np.int64)
+    side = cur & 1
+    for bidder, ns_mask, ew_mask in groups.values():
+      rows = np.flatnonzero(active & np.where(side == 0, ns_mask, ew_mask))
+      if rows.size:
+        if getattr(bidder, "needs_auction", False):  # e.g. the JPS authors' 'single' models
+          calls[rows] = bidder.act_auction(engine.auctions, engine.hands, rows, u[rows])
+        else:
+          calls[rows] = bidder.act(obs[rows], u[rows])
+    engine.step(calls)
+    step += 1
+
+
+def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
+              batch_boards: int = 1024, uncontested: bool = False,
+              progress: bool = True, reference_dir: Optional[str] = None) -> MatchResult:
+  """Plays `boards` duplicate boards between bidders A and B.
+
+  Board k (1-based) is deal ``perm[k-1]`` of the dataset for a seeded random permutation
+  `perm` (no deal repeats; `boards` must not exceed the dataset size), with the standard
+  dealer and vulnerability of board number k. Boards whose deals are equal up to a seat
+  rotation and suit permutation (`deal.canonical_keys`) form one cluster of the clustered
+  standard error.
+
+  Args:
+    bidder_a, bidder_b: bidder objects, or names / model paths for `bidders.make_bidder`.
+    boards: number of boards (each played at two tables).
+    dataset: a `BridgeDataset`, a path, a shipped name ('train', 'validation', 'heldout',
+      'heldout2') or None (the default dataset).
+    seed: seed of the board order and of the uniforms given to the bidders.
+    batch_boards: boards bid together.
+    uncontested: East-West may only pass.
+    progress: show a tqdm bar.
+    reference_dir: folder of the JPS authors' models (for names ``jps_paper_*``).
+  """
+  a = (bidders_lib.make_bidder(bidder_a, reference_dir=reference_dir)
+       if isinstance(bidder_a, str) else bidder_a)
+  b = (bidders_lib.make_bidder(bidder_b, reference_dir=reference_dir)
+       if isinstance(bidder_b, str) else bidder_b)
+  if isinstance(dataset, str):
+    from ospiel_team.bridge import dataset as dataset_lib  # pylint: disable=g-import-not-at-top
+    dataset = dataset_lib.resolve_dataset(dataset)
+  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
+  if int(boards) != boards or boards < 1:
+    raise ValueError(f"boards must be a positive integer, got {boards!r}")
+  if boards > eng.num_deals:
+    raise ValueError(f"boards={boards} exceeds the {eng.num_deals} deals of the dataset")
+  if batch_boards < 1:
+    raise ValueError(f"batch_boards must be >= 1, got {batch_boards}")
+  rng = np.random.default_rng(seed)
+  deal_index = rng.permutation(eng.num_deals)[:boards]
+  dealer, vul = board_dealer_vulnerability(np.arange(1, boards + 1))
+  ns1 = np.zeros(boards, np.int64)
+  ns2 = np.zeros(boards, np.int64)
+  auctions1, auctions2, contracts1, contracts2 = [], [], [], []
+  bar = tqdm.tqdm(total=boards, desc=f"{a.name} vs {b.name}", unit="board",
+                  disable=not progress)
+  for lo in range(0, boards, batch_boards):
+    hi = min(boards, lo + batch_boards)
+    k = hi - lo
+    idx = np.concatenate([deal_index[lo:hi]] * 2)
+    eng.reset(idx, np.concatenate([dealer[lo:hi]] * 2), np.concatenate([vul[lo:hi]] * 2))
+    u = rng.random((auction_lib.MAX_AUCTION_LENGTH, k))
+    play_tables(eng, [a] * k + [b] * k, [b] * k + [a] * k,
+                uniforms_per_step=np.concatenate([u, u], axis=1))
+    s = eng.ns_score()
+    ns1[lo:hi], ns2[lo:hi] = s[:k], s[k:]
+    level, strain, doubled, declarer = eng.contract()
+    for t in range(2 * k):
+      text = " ".join(eng.auction_strings(t))
+      con = scoring.contract_string(int(level[t]), int(strain[t]), int(doubled[t]),
+                                    int(declarer[t]) if level[t] else None)
+      (auctions1 if t < k else auctions2).append(text)
+      (contracts1 if t < k else contracts2).append(con)
+    bar.update(k)
+  bar.close()
+  return MatchResult(
+      bidder_a=a.name, bidder_b=b.name, deal_index=deal_index, dealer=dealer,
+      vulnerability=vul, ns_score_table1=ns1, ns_score_table2=ns2,
+      imps=scoring.imps_array(ns1 - ns2), auctions_table1=auctions1,
+      auctions_table2=auctions2, contracts_table1=contracts1, contracts_table2=contracts2,
+      clusters=deal_lib.canonical_keys(eng.dataset.holders[deal_index]))
+
+
+_atomic_write = atomic_io.write_text
+
+
+def report(result: MatchResult, dataset_holders: Optional[np.ndarray] = None,
+           settings: Optional[dict] = None, num_examples: int = 10) -> tuple[dict, str]:
+  """(JSON-able dict, Markdown text) for a match: summary plus the first boards in detail."""
+  summ = result.summary()
+  boards = []
+  for i in range(result.boards):
+    row = {
+        "board": i + 1, "deal_index": int(result.deal_index[i]),
+        "dealer": auction_lib.SEAT_CHARS[result.dealer[i]],
+        "vulnerability": auction_lib.VULNERABILITY_NAMES[result.vulnerability[i]],
+        "table1_auction": result.auctions_table1[i], "table1_contract": result.contracts_table1[i],
+        "table1_ns_score": int(result.ns_score_table1[i]),
+        "table2_auction": result.auctions_table2[i], "table2_contract": result.contracts_table2[i],
+        "table2_ns_score": int(result.ns_score_table2[i]),
+        "imps_for_a": int(result.imps[i]),
+    }
+    if dataset_holders is not None:
+      row["deal"] = deal_lib.holders_to_pbn(dataset_holders[result.deal_index[i]])
+    boards.append(row)
+  data = {"summary": summ, "settings": settings or {}, "boards": boards}
+  lines = [
+      f"# Duplicate match: {result.bidder_a} (A) vs {result.bidder_b} (B)", "",
+      f"- boards: {summ['boards']}",
+      f"- IMPs per board for A: **{summ['imps_per_board_for_a']:+.3f} "
+      f"± {summ['stderr_clustered']:.3f}** (standard error clustered by deal up to symmetry, "
+      f"{summ['clusters']} clusters; per board {summ['stderr']:.3f}); 95% interval "
+      f"[{summ['ci95_low']:+.3f}, {summ['ci95_high']:+.3f}]",
+      f"- total IMPs for A: {summ['total_imps_for_a']:+d}; boards won A / B / tied: "
+      f"{summ['boards_won_by_a']} / {summ['boards_won_by_b']} / {summ['boards_tied']}",
+      f"- mean score difference for A: {summ['mean_score_diff_for_a']:+.1f}",
+  ]
+  for k, v in (settings or {}).items():
+    lines.append(f"- {k}: {v}")
+  lines += ["", "Table 1: A sits N-S; table 2: B sits N-S. Scores are N-S duplicate scores "
+            "(double-dummy).", "",
+            "| board | dealer | vul | table 1 auction | contract | N-S | table 2 auction | "
+            "contract | N-S | IMPs A |", "|---|---|---|---|---|---|---|---|---|---|"]
+  for row in boards[:num_examples]:
+    lines.append(f"| {row['board']} | {row['dealer']} | {row['vulnerability']} | "
+                 f"{row['table1_auction']} | {row['table1_contract']} | "
+                 f"{row['table1_ns_score']} | {row['table2_auction']} | "
+                 f"{row['table2_contract']} | {row['table2_ns_score']} | {row['imps_for_a']:+d} |")
+  return data, "\n".join(lines) + "\n"
+
+
+def write_report(result: MatchResult, out_dir: str, dataset_holders=None,
+                 settings: Optional[dict] = None) -> tuple[str, str]:
+  """Writes out_dir/match.json and out_dir/match.md atomically; returns their paths."""
+  data, md = report(result, dataset_holders, settings)
+  jpath = os.path.join(out_dir, "match.json")
+  mpath = os.path.join(out_dir, "match.md")
+  _atomic_write(jpath, json.dumps(data, indent=1) + "\n")
+  _atomic_write(mpath, md)
+  return jpath, mpath

@@ -1,0 +1,100 @@
+"""A bridge bidder backed by a trained policy network (`ospiel_team.bridge.agents.policy_net`).
+
+It has the batched bidder interface of `ospiel_team.bridge.agents.bidders` (``act(observations,
+uniforms) -> calls``), so duplicate matches (`ospiel_team.bridge.agents.match`) can use it::
+
+  from ospiel_team.bridge.agents import model_bidder
+
+  from ospiel_team.bridge.agents import match
+  bidder = model_bidder.load_bidder()                 # the shipped model
+  match.run_match(bidder, "natural", boards=1000)
+
+By default it bids greedily (the most probable legal call, as in the JPS paper's evaluation);
+``greedy=False`` samples from the policy with the match's uniforms (inverse CDF).
+
+Shipped models live in ``ospiel_team/bridge/models/``: ``a2c_baseline.npz`` (self-play A2C,
+4 seats, contested) and, when present, ``a2c_uncontested.npz`` (trained with East-West passing),
+``a2c_seed1..5.npz`` (independently seeded baselines), ``a2c_main.npz`` (the baseline trained
+longer) and ``a2c_long.npz`` (``a2c_main`` trained on for 33 more minutes on the 50,000-deal
+training set); the last seven are slim training checkpoints
+(`a2c.A2CTrainer.save_checkpoint`), which training resumes from (``examples/bridge_a2c.py --resume_from``).
+`load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
+`policy_net.save_model` (or an A2C checkpoint). Loading a model imports only the network
+(`policy_net`), not the trainer (`a2c`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import numpy as np
+
+from ospiel_team.bridge.agents import policy_net
+
+MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
+SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested.npz",
+                  "a2c_main": "a2c_main.npz", "a2c_long": "a2c_long.npz",
+                  **{f"a2c_seed{k}": f"a2c_seed{k}.npz" for k in range(1, 6)},
+                  "a2c_finetuned": "a2c_finetuned.npz", "a2c_1search": "a2c_1search.npz",
+                  "jpsbid": "a2c_jpsbid.npz"}
+
+
+def model_path(name_or_path: str = "a2c") -> str:
+  """Path of a shipped model name (`SHIPPED_MODELS`) or the path itself."""
+  if name_or_path in SHIPPED_MODELS:
+    path = os.path.join(MODELS_DIR, SHIPPED_MODELS[name_or_path])
+    if not os.path.isfile(path):
+      present = sorted(n for n, f in SHIPPED_MODELS.items()
+                       if os.path.isfile(os.path.join(MODELS_DIR, f)))
+      raise ValueError(f"model {name_or_path!r} is not in this build ({path} is missing); "
+                       f"shipped: {present}")
+    return path
+  if os.path.exists(name_or_path):
+    return name_or_path
+  raise ValueError(f"unknown model {name_or_path!r}: not a shipped model "
+                   f"({sorted(SHIPPED_MODELS)}) nor an existing file")
+
+
+class ModelBidder:
+  """Bids with a trained policy network: greedy by default, or sampled with `uniforms`."""
+
+  def __init__(self, net, params, name: str = "a2c", greedy: bool = True):
+    self.name = name
+    self.greedy = bool(greedy)
+    self.net = net
+    self.params = params
+    self._policy = policy_net.PolicyFn(net, params)
+
+  def probabilities(self, observations: np.ndarray) -> np.ndarray:
+    """(n, 38) policy probabilities (zero on illegal calls)."""
+    probs, _ = self._policy(np.asarray(observations, np.float32))
+    return probs
+
+  def act(self, observations: np.ndarray, uniforms: Optional[np.ndarray] = None) -> np.ndarray:
+    obs = np.asarray(observations, np.float32)
+    if obs.ndim != 2 or obs.shape[1] != policy_net.OBS_SIZE:
+      raise ValueError(f"observations must have shape (n, {policy_net.OBS_SIZE}), got {obs.shape}")
+    if len(obs) == 0:
+      return np.zeros(0, np.int64)
+    legal = policy_net.legal_from_obs(obs)
+    if np.any(legal.sum(axis=1) == 0):
+      raise ValueError(f"row {int(np.flatnonzero(legal.sum(axis=1) == 0)[0])} has no legal call")
+    probs = self.probabilities(obs)
+    if self.greedy or uniforms is None:
+      return policy_net.greedy_calls(probs, legal)
+    return policy_net.sample_calls(probs, legal, uniforms)
+
+
+def load_bidder(name_or_path: str = "a2c", greedy: bool = True,
+                name: Optional[str] = None) -> ModelBidder:
+  """A `ModelBidder` for a shipped model name or a model/checkpoint path."""
+  net, params, _ = policy_net.load_model(model_path(name_or_path))
+  label = name or (name_or_path if name_or_path in SHIPPED_MODELS
+                   else os.path.splitext(os.path.basename(name_or_path))[0])
+  return ModelBidder(net, params, name=label, greedy=greedy)
+
+
+def shipped_bidder() -> ModelBidder:
+  """The shipped contested A2C bidder (the name 'a2c' in duplicate matches)."""
+  return load_bidder("a2c")

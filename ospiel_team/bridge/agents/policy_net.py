@@ -1,0 +1,174 @@
+"""The bridge bidding policy network of our A2C bidders: definition, inference, saving, loading.
+
+Inference only (no training code), so that bidding with a saved model
+(`ospiel_team.bridge.agents.model_bidder`) does not import the trainer (`ospiel_team.bridge.agents.a2c`, which
+imports this module).
+
+Network (JPS paper, Tian, Gong and Jiang, "Joint Policy Search for Multi-agent Collaboration
+with Imperfect Information", NeurIPS 2020, arXiv:2008.06495, Fig. 2 / Appendix E): the 267-bit
+observation of Appendix D (`ospiel_team.bridge.auction`) -> a fully connected layer of
+``hidden`` (200) units -> ``num_blocks`` residual blocks of two fully connected layers each
+(``x <- relu(x + W2 relu(W1 x))``) -> a policy head (38 logits, illegal calls masked with the
+observation's legal-call bits) and a value head (the expected return of the seat to call's team).
+
+Saved models (`save_model` / `load_model`) are ``.npz`` files: ``meta`` (JSON: network size,
+``uncontested`` and free-form metadata) and ``param/<module>/<name>`` float32 arrays.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, Optional
+
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ospiel_team.bridge import auction as A
+from ospiel_team import atomic_io
+
+NUM_CALLS = A.NUM_CALLS
+OBS_SIZE = A.OBSERVATION_SIZE
+
+
+# ------------------------------------------------------------------------------------------
+# Network
+# ------------------------------------------------------------------------------------------
+def legal_from_obs(obs):
+  """(B, 38) bool legal calls from (B, 267) observations (works on numpy and jax arrays)."""
+  return obs[:, A.OBS_LEGAL:] > 0.5
+
+
+def make_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
+  """haiku transform of obs (B, 267) -> (masked logits (B, 38), value (B,))."""
+  if hidden < 1 or num_blocks < 0:
+    raise ValueError(f"bad network size hidden={hidden}, num_blocks={num_blocks}")
+
+  def forward(obs):
+    x = jax.nn.relu(hk.Linear(hidden, name="fc_in")(obs))
+    for i in range(num_blocks):
+      y = jax.nn.relu(hk.Linear(hidden, name=f"block{i}_fc1")(x))
+      y = hk.Linear(hidden, name=f"block{i}_fc2")(y)
+      x = jax.nn.relu(x + y)
+    logits = hk.Linear(NUM_CALLS, name="policy")(x)
+    logits = jnp.where(legal_from_obs(obs), logits, -1e9)
+    value = hk.Linear(1, name="value")(x)[:, 0]
+    return logits, value
+
+  return hk.without_apply_rng(hk.transform(forward))
+
+
+def init_params(net: hk.Transformed, seed: int):
+  return net.init(jax.random.PRNGKey(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
+
+
+def padded_size(n: int, fine: bool = True) -> int:
+  """Batch size that `PolicyFn` pads `n` rows to (jit compiles one program per size).
+
+  ``fine=False``: the next power of two (>= 64), which wastes up to half of the network's work
+  on padding rows. ``fine=True``: the next multiple of a quarter of the power of two below `n`
+  (>= 64), i.e. at most 25% padding with four compiled sizes per doubling.
+  """
+  n = max(int(n), 1)
+  if n <= 64:
+    return 64
+  if not fine:
+    return 1 << int(np.ceil(np.log2(n)))
+  step = 1 << (int(np.floor(np.log2(n))) - 2)
+  return -(-n // step) * step
+
+
+class PolicyFn:
+  """Jitted ``obs (B, 267) -> (probs (B, 38) float64, value (B,))`` for fixed parameters.
+
+  Batches are padded (`padded_size`) so jit compiles few shapes. Observations may be float32
+  or uint8 (0/1 bits; a quarter of the bytes to copy); the network computes in float32 either
+  way (the cast happens inside the jitted function).
+  """
+
+  def __init__(self, net: hk.Transformed, params, fine_padding: bool = True):
+    self.net = net
+    self.params = params
+    self.fine_padding = bool(fine_padding)
+    self._apply = jax.jit(lambda p, o: _probs_value(net, p, o))
+
+  def __call__(self, obs: np.ndarray):
+    obs = np.asarray(obs)
+    if obs.dtype != np.uint8:
+      obs = obs.astype(np.float32, copy=False)
+    n = obs.shape[0]
+    m = padded_size(n, self.fine_padding)
+    if m != n:
+      obs = np.concatenate([obs, np.zeros((m - n, OBS_SIZE), obs.dtype)])
+      obs[n:, A.OBS_LEGAL] = 1  # padded rows: Pass legal (keeps softmax finite)
+    probs, value = self._apply(self.params, obs)
+    return np.asarray(probs, np.float64)[:n], np.asarray(value, np.float64)[:n]
+
+
+def _probs_value(net, params, obs):
+  logits, value = net.apply(params, obs.astype(jnp.float32))
+  return jax.nn.softmax(logits, axis=-1), value
+
+
+def sample_calls(probs: np.ndarray, legal: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+  """Inverse-CDF sampling of one call per row from probs restricted to legal calls."""
+  p = np.where(legal, probs, 0.0)
+  cum = np.cumsum(p, axis=1)
+  target = np.asarray(uniforms)[:, None] * cum[:, -1:]
+  a = (cum <= target).sum(axis=1)
+  a = np.minimum(a, NUM_CALLS - 1)
+  # Guard against round-off landing on a zero-probability (illegal) call.
+  bad = ~legal[np.arange(len(a)), a]
+  if np.any(bad):
+    a[bad] = np.argmax(np.where(legal[bad], p[bad], -1.0), axis=1)
+  return a
+
+
+def greedy_calls(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+  return np.argmax(np.where(legal, probs, -1.0), axis=1)
+
+
+def flatten_params(params) -> Dict[str, np.ndarray]:
+  out = {}
+  for mod, d in params.items():
+    for name, v in d.items():
+      out[f"{mod}/{name}"] = np.asarray(v)
+  return out
+
+
+def unflatten_params(flat: Dict[str, np.ndarray]):
+  params: Dict[str, Dict[str, jnp.ndarray]] = {}
+  for key, v in flat.items():
+    mod, name = key.rsplit("/", 1)
+    params.setdefault(mod, {})[name] = jnp.asarray(v)
+  return params
+
+
+def save_model(path: str, params, cfg, extra: Optional[dict] = None) -> None:
+  """Saves only the network (parameters + size + metadata) as a small .npz.
+
+  Args:
+    path: output file (written atomically).
+    params: haiku parameters of `make_network`.
+    cfg: the training configuration (anything with ``network_dict()`` and ``uncontested``,
+      e.g. `a2c.A2CConfig`).
+    extra: more JSON-able metadata to store.
+  """
+  meta = {"network": cfg.network_dict(), "uncontested": cfg.uncontested, **(extra or {})}
+  arrays = {"param/" + k: v.astype(np.float32) for k, v in flatten_params(params).items()}
+  atomic_io.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def load_model(path: str):
+  """(net, params, meta) from a `save_model` or checkpoint .npz."""
+  if not os.path.exists(path):
+    raise ValueError(f"model file {path!r} does not exist")
+  with np.load(path, allow_pickle=False) as z:
+    if "meta" not in z.files:
+      raise ValueError(f"{path!r} is not a bridge A2C model (no 'meta' entry)")
+    meta = json.loads(str(z["meta"]))
+    flat = {k[len("param/"):]: z[k] for k in z.files if k.startswith("param/")}
+  net = make_network(**meta["network"])
+  return net, unflatten_params(flat), meta

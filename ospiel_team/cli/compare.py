@@ -1,0 +1,101 @@
+"""Command line of the comparison runner (`ospiel-team-compare`, `python -m ospiel_team.compare`).
+
+  ospiel-team-compare                                   # the default comparison (< 1 minute)
+  ospiel-team-compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \\
+      --seconds 10 --seeds 5 --out out/leduc
+
+The runner itself (tasks, metrics, reference values, reports) is `ospiel_team.runner.compare`.
+"""
+
+import os
+import sys
+
+from absl import app
+from absl import flags
+import pyspiel
+
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.runner import compare as runner
+
+
+FLAGS = flags.FLAGS
+
+
+def define_flags() -> None:
+  """Defines the runner's command-line flags (not on import, so scripts can import the runner).
+
+  Scripts that reuse the runner's flags call this, then `FLAGS.set_default(...)` as needed;
+  a flag the script has already defined itself (e.g. its own --seconds) is left to it.
+  """
+  defined = set(FLAGS)
+
+  def define(kind, name, *args):
+    if name not in defined:
+      getattr(flags, f"DEFINE_{kind}")(name, *args)
+
+  define("string", "game", runner.DEFAULT_GAME, "Game string for pyspiel.load_game.")
+  define("list", "solvers", list(runner.DEFAULT_SOLVERS),
+         f"Solvers to compare; known: {', '.join(runner.solver_names())}.")
+  define("integer", "iterations", None, "Iterations per run (with --seconds: a cap).")
+  define("float", "seconds", None,
+         "Solver CPU seconds per run (setup, JIT compilation, snapshots and evaluation "
+         f"excluded). Default {runner.DEFAULT_SECONDS} when --iterations is not given.")
+  define("string", "seeds", str(runner.DEFAULT_SEEDS), "A count (3 = seeds 0,1,2) or a list '0,5,7'.")
+  define("integer", "num_points", 12, "Number of log-spaced checkpoints.")
+  define("string", "out", "out/compare", "Output directory (also the resumable result store).")
+  define("string", "metric", None, "Metric (default: team_value for common-payoff games, "
+         "team_value_vs_br with --teams, else nash_conv).")
+  define("string", "solver_options", "", "Solver options, e.g. 'nfsp.episodes=50,jps.depth=2'; "
+         "unknown keys are an error.")
+  define("string", "teams", None, "Two teams of a zero-sum game, e.g. '0,1|2'.")
+  define("integer", "workers", 0, "Parallel processes (0 = all cores, 1 = inline).")
+  define("string", "ray", None, "Run the tasks on Ray: 'local' or a cluster address.")
+  define("boolean", "reference", True, "Compute and draw the reference value.")
+
+def main(argv):
+  del argv
+  try:
+    seeds = runner.parse_seeds(FLAGS.seeds)
+    seconds = FLAGS.seconds
+    if seconds is None and FLAGS.iterations is None:
+      seconds = runner.DEFAULT_SECONDS
+    try:
+      options = runner.parse_options(FLAGS.solver_options)
+    except ValueError as e:
+      raise runner.UserError(str(e)) from None
+    workers = FLAGS.workers or os.cpu_count() or 1
+    if FLAGS.workers < 0:
+      raise runner.UserError(f"--workers must be >= 0, got {FLAGS.workers}")
+    try:
+      game = pyspiel.load_game(FLAGS.game)
+    except pyspiel.SpielError as e:
+      raise runner.UserError(f"--game {FLAGS.game!r}: {e}") from None
+    runner.check_out_dir(FLAGS.out)
+    if workers <= 1 and not FLAGS.ray:
+      runner._worker_init()  # inline runs get the workers' settings
+    rows, infos = runner.run_all(game, FLAGS.solvers, FLAGS.iterations, num_points=FLAGS.num_points,
+                          options=options, metric=FLAGS.metric, seeds=seeds, seconds=seconds,
+                          teams=FLAGS.teams, workers=workers, ray_address=FLAGS.ray,
+                          out=FLAGS.out)
+  except runner.UserError as e:  # a bad command-line value; bugs keep their tracebacks
+    print(f"error: {e}", file=sys.stderr)
+    return 2
+  ref = None
+  if FLAGS.reference:
+    ref = runner.reference(game, runner._tree_for(str(game)), rows[0]["metric_name"],
+                    teams_lib.parse_teams(FLAGS.teams, game.num_players()) if FLAGS.teams
+                    else None, cache_dir=FLAGS.out)
+  runner.write_outputs(rows, FLAGS.out, infos, ref)
+  print(runner.markdown_table(rows, infos, ref))
+  print(f"Wrote {FLAGS.out}/results.json, results.md, curves.png")
+  return 0
+
+
+def run() -> None:
+  """Entry point of `ospiel-team-compare`."""
+  define_flags()
+  app.run(lambda argv: sys.exit(main(argv)))
+
+
+if __name__ == "__main__":
+  run()

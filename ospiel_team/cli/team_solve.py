@@ -1,0 +1,127 @@
+"""Command line of the team solvers: `ospiel-team-solve` (or `.team_solve`).
+
+  ospiel-team-solve --game G --teams T [--method M] [--json]
+  ospiel-team-solve --instance 21D3 [--method M] [--time_limit S] --json
+
+Prints one JSON object (with --json) holding at least `value` (team 1's total) and `seconds`.
+The solvers live in `ospiel_team.algorithms.team.solve`; this module only parses flags.
+"""
+
+import sys
+
+import pyspiel
+
+from ospiel_team.algorithms.team import solve as team_solve
+
+
+def _parse_option_value(text: str):
+  low = text.lower()
+  if low in ("true", "false"):
+    return low == "true"
+  for cast in (int, float):
+    try:
+      return cast(text)
+    except ValueError:
+      pass
+  return text
+
+
+def main(argv) -> int:
+  """CLI: --game G --teams T | --instance ID, [--method M] [--time_limit S] [--json].
+
+  Prints one JSON object (with --json) holding at least `value` (team 1's total) and
+  `seconds`. User errors (unknown method, instance or HiGHS option, negative time limit, bad
+  game or teams) print one line and exit with status 2.
+  """
+  import json  # pylint: disable=g-import-not-at-top
+  from absl import flags  # pylint: disable=g-import-not-at-top
+  import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
+  from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+  fv = flags.FlagValues()
+  flags.DEFINE_string("game", None, "pyspiel game string", flag_values=fv)
+  flags.DEFINE_string("teams", None, 'teams, e.g. "0,1|2" (default: the game\'s default)',
+                      flag_values=fv)
+  flags.DEFINE_string("instance", None, "a Table 1 instance of Zhang & Sandholm, e.g. 21D3 "
+                      "(instead of --game/--teams)", flag_values=fv)
+  flags.DEFINE_string("method", "auto", f"one of {team_solve.METHODS}", flag_values=fv)
+  flags.DEFINE_float("time_limit", None, "seconds (>= 0)", flag_values=fv)
+  flags.DEFINE_float("tol", None, "anytime methods (cg, dag): target certified gap (default: "
+                     "1e-6 for cg, 1e-4 for dag)", flag_values=fv)
+  flags.DEFINE_string("solver", "auto", "HiGHS solver for the LP: auto (simplex for small "
+                      "LPs, else ipm), ipm, simplex, choose, pdlp", flag_values=fv)
+  flags.DEFINE_multi_string("highs_option", [], "extra HiGHS option for the LP, key=value "
+                            "(repeatable); unknown options are errors", flag_values=fv)
+  flags.DEFINE_float("certify_time_limit", 0.0, "anytime methods: re-derive the bracket by "
+                     "exact team best responses (team_best_response), each oracle limited to "
+                     "this many seconds (0: off)", flag_values=fv)
+  flags.DEFINE_string("tree_cache", None, "directory of cached game trees (tree_cache.py): "
+                      "the tree is walked and stored on the first run and its arrays loaded on "
+                      "later runs (reported: tree_cache hit/miss, tree_seconds)", flag_values=fv)
+  flags.DEFINE_bool("json", False, "print one JSON object", flag_values=fv)
+
+  def fail(message: str, status: int = 2) -> int:
+    lines = message.strip().splitlines() or [""]
+    print(f"error: {lines[0]}", file=sys.stderr)
+    return status
+
+  try:
+    fv(list(argv))
+  except flags.Error as e:
+    return fail(str(e))
+  try:
+    if fv.instance is not None:
+      if fv.game is not None or fv.teams is not None:
+        raise ValueError("give either --instance or --game/--teams, not both")
+      game, teams = team_instances.load_instance(fv.instance)
+      teams = "|".join(",".join(str(p) for p in t) for t in teams)
+    elif fv.game is not None:
+      game, teams = pyspiel.load_game(fv.game), fv.teams
+    else:
+      raise ValueError("give --game (and --teams) or --instance")
+    options = {}
+    for item in fv.highs_option:
+      if "=" not in item:
+        raise ValueError(f"--highs_option {item!r} is not key=value")
+      key, value = item.split("=", 1)
+      options[key] = _parse_option_value(value)
+    tree_info = {}
+    if fv.tree_cache is not None:
+      import os  # pylint: disable=g-import-not-at-top
+      import time  # pylint: disable=g-import-not-at-top
+      from ospiel_team.tree import cache as tree_cache  # pylint: disable=g-import-not-at-top
+      t0 = time.perf_counter()
+      game = pyspiel.load_game(game) if isinstance(game, str) else game
+      hit = os.path.exists(tree_cache.cache_path(game, fv.tree_cache))
+      game = tree_cache.cached_tree(game, fv.tree_cache)
+      tree_info = dict(tree_cache="hit" if hit else "miss",
+                       tree_seconds=round(time.perf_counter() - t0, 4))
+    res = team_solve.solve(game, teams, method=fv.method, time_limit=fv.time_limit, tol=fv.tol,
+                solver=fv.solver, highs_options=options or None,
+                certify_time_limit=fv.certify_time_limit)
+  except (ValueError, KeyError, pyspiel.SpielError) as e:
+    return fail(str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e))
+  except TimeoutError as e:  # the LP ran out of its time limit: not a bug, no traceback
+    return fail(str(e), status=3)
+  s = res.summary()
+  if tree_info:  # the tree was read (or walked) before the solver's clock started
+    s.update(tree_info)
+    s["seconds"] = round(s["seconds"] + tree_info["tree_seconds"], 4)
+  if fv.instance is not None:
+    s["instance"] = fv.instance
+  if fv.json:
+    print(json.dumps(s))
+  else:
+    print(f"game {s['game']}  teams {s['teams']}  method {s['method']}")
+    print(f"value (team 1) {s['value']:.10f}  certified [{s['lower']:.10f}, {s['upper']:.10f}]"
+          f"  exact {s['exact']}")
+    print(f"seconds {s['seconds']}")
+  return 0
+
+
+def run() -> None:
+  """Entry point: exits with `main`'s status."""
+  sys.exit(main(sys.argv))
+
+
+if __name__ == "__main__":
+  run()

@@ -1,0 +1,84 @@
+"""Command line of Yeh & Lin's uncontested bidding benchmark (`ospiel-team-uncontested`).
+
+  ospiel-team-uncontested --pairs 200 --out cost.npz            # build a cost dataset
+  ospiel-team-uncontested --out cost.npz --q_iterations 2000    # train and evaluate the
+                                                                # Q-per-round baseline
+
+The benchmark itself is `ospiel_team.bridge.agents.uncontested`.
+"""
+
+import glob
+import json
+import time
+
+from absl import app
+from absl import flags
+
+from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import uncontested as U
+
+
+def define_flags() -> None:
+  """The command's absl flags (defined only when run as a command, not on import)."""
+  flags.DEFINE_integer("pairs", 200, "North-South hand pairs of the cost dataset.",
+                       lower_bound=1)
+  flags.DEFINE_integer("k", 5, "Random East-West redeals per pair (Yeh & Lin: 5).",
+                       lower_bound=1)
+  flags.DEFINE_integer("seed", 2016, "Base seed: chunk i uses SeedSequence([seed, i]).")
+  flags.DEFINE_integer("chunk", 20, "Pairs per chunk (the unit of resumption).", lower_bound=1)
+  flags.DEFINE_string("out", None, "Cost dataset .npz to build (with --q_iterations > 0: "
+                      "the cost dataset to evaluate on).")
+  flags.DEFINE_bool("keep_chunks", False, "Keep <out>.chunks/ after the build.")
+  flags.DEFINE_integer("q_iterations", 0, "Training iterations of the Q-per-round baseline "
+                       "(0: only build the cost dataset).", lower_bound=0)
+  flags.DEFINE_integer("q_rounds", 4, "Bidding rounds of the Q-per-round baseline.",
+                       lower_bound=1)
+  flags.DEFINE_float("q_ucb", 0.1, "UCB exploration constant of the Q-per-round baseline.",
+                     lower_bound=0.0)
+  flags.DEFINE_string("train_datasets", None, "Comma-separated training .npz datasets or "
+                      "globs (default: the shipped training dataset).")
+  flags.mark_flag_as_required("out")
+
+
+def main(argv) -> None:
+  """Builds a cost dataset, or (--q_iterations > 0) trains and evaluates the Q-per-round
+  baseline on augmented training deals (--train_datasets) against a cost dataset (--out)."""
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  try:
+    _main(flags.FLAGS)
+  except ValueError as e:  # a user error: one line, no traceback
+    raise SystemExit(f"uncontested: error: {e}") from None
+  except KeyboardInterrupt:
+    raise SystemExit(f"uncontested: interrupted; finished chunks are kept in "
+                     f"{flags.FLAGS.out}.chunks/ -- rerun the same command to resume") from None
+
+
+def _main(a) -> None:
+  if a.q_iterations <= 0:
+    U.build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk,
+                       keep_chunks=a.keep_chunks)
+    print(f"wrote {a.out}")
+    return
+  paths = [f for part in (a.train_datasets or "").split(",") if part for f in sorted(glob.glob(part))]
+  ds = a2c.load_datasets(paths or None)
+  cd = U.load_cost_dataset(a.out)
+  h, t = a2c.remove_deals(ds.holders, ds.dd_tricks, cd["redeal_holders"].reshape(-1, 52))
+  h, t = a2c.augment_deals(h, t)
+  q = U.RoundQLearner(rounds=a.q_rounds, ucb_c=a.q_ucb, seed=a.seed)
+  t0 = time.time()
+  q.train(h, U.single_deal_costs(t), a.q_iterations)
+  res = q.evaluate_costs(cd)
+  res.update(train_deals=int(h.shape[0]), iterations=a.q_iterations, rounds=a.q_rounds,
+             ucb_c=a.q_ucb, wall_s=round(time.time() - t0, 1))
+  print(json.dumps(res))
+
+
+def run() -> None:
+  """Entry point of `ospiel-team-uncontested`."""
+  define_flags()
+  app.run(main)
+
+
+if __name__ == "__main__":
+  run()

@@ -1,0 +1,254 @@
+"""Column generation, the `team_solve` portfolio, the HiGHS wrapper and the one team CLI.
+
+Column generation is checked against the tree-decomposition LP (an independent method) and
+its certified bounds against exact team best responses computed by the LP over the team
+polytope (not the MIP oracle that column generation uses).
+"""
+
+import contextlib
+import io
+import json
+
+import numpy as np
+import pytest
+
+import ospiel_team  # noqa: F401
+from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.algorithms.team import column_generation
+from ospiel_team.algorithms.coop import optimum as coop_optimum
+from ospiel_team.algorithms.team import highs
+from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+from ospiel_team.cli import team_solve as team_solve_cli
+
+
+@pytest.mark.parametrize("game,teams", [
+    ("kuhn_poker(players=3)", "0,1|2"),  # single oracle (team 2 in sequence form)
+    ("team_kuhn(players=3,ranks=3)", "0,1|2"),
+    ("kuhn_poker(players=3)", "1|0,2"),  # double oracle (team 2 has two players)
+    ("team_liars_dice(players=3,sides=2,bidding_rule=reset-quantity,wild=False)", "1|0,2"),
+])
+def test_column_generation_matches_lp(game, teams):
+  cg = column_generation.solve(game, teams)
+  lp = team_lp.solve(game, teams)
+  assert cg.converged
+  assert cg.value == pytest.approx(lp.value, abs=1e-6)
+  assert cg.lower <= lp.value + 1e-9 and lp.value <= cg.upper + 1e-9
+
+
+def test_column_generation_extra_columns_same_value():
+  for teams in ("0,1|2", "1|0,2"):
+    cg = column_generation.solve("kuhn_poker(players=3)", teams, extra_columns=True)
+    assert cg.converged
+    assert cg.value == pytest.approx(team_lp.solve("kuhn_poker(players=3)", teams).value,
+                                     abs=1e-6)
+
+
+def test_column_generation_swapped_roles_closed_form():
+  # 21K4 with the roles of the teams swapped: player 2 maximises against the correlated pair,
+  # so its value is minus the TMECor value -1/24 of {0, 1} (paper: -.0417; minimax theorem).
+  cg = column_generation.solve("kuhn_poker(players=3)", "2|0,1")
+  assert cg.converged and cg.value == pytest.approx(1.0 / 24.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("teams", ["0,1|2", "1|0,2"])
+def test_anytime_bracket_is_certified_by_independent_best_responses(teams):
+  """Stopped after 3 iterations: [lower, upper] must hold the LP value, and each bound must be
+  what an exact best response (the team LP over the polytope, not the MIP oracle) gives."""
+  game = "kuhn_poker(players=3)"
+  tree = GameTree(__import__("pyspiel").load_game(game))
+  t = teams_lib.parse_teams(teams, 3)
+  cg = column_generation.solve(tree, t, max_iterations=3)
+  lp = team_lp.solve(tree, t)
+  assert not cg.converged and cg.iterations == 3
+  assert cg.lower <= lp.value + 1e-9 <= cg.upper + 2e-9
+  chance = tree.chance_reach()[tree.terminals]
+  u = teams_lib.team_terminal_utilities(tree, t)
+  br2 = team_best_response.team_best_response_value(tree, t, 1, chance * cg.team1_reach * u[:, 1],
+                                                    method="lp")
+  br1 = team_best_response.team_best_response_value(tree, t, 0, chance * cg.team2_reach * u[:, 0],
+                                                    method="lp")
+  assert -br2 <= cg.lower + 1e-9  # the bracket is never looser than what the plans certify...
+  assert -br2 >= cg.lower - 1e-9 or len(t.teams[1]) == 1  # ...and equals it (double oracle)
+  assert br1 == pytest.approx(cg.upper, abs=1e-9)  # the last team-1 best response is the bound
+  assert cg.team1_weights.sum() == pytest.approx(1.0)
+
+
+def test_oracle_matches_brute_force_and_lp_best_response():
+  tree = GameTree(__import__("pyspiel").load_game("team_kuhn(players=3,ranks=3)"))
+  rng = np.random.default_rng(3)
+  oracle = team_best_response.TeamOracle(tree, [0, 1], keep_others=True)
+  single = team_best_response.TeamOracle(tree, [2])
+  for _ in range(3):
+    w = rng.normal(size=len(tree.terminals))
+    br = oracle.best_response(w)
+    assert br.value == pytest.approx(plan_mip.brute_force_best_joint(tree, [0, 1], w).value,
+                                     abs=1e-9)
+    assert br.bound == pytest.approx(br.value, abs=1e-8)
+    assert br.value == pytest.approx(
+        team_best_response.team_best_response_lp(tree, [0, 1], w).value, abs=1e-9)
+    assert float(w @ br.reach) == pytest.approx(br.value, abs=1e-9)  # reach is the strategy's
+    assert set(np.unique(br.reach)) <= {0.0, 1.0}
+    for value, reach in br.others:  # the MIP's earlier incumbents, valued right
+      assert float(w @ reach) == pytest.approx(value, abs=1e-9) and value <= br.value + 1e-9
+    s = single.best_response(w)
+    assert s.value == pytest.approx(
+        team_best_response.single_player_best_response_value(tree, 2, w), abs=1e-12)
+    assert float(w @ s.reach) == pytest.approx(s.value, abs=1e-9)
+
+
+def test_solve_auto_lp_dag_and_cg_agree(monkeypatch):
+  lp = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
+  assert lp.method == "lp" and lp.exact
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_LOCAL", 10)  # too many local solutions...
+  cg = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
+  # ...and team {0, 1} has 177 sequences (Table 1's #Seq of 21K4): a small MIP oracle, cg
+  assert cg.method == "cg" and cg.exact and "177 team sequences" in cg.details["auto"]
+  monkeypatch.setattr(team_solve, "AUTO_CG_MAX_SEQUENCES", 100)  # a large oracle: dag
+  dag = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
+  assert dag.method == "dag" and dag.exact and "LP not built" in dag.details["auto"]
+  assert dag.lower <= lp.value <= dag.upper and dag.upper - dag.lower <= 1e-4
+  monkeypatch.setattr(team_solve, "AUTO_DAG_MAX_LOCAL", 10)  # and for the DAG: cg
+  cg = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
+  assert cg.method == "cg" and cg.exact and "belief DAG not built" in cg.details["auto"]
+  assert cg.value == pytest.approx(lp.value, abs=1e-6) == -1.0 / 24.0
+
+
+def test_auto_rule_by_lp_nonzeros_shares_the_decompositions(monkeypatch):
+  """Below `AUTO_LP_MAX_NONZEROS` auto solves the LP, above it the belief DAG, both on the
+  decompositions auto built once; the DAG's certified bracket holds the LP's exact value."""
+  game = "team_kuhn(players=3,ranks=3)"
+  lp = team_solve.solve(game, "0,1|2", method="auto")
+  assert lp.method == "lp" and "lp" in lp.details["auto"]
+  built = []
+  real = team_solve.TeamDecomposition
+  monkeypatch.setattr(team_solve, "TeamDecomposition",
+                      lambda *a, **k: built.append(1) or real(*a, **k))
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_NONZEROS", 10)
+  dag = team_solve.solve(game, "0,1|2", method="auto")
+  assert dag.method == "dag" and "> 10: dag" in dag.details["auto"]
+  assert len(built) == 2  # one decomposition per team, shared with the DAG
+  assert dag.lower - 1e-12 <= lp.value <= dag.upper + 1e-12 and dag.upper - dag.lower <= 1e-4
+  assert lp.value == pytest.approx(team_solve.solve(game, "0,1|2", method="lp").value, abs=1e-12)
+
+
+@pytest.mark.parametrize("game,teams", [("kuhn_poker(players=3)", "0,1|2"),
+                                        ("team_kuhn(players=4,ranks=4)", "0,2|1,3"),
+                                        ("team_goofspiel(players=3,info=limited)", "0,1|2"),
+                                        ("team_leduc(players=3,bets=1,ranks=2,suits=2)",
+                                         "0|1,2")])
+def test_lp_nonzeros_counts_the_lp_without_building_it(game, teams):
+  """`team_lp.lp_nonzeros` equals the assembled LP's nonzeros plus the zero payoffs HiGHS's
+  matrix drops (ties); solving with the given decompositions gives the same LP and value."""
+  tree, t = teams_lib.check_assumptions(game, teams)
+  decs = [TeamDecomposition(tree, m) for m in t.teams]
+  est = team_lp.lp_nonzeros(tree, t, *decs)
+  res = team_lp.solve(tree, t, decompositions=decs)
+  m = team_lp._payoff(tree, decs[0], decs[1],  # pylint: disable=protected-access
+                      teams_lib.team_terminal_utilities(tree, t)[:, 0])
+  assert res.lp_nonzeros <= est <= res.lp_nonzeros + int(np.sum(m.data == 0))
+  lower = team_lp.lp_nonzeros(tree, t, *decs, stop_above=0)  # the early lower bound
+  assert 0 < lower <= res.lp_nonzeros
+  assert team_lp.lp_nonzeros(tree, t, *decs, stop_above=lower) == est
+  assert res.value == pytest.approx(team_lp.solve(tree, t).value, abs=1e-9)
+  with pytest.raises(ValueError, match="decompositions"):
+    team_lp.solve(tree, t, decompositions=decs[::-1])
+
+
+def test_bad_arguments_are_errors_naming_the_value():
+  with pytest.raises(ValueError, match="bogus"):
+    team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="bogus")
+  with pytest.raises(ValueError, match="-1"):
+    team_solve.solve("kuhn_poker(players=3)", "0,1|2", time_limit=-1)
+  with pytest.raises(ValueError, match="-2"):
+    column_generation.solve("kuhn_poker(players=3)", "0,1|2", time_limit=-2)
+  with pytest.raises(ValueError, match="no_such_option"):
+    team_lp.solve("kuhn_poker(players=3)", "0,1|2", highs_options={"no_such_option": 1})
+  with pytest.raises(ValueError, match="solver='bogus'"):
+    team_lp.solve("kuhn_poker(players=3)", "0,1|2", solver="bogus")
+  import highspy  # pylint: disable=g-import-not-at-top
+  with pytest.raises(ValueError, match="presolve"):
+    highs.set_option(highspy.Highs(), "presolve", 3.5)
+
+
+def _cli(args):
+  out, err = io.StringIO(), io.StringIO()
+  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    rc = team_solve_cli.main(["team_lp"] + args)
+  return rc, out.getvalue(), err.getvalue()
+
+
+def test_cli_instance_methods_and_errors():
+  rc, out, _ = _cli(["--instance", "21K4", "--method", "cg", "--json"])
+  s = json.loads(out)
+  assert rc == 0 and s["method"] == "cg" and s["instance"] == "21K4"
+  assert s["value"] == pytest.approx(-1.0 / 24.0, abs=1e-6) and s["seconds"] > 0
+  rc, out, _ = _cli(["--game", "kuhn_poker(players=3)", "--teams", "0,1|2", "--json"])
+  assert rc == 0 and json.loads(out)["value"] == pytest.approx(-1.0 / 24.0, abs=1e-9)
+  for args, needle in ((["--instance", "21X9"], "21X9"),
+                       (["--instance", "21K4", "--method", "nope"], "nope"),
+                       (["--instance", "21K4", "--time_limit", "-1"], "-1"),
+                       (["--instance", "21K4", "--highs_option", "bogus_opt=1"], "bogus_opt"),
+                       (["--instance", "21K4", "--solver", "bogus"], "bogus"),
+                       (["--instance", "21K4", "--game", "kuhn_poker"], "not both"),
+                       ([], "--instance")):
+    rc, out, err = _cli(args)
+    assert rc == 2 and out == "" and needle in err and len(err.strip().splitlines()) == 1, args
+
+
+def test_oracle_time_limit_without_strategy_raises_oracle_time_limit_with_a_bound():
+  tree = GameTree(__import__("pyspiel").load_game("team_kuhn(players=3,ranks=6)"))
+  oracle = team_best_response.TeamOracle(tree, [0, 1])
+  w = np.random.default_rng(0).normal(size=len(tree.terminals))
+  with pytest.raises(team_best_response.OracleTimeLimit) as info:
+    oracle.best_response(w, time_limit=0.0)  # HiGHS stops before any incumbent
+  exact = oracle.best_response(w)  # the same model, re-run without a limit
+  assert exact.bound == pytest.approx(exact.value, abs=1e-8)
+  assert info.value.bound >= exact.value - 1e-9  # whatever it proved is a real upper bound
+
+
+@pytest.mark.parametrize("teams,fail_call", [
+    ("0,1|2", 1),  # single oracle: the first team-1 oracle call (before any column)
+    ("0,1|2", 3),  # single oracle: a team-1 call inside the loop
+    ("1|0,2", 2),  # double oracle: the first team-2 call
+    ("1|0,2", 5),  # double oracle: a team-2 call inside the loop
+    ("1|0,2", 4),  # double oracle: a team-1 call inside the loop
+])
+def test_column_generation_returns_its_bracket_when_an_oracle_times_out(monkeypatch, teams,
+                                                                         fail_call):
+  """An oracle MIP stopped by its time limit before any incumbent must end column generation
+  with the certified bracket it has (22D3 used to raise instead)."""
+  game = "kuhn_poker(players=3)"
+  tree = GameTree(__import__("pyspiel").load_game(game))
+  t = teams_lib.parse_teams(teams, 3)
+  lp_value = team_lp.solve(tree, t).value
+  real = team_best_response.TeamOracle.best_response
+  calls = {"n": 0}
+
+  def flaky(self, w, time_limit=None):
+    calls["n"] += 1
+    if calls["n"] == fail_call:  # as HiGHS with no incumbent: no strategy, an infinite bound
+      raise team_best_response.OracleTimeLimit("simulated time limit", np.inf)
+    return real(self, w, time_limit=time_limit)
+
+  monkeypatch.setattr(team_best_response.TeamOracle, "best_response", flaky)
+  cg = column_generation.solve(tree, t)
+  assert calls["n"] == fail_call and cg.stopped == "simulated time limit"
+  assert not cg.converged
+  assert cg.lower <= lp_value + 1e-9 <= cg.upper + 2e-9
+  monkeypatch.setattr(team_best_response.TeamOracle, "best_response", real)
+  chance = tree.chance_reach()[tree.terminals]
+  u = teams_lib.team_terminal_utilities(tree, t)
+  if np.isfinite(cg.lower):  # the lower bound is certified by team 1's plan (polytope LP BR)
+    br2 = team_best_response.team_best_response_value(
+        tree, t, 1, chance * cg.team1_reach * u[:, 1], method="lp")
+    assert -br2 == pytest.approx(cg.lower, abs=1e-9)
+  if np.isfinite(cg.upper):  # the upper bound by team 2's plan
+    br1 = team_best_response.team_best_response_value(
+        tree, t, 0, chance * cg.team2_reach * u[:, 0], method="lp")
+    assert br1 <= cg.upper + 1e-9
+  assert np.isfinite(cg.lower) or np.isfinite(cg.upper) or fail_call == 1

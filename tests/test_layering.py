@@ -1,0 +1,125 @@
+"""The package's layers: imports point down only, and no module imports itself in a circle.
+
+Every `import` counts, including those inside functions. The layers (ARCHITECTURE in
+docs/contributing.md):
+
+  cli, entry points  ->  runner  ->  algorithms.coop  ->  algorithms.nash, algorithms.team
+  ->  tree  ->  games  ->  bridge (rules and data)  ->  utilities
+  bridge.agents  ->  games, bridge (rules and data), utilities
+
+A cooperative module may use a team best response; a team module never imports a cooperative
+one, and the Nash and team solvers do not import each other.
+"""
+import ast
+import os
+
+from tests import repo as tests_repo
+
+PACKAGE = os.path.join(tests_repo.REPO, "ospiel_team")
+
+UTIL, BRIDGE, GAMES, TREE, NASH, TEAM, COOP, AGENTS, RUNNER, CLI, ENTRY = (
+    "util", "bridge", "games", "tree", "nash", "team", "coop", "agents", "runner", "cli", "entry")
+ALLOWED = {
+    UTIL: {UTIL},
+    BRIDGE: {UTIL, BRIDGE},
+    GAMES: {UTIL, BRIDGE, GAMES},
+    TREE: {UTIL, GAMES, TREE},
+    NASH: {UTIL, GAMES, TREE, NASH},
+    TEAM: {UTIL, GAMES, TREE, TEAM},
+    COOP: {UTIL, GAMES, TREE, NASH, TEAM, COOP},
+    AGENTS: {UTIL, BRIDGE, GAMES, AGENTS},
+    RUNNER: {UTIL, GAMES, TREE, NASH, TEAM, COOP, RUNNER},
+    CLI: {UTIL, BRIDGE, GAMES, TREE, NASH, TEAM, COOP, AGENTS, RUNNER},
+    ENTRY: {CLI},
+}
+# Entry points kept for `python -m` (the comparison runner's, and deprecated ones).
+ENTRY_MODULES = {
+    "ospiel_team.compare", "ospiel_team.algorithms.team_lp", "ospiel_team.algorithms.team_solve",
+    "ospiel_team.algorithms.coop_optimum", "ospiel_team.bridge.match",
+    "ospiel_team.bridge.uncontested", "ospiel_team.bridge.make_dataset",
+}
+
+
+def layer(module: str) -> str:
+  if module in ENTRY_MODULES:
+    return ENTRY
+  if module == "ospiel_team":  # `import ospiel_team` registers the games
+    return GAMES
+  prefixes = [("ospiel_team.bridge.agents", AGENTS), ("ospiel_team.bridge", BRIDGE),
+              ("ospiel_team.games", GAMES), ("ospiel_team.tree", TREE),
+              ("ospiel_team.algorithms.nash", NASH), ("ospiel_team.algorithms.team", TEAM),
+              ("ospiel_team.algorithms.coop", COOP), ("ospiel_team.runner", RUNNER),
+              ("ospiel_team.cli", CLI)]
+  for prefix, name in prefixes:
+    if module == prefix or module.startswith(prefix + "."):
+      return name
+  if module.count(".") == 1:
+    return UTIL  # top-level helpers: atomic_io, processes, paths, ...
+  raise AssertionError(f"{module} belongs to no layer: add it to tests/test_layering.py")
+
+
+def modules():
+  found = {}
+  for dirpath, _, files in os.walk(PACKAGE):
+    for f in files:
+      if f.endswith(".py"):
+        path = os.path.join(dirpath, f)
+        rel = os.path.relpath(path, os.path.dirname(PACKAGE))[:-3].replace(os.sep, ".")
+        found[rel[:-len(".__init__")] if rel.endswith(".__init__") else rel] = path
+  return found
+
+
+def imports(path: str, known) -> set:
+  deps = set()
+  for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ospiel_team"):
+      for a in node.names:
+        full = f"{node.module}.{a.name}"
+        deps.add(full if full in known else node.module)
+    elif isinstance(node, ast.Import):
+      deps |= {a.name for a in node.names if a.name.startswith("ospiel_team")}
+  return deps
+
+
+def graph():
+  known = modules()
+  return {m: imports(p, known) - {m} for m, p in known.items()}
+
+
+def test_every_import_points_down():
+  g = graph()
+  assert "ospiel_team.tree.game_tree" in g["ospiel_team.tree.evaluation"]  # parsed at all
+  bad = []
+  for m, deps in g.items():
+    if m == "ospiel_team" or m.endswith("__init__"):
+      continue
+    for d in deps:
+      if layer(d) not in ALLOWED[layer(m)]:
+        bad.append(f"{m} ({layer(m)}) imports {d} ({layer(d)})")
+  assert not bad, "\n".join(sorted(bad))
+
+
+def test_no_import_cycles():
+  g = graph()
+  state, cycles = {}, []
+
+  def visit(m, path):
+    state[m] = "active"
+    for d in sorted(g.get(m, ())):
+      if d == "ospiel_team":
+        continue
+      if state.get(d) == "active":
+        cycles.append(" -> ".join(path[path.index(d):] + [d]))
+      elif d not in state:
+        visit(d, path + [d])
+    state[m] = "done"
+
+  for m in sorted(g):
+    if m not in state:
+      visit(m, [m])
+  assert not cycles, "\n".join(cycles)
+
+
+def test_layering_catches_an_upward_import():
+  assert CLI not in ALLOWED[layer("ospiel_team.tree.game_tree")]
+  assert layer("ospiel_team.algorithms.coop.jps") not in ALLOWED[TEAM]
