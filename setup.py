@@ -91,8 +91,10 @@ setuptools.setup(
                  # OpenSpiel's sequence_form_lp (the team LP's independent check) needs these.
                  "cvxpy", "ecos",
                  # .ci/run lints and builds the documentation strictly.
-                 "ruff", "mkdocs-material", "mkdocstrings[python]"],
-        "docs": ["mkdocs-material", "mkdocstrings[python]"],
+                 "ruff", "mkdocs-material", "mkdocstrings[python]", "mkdocs-gen-files",
+                 "mkdocs-literate-nav", "mkdocs-section-index"],
+        "docs": ["mkdocs-material", "mkdocstrings[python]", "mkdocs-gen-files",
+                 "mkdocs-literate-nav", "mkdocs-section-index"],
         "ray": ["ray"],
     },
 )
