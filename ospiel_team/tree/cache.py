@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from typing import Optional, Union
 
 import numpy as np
 import pyspiel
 
+from ospiel_team import atomic_io
 from ospiel_team.tree.game_tree import GameTree
 
 FORMAT_VERSION = 1
@@ -43,22 +43,12 @@ def cache_path(game: pyspiel.Game, directory: Optional[str] = None) -> str:
 
 
 def save_tree(tree: GameTree, path: str) -> None:
-  """Writes the tree's arrays to `path` atomically."""
-  directory = os.path.dirname(os.path.abspath(path))
-  os.makedirs(directory, exist_ok=True)
+  """Writes the tree's arrays to `path` atomically (`atomic_io.savez`)."""
   data = {k: getattr(tree, k) for k in _ARRAYS}
   data["infoset_keys"] = np.asarray(tree.infoset_keys, dtype=str)
   data["game_string"] = np.asarray(str(tree.game))
   data["format_version"] = np.asarray(FORMAT_VERSION)
-  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_", suffix=".npz")
-  try:
-    with os.fdopen(fd, "wb") as f:
-      np.savez(f, **data)
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
+  atomic_io.savez(path, **data)
 
 
 def load_tree(game: pyspiel.Game, path: str) -> GameTree:
