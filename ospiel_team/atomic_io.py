@@ -1,28 +1,45 @@
 """Atomic file writes: write a temp file in the target's folder, then `os.replace` it.
 
 A reader (or a resumed job) therefore sees either the old file or the complete new one, never a
-partial write. Used by every long job and report writer of the package.
+partial write, and an interrupted write leaves no temp file behind. The temp file is flushed to
+disk (`os.fsync`) before the rename. Every file the package's long jobs and report writers
+produce goes through this module.
 """
 import os
 import tempfile
+from collections.abc import Callable
+from typing import BinaryIO
 
 import numpy as np
 
 
-def write_bytes(path: str, data: bytes) -> None:
-  """Atomically writes `data` to `path` (creating its folder; mode 0644)."""
+def write_with(path: str, write: Callable[[BinaryIO], None], suffix: str = "") -> None:
+  """Atomically writes `path` (creating its folder; mode 0644) with `write(binary_file)`.
+
+  Args:
+    path: the file to (re)place.
+    write: called once with the temp file opened for binary writing; writes the content.
+    suffix: the temp file's suffix (some writers, e.g. `np.savez`, look at the name).
+  """
   folder = os.path.dirname(os.path.abspath(path))
   os.makedirs(folder, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix=".tmp_", dir=folder)
+  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=suffix, dir=folder)
   try:
     with os.fdopen(fd, "wb") as f:
-      f.write(data)
-    os.chmod(tmp, 0o644)  # mkstemp makes files private
+      write(f)
+      f.flush()
+      os.fsync(f.fileno())
+    os.chmod(tmp, 0o644)  # mkstemp makes private files; outputs are meant to be shared
     os.replace(tmp, path)
   except BaseException:
     if os.path.exists(tmp):
       os.remove(tmp)
     raise
+
+
+def write_bytes(path: str, data: bytes) -> None:
+  """Atomically writes `data` to `path` (creating its folder; mode 0644)."""
+  write_with(path, lambda f: f.write(data))
 
 
 def write_text(path: str, text: str) -> None:
@@ -32,18 +49,8 @@ def write_text(path: str, text: str) -> None:
 
 def savez(path: str, compressed: bool = False, **arrays) -> None:
   """Atomically writes `arrays` as an .npz (np.savez or np.savez_compressed) to `path`."""
-  folder = os.path.dirname(os.path.abspath(path))
-  os.makedirs(folder, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".npz", dir=folder)
-  try:
-    with os.fdopen(fd, "wb") as f:
-      (np.savez_compressed if compressed else np.savez)(f, **arrays)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
+  save = np.savez_compressed if compressed else np.savez
+  write_with(path, lambda f: save(f, **arrays), suffix=".npz")
 
 
 def check_writable(path: str, folder: bool = False, flag: str = "--out") -> None:

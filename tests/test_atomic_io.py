@@ -1,0 +1,94 @@
+"""Atomic writes (`ospiel_team.atomic_io`): a completed write replaces the file, an interrupted
+one leaves the old file intact and no temp file behind."""
+import os
+
+import numpy as np
+import pytest
+
+from ospiel_team import atomic_io
+
+
+class _Interrupted(Exception):
+  pass
+
+
+def _entries(folder) -> list:
+  return sorted(os.listdir(folder))
+
+
+def test_write_text_and_bytes_replace_the_file_with_mode_0644(tmp_path):
+  path = tmp_path / "sub" / "out.txt"
+  atomic_io.write_text(str(path), "first\n")
+  atomic_io.write_text(str(path), "zweite Fassung \u00e9\n")
+  assert path.read_bytes() == "zweite Fassung \u00e9\n".encode("utf-8")
+  assert os.stat(path).st_mode & 0o777 == 0o644
+  atomic_io.write_bytes(str(path), b"\x00\x01")
+  assert path.read_bytes() == b"\x00\x01"
+  assert _entries(tmp_path / "sub") == ["out.txt"]
+
+
+def test_savez_round_trip_plain_and_compressed(tmp_path):
+  a = np.arange(1000, dtype=np.int64).reshape(10, 100)
+  for compressed in (False, True):
+    path = tmp_path / f"a{int(compressed)}.npz"
+    atomic_io.savez(str(path), compressed=compressed, a=a, s=np.array("tag"))
+    with np.load(path) as z:
+      np.testing.assert_array_equal(z["a"], a)
+      assert str(z["s"]) == "tag"
+  # np.savez stores a constant array uncompressed (> 8000 bytes), savez_compressed does not.
+  assert os.path.getsize(tmp_path / "a0.npz") > 8000 > os.path.getsize(tmp_path / "a1.npz")
+  assert _entries(tmp_path) == ["a0.npz", "a1.npz"]
+
+
+def test_interrupted_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path):
+  path = tmp_path / "state.txt"
+  atomic_io.write_text(str(path), "old content")
+
+  def half_write(f):
+    f.write(b"new cont")  # part of the new content reaches the temp file ...
+    raise _Interrupted()  # ... then the job dies
+
+  with pytest.raises(_Interrupted):
+    atomic_io.write_with(str(path), half_write)
+  assert path.read_text() == "old content"
+  assert _entries(tmp_path) == ["state.txt"]
+
+
+def test_interrupted_savez_keeps_the_old_archive_and_leaves_no_temp_file(tmp_path):
+  path = tmp_path / "ckpt.npz"
+  atomic_io.savez(str(path), x=np.zeros(3))
+
+  class Exploding:
+    """An object array element whose pickling fails midway through np.savez."""
+
+    def __reduce__(self):
+      raise _Interrupted()
+
+  with pytest.raises(_Interrupted):
+    atomic_io.savez(str(path), x=np.ones(3), y=np.array([Exploding()], dtype=object))
+  with np.load(path) as z:
+    np.testing.assert_array_equal(z["x"], np.zeros(3))
+    assert z.files == ["x"]
+  assert _entries(tmp_path) == ["ckpt.npz"]
+
+
+def test_keyboard_interrupt_also_cleans_up(tmp_path):
+  path = tmp_path / "out.txt"
+
+  def interrupted(f):
+    f.write(b"partial")
+    raise KeyboardInterrupt
+
+  with pytest.raises(KeyboardInterrupt):
+    atomic_io.write_with(str(path), interrupted)
+  assert _entries(tmp_path) == []
+
+
+def test_check_writable_names_the_flag_and_the_path(tmp_path):
+  (tmp_path / "file").write_text("x")
+  with pytest.raises(ValueError, match=r"--out '.*file' is an existing file, not a folder"):
+    atomic_io.check_writable(str(tmp_path / "file"), folder=True)
+  with pytest.raises(ValueError, match=r"--json .*'.*file' is a file, not a folder"):
+    atomic_io.check_writable(str(tmp_path / "file" / "x.json"), flag="--json")
+  atomic_io.check_writable(str(tmp_path / "new" / "deeper" / "x.json"))
+  assert _entries(tmp_path) == ["file"]  # the probe leaves nothing behind
