@@ -1,13 +1,13 @@
 r"""Pre-registered replication: JPSBid vs plain fine-tuning on fresh held-out boards.
 
-The protocol (docs/benchmarks/bridge_agents.md, "Replication of JPSBid vs plain fine-tuning on
+The protocol (docs/bridge.md, "Replication of JPSBid vs plain fine-tuning on
 fresh boards (pre-registered)", committed before the boards existed) compares the shipped
 `jpsbid` with the shipped `a2c_finetuned` on the 4,000 deals of `heldout2` (seed 20261123),
 greedy, board order seed 2, and decides on those boards alone: replicated iff the mean is
 >= +0.20 IMPs/b and the 95% interval's lower end > 0. This script plays that match and
 the secondary ones, and writes them with the decision to a JSON file:
 
-  python benchmarks/bridge_replication.py --out docs/benchmarks/bridge_replication.json \
+  python benchmarks/bridge_replication.py --out results/bridge_replication.json \
       [--replicate_workdir /tmp/ft_seed11] [--workdir /tmp/h14rep/matches]
 
 * primary: jpsbid vs a2c_finetuned on heldout2 (4,000 boards);
@@ -27,8 +27,8 @@ the secondary ones, and writes them with the decision to a JSON file:
   s.e.; over runs: their mean with a Student t 95% interval (n - 1 d.f.) and the
   pre-registered rule (`decide_method`).
 
-  python benchmarks/bridge_replication.py --out docs/benchmarks/bridge_replication.json \
-      --replicate_workdir /tmp/h14m/ft_seed13,/tmp/h14m/ft_seed14 --runs_dir docs/benchmarks
+  python benchmarks/bridge_replication.py --out results/bridge_replication.json \
+      --replicate_workdir /tmp/h14m/ft_seed13,/tmp/h14m/ft_seed14 --runs_dir results
   # a finished run's file alone, without playing any match:
   python benchmarks/bridge_replication.py --export_only --replicate_workdir /tmp/h14m/ft_seed13
 
@@ -63,12 +63,12 @@ from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("out", "docs/benchmarks/bridge_replication.json", "Output JSON.")
+flags.DEFINE_string("out", "results/bridge_replication.json", "Output JSON.")
 flags.DEFINE_string("workdir", "/tmp/bridge_replication", "Match cache folder.")
 flags.DEFINE_list("replicate_workdir", [], "Workdirs of further fine-tuning runs "
                   "(bridge_finetune_table.py --variants a2c,jps --eval_dataset heldout2 "
                   "--eval_boards 4000), comma-separated; each is exported to --runs_dir.")
-flags.DEFINE_string("runs_dir", "docs/benchmarks", "Folder of the per-run files "
+flags.DEFINE_string("runs_dir", "results", "Folder of the per-run files "
                     "bridge_finetune_seed<S>.json; every such file is one run of the "
                     "across-run statistic.")
 flags.DEFINE_bool("export_only", False, "Only write the --replicate_workdir runs' files to "
@@ -110,7 +110,7 @@ def across_runs(means: Sequence[float]) -> dict:
 
   With d_1..d_n the runs' means, the interval is mean ± t(0.975, n - 1) · s / sqrt(n), s the
   sample standard deviation (n - 1 in the denominator): the spread between runs, board noise
-  included, is the error. Pre-registered in docs/benchmarks/bridge_agents.md (commit f4afb8e).
+  included, is the error. Pre-registered in docs/bridge.md (commit f4afb8e).
 
   Args:
     means: one number per training run (at least two, finite).
@@ -347,7 +347,7 @@ def main(argv):
   orig = cache.play("jpsbid", "a2c_finetuned", "heldout", n1)
   primary = _row(prim)
   out = {
-      "protocol": "docs/benchmarks/bridge_agents.md, pre-registered (commit 10e48da)",
+      "protocol": "docs/bridge.md, pre-registered (commit 10e48da)",
       "models": {n: _sha1(model_bidder.model_path(n)) for n in
                  ("jpsbid", "a2c_finetuned", "a2c_1search", "a2c")},
       "primary": primary,

@@ -2,7 +2,7 @@ r"""Training curves of the shipped A2C bridge models, read from their slim check
 
   python benchmarks/bridge_training_curves.py \
       --models a2c_seed1,a2c_seed2,a2c_seed3,a2c_seed4,a2c_seed5,a2c_main \
-      --out docs/benchmarks/bridge_seeded_baselines.png --csv docs/benchmarks/bridge_seeded_baselines.csv
+      --out docs/img/bridge_seeded_baselines.png --csv results/bridge_seeded_baselines.csv
 
 The shipped ``a2c_seed*`` / ``a2c_main`` files are slim training checkpoints
 (`a2c.A2CTrainer.save_checkpoint(include_buffer=False)`), so they carry their training log
@@ -26,8 +26,8 @@ from ospiel_team.bridge.agents import model_bidder
 FLAGS = flags.FLAGS
 flags.DEFINE_list("models", ["a2c_seed1", "a2c_seed2", "a2c_seed3", "a2c_seed4", "a2c_seed5",
                              "a2c_main"], "Shipped model names or checkpoint paths.")
-flags.DEFINE_string("out", "docs/benchmarks/bridge_seeded_baselines.png", "PNG to write.")
-flags.DEFINE_string("csv", "docs/benchmarks/bridge_seeded_baselines.csv", "CSV to write.")
+flags.DEFINE_string("out", "docs/img/bridge_seeded_baselines.png", "PNG to write.")
+flags.DEFINE_string("csv", "results/bridge_seeded_baselines.csv", "CSV to write.")
 
 
 def log_rows(path: str) -> list:

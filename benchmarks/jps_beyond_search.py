@@ -24,7 +24,7 @@ Values per seed go to a resumable store (`--store`, same layout as the experimen
 `benchmarks/jps_beyond.py --stores` reports them: mean, how often the proven optimum is reached).
 
   python benchmarks/jps_beyond_search.py --game "mini_bridge(size=4)" --depth 3 --seeds 20 \
-      --store docs/benchmarks/jps_beyond_search.store.json
+      --store results/jps_beyond_search.store.json
 """
 
 from __future__ import annotations

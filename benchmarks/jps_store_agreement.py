@@ -7,10 +7,9 @@ that both hold. This script compares every value (timings left out) of the seeds
 `--store` and each of `--others`, and prints per game: common seeds, equal seeds, the largest
 difference. It exits non-zero if any common seed differs by more than `--tolerance`.
 
-Usage:
-  python benchmarks/jps_store_agreement.py \
-      --store docs/benchmarks/jps_experiments.store.json \
-      --others docs/benchmarks/jps_experiments_before_s7.store.json
+Usage (a fresh run's store against the committed one):
+  python benchmarks/jps_store_agreement.py --store /tmp/fresh.store.json \
+      --others results/jps_experiments.store.json
 """
 
 from __future__ import annotations

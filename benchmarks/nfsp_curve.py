@@ -8,7 +8,7 @@ so a killed run resumes.
 
 Usage:
   nice -n 10 python benchmarks/nfsp_curve.py --seconds 300 --seeds 2 \
-      --out out/nfsp_curve --figure docs/benchmarks/nfsp_curve.png
+      --out out/nfsp_curve --figure docs/img/nfsp_curve.png
 """
 
 import json

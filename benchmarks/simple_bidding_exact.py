@@ -9,7 +9,7 @@ finding one returns it. Every strategy found is scored by OpenSpiel's own
 average is recorded with each timing.
 
 Usage (the N = 16 proof needs a quiet machine: roughly 20-40 M canonical subgames, 20-30 CPU
-minutes by the growth measured for N = 9..15, docs/benchmarks/coop_optima.md):
+minutes by the growth measured for N = 9..15, results/coop_optima.md):
   python benchmarks/simple_bidding_exact.py --sizes 13,14,15
   python benchmarks/simple_bidding_exact.py --sizes 16 --lower_bound 2752 --hash_log2 27
 """
@@ -27,7 +27,7 @@ FLAGS = flags.FLAGS
 flags.DEFINE_string("sizes", "13,14,15", "comma-separated sizes N")
 flags.DEFINE_integer("lower_bound", None, "known achievable total (only with one size)")
 flags.DEFINE_integer("hash_log2", 26, "log2 of the memo slots (25 bytes each)")
-flags.DEFINE_string("out", "docs/benchmarks/simple_bidding_exact.json", "JSON results")
+flags.DEFINE_string("out", "results/simple_bidding_exact.json", "JSON results")
 
 
 def _load():

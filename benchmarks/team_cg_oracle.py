@@ -9,7 +9,7 @@ hybrid-form oracle), `warm` (the full MIP started from the previous call's solut
 
 Usage:
   nice -n 10 python benchmarks/team_cg_oracle.py --instances 21K8 --variants full,hybrid,warm \
-      --out docs/benchmarks/team_cg_oracle.json
+      --out results/team_cg_oracle.json
 """
 
 import json
@@ -29,7 +29,7 @@ flags.DEFINE_string("instances", "21K8", "comma-separated Table 1 instance names
 flags.DEFINE_string("variants", "full,hybrid,warm", "oracle variants: full, hybrid, warm")
 flags.DEFINE_float("tol", 1e-6, "column generation's certified gap target")
 flags.DEFINE_float("time_limit", 600.0, "seconds per run")
-flags.DEFINE_string("out", "docs/benchmarks/team_cg_oracle.json", "JSON results")
+flags.DEFINE_string("out", "results/team_cg_oracle.json", "JSON results")
 flags.DEFINE_bool("rerun", False, "run (instance, variant) pairs already in --out again")
 
 _VARIANTS = {"full": {}, "hybrid": dict(hybrid=True), "warm": dict(warm_start=True)}

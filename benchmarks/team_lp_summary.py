@@ -12,13 +12,13 @@ cross-check: every other method's finished result for the instance, with the lar
 disagreement, which must be <= 1e-6 + the two certified gaps.
 
 Usage:
-  python benchmarks/team_lp_summary.py --inputs docs/benchmarks/team_lp_table_quiet.json,\
-docs/benchmarks/team_lp_table.json,docs/benchmarks/team_lp_table_cg.json,\
-docs/benchmarks/team_lp_table_dag.json,docs/benchmarks/team_lp_table_dag_quiet.json,\
-docs/benchmarks/team_lp_table_dag_check.json,\
-docs/benchmarks/team_lp_table_cold.json,docs/benchmarks/team_lp_table_warm.json,\
-docs/benchmarks/team_lp_table_fast.json \
-      --out_md docs/benchmarks/team_lp_summary.md
+  python benchmarks/team_lp_summary.py --inputs results/team_lp_table_quiet.json,\
+results/team_lp_table.json,results/team_lp_table_cg.json,\
+results/team_lp_table_dag.json,results/team_lp_table_dag_quiet.json,\
+results/team_lp_table_dag_check.json,\
+results/team_lp_table_cold.json,results/team_lp_table_warm.json,\
+results/team_lp_table_fast.json \
+      --out_md results/team_lp_summary.md
   python benchmarks/team_lp_summary.py --instances 21L153,31L133 --out_md /tmp/subset.md
 """
 
@@ -34,21 +34,21 @@ from ospiel_team import atomic_io
 from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS
-flags.DEFINE_list("inputs", ["docs/benchmarks/team_lp_table_quiet.json",
-                             "docs/benchmarks/team_lp_table.json",
-                             "docs/benchmarks/team_lp_table_cg.json",
-                             "docs/benchmarks/team_lp_table_dag.json",
-                             "docs/benchmarks/team_lp_table_dag_quiet.json",
-                             "docs/benchmarks/team_lp_table_dag_check.json",
-                             "docs/benchmarks/team_lp_table_cold.json",
-                             "docs/benchmarks/team_lp_table_warm.json",
-                             "docs/benchmarks/team_lp_table_fast.json"],
+flags.DEFINE_list("inputs", ["results/team_lp_table_quiet.json",
+                             "results/team_lp_table.json",
+                             "results/team_lp_table_cg.json",
+                             "results/team_lp_table_dag.json",
+                             "results/team_lp_table_dag_quiet.json",
+                             "results/team_lp_table_dag_check.json",
+                             "results/team_lp_table_cold.json",
+                             "results/team_lp_table_warm.json",
+                             "results/team_lp_table_fast.json"],
                   "team_lp_table.py JSON files")
-flags.DEFINE_list("optional_inputs", ["docs/benchmarks/team_lp_table_s6_quiet.json"],
+flags.DEFINE_list("optional_inputs", ["results/team_lp_table_s6_quiet.json"],
                   "further team_lp_table.py JSON files, read when they exist (the lead's quiet "
                   "re-timing of section 0.8)")
 flags.DEFINE_list("instances", [], "only these instances (default: all 29)")
-flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_summary.md", "Markdown output")
+flags.DEFINE_string("out_md", "results/team_lp_summary.md", "Markdown output")
 flags.DEFINE_list("quiet_inputs", ["team_lp_table_quiet.json"],
                   "inputs (base names) measured on the quiet machine (load ~1) before the load "
                   "was recorded per row")

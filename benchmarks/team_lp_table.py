@@ -14,8 +14,8 @@ HiGHS) and the paper's "Ours", and the ratios ours / paper of time and LP size (
 faster than the paper).
 
 Usage:
-  python benchmarks/team_lp_table.py --time_limit 60 --out docs/benchmarks/team_lp_table.json \
-      --out_md docs/benchmarks/team_lp_table.md
+  python benchmarks/team_lp_table.py --time_limit 60 --out results/team_lp_table.json \
+      --out_md results/team_lp_table.md
 """
 
 import json
@@ -35,8 +35,8 @@ flags.DEFINE_float("time_limit", 60.0, "seconds per instance (subprocess wall cl
 flags.DEFINE_integer("max_terminals", 100_000,
                      "skip (mark not finished) instances with more terminal histories")
 flags.DEFINE_string("instances", "", "comma-separated instance names (default: all)")
-flags.DEFINE_string("out", "docs/benchmarks/team_lp_table.json", "JSON results (resumable)")
-flags.DEFINE_string("out_md", "docs/benchmarks/team_lp_table.md", "Markdown table")
+flags.DEFINE_string("out", "results/team_lp_table.json", "JSON results (resumable)")
+flags.DEFINE_string("out_md", "results/team_lp_table.md", "Markdown table")
 flags.DEFINE_string("solver", "auto", "HiGHS solver: auto (team_lp.choose_solver), simplex, "
                     "ipm or choose")
 flags.DEFINE_string("method", "lp", "team_solve method: lp, cg, dag or auto")
