@@ -32,6 +32,7 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from ospiel_team.tree import fast_tree
+from ospiel_team.tree import traversal
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
@@ -201,18 +202,7 @@ class GameTree:
 
   def _preorder(self) -> np.ndarray:
     """[num_nodes] each history's index in the depth-first preorder of the walk."""
-    n = self.num_nodes
-    size = np.ones(n, dtype=np.int64)
-    for s, e in reversed(self.level_slices[1:]):
-      np.add.at(size, self.node_parent[s:e], size[s:e])
-    pre = np.zeros(n, dtype=np.int64)
-    for s, e in self.level_slices[1:]:
-      par = self.node_parent[s:e]
-      # Siblings are contiguous and in order: offset = sizes of the earlier siblings.
-      csum = np.cumsum(size[s:e]) - size[s:e]
-      first_of_parent = np.searchsorted(par, par, side="left")
-      pre[s:e] = pre[par] + 1 + csum - csum[first_of_parent]
-    return pre
+    return traversal.preorder_and_size(self.node_parent, self.level_slices)[0]
 
   # ------------------------------------------------------------------------------------------
   # Building (the one Python walk over pyspiel states).

@@ -59,6 +59,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_team import native
 from ospiel_team.tree import evaluation
+from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
 
 PolicyLike = Union[None, np.ndarray, policy_lib.Policy]
@@ -171,16 +172,6 @@ def _c_kernel() -> Optional[ctypes.CDLL]:
 
 
 # ----------------------------------------------------------------------------------------------
-def _preorder_and_size(tree: GameTree) -> Tuple[np.ndarray, np.ndarray]:
-  """Depth-first preorder index and subtree size of every node."""
-  from ospiel_team.algorithms.nash import cfr as tree_cfr  # pylint: disable=g-import-not-at-top
-  n = tree.num_nodes
-  size = np.ones(n, dtype=np.int64)
-  for s, e in reversed(tree.level_slices[1:]):
-    size += np.bincount(tree.node_parent[s:e], weights=size[s:e], minlength=n).astype(np.int64)
-  return tree_cfr.preorder_index(tree), size
-
-
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
   """Concatenation of arange(s, s + c) for every (s, c)."""
   total = int(counts.sum())
@@ -365,7 +356,7 @@ class JointPolicySearch:
       td[s:e] = td[par] + pt
     nodes = np.nonzero(is_team)[0]
     inf = tree.node_infoset[nodes]
-    pre, size = _preorder_and_size(tree)
+    pre, size = traversal.preorder_and_size(tree.node_parent, tree.level_slices)
     order = np.lexsort((pre[nodes], inf))
     nodes, inf = nodes[order], inf[order]
     self._rows = nodes  # team decision histories, grouped by infoset
