@@ -16,6 +16,7 @@ Each game's results.md and curves.png are in OUT/<game>/; OUT/four_games.md and
 OUT/four_games.png summarize the primary variant of every solver. Killed runs resume.
 """
 
+import io
 import json
 import math
 import os
@@ -24,8 +25,14 @@ import time
 from absl import app
 from absl import flags
 import numpy as np
+import pyspiel
 
+from ospiel_team import atomic_io
+from ospiel_team.algorithms.team import teams as teams_lib
 from ospiel_team.runner import compare
+from ospiel_team.runner import execute
+from ospiel_team.runner import reference
+from ospiel_team.runner import report
 
 ZERO_SUM = ["cfr", "cfr_plus", "jax_cfr", "xfp", "nfsp", "mmd", "ed", "neural_ed", "team_lp"]
 # (game, teams, solvers, solver options). Full-depth JPS on mini_bridge(size=4) needs more
@@ -67,7 +74,7 @@ def main(argv):
   summary = [f"Budget {FLAGS.seconds:g} solver CPU s per run, seeds {seeds}, "
              f"{'Ray ' + FLAGS.ray if FLAGS.ray else f'process pool of {workers}'}.", ""]
   start = time.time()
-  for ax, (game, teams, solvers, options) in zip(axes[0], chosen):
+  for ax, (game, teams, solvers, options) in zip(axes[0], chosen, strict=True):
     out = os.path.join(FLAGS.out, _slug(game))
     t0 = time.time()
     rows, infos = compare.run_all(game, solvers, seconds=FLAGS.seconds, seeds=seeds,
@@ -75,11 +82,11 @@ def main(argv):
                                   options=options,
                                   ray_address=FLAGS.ray, out=out)
     wall = time.time() - t0
-    pg = compare.pyspiel.load_game(game)
-    team_obj = compare.teams_lib.parse_teams(teams, pg.num_players()) if teams else None
-    ref = compare.reference(pg, compare._tree_for(game),  # pylint: disable=protected-access
-                            rows[0]["metric_name"], team_obj, cache_dir=out)
-    compare.write_outputs(rows, out, infos, ref)
+    pg = pyspiel.load_game(game)
+    team_obj = teams_lib.parse_teams(teams, pg.num_players()) if teams else None
+    ref = reference.reference(pg, execute.tree_for(game), rows[0]["metric_name"], team_obj,
+                              out_dir=out)
+    report.write_outputs(rows, out, infos, ref)
     metric = rows[0]["metric_name"]
     summary += [f"### {game}" + (f", teams {teams}" if teams else ""),
                 f"wall {wall:.0f} s for {len(infos)} runs; reference {ref['value']:.6g} "
@@ -87,16 +94,16 @@ def main(argv):
                 f"| solver (variant) | iterations | final {metric} | ± 95% CI | "
                 "excluded CPU s |", "|---|---:|---:|---:|---:|"]
     by_run = {(i["solver"], i["seed"]): i for i in infos}
-    for (solver, variant), per_seed in compare._series(rows).items():  # pylint: disable=protected-access
+    for (solver, variant), per_seed in report.series(rows).items():
       if not next(iter(per_seed.values()))[0]["primary"] and variant != "jps":
         continue
       finals = [pts[-1] for pts in per_seed.values()]
-      m, h = compare.mean_ci([r["metric"] for r in finals])
+      m, h = report.mean_ci([r["metric"] for r in finals])
       excl = np.mean([sum(by_run[(solver, k)]["excluded_cpu_seconds"].values())
                       for k in per_seed])
       summary.append(f"| {solver} ({variant}) | {np.mean([r['iteration'] for r in finals]):.0f}"
-                     f" | {m:.4g} | {compare._fmt(h)} | {excl:.1f} |")  # pylint: disable=protected-access
-      x, vals = compare._band(per_seed, "seconds")  # pylint: disable=protected-access
+                     f" | {m:.4g} | {report.format_number(h)} | {excl:.1f} |")
+      x, vals = report.step_band(per_seed, "seconds")
       if len(x) == 1:
         ax.plot(x, vals.mean(axis=0), "o", label=f"{solver} {variant}")
         continue
@@ -121,9 +128,10 @@ def main(argv):
     ax.legend(fontsize=6)
   summary.insert(1, f"Total wall {time.time() - start:.0f} s.")
   fig.tight_layout()
-  fig.savefig(os.path.join(FLAGS.out, "four_games.png"), dpi=90)
-  with open(os.path.join(FLAGS.out, "four_games.md"), "w") as f:
-    f.write("\n".join(summary) + "\n")
+  image = io.BytesIO()
+  fig.savefig(image, format="png", dpi=90)
+  atomic_io.write_bytes(os.path.join(FLAGS.out, "four_games.png"), image.getvalue())
+  atomic_io.write_text(os.path.join(FLAGS.out, "four_games.md"), "\n".join(summary) + "\n")
   print("\n".join(summary))
   print(json.dumps({"out": FLAGS.out}))
 

@@ -2,17 +2,23 @@ r"""Exact optima of the cooperative games (the true targets for JPS).
 
 For each game (comm L=3,5,6,7; simple_bidding N=4,8,16; mini_bridge 3,4,5; tiny_hanabi) and each
 method (`mip`: HiGHS MIP over the players' pure sequence-form plans; `lp`: the team LP of Zhang &
-Sandholm with no opponent; `bidding_bb`, simple_bidding only: the exact branch and bound over
-reach sets of `simple_bidding_optimum`, which has no solver time limit), runs `ospiel-team-coop-optimum --json` in a
-subprocess under a wall-clock limit (HiGHS gets most of it as its own time limit, so a stopped
-MIP still reports its best joint strategy and bound). Records the value (per member = the
-common payoff), whether it is proven optimal, the gap, and seconds; the returned policy's value
-is re-evaluated on the array game tree by the CLI (`evaluated_value`). Results are written
-atomically to `--out` after every run and reused on a rerun.
+Sandholm with no opponent; `bidding_bb`, simple_bidding only: the exact branch and bound over reach
+sets of `simple_bidding_optimum`, which has no solver time limit), runs `ospiel-team-coop-optimum
+--json` in a subprocess under a wall-clock limit (HiGHS gets most of it as its own time limit, so a
+stopped MIP still reports its best joint strategy and bound). Records the value (per member = the
+common payoff), whether it is proven optimal, the gap, and seconds; the returned policy's value is
+re-evaluated on the array game tree by the CLI (`evaluated_value`). Results are written atomically
+to `--out` after every run and reused on a rerun.
+
+The proven optima of the whole record (every game of `--out`, not only those of `--games`)
+are also written to `--package_data`, the file the comparison runner ships and reads its
+reference values from (`ospiel_team/runner/data/coop_optima.json`);
+`--package_data_only` rewrites it from the record without running anything.
 
 Usage:
-  python benchmarks/coop_optima.py --time_limit 240 --out docs/benchmarks/coop_optima.json \
-      --out_md docs/benchmarks/coop_optima.md
+  python benchmarks/coop_optima.py --time_limit 240 --out results/coop_optima.json \
+      --out_md results/coop_optima.md
+  python benchmarks/coop_optima.py --package_data_only
 """
 
 import json
@@ -25,6 +31,7 @@ from absl import app
 from absl import flags
 from ospiel_team import atomic_io
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FLAGS = flags.FLAGS
 flags.DEFINE_float("time_limit", 240.0, "wall-clock seconds per (game, method)")
 flags.DEFINE_string("games", "tiny_hanabi,comm(length=3),comm(length=5),comm(length=6),"
@@ -35,10 +42,15 @@ flags.DEFINE_string("methods", "mip,lp", "methods to run, in order; 'mip+cfr_jps
                     "'mip+jps'): the MIP warm-started from CFR1k+JPS's (JPS's) policy")
 flags.DEFINE_float("highs_time_limit", None, "HiGHS seconds (default: 75% of --time_limit)")
 flags.DEFINE_bool("skip_lp_if_proven", True, "skip the LP when the MIP proved optimality")
-flags.DEFINE_string("out", "docs/benchmarks/coop_optima.json", "JSON results (resumable)")
-flags.DEFINE_string("out_md", "docs/benchmarks/coop_optima.md", "Markdown table")
+flags.DEFINE_string("out", "results/coop_optima.json", "JSON results (resumable)")
+flags.DEFINE_string("out_md", "results/coop_optima.md", "Markdown table")
 flags.DEFINE_bool("rerun", False, "ignore stored results")
 flags.DEFINE_bool("markdown_only", False, "only rewrite --out_md from the stored --out")
+flags.DEFINE_string("package_data", os.path.join(REPO, "ospiel_team", "runner", "data",
+                                                 "coop_optima.json"),
+                    "the proven optima of the whole --out record, as the runner ships them")
+flags.DEFINE_bool("package_data_only", False,
+                  "only rewrite --package_data from the stored --out")
 
 
 def _split_games(text):
@@ -116,8 +128,42 @@ def markdown(rows):
   return "\n".join(lines) + "\n"
 
 
+def proven_optima(rows):
+  """The record's proven optima: {"optima": {game string: {"team_value", "value", "method"}}}.
+
+  `team_value` is the common payoff summed over the players (the runner's `team_value`
+  metric), `value` the common payoff itself. A game proven by several methods must have the
+  same value in each (ValueError naming the game otherwise).
+  """
+  optima = {}
+  for r in rows:
+    if not (r.get("finished") and r.get("proven_optimal")):
+      continue
+    game, team_value = r["game"], float(r["team_value"])
+    if game in optima:
+      if abs(optima[game]["team_value"] - team_value) > 1e-9 * max(1.0, abs(team_value)):
+        raise ValueError(f"the record proves two optima for {game}: "
+                         f"{optima[game]['team_value']} and {team_value}")
+      continue
+    optima[game] = {"team_value": team_value, "value": float(r["value"]),
+                    "method": r.get("method_requested", r["method"])}
+  return {"generated_by": "benchmarks/coop_optima.py (proven rows of its record)",
+          "optima": dict(sorted(optima.items()))}
+
+
+def write_package_data(record_path, path):
+  """Writes the proven optima of the record at `record_path` to `path` (atomically)."""
+  with open(record_path) as f:
+    rows = json.load(f)["rows"]
+  _atomic_write(path, json.dumps(proven_optima(rows), indent=1) + "\n")
+
+
 def main(argv):
   del argv
+  atomic_io.check_writable(FLAGS.package_data, flag="--package_data")
+  if FLAGS.package_data_only:
+    write_package_data(FLAGS.out, FLAGS.package_data)
+    return
   atomic_io.check_writable(FLAGS.out)  # before the work
   atomic_io.check_writable(FLAGS.out_md, flag="--out_md")
   games = _split_games(FLAGS.games)
@@ -158,6 +204,7 @@ def main(argv):
             command=" ".join(["python"] + sys.argv),
             date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             rows=list(stored.values())), indent=1))
+        write_package_data(FLAGS.out, FLAGS.package_data)
       proven = proven or bool(row.get("proven_optimal"))
       rows.append(row)
       print(json.dumps({k: row.get(k) for k in ("game", "method", "value", "proven_optimal",

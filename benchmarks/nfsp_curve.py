@@ -1,7 +1,7 @@
 r"""NFSP's real learning curve: NashConv against episodes and CPU minutes on Kuhn and Leduc.
 
 Runs the comparison runner's `nfsp` solver (OpenSpiel's JAX NFSP, the runner's settings; see
-`ospiel_team/runner/openspiel_solvers.py`) under a CPU-second budget per game, and splits the
+`ospiel_team/runner/adapters/openspiel.py`) under a CPU-second budget per game, and splits the
 cost of an episode into environment, agents (acting and learning) and evaluation (building the
 average-policy array, plus NashConv on the array tree). Results go through the runner's store,
 so a killed run resumes.
@@ -12,13 +12,18 @@ Usage:
 """
 
 import json
+import io
 import os
 
 from absl import app
 from absl import flags
-import numpy as np
 
+from ospiel_team import atomic_io
+from ospiel_team.runner import api
 from ospiel_team.runner import compare
+from ospiel_team.runner import execute
+from ospiel_team.runner import metrics
+from ospiel_team.runner import report
 
 flags.DEFINE_list("games", ["kuhn_poker", "leduc_poker"], "Games.")
 flags.DEFINE_float("seconds", 300.0, "Solver CPU seconds per run.")
@@ -39,7 +44,7 @@ def main(argv):
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
   seeds = compare.parse_seeds(FLAGS.seeds)
-  options = compare.parse_options(FLAGS.solver_options)
+  options = api.parse_options(FLAGS.solver_options)
   fig, axes = plt.subplots(1, 2, figsize=(11, 4))
   lines = ["| game | seed | episodes | CPU min | NashConv start | NashConv end | uniform | "
            "env ms/ep | agent ms/ep | eval ms/ep | jit+setup s |",
@@ -49,9 +54,9 @@ def main(argv):
     rows, infos = compare.run_all(game, ["nfsp"], seconds=FLAGS.seconds, seeds=seeds,
                                   num_points=FLAGS.num_points, options=options,
                                   workers=FLAGS.workers or os.cpu_count(), out=out)
-    compare.write_outputs(rows, out, infos, {"value": 0.0, "label": "Nash (NashConv 0)"})
-    tree = compare._tree_for(game)  # pylint: disable=protected-access
-    uniform = compare.nash_conv(tree, tree.uniform_policy_array())
+    report.write_outputs(rows, out, infos, {"value": 0.0, "label": "Nash (NashConv 0)"})
+    tree = execute.tree_for(game)
+    uniform = metrics.nash_conv(tree, tree.uniform_policy_array())
     for info in infos:
       seed_rows = [r for r in rows if r["seed"] == info["seed"] and r["variant"] == "average"]
       last = seed_rows[-1]
@@ -61,7 +66,8 @@ def main(argv):
       lines.append(
           f"| {game} | {info['seed']} | {eps:.0f} | {last['seconds'] / 60:.2f} | "
           f"{seed_rows[0]['metric']:.3f} | {last['metric']:.3f} | {uniform:.3f} | "
-          f"{1e3 * last['env_cpu_seconds'] / eps:.2f} | {1e3 * last['agent_cpu_seconds'] / eps:.2f} | "
+          f"{1e3 * last['env_cpu_seconds'] / eps:.2f} | "
+          f"{1e3 * last['agent_cpu_seconds'] / eps:.2f} | "
           f"{eval_ms:.2f} | {excl.get('jit', 0.0) + excl.get('setup', 0.0):.1f} |")
       label = f"{game} seed {info['seed']}"
       axes[0].plot([r["episodes"] for r in seed_rows], [r["metric"] for r in seed_rows],
@@ -70,7 +76,7 @@ def main(argv):
                    label=label)
     for ax in axes:
       ax.axhline(uniform, ls=":", lw=1, color="gray")
-  for ax, xlabel in zip(axes, ["episodes", "solver CPU minutes"]):
+  for ax, xlabel in zip(axes, ["episodes", "solver CPU minutes"], strict=True):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -80,10 +86,11 @@ def main(argv):
   fig.suptitle("OpenSpiel's JAX NFSP (runner settings); dotted: uniform policy")
   fig.tight_layout()
   figure = FLAGS.figure or os.path.join(FLAGS.out, "nfsp_curve.png")
-  fig.savefig(figure, dpi=100)
+  image = io.BytesIO()
+  fig.savefig(image, format="png", dpi=100)
+  atomic_io.write_bytes(figure, image.getvalue())
   table = "\n".join(lines) + "\n"
-  with open(os.path.join(FLAGS.out, "nfsp_curve.md"), "w") as f:
-    f.write(table)
+  atomic_io.write_text(os.path.join(FLAGS.out, "nfsp_curve.md"), table)
   print(table)
   print(json.dumps({"figure": figure}))
 

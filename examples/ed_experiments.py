@@ -7,7 +7,7 @@ NFSP's own JIT compilation is, as the runner cannot separate it. It plots NashCo
 iterations and against CPU seconds, log-log, one panel per game, like Figure 1 of Lockhart
 et al., "Computing Approximate Equilibria in Sequential Adversarial Games by Exploitability
 Descent", IJCAI 2019, arXiv:1903.05614.
-The solvers are those of the comparison runner (`ospiel_team.runner.compare`: OpenSpiel's CFR, CFR+,
+The solvers are those of the comparison runner (`ospiel_team.runner`: OpenSpiel's CFR, CFR+,
 XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the array game tree.
 Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and
 NFSP, the current policy of ED (ED has no average).
@@ -31,7 +31,7 @@ import json
 import os
 import tempfile
 import time
-from typing import Any, Dict, List
+from typing import Any
 
 from absl import app
 from absl import flags
@@ -40,7 +40,9 @@ import pyspiel
 
 from ospiel_team import atomic_io
 from ospiel_team.cli import compare as compare_cli
-from ospiel_team.runner import compare
+from ospiel_team.runner import api
+from ospiel_team.runner import metrics
+from ospiel_team.runner import registry
 from ospiel_team.tree.game_tree import GameTree
 
 GOOFSPIEL = "goofspiel(imp_info=True,num_cards=4,points_order=descending)"
@@ -82,7 +84,7 @@ def load_game(name: str) -> pyspiel.Game:
   return game
 
 
-def parse_game_seconds(text: str) -> Dict[str, float]:
+def parse_game_seconds(text: str) -> dict[str, float]:
   out = {}
   for item in filter(None, (t.strip() for t in (text or "").split(";"))):
     if "=" not in item:
@@ -95,7 +97,7 @@ def parse_game_seconds(text: str) -> Dict[str, float]:
   return out
 
 
-def budget_for(name: str, default: float, table: Dict[str, float]) -> float:
+def budget_for(name: str, default: float, table: dict[str, float]) -> float:
   for prefix, seconds in table.items():
     if name.startswith(prefix):
       return seconds
@@ -108,17 +110,17 @@ def label(name: str) -> str:
 
 def run_solver(game: pyspiel.Game, tree: GameTree, name: str, seconds: float,
                max_iterations: int, num_points: int, seed: int,
-               options: Dict[str, str], game_label: str) -> List[Dict[str, Any]]:
+               options: dict[str, str], game_label: str) -> list[dict[str, Any]]:
   """Runs one comparison-runner solver until `seconds` of solver time have passed.
 
-  Like `compare.run` (same solvers, snapshots, purified variant and metric), but stopping at
+  Like `compare.run_all` (same solvers, snapshots, purified variant and metric), but stopping at
   the first checkpoint past the time budget instead of at a fixed iteration count.
   """
-  fn = compare.solver_fn(name)
-  checkpoints = compare.log_checkpoints(max_iterations, num_points)
+  fn = registry.spec(name).fn
+  checkpoints = api.log_checkpoints(max_iterations, num_points)
   np.random.seed(seed)
-  ctx = compare.SolverContext(game=game, tree=tree, seed=seed, iterations=max_iterations,
-                              checkpoints=checkpoints, options=dict(options))
+  ctx = api.SolverContext(game=game, tree=tree, seed=seed, iterations=max_iterations,
+                          checkpoints=checkpoints, options=dict(options))
   gen = fn(ctx)
   elapsed = elapsed_cpu = 0.0
   rows = []
@@ -136,12 +138,12 @@ def run_solver(game: pyspiel.Game, tree: GameTree, name: str, seconds: float,
         snap.extra.get("compile_cpu_seconds", 0.0) if first else 0.0)
     policies = dict(snap.policies)
     if "average" in policies and "purified" not in policies:
-      policies["purified"] = compare.purified(tree, policies["average"])
+      policies["purified"] = tree.purified_policy_array(policies["average"])
     for variant, pi in policies.items():
       row = dict(solver=name, variant=variant, iteration=int(snap.iteration),
                  seconds=round(elapsed_cpu, 6), wall_seconds=round(elapsed, 6),
                  metric_name="nash_conv",
-                 metric=compare.nash_conv(tree, np.asarray(pi)), game=str(game),
+                 metric=metrics.nash_conv(tree, np.asarray(pi)), game=str(game),
                  label=game_label, seed=seed, budget_seconds=seconds,
                  primary=variant == PRIMARY_VARIANT.get(name, "average"))
       row.update(snap.extra)
@@ -160,7 +162,7 @@ def _value_at(points, key, limit):
   return ok[-1]["metric"] if ok else None
 
 
-def summary_markdown(rows: List[Dict[str, Any]]) -> str:
+def summary_markdown(rows: list[dict[str, Any]]) -> str:
   """Final NashConv per solver and game, and the equal-iteration / equal-time comparisons."""
   lines = []
   labels = list(dict.fromkeys(r["label"] for r in rows))
@@ -221,7 +223,7 @@ def _fmt(v):
   return "n/a" if v is None else f"{v:.4g}"
 
 
-def plot_figure(rows: List[Dict[str, Any]], path: str) -> None:
+def plot_figure(rows: list[dict[str, Any]], path: str) -> None:
   """Figure 1 layout: one column per game; NashConv vs iterations (top) and seconds (bottom)."""
   import matplotlib  # pylint: disable=g-import-not-at-top
   matplotlib.use("Agg")
@@ -265,7 +267,7 @@ def plot_figure(rows: List[Dict[str, Any]], path: str) -> None:
 _atomic_write_text = atomic_io.write_text
 
 
-def write_outputs(rows: List[Dict[str, Any]], out_dir: str, command: str) -> None:
+def write_outputs(rows: list[dict[str, Any]], out_dir: str, command: str) -> None:
   os.makedirs(out_dir, exist_ok=True)
   _atomic_write_text(os.path.join(out_dir, "results.json"), json.dumps(rows, indent=1))
   header = (f"Command: `{command}`\n\nRun at {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
@@ -285,9 +287,9 @@ def _checked_flags():
   if not FLAGS.seconds > 0:
     raise ValueError(f"--seconds must be positive, got {FLAGS.seconds}")
   for s in FLAGS.solvers:
-    compare.solver_fn(s)  # fails early on unknown names
+    registry.spec(s)  # fails early on unknown names
   table = parse_game_seconds(FLAGS.game_seconds)
-  options = compare.parse_options(FLAGS.solver_options)
+  options = api.parse_options(FLAGS.solver_options)
   atomic_io.check_writable(FLAGS.out, folder=True)
   return games, table, options
 
@@ -301,7 +303,7 @@ def main(argv):
   except ValueError as e:  # a user error: one line, no traceback (bugs keep theirs)
     raise SystemExit(f"ed_experiments: error: {e}") from None
   results_path = os.path.join(FLAGS.out, "results.json")
-  rows: List[Dict[str, Any]] = []
+  rows: list[dict[str, Any]] = []
   if FLAGS.resume and os.path.exists(results_path):
     with open(results_path) as f:
       rows = json.load(f)
@@ -313,7 +315,7 @@ def main(argv):
                    ("solver_options", FLAGS.solver_options), ("out", FLAGS.out)])
   pairs = [(g, s) for g in games for s in FLAGS.solvers]
   bar = tqdm.tqdm(pairs, desc="ed_experiments", unit=" runs")
-  trees: Dict[str, Any] = {}
+  trees: dict[str, Any] = {}
   for name, solver in bar:
     seconds = budget_for(name, FLAGS.seconds, table)
     done = [r for r in rows if r["label"] == label(name) and r["solver"] == solver]

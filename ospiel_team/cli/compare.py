@@ -4,7 +4,8 @@
   ospiel-team-compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \\
       --seconds 10 --seeds 5 --out out/leduc
 
-The runner itself (tasks, metrics, reference values, reports) is `ospiel_team.runner.compare`.
+The runner itself is `ospiel_team.runner`: `compare` (the orchestration), `metrics`,
+`reference`, `execute` (tasks, pool, Ray, result store) and `report` (tables and figures).
 """
 
 import os
@@ -15,7 +16,12 @@ from absl import flags
 import pyspiel
 
 from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.runner import api
 from ospiel_team.runner import compare as runner
+from ospiel_team.runner import execute
+from ospiel_team.runner import reference
+from ospiel_team.runner import registry
+from ospiel_team.runner import report
 
 
 FLAGS = flags.FLAGS
@@ -35,12 +41,13 @@ def define_flags() -> None:
 
   define("string", "game", runner.DEFAULT_GAME, "Game string for pyspiel.load_game.")
   define("list", "solvers", list(runner.DEFAULT_SOLVERS),
-         f"Solvers to compare; known: {', '.join(runner.solver_names())}.")
+         f"Solvers to compare; known: {', '.join(registry.solver_names())}.")
   define("integer", "iterations", None, "Iterations per run (with --seconds: a cap).")
   define("float", "seconds", None,
          "Solver CPU seconds per run (setup, JIT compilation, snapshots and evaluation "
          f"excluded). Default {runner.DEFAULT_SECONDS} when --iterations is not given.")
-  define("string", "seeds", str(runner.DEFAULT_SEEDS), "A count (3 = seeds 0,1,2) or a list '0,5,7'.")
+  define("string", "seeds", str(runner.DEFAULT_SEEDS),
+         "A count (3 = seeds 0,1,2) or a list '0,5,7'.")
   define("integer", "num_points", 12, "Number of log-spaced checkpoints.")
   define("string", "out", "out/compare", "Output directory (also the resumable result store).")
   define("string", "metric", None, "Metric (default: team_value for common-payoff games, "
@@ -52,6 +59,7 @@ def define_flags() -> None:
   define("string", "ray", None, "Run the tasks on Ray: 'local' or a cluster address.")
   define("boolean", "reference", True, "Compute and draw the reference value.")
 
+
 def main(argv):
   del argv
   try:
@@ -60,33 +68,34 @@ def main(argv):
     if seconds is None and FLAGS.iterations is None:
       seconds = runner.DEFAULT_SECONDS
     try:
-      options = runner.parse_options(FLAGS.solver_options)
+      options = api.parse_options(FLAGS.solver_options)
     except ValueError as e:
-      raise runner.UserError(str(e)) from None
+      raise api.UserError(str(e)) from None
     workers = FLAGS.workers or os.cpu_count() or 1
     if FLAGS.workers < 0:
-      raise runner.UserError(f"--workers must be >= 0, got {FLAGS.workers}")
+      raise api.UserError(f"--workers must be >= 0, got {FLAGS.workers}")
     try:
       game = pyspiel.load_game(FLAGS.game)
     except pyspiel.SpielError as e:
-      raise runner.UserError(f"--game {FLAGS.game!r}: {e}") from None
-    runner.check_out_dir(FLAGS.out)
+      raise api.UserError(f"--game {FLAGS.game!r}: {e}") from None
     if workers <= 1 and not FLAGS.ray:
-      runner._worker_init()  # inline runs get the workers' settings
-    rows, infos = runner.run_all(game, FLAGS.solvers, FLAGS.iterations, num_points=FLAGS.num_points,
-                          options=options, metric=FLAGS.metric, seeds=seeds, seconds=seconds,
-                          teams=FLAGS.teams, workers=workers, ray_address=FLAGS.ray,
-                          out=FLAGS.out)
-  except runner.UserError as e:  # a bad command-line value; bugs keep their tracebacks
+      execute.configure_worker()  # inline runs get the workers' settings
+    rows, infos = runner.run_all(game, FLAGS.solvers, FLAGS.iterations,
+                                 num_points=FLAGS.num_points, options=options,
+                                 metric=FLAGS.metric, seeds=seeds, seconds=seconds,
+                                 teams=FLAGS.teams, workers=workers, ray_address=FLAGS.ray,
+                                 out=FLAGS.out)
+  except api.UserError as e:  # a bad command-line value; bugs keep their tracebacks
     print(f"error: {e}", file=sys.stderr)
     return 2
   ref = None
   if FLAGS.reference:
-    ref = runner.reference(game, runner._tree_for(str(game)), rows[0]["metric_name"],
-                    teams_lib.parse_teams(FLAGS.teams, game.num_players()) if FLAGS.teams
-                    else None, cache_dir=FLAGS.out)
-  runner.write_outputs(rows, FLAGS.out, infos, ref)
-  print(runner.markdown_table(rows, infos, ref))
+    teams = (teams_lib.parse_teams(FLAGS.teams, game.num_players()) if FLAGS.teams
+             else None)
+    ref = reference.reference(game, execute.tree_for(str(game)), rows[0]["metric_name"],
+                              teams, out_dir=FLAGS.out)
+  report.write_outputs(rows, FLAGS.out, infos, ref)
+  print(report.markdown_table(rows, infos, ref))
   print(f"Wrote {FLAGS.out}/results.json, results.md, curves.png")
   return 0
 

@@ -1,8 +1,16 @@
-"""The comparison runner's solver API (`api`) and its solver adapters.
+"""The comparison runner: every solver, every seed, one budget, one metric, one report.
 
-`api` holds `SolverContext`, `Snapshot`, the checkpoint schedules and the solver registry;
-`openspiel_solvers` and `ours_solvers` adapt OpenSpiel's solvers and this package's algorithms
-to it, and `solvers` is the catalogue that imports them and looks solvers up by name. The
-command line and the orchestration (seeds, pools, Ray, the result store, tables and
-figures) are in `ospiel_team.runner.compare`.
+Modules, by job:
+
+* `api`: the solver API (`SolverContext`, `Snapshot`, budgets and checkpoint schedules, the
+  `@api.solver` decorator); `adapters.openspiel` and `adapters.ours` wrap OpenSpiel's solvers
+  and this package's algorithms in it; `registry` imports the adapters and looks solvers up.
+* `metrics`: the metric functions and which metric fits a game.
+* `reference`: the value a metric is read against (shipped proven cooperative optima in
+  `data/coop_optima.json`, TMECor values).
+* `execute`: one (solver, seed) task, the process pool and Ray, the resumable result store.
+* `report`: statistics over seeds, the Markdown table, the curves figure.
+* `compare`: `run_all`, which checks the arguments and runs every task.
+
+The command line is `ospiel_team.cli.compare` (`ospiel-team-compare`).
 """

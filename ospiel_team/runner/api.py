@@ -20,7 +20,7 @@ runner reports it apart.
 Options: a solver declares the options it accepts (`"nfsp.episodes": 20`, name -> default);
 the runner rejects any other key, and `ctx.option(name)` casts the string given on the command
 line like the default. Algorithm modules never import this module: the adapters in
-`openspiel_solvers.py` and `ours_solvers.py` wrap them.
+`adapters/openspiel.py` and `adapters/ours.py` wrap them.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ import contextlib
 import dataclasses
 import math
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import pyspiel
@@ -37,12 +38,16 @@ import pyspiel
 from ospiel_team.tree.game_tree import GameTree
 
 
+class UserError(ValueError):
+  """A bad value given to the runner (a command-line tool prints it as one line)."""
+
+
 @dataclasses.dataclass
 class Snapshot:
   """A solver's policies (policy arrays on ctx.tree) after `iteration` iterations."""
   iteration: int
-  policies: Dict[str, np.ndarray]
-  extra: Dict[str, float] = dataclasses.field(default_factory=dict)
+  policies: dict[str, np.ndarray]
+  extra: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 class SolverClock:
@@ -54,8 +59,8 @@ class SolverClock:
 
   def __init__(self):
     self._acc = 0.0
-    self._t0: Optional[float] = None
-    self.excluded_seconds: Dict[str, float] = {}
+    self._t0: float | None = None
+    self.excluded_seconds: dict[str, float] = {}
 
   def start(self) -> None:
     if self._t0 is None:
@@ -109,10 +114,10 @@ class SolverContext:
   game: pyspiel.Game
   tree: GameTree
   seed: int
-  iterations: Optional[int]
+  iterations: int | None
   checkpoints: Sequence[int]
-  options: Dict[str, str] = dataclasses.field(default_factory=dict)
-  seconds: Optional[float] = None
+  options: dict[str, str] = dataclasses.field(default_factory=dict)
+  seconds: float | None = None
   num_points: int = 12
   teams: Any = None
   clock: SolverClock = dataclasses.field(default_factory=SolverClock)
@@ -121,11 +126,11 @@ class SolverContext:
     if self.iterations is None and self.seconds is None:
       raise ValueError("a solver needs an iteration or a seconds budget")
     self._wanted = set(int(c) for c in self.checkpoints)
-    self._time_points: List[float] = []
+    self._time_points: list[float] = []
     if self.seconds is not None:
       self._time_points = time_checkpoints(self.seconds, self.num_points)
 
-  def option(self, name: str, default=None, cast: Optional[Callable] = None):
+  def option(self, name: str, default=None, cast: Callable | None = None):
     """Solver option `name` (e.g. "nfsp.hidden") from `options`, cast like `default`."""
     if name not in self.options:
       return default
@@ -169,7 +174,7 @@ class SolverContext:
     return self.clock.excluded(kind)
 
 
-def log_checkpoints(iterations: int, num_points: int = 12) -> List[int]:
+def log_checkpoints(iterations: int, num_points: int = 12) -> list[int]:
   """Log-spaced iteration numbers in [1, iterations], always including both ends."""
   if iterations < 1:
     raise ValueError(f"iterations must be >= 1, got {iterations}")
@@ -179,7 +184,7 @@ def log_checkpoints(iterations: int, num_points: int = 12) -> List[int]:
   return sorted(set(int(p) for p in points) | {1, iterations})
 
 
-def time_checkpoints(seconds: float, num_points: int = 12) -> List[float]:
+def time_checkpoints(seconds: float, num_points: int = 12) -> list[float]:
   """Log-spaced CPU-second marks in [seconds / 300, seconds] for a seconds budget."""
   if not seconds > 0:
     raise ValueError(f"seconds must be > 0, got {seconds}")
@@ -195,18 +200,20 @@ class SolverSpec:
   name: str
   fn: Callable[[SolverContext], Iterator[Snapshot]]
   unit: str
-  options: Dict[str, Any]
+  options: dict[str, Any]
   primary: str = "average"  # the variant a solver is judged by
   # game -> None, or why the solver cannot run on it (checked before any run starts)
-  check: Optional[Callable[[pyspiel.Game], Optional[str]]] = None
+  check: Callable[[pyspiel.Game], str | None] | None = None
 
 
-_REGISTRY: Dict[str, SolverSpec] = {}
+# Every registered solver by name; filled by the adapters' `@solver(...)` lines on import
+# (`registry` imports them all and looks solvers up).
+REGISTRY: dict[str, SolverSpec] = {}
 
 
-def solver(name: str, unit: str, options: Optional[Dict[str, Any]] = None,
+def solver(name: str, unit: str, options: dict[str, Any] | None = None,
            primary: str = "average",
-           check: Optional[Callable[[pyspiel.Game], Optional[str]]] = None):
+           check: Callable[[pyspiel.Game], str | None] | None = None):
   """Decorator registering a runner solver under `name` (see the module docstring).
 
   Args:
@@ -217,14 +224,14 @@ def solver(name: str, unit: str, options: Optional[Dict[str, Any]] = None,
     check: game -> None if the solver applies to it, else the reason it does not.
   """
   def register(fn):
-    if name in _REGISTRY:
+    if name in REGISTRY:
       raise ValueError(f"solver {name!r} is registered twice")
-    _REGISTRY[name] = SolverSpec(name, fn, unit, dict(options or {}), primary, check)
+    REGISTRY[name] = SolverSpec(name, fn, unit, dict(options or {}), primary, check)
     return fn
   return register
 
 
-def parse_options(text: str) -> Dict[str, str]:
+def parse_options(text: str) -> dict[str, str]:
   """Parses "a.b=1,c.d=x" into {"a.b": "1", "c.d": "x"}."""
   options = {}
   for item in filter(None, (t.strip() for t in (text or "").split(","))):

@@ -8,7 +8,8 @@ each infoset is rebuilt by replaying its action path on first use (solvers that 
 arrays alone, e.g. the team LP, never pay for it), so the loaded tree converts policies exactly
 like a freshly walked one.
 
-The cache directory is `$OSPIEL_TEAM_CACHE/game_trees` (default `~/.cache/ospiel_team`).
+The cache directory is `paths.cache_dir("game_trees")`: `$OSPIEL_TEAM_CACHE/game_trees`
+(default `~/.cache/ospiel_team/game_trees`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 import pyspiel
 
 from ospiel_team import atomic_io
+from ospiel_team import paths
 from ospiel_team.tree.game_tree import GameTree
 
 FORMAT_VERSION = 1
@@ -28,18 +30,12 @@ _ARRAYS = ["node_parent", "node_action", "node_player", "node_depth", "node_info
            "node_chance_prob", "node_returns", "infoset_player", "infoset_legal"]
 
 
-def cache_dir() -> str:
-  root = os.environ.get("OSPIEL_TEAM_CACHE", os.path.join(os.path.expanduser("~"), ".cache",
-                                                          "ospiel_team"))
-  return os.path.join(root, "game_trees")
-
-
 def cache_path(game: pyspiel.Game, directory: Optional[str] = None) -> str:
   """File of `game`'s tree: a readable prefix and a hash of the exact game string."""
   name = str(game)
   digest = hashlib.sha256(name.encode()).hexdigest()[:16]
   safe = "".join(c if c.isalnum() else "_" for c in name)[:60]
-  return os.path.join(directory or cache_dir(), f"{safe}-{digest}.npz")
+  return os.path.join(directory or paths.cache_dir("game_trees"), f"{safe}-{digest}.npz")
 
 
 def save_tree(tree: GameTree, path: str) -> None:

@@ -225,7 +225,8 @@ def test_bad_policy_raises():
 
 
 def test_compare_runner_jps_solver():
-  rows = compare.run("simple_bidding(size=3)", ["jps"], iterations=30, seed=1, progress=False)
+  rows, _ = compare.run_all("simple_bidding(size=3)", ["jps"], iterations=30, seed=1,
+                            progress=False)
   final = {r["variant"]: r for r in rows if r["iteration"] == 30}
   assert set(final) == {"average", "current", "purified", "jps"}
   assert final["jps"]["metric"] >= final["current"]["metric"] - 1e-12

@@ -167,8 +167,8 @@ def test_team_value_vs_best_response_metric_and_runner():
   pi2 = res2.plans[1].marginal_policy_array(res2.plans[0].marginal_policy_array())
   assert float(evaluation.nash_conv(tree2, pi2)) == pytest.approx(0.0, abs=1e-9)
   assert float(evaluation.game_value(tree2, pi2)[0]) == pytest.approx(res2.value, abs=1e-9)
-  rows = compare.run(game, ["team_lp", "cfr"], iterations=4, metric="team_value_vs_br",
-                     progress=False, tree=tree)
+  rows, _ = compare.run_all(game, ["team_lp", "cfr"], iterations=4, metric="team_value_vs_br",
+                            progress=False, tree=tree)
   lp_rows = [r for r in rows if r["solver"] == "team_lp"]
   assert lp_rows and lp_rows[0]["tmecor_value"] == pytest.approx(res.value, abs=1e-9)
   for r in rows:

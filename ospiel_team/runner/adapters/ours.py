@@ -6,10 +6,10 @@ here drives one of them through the runner's `SolverContext` (see `api`).
 
 from __future__ import annotations
 
-from typing import Iterator, Tuple
+from collections.abc import Iterator
 
 from ospiel_team.runner import api
-from ospiel_team.runner import openspiel_solvers
+from ospiel_team.runner.adapters import openspiel as openspiel_adapters
 from ospiel_team.runner.api import Snapshot, SolverContext
 
 _JPS_OPTIONS = {"jps.depth": 0, "jps.samples": 0, "jps.max_iterations": 0, "jps.seed": -1}
@@ -73,7 +73,7 @@ def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   for it in ctx.iterate():
     solver.evaluate_and_update_policy()
     if ctx.is_checkpoint(it):
-      policies = openspiel_solvers.cfr_policies(ctx, solver)
+      policies = openspiel_adapters.cfr_policies(ctx, solver)
       with ctx.excluded("jps"):
         result, extra = _jps(ctx, policies["current"])
       policies["jps"] = result.policy_array
@@ -93,7 +93,7 @@ def _ed_snapshots(ctx: SolverContext, solver) -> Iterator[Snapshot]:
                             "compile_cpu_seconds": solver.warm_up_cpu_seconds})
 
 
-def _hidden(text: str) -> Tuple[int, ...]:
+def _hidden(text: str) -> tuple[int, ...]:
   parts = [t for t in str(text).replace(":", "x").split("x") if t]
   try:
     return tuple(int(t) for t in parts)

@@ -7,7 +7,7 @@ Each adapter drives OpenSpiel's own class and reads its policies into policy arr
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -128,21 +128,21 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Self-Play in Imperfect-Information Games", arXiv 1603.01121).
 
   Why OpenSpiel's example settings (`examples/kuhn_nfsp.py`: batch 128, learning starts at
-  `min_buffer_size_to_learn` = 1000, learning every 64 steps, learning rates 0.01) are flat in
-  a short run: the average-policy network only learns once the reservoir buffer holds
+  `min_buffer_size_to_learn` = 1000, learning every 64 steps, learning rates 0.01) are flat in a
+  short run: the average-policy network only learns once the reservoir buffer holds
   `min_buffer_size_to_learn` transitions, and that buffer only grows in best-response mode
-  (`anticipatory` = 10% of the episodes): after 2,000 Kuhn episodes it holds ~270, so the
-  network is never trained and the runner evaluated its random initialization (NashConv 1.04 on
-  Kuhn, worse than uniform play's 0.917). Scaled to budgets of seconds to minutes, the defaults
-  here start learning after one batch (batch = min_buffer = 32), learn every 4 agent steps with
-  learning rates 0.05; anticipatory 0.1, epsilon 0.06 -> 0.001, the buffers and the two 64-unit
-  layers are the example's. Measured on Kuhn after 1,000 episodes (seed 0): batch 128,
-  min_buffer 128, learn_every 16, rates 0.01 gave NashConv 1.039 (untrained), these 0.456 (see docs/benchmarks/compare.md). OpenSpiel's agents crash
-  (len of None) when a learning step comes before their buffer's first transition; such steps
-  are skipped. Setup, and JAX compilation (a throwaway warm-up and each jitted function's first
-  call), are excluded from the budget and reported apart; so is evaluating the average-policy
-  network on every infoset's tensor (one batch per player). Snapshots carry `episodes` and the
-  CPU seconds spent in the environment and in the agents (`env_cpu_seconds`,
+  (`anticipatory` = 10% of the episodes): after 2,000 Kuhn episodes it holds ~270, so the network is
+  never trained and the runner evaluated its random initialization (NashConv 1.04 on Kuhn, worse
+  than uniform play's 0.917). Scaled to budgets of seconds to minutes, the defaults here start
+  learning after one batch (batch = min_buffer = 32), learn every 4 agent steps with learning rates
+  0.05; anticipatory 0.1, epsilon 0.06 -> 0.001, the buffers and the two 64-unit layers are the
+  example's. Measured on Kuhn after 1,000 episodes (seed 0): batch 128, min_buffer 128, learn_every
+  16, rates 0.01 gave NashConv 1.039 (untrained), these 0.456 (see docs/benchmarks/compare.md).
+  OpenSpiel's agents crash (len of None) when a learning step comes before their buffer's first
+  transition; such steps are skipped. Setup, and JAX compilation (a throwaway warm-up and each
+  jitted function's first call), are excluded from the budget and reported apart; so is evaluating
+  the average-policy network on every infoset's tensor (one batch per player). Snapshots carry
+  `episodes` and the CPU seconds spent in the environment and in the agents (`env_cpu_seconds`,
   `agent_cpu_seconds`).
   Options: nfsp.episodes, nfsp.hidden (units of each of two layers), nfsp.anticipatory,
   nfsp.rl_lr, nfsp.sl_lr, nfsp.buffer (replay), nfsp.reservoir, nfsp.batch, nfsp.min_buffer,
@@ -389,7 +389,8 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
       mmd.sequences = magnet
       psi_rho = mmd.dgf_grads()
       mmd.sequences = current
-      grads = [(eta * mmd.payoff_mat @ current[1] - psi_x[0] - eta * a * psi_rho[0]) / (1 + eta * a),
+      grads = [(eta * mmd.payoff_mat @ current[1] - psi_x[0] - eta * a * psi_rho[0])
+               / (1 + eta * a),
                (-eta * mmd.payoff_mat.T @ current[0] - psi_x[1] - eta * a * psi_rho[1])
                / (1 + eta * a)]
       new_policy = mmd_dilated.policy.TabularPolicy(game)

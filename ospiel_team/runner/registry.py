@@ -1,47 +1,37 @@
-"""The runner's solver catalogue: every registered solver, looked up by name.
+"""The runner's solver registry: every registered solver, looked up by name.
 
-Importing this module imports the adapters (`openspiel_solvers`, `ours_solvers`), whose
-`@api.solver(...)` lines register them; `api` itself knows no adapter, so the adapters can import
-`api` without a cycle. The comparison runner (`ospiel_team.runner.compare`) looks solvers up here.
+Importing this module imports the adapters (`adapters.openspiel`, `adapters.ours`), whose
+`@api.solver(...)` lines register them in `api.REGISTRY`; `api` itself knows no adapter, so the
+adapters can import `api` without a cycle.
 """
 
-from typing import Callable, Dict, Iterator, List, Sequence
+from collections.abc import Sequence
 
 from ospiel_team.runner import api
-from ospiel_team.runner import openspiel_solvers  # noqa: F401  (registers its solvers)
-from ospiel_team.runner import ours_solvers  # noqa: F401  (registers its solvers)
+from ospiel_team.runner.adapters import openspiel  # noqa: F401  (registers its solvers)
+from ospiel_team.runner.adapters import ours  # noqa: F401  (registers its solvers)
 
 
-def registry() -> Dict[str, api.SolverSpec]:
-  """Every registered solver by name (the adapters above registered themselves on import)."""
-  return api._REGISTRY  # pylint: disable=protected-access
-
-
-def solver_names() -> List[str]:
-  return sorted(registry())
+def solver_names() -> list[str]:
+  """The names of every registered solver, sorted."""
+  return sorted(api.REGISTRY)
 
 
 def spec(name: str) -> api.SolverSpec:
   """The registered solver `name`; ValueError listing the known ones otherwise."""
-  reg = registry()
-  if name not in reg:
-    raise ValueError(f"unknown solver {name!r}; known: {', '.join(sorted(reg))}")
-  return reg[name]
+  if name not in api.REGISTRY:
+    raise ValueError(f"unknown solver {name!r}; known: {', '.join(solver_names())}")
+  return api.REGISTRY[name]
 
 
-def solver_fn(name: str) -> Callable[[api.SolverContext], Iterator[api.Snapshot]]:
-  """The generator function of a registered solver."""
-  return spec(name).fn
-
-
-def validate_options(solvers: Sequence[str], options: Dict[str, str]) -> Dict[str, Dict[str, str]]:
+def validate_options(solvers: Sequence[str], options: dict[str, str]) -> dict[str, dict[str, str]]:
   """Checks every option against the solvers that accept it; returns each solver's options.
 
   Raises ValueError naming an option no chosen solver accepts (with the valid ones listed), or
   a value that does not parse as the option's type.
   """
   specs = [spec(s) for s in solvers]
-  per_solver: Dict[str, Dict[str, str]] = {s.name: {} for s in specs}
+  per_solver: dict[str, dict[str, str]] = {s.name: {} for s in specs}
   for key, value in options.items():
     takers = [s for s in specs if key in s.options]
     if not takers:

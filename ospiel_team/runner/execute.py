@@ -1,0 +1,231 @@
+"""Running the runner's tasks: one (solver, seed) task, a local process pool or Ray, the store.
+
+A task is a JSON-able dict (game, solver, seed, budget, checkpoints, metric, teams, options);
+`run_task` runs it in this process and returns its rows and timings. `execute` runs a list of
+tasks inline, in a process pool of spawned workers that end with their parent
+(`ospiel_team.processes.die_with_parent`), or on a Ray cluster. `ResultStore` keeps every
+finished task as one file `OUT/runs/<task key>.json`, written atomically, so that a killed
+comparison resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+import time
+from typing import Any
+from collections.abc import Callable
+
+import numpy as np
+import pyspiel
+
+import ospiel_team  # noqa: F401  (registers the games)
+from ospiel_team import atomic_io
+from ospiel_team import paths
+from ospiel_team import processes
+from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.runner import api
+from ospiel_team.runner import metrics
+from ospiel_team.runner import registry
+from ospiel_team.tree.game_tree import GameTree
+
+Task = dict[str, Any]
+Result = dict[str, Any]
+
+_TREES: dict[str, GameTree] = {}
+
+
+def tree_for(game_str: str) -> GameTree:
+  """The `GameTree` of `game_str`, walked once per process."""
+  if game_str not in _TREES:
+    _TREES[game_str] = GameTree(pyspiel.load_game(game_str))
+  return _TREES[game_str]
+
+
+def run_task(task: Task, tree: GameTree | None = None) -> Result:
+  """Runs one (solver, seed) task in this process.
+
+  Args:
+    task: {"game", "solver", "seed", "iterations", "seconds", "num_points", "metric",
+      "teams", "options"} (as `compare.run_all` builds it).
+    tree: the game's `GameTree` (default: `tree_for(task["game"])`).
+
+  Returns:
+    {"rows": one row per checkpoint and policy variant, "info": the run's timings}.
+  """
+  game_str = task["game"]
+  tree = tree if tree is not None else tree_for(game_str)
+  game = tree.game
+  teams = (teams_lib.parse_teams(task["teams"], game.num_players()) if task.get("teams")
+           else None)
+  spec = registry.spec(task["solver"])
+  metric_fn = metrics.metric_fn(task["metric"])
+  iterations = task.get("iterations")
+  checkpoints = api.log_checkpoints(iterations, task["num_points"]) if iterations else []
+  np.random.seed(task["seed"])
+  ctx = api.SolverContext(game=game, tree=tree, seed=task["seed"], iterations=iterations,
+                          checkpoints=checkpoints, options=dict(task.get("options", {})),
+                          seconds=task.get("seconds"), num_points=task["num_points"],
+                          teams=teams)
+  clock = ctx.clock
+  gen = spec.fn(ctx)
+  rows: list[dict[str, Any]] = []
+  wall_start = time.perf_counter()
+  eval_seconds = 0.0
+  while True:
+    clock.start()
+    try:
+      snap = next(gen)
+    except StopIteration:
+      break
+    finally:
+      clock.stop()
+    solver_seconds = clock.elapsed()
+    start = time.process_time()
+    policies = dict(snap.policies)
+    if "average" in policies and "purified" not in policies:
+      policies["purified"] = tree.purified_policy_array(policies["average"])
+    for variant, pi in policies.items():
+      row = dict(game=str(game), solver=spec.name, variant=variant, seed=task["seed"],
+                 iteration=int(snap.iteration), seconds=round(solver_seconds, 6),
+                 metric_name=task["metric"], metric=metric_fn(tree, np.asarray(pi), teams),
+                 primary=variant == spec.primary)
+      row.update({k: (float(v) if isinstance(v, (int, float, np.floating)) else v)
+                  for k, v in snap.extra.items()})
+      rows.append(row)
+    eval_seconds += time.process_time() - start
+  info = dict(solver=spec.name, seed=task["seed"], solver_cpu_seconds=clock.elapsed(),
+              excluded_cpu_seconds=dict(clock.excluded_seconds),
+              eval_cpu_seconds=eval_seconds, wall_seconds=time.perf_counter() - wall_start,
+              iterations=rows[-1]["iteration"] if rows else 0)
+  for row in rows:
+    for kind, sec in clock.excluded_seconds.items():
+      row[f"{kind}_cpu_seconds"] = round(sec, 6)
+  return {"rows": rows, "info": info}
+
+
+def task_key(task: Task) -> str:
+  """A file name for `task`: solver, seed and a hash of everything else."""
+  digest = hashlib.sha256(json.dumps(task, sort_keys=True).encode()).hexdigest()[:12]
+  safe = task["solver"].replace("+", "_")
+  return f"{safe}-seed{task['seed']}-{digest}"
+
+
+def configure_worker() -> None:
+  """Configures this process for running tasks (a pool or Ray worker, or an inline run).
+
+  One core per worker: XLA and BLAS threads would otherwise fight over the pool's cores and
+  blur the CPU-second budgets. JAX's persistent compilation cache, in
+  `paths.cache_dir("jax_compilation_cache")`: OpenSpiel's NFSP compiles per agent instance, so
+  every run would compile the same programs again (excluded from the budget, but minutes of
+  wall time in a sweep); compiled programs do not change results.
+  """
+  os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                        "intra_op_parallelism_threads=1")
+  for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+  settings = {"jax_compilation_cache_dir": paths.cache_dir("jax_compilation_cache"),
+              "jax_persistent_cache_min_compile_time_secs": 0.0,
+              "jax_persistent_cache_min_entry_size_bytes": 0}
+  for name, value in settings.items():
+    os.environ.setdefault(name.upper(), str(value))
+  if "jax" in sys.modules:
+    import jax  # pylint: disable=g-import-not-at-top
+    for name, value in settings.items():
+      jax.config.update(name, type(value)(os.environ[name.upper()]))
+
+
+def _pool_worker_init(parent_pid: int) -> None:
+  processes.die_with_parent(parent_pid)
+  configure_worker()
+
+
+def _run_numbered(numbered: tuple[int, Task]) -> tuple[int, Result]:
+  index, task = numbered
+  return index, run_task(task)
+
+
+def _ray_task(task: Task) -> Result:
+  configure_worker()
+  return run_task(task)
+
+
+def execute(tasks: list[Task], workers: int, ray_address: str | None,
+            tree: GameTree | None, on_done: Callable[[Task, Result], None]) -> None:
+  """Runs `tasks` and calls `on_done(task, result)` as each one finishes.
+
+  Args:
+    tasks: the tasks (`run_task`).
+    workers: 1 (or a single task): inline, in this process; more: a process pool of that
+      many spawned workers (which end with this process), or Ray's CPUs for `ray_address`
+      "local".
+    ray_address: None, "local" (start Ray on this machine) or a Ray cluster address.
+    tree: the game's tree, used by inline runs of the same game.
+    on_done: called in this process, in the order the tasks finish.
+  """
+  if ray_address:
+    try:
+      import ray  # pylint: disable=g-import-not-at-top
+    except ImportError as e:
+      raise ImportError("running on Ray needs Ray: pip install 'ospiel-team[ray]'") from e
+    if not ray.is_initialized():
+      kwargs = dict(include_dashboard=False, log_to_driver=False)
+      if ray_address == "local":
+        ray.init(num_cpus=workers, **kwargs)
+      else:
+        ray.init(address=ray_address, **kwargs)
+    remote = ray.remote(num_cpus=1)(_ray_task)
+    pending = {remote.remote(t): t for t in tasks}
+    while pending:
+      done, _ = ray.wait(list(pending), num_returns=1)
+      for ref in done:
+        on_done(pending.pop(ref), ray.get(ref))
+    return
+  if workers <= 1 or len(tasks) <= 1:
+    for t in tasks:
+      on_done(t, run_task(t, tree=tree if tree is not None and str(tree.game) == t["game"]
+                          else None))
+    return
+  ctx = multiprocessing.get_context("spawn")
+  # Leaving the block (done, a failed task, Ctrl-C) terminates the workers at once.
+  with ctx.Pool(min(workers, len(tasks)), initializer=_pool_worker_init,
+                initargs=(os.getpid(),)) as pool:
+    for index, result in pool.imap_unordered(_run_numbered, enumerate(tasks)):
+      on_done(tasks[index], result)
+
+
+class ResultStore:
+  """Finished tasks kept as files `OUT/runs/<task key>.json` (written atomically).
+
+  Creating the store checks that `out` is, or can be created as, a writable folder (UserError
+  naming it otherwise), before any work starts.
+  """
+
+  def __init__(self, out: str):
+    try:
+      atomic_io.check_writable(out, folder=True)
+    except ValueError as e:
+      raise api.UserError(str(e)) from None
+    self.out = out
+    self.runs = os.path.join(out, "runs")
+    try:
+      os.makedirs(self.runs, exist_ok=True)
+    except OSError as e:
+      raise api.UserError(f"--out {out!r} cannot be created: {e.strerror}") from None
+
+  def path(self, task: Task) -> str:
+    return os.path.join(self.runs, task_key(task) + ".json")
+
+  def load(self, task: Task) -> Result | None:
+    """The stored result of `task`, or None if it has not finished."""
+    path = self.path(task)
+    if not os.path.exists(path):
+      return None
+    with open(path, encoding="utf-8") as f:
+      return json.load(f)
+
+  def save(self, task: Task, result: Result) -> None:
+    atomic_io.write_text(self.path(task), json.dumps(result))

@@ -1,0 +1,85 @@
+"""The solver adapters (`runner.adapters`) give OpenSpiel's numbers for OpenSpiel's solvers."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import cfr
+from open_spiel.python.algorithms import exploitability
+from open_spiel.python.algorithms import fictitious_play
+
+import ospiel_team  # noqa: F401
+from ospiel_team.runner import compare
+
+
+def _openspiel_purified(pol):
+  pure = pol.__copy__(copy_action_probability_array=True)
+  probs = np.where(pure.legal_actions_mask > 0, pol.action_probability_array, -1.0)
+  pure.action_probability_array = np.eye(probs.shape[1])[np.argmax(probs, axis=1)]
+  return pure
+
+
+@pytest.mark.parametrize("name, cls", [("cfr", cfr.CFRSolver), ("cfr_plus", cfr.CFRPlusSolver)])
+def test_cfr_adapters_give_openspiel_numbers(name, cls):
+  """Runner CFR / CFR+ == OpenSpiel's solver run by hand, judged by OpenSpiel's nash_conv."""
+  game = pyspiel.load_game("kuhn_poker")
+  rows, _ = compare.run_all(game, [name], iterations=20, num_points=3, progress=False)
+  final = {r["variant"]: r for r in rows if r["iteration"] == 20}
+  solver = cls(game)
+  for _ in range(20):
+    solver.evaluate_and_update_policy()
+  assert final["average"]["metric_name"] == "nash_conv"
+  assert final["average"]["metric"] == pytest.approx(
+      exploitability.nash_conv(game, solver.average_policy()), abs=1e-9)
+  assert final["current"]["metric"] == pytest.approx(
+      exploitability.nash_conv(game, solver.current_policy()), abs=1e-9)
+  assert final["purified"]["metric"] == pytest.approx(
+      exploitability.nash_conv(game, _openspiel_purified(solver.average_policy())), abs=1e-9)
+
+
+def test_xfp_and_jax_cfr_adapters_give_openspiel_numbers():
+  game = pyspiel.load_game("kuhn_poker")
+  rows, _ = compare.run_all(game, ["xfp", "jax_cfr"], iterations=8, num_points=2,
+                            progress=False)
+  final = {(r["solver"], r["variant"]): r["metric"] for r in rows if r["iteration"] == 8}
+  xfp = fictitious_play.XFPSolver(game)
+  for _ in range(8):
+    xfp.iteration()
+  assert final[("xfp", "average")] == pytest.approx(
+      exploitability.nash_conv(game, xfp.average_policy()), abs=1e-9)
+  # OpenSpiel's JaxCFR is CFR+ with linear averaging in float32: OpenSpiel's CFRPlusSolver.
+  plus = cfr.CFRPlusSolver(game)
+  for _ in range(8):
+    plus.evaluate_and_update_policy()
+  assert final[("jax_cfr", "average")] == pytest.approx(
+      exploitability.nash_conv(game, plus.average_policy()), abs=1e-5)
+
+
+def test_mmd_moving_magnet_converges_to_nash():
+  """Kuhn's Nash equilibria have NashConv 0; the uniform-magnet MMD stops at an alpha-QRE."""
+  rows, _ = compare.run_all("kuhn_poker", ["mmd"], iterations=400, num_points=2, progress=False)
+  moving = [r["metric"] for r in rows if r["variant"] == "current"]
+  assert moving[-1] < 0.02 < moving[0]
+  rows, _ = compare.run_all("kuhn_poker", ["mmd"], iterations=400, num_points=2, progress=False,
+                            options={"mmd.magnet": "uniform", "mmd.alpha": "0.5"})
+  uniform = [r["metric"] for r in rows if r["variant"] == "current"]
+  assert uniform[-1] > 0.05
+
+
+def test_team_lp_adapter_reports_the_tmecor_value():
+  from ospiel_team.algorithms.team import lp as team_lp  # pylint: disable=g-import-not-at-top
+  rows, _ = compare.run_all("kuhn_poker(players=3)", ["team_lp"], iterations=1, teams="0,1|2",
+                            progress=False)
+  value = team_lp.solve(pyspiel.load_game("kuhn_poker(players=3)"), "0,1|2").value
+  assert {r["variant"] for r in rows} == {"average", "sampled", "purified"}
+  for r in rows:
+    assert r["tmecor_value"] == pytest.approx(value, abs=1e-9)
+    assert r["metric"] <= value + 1e-9  # no per-player profile beats the correlated plan
+
+
+@pytest.mark.slow
+def test_nfsp_learns_on_kuhn():
+  """Uniform play has NashConv 11/12 on Kuhn; NFSP's average policy ends well below it."""
+  rows, _ = compare.run_all("kuhn_poker", ["nfsp"], iterations=150, num_points=4,
+                            progress=False)
+  avg = [r["metric"] for r in rows if r["variant"] == "average"]
+  assert avg[-1] < 11 / 12 - 0.2 and avg[-1] < avg[0] - 0.2
