@@ -48,21 +48,20 @@ evaluated exactly and the best policy seen is returned.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import time
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from collections.abc import Iterator, Sequence
 
+import numba
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_team import native
 from ospiel_team.tree import evaluation
 from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
 
-PolicyLike = Union[None, np.ndarray, policy_lib.Policy]
+PolicyLike = np.ndarray | policy_lib.Policy | None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -75,14 +74,14 @@ class JPSIteration:
   value: float  # true objective value after the step (team mean return)
   predicted_gain: float  # Theorem 1 prediction of the applied change (0 if none)
   true_gain: float  # value after minus value before, by full evaluation
-  changes: List[Tuple[str, int]]  # (infoset key, action) set one-hot by the step
+  changes: list[tuple[str, int]]  # (infoset key, action) set one-hot by the step
   num_candidates: int  # chains of active infosets valued in the search
   search_seconds: float  # the search alone (Theorem 1 evaluation of all candidates)
   seconds: float  # the whole iteration (sweep, sampling, search, update, evaluation)
 
   @classmethod
-  def of_step(cls, it: int, depth: int, res, changes: List[Tuple[str, int]], value: float,
-              new_value: float, t0: float) -> "JPSIteration":
+  def of_step(cls, it: int, depth: int, res, changes: list[tuple[str, int]], value: float,
+              new_value: float, t0: float) -> JPSIteration:
     """The record of one step: search result `res` applied (or not) from `value` to `new_value`."""
     return cls(iteration=it, start_depth=int(depth), value=new_value,
                predicted_gain=res.gain if res.chain else 0.0, true_gain=new_value - value,
@@ -98,7 +97,7 @@ class JPSResult:
   value: float  # team mean return (the common payoff in common-payoff games)
   team_value: float  # team summed return
   initial_value: float
-  history: List[JPSIteration]
+  history: list[JPSIteration]
   best_iteration: int  # iteration whose policy is returned (0 = the initial policy)
   seconds: float
 
@@ -107,68 +106,66 @@ class JPSResult:
 class SearchResult:
   """One search (Algorithm 1's JPS from one starting set)."""
   gain: float  # best predicted gain, max(0, ...) (Theorem 2)
-  chain: List[Tuple[int, int]]  # (infoset, action) of the best chain; [] = no change
+  chain: list[tuple[int, int]]  # (infoset, action) of the best chain; [] = no change
   num_candidates: int
   levels: list  # per level: dict(inf, act, parent, J) arrays (for verification)
   seconds: float
 
 
 # ----------------------------------------------------------------------------------------------
-# C kernel of one level of the cached search (`JointPolicySearch._search_levels_cached`): the
-# altered reach of every (chain, history) entry and its correction of J(I, a). The same
-# operations in the same order as the numpy path (the product of the chain's factors from
-# j = 0, the per-pair sums from the pair's first changed entry on, then added to J under sigma),
-# which stays the reference and the fallback; tests/test_jps.py checks that both make the same
-# decisions and values on many seeds.
-_C_SOURCE = r"""
-#include <stdint.h>
-typedef int64_t i64;
+@numba.njit(cache=True, boundscheck=False)
+def _jps_level(codes, row, row_pair, factor, zero_hit, pnz, zc, weight, base_r, dv, jp, acc):
+  """J(I, a) of every (chain, next infoset) pair of one search level, in place in `jp` (J under
+  sigma on entry): Algorithm 1, line 12, on the (chain, history) entries whose reach the chain
+  can alter.
 
-static void flush(double *jp, i64 pair, const double *acc, i64 A) {
-  if (pair < 0) return;
-  double *t = jp + pair * A;
-  for (i64 a = 0; a < A; a++) t[a] += acc[a];
-}
+  Entry i is history `row[i]` of pair `row_pair[i]` (entries of a pair contiguous); its altered
+  reach is its reach with, for every active infoset j of the chain, the factor
+  `factor[codes[j, i]]` (1 / sigma(I_j, a_j), 0 or 1: `JointPolicySearch._structure`) and
+  `zero_hit[codes[j, i]]` fewer zero edges. The changes of reach times v(ha) - v(h) are summed
+  per pair from its first changed entry on, left to right, then added to J.
+  """
+  n, num_a, k = len(row), dv.shape[1], codes.shape[0]
+  if n == 0:
+    return
+  cur = row_pair[0]  # the pair being summed (while open_pair)
+  open_pair = False
+  for i in range(n):
+    r = row[i]
+    w = weight[r]
+    if w == 0.0:
+      continue  # sampled JPS: an undrawn history (its change is 0 - 0)
+    f = 1.0
+    zd = 0
+    for j in range(k):
+      c = codes[j, i]
+      f *= factor[c]
+      zd += zero_hit[c]
+    nr = w * (pnz[r] * f if zc[r] - zd == 0 else 0.0)
+    delta = nr - base_r[r]
+    if delta == 0.0:
+      continue
+    p = row_pair[i]
+    if not open_pair or p != cur:
+      if open_pair:
+        for a in range(num_a):
+          jp[cur, a] += acc[a]
+      cur = p
+      open_pair = True
+      for a in range(num_a):
+        acc[a] = delta * dv[r, a]
+    else:
+      for a in range(num_a):
+        acc[a] += delta * dv[r, a]
+  if open_pair:
+    for a in range(num_a):
+      jp[cur, a] += acc[a]
 
-void jps_level(i64 n, i64 k, i64 A, const int32_t *codes, const i64 *row, const i64 *row_pair,
-               const double *factor, const uint8_t *zero_hit, const double *pnz, const i64 *zc,
-               const double *weight, const double *base_r, const double *dv, double *jp,
-               double *acc) {
-  i64 cur = -1;
-  for (i64 i = 0; i < n; i++) {
-    const i64 r = row[i];
-    const double w = weight[r];
-    if (w == 0.0) continue;  /* sampled JPS: an undrawn history (its delta is 0 - 0) */
-    double f = 1.0;
-    i64 zd = 0;
-    for (i64 j = 0; j < k; j++) {
-      const int32_t c = codes[j * n + i];
-      f *= factor[c];
-      zd += zero_hit[c];
-    }
-    const double nr = w * ((zc[r] - zd == 0) ? pnz[r] * f : 0.0);
-    const double delta = nr - base_r[r];
-    if (delta == 0.0) continue;
-    const double *d = dv + r * A;
-    const i64 p = row_pair[i];
-    if (p != cur) {
-      flush(jp, cur, acc, A);
-      cur = p;
-      for (i64 a = 0; a < A; a++) acc[a] = delta * d[a];
-    } else {
-      for (i64 a = 0; a < A; a++) acc[a] += delta * d[a];
-    }
-  }
-  flush(jp, cur, acc, A);
-}
-"""
 
-
-def _c_kernel() -> Optional[ctypes.CDLL]:
-  """The cached search's C kernel (compiled on first use; None without a C compiler).
-
-  -ffp-contract=off: no fused multiply-adds, every operation rounds as numpy's does."""
-  return native.compile_c("jps_search", _C_SOURCE, flags=("-O3", "-ffp-contract=off"))
+def _unsigned(a: np.ndarray) -> np.ndarray:
+  """Non-negative int32 / int64 indices viewed (contiguous) as uint32 / uint64."""
+  a = np.ascontiguousarray(a)
+  return a.view(np.uint32 if a.dtype == np.int32 else np.uint64)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -227,27 +224,16 @@ class JointPolicySearch:
       starting depth and reused by every later search, while they hold at most this many
       entries in all (0: recompute them in every search). The results are the same either
       way (tests/test_jps.py).
-    backend: "auto" (default: the cached search's per-level loop in C when a C compiler is
-      available, else numpy), "c" (error without a compiler) or "numpy" (the reference). The
-      C kernel does the numpy path's operations in the same order; tests/test_jps.py checks
-      that both choose the same changes and reach the same values (to 1e-9) on many seeds.
-      With C, sampled JPS always uses the cached structure (undrawn histories cost one
-      comparison each there).
   """
 
-  def __init__(self, game: Union[pyspiel.Game, GameTree], team: Optional[Sequence[int]] = None,
-               fixed_policy: PolicyLike = None, depth: Optional[int] = None,
-               samples: Optional[int] = None, sample_by: str = "uniform", seed: int = 0,
-               max_iterations: Optional[int] = None, stop_on_quiet_pass: Optional[bool] = None,
-               improvement_tol: float = 1e-9, start_depths: Optional[Sequence[int]] = None,
+  def __init__(self, game: pyspiel.Game | GameTree, team: Sequence[int] | None = None,
+               fixed_policy: PolicyLike = None, depth: int | None = None,
+               samples: int | None = None, sample_by: str = "uniform", seed: int = 0,
+               max_iterations: int | None = None, stop_on_quiet_pass: bool | None = None,
+               improvement_tol: float = 1e-9, start_depths: Sequence[int] | None = None,
                verify: bool = False, verify_atol: float = 1e-9, max_rows: int = 200_000_000,
                progress: bool = False, tie_break: str = "first", schedule: str = "passes",
-               structure_budget: int = 30_000_000, backend: str = "auto"):
-    if backend not in ("auto", "c", "numpy"):
-      raise ValueError(f"backend must be 'auto', 'c' or 'numpy', got {backend!r}")
-    self._lib = _c_kernel() if backend != "numpy" else None
-    if backend == "c" and self._lib is None:
-      raise ValueError("backend='c' needs a C compiler (ospiel_team.native.compile_c failed)")
+               structure_budget: int = 30_000_000):
     self.tree = game if isinstance(game, GameTree) else GameTree(game)
     tree = self.tree
     num_p = tree.num_players
@@ -310,7 +296,6 @@ class JointPolicySearch:
     self.structure_budget = int(structure_budget)
     self._structures = {}
     self._structure_entries = 0
-    self._cached_sample_fraction = 1 / 3 if self._lib is None else 0.0
     self._build_structure()
     all_depths = np.unique(self._inf_depth[self._team_infosets])
     if start_depths is None:
@@ -424,7 +409,7 @@ class JointPolicySearch:
     """Objective (team mean return) of the policy array `pi`."""
     return float(evaluation.game_value(self.tree, pi)[self.team].mean())
 
-  def sweep(self, pi: np.ndarray, rng: Optional[np.random.Generator] = None) -> dict:
+  def sweep(self, pi: np.ndarray, rng: np.random.Generator | None = None) -> dict:
     """The quantities one search needs (reach, values, J(I, a) under sigma = `pi`).
 
     `search(sweep, depth)` then runs one search; sampled JPS draws its histories with `rng`.
@@ -433,7 +418,7 @@ class JointPolicySearch:
       rng = np.random.default_rng(self.seed)
     return self._sweep(pi, rng)
 
-  def _sweep(self, pi: np.ndarray, rng: Optional[np.random.Generator]) -> dict:
+  def _sweep(self, pi: np.ndarray, rng: np.random.Generator | None) -> dict:
     """One pass over the tree: reach and values under sigma, J(I, a) under sigma."""
     tree, A = self.tree, self.tree.num_actions
     ep = evaluation.edge_probabilities(tree, pi, validate=False)  # pi: checked by _as_array
@@ -470,9 +455,9 @@ class JointPolicySearch:
     else:
       row_ids, ptr = None, self._inf_ptr
     sig = pi
-    return dict(row_ids=row_ids, ptr=ptr,pi=pi, value=float(v[0]), pnz=pnz_r, z=z_r, reach=reach_r, weight=weight,
-                dv=dv, jbase=jbase, inv=np.where(sig > 0, 1.0 / np.where(sig > 0, sig, 1.0), 1.0),
-                zero=sig == 0)
+    return dict(row_ids=row_ids, ptr=ptr, pi=pi, value=float(v[0]), pnz=pnz_r, z=z_r,
+                reach=reach_r, weight=weight, dv=dv, jbase=jbase,
+                inv=np.where(sig > 0, 1.0 / np.where(sig > 0, sig, 1.0), 1.0), zero=sig == 0)
 
   def _sample_weights(self, reach_r: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """1 for the distinct histories drawn (k draws with replacement per infoset), else 0."""
@@ -524,29 +509,37 @@ class JointPolicySearch:
     return passes, passes & (anc % A == aj)
 
   @staticmethod
-  def _altered_J(sweep: dict, base_r: np.ndarray, pair_inf: np.ndarray, row: np.ndarray,
-                 row_pair: np.ndarray, f: np.ndarray, zdec: np.ndarray) -> np.ndarray:
+  def _level_J(sweep: dict, kern: dict, pair_inf: np.ndarray, row: np.ndarray,
+               row_pair: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """J(I, a) of every (chain, next infoset) pair: J under sigma, corrected by the histories
-    whose reach the chain alters (Algorithm 1, line 12; the altered reach is the history's
-    reach with the factors `f` and `zdec` zero edges of the chain's active infosets)."""
-    pnz, zc, weight, dv = sweep["pnz"], sweep["z"], sweep["weight"], sweep["dv"]
-    new_r = weight[row] * np.where(zc[row] - zdec == 0, pnz[row] * f, 0.0)
-    delta = new_r - base_r[row]
-    changed = np.nonzero(delta)[0]
-    jp = sweep["jbase"][pair_inf]  # J(I, a) under sigma, then corrected where reach changed
-    if len(changed):
-      contrib = delta[changed, None] * dv[row[changed]]
-      up, first = np.unique(row_pair[changed], return_index=True)
-      jp[up] += np.add.reduceat(contrib, first, axis=0)
+    whose reach the chain alters (Algorithm 1, line 12; `_jps_level`). `row`, `row_pair` and
+    `codes` are `_unsigned`: the kernel's loads then need no negative-index wraparound."""
+    jp = sweep["jbase"][pair_inf]
+    _jps_level(codes, row, row_pair, kern["factor"], kern["zero_hit"], kern["pnz"], kern["z"],
+               kern["weight"], kern["base_r"], kern["dv"], jp, kern["acc"])
     return jp
+
+  def _kernel_inputs(self, sweep: dict) -> dict:
+    """The sweep's arrays as `_jps_level` reads them (contiguous, one dtype each)."""
+    c64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)
+    weight = c64(sweep["weight"])
+    return dict(factor=np.concatenate([c64(sweep["inv"]).ravel(), [0.0, 1.0]]),
+                zero_hit=np.concatenate([sweep["zero"].ravel(), [False, False]]).astype(
+                    np.int64),
+                pnz=c64(sweep["pnz"]), z=np.ascontiguousarray(sweep["z"], dtype=np.int64),
+                weight=weight, base_r=weight * c64(sweep["reach"]), dv=c64(sweep["dv"]),
+                acc=np.empty(self.tree.num_actions))
 
   def _search_levels(self, sweep: dict, start_depth: int) -> list:
     """Every chain's J(I, a) by level, computing the altered histories as it goes."""
     tree = self.tree
     legal = tree.infoset_legal
-    jbase, inv, zero = sweep["jbase"], sweep["inv"], sweep["zero"]
+    A = tree.num_actions
+    na = tree.num_infosets * A
+    code_dtype = np.int32 if na + 2 < 2**31 else np.int64
+    jbase = sweep["jbase"]
     ptr, row_ids = sweep["ptr"], sweep["row_ids"]
-    base_r = sweep["weight"] * sweep["reach"]
+    kern = self._kernel_inputs(sweep)
     start = self._team_infosets[self._inf_depth[self._team_infosets] == start_depth]
     ci, ca = np.nonzero(legal[start])
     ch_inf, ch_act = start[ci], ca.astype(np.int64)
@@ -583,15 +576,14 @@ class JointPolicySearch:
           row = row_ids[row]
       row_chain = pair_c[row_pair]
       # Altered reach pi^{sigma'}(h) (Algorithm 1, line 12): replace the factor of every
-      # active infoset on h's path by its one-hot factor (Eq. 6).
-      f = np.ones(len(row))
-      zdec = np.zeros(len(row), dtype=np.int64)
+      # active infoset on h's path by its one-hot factor (Eq. 6); codes as in `_structure`.
+      codes = np.empty((k, len(row)), dtype=code_dtype)
       for j in range(k):
         ij, aj = act_inf[row_chain, j], act_act[row_chain, j]
         passes, hit = self._on_path(row, ij, aj)
-        f *= np.where(hit, inv[ij, aj], np.where(passes, 0.0, 1.0))
-        zdec += hit & zero[ij, aj]
-      jp = self._altered_J(sweep, base_r, pair_inf, row, row_pair, f, zdec)
+        codes[j] = np.where(hit, ij * A + aj, np.where(passes, na, na + 1))
+      jp = self._level_J(sweep, kern, pair_inf, _unsigned(row), _unsigned(row_pair),
+                         _unsigned(codes))
       pi_, pa = np.nonzero(legal[pair_inf])
       ch_inf = pair_inf[pi_]
       ch_act = pa.astype(np.int64)
@@ -602,7 +594,7 @@ class JointPolicySearch:
       k += 1
     return levels
 
-  def _structure(self, start_depth: int) -> Optional[list]:
+  def _structure(self, start_depth: int) -> list | None:
     """The policy-independent part of the searches from `start_depth` (cached), or None when
     it would exceed `structure_budget`.
 
@@ -656,7 +648,8 @@ class JointPolicySearch:
       ch_inf = pair_inf[pi_]
       ch_act = pa.astype(np.int64)
       parent = pair_c[pi_]
-      levels.append(dict(pair_inf=pair_inf, row_pair=row_pair, row=row, codes=codes, pi=pi_,
+      levels.append(dict(pair_inf=pair_inf, row_pair=_unsigned(row_pair), row=_unsigned(row),
+                         codes=_unsigned(codes), pi=pi_,
                          pa=pa, inf=ch_inf, act=ch_act, parent=parent))
       act_inf = np.concatenate([act_inf[parent], ch_inf[:, None]], axis=1)
       act_act = np.concatenate([act_act[parent], ch_act[:, None]], axis=1)
@@ -671,52 +664,19 @@ class JointPolicySearch:
     Sampled JPS uses the structure of all histories; the histories it did not draw have
     weight 0, so their reach change is 0 and they add nothing, as when left out.
     """
-    jbase, inv, zero = sweep["jbase"], sweep["inv"], sweep["zero"]
-    base_r = sweep["weight"] * sweep["reach"]
-    factor = np.concatenate([inv.ravel(), [0.0, 1.0]])
-    zero_hit = np.concatenate([zero.ravel(), [False, False]]).astype(np.int64)
+    jbase = sweep["jbase"]
+    kern = self._kernel_inputs(sweep)
     ch_inf, ch_act = struct[0]["inf"], struct[0]["act"]
     levels = [dict(inf=ch_inf, act=ch_act, parent=np.full(len(ch_inf), -1, dtype=np.int64),
                    J=jbase[ch_inf, ch_act])]
-    use_c = self._lib is not None and struct[1:] and struct[1]["codes"].dtype == np.int32
-    if use_c:
-      return self._search_levels_c(sweep, struct, levels, factor, zero_hit.astype(np.uint8))
     for lv in struct[1:]:
-      row, row_pair, codes = lv["row"], lv["row_pair"], lv["codes"]
-      f = np.ones(len(row))
-      zdec = np.zeros(len(row), dtype=np.int64)
-      for j in range(len(codes)):
-        f *= factor[codes[j]]
-        zdec += zero_hit[codes[j]]
-      jp = self._altered_J(sweep, base_r, lv["pair_inf"], row, row_pair, f, zdec)
-      levels.append(dict(inf=lv["inf"], act=lv["act"], parent=lv["parent"],
-                         J=jp[lv["pi"], lv["pa"]]))
-    return levels
-
-  def _search_levels_c(self, sweep: dict, struct: list, levels: list, factor: np.ndarray,
-                       zero_hit: np.ndarray) -> list:
-    """The levels k >= 1 of `_search_levels_cached` by the C kernel `jps_level`."""
-    A = self.tree.num_actions
-    c64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)
-    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)
-    pnz, zc, weight, dv = c64(sweep["pnz"]), i64(sweep["z"]), c64(sweep["weight"]), c64(
-        sweep["dv"])
-    base_r = weight * c64(sweep["reach"])
-    acc = np.empty(A)
-    ptr = lambda a: ctypes.c_void_p(a.ctypes.data)
-    L = ctypes.c_int64
-    for lv in struct[1:]:
-      row, row_pair, codes = i64(lv["row"]), i64(lv["row_pair"]), lv["codes"]
-      jp = np.ascontiguousarray(sweep["jbase"][lv["pair_inf"]])
-      self._lib.jps_level(L(len(row)), L(len(codes)), L(A), ptr(codes), ptr(row), ptr(row_pair),
-                          ptr(factor), ptr(zero_hit), ptr(pnz), ptr(zc), ptr(weight),
-                          ptr(base_r), ptr(dv), ptr(jp), ptr(acc))
+      jp = self._level_J(sweep, kern, lv["pair_inf"], lv["row"], lv["row_pair"], lv["codes"])
       levels.append(dict(inf=lv["inf"], act=lv["act"], parent=lv["parent"],
                          J=jp[lv["pi"], lv["pa"]]))
     return levels
 
   def search(self, sweep: dict, start_depth: int,
-             rng: Optional[np.random.Generator] = None) -> SearchResult:
+             rng: np.random.Generator | None = None) -> SearchResult:
     """Algorithm 1's JPS(sigma, I_cand, 1) with I_cand = all team infosets at `start_depth`.
 
     With `rng` (tie_break="random"), the chain is a uniformly random one among the candidates
@@ -724,11 +684,7 @@ class JointPolicySearch:
     """
     t0 = time.perf_counter()
     struct = None
-    row_ids = sweep["row_ids"]
-    # Sampled JPS with few draws touches few histories: the cached structure (all of them)
-    # would cost more than finding the drawn ones' altered reach anew.
-    few = row_ids is not None and len(row_ids) < self._cached_sample_fraction * len(self._rows)
-    if self._row_mode == "auto" and self.structure_budget > 0 and not few:
+    if self._row_mode == "auto" and self.structure_budget > 0:
       struct = self._structure(start_depth)
     if struct is None:
       levels = self._search_levels(sweep, start_depth)
@@ -746,7 +702,7 @@ class JointPolicySearch:
         b += np.maximum(cm, 0.0)
       lvl["best"] = b
       best = (b, lvl["parent"])
-    num = int(sum(len(l["inf"]) for l in levels))
+    num = int(sum(len(lvl["inf"]) for lvl in levels))
     chain = []
     gain = 0.0
     if rng is not None and len(levels[0]["inf"]):
@@ -821,7 +777,7 @@ class JointPolicySearch:
     return row_pair, row
 
   # --------------------------------------------------------------------------------------------
-  def candidates(self, result: SearchResult) -> Iterator[Tuple[List[Tuple[int, int]], float]]:
+  def candidates(self, result: SearchResult) -> Iterator[tuple[list[tuple[int, int]], float]]:
     """Every candidate chain of a search with its Theorem 1 predicted gain."""
     levels = result.levels
     preds = [None] * len(levels)
@@ -841,7 +797,7 @@ class JointPolicySearch:
         yield chain[::-1], float(preds[k][c])
 
   @staticmethod
-  def apply_chain(pi: np.ndarray, chain: Sequence[Tuple[int, int]]) -> np.ndarray:
+  def apply_chain(pi: np.ndarray, chain: Sequence[tuple[int, int]]) -> np.ndarray:
     """sigma' of Eq. 6: `pi` with every (infoset, action) of the chain set one-hot."""
     new = pi.copy()
     for i, a in chain:
@@ -850,7 +806,7 @@ class JointPolicySearch:
     return new
 
   def brute_force_gains(self, pi: np.ndarray, result: SearchResult,
-                        limit: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray, float]:
+                        limit: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """(predicted, brute-force, seconds) gains of the search's candidates (the first `limit`).
 
     Brute force = `evaluation.game_value` of the modified policy array, one full sweep per
@@ -882,8 +838,8 @@ class JointPolicySearch:
     tree = self.tree
     tie_rng = rng if self.tie_break == "random" else None
     value = initial_value = self.value(pi)
-    history: List[JPSIteration] = []
-    order: List[int] = []
+    history: list[JPSIteration] = []
+    order: list[int] = []
     if self.depth is not None:
       order = [int(d) for d in rng.permutation(self.start_depths)]
     sweep = None
@@ -927,7 +883,7 @@ class JointPolicySearch:
                      history=history, best_iteration=it,
                      seconds=time.perf_counter() - t_start)
 
-  def reference_start_depths(self) -> List[int]:
+  def reference_start_depths(self) -> list[int]:
     """The starting depths of the authors' code for `depth` (facebookresearch/jps,
     `Solver::runSearch`): the first team decision level only without a depth; with a depth D,
     every level that has at least D - 1 levels below it (levels 0 .. L - D of L levels)."""
@@ -938,7 +894,7 @@ class JointPolicySearch:
     return keep or levels[:1]
 
   def improve(self, initial_policy: PolicyLike = None,
-              seed: Optional[int] = None) -> JPSResult:
+              seed: int | None = None) -> JPSResult:
     """Runs JPS-Main (Algorithm 1) from `initial_policy` (default uniform).
 
     Args:
@@ -960,7 +916,7 @@ class JointPolicySearch:
     value = self.value(pi)
     initial_value = value
     best_value, best_pi, best_it = value, pi.copy(), 0
-    history: List[JPSIteration] = []
+    history: list[JPSIteration] = []
     it = 0
     pbar = None
     if self.progress:
@@ -1016,20 +972,21 @@ class JointPolicySearch:
 def _rounding_tolerance(m: float) -> float:
   """Gains within this of the maximum `m` count as tied (both tie-break rules use it).
 
-  Predicted gains that are equal in exact arithmetic can differ in their last bits with the
-  summation order (the C kernel and numpy sum in different orders).
+  Chains whose predicted gains are equal in exact arithmetic (common: symmetric cards, or
+  changes on histories of equal value) are sums over different histories, so their computed
+  gains can differ in the last bits; without this tolerance rounding, not the tie-break rule,
+  would choose among them.
   """
   return 1e-9 * (1.0 + abs(m))
 
 
 def _first_maximal(x: np.ndarray) -> int:
-  """The first index whose value is tied with the maximum (`_rounding_tolerance`), so that the
-  C kernel and numpy, whose last bits differ, pick the same change."""
+  """The first index whose value is tied with the maximum (`_rounding_tolerance`)."""
   m = float(x.max())
   return int(np.argmax(x >= m - _rounding_tolerance(m)))
 
 
-def joint_policy_search(game: Union[pyspiel.Game, GameTree], initial_policy: PolicyLike = None,
+def joint_policy_search(game: pyspiel.Game | GameTree, initial_policy: PolicyLike = None,
                         **kwargs) -> JPSResult:
   """Functional form: `JointPolicySearch(game, **kwargs).improve(initial_policy)`."""
   return JointPolicySearch(game, **kwargs).improve(initial_policy)
