@@ -45,8 +45,8 @@ flags.DEFINE_list("inputs", ["results/team_lp_table_quiet.json",
                              "results/team_lp_table_fast.json"],
                   "team_lp_table.py JSON files")
 flags.DEFINE_list("optional_inputs", ["results/team_lp_table_s6_quiet.json"],
-                  "further team_lp_table.py JSON files, read when they exist (the lead's quiet "
-                  "re-timing of section 0.8)")
+                  "further team_lp_table.py JSON files, read when they exist (a re-timing on the "
+                  "quiet machine)")
 flags.DEFINE_list("instances", [], "only these instances (default: all 29)")
 flags.DEFINE_string("out_md", "results/team_lp_summary.md", "Markdown output")
 flags.DEFINE_list("quiet_inputs", ["team_lp_table_quiet.json"],

@@ -39,6 +39,7 @@ from ospiel_team.tree import evaluation
 from ospiel_team.algorithms.team import highs
 from ospiel_team.algorithms.team import plan_mip
 from ospiel_team.algorithms.coop import simple_bidding_optimum
+from ospiel_team.algorithms.team import best_response as team_best_response
 from ospiel_team.algorithms.team import decomposition as team_decomposition
 from ospiel_team.algorithms.team import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
@@ -139,8 +140,8 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
         raise
       dec = None
     if dec is not None:
-      br = team_decomposition.team_best_response_lp(tree, members, w, decomposition=dec,
-                                                      time_limit=time_limit)
+      br = team_best_response.team_best_response_lp(tree, members, w, decomposition=dec,
+                                                    time_limit=time_limit)
       strategy = br.plan.sample_pure_strategy(greedy=True)
       details.update(local_solutions=dec.num_local, sequences=dec.num_sequences)
       res = plan_mip.JointPureResult(value=br.value, bound=br.value, proven_optimal=True, gap=0.0,

@@ -8,12 +8,13 @@ histories), their actions are prescriptions (the joint action A of the team info
 R), and an observation after (S, R, A) leads to the beliefs (S', R') of the public states S'
 below. Its edges are exactly the *local solutions* lambda_S(R, A) of the tree decomposition of
 Zhang & Sandholm (AAAI 2022, Sec. 4 and Appendix C), and its flow constraints are their
-constraint system D lam = d (`team_decomposition.TeamDecomposition`), so the DAG is built from
+constraint system D lam = d (`decomposition.TeamDecomposition`), so the DAG is built from
 that decomposition. Its polytope is the convex hull of the team's joint pure plans (ZFS-23,
 Thm. 3.3; Zhang & Sandholm, Prop. 2.9), hence:
 
 * a **team best response** is a bottom-up dynamic programme on the DAG (max over the
-  prescriptions of every belief): exact, linear time, no MIP;
+  prescriptions of every belief): exact, linear time, no LP or MIP (the other exact team best
+  responses are in `best_response.py`);
 * **regret minimisation** works node by node as counterfactual regret minimisation does on a
   tree (every belief's sub-problem is the same whichever parent reaches it). We run Discounted
   CFR (Brown & Sandholm, AAAI 2019, alpha = 1.5, beta = 0, gamma = 2) or predictive CFR+
@@ -28,7 +29,7 @@ U - L <= tol or at the time limit and returns the best bracket found (anytime).
 
 Public API: `BeliefDAG(decomposition)` (`best_response`, `values`, `flows`) and
 `solve(game, teams, ...)` -> `BeliefDAGResult`. One entry point for every team method:
-`team_solve.solve(game, teams, method="dag")`.
+`solve.solve(game, teams, method="dag")`.
 """
 
 from __future__ import annotations
@@ -376,7 +377,14 @@ class BeliefDAG:
     return self._const(leaf_grad) + float(v[self.roots].sum())
 
   def best_response_value(self, leaf_grad: np.ndarray) -> float:
-    """The value of the team's best joint pure plan against the leaf gradient (bottom-up)."""
+    """The value of the team's best joint pure plan against the leaf gradient (bottom-up).
+
+    The DAG's own team best response, kept here because it is a different algorithm from those
+    of `best_response.py` (backward induction for one player, the decomposition LP, the flow
+    MIP): one dynamic-programming pass over the DAG, linear in its edges, with no LP or MIP
+    (every belief takes its best prescription; Zhang, Farina & Sandholm, ICML 2023,
+    arXiv:2210.12487). It certifies `solve`'s brackets at every check.
+    """
     if self._lib is not None:
       _, v = self._bottom_up(leaf_grad, None, None, 1)
     else:
@@ -385,7 +393,8 @@ class BeliefDAG:
 
   def best_response(self, leaf_grad: np.ndarray):
     """(value, flow) of the team's best joint pure plan against the leaf gradient: value =
-    sum over leaves of grad * plan (constant leaf included). Exact, by dynamic programming."""
+    sum over leaves of grad * plan (constant leaf included). Exact: the dynamic programme of
+    `best_response_value`, with the first maximising prescription of every belief kept."""
     q, v = self.values(leaf_grad)
     vn = v[self.edge_node]
     idx = np.nonzero(q >= vn - 1e-12 * (1.0 + np.abs(vn)))[0]
@@ -505,7 +514,7 @@ class BeliefDAGResult:
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           tol: float = 1e-6, time_limit: Optional[float] = None,
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
-          max_local: int = DEFAULT_MAX_LOCAL, verbose: bool = False,
+          max_local: int = DEFAULT_MAX_LOCAL,
           native: bool = True, average_powers: Sequence[float] = (2.0, 5.0),
           decompositions: Optional[Sequence[TeamDecomposition]] = None) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
@@ -525,16 +534,15 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     algorithm: "dcfr" or "pcfr+".
     check_every: iterations between two certifications by exact best responses (>= 1).
     max_local: cap on a team's DAG edges (MemoryError past it, as for the team LP).
-    verbose: print one line per certification.
     native: run the DAG passes in the C kernel when a C compiler is available (False: the
       numpy passes, the reference; both give the same iterates to rounding).
     average_powers: the averages certified (weights t^p per iteration; DCFR's gamma = 2 is
       (2.0,)); each is certified, and the best lower and upper bounds are kept. The default adds
       a recent-weighted t^5 average to DCFR's t^2 one: same iterates, a tighter bracket sooner
-      (measured: 21L153 1,450 instead of 2,340 iterations to gap 1e-4, 22D3 180 instead of
-      340; docs/benchmarks/team_lp.md section 0.6).
+      (measured: 21L153 reaches gap 1e-4 after 1,450 instead of 2,340 iterations, 22D3 after
+      180 instead of 340).
     decompositions: both teams' `TeamDecomposition`s of this tree when already built (by
-      `team_solve`'s `auto` rule); None: built here.
+      `solve.solve`'s `auto` rule); None: built here.
 
   Returns:
     A `BeliefDAGResult` whose `lower`/`upper` are certified by exact team best responses.
@@ -577,7 +585,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   avg_w = [0.0 for _ in average_powers]
   sig = [g.regret_matching(r) for g, r in zip(dags, regrets)]
   lam = [g.flows(s) for g, s in zip(dags, sig)]
-  leaf = [g.leaf_values(l) for g, l in zip(dags, lam)]
+  leaf = [g.leaf_values(x) for g, x in zip(dags, lam)]
   lower, upper = -np.inf, np.inf
   best_x = best_y = None
   history: List[Dict] = []
@@ -610,9 +618,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           upper, best_y = br1, ly
       history.append(dict(iteration=it, lower=lower, upper=upper,
                           seconds=round(time.perf_counter() - start, 3)))
-      if verbose:
-        print(f"it {it}: [{lower:.8f}, {upper:.8f}] gap {upper - lower:.2e}  "
-              f"{time.perf_counter() - start:.1f} s", flush=True)
       if upper - lower <= tol:
         converged = True
         break

@@ -1,19 +1,24 @@
-"""Exact team best responses against fixed terminal weights.
+"""Exact team best responses against fixed terminal weights: the one home of all of them.
 
 A team best response maximises sum_z w[z] x[z] over the team's joint pure strategies x (reach
 of terminal z, 0 or 1), where `w[z]` already holds chance, the other team's (possibly
-correlated) reach and this team's utility. Three exact methods:
+correlated) reach and this team's utility. Exact methods:
 
-* one member: backward induction on the player's sequence tree (perfect recall);
-* `lp`: the LP over the team's tree-decomposition polytope (Zhang & Sandholm, "Team Correlated
-  Equilibria in Zero-Sum Extensive-Form Games via Tree Decompositions", AAAI 2022, Theorem 3.21;
-  exact because the polytope is the convex hull of the team's pure plans, Prop. 2.9);
-* `mip`: the flow MIP over the members' binary sequence-form plans (`coop_optimum`), the oracle
-  of the column-generation methods (Farina, Celli, Gatti & Sandholm, ICML 2021).
+* one member: backward induction on the player's sequence tree (perfect recall makes it a
+  tree), `single_player_best_response_value`;
+* `team_best_response_lp`: the LP over the team's tree-decomposition polytope (Zhang &
+  Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
+  Decompositions", AAAI 2022, arXiv:2109.05284, Theorem 3.21); exact because the polytope is the
+  convex hull of the team's pure plans (Prop. 2.9), so an optimal vertex is a pure plan;
+* `TeamOracle`: the flow MIP over the members' binary sequence-form plans (`plan_mip`), built
+  once and re-solved for new weights, returning the strategy and its terminal reach; the oracle
+  of column generation (Farina, Celli, Gatti & Sandholm, ICML 2021, Sec. 5), optionally in the
+  hybrid form of Zhang, An & Cerny (AAAI 2021, arXiv:2009.12629, Sec. 4).
 
-`TeamOracle` builds the MIP once and re-solves it for new weights, returning the strategy and
-its terminal reach (what column generation adds as a column). `team_value_vs_best_response` is
-the runner metric "team 1's value when team 2 best responds" of a per-player policy profile.
+`team_best_response_value` picks one of them by name. `team_value_vs_best_response` is the
+runner's metric "team 1's value when team 2 best responds" of a per-player policy profile.
+The team belief DAG keeps its own best response (`belief_dag.BeliefDAG.best_response_value`):
+a linear-time dynamic programme over the DAG's flows, a different algorithm from these.
 """
 
 from __future__ import annotations
@@ -25,14 +30,16 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import highspy
 import numpy as np
 
-from ospiel_team.algorithms.team import plan_mip
 from ospiel_team.algorithms.team import highs
+from ospiel_team.algorithms.team import plan_mip
 from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+from ospiel_team.algorithms.team.plan import TeamPlan
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.algorithms.team.decomposition import TeamBestResponse  # noqa: F401 (API)
-from ospiel_team.algorithms.team.decomposition import team_best_response_lp
 
 
+# ------------------------------------------------------------------------------------------------
+# One member: backward induction.
 def _single_player_best_plan(tree: GameTree, player: int, terminal_weights: np.ndarray):
   """(value, strategy infoset -> action) of `player`'s best pure strategy (backward induction)."""
   a_count = tree.num_actions
@@ -77,6 +84,54 @@ def pure_terminal_reach(tree: GameTree, members: Sequence[int],
   return reach
 
 
+# ------------------------------------------------------------------------------------------------
+# The LP over the team's tree-decomposition polytope.
+@dataclasses.dataclass
+class TeamBestResponse:
+  """A team's best correlated plan (`team_best_response_lp`): its value and the plan."""
+  value: float
+  plan: TeamPlan
+  seconds: float
+
+
+def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weights: np.ndarray,
+                          decomposition: Optional[TeamDecomposition] = None,
+                          time_limit: Optional[float] = None) -> TeamBestResponse:
+  """max over the team's correlated plans of sum_z w[z] x[z]: an exact team best response.
+
+  The plan polytope of the decomposition is the convex hull of pure plans (Prop. 2.9), so the
+  LP optimum is the best joint pure strategy's value; sampling the plan gives one.
+
+  Args:
+    tree: the game tree.
+    members: the team's players.
+    terminal_weights: [num_terminals] w[z].
+    decomposition: the team's `TeamDecomposition` (built when None).
+    time_limit: HiGHS seconds (None: no limit).
+  """
+  start = time.perf_counter()
+  dec = decomposition or TeamDecomposition(tree, members)
+  w_leaf = np.bincount(dec.terminal_leaf, weights=terminal_weights, minlength=dec.num_leaves)
+  const = 0.0
+  if dec.const_leaf:
+    const = float(w_leaf[0])
+    w_leaf = w_leaf.copy()
+    w_leaf[0] = 0.0
+  cost = np.asarray(dec.leaf_matrix.T @ w_leaf).reshape(-1)
+  d_mat, rhs = dec.constraint_system()
+  h = highs.solve(cost, d_mat, rhs, rhs, np.zeros(dec.num_local), np.full(dec.num_local, np.inf),
+                  True, time_limit, None, "simplex")
+  status = highs.status(h)
+  if status != "Optimal":
+    raise RuntimeError(f"HiGHS did not solve the team best-response LP: {status}")
+  lam = np.maximum(np.asarray(h.getSolution().col_value), 0.0)
+  value = float(h.getInfo().objective_function_value) + const
+  return TeamBestResponse(value=value, plan=TeamPlan(dec, lam),
+                          seconds=time.perf_counter() - start)
+
+
+# ------------------------------------------------------------------------------------------------
+# Several members: the flow MIP, built once (column generation's oracle).
 class OracleTimeLimit(RuntimeError):
   """The best-response MIP hit its time limit before finding any joint pure strategy.
 
@@ -104,8 +159,8 @@ class PureBestResponse:
 class TeamOracle:
   """Exact pure team best response, the model built once (column-generation oracle).
 
-  One member: backward induction. Several: the flow MIP of `coop_optimum` (built once; each call
-  changes only the objective and re-solves to proven optimality with HiGHS).
+  One member: backward induction. Several: the flow MIP of `plan_mip.flow_model` (built once;
+  each call changes only the objective and re-solves to proven optimality with HiGHS).
   """
 
   def __init__(self, tree: GameTree, members: Sequence[int], threads: Optional[int] = None,
@@ -266,7 +321,7 @@ def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
 
   `pi` is a per-player policy array (e.g. CFR's average policy): `team` plays its members'
   behavior policies, the other team picks its best joint pure strategy (a team best response,
-  exact). Compare with the TMECor value (team_lp), which is the largest this can be for any
+  exact). Compare with the TMECor value (`lp.solve`), which is the largest this can be for any
   correlated plan of `team`.
   """
   if teams is None:
@@ -284,8 +339,3 @@ def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
   u_other = teams_lib.team_terminal_utilities(tree, teams)[:, other]
   br = team_best_response_value(tree, teams, other, weights * u_other, method=method)
   return -br
-
-
-def team_value_vs_best_response_metric(tree: GameTree, pi: np.ndarray) -> float:
-  """Runner metric: team 1's value when team 2 best responds (teams from `default_teams`)."""
-  return team_value_vs_best_response(tree, pi, teams_lib.default_teams(tree.game), team=0)

@@ -99,7 +99,7 @@ def _sequence_form(tree: GameTree, player: int):
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           tol: float = 1e-6, time_limit: Optional[float] = None, max_iterations: int = 100_000,
           threads: Optional[int] = None, extra_columns: bool = False,
-          verbose: bool = False, hybrid: bool = False,
+          hybrid: bool = False,
           warm_start: bool = False) -> ColumnGenerationResult:
   """Team 1's team-correlated equilibrium value by column generation (single/double oracle).
 
@@ -114,7 +114,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     extra_columns: also add the improving (not optimal) joint pure strategies each MIP oracle
       found on its way (HiGHS's saved solutions) when they improve on the master: fewer
       iterations for the same exact bounds.
-    verbose: print one line per iteration.
     hybrid: the oracles' MIPs keep the sequence variables of one member per team continuous
       (`team_best_response.TeamOracle(hybrid=True)`, the hybrid form of Zhang, An & Cerny,
       AAAI 2021, arXiv:2009.12629): same exact best responses, fewer binaries.
@@ -246,9 +245,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     elapsed = time.perf_counter() - start
     history.append(dict(iteration=it, master=master, lower=lower, upper=upper,
                         seconds=round(elapsed, 3)))
-    if verbose:
-      print(f"it {it}: master {master:.8f}  [{lower:.8f}, {upper:.8f}]  gap {upper - lower:.2e}"
-            f"  {elapsed:.1f} s", flush=True)
     converged = upper - lower <= tol
     if (converged or stopped or it >= max_iterations or
         (time_limit is not None and elapsed >= time_limit)):

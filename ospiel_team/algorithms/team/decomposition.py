@@ -1,8 +1,8 @@
-r"""The tree decomposition of one team's strategy polytope, and correlated plans on it.
+r"""The tree decomposition of one team's strategy polytope.
 
 Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
-Decompositions" (AAAI 2022), Sections 3-4 and Appendix C. For a team (a set of players acting
-as one imperfect-recall player, `teams.py`):
+Decompositions", AAAI 2022 (arXiv:2109.05284), Sections 3-4 and Appendix C. For a team (a set
+of players acting as one imperfect-recall player, `teams.py`):
 
 1. **Team tree.** Histories with the same *team sequence* (the team infosets reached and the
    team's actions on the path, plus the team infoset at the history itself) are merged, level by
@@ -26,23 +26,21 @@ as one imperfect-recall player, `teams.py`):
    (the team-tree child through which terminals are reached) is the sum of the lambdas that
    reach c (C.1).
 
-`TeamDecomposition(tree, members)` builds all of this; `TeamPlan` is a point of the polytope (a
-correlated plan) with junction-tree sampling of joint pure strategies. The LP that uses both
-teams' decompositions is `team_lp.py`; exact team best responses are `team_best_response.py`.
+`TeamDecomposition(tree, members)` builds all of this. A point of the polytope (a correlated
+plan) is `plan.TeamPlan`; the LP over both teams' decompositions is `lp.py`, and exact team best
+responses over one decomposition are in `best_response.py`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
-from ospiel_team.algorithms.team import highs
 from ospiel_team.algorithms.team import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree, TERMINAL
 
@@ -102,8 +100,7 @@ class TeamDecomposition:
   """Team tree, team-public states and reachable local solutions of one team (Secs. 3-4)."""
 
   def __init__(self, tree: GameTree, members: Sequence[int],
-               max_local: int = DEFAULT_MAX_LOCAL, team_tree_only: bool = False,
-               batched: bool = True):
+               max_local: int = DEFAULT_MAX_LOCAL, team_tree_only: bool = False):
     """Builds the team tree, public states, local solutions and leaf plan of one team.
 
     Args:
@@ -111,16 +108,12 @@ class TeamDecomposition:
       members: the team's players.
       max_local: raise MemoryError past this many local solutions (LP columns).
       team_tree_only: stop after the merged team tree (no public states).
-      batched: build the one-node public states (all of Goofspiel's, most of Leduc's) in
-        numpy batches instead of one at a time; False keeps the per-state reference loop
-        (same arrays: the tests compare the two).
     """
     self.tree = tree
     self.members = tuple(int(p) for p in members)
     self.max_local = max_local
-    self.batched = bool(batched)
     self._team_tree()
-    if team_tree_only:  # the merged team tree alone (used by coop_optimum's MIP)
+    if team_tree_only:  # the merged team tree alone (used by `plan_mip`)
       return
     teams_lib.check_timeable(tree)
     self._public_states()
@@ -253,28 +246,25 @@ class TeamDecomposition:
     # One-node public states (the node is the team's: the state is one where the team acts)
     # are prepared in numpy batches; the loop below then only wraps views of them.
     single = (np.diff(bounds) == 1) & (self.tt_infoset[grouped[bounds[:-1]]] >= 0)
-    if not self.batched:
-      single[:] = False
     batch = self._singleton_batch(grouped, bounds, single) if single.any() else None
     self._single = single
-    if self.batched:
-      # Every state's distinct team infosets (increasing) and each node's index among them,
-      # for all states at once (the reference loop: one np.unique per state).
-      slot_sorted = slot_of_node[sort]
-      inf_all = self.tt_infoset[grouped]
-      idx = np.nonzero(inf_all >= 0)[0]
-      o = np.lexsort((inf_all[idx], slot_sorted[idx]))
-      s_o, i_o = slot_sorted[idx][o], inf_all[idx][o]
-      new_inf = np.ones(len(o), dtype=bool)
-      new_inf[1:] = (s_o[1:] != s_o[:-1]) | (i_o[1:] != i_o[:-1])
-      new_slot = np.ones(len(o), dtype=bool)
-      new_slot[1:] = s_o[1:] != s_o[:-1]
-      c = np.cumsum(new_inf) - 1
-      base = np.maximum.accumulate(np.where(new_slot, c, 0))
-      loc_inf_all = np.full(len(grouped), -1, dtype=np.int64)
-      loc_inf_all[idx[o]] = c - base
-      slot_infosets = i_o[new_inf]
-      inf_bounds = np.searchsorted(s_o[new_inf], np.arange(num_slots + 1))
+    # Every state's distinct team infosets (increasing) and each node's index among them, for
+    # all states at once.
+    slot_sorted = slot_of_node[sort]
+    inf_all = self.tt_infoset[grouped]
+    idx = np.nonzero(inf_all >= 0)[0]
+    o = np.lexsort((inf_all[idx], slot_sorted[idx]))
+    s_o, i_o = slot_sorted[idx][o], inf_all[idx][o]
+    new_inf = np.ones(len(o), dtype=bool)
+    new_inf[1:] = (s_o[1:] != s_o[:-1]) | (i_o[1:] != i_o[:-1])
+    new_slot = np.ones(len(o), dtype=bool)
+    new_slot[1:] = s_o[1:] != s_o[:-1]
+    c = np.cumsum(new_inf) - 1
+    base = np.maximum.accumulate(np.where(new_slot, c, 0))
+    loc_inf_all = np.full(len(grouped), -1, dtype=np.int64)
+    loc_inf_all[idx[o]] = c - base
+    slot_infosets = i_o[new_inf]
+    inf_bounds = np.searchsorted(s_o[new_inf], np.arange(num_slots + 1))
     total = 0
     for slot in range(num_slots):
       if single[slot]:
@@ -300,25 +290,10 @@ class TeamDecomposition:
         continue
       nodes = grouped[bounds[slot]:bounds[slot + 1]]
       self.tt_local[nodes] = np.arange(len(nodes))
-      if self.batched:
-        infosets = slot_infosets[inf_bounds[slot]:inf_bounds[slot + 1]]
-        loc_inf = loc_inf_all[bounds[slot]:bounds[slot + 1]]
-      else:
-        inf = self.tt_infoset[nodes]
-        infosets, inv = np.unique(inf[inf >= 0], return_inverse=True)
-        loc_inf = np.full(len(nodes), -1, dtype=np.int64)
-        loc_inf[inf >= 0] = inv.reshape(-1)
+      infosets = slot_infosets[inf_bounds[slot]:inf_bounds[slot + 1]]
+      loc_inf = loc_inf_all[bounds[slot]:bounds[slot + 1]]
       self.tt_local_inf[nodes] = loc_inf
       achild = self.tt_anchor_child[nodes]
-      if len(nodes) == 1:
-        # Reference path of a one-node state (used with batched=False): reachable set {node},
-        # one local solution per legal action.
-        st = self._singleton_state(slot, nodes, infosets, achild[0], ps_slot)
-        total += len(st.local_set)
-        if total > self.max_local:
-          self._too_many_local()
-        self.states.append(st)
-        continue
       if achild[0] < 0:
         if np.any(achild >= 0):
           raise AssertionError("public state with mixed anchors")
@@ -338,19 +313,14 @@ class TeamDecomposition:
           acts = par.actions[:, self.tt_local_inf[u[team_u]]]
           reached[:, team_u] &= acts == a[team_u][None, :]
         packed = np.packbits(reached, axis=1)
-        uniq, inv = (_unique_rows(packed) if self.batched
-                     else np.unique(packed, axis=0, return_inverse=True))
-        inv = inv.reshape(-1)
+        uniq, inv = _unique_rows(packed)
         nonempty = uniq.any(axis=1)
         new_id = np.cumsum(nonempty) - 1
         new_id[~nonempty] = -1
         parent_to_set = new_id[inv]
         sets = np.unpackbits(uniq[nonempty], axis=1, count=len(nodes)).astype(bool)
       # Local solutions: every joint action of the team infosets meeting each R.
-      if self.batched:
-        reach, actions, local_set = self._joint_actions(sets, loc_inf, infosets, total)
-      else:
-        reach, actions, local_set = self._joint_actions_loop(sets, loc_inf, infosets, total)
+      reach, actions, local_set = self._joint_actions(sets, loc_inf, infosets, total)
       total += len(local_set)
       st = _PublicState(
           index=slot, nodes=nodes, infosets=infosets, anchor=anchor, reach=reach,
@@ -364,27 +334,6 @@ class TeamDecomposition:
       st.offset = off
     self.state_offsets = offsets[:-1]
     self.num_local = int(offsets[-1])
-
-  def _joint_actions_loop(self, sets, loc_inf, infosets, total):
-    """Local solutions of the reachable sets `sets`: the per-set reference loop."""
-    legal = self.tree.infoset_legal
-    reach_rows, act_rows, set_rows = [], [], []
-    for r_idx, r in enumerate(sets):
-      meet = np.unique(loc_inf[r & (loc_inf >= 0)])
-      choices = [np.nonzero(legal[infosets[i]])[0] for i in meet]
-      count = math.prod(len(c) for c in choices)  # exact (no int64 overflow)
-      total += count
-      if total > self.max_local:
-        self._too_many_local()
-      acts = np.full((count, len(infosets)), -1, dtype=np.int16)
-      if choices:
-        grid = np.stack(np.meshgrid(*choices, indexing="ij"), axis=-1).reshape(count, -1)
-        acts[:, meet] = grid
-      reach_rows.append(np.broadcast_to(r, (count, len(r))))
-      act_rows.append(acts)
-      set_rows.append(np.full(count, r_idx, dtype=np.int64))
-    return (np.concatenate(reach_rows), np.concatenate(act_rows),
-            np.concatenate(set_rows))
 
   def _joint_actions(self, sets, loc_inf, infosets, total):
     """Local solutions of the reachable sets `sets` [num_sets, |S|] of one public state.
@@ -425,7 +374,6 @@ class TeamDecomposition:
     picked = order[np.arange(k)[None, :], digit] if k else digit
     actions = np.where(meet[set_id], picked, -1).astype(np.int16)
     return sets[set_id], actions, set_id
-
 
   def _legal_tables(self):
     """Per infoset of the tree: its number of legal actions and its legal actions first, in
@@ -496,34 +444,15 @@ class TeamDecomposition:
       col &= par.actions[:, self.tt_local_inf[u]] == a
     return np.where(col, 0, -1)
 
-  def _singleton_state(self, slot, nodes, infosets, achild, ps_slot) -> _PublicState:
-    """A public state with one node (the per-state reference of `_singleton_batch`)."""
-    if achild < 0:
-      anchor, parent_to_set = -1, None
-    else:
-      u = self.tt_parent[achild]
-      anchor = int(ps_slot[self.tt_ps[u]])
-      parent_to_set = self._parent_to_singleton(self.states[anchor], u, self.tt_action[achild])
-    if len(infosets):
-      acts = np.nonzero(self.tree.infoset_legal[infosets[0]])[0].astype(np.int16)[:, None]
-    else:
-      acts = np.full((1, 0), -1, dtype=np.int16)
-    count = len(acts)
-    return _PublicState(
-        index=slot, nodes=nodes, infosets=infosets, anchor=anchor,
-        reach=np.ones((count, 1), dtype=bool), actions=acts,
-        local_set=np.zeros(count, dtype=np.int64), num_sets=1, parent_to_set=parent_to_set)
-
   # --- 5. constraint system ---------------------------------------------------------------------
   def constraint_system(self):
     """(D, d): rows (S, R) of C.2 (and the root-bag rows) over this team's lambdas (built once
     and kept: the LP, its size estimate and the plans' checks share it; do not modify)."""
     if getattr(self, "_constraints", None) is None:
-      self._constraints = (self._constraint_system_loop() if not self.batched
-                           else self._constraint_system_batched())
+      self._constraints = self._build_constraint_system()
     return self._constraints
 
-  def _constraint_system_batched(self):
+  def _build_constraint_system(self):
     states = self.states
     k = len(states)
     num_sets = np.fromiter((st.num_sets for st in states), dtype=np.int64, count=k)
@@ -557,31 +486,6 @@ class TeamDecomposition:
                               shape=(num_rows, self.num_local))
     return d_mat, rhs
 
-  def _constraint_system_loop(self):
-    """The per-state reference of `constraint_system`."""
-    rows, cols, vals, rhs = [], [], [], []
-    row0 = 0
-    for st in self.states:
-      rows.append(row0 + st.local_set)
-      cols.append(st.offset + np.arange(len(st.local_set)))
-      vals.append(np.ones(len(st.local_set)))
-      if st.anchor < 0:
-        rhs.append(np.ones(st.num_sets))
-      else:
-        par = self.states[st.anchor]
-        hit = np.nonzero(st.parent_to_set >= 0)[0]
-        rows.append(row0 + st.parent_to_set[hit])
-        cols.append(par.offset + hit)
-        vals.append(-np.ones(len(hit)))
-        rhs.append(np.zeros(st.num_sets))
-      row0 += st.num_sets
-    if not rows:
-      return sparse.csr_matrix((0, self.num_local)), np.zeros(0)
-    d_mat = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
-                                                       np.concatenate(cols))),
-                              shape=(row0, self.num_local))
-    return d_mat, np.concatenate(rhs)
-
   # --- leaf plan (C.1 at the leaves) ----------------------------------------------------------
   def _leaf_plan(self):
     """Leaf sequence of every terminal and the map F: lambdas -> leaf plan values."""
@@ -605,7 +509,7 @@ class TeamDecomposition:
     a = self.tt_action[real]
     slots = self.ps_slot[self.tt_ps[u]]
     rest = np.arange(len(real))
-    if self.batched and len(real):
+    if len(real):
       # A leaf below a one-node state's node u by the team's action a is reached by exactly
       # one local solution: that action (its rank among u's legal actions).
       fast = np.nonzero(self._single[slots] & (a >= 0))[0]
@@ -653,189 +557,3 @@ class TeamDecomposition:
                 acting_public_states=len(self.states),
                 reachable_sets=int(sum(st.num_sets for st in self.states)),
                 local_solutions=self.num_local, team_tree_nodes=self.num_tt)
-
-
-# ------------------------------------------------------------------------------------------------
-# Plans and sampling.
-@dataclasses.dataclass
-class TeamPlan:
-  """A team's correlated plan: one local distribution per public state (Prop. 2.9)."""
-  decomposition: TeamDecomposition
-  lam: np.ndarray  # [num_local] lambda_S(R, A)
-
-  @property
-  def members(self):
-    return self.decomposition.members
-
-  def terminal_reach(self) -> np.ndarray:
-    """[num_terminals] probability that the team plays to each terminal (x[z])."""
-    return self.decomposition.terminal_reach(self.lam)
-
-  def constraint_violation(self) -> float:
-    """Max violation of C.2/root rows and of lambda >= 0."""
-    d_mat, rhs = self.decomposition.constraint_system()
-    res = np.abs(d_mat @ self.lam - rhs).max(initial=0.0)
-    return float(max(res, -self.lam.min(initial=0.0)))
-
-  def sample_pure_strategy(self, rng: np.random.Generator | int | None = None,
-                           greedy: bool = False) -> Dict[int, int]:
-    """Samples a joint pure strategy of the team: {infoset: action} for every team infoset.
-
-    Top-down over the decomposition: at each public state, the reachable set R is fixed by the
-    anchor's sampled local solution, and A is drawn from lambda_S(R, .) / sum_A lambda_S(R, A)
-    (junction-tree sampling); each local solution is thus drawn with probability lambda.
-    Infosets the sampled strategy never reaches get their first legal action. `greedy=True`
-    takes the most likely A instead of sampling (a pure strategy in the plan's support).
-    """
-    rng = np.random.default_rng(rng)
-    dec = self.decomposition
-    tree = dec.tree
-    chosen = np.full(len(dec.states), -1, dtype=np.int64)  # local solution sampled per state
-    strategy: Dict[int, int] = {}
-    for st in dec.states:
-      if st.anchor < 0:
-        r = 0
-      else:
-        j = chosen[st.anchor]
-        if j < 0:
-          continue
-        r = st.parent_to_set[j]
-        if r < 0:
-          continue
-      cand = np.nonzero(st.local_set == r)[0]
-      w = np.maximum(self.lam[st.offset + cand], 0.0)
-      total = w.sum()
-      if greedy or total <= 1e-12:
-        k = cand[int(np.argmax(w))]
-      else:
-        k = cand[rng.choice(len(cand), p=w / total)]
-      chosen[st.index] = k
-      acts = st.actions[k]
-      for i, a in zip(st.infosets, acts):
-        if a >= 0:
-          strategy[int(i)] = int(a)
-    for i in np.nonzero(np.isin(tree.infoset_player, dec.members))[0]:
-      if int(i) not in strategy:
-        strategy[int(i)] = int(np.nonzero(tree.infoset_legal[i])[0][0])
-    return strategy
-
-  def marginal_policy_array(self, base: Optional[np.ndarray] = None) -> np.ndarray:
-    """Each member's behaviour strategy induced by the plan (P(a | infoset reached)).
-
-    Exact (Kuhn's theorem) for a team of one player; for several players it drops the
-    correlation between teammates. Infosets the plan never reaches keep `base` (uniform).
-    """
-    dec = self.decomposition
-    tree = dec.tree
-    pi = tree.uniform_policy_array() if base is None else np.array(base, dtype=np.float64)
-    mass = np.zeros((tree.num_infosets, tree.num_actions))
-    for st in dec.states:
-      lam = np.maximum(self.lam[st.offset:st.offset + len(st.local_set)], 0.0)
-      for k, info in enumerate(st.infosets):
-        a = st.actions[:, k]
-        ok = a >= 0
-        np.add.at(mass[info], a[ok], lam[ok])
-    total = mass.sum(axis=1)
-    rows = np.nonzero(total > 1e-12)[0]
-    pi[rows] = mass[rows] / total[rows, None]
-    return pi
-
-  def sample_policy_array(self, base: Optional[np.ndarray] = None,
-                          rng: np.random.Generator | int | None = None,
-                          greedy: bool = False) -> np.ndarray:
-    """A policy array with the team's rows set to a sampled joint pure strategy."""
-    tree = self.decomposition.tree
-    pi = tree.uniform_policy_array() if base is None else np.array(base, dtype=np.float64)
-    for i, a in self.sample_pure_strategy(rng, greedy=greedy).items():
-      pi[i] = 0.0
-      pi[i, a] = 1.0
-    return pi
-
-  def pure_strategy_distribution(self, max_support: int = 100_000):
-    """Exact distribution over the joint pure strategies the plan samples (small games only).
-
-    Returns a list of (probability, {infoset: action}) restricted to reached infosets.
-    """
-    dec = self.decomposition
-    partial = [(1.0, {}, {})]  # (prob, strategy, chosen local solution per state)
-    for st in dec.states:
-      new = []
-      for prob, strat, chosen in partial:
-        if st.anchor < 0:
-          r = 0
-        else:
-          j = chosen.get(st.anchor, -1)
-          r = st.parent_to_set[j] if j >= 0 else -1
-        if r < 0:
-          new.append((prob, strat, chosen))
-          continue
-        cand = np.nonzero(st.local_set == r)[0]
-        w = np.maximum(self.lam[st.offset + cand], 0.0)
-        total = w.sum()
-        if total <= 1e-12:
-          w = np.zeros(len(cand))
-          w[0] = 1.0
-          total = 1.0
-        for k, wk in zip(cand, w / total):
-          if wk <= 1e-12:
-            continue
-          s2 = dict(strat)
-          for i, a in zip(st.infosets, st.actions[k]):
-            if a >= 0:
-              s2[int(i)] = int(a)
-          c2 = dict(chosen)
-          c2[st.index] = int(k)
-          new.append((prob * wk, s2, c2))
-      partial = new
-      if len(partial) > max_support:
-        raise ValueError(f"more than max_support={max_support} pure strategies in the support")
-    merged: Dict[tuple, float] = {}
-    for prob, strat, _ in partial:
-      key = tuple(sorted(strat.items()))
-      merged[key] = merged.get(key, 0.0) + prob
-    return sorted(((p, dict(k)) for k, p in merged.items()), key=lambda t: -t[0])
-
-
-# ------------------------------------------------------------------------------------------------
-# A team's exact best response over its polytope.
-@dataclasses.dataclass
-class TeamBestResponse:
-  value: float
-  plan: TeamPlan
-  seconds: float
-
-
-def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weights: np.ndarray,
-                          decomposition: Optional[TeamDecomposition] = None,
-                          time_limit: Optional[float] = None) -> TeamBestResponse:
-  """max over the team's correlated plans of sum_z w[z] x[z]: an exact team best response.
-
-  The plan polytope of the decomposition is the convex hull of pure plans (Prop. 2.9), so the
-  LP optimum is the best joint pure strategy's value; sampling the plan gives one.
-
-  Args:
-    tree: the game tree.
-    members: the team's players.
-    terminal_weights: [num_terminals] w[z].
-    decomposition: the team's `TeamDecomposition` (built when None).
-    time_limit: HiGHS seconds (None: no limit).
-  """
-  start = time.perf_counter()
-  dec = decomposition or TeamDecomposition(tree, members)
-  w_leaf = np.bincount(dec.terminal_leaf, weights=terminal_weights, minlength=dec.num_leaves)
-  const = 0.0
-  if dec.const_leaf:
-    const = float(w_leaf[0])
-    w_leaf = w_leaf.copy()
-    w_leaf[0] = 0.0
-  cost = np.asarray(dec.leaf_matrix.T @ w_leaf).reshape(-1)
-  d_mat, rhs = dec.constraint_system()
-  h = highs.solve(cost, d_mat, rhs, rhs, np.zeros(dec.num_local), np.full(dec.num_local, np.inf),
-                  True, time_limit, None, "simplex")
-  status = highs.status(h)
-  if status != "Optimal":
-    raise RuntimeError(f"HiGHS did not solve the team best-response LP: {status}")
-  lam = np.maximum(np.asarray(h.getSolution().col_value), 0.0)
-  value = float(h.getInfo().objective_function_value) + const
-  return TeamBestResponse(value=value, plan=TeamPlan(dec, lam),
-                          seconds=time.perf_counter() - start)

@@ -5,8 +5,8 @@ option is checked: an option HiGHS does not know, or a value it refuses (e.g. `s
 a negative `time_limit`), raises `ValueError` naming it instead of being silently ignored (HiGHS
 itself only returns an error status from `setOptionValue`).
 
-Used by `team_lp` (the tree-decomposition LP), `team_best_response`, `coop_optimum` (MIPs) and
-`column_generation` (restricted master LPs and best-response MIPs).
+Used by `lp` (the tree-decomposition LP), `best_response` and `plan_mip` (best-response LPs and
+MIPs), `column_generation` (restricted master LPs) and the cooperative optimum.
 """
 
 from __future__ import annotations

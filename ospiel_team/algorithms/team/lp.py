@@ -1,8 +1,8 @@
 r"""Team-correlated equilibria by tree decomposition: one LP solved with HiGHS.
 
 Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
-Decompositions", AAAI 2022 (Sec. 3, after Theorem 3.20; Theorem 3.21). Each team's strategy
-polytope is described by its tree decomposition (`team_decomposition.py`: team tree,
+Decompositions", AAAI 2022, arXiv:2109.05284 (Sec. 3, after Theorem 3.20; Theorem 3.21). Each
+team's strategy polytope is described by its tree decomposition (`decomposition.py`: team tree,
 team-public states, reachable local solutions lambda_S(R, A), constraints D lam = d and leaf
 plans x = F lam). The LP is max_x min_y x^T M y over both teams' polytopes, the inner
 minimisation dualised (Luce & Raiffa 1957), so that
@@ -14,8 +14,8 @@ where M[c1, c2] sums chance x team-1 utility over terminals with leaf sequences 
 Team 2's correlated plan is the dual solution of the `<=` rows (mu = its lambdas).
 
 Public API: `solve(game, teams)` -> `TeamLPResult` (value, both teams' plans, sizes, seconds).
-Other solvers of the same problem: `column_generation.py`, `team_belief_dag.py`; one entry point:
-`team_solve.solve(game, teams, method="auto")`. Command line (one CLI for every method):
+Other solvers of the same problem: `column_generation.py`, `belief_dag.py`; one entry point:
+`solve.solve(game, teams, method="auto")`. Command line (one CLI for every method):
 
   ospiel-team-solve --game "kuhn_poker(players=3)" --teams "0,1|2" --json
   ospiel-team-solve --instance 21D3 --method auto --time_limit 600 --json
@@ -37,15 +37,15 @@ from ospiel_team.tree.game_tree import GameTree
 
 from ospiel_team.algorithms.team.decomposition import DEFAULT_MAX_LOCAL
 from ospiel_team.algorithms.team.decomposition import TeamDecomposition
-from ospiel_team.algorithms.team.decomposition import TeamPlan
+from ospiel_team.algorithms.team.plan import TeamPlan
 
 
-# `solver="auto"` (the default of team_solve.solve and the CLI): HiGHS's dual simplex for LPs with at most this many constraint-matrix
-# nonzeros, its interior point method (IPX, with crossover) above. Measured HiGHS CPU seconds,
-# simplex / ipm (docs/benchmarks/team_lp.md section 0.8): 21K3 (1,136 nonzeros) 0.003 / 0.007,
-# 21K4 (7,524) 0.028 / 0.034, 21GL (11,196) 0.020 / 0.028, 21G (15,960) 0.029 / 0.036; above
-# it neither wins everywhere (31G, 111,798: 0.23 / 0.30; 21L223, 57,952: 1.17 / 0.77), so the
-# IPM, the measured default of section 1, stays.
+# `solver="auto"` (the default of `solve.solve` and the CLI): HiGHS's dual simplex for LPs with
+# at most this many constraint-matrix nonzeros, its interior point method (IPX, with crossover)
+# above. Measured HiGHS CPU seconds, simplex / ipm: 21K3 (1,136 nonzeros) 0.003 / 0.007, 21K4
+# (7,524) 0.028 / 0.034, 21GL (11,196) 0.020 / 0.028, 21G (15,960) 0.029 / 0.036; above it
+# neither wins everywhere (31G, 111,798: 0.23 / 0.30; 21L223, 57,952: 1.17 / 0.77), so the IPM
+# stays.
 AUTO_SIMPLEX_MAX_NONZEROS = 20_000
 
 
@@ -116,7 +116,7 @@ def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
                 dec2: TeamDecomposition, stop_above: Optional[int] = None) -> int:
   """The constraint matrix's nonzeros of `solve`'s LP from the two decompositions, without
   assembling it (counted before zero payoffs are dropped: >= `TeamLPResult.lp_nonzeros`).
-  `team_solve`'s `auto` rule chooses between the LP and the belief DAG by it.
+  `solve.solve`'s `auto` rule chooses between the LP and the belief DAG by it.
 
   With `stop_above`, a lower bound read off the decompositions' sizes (one entry per local
   solution in D1 and E2, and the leaf maps F1 and G2) is returned as soon as it exceeds it,
@@ -151,7 +151,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     time_limit: HiGHS seconds (None: no limit); TimeoutError when reached.
     threads: HiGHS threads.
     solver: HiGHS's `solver` option ("ipm", "simplex", "choose", ...) or "auto" (simplex up to
-      `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else ipm; the default of `team_solve.solve` and the
+      `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else ipm; the default of `solve.solve` and the
       CLI). The value is the LP optimum either way; the plans are optimal but may differ (the
       IPM's crossover and the simplex can end at different optimal vertices; e.g. on 3-player
       Kuhn the simplex's team plan shows no correlation between the teammates, the IPM's does,
@@ -159,12 +159,13 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     max_local: MemoryError past this many local solutions of a team.
     highs_options: further HiGHS options, each checked by HiGHS.
     decompositions: both teams' `TeamDecomposition`s of this tree, when already built (e.g. by
-      `team_solve`'s `auto` rule); None: built here.
+      `solve.solve`'s `auto` rule); None: built here.
   """
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
-    raise ValueError(f"solve needs two teams; for one team use coop_optimum (got {teams})")
+    raise ValueError(f"solve needs two teams; for one team use algorithms.coop.optimum "
+                     f"(got {teams})")
   if decompositions is None:
     dec1 = TeamDecomposition(tree, teams.teams[0], max_local)
     dec2 = TeamDecomposition(tree, teams.teams[1], max_local)
@@ -239,7 +240,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   plan1 = TeamPlan(dec1, lam1)
   plan2 = TeamPlan(dec2, mu)
   return TeamLPResult(
-      game=str(tree.game), teams=teams, terminals=len(tree.terminals), value=value, plans=[plan1, plan2],
+      game=str(tree.game), teams=teams, terminals=len(tree.terminals), value=value,
+      plans=[plan1, plan2],
       sequences=[dec1.num_sequences, dec2.num_sequences],
       local_solutions=[dec1.num_local, dec2.num_local], lp_rows=a_mat.shape[0],
       lp_cols=a_mat.shape[1], lp_nonzeros=int(a_mat.nnz), build_seconds=build,

@@ -20,6 +20,7 @@ import time
 from typing import Dict, Optional, Sequence
 
 import numpy as np
+from scipy import sparse
 
 from ospiel_team.algorithms.team import decomposition as team_decomposition
 from ospiel_team.algorithms.team import highs
@@ -53,13 +54,13 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
   """max over the members' joint pure strategies of sum_z w[z] prod_p r_p[sigma_p(z)] (MIP).
 
   `formulation="flow"` (default): binary r_p as below, and one continuous e[v, a] per team
-  sequence (team-tree node v where the team acts, action a; `team_lp` merges histories with the
-  same team sequence) with the flow rows sum_a e[v, a] = e[edge into v] (= 1 at the top) and
-  e[v, a] <= r_p[I(v) a]. With binary r the flow is exactly the product of the members' reach
-  (the acting member plays exactly one action at a reached infoset), for weights of any sign;
-  its LP relaxation is the team's perfect-recall relaxation, much tighter than McCormick's.
-  `formulation="mccormick"`: the per-terminal-group product linearisation described in the
-  module docstring.
+  sequence (team-tree node v where the team acts, action a; `decomposition` merges histories
+  with the same team sequence) with the flow rows sum_a e[v, a] = e[edge into v] (= 1 at the
+  top) and e[v, a] <= r_p[I(v) a]. With binary r the flow is exactly the product of the
+  members' reach (the acting member plays exactly one action at a reached infoset), for weights
+  of any sign; its LP relaxation is the team's perfect-recall relaxation, much tighter than
+  McCormick's. `formulation="mccormick"`: the per-terminal-group product linearisation
+  described in the module docstring.
   `initial_strategy` (infoset -> action for the members' infosets, e.g. JPS's purified policy;
   flow formulation only) is handed to HiGHS as its first incumbent, so the MIP never returns a
   worse strategy and can prune with its value from the start.
@@ -120,7 +121,6 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
       lo.append(1.0 - len(active))
       hi.append(np.inf)
       row += 1
-  from scipy import sparse  # pylint: disable=g-import-not-at-top
   a_mat = sparse.csr_matrix((vals, (rows, cols)), shape=(row, n_cols))
   integrality = np.zeros(n_cols, dtype=bool)
   integrality[:n_bin] = True
@@ -171,7 +171,7 @@ class FlowModel:
   inf_rep: np.ndarray
   act: np.ndarray
   n_bin: int
-  a_mat: "sparse.csr_matrix"
+  a_mat: sparse.csr_matrix
   lo: list
   hi: list
   integrality: np.ndarray
@@ -195,7 +195,6 @@ class FlowModel:
 
 def flow_model(tree: GameTree, members: Sequence[int]) -> FlowModel:
   """Builds the flow MIP's rows for `members` (see `best_joint_pure_strategy_mip`)."""
-  from scipy import sparse  # pylint: disable=g-import-not-at-top
   members = [int(p) for p in members]
   a_count = tree.num_actions
   team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = sequence_form_rows(

@@ -3,44 +3,41 @@ r"""One entry point for zero-sum team games: `solve(game, teams, method="auto"|"
 Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
 
 * `"lp"`: the tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
-  Extensive-Form Games via Tree Decompositions", AAAI 2022 (`team_lp.py`). Exact; its size
-  grows with the number of *local solutions* lambda_S(R, A) of the teams (the uncommon external
-  information, Theorem 4.1).
+  Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284, Theorem 3.21
+  (`lp.py`). Exact; its size grows with the number of *local solutions* lambda_S(R, A) of the
+  teams (the uncommon external information, Theorem 4.1).
 * `"cg"`: column generation over joint pure plans with exact best-response oracles (Farina,
   Celli, Gatti & Sandholm, ICML 2021; double oracle when both teams have several players;
   `column_generation.py`). Anytime: returns a bracket [lower, upper] certified by exact team
   best responses; exact within `tol` when it converges.
 * `"dag"`: regret minimisation (DCFR) on both teams' team belief DAGs (Zhang, Farina &
-  Sandholm, ICML 2023, arXiv:2210.12487; `team_belief_dag.py`). Anytime: every few iterations
-  the average plans are certified by exact team best responses (dynamic programming on the
-  DAG), giving a bracket [lower, upper]; stops when the gap is <= `tol`.
+  Sandholm, ICML 2023, arXiv:2210.12487; `belief_dag.py`). Anytime: every few iterations the
+  average plans are certified by exact team best responses (dynamic programming on the DAG),
+  giving a bracket [lower, upper]; stops when the gap is <= `tol`.
 
-`"auto"` (the rule, from the Table 1 measurements in docs/benchmarks/team_lp.md, sections 0.7
-and 0.8): build both teams' decompositions with at most `AUTO_LP_MAX_LOCAL` = 500k local
+`"auto"`: build both teams' decompositions with at most `AUTO_LP_MAX_LOCAL` = 500k local
 solutions per team, then
 
 * **the LP** when its constraint matrix has at most `AUTO_LP_MAX_NONZEROS` = 150,000 nonzeros
-  (`team_lp.lp_nonzeros`, counted from the decompositions without assembling the LP),
+  (`lp.lp_nonzeros`, counted from the decompositions without assembling the LP),
 * **the belief DAG** above that, on the same decompositions (built once).
 
 The LP is preferred wherever it is about as fast, because its value is exact, while the DAG
-stops at a certified gap of 1e-4. Measured on the lead's quiet runs (section 0.7; wall seconds
-of the solve, LP / DAG): below the threshold the LP is faster on every instance measured both
-ways (21GL 0.23 / 0.81 at 11,196 nonzeros, 21G 0.23 / 1.40 at 15,960, 31GL 1.22 / 1.96 at
-69,786, 31G 1.72 / 2.25 at 111,798; 21L133, 21L223 and 31L'132, 61k-127k nonzeros, took
-1.4-2.9 s by the LP and 6.5-7.8 CPU s by the numpy DAG under load), and above it the DAG
-is faster on every one (22K5 3.18 / 0.32 at 157,995; 21K6 3.26 / 0.70 at 350,110; 22L133
-103 / 5.7; 21L143 34 / 3.6; 21D3 15.7 / 2.1; 21L151 63 / 6.8; 32GL 9.1 / 8.2; 32G 12.2 /
-10.9): HiGHS's time grows with the LP's density, the DAG's with its edges times iterations.
-31L'133 (199,994 nonzeros, LP 7.1 s) lies near the crossover (section 0.8).
+stops at a certified gap of 1e-4. Measured on Table 1 instances (wall seconds of the solve, LP /
+DAG): below the threshold the LP was faster on every instance measured both ways (21GL 0.23 /
+0.81 at 11,196 nonzeros, 21G 0.23 / 1.40 at 15,960, 31GL 1.22 / 1.96 at 69,786, 31G 1.72 / 2.25
+at 111,798), and above it the DAG was faster on every one (22K5 3.18 / 0.32 at 157,995; 21K6
+3.26 / 0.70 at 350,110; 22L133 103 / 5.7; 21L143 34 / 3.6; 21D3 15.7 / 2.1; 21L151 63 / 6.8;
+32GL 9.1 / 8.2; 32G 12.2 / 10.9): HiGHS's time grows with the LP's density, the DAG's with its
+edges times iterations. 31L'133 (199,994 nonzeros, LP 7.1 s) lies near the crossover.
 
-If a team has more than 500k local solutions (the LP is not built), the old rule applies:
-column generation when every team of several players has at most `AUTO_CG_MAX_SEQUENCES` =
-5,000 team sequences (a small MIP oracle: Kuhn 21K8 801, 21K12 1,873, 31K5 2,611 sequences,
-solved exactly by column generation), else the belief DAG (Leduc 21L153, 31L133, 22D3, 21L523,
-Liar's Dice 21D4, 42D2, 51D2: solved by the DAG to gap 1e-4); past `AUTO_DAG_MAX_LOCAL` DAG
-edges, column generation. Column generation stays available by name: it is exact where its
-MIP oracle is fast (Kuhn poker: 21K8, 21K12, 31K5) and slow elsewhere.
+If a team has more than 500k local solutions (the LP is not built): column generation when
+every team of several players has at most `AUTO_CG_MAX_SEQUENCES` = 5,000 team sequences (a
+small MIP oracle: Kuhn 21K8 801, 21K12 1,873, 31K5 2,611 sequences, solved exactly by column
+generation), else the belief DAG (Leduc 21L153, 31L133, 22D3, 21L523, Liar's Dice 21D4, 42D2,
+51D2: solved by the DAG to gap 1e-4); past `AUTO_DAG_MAX_LOCAL` DAG edges, column generation.
+Column generation stays available by name: it is exact where its MIP oracle is fast (Kuhn
+poker: 21K8, 21K12, 31K5) and slow elsewhere.
 """
 
 from __future__ import annotations
@@ -70,7 +67,7 @@ CERTIFY_MAX_SEQUENCES = 20_000
 DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
 AUTO_LP_MAX_LOCAL = 500_000
 # `auto` solves the LP when it has at most this many constraint-matrix nonzeros
-# (`team_lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
+# (`lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
 AUTO_LP_MAX_NONZEROS = 150_000
 AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
 # After the LP is refused: column generation when every team of several players has at most
@@ -112,11 +109,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       limit (an error if not solved); the anytime methods return their certified bracket.
     tol: the anytime methods' target certified gap (None: `DEFAULT_TOL[method]`).
     solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...), or "auto"
-      (`team_lp.choose_solver`: simplex for small LPs, else ipm).
+      (`lp.choose_solver`: simplex for small LPs, else ipm).
     highs_options: further HiGHS options for the LP (each checked by HiGHS).
     threads: HiGHS threads.
     certify_time_limit: when > 0, the bracket of an anytime method ("cg", "dag") is re-derived
-      by `certify` (exact team best responses of `team_best_response`, independent of the
+      by `certify` (exact team best responses of `best_response.py`, independent of the
       method), each oracle call limited to this many seconds; added to `details` with its own
       `certify_seconds` (a check of the result: not counted in the result's `seconds`, whose
       bracket the method already certified with its own exact best responses).
@@ -201,7 +198,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
 
 def certify(tree: GameTree, teams: teams_lib.Teams, team1_reach: np.ndarray,
             team2_reach: np.ndarray, time_limit: float = 60.0) -> Dict:
-  """Re-derives a certified bracket from two teams' plans with `team_best_response`'s oracles.
+  """Re-derives a certified bracket from two teams' plans with `best_response.py`'s oracles.
 
   lower = -(team 2's best response value against team 1's reach), upper = team 1's best
   response value against team 2's reach: backward induction for a one-player team, the flow MIP

@@ -8,7 +8,6 @@ import pytest
 
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import plan_mip
-from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.tree import evaluation
 from ospiel_team.algorithms.team import best_response as team_best_response
 from ospiel_team.algorithms.team import lp as team_lp
@@ -142,7 +141,7 @@ def test_sampling_reproduces_the_plan_exactly_and_empirically():
   assert team_best_response.team_value_vs_best_response(tree, pi, res.teams) <= res.value + 1e-9
 
 
-def test_team_value_vs_best_response_metric_and_runner():
+def test_team_value_vs_best_response_and_runner():
   from ospiel_team.runner import compare  # pylint: disable=g-import-not-at-top
   game = "kuhn_poker(players=3)"
   res = _solve(game, "0,1|2")
@@ -151,7 +150,7 @@ def test_team_value_vs_best_response_metric_and_runner():
   pi = rng.random((tree.num_infosets, tree.num_actions)) * tree.infoset_legal
   pi /= pi.sum(axis=1, keepdims=True)
   # Team 2 is player 2 alone: its best response is OpenSpiel-checked evaluation.best_response.
-  metric = team_best_response.team_value_vs_best_response_metric(tree, pi)
+  metric = team_best_response.team_value_vs_best_response(tree, pi, res.teams)
   assert metric == pytest.approx(-float(evaluation.best_response(tree, pi, 2).value), abs=1e-12)
   assert metric <= res.value + 1e-9
   # A two-player opponent team: LP and MIP agree.

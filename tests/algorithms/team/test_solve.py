@@ -15,7 +15,6 @@ import pytest
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import plan_mip
 from ospiel_team.algorithms.team import column_generation
-from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.algorithms.team import highs
 from ospiel_team.algorithms.team import best_response as team_best_response
 from ospiel_team.algorithms.team import lp as team_lp
