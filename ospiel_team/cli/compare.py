@@ -74,6 +74,10 @@ def main(argv):
     workers = FLAGS.workers or os.cpu_count() or 1
     if FLAGS.workers < 0:
       raise api.UserError(f"--workers must be >= 0, got {FLAGS.workers}")
+    short_name = FLAGS.game.split("(", 1)[0].strip()
+    if short_name not in pyspiel.registered_names():  # OpenSpiel would print all its games
+      raise api.UserError(f"--game {FLAGS.game!r}: unknown game {short_name!r} (the known "
+                          "ones: pyspiel.registered_names())")
     try:
       game = pyspiel.load_game(FLAGS.game)
     except pyspiel.SpielError as e:
