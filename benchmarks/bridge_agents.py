@@ -21,9 +21,9 @@ from absl import flags
 import numpy as np
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge import uncontested_costs as costs_lib
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import uncontested as U
 from ospiel_team.bridge.agents import match
@@ -48,7 +48,7 @@ def load_match_data(spec):
     with np.load(path, allow_pickle=False) as z:
       files = set(z.files)
     if "redeal_holders" in files:
-      d = U.load_cost_dataset(path)
+      d = costs_lib.load_cost_dataset(path)
       n, k = d["redeal_holders"].shape[:2]
       holders.append(d["redeal_holders"].reshape(n * k, 52))
       tricks.append(d["dd_tricks"].reshape(n * k, 5, 4))
@@ -116,15 +116,15 @@ def main(argv):
       lines.append(f"| {a} | {b} | {res.boards} | {res.mean_imps:+.3f} | {res.stderr_imps:.3f} "
                    f"| {cse:.3f} | {row['wall_s']} |")
       print(lines[-1], flush=True)
-  cost_path = FLAGS.cost_data or U.shipped_cost_dataset_path()
-  cd = U.load_cost_dataset(cost_path)
+  cost_path = FLAGS.cost_data or costs_lib.SHIPPED_COST_DATASET
+  cd = costs_lib.load_cost_dataset(cost_path)
   n, k = cd["redeal_holders"].shape[:2]
   lines += ["", f"Uncontested cost (Yeh & Lin 2016) on {n} N-S pairs x {k} E-W redeals "
             f"({os.path.basename(cost_path)}); lower is better. Published: Yeh & Lin 2.70, "
             "WBridge5 3.00 (their test set).", "",
             "| bidder | mean cost (IMPs) | s.e. | best contract reached | top contracts |",
             "|---|---|---|---|---|"]
-  oracle = U.oracle_bidder_costs(cd)
+  oracle = costs_lib.oracle_bidder_costs(cd)
   for name in FLAGS.cost_models.split(","):
     try:
       bidder = get_bidder(name, models)
@@ -143,9 +143,9 @@ def main(argv):
                f"{se:.3f} | {100 * np.mean(oracle == 0):.1f}% | |")
   results["uncontested_hindsight_oracle"] = float(oracle.mean())
   md = "\n".join(lines) + "\n"
-  a2c.atomic_write_text(os.path.join(FLAGS.out, "bridge_agents.json"),
+  atomic_io.write_text(os.path.join(FLAGS.out, "bridge_agents.json"),
                         json.dumps(results, indent=1) + "\n")
-  a2c.atomic_write_text(os.path.join(FLAGS.out, "bridge_agents.md"), md)
+  atomic_io.write_text(os.path.join(FLAGS.out, "bridge_agents.md"), md)
   print(md)
 
 

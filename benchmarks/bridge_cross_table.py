@@ -23,11 +23,14 @@ import time
 from absl import app
 from absl import flags
 
+import numpy as np
+
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import jps_paper
+from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import match
+from ospiel_team.cli import match as match_cli
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("bidders", "a2c,natural,jps_paper_baseline,jps_paper_0.63",
@@ -43,9 +46,49 @@ flags.DEFINE_bool("sample_too", False, "Also play each match with sampling model
 flags.DEFINE_string("out", "/tmp/bridge_cross", "Output folder.")
 
 
+# The JPS authors' 1,000 deals of their match against WBridge5 (github.com/facebookresearch/jps).
+WBRIDGE5_FILE = "against_WBridge5.raw"
+
+
+def load_wbridge5_deals(path: str):
+  """The deals of the authors' ``against_WBridge5.raw`` with their double-dummy tables.
+
+  The file alternates a PBN line ``[Deal "N:..."]`` and 20 trick counts in the order of the
+  authors' ``GameState::fillInDDTable`` (strain C, D, H, S, NT outer; declarer N, E, S, W
+  inner), i.e. ``dd_tricks[strain, declarer]`` row by row.
+
+  Args:
+    path: the ``.raw`` file, or the folder that holds it.
+
+  Returns:
+    A `dataset.BridgeDataset` (holders in our card order, dd_tricks (N, 5, 4)).
+  """
+  if not path:
+    raise ValueError(f"the wbridge5 deals need --reference_dir (the folder of {WBRIDGE5_FILE})")
+  if os.path.isdir(path):
+    path = os.path.join(path, WBRIDGE5_FILE)
+  if not os.path.isfile(path):
+    raise ValueError(f"{path!r} does not exist (the authors' {WBRIDGE5_FILE})")
+  with open(path) as f:
+    lines = [ln.strip() for ln in f if ln.strip()]
+  if len(lines) % 2:
+    raise ValueError(f"{path!r}: odd number of lines ({len(lines)}); expected deal/table pairs")
+  holders, tricks = [], []
+  for k in range(0, len(lines), 2):
+    head, nums = lines[k], lines[k + 1].split()
+    if not (head.startswith('[Deal "') and head.endswith('"]')):
+      raise ValueError(f"{path!r} line {k + 1}: expected [Deal \"...\"], got {head[:40]!r}")
+    if len(nums) != 20:
+      raise ValueError(f"{path!r} line {k + 2}: {len(nums)} numbers, expected 20")
+    holders.append(deal_lib.pbn_to_holders(head[len('[Deal "'):-2]))
+    tricks.append(np.array([int(x) for x in nums], np.int64).reshape(5, 4))
+  return dataset_lib.BridgeDataset(np.asarray(holders, np.uint8),
+                                   np.asarray(tricks, np.uint8), path=path)
+
+
 def _dataset(name, ref):
   if name == "wbridge5":
-    return jps_paper.load_wbridge5_deals(ref)
+    return load_wbridge5_deals(ref)
   return dataset_lib.resolve_dataset(name)
 
 
@@ -62,7 +105,7 @@ def _markdown(rows):
 def main(argv):
   del argv
   atomic_io.check_writable(FLAGS.out, folder=True)  # before the work
-  ref = FLAGS.reference_dir or match.default_reference_dir()
+  ref = FLAGS.reference_dir or match_cli.default_reference_dir()
   names = [n for n in FLAGS.bidders.split(",") if n]
   if FLAGS.pairs == "all":
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]

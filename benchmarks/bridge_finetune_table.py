@@ -17,7 +17,7 @@ starting model and the best one is the variant's model; the picked models then p
 shipped *held-out* boards against ``--opponents`` (our baseline, our seeded baselines where
 present, the JPS authors' baseline and JPS agent where ``--reference_dir`` has them) and,
 head to head, against the picked plain-A2C model. Training deals: the shipped training set
-augmented x96 (`a2c.augment_deals`), none of which is a validation or held-out deal.
+augmented x96 (`dataset.augment_deals`), none of which is a validation or held-out deal.
 
 Variants (``--variants``; ``name=base:key=value:...`` defines a new one from a base):
 
@@ -166,8 +166,8 @@ def training_data(num_deals=None) -> dataset_lib.BridgeDataset:
     raise ValueError(f"--train_deals must be in [1, {len(ds)}], got {num_deals}")
   h, t = ds.holders[:num_deals], ds.dd_tricks[:num_deals]
   for name in ("validation", "heldout", "heldout2"):
-    h, t = a2c.remove_deals(h, t, dataset_lib.resolve_dataset(name).holders)
-  h, t = a2c.augment_deals(h, t)
+    h, t = dataset_lib.remove_deals(h, t, dataset_lib.resolve_dataset(name).holders)
+  h, t = dataset_lib.augment_deals(h, t)
   return dataset_lib.BridgeDataset(h, t)
 
 

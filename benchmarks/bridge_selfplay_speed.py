@@ -57,7 +57,7 @@ def _parts(policy, eng, rng, pool, d):
     t1 = time.perf_counter()
     probs, _ = policy(obs)
     t2 = time.perf_counter()
-    a = a2c.sample_calls(probs, policy_net.legal_from_obs(obs), rng.random(len(active)))
+    a = policy_net.sample_calls(probs, policy_net.legal_from_obs(obs), rng.random(len(active)))
     t3 = time.perf_counter()
     calls = np.zeros(eng.batch_size, np.int64)
     calls[active] = a

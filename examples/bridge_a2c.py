@@ -20,22 +20,27 @@ all-pass on this budget. Interrupt and rerun the same command to resume from the
       --batch_size 32 --burn_in 16 --eval_every 2 --eval_boards 8 --holdout 16 \
       --bc_deals 20 --bc_steps 2
 
-Outputs in --workdir: checkpoint.npz (resumable), log.csv, learning_curve.png, model.npz (the
-network only, loadable with `ospiel_team.bridge.agents.model_bidder.load_bidder(path)`).
+Outputs in --workdir: checkpoint.npz (resumable), log.csv (with every checkpoint),
+learning_curve.png (drawn from the log at the end), model.npz (the network only, loadable with
+`ospiel_team.bridge.agents.model_bidder.load_bidder(path)`).
 """
 
 import glob
+import io
 import os
 import resource
 import shutil
+from collections.abc import Sequence
 
 from absl import app
 from absl import flags
 import numpy as np
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import behaviour_cloning as bc_lib
+from ospiel_team.bridge.agents import policy_net
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("seed", 0, "Random seed (network, deals, self-play).")
@@ -104,6 +109,31 @@ def expand_datasets(spec):
   return paths
 
 
+def plot_learning_curve(rows: Sequence[dict], path: str, title: str = "bridge A2C") -> None:
+  """Eval IMPs/board vs games (with stderr bars), entropy and auction length of the log rows
+  (`A2CTrainer.log_rows`); written atomically as a PNG."""
+  import matplotlib  # pylint: disable=g-import-not-at-top
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
+  fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+  ev = [r for r in rows if r.get("eval_imps_vs_natural", "") != ""]
+  if ev:
+    axes[0].errorbar([r["games"] for r in ev], [r["eval_imps_vs_natural"] for r in ev],
+                     yerr=[r["eval_stderr"] for r in ev], marker="o", capsize=2)
+  axes[0].axhline(0, color="gray", lw=0.5)
+  axes[0].set(xlabel="self-play games", ylabel="IMPs/board vs natural (held-out)", title=title)
+  tr = [r for r in rows if r.get("entropy", "") != ""]
+  axes[1].plot([r["games"] for r in tr], [r["entropy"] for r in tr])
+  axes[1].set(xlabel="self-play games", ylabel="policy entropy (nats)")
+  axes[2].plot([r["games"] for r in rows], [r["mean_auction_len"] for r in rows])
+  axes[2].set(xlabel="self-play games", ylabel="mean auction length (calls)")
+  fig.tight_layout()
+  png = io.BytesIO()
+  fig.savefig(png, format="png", dpi=90)
+  plt.close(fig)
+  atomic_io.write_bytes(path, png.getvalue())
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
@@ -130,18 +160,18 @@ def main(argv):
 
   def training_data():
     """(augmented training dataset, held-out dataset, number of base training deals)."""
-    ds = a2c.load_datasets(expand_datasets(FLAGS.datasets))
+    ds = dataset_lib.load_datasets(expand_datasets(FLAGS.datasets))
     h, t = ds.holders, ds.dd_tricks
     if eval_ds is not None:
       held = eval_ds
-      h, t = a2c.remove_deals(h, t, eval_ds.holders)
+      h, t = dataset_lib.remove_deals(h, t, eval_ds.holders)
     else:
       tr, ev = a2c.split_deals(h.shape[0], FLAGS.holdout)
       held = dataset_lib.BridgeDataset(h[ev], t[ev])
       h, t = h[tr], t[tr]
     n_base = h.shape[0]
     if FLAGS.augment:
-      h, t = a2c.augment_deals(h, t)
+      h, t = dataset_lib.augment_deals(h, t)
     return dataset_lib.BridgeDataset(h, t), held, n_base
 
   train_ds, held, n_base = training_data()
@@ -164,11 +194,11 @@ def main(argv):
     from ospiel_team.bridge.agents import bidders as bidders_lib  # pylint: disable=g-import-not-at-top
     rng = np.random.default_rng(FLAGS.seed + 1000)
     teacher = bidders_lib.make_bidder(FLAGS.bc_teacher, reference_dir=FLAGS.reference_dir)
-    obs, calls = a2c.collect_teacher_states(teacher, train_ds,
-                                            rng, FLAGS.bc_deals, uncontested=FLAGS.uncontested)
-    trainer.params, acc = a2c.behaviour_cloning(trainer.net, trainer.params, obs, calls,
-                                                FLAGS.bc_steps, seed=FLAGS.seed,
-                                                progress=FLAGS.progress)
+    obs, calls = bc_lib.collect_teacher_states(teacher, train_ds, rng, FLAGS.bc_deals,
+                                               uncontested=FLAGS.uncontested)
+    trainer.params, acc = bc_lib.behaviour_cloning(trainer.net, trainer.params, obs, calls,
+                                                   FLAGS.bc_steps, seed=FLAGS.seed,
+                                                   progress=FLAGS.progress)
     trainer.opt_state = trainer.optimizer.init(trainer.params)
     print(f"behaviour cloning of {FLAGS.bc_teacher}: {len(calls)} states, "
           f"greedy agreement {acc:.3f}")
@@ -185,10 +215,11 @@ def main(argv):
                 max_seconds=FLAGS.max_minutes * 60,
                 refresh=refresh if FLAGS.refresh_minutes > 0 else None,
                 refresh_seconds=FLAGS.refresh_minutes * 60)
-  a2c.save_model(os.path.join(FLAGS.workdir, "model.npz"), trainer.params, cfg,
-                 extra={"rounds": trainer.round, "games": trainer.games,
-                        "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,
-                        "search": FLAGS.search})
+  policy_net.save_model(os.path.join(FLAGS.workdir, "model.npz"), trainer.params, cfg,
+                        extra={"rounds": trainer.round, "games": trainer.games,
+                               "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,
+                               "search": FLAGS.search})
+  plot_learning_curve(trainer.log_rows, os.path.join(FLAGS.workdir, "learning_curve.png"))
   if FLAGS.export_checkpoint:
     trainer.save_checkpoint(FLAGS.export_checkpoint, include_buffer=False)
   last = [r for r in trainer.log_rows if r.get("eval_imps_vs_natural", "") != ""]

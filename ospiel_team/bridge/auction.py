@@ -58,7 +58,6 @@ NUM_BIDS = NUM_LEVELS * NUM_STRAINS  # 35 contract bids 1C..7NT
 PASS, DOUBLE, REDOUBLE = 0, 1, 2
 FIRST_BID = 3
 NUM_CALLS = FIRST_BID + NUM_BIDS  # 38
-OPENSPIEL_BIDDING_ACTION_BASE = 52  # OpenSpiel `bridge` action = 52 + call
 # Longest legal auction: 3 passes, then for each of the 35 bids "bid P P X P P XX P P"
 # (9 calls), then the final pass: 3 + 35 * 9 + 1.
 MAX_AUCTION_LENGTH = 319
@@ -119,15 +118,6 @@ def bid_strain(call):
 
 
 CALL_STRINGS = tuple(call_string(c) for c in range(NUM_CALLS))
-
-
-def bid_call(level: int, strain: int) -> int:
-  """The call id of the bid `level` (1..7) of `strain` (0..4)."""
-  if not 1 <= level <= NUM_LEVELS:
-    raise ValueError(f"level {level} out of range 1..7")
-  if not 0 <= strain < NUM_STRAINS:
-    raise ValueError(f"strain {strain} out of range 0..4")
-  return FIRST_BID + (level - 1) * NUM_STRAINS + strain
 
 
 def parse_seat(value) -> int:

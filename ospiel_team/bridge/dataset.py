@@ -29,11 +29,11 @@ or malformed file raises `ValueError` naming the file and the problem.
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Optional, Union
 
 import numpy as np
 
+from ospiel_team import atomic_io
 from ospiel_team.bridge import deal as deal_lib
 
 FORMAT_TAG = "ospiel_team.bridge.dataset/1"
@@ -42,16 +42,16 @@ PathLike = Union[str, os.PathLike]
 
 
 # Shipped datasets by name (files in ospiel_team/bridge/data/), each built by
-# `ospiel-team-make-dataset --chunk 500 --seed S --deals N --out FILE`:
-# train: seed 0, 50,000 deals (the default dataset; its first 10,000 are the earlier 10,000-deal set); validation: seed 1, 1,000 deals (model
-# selection); heldout: seed 2, 2,000 deals (final evaluation only, never trained on);
-# heldout2: seed 20261123, 4,000 deals (a second, fresh evaluation set for the pre-registered
-# replication in docs/benchmarks/bridge_agents.md; never trained on nor used for selection).
-# Different seeds make them disjoint (tests/test_bridge_data_split.py checks it, also under
-# the 96 seat-rotation x suit-permutation symmetries used by augmentation).
+# `ospiel-team-make-dataset --chunk 500 --seed S --deals N --out FILE` (the seed is stored in
+# the file): train: seed 0, 50,000 deals (the default dataset; its first 10,000 are the earlier
+# 10,000-deal set); validation: seed 1, 1,000 deals (model selection); heldout: seed 2, 2,000
+# deals (final evaluation only, never trained on); heldout2: seed 20261123, 4,000 deals (a
+# second, fresh evaluation set for the pre-registered replication in
+# docs/benchmarks/bridge_agents.md; never trained on nor used for selection). Different seeds
+# make them disjoint (tests/bridge/test_data_split.py checks it, also under the 96
+# seat-rotation x suit-permutation symmetries of `deal.symmetric_deals`).
 NAMED_DATASETS = {"train": DEFAULT_DATASET_NAME, "validation": "validation_dds.npz",
                   "heldout": "heldout_dds.npz", "heldout2": "heldout2_dds.npz"}
-NAMED_DATASET_SEEDS = {"train": 0, "validation": 1, "heldout": 2, "heldout2": 20261123}
 
 
 def named_dataset_path(name: str) -> str:
@@ -156,23 +156,62 @@ def load_dataset(path: Optional[PathLike] = None) -> BridgeDataset:
 
 def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
                  seed: Optional[int] = None) -> None:
-  """Validates and writes a dataset atomically (temp file in the same folder, then os.replace)."""
+  """Validates and writes a dataset atomically (`atomic_io.savez`, compressed)."""
   path = os.fspath(path)
   validate_arrays(holders, dd_tricks, source=path)
-  folder = os.path.dirname(os.path.abspath(path))
-  os.makedirs(folder, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".npz", dir=folder)
-  try:
-    with os.fdopen(fd, "wb") as f:
-      extra = {} if seed is None else {"seed": np.int64(seed)}
-      np.savez_compressed(f, holders=np.asarray(holders, np.uint8),
-                          dd_tricks=np.asarray(dd_tricks, np.uint8),
-                          format=np.array(FORMAT_TAG), **extra)
-      f.flush()
-      os.fsync(f.fileno())
-    os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; datasets are meant to be shared
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
+  extra = {} if seed is None else {"seed": np.int64(seed)}
+  atomic_io.savez(path, compressed=True, holders=np.asarray(holders, np.uint8),
+                  dd_tricks=np.asarray(dd_tricks, np.uint8), format=np.array(FORMAT_TAG),
+                  **extra)
+
+
+def load_datasets(paths) -> BridgeDataset:
+  """One dataset from a path, a comma-separated list of paths, a list of paths, a
+  `BridgeDataset` (returned as is), or None / "" (the shipped default); several are
+  concatenated in the given order."""
+  if isinstance(paths, BridgeDataset):
+    return paths
+  if paths is None or (isinstance(paths, str) and not paths):
+    return load_dataset(None)
+  if isinstance(paths, str):
+    paths = [p for p in paths.split(",") if p]
+  parts = [load_dataset(p) for p in paths]
+  if not parts:
+    raise ValueError(f"no dataset paths in {paths!r}")
+  if len(parts) == 1:
+    return parts[0]
+  return BridgeDataset(np.concatenate([p.holders for p in parts]),
+                       np.concatenate([p.dd_tricks for p in parts]))
+
+
+def augment_deals(holders: np.ndarray, dd_tricks: np.ndarray, rotations: bool = True,
+                  suit_permutations: bool = True) -> tuple[np.ndarray, np.ndarray]:
+  """Deals and their DDS tables under seat rotations and suit permutations (up to 96 per deal).
+
+  The images of `deal.symmetric_deals` with the tables of `deal.symmetric_dd_tricks` (no DDS
+  work), concatenated symmetry by symmetry: row ``j * n + i`` is deal ``i`` under symmetry
+  ``j`` (suit permutation major, rotation minor; ``j = 0`` the deals themselves).
+
+  Args:
+    holders: (n, 52) deals.
+    dd_tricks: (n, 5, 4) their double-dummy tables.
+    rotations: include the 4 seat rotations.
+    suit_permutations: include the 24 suit permutations.
+
+  Returns:
+    (holders (S * n, 52) uint8, dd_tricks (S * n, 5, 4)).
+  """
+  h = deal_lib.symmetric_deals(holders, rotations, suit_permutations)
+  t = deal_lib.symmetric_dd_tricks(dd_tricks, rotations, suit_permutations)
+  if t.shape[1] != h.shape[1]:
+    raise ValueError(f"{h.shape[1]} deals but {t.shape[1]} double-dummy tables")
+  return h.reshape(-1, deal_lib.NUM_CARDS), t.reshape((-1,) + t.shape[2:])
+
+
+def remove_deals(holders: np.ndarray, dd_tricks: np.ndarray, exclude_holders: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+  """Drops the deals (and their tables) that also appear in `exclude_holders` (same 52
+  holders; a deal equal to an excluded one only up to symmetry stays)."""
+  ex = {bytes(r) for r in np.asarray(exclude_holders, np.uint8)}
+  keep = np.array([bytes(r) not in ex for r in np.asarray(holders, np.uint8)], bool)
+  return holders[keep], dd_tricks[keep]

@@ -9,7 +9,7 @@ The ``--deals`` deals are cut into chunks of ``--chunk`` deals. Chunk ``i`` draw
 ``numpy.random.default_rng(SeedSequence([seed, i]))`` (`deal.random_holders`) and computes their
 tables with DDS (`dds.dd_tables`), so the dataset depends only on ``--seed``, ``--chunk`` and
 ``--deals`` -- not on the number of workers, on Ray, or on interruptions. Each finished chunk
-is written atomically (temp file + ``os.replace``) to ``<out>.chunks/chunk_<i>.npz`` in the
+is written atomically (`ospiel_team.atomic_io`) to ``<out>.chunks/chunk_<i>.npz`` in the
 format of `ospiel_team.bridge.dataset`; a rerun of the same command skips chunks already on
 disk, so a killed run resumes without recomputing finished deals. When all chunks are present
 they are merged into ``<out>`` (atomically) and the chunk folder is removed unless
@@ -32,11 +32,9 @@ import json
 import math
 import multiprocessing
 import os
-import re
 import shutil
 import sys
-import tempfile
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 import tqdm
@@ -45,9 +43,6 @@ from ospiel_team import atomic_io
 from ospiel_team import processes
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
-
-CHUNK_PATTERN = re.compile(r"^chunk_(\d{6})\.npz$")
-
 
 def chunk_seed_sequence(seed: int, index: int) -> np.random.SeedSequence:
   """The seed of chunk `index` of a build with base seed `seed`."""
@@ -103,10 +98,7 @@ def _manifest_check(chunk_dir: str, seed: int, chunk: int) -> None:
       raise ValueError(f"chunk folder {chunk_dir!r} was built with {have}, but this run asks "
                        f"for {want}; use the same --seed and --chunk or another --out")
   else:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp_", dir=chunk_dir)
-    with os.fdopen(fd, "w") as f:
-      json.dump(want, f)
-    os.replace(tmp, path)
+    atomic_io.write_text(path, json.dumps(want))
 
 
 def _existing_chunk_ok(path: str, size: int) -> bool:

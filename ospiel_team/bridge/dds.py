@@ -81,7 +81,7 @@ def dd_tables(holders_batch: np.ndarray) -> np.ndarray:
   h = deal_lib.validate_holders(holders_batch, "holders_batch")
   if h.ndim != 2:
     raise ValueError(f"dd_tables takes a batch of shape (n, 52), got shape {h.shape}; "
-                     "use dd_table for one deal")
+                     "pass one deal as holders[None]")
   n = h.shape[0]
   out = np.zeros((n, NUM_STRAINS, deal_lib.NUM_SEATS), dtype=np.uint8)
   if n == 0:
@@ -91,19 +91,3 @@ def dd_tables(holders_batch: np.ndarray) -> np.ndarray:
     stop = min(n, start + MAX_TABLES_PER_CALL)
     out[start:stop] = _from_dds_results(_calc_chunk(cards[start:stop]))
   return out
-
-
-def dd_table(holders: np.ndarray) -> np.ndarray:
-  """Double-dummy tricks (5, 4) uint8 of one deal, via DDS's single-table ``CalcDDtable``."""
-  h = deal_lib.validate_holders(holders)
-  if h.ndim != 1:
-    raise ValueError(f"dd_table takes one deal of shape (52,), got shape {h.shape}")
-  cards = _to_dds_cards(h[None])[0]
-  dl = _dds.ddTableDeal()
-  for hand in range(4):
-    for suit in range(4):
-      dl.cards[hand][suit] = int(cards[hand, suit])
-  table = _dds.ddTableResults()
-  _dds.CalcDDtable(dl, table)
-  res = np.array([[table.resTable[s][p] for p in range(4)] for s in range(NUM_STRAINS)])
-  return _from_dds_results(res[None])[0]

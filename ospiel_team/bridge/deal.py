@@ -22,6 +22,7 @@ a duplicated or missing card, an unknown symbol); nothing is repaired silently.
 
 from __future__ import annotations
 
+import itertools
 from typing import Sequence
 
 import numpy as np
@@ -37,15 +38,6 @@ SUIT_CHARS = "CDHS"  # suit index order
 RANK_CHARS = "23456789TJQKA"  # rank index order
 # PBN writes suits from spades down to clubs.
 PBN_SUIT_ORDER = (3, 2, 1, 0)
-
-
-def card_index(rank: int, suit: int) -> int:
-  """Card index of `rank` (0='2'..12='A') of `suit` (0=C..3=S), as in OpenSpiel's bridge."""
-  if not 0 <= rank < NUM_RANKS:
-    raise ValueError(f"rank {rank} out of range 0..12")
-  if not 0 <= suit < NUM_SUITS:
-    raise ValueError(f"suit {suit} out of range 0..3")
-  return rank * 4 + suit
 
 
 def card_string(card: int) -> str:
@@ -159,24 +151,6 @@ def holders_to_openspiel_actions(holders: np.ndarray) -> list[int]:
   return [hs[i % NUM_SEATS][i // NUM_SEATS] for i in range(NUM_CARDS)]
 
 
-def openspiel_actions_to_holders(actions: Sequence[int]) -> np.ndarray:
-  """Inverse of `holders_to_openspiel_actions`: the deal made by 52 `bridge` chance actions.
-
-  Raises ValueError for a wrong number of actions, an action outside 0..51 or a repeated card.
-  """
-  acts = [int(a) for a in actions]
-  if len(acts) != NUM_CARDS:
-    raise ValueError(f"a bridge deal takes 52 chance actions, got {len(acts)}")
-  holders = np.full(NUM_CARDS, 255, dtype=np.uint8)
-  for i, a in enumerate(acts):
-    if not 0 <= a < NUM_CARDS:
-      raise ValueError(f"chance action {a} at position {i} is not a card in 0..51")
-    if holders[a] != 255:
-      raise ValueError(f"chance action {a} ({card_string(a)}) is repeated at position {i}")
-    holders[a] = i % NUM_SEATS
-  return holders
-
-
 def random_holders(rng: np.random.Generator, n: int) -> np.ndarray:
   """`n` uniformly random deals, shape (n, 52) uint8 (a random permutation of 13 of each seat)."""
   if int(n) != n or n < 0:
@@ -196,78 +170,95 @@ def hcp(holders: np.ndarray) -> np.ndarray:
   return (onehot * points[:, None]).sum(axis=-2)
 
 
-class Deal:
-  """One deal: a thin object around `holders` with the conversions above."""
-
-  def __init__(self, holders: np.ndarray):
-    h = validate_holders(holders)
-    if h.ndim != 1:
-      raise ValueError(f"Deal takes one deal of shape (52,), got shape {h.shape}")
-    self.holders = h.copy()
-
-  @classmethod
-  def from_pbn(cls, pbn: str) -> "Deal":
-    return cls(pbn_to_holders(pbn))
-
-  @classmethod
-  def from_openspiel_actions(cls, actions: Sequence[int]) -> "Deal":
-    return cls(openspiel_actions_to_holders(actions))
-
-  def to_pbn(self, first_seat: int = 0) -> str:
-    return holders_to_pbn(self.holders, first_seat)
-
-  def to_openspiel_actions(self) -> list[int]:
-    return holders_to_openspiel_actions(self.holders)
-
-  def hands(self) -> list[list[int]]:
-    return hands(self.holders)
-
-  def __eq__(self, other) -> bool:
-    return isinstance(other, Deal) and np.array_equal(self.holders, other.holders)
-
-  def __repr__(self) -> str:
-    return f"Deal({self.to_pbn()!r})"
+SUIT_PERMUTATIONS = tuple(itertools.permutations(range(NUM_SUITS)))  # identity first
+NUM_SYMMETRIES = len(SUIT_PERMUTATIONS) * NUM_SEATS  # 96
 
 
-def symmetry_card_maps() -> np.ndarray:
-  """(24, 52) card maps of the 24 suit permutations: row k, entry c = the card that card c
-  becomes (same rank, suit ``perm_k[suit]``; `itertools.permutations` order, identity first)."""
-  import itertools  # pylint: disable=g-import-not-at-top
+def _suit_permutation_sources() -> np.ndarray:
+  """(24, 52): row k, entry c = the card whose holder card c takes under suit permutation k
+  (card ``(rank, s)`` becomes ``(rank, perm_k[s])``)."""
   cards = np.arange(NUM_CARDS)
   ranks, suits = cards // 4, cards % 4
-  return np.stack([ranks * 4 + np.asarray(p)[suits]
-                   for p in itertools.permutations(range(4))]).astype(np.int64)
+  src = np.empty((len(SUIT_PERMUTATIONS), NUM_CARDS), np.int64)
+  for k, perm in enumerate(SUIT_PERMUTATIONS):
+    src[k, ranks * 4 + np.asarray(perm)[suits]] = cards
+  return src
+
+
+def symmetric_deals(holders: np.ndarray, rotations: bool = True,
+                    suit_permutations: bool = True) -> np.ndarray:
+  """The images of deals under seat rotations and suit permutations (up to 4 x 24 = 96).
+
+  Symmetry ``(k, r)`` renames suit ``s`` as ``SUIT_PERMUTATIONS[k][s]`` (each card keeps its
+  rank) and then moves every card ``r`` seats clockwise (seat ``p`` -> ``p + r mod 4``). Both
+  keep a deal's double-dummy table up to a permutation (`symmetric_dd_tricks`), but not its
+  score (minors score less than majors; vulnerability is by side), so the images are new deals
+  for training (`dataset.augment_deals`) and one cluster for statistics (`canonical_keys`).
+
+  Args:
+    holders: deals, shape (n, 52) (or one deal (52,)).
+    rotations: include the 4 seat rotations (else rotation 0 only).
+    suit_permutations: include the 24 suit permutations (else the identity only).
+
+  Returns:
+    (S, n, 52) uint8 holders, S = (24 or 1) x (4 or 1); image ``k * R + r`` (R rotations) is
+    symmetry ``(k, r)``, permutations in `SUIT_PERMUTATIONS` order, the identity first.
+  """
+  h = validate_holders(holders).reshape(-1, NUM_CARDS)
+  src = _suit_permutation_sources()[:len(SUIT_PERMUTATIONS) if suit_permutations else 1]
+  rots = np.arange(NUM_SEATS if rotations else 1, dtype=np.uint8)
+  permuted = np.moveaxis(h[:, src], 1, 0)  # (K, n, 52)
+  images = (permuted[:, None] + rots[None, :, None, None]) % NUM_SEATS  # (K, R, n, 52)
+  return images.reshape(-1, h.shape[0], NUM_CARDS).astype(np.uint8)
+
+
+def symmetric_dd_tricks(dd_tricks: np.ndarray, rotations: bool = True,
+                        suit_permutations: bool = True) -> np.ndarray:
+  """The double-dummy tables of `symmetric_deals`, permuted from `dd_tricks` (no DDS work).
+
+  Renaming suit ``s`` as ``pi(s)`` moves strain row ``s`` to ``pi(s)`` (NT stays); rotating
+  by ``r`` seats moves declarer column ``d`` to ``d + r``.
+
+  Args:
+    dd_tricks: (n, 5, 4) tables ``[strain, declarer]`` of the deals (`ospiel_team.bridge.dds`).
+    rotations: as in `symmetric_deals`.
+    suit_permutations: as in `symmetric_deals`.
+
+  Returns:
+    (S, n, 5, 4) tables in the order of `symmetric_deals`.
+  """
+  t = np.asarray(dd_tricks)
+  if t.ndim != 3 or t.shape[1:] != (5, NUM_SEATS):
+    raise ValueError(f"dd_tricks must have shape (n, 5, 4), got shape {t.shape}")
+  perms = SUIT_PERMUTATIONS[:len(SUIT_PERMUTATIONS) if suit_permutations else 1]
+  out = []
+  for perm in perms:
+    tp = t.copy()
+    tp[:, list(perm), :] = t[:, :NUM_SUITS, :]
+    for r in range(NUM_SEATS if rotations else 1):
+      out.append(np.roll(tp, r, axis=2))
+  return np.stack(out)
 
 
 def canonical_keys(holders: np.ndarray, chunk: int = 128) -> np.ndarray:
   """One key per deal, equal for two deals iff one is the other under a seat rotation and a
-  suit permutation (the 4 x 24 = 96 symmetries that training augmentation uses).
+  suit permutation (the 96 `symmetric_deals`, the symmetries training augmentation uses).
 
-  The key is the lexicographically smallest of the 96 transformed ``holders`` rows, packed as
+  The key is the lexicographically smallest of the 96 images' ``holders`` rows, packed as
   two big-endian uint64 (26 cards x 2 bits each); returned as an (n,) array of 16-byte strings
   (dtype ``S16``), usable in sets, as dict keys and in `np.isin`.
   """
-  h = validate_holders(holders)
-  if h.ndim == 1:
-    h = h[None]
-  maps = symmetry_card_maps()
+  h = validate_holders(holders).reshape(-1, NUM_CARDS)
   out = np.empty(len(h), dtype="S16")
   weights = (np.uint64(4) ** np.arange(25, -1, -1, dtype=np.uint64)).astype(np.uint64)
   for lo in range(0, len(h), chunk):
-    part = h[lo:lo + chunk].astype(np.int64)
-    n = len(part)
-    variants = np.empty((n, 24, 4, NUM_CARDS), np.int64)
-    for k, m in enumerate(maps):
-      permuted = np.empty_like(part)
-      permuted[:, m] = part  # card c's holder moves to card m[c]
-      for r in range(4):
-        variants[:, k, r] = (permuted + r) % 4
-    v = variants.reshape(n, 96, NUM_CARDS).astype(np.uint64)
-    hi = (v[:, :, :26] * weights).sum(axis=2)
+    v = symmetric_deals(h[lo:lo + chunk]).astype(np.uint64)  # (96, n, 52)
+    n = v.shape[1]
+    hi = (v[:, :, :26] * weights).sum(axis=2)  # (96, n)
     lo_ = (v[:, :, 26:] * weights).sum(axis=2)
-    best_hi = hi.min(axis=1)
-    lo_masked = np.where(hi == best_hi[:, None], lo_, np.iinfo(np.uint64).max)
-    best_lo = lo_masked.min(axis=1)
+    best_hi = hi.min(axis=0)
+    lo_masked = np.where(hi == best_hi[None, :], lo_, np.iinfo(np.uint64).max)
+    best_lo = lo_masked.min(axis=0)
     packed = np.stack([best_hi, best_lo], axis=1).astype(">u8")
     out[lo:lo + n] = packed.view("S16").reshape(n)
   return out

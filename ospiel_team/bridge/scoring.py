@@ -35,7 +35,6 @@ NUM_LEVELS = 8  # index 0 = passed out
 NUM_STRAINS = 5
 NUM_DOUBLED = 3
 NUM_TRICKS = 14
-STRAIN_CHARS = "CDHSN"
 STRAIN_NAMES = ("C", "D", "H", "S", "NT")
 
 # Lower bounds of IMP steps 1..24 (a difference d gives #{t : |d| >= t} IMPs, with its sign).

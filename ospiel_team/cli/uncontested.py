@@ -4,7 +4,8 @@
   ospiel-team-uncontested --out cost.npz --q_iterations 2000    # train and evaluate the
                                                                 # Q-per-round baseline
 
-The benchmark itself is `ospiel_team.bridge.agents.uncontested`.
+The benchmark itself: `ospiel_team.bridge.uncontested_costs` (cost datasets) and
+`ospiel_team.bridge.agents.uncontested` (bidders on them, the Q-per-round baseline).
 """
 
 import glob
@@ -14,7 +15,8 @@ import time
 from absl import app
 from absl import flags
 
-from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge import uncontested_costs as costs_lib
 from ospiel_team.bridge.agents import uncontested as U
 
 
@@ -56,18 +58,20 @@ def main(argv) -> None:
 
 def _main(a) -> None:
   if a.q_iterations <= 0:
-    U.build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk,
-                       keep_chunks=a.keep_chunks)
+    costs_lib.build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk,
+                                 keep_chunks=a.keep_chunks)
     print(f"wrote {a.out}")
     return
-  paths = [f for part in (a.train_datasets or "").split(",") if part for f in sorted(glob.glob(part))]
-  ds = a2c.load_datasets(paths or None)
-  cd = U.load_cost_dataset(a.out)
-  h, t = a2c.remove_deals(ds.holders, ds.dd_tricks, cd["redeal_holders"].reshape(-1, 52))
-  h, t = a2c.augment_deals(h, t)
+  paths = [f for part in (a.train_datasets or "").split(",") if part
+           for f in sorted(glob.glob(part))]
+  ds = dataset_lib.load_datasets(paths or None)
+  cd = costs_lib.load_cost_dataset(a.out)
+  h, t = dataset_lib.remove_deals(ds.holders, ds.dd_tricks,
+                                  cd["redeal_holders"].reshape(-1, 52))
+  h, t = dataset_lib.augment_deals(h, t)
   q = U.RoundQLearner(rounds=a.q_rounds, ucb_c=a.q_ucb, seed=a.seed)
   t0 = time.time()
-  q.train(h, U.single_deal_costs(t), a.q_iterations)
+  q.train(h, costs_lib.single_deal_costs(t), a.q_iterations)
   res = q.evaluate_costs(cd)
   res.update(train_deals=int(h.shape[0]), iterations=a.q_iterations, rounds=a.q_rounds,
              ucb_c=a.q_ucb, wall_s=round(time.time() - t0, 1))

@@ -14,6 +14,7 @@ from ospiel_team.bridge import dds
 from ospiel_team.bridge import deal
 from ospiel_team.bridge import dataset_builder as make_dataset
 from tests import repo as tests_repo
+from tests.bridge import test_dds
 
 REPO = tests_repo.REPO
 # The shipped dataset: built with
@@ -39,9 +40,10 @@ def test_shipped_dataset_loads_by_default_and_matches_dds():
   # Built by the documented command: deals are those of seed 0, chunk 500.
   rng = np.random.default_rng(make_dataset.chunk_seed_sequence(0, 1))
   np.testing.assert_array_equal(ds.holders[500:1000], deal.random_holders(rng, 500))
-  # Spot-check tables against single-deal DDS calls (CalcDDtable, not the batched path).
+  # Spot-check tables against single-deal DDS calls (endplay's, not our batched path).
   for i in (0, 39, 40, len(ds) - 1):
-    np.testing.assert_array_equal(dds.dd_table(ds.holders[i]), ds.dd_tricks[i], err_msg=str(i))
+    np.testing.assert_array_equal(test_dds.endplay_table(ds.holders[i]), ds.dd_tricks[i],
+                                  err_msg=str(i))
   # Random deals: each card is with each seat about 1/4 of the time.
   frac = np.stack([(ds.holders == s).mean(0) for s in range(4)])
   assert np.abs(frac - 0.25).max() < 0.035
@@ -225,3 +227,37 @@ def test_builder_on_local_ray_equals_multiprocessing(tmp_path):
   a, b = dataset.load_dataset(out_ray), dataset.load_dataset(out_mp)
   np.testing.assert_array_equal(a.holders, b.holders)
   np.testing.assert_array_equal(a.dd_tricks, b.dd_tricks)
+
+
+def test_augmentation_tables_agree_with_dds():
+  d = dataset.load_dataset()
+  h, t = dataset.augment_deals(d.holders[:2], d.dd_tricks[:2])
+  assert h.shape == (192, 52) and t.shape == (192, 5, 4)
+  assert len({bytes(x) for x in h}) == 192
+  np.testing.assert_array_equal(h[:2], d.holders[:2])  # symmetry 0 is the identity
+  idx = [7, 50, 95, 100, 191]
+  np.testing.assert_array_equal(dds.dd_tables(h[idx]), t[idx])
+  # Rotations only: deal i moved r seats on is row r * 2 + i.
+  hr, tr = dataset.augment_deals(d.holders[:2], d.dd_tricks[:2], suit_permutations=False)
+  assert hr.shape == (8, 52)
+  np.testing.assert_array_equal(hr[2 * 3 + 1], (d.holders[1] + 3) % 4)
+  np.testing.assert_array_equal(tr[2 * 3 + 1], np.roll(d.dd_tricks[1], 3, axis=1))
+  with pytest.raises(ValueError, match="2 deals but 1 double-dummy tables"):
+    dataset.augment_deals(d.holders[:2], d.dd_tricks[:1])
+
+
+def test_remove_deals_and_load_datasets(tmp_path):
+  d = dataset.load_dataset()
+  h, t = dataset.remove_deals(d.holders[:10], d.dd_tricks[:10], d.holders[[2, 7, 20]])
+  np.testing.assert_array_equal(h, d.holders[[0, 1, 3, 4, 5, 6, 8, 9]])
+  np.testing.assert_array_equal(t, d.dd_tricks[[0, 1, 3, 4, 5, 6, 8, 9]])
+  a, b = str(tmp_path / "a.npz"), str(tmp_path / "b.npz")
+  dataset.save_dataset(a, d.holders[:3], d.dd_tricks[:3])
+  dataset.save_dataset(b, d.holders[5:7], d.dd_tricks[5:7], seed=9)
+  both = dataset.load_datasets(f"{a},{b}")
+  np.testing.assert_array_equal(both.holders, d.holders[[0, 1, 2, 5, 6]])
+  np.testing.assert_array_equal(both.dd_tricks, d.dd_tricks[[0, 1, 2, 5, 6]])
+  assert dataset.load_datasets([b]).seed == 9
+  assert dataset.load_datasets(both) is both
+  assert len(dataset.load_datasets(None)) == len(d)
+  assert sorted(os.listdir(tmp_path)) == ["a.npz", "b.npz"]  # atomic writes leave no temp file

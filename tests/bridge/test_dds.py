@@ -1,4 +1,4 @@
-"""Double-dummy tables: batched == single calls, hand-solved deals, and OpenSpiel's own DDS.
+"""Double-dummy tables: batched == endplay's DDS per deal, hand-solved deals, OpenSpiel's DDS.
 
 OpenSpiel's `bridge(use_double_dummy_result=true)` runs its own copy of DDS (compiled into
 pyspiel) on the deal made by the 52 chance actions; its `score_by_contract()` and the tricks
@@ -23,21 +23,24 @@ from ospiel_team.bridge import scoring
 PASS, DBL, RDBL = 52, 53, 54
 
 
+def endplay_table(holders: np.ndarray) -> np.ndarray:
+  """(5, 4) tricks of one deal by endplay's public API from its PBN string (its own parser and
+  single-table DDS call)."""
+  table = calc_dd_table(EndplayDeal(deal.holders_to_pbn(holders)))
+  return np.array([[table[denom, player]
+                    for player in (Player.north, Player.east, Player.south, Player.west)]
+                   for denom in (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades,
+                                 Denom.nt)])
+
+
 def test_batched_equals_single_calls_across_chunk_boundaries(monkeypatch):
-  """CalcAllTables batches (cut into chunks; 3 per call here) == one CalcDDtable per deal."""
+  """CalcAllTables batches (cut into chunks; 3 per call here) == one endplay call per deal."""
   holders = deal.random_holders(np.random.default_rng(2), 7)
   monkeypatch.setattr(dds, "MAX_TABLES_PER_CALL", 3)
   batched = dds.dd_tables(holders)
   assert batched.shape == (len(holders), 5, 4) and batched.dtype == np.uint8
   for i, h in enumerate(holders):
-    np.testing.assert_array_equal(dds.dd_table(h), batched[i], err_msg=f"deal {i}")
-  # endplay's public API from the PBN string (its own parser and DDS call) on a few deals.
-  for i in range(3):
-    table = calc_dd_table(EndplayDeal(deal.holders_to_pbn(holders[i])))
-    for strain, denom in enumerate([Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades,
-                                    Denom.nt]):
-      for seat, player in enumerate([Player.north, Player.east, Player.south, Player.west]):
-        assert batched[i, strain, seat] == table[denom, player]
+    np.testing.assert_array_equal(endplay_table(h), batched[i], err_msg=f"deal {i}")
 
 
 def test_hand_solved_one_suit_per_seat_deal():
@@ -51,7 +54,7 @@ def test_hand_solved_one_suit_per_seat_deal():
   for seat, strain in own_suit.items():
     assert t[strain, seat] == 13
   np.testing.assert_array_equal(t[4], [0, 0, 0, 0])
-  np.testing.assert_array_equal(dds.dd_table(h), t)
+  np.testing.assert_array_equal(endplay_table(h), t)
 
 
 def test_dd_tables_input_validation():

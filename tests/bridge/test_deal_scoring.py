@@ -54,27 +54,38 @@ def test_card_convention_matches_openspiel_rendering_and_tensor():
                                     (holders == seat).astype(float))
 
 
+def _holders_of_chance_actions(actions) -> np.ndarray:
+  """The deal of OpenSpiel's 52 `bridge` chance actions: the i-th action's card goes to seat
+  i % 4 (``holder_[card] = history_.size() % kNumPlayers`` in bridge.cc)."""
+  holders = np.zeros(52, np.uint8)
+  holders[np.asarray(actions)] = np.arange(52) % 4
+  return holders
+
+
 def test_openspiel_actions_round_trip_and_chance_order():
   game = pyspiel.load_game("bridge(use_double_dummy_result=false)")
   rng = np.random.default_rng(3)
   for _ in range(20):
-    # Any legal chance sequence of OpenSpiel gives a deal we read back identically.
+    # Any legal chance sequence of OpenSpiel: our actions for its deal deal the same hands.
     state = game.new_initial_state()
     actions = []
     while state.is_chance_node():
       a = int(rng.choice([o for o, _ in state.chance_outcomes()]))
       actions.append(a)
       state.apply_action(a)
-    holders = deal.openspiel_actions_to_holders(actions)
+    holders = _holders_of_chance_actions(actions)
     again = game.new_initial_state()
-    for a in deal.holders_to_openspiel_actions(holders):
+    ours = deal.holders_to_openspiel_actions(holders)
+    for a in ours:
       again.apply_action(a)
     assert str(again) == str(state)
+    np.testing.assert_array_equal(_holders_of_chance_actions(ours), holders)
   # The i-th chance action goes to seat i % 4, and card i = rank * 4 + suit has suit i % 4, so
   # dealing cards 0..51 in order gives N all clubs, E diamonds, S hearts, W spades.
-  h = deal.openspiel_actions_to_holders(list(range(52)))
+  h = _holders_of_chance_actions(range(52))
   assert deal.holders_to_pbn(h) == ("N:...AKQJT98765432 ..AKQJT98765432. "
                                     ".AKQJT98765432.. AKQJT98765432...")
+  assert deal.holders_to_openspiel_actions(h) == list(range(52))
 
 
 def test_pbn_round_trip_and_known_deal():
@@ -117,7 +128,7 @@ def test_pbn_errors(bad, msg):
     deal.pbn_to_holders(bad)
 
 
-def test_holder_and_action_validation():
+def test_holder_validation():
   good = deal.random_holders(np.random.default_rng(1), 1)[0]
   with pytest.raises(ValueError, match="shape"):
     deal.validate_holders(good[:51])
@@ -129,12 +140,26 @@ def test_holder_and_action_validation():
   bad[5] = 4
   with pytest.raises(ValueError, match="seat 4"):
     deal.validate_holders(bad)
-  with pytest.raises(ValueError, match="52 chance actions, got 51"):
-    deal.openspiel_actions_to_holders(list(range(51)))
-  with pytest.raises(ValueError, match="repeated"):
-    deal.openspiel_actions_to_holders(list(range(51)) + [0])
-  with pytest.raises(ValueError, match="not a card"):
-    deal.openspiel_actions_to_holders(list(range(51)) + [52])
+
+
+def test_symmetric_deals_are_the_96_rotations_and_suit_renamings():
+  import itertools  # pylint: disable=g-import-not-at-top
+  h = deal.random_holders(np.random.default_rng(4), 2)
+  images = deal.symmetric_deals(h)
+  assert images.shape == (96, 2, 52) and images.dtype == np.uint8
+  for k, perm in enumerate(itertools.permutations(range(4))):
+    for r in range(4):
+      for i in range(2):
+        # Card by card: (rank, suit) -> (rank, perm[suit]), held r seats further on.
+        want = np.empty(52, np.uint8)
+        for card in range(52):
+          want[(card // 4) * 4 + perm[card % 4]] = (h[i, card] + r) % 4
+        np.testing.assert_array_equal(images[k * 4 + r, i], want)
+  assert deal.symmetric_deals(h, rotations=False).shape == (24, 2, 52)
+  np.testing.assert_array_equal(deal.symmetric_deals(h, suit_permutations=False),
+                                images[:4])
+  with pytest.raises(ValueError, match=r"shape \(n, 5, 4\)"):
+    deal.symmetric_dd_tricks(np.zeros((2, 4, 4), np.uint8))
 
 
 def test_random_holders_are_valid_and_uniform_enough():

@@ -77,10 +77,10 @@ def test_engine_equals_pyspiel_game(ds, uncontested):
 def test_illegal_call_changes_nothing(ds):
   eng = engine_lib.BiddingEngine(ds)
   eng.reset([0, 1, 2], dealer=[0, 1, 2], vulnerability=3)
-  eng.step([A.bid_call(2, 0), A.PASS, A.bid_call(1, 4)])
+  eng.step([A.string_to_call("2C"), A.PASS, A.string_to_call("1NT")])
   before = eng.auctions.copy()
   with pytest.raises(ValueError, match="table 0: call 1NT"):
-    eng.step([A.bid_call(1, 4), A.PASS, A.PASS])
+    eng.step([A.string_to_call("1NT"), A.PASS, A.PASS])
   with pytest.raises(ValueError, match="table 1: call Dbl"):
     eng.step([A.PASS, A.DOUBLE, A.PASS])
   with pytest.raises(ValueError, match="out of range"):
@@ -94,7 +94,7 @@ def test_finished_tables_ignore_calls(ds):
   eng = engine_lib.BiddingEngine(ds)
   eng.reset([4, 5], dealer=0, vulnerability=0)
   for _ in range(4):
-    eng.step([A.PASS, A.bid_call(1, 0) if eng.auctions.num_calls[1] == 0 else A.PASS])
+    eng.step([A.PASS, A.string_to_call("1C") if eng.auctions.num_calls[1] == 0 else A.PASS])
   assert eng.done.tolist() == [True, True]
   assert eng.ns_score()[0] == 0  # passed out
   eng.step([37, 37])  # ignored: both auctions are over

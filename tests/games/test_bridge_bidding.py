@@ -136,9 +136,9 @@ def test_illegal_call_raises():
   game = pyspiel.load_game("bridge_bidding")
   s = game.new_initial_state()
   s.apply_action(0)
-  s.apply_action(A.bid_call(2, 1))  # N: 2D
+  s.apply_action(A.string_to_call("2D"))  # N: 2D
   with pytest.raises(ValueError, match="1NT"):
-    s.apply_action(A.bid_call(1, 4))  # E: 1NT is lower
+    s.apply_action(A.string_to_call("1NT"))  # E: 1NT is lower
   with pytest.raises(ValueError, match="RDbl"):
     s.apply_action(A.REDOUBLE)
 

@@ -48,11 +48,10 @@ import numpy as np
 spec = importlib.util.spec_from_file_location("ft", sys.argv[1])
 ft = importlib.util.module_from_spec(spec); spec.loader.exec_module(ft)
 from ospiel_team.bridge import dataset
-from ospiel_team.bridge.agents import a2c
 full = dataset.resolve_dataset("train")
 part = ft.training_data(300)
 # By hand: the first 300 deals (none of them is a validation / held-out deal), x96.
-h, t = a2c.augment_deals(full.holders[:300], full.dd_tricks[:300])
+h, t = dataset.augment_deals(full.holders[:300], full.dd_tricks[:300])
 print(len(full), len(part), int(np.array_equal(part.holders, h)), int(np.array_equal(part.dd_tricks, t)))
 try:
   ft.training_data(len(full) + 1)

@@ -1,4 +1,5 @@
-"""uncontested's cost-dataset build cleans its chunk folder; its CLI checks --out first."""
+"""The uncontested cost-dataset build (`uncontested_costs`) cleans its chunk folder; its CLI
+checks --out first."""
 
 import os
 import subprocess
@@ -7,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from ospiel_team.bridge.agents import uncontested as U
+from ospiel_team.bridge import uncontested_costs as C
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
@@ -16,9 +17,9 @@ REPO = tests_repo.REPO
 def test_finished_build_removes_its_chunk_folder(tmp_path):
   out = str(tmp_path / "cost.npz")
   kept = str(tmp_path / "kept.npz")
-  d = U.build_cost_dataset(2, out, k=1, chunk=1, progress=False)
+  d = C.build_cost_dataset(2, out, k=1, chunk=1, progress=False)
   assert os.path.exists(out) and not os.path.exists(out + ".chunks")
-  d_kept = U.build_cost_dataset(2, kept, k=1, chunk=1, progress=False, keep_chunks=True)
+  d_kept = C.build_cost_dataset(2, kept, k=1, chunk=1, progress=False, keep_chunks=True)
   assert sorted(os.listdir(kept + ".chunks")) == ["chunk_00000_1_1.npz", "chunk_00001_1_1.npz"]
   np.testing.assert_array_equal(d["dd_tricks"], d_kept["dd_tricks"])
 

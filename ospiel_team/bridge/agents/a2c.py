@@ -1,7 +1,9 @@
 r"""Self-play A2C for bridge bidding (JPS paper Sec. 7.1-7.2 and Appendix E), in JAX + haiku.
 
 This module trains; the network itself (definition, inference, saving and loading) lives in
-`ospiel_team.bridge.agents.policy_net`, whose names are re-exported here for convenience.
+`ospiel_team.bridge.agents.policy_net`, the optional behaviour-cloning warm start in
+`ospiel_team.bridge.agents.behaviour_cloning`, and training-deal augmentation in
+`ospiel_team.bridge.dataset` (`augment_deals`).
 
 Network (JPS paper Fig. 2 / Appendix E): the 267-bit observation of Appendix D
 (`ospiel_team.bridge.auction`) -> a fully connected layer of ``hidden`` (200) units -> ``num_blocks``
@@ -41,18 +43,18 @@ variant) are not stored. Evaluation uses the greedy (argmax) call, as in the pap
 
 Two additions not in the paper, both optional (docs/benchmarks/bridge_agents.md): a linear
 entropy-coefficient schedule (`A2CConfig.entropy_coef_start` / `entropy_decay_rounds`), and a
-behaviour-cloning warm start (`collect_teacher_states`, `behaviour_cloning`) on a rule-based
-bidder. On our CPU budget (~20 minutes) pure contested self-play collapsed to all-pass (bids in
-early random auctions are punished, so Pass dominates before the policy learns to bid); the
-shipped baseline is warm-started on the natural bidder and then trained by the self-play A2C
-above. Training deals can be augmented x96 (`augment_deals`: seat rotations x suit
-permutations, whose DDS tables are permutations of the original ones).
+behaviour-cloning warm start on a rule-based bidder (`behaviour_cloning`). On our CPU budget
+(~20 minutes) pure contested self-play collapsed to all-pass (bids in early random auctions are
+punished, so Pass dominates before the policy learns to bid); the shipped baseline is
+warm-started on the natural bidder and then trained by the self-play A2C above. Training deals
+can be augmented x96 (`dataset.augment_deals`: seat rotations x suit permutations, whose DDS
+tables are permutations of the original ones).
 
 Checkpoints (``workdir/checkpoint.npz``: parameters, Adam state, replay buffer, numpy RNG state
-and counters) are written atomically (temp file + os.replace) every ``checkpoint_every`` rounds
-and at the end; `train` resumes from it, and a resumed run is bit-identical to an uninterrupted
-one (tests/test_bridge_a2c.py). Logs: ``workdir/log.csv`` (one row per round) and
-``workdir/learning_curve.png``; a tqdm progress bar over rounds.
+and counters) are written atomically (`ospiel_team.atomic_io`) every ``checkpoint_every``
+rounds and at the end; `train` resumes from it, and a resumed run is bit-identical to an
+uninterrupted one (tests/bridge/agents/test_a2c.py). Log: ``workdir/log.csv`` (one row per
+round, written with each checkpoint); a tqdm progress bar over rounds.
 """
 
 from __future__ import annotations
@@ -62,10 +64,9 @@ import dataclasses
 import io
 import json
 import os
-import tempfile
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional
 
 import haiku as hk
 import jax
@@ -74,13 +75,13 @@ import numpy as np
 import optax
 import tqdm
 
+from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team import atomic_io
-from ospiel_team.bridge.agents.policy_net import (  # pylint: disable=unused-import
-    NUM_CALLS, OBS_SIZE, PolicyFn, flatten_params, greedy_calls, init_params, legal_from_obs,
-    load_model, make_network, sample_calls, save_model, unflatten_params)
+from ospiel_team.bridge.agents.policy_net import (
+    OBS_SIZE, PolicyFn, flatten_params, init_params, legal_from_obs, load_model, make_network,
+    sample_calls, unflatten_params)
 
 PACKED_OBS_SIZE = (OBS_SIZE + 7) // 8  # 34 bytes
 IMP_SCALE = 24.0  # reward = IMPs / IMP_SCALE
@@ -321,15 +322,6 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
 
 
 # ------------------------------------------------------------------------------------------
-# Checkpoints
-# ------------------------------------------------------------------------------------------
-atomic_savez = atomic_io.savez
-
-
-atomic_write_text = atomic_io.write_text
-
-
-# ------------------------------------------------------------------------------------------
 # Trainer
 # ------------------------------------------------------------------------------------------
 def split_deals(num_deals: int, holdout: int, seed: int = 12345):
@@ -338,21 +330,6 @@ def split_deals(num_deals: int, holdout: int, seed: int = 12345):
     raise ValueError(f"holdout {holdout} must be in 0..{num_deals - 1}")
   perm = np.random.default_rng(seed).permutation(num_deals)
   return np.sort(perm[:num_deals - holdout]), np.sort(perm[num_deals - holdout:])
-
-
-def load_datasets(paths) -> dataset_lib.BridgeDataset:
-  """One dataset from a path, a comma-separated list of paths, or None (the shipped default)."""
-  if paths is None or (isinstance(paths, str) and not paths):
-    return dataset_lib.load_dataset(None)
-  if isinstance(paths, str):
-    paths = [p for p in paths.split(",") if p]
-  if hasattr(paths, "holders"):
-    return paths
-  parts = [dataset_lib.load_dataset(p) for p in paths]
-  if len(parts) == 1:
-    return parts[0]
-  return dataset_lib.BridgeDataset(np.concatenate([p.holders for p in parts]),
-                                   np.concatenate([p.dd_tricks for p in parts]))
 
 
 class A2CTrainer:
@@ -373,7 +350,7 @@ class A2CTrainer:
                init_params_from: Optional[str] = None):
     cfg.validate()
     self.cfg = cfg
-    self.dataset = load_datasets(dataset)
+    self.dataset = dataset_lib.load_datasets(dataset)
     n = self.dataset.holders.shape[0]
     self.train_deals = np.arange(n) if train_deals is None else np.asarray(train_deals)
     self.eval_dataset = eval_dataset  # a BridgeDataset of held-out deals (or None)
@@ -409,7 +386,7 @@ class A2CTrainer:
 
   def set_training_data(self, dataset, train_deals: Optional[np.ndarray] = None) -> None:
     """Replaces the training deals (e.g. when a dataset being built has grown)."""
-    self.dataset = load_datasets(dataset)
+    self.dataset = dataset_lib.load_datasets(dataset)
     n = self.dataset.holders.shape[0]
     self.train_deals = np.arange(n) if train_deals is None else np.asarray(train_deals)
     self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=self.cfg.uncontested)
@@ -451,7 +428,7 @@ class A2CTrainer:
              "config": dataclasses.asdict(self.cfg),
              "log_rows": self.log_rows}
     meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
-    atomic_savez(path, compressed=not include_buffer, state=np.array(json.dumps(state)),
+    atomic_io.savez(path, compressed=not include_buffer, state=np.array(json.dumps(state)),
                  meta=np.array(json.dumps(meta)), **arrays)
 
   def load_checkpoint(self) -> None:
@@ -625,141 +602,4 @@ class A2CTrainer:
     w.writeheader()
     for r in self.log_rows:
       w.writerow(r)
-    atomic_write_text(os.path.join(self.workdir, "log.csv"), buf.getvalue())
-    plot_learning_curve(self.log_rows, os.path.join(self.workdir, "learning_curve.png"))
-
-
-def plot_learning_curve(rows: Sequence[dict], path: str, title: str = "bridge A2C") -> None:
-  """Eval IMPs/board vs games (with stderr bars), entropy and auction length; atomic PNG."""
-  import matplotlib  # pylint: disable=g-import-not-at-top
-  matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
-  fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
-  ev = [r for r in rows if r.get("eval_imps_vs_natural", "") != ""]
-  if ev:
-    axes[0].errorbar([r["games"] for r in ev], [r["eval_imps_vs_natural"] for r in ev],
-                     yerr=[r["eval_stderr"] for r in ev], marker="o", capsize=2)
-  axes[0].axhline(0, color="gray", lw=0.5)
-  axes[0].set(xlabel="self-play games", ylabel="IMPs/board vs natural (held-out)", title=title)
-  tr = [r for r in rows if r.get("entropy", "") != ""]
-  axes[1].plot([r["games"] for r in tr], [r["entropy"] for r in tr])
-  axes[1].set(xlabel="self-play games", ylabel="policy entropy (nats)")
-  axes[2].plot([r["games"] for r in rows], [r["mean_auction_len"] for r in rows])
-  axes[2].set(xlabel="self-play games", ylabel="mean auction length (calls)")
-  fig.tight_layout()
-  folder = os.path.dirname(os.path.abspath(path))
-  os.makedirs(folder, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".png", dir=folder)
-  os.close(fd)
-  try:
-    fig.savefig(tmp, dpi=90)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-  finally:
-    plt.close(fig)
-    if os.path.exists(tmp):
-      os.remove(tmp)
-
-
-# ------------------------------------------------------------------------------------------
-# Data augmentation by the symmetries of double-dummy bridge
-# ------------------------------------------------------------------------------------------
-def augment_deals(holders: np.ndarray, dd_tricks: np.ndarray, rotations: bool = True,
-                  suit_permutations: bool = True):
-  """Deals and DDS tables under seat rotations and suit permutations (up to 4 x 24 per deal).
-
-  Both symmetries map a deal to another deal whose double-dummy table is a permutation of the
-  original one, so no DDS work is needed: rotating every card's holder by r seats moves
-  declarer d's column to d + r; renaming suit s as pi(s) moves strain s's row to pi(s) (NT is
-  unchanged). Scoring is not symmetric (minors score less than majors, vulnerability differs
-  by side), which is why these are new training deals. tests/test_bridge_a2c.py checks the
-  tables against DDS on transformed deals.
-  """
-  import itertools  # pylint: disable=g-import-not-at-top
-  h = np.asarray(holders, np.uint8)
-  t = np.asarray(dd_tricks, np.uint8)
-  perms = list(itertools.permutations(range(4))) if suit_permutations else [(0, 1, 2, 3)]
-  rots = range(4) if rotations else [0]
-  ranks = np.arange(13)
-  out_h, out_t = [], []
-  for perm in perms:
-    # new card (rank, perm[s]) holds what old card (rank, s) held
-    src = np.empty(52, np.int64)
-    for s in range(4):
-      src[ranks * 4 + perm[s]] = ranks * 4 + s
-    hp = h[:, src]
-    tp = t.copy()
-    tp[:, list(perm), :] = t[:, :4, :]
-    for r in rots:
-      out_h.append(((hp.astype(np.int64) + r) % 4).astype(np.uint8))
-      out_t.append(np.roll(tp, r, axis=2))
-  return np.concatenate(out_h), np.concatenate(out_t)
-
-
-def remove_deals(holders: np.ndarray, dd_tricks: np.ndarray, exclude_holders: np.ndarray):
-  """Drops the deals that also appear in `exclude_holders` (exact same 52 holders)."""
-  ex = {bytes(r) for r in np.asarray(exclude_holders, np.uint8)}
-  keep = np.array([bytes(r) not in ex for r in np.asarray(holders, np.uint8)], bool)
-  return holders[keep], dd_tricks[keep]
-
-
-# ------------------------------------------------------------------------------------------
-# Optional warm start: behaviour cloning of a rule-based bidder
-# ------------------------------------------------------------------------------------------
-def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals: int,
-                           epsilon: float = 0.1, uncontested: bool = False):
-  """Observations and the teacher's calls along auctions of the teacher (all four seats), where
-  each call is replaced by a random legal one with probability `epsilon` (so the states also
-  cover positions the teacher itself would not reach). Returns (obs (T, 267), calls (T,))."""
-  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
-  eng.reset_random(rng, num_deals)
-  obs_l, call_l = [], []
-  while not eng.done.all():
-    active = np.flatnonzero(~eng.done)
-    obs = eng.observation()[active]
-    legal = legal_from_obs(obs)
-    u = rng.random(len(active))
-    if getattr(teacher, "needs_auction", False):  # e.g. the JPS authors' models
-      target = np.asarray(teacher.act_auction(eng.auctions, eng.hands, active, u), np.int64)
-    else:
-      target = np.asarray(teacher.act(obs, u), np.int64)
-    keep = legal.sum(axis=1) > 1
-    obs_l.append(obs[keep])
-    call_l.append(target[keep])
-    explore = rng.random(len(active)) < epsilon
-    rand = sample_calls(np.ones_like(legal, float), legal, rng.random(len(active)))
-    calls = np.zeros(eng.batch_size, np.int64)
-    calls[active] = np.where(explore, rand, target)
-    eng.step(calls)
-  return np.concatenate(obs_l), np.concatenate(call_l)
-
-
-def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.ndarray,
-                      steps: int, batch_size: int = 1024, learning_rate: float = 1e-3,
-                      seed: int = 0, progress: bool = True):
-  """Cross-entropy training of the policy head on (obs, calls); returns (params, accuracy)."""
-  opt = optax.adam(learning_rate)
-  opt_state = opt.init(params)
-
-  def loss_fn(p, o, a):
-    logits, _ = net.apply(p, o)
-    logp = jax.nn.log_softmax(logits, axis=-1)
-    return -jnp.mean(jnp.take_along_axis(logp, a[:, None], axis=1))
-
-  @jax.jit
-  def step(p, s, o, a):
-    loss, g = jax.value_and_grad(loss_fn)(p, o, a)
-    u, s = opt.update(g, s, p)
-    return optax.apply_updates(p, u), s, loss
-
-  rng = np.random.default_rng(seed)
-  packed = np.packbits(obs > 0.5, axis=1)
-  for _ in tqdm.trange(steps, desc="behaviour cloning", disable=not progress):
-    idx = rng.integers(0, len(calls), batch_size)
-    o = np.unpackbits(packed[idx], axis=1, count=OBS_SIZE).astype(np.float32)
-    params, opt_state, _ = step(params, opt_state, o, calls[idx].astype(np.int32))
-  pol = PolicyFn(net, params)
-  m = min(len(calls), 20000)
-  probs, _ = pol(obs[:m])
-  acc = float(np.mean(greedy_calls(probs, legal_from_obs(obs[:m])) == calls[:m]))
-  return params, acc
+    atomic_io.write_text(os.path.join(self.workdir, "log.csv"), buf.getvalue())

@@ -55,6 +55,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
@@ -97,8 +98,8 @@ def _step_policy(eng: engine_lib.BiddingEngine, policy: Callable, rng: np.random
   if len(sample_rows):
     obs = eng.observation()[sample_rows]
     probs, _ = policy(obs)
-    calls[sample_rows] = a2c.sample_calls(probs, a2c.legal_from_obs(obs),
-                                          rng.random(len(sample_rows)))
+    calls[sample_rows] = policy_net.sample_calls(probs, policy_net.legal_from_obs(obs),
+                                                 rng.random(len(sample_rows)))
   eng.step(calls)
 
 
@@ -193,7 +194,7 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
   sign = np.where(p1 % 2 == 0, 1.0, -1.0)
   obs0 = root.observation()
   probs0, _ = policy(obs0)
-  c1, valid1 = top_candidates(probs0, a2c.legal_from_obs(obs0), k1, candidate_threshold)
+  c1, valid1 = top_candidates(probs0, policy_net.legal_from_obs(obs0), k1, candidate_threshold)
 
   def _team_reward(ns_score, ref, sgn):
     return team_reward(ns_score, ref, sgn, reward)
@@ -227,7 +228,7 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
   # Stage 2: P2 (partner) plays each of its candidates; then rollouts under sigma.
   obs2 = eng.observation()  # zeros for finished tables' legal bits
   probs2, _ = policy(obs2) if len(obs2) else (np.zeros((0, A.NUM_CALLS)), None)
-  legal2 = a2c.legal_from_obs(obs2)
+  legal2 = policy_net.legal_from_obs(obs2)
   c2, valid2 = top_candidates(probs2, legal2, k2, candidate_threshold)
   finished = eng.done.copy()
   valid2[finished] = False

@@ -448,7 +448,7 @@ class PaperBidder:
     """(n, 267) observations of the seats to call -> (n,) our call ids (``old`` models only)."""
     if self.net.feature != "old":
       raise ValueError(f"{self.name}: the 'single' encoding needs the whole auction; use "
-                       "act_auction (duplicate matches do) or act_state")
+                       "act_auction (duplicate matches do)")
     feats = old_features_from_observation(observations)
     return self._choose(feats, feats[:, 229:], uniforms)
 
@@ -462,13 +462,6 @@ class PaperBidder:
     feats = self.features(auctions, hands, rows)
     legal = feats[:, 229:268] if self.net.feature == "old" else feats[:, _SINGLE_LEGAL:]
     return self._choose(feats, legal, uniforms)
-
-  def act_state(self, state, uniform: Optional[float] = None) -> int:
-    """The call (our id = the pyspiel action of `bridge_bidding`) at a pyspiel game state."""
-    if state.auction is None or state.is_terminal():
-      raise ValueError(f"{self.name}: no call to make at this state (chance or terminal)")
-    u = None if uniform is None else np.array([uniform])
-    return int(self.act_auction(state.auction, state._hands, np.array([0]), u)[0])  # pylint: disable=protected-access
 
 
 def model_file(name: str, reference_dir: Optional[str]) -> str:
@@ -494,45 +487,3 @@ def load_bidder(name_or_path: str, reference_dir: Optional[str] = None,
   else:
     path, label = name_or_path, os.path.splitext(os.path.basename(name_or_path))[0]
   return PaperBidder(load_paper_net(path, name=label), name=label, greedy=greedy)
-
-
-# ------------------------------------------------------------------------------------------
-# The authors' 1,000 deals of their match against WBridge5
-# ------------------------------------------------------------------------------------------
-WBRIDGE5_FILE = "against_WBridge5.raw"
-
-
-def load_wbridge5_deals(path: str):
-  """The deals of the authors' ``against_WBridge5.raw`` with their double-dummy tables.
-
-  The file alternates a PBN line ``[Deal "N:..."]`` and 20 trick counts in the order of the
-  authors' ``GameState::fillInDDTable`` (strain C, D, H, S, NT outer; declarer N, E, S, W
-  inner), i.e. ``dd_tricks[strain, declarer]`` row by row.
-
-  Args:
-    path: the ``.raw`` file, or the folder that holds it.
-
-  Returns:
-    A `dataset.BridgeDataset` (holders in our card order, dd_tricks (N, 5, 4)).
-  """
-  from ospiel_team.bridge import dataset as dataset_lib  # pylint: disable=g-import-not-at-top
-  from ospiel_team.bridge import deal as deal_lib  # pylint: disable=g-import-not-at-top
-  if os.path.isdir(path):
-    path = os.path.join(path, WBRIDGE5_FILE)
-  if not os.path.isfile(path):
-    raise ValueError(f"{path!r} does not exist (the authors' {WBRIDGE5_FILE})")
-  with open(path) as f:
-    lines = [ln.strip() for ln in f if ln.strip()]
-  if len(lines) % 2:
-    raise ValueError(f"{path!r}: odd number of lines ({len(lines)}); expected deal/table pairs")
-  holders, tricks = [], []
-  for k in range(0, len(lines), 2):
-    head, nums = lines[k], lines[k + 1].split()
-    if not (head.startswith('[Deal "') and head.endswith('"]')):
-      raise ValueError(f"{path!r} line {k + 1}: expected [Deal \"...\"], got {head[:40]!r}")
-    if len(nums) != 20:
-      raise ValueError(f"{path!r} line {k + 2}: {len(nums)} numbers, expected 20")
-    holders.append(deal_lib.pbn_to_holders(head[len('[Deal "'):-2]))
-    tricks.append(np.array([int(x) for x in nums], np.int64).reshape(5, 4))
-  return dataset_lib.BridgeDataset(np.asarray(holders, np.uint8),
-                                   np.asarray(tricks, np.uint8), path=path)

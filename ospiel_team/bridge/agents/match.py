@@ -236,9 +236,6 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
       clusters=deal_lib.canonical_keys(eng.dataset.holders[deal_index]))
 
 
-_atomic_write = atomic_io.write_text
-
-
 def report(result: MatchResult, dataset_holders: Optional[np.ndarray] = None,
            settings: Optional[dict] = None, num_examples: int = 10) -> tuple[dict, str]:
   """(JSON-able dict, Markdown text) for a match: summary plus the first boards in detail."""
@@ -290,6 +287,6 @@ def write_report(result: MatchResult, out_dir: str, dataset_holders=None,
   data, md = report(result, dataset_holders, settings)
   jpath = os.path.join(out_dir, "match.json")
   mpath = os.path.join(out_dir, "match.md")
-  _atomic_write(jpath, json.dumps(data, indent=1) + "\n")
-  _atomic_write(mpath, md)
+  atomic_io.write_text(jpath, json.dumps(data, indent=1) + "\n")
+  atomic_io.write_text(mpath, md)
   return jpath, mpath

@@ -94,7 +94,3 @@ def load_bidder(name_or_path: str = "a2c", greedy: bool = True,
                    else os.path.splitext(os.path.basename(name_or_path))[0])
   return ModelBidder(net, params, name=label, greedy=greedy)
 
-
-def shipped_bidder() -> ModelBidder:
-  """The shipped contested A2C bidder (the name 'a2c' in duplicate matches)."""
-  return load_bidder("a2c")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
@@ -29,8 +30,8 @@ def _random_observations(n, seed=0):
 
 
 def test_network_shapes_parameter_count_and_masking():
-  net = a2c.make_network(hidden=200, num_blocks=2)
-  params = a2c.init_params(net, 0)
+  net = policy_net.make_network(hidden=200, num_blocks=2)
+  params = policy_net.init_params(net, 0)
   n_params = sum(x.size for x in jax.tree_util.tree_leaves(params))
   # fc_in + 2 blocks x 2 FC layers + policy head + value head, weights and biases.
   expected = (267 * 200 + 200) + 2 * 2 * (200 * 200 + 200) + (200 * 38 + 38) + (200 + 1)
@@ -87,10 +88,10 @@ def test_sample_calls_legal_and_distribution():
   rng = np.random.default_rng(0)
   probs = np.tile(np.array([0.5, 0.0, 0.2, 0.3]), (20000, 1))
   legal = np.tile(np.array([True, False, True, True]), (20000, 1))
-  a = a2c.sample_calls(probs, legal, rng.random(20000))
+  a = policy_net.sample_calls(probs, legal, rng.random(20000))
   freq = np.bincount(a, minlength=4) / len(a)
   np.testing.assert_allclose(freq, [0.5, 0.0, 0.2, 0.3], atol=0.015)
-  np.testing.assert_array_equal(a2c.greedy_calls(probs[:1], legal[:1]), [0])
+  np.testing.assert_array_equal(policy_net.greedy_calls(probs[:1], legal[:1]), [0])
 
 
 def test_duplicate_rewards_zero_sum_and_imps():
@@ -99,16 +100,6 @@ def test_duplicate_rewards_zero_sum_and_imps():
   # Standard IMP scale by hand: 420 -> 9 (370-420), 150 -> 4 (130-160), 50 -> 2 (50-80).
   np.testing.assert_allclose(r * 24, [9, -4, 2, -9, 4, -2])
   np.testing.assert_allclose(r[:3], -r[3:])
-
-
-def test_augmentation_tables_agree_with_dds():
-  from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
-  d = dataset_lib.load_dataset()
-  h, t = a2c.augment_deals(d.holders[:1], d.dd_tricks[:1])
-  assert h.shape == (96, 52) and t.shape == (96, 5, 4)
-  assert len({bytes(x) for x in h}) == 96
-  idx = [7, 50, 95]
-  np.testing.assert_array_equal(dds.dd_tables(h[idx]), t[idx])
 
 
 def _tiny_cfg(**kw):
@@ -137,7 +128,6 @@ def test_checkpoint_resume_is_identical(tmp_path):
   assert straight.buffer.total_added == resumed.buffer.total_added
   assert straight.rng.bit_generator.state == resumed.rng.bit_generator.state
   assert os.path.exists(tmp_path / "b" / "log.csv")
-  assert os.path.exists(tmp_path / "b" / "learning_curve.png")
   # A checkpoint of a different network is refused.
   with pytest.raises(ValueError, match="incompatible"):
     a2c.A2CTrainer(_tiny_cfg(hidden=8), ds, workdir=str(tmp_path / "b"))
@@ -203,6 +193,7 @@ def test_example_script_runs(tmp_path, search):
     recs = list(csv.DictReader(rows))
     assert any(int(r["search_points"]) > 0 for r in recs)
   assert os.path.exists(tmp_path / "model.npz")  # (resuming is tested in-process above)
+  assert open(tmp_path / "learning_curve.png", "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 
 
 def test_throughput_separates_self_play_from_evaluation_and_checkpoints(tmp_path,

@@ -6,6 +6,7 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge.agents import jps_bid
+from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge import scoring
 
 
@@ -87,7 +88,7 @@ def test_joint_beats_one_search_and_returns_legal_calls():
 def test_take_and_concat_auctions_roundtrip():
   eng = engine_lib.BiddingEngine()
   eng.reset([0, 1, 2], dealer=[0, 1, 2], vulnerability=[0, 1, 3])
-  eng.step([A.bid_call(1, 3), A.PASS, A.bid_call(1, 4)])
+  eng.step([A.string_to_call("1S"), A.PASS, A.string_to_call("1NT")])
   parts = [eng.auctions.take([i]) for i in (2, 0)]
   both = A.Auctions.concat(parts)
   e2 = jps_bid.engine_from_auctions(eng.dataset, False, both, eng.deal_index[[2, 0]])
@@ -209,10 +210,10 @@ def test_play_selfplay_plays_forced_calls_with_sigma_logp():
   from ospiel_team.bridge.agents import a2c
   ds = _one_deal_dataset()
   eng = engine_lib.BiddingEngine(ds, uncontested=False)
-  bid = A.bid_call(1, 4)  # 1NT
+  bid = A.string_to_call("1NT")  # 1NT
 
   def uniform(obs):
-    legal = a2c.legal_from_obs(obs)
+    legal = policy_net.legal_from_obs(obs)
     return legal / legal.sum(axis=1, keepdims=True), np.zeros(len(obs))
 
   def force_first(step, e):
@@ -227,22 +228,19 @@ def test_play_selfplay_plays_forced_calls_with_sigma_logp():
 
 
 def test_nll_step_raises_the_searched_calls_probability():
-  from ospiel_team.bridge.agents import a2c
-  import optax
-  cfg = a2c.A2CConfig(hidden=16, num_blocks=1)
-  net = a2c.make_network(16, 1)
-  params = a2c.init_params(net, 0)
+  import optax  # pylint: disable=g-import-not-at-top
+  net = policy_net.make_network(16, 1)
+  params = policy_net.init_params(net, 0)
   opt = optax.adam(1e-2)
   eng = engine_lib.BiddingEngine()
   eng.reset([0, 1, 2, 3], dealer=0, vulnerability=0)
   obs = eng.observation().astype(np.float32)
-  target = np.full(4, A.bid_call(1, 4), np.int32)
+  target = np.full(4, A.string_to_call("1NT"), np.int32)
   step = jps_bid.make_nll_step(net, opt, 1.0)
-  p0 = a2c.PolicyFn(net, params)(obs)[0][np.arange(4), target]
+  p0 = policy_net.PolicyFn(net, params)(obs)[0][np.arange(4), target]
   st = opt.init(params)
   weight = np.ones(4, np.float32)
   for _ in range(5):
     params, st = step(params, st, obs, target, weight)
-  p1 = a2c.PolicyFn(net, params)(obs)[0][np.arange(4), target]
+  p1 = policy_net.PolicyFn(net, params)(obs)[0][np.arange(4), target]
   assert np.all(p1 > p0)
-  del cfg

@@ -1,5 +1,5 @@
-"""The JPS authors' published bidders (`ospiel_team.bridge.agents.jps_paper`): file reader, network,
-encodings, bidder; their WBridge5 deals and DDS tables.
+"""The JPS authors' published bidders (`ospiel_team.bridge.agents.jps_paper`): file reader,
+network, encodings, bidder.
 
 The model files are not part of the repository (CC BY-NC 4.0, github.com/facebookresearch/jps):
 tests that need them read ``../shared/jps_reference`` beside the repository, or the folder in
@@ -34,13 +34,13 @@ def _path(name):
 # --- conventions, checked against the authors' definitions (cpp/card.h, cpp/bid.h) ---------
 def test_card_and_call_maps():
   # Their card = suit * 13 + value, value 0 = A .. 12 = 2; ours = rank * 4 + suit, rank 0 = 2.
-  assert J.OUR_CARD_OF_THEIR_CARD[3 * 13 + 0] == deal_lib.card_index(12, 3)  # spade ace
-  assert J.OUR_CARD_OF_THEIR_CARD[0 * 13 + 12] == deal_lib.card_index(0, 0)  # club two
-  assert J.OUR_CARD_OF_THEIR_CARD[2 * 13 + 3] == deal_lib.card_index(9, 2)   # heart jack
+  assert deal_lib.card_string(J.OUR_CARD_OF_THEIR_CARD[3 * 13 + 0]) == "SA"
+  assert deal_lib.card_string(J.OUR_CARD_OF_THEIR_CARD[0 * 13 + 12]) == "C2"
+  assert deal_lib.card_string(J.OUR_CARD_OF_THEIR_CARD[2 * 13 + 3]) == "HJ"
   assert sorted(J.OUR_CARD_OF_THEIR_CARD) == list(range(52))
   # Their action = (level - 1) * 5 + strain for bids; 35 Pass, 36 X, 37 XX, 38 no-op.
-  assert J.OUR_CALL_OF_ACTION[0] == A.bid_call(1, 0)
-  assert J.OUR_CALL_OF_ACTION[34] == A.bid_call(7, 4)
+  assert J.OUR_CALL_OF_ACTION[0] == A.string_to_call("1C")
+  assert J.OUR_CALL_OF_ACTION[34] == A.string_to_call("7NT")
   assert list(J.OUR_CALL_OF_ACTION[35:]) == [A.PASS, A.DOUBLE, A.REDOUBLE, -1]
   np.testing.assert_array_equal(J.OUR_CALL_OF_ACTION[J.ACTION_OF_OUR_CALL],
                                 np.arange(A.NUM_CALLS))
@@ -195,7 +195,7 @@ def test_loader_and_forward_match_torch():
 @needs_ref
 def test_bidders_bid_legally_and_agree_in_the_pyspiel_game():
   import pyspiel  # pylint: disable=g-import-not-at-top
-  import ospiel_team  # pylint: disable=g-import-not-at-top,unused-import
+  import ospiel_team  # noqa: F401  # pylint: disable=g-import-not-at-top,unused-import
   from ospiel_team.bridge.agents import match  # pylint: disable=g-import-not-at-top
   for name in ("jps_paper_0.63", "jps_paper_baseline"):
     bidder = bidders_lib.make_bidder(name, reference_dir=REF_DIR)
@@ -209,7 +209,8 @@ def test_bidders_bid_legally_and_agree_in_the_pyspiel_game():
       state = game.new_initial_state()
       state.apply_action(int(res.deal_index[b]))
       while not state.is_terminal():
-        call = bidder.act_state(state)
+        hands = state._hands  # pylint: disable=protected-access
+        call = int(bidder.act_auction(state.auction, hands, np.array([0]))[0])
         assert call in state.legal_actions()
         state.apply_action(call)
       assert " ".join(state.auction.auction_strings(0)) == res.auctions_table1[b]
@@ -230,14 +231,6 @@ def test_sampling_uses_the_uniforms():
   low = np.zeros(200)
   first = J.OUR_CALL_OF_ACTION[np.argmax(pi > 0, axis=1)]
   np.testing.assert_array_equal(bidder.act(obs, low), first)
-
-
-@needs_ref
-def test_wbridge5_tables_agree_with_our_dds():
-  from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
-  ds = J.load_wbridge5_deals(REF_DIR)
-  assert len(ds) == 1000
-  np.testing.assert_array_equal(dds.dd_tables(ds.holders[:4]), ds.dd_tricks[:4])
 
 
 @pytest.mark.slow

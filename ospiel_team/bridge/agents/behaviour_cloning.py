@@ -1,0 +1,118 @@
+"""Behaviour cloning of a bidder: an optional warm start for the self-play A2C (`a2c`).
+
+Not in the JPS paper (Tian, Gong and Jiang, "Joint Policy Search for Multi-agent Collaboration
+with Imperfect Information", NeurIPS 2020, arXiv:2008.06495, Sec. 7.2 trains from scratch). On
+our CPU budget pure contested self-play collapsed to all-pass (docs/benchmarks/bridge_agents.md),
+so the shipped baseline first imitates a rule-based bidder (`bidders.NaturalBidder`):
+
+1. `collect_teacher_states` plays auctions of the teacher at all four seats on the batched
+   engine, replacing each call by a random legal one with probability ``epsilon`` so that the
+   states also cover positions the teacher itself would not reach, and records (observation,
+   the teacher's call) at every decision with two or more legal calls;
+2. `behaviour_cloning` fits the policy head by cross-entropy on those pairs (Adam).
+"""
+
+from __future__ import annotations
+
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import tqdm
+
+from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge.agents import policy_net
+
+
+def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals: int,
+                           epsilon: float = 0.1, uncontested: bool = False
+                           ) -> tuple[np.ndarray, np.ndarray]:
+  """Observations and the teacher's calls along epsilon-perturbed auctions of the teacher.
+
+  Args:
+    teacher: a bidder (`bidders` interface ``act(obs, uniforms)``, or ``act_auction`` when it
+      has ``needs_auction``, e.g. `jps_paper.PaperBidder`).
+    dataset: the deals (`dataset.BridgeDataset` or what `engine.BiddingEngine` accepts).
+    rng: the random numbers (deals, dealers, vulnerabilities, exploration).
+    num_deals: auctions to play.
+    epsilon: probability that a call is replaced by a uniformly random legal call.
+    uncontested: East-West always pass (their decisions are not recorded: one legal call).
+
+  Returns:
+    (obs (T, 267), calls (T,)): the states with two or more legal calls and the teacher's call.
+  """
+  if not 0.0 <= epsilon <= 1.0:
+    raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
+  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
+  eng.reset_random(rng, num_deals)
+  obs_l, call_l = [], []
+  while not eng.done.all():
+    active = np.flatnonzero(~eng.done)
+    obs = eng.observation()[active]
+    legal = policy_net.legal_from_obs(obs)
+    u = rng.random(len(active))
+    if getattr(teacher, "needs_auction", False):
+      target = np.asarray(teacher.act_auction(eng.auctions, eng.hands, active, u), np.int64)
+    else:
+      target = np.asarray(teacher.act(obs, u), np.int64)
+    keep = legal.sum(axis=1) > 1
+    obs_l.append(obs[keep])
+    call_l.append(target[keep])
+    explore = rng.random(len(active)) < epsilon
+    rand = policy_net.sample_calls(np.ones_like(legal, float), legal, rng.random(len(active)))
+    calls = np.zeros(eng.batch_size, np.int64)
+    calls[active] = np.where(explore, rand, target)
+    eng.step(calls)
+  return np.concatenate(obs_l), np.concatenate(call_l)
+
+
+def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.ndarray,
+                      steps: int, batch_size: int = 1024, learning_rate: float = 1e-3,
+                      seed: int = 0, progress: bool = True):
+  """Cross-entropy training of the policy head on (obs, calls).
+
+  Args:
+    net: the network (`policy_net.make_network`).
+    params: its initial parameters.
+    obs: (T, 267) observations (`collect_teacher_states`).
+    calls: (T,) the calls to imitate.
+    steps: Adam steps, each on `batch_size` uniformly drawn pairs.
+    batch_size: pairs per step.
+    learning_rate: Adam's step size.
+    seed: seed of the minibatch draws.
+    progress: show a tqdm bar.
+
+  Returns:
+    (params, accuracy): the trained parameters and the fraction of the first (up to) 20,000
+    pairs whose greedy call is the teacher's.
+  """
+  if len(calls) == 0 or len(obs) != len(calls):
+    raise ValueError(f"need as many observations as calls (> 0), got {len(obs)} and "
+                     f"{len(calls)}")
+  opt = optax.adam(learning_rate)
+  opt_state = opt.init(params)
+
+  def loss_fn(p, o, a):
+    logits, _ = net.apply(p, o)
+    logp = jax.nn.log_softmax(logits, axis=-1)
+    return -jnp.mean(jnp.take_along_axis(logp, a[:, None], axis=1))
+
+  @jax.jit
+  def step(p, s, o, a):
+    loss, g = jax.value_and_grad(loss_fn)(p, o, a)
+    u, s = opt.update(g, s, p)
+    return optax.apply_updates(p, u), s, loss
+
+  rng = np.random.default_rng(seed)
+  packed = np.packbits(obs > 0.5, axis=1)
+  for _ in tqdm.trange(steps, desc="behaviour cloning", disable=not progress):
+    idx = rng.integers(0, len(calls), batch_size)
+    o = np.unpackbits(packed[idx], axis=1, count=policy_net.OBS_SIZE).astype(np.float32)
+    params, opt_state, _ = step(params, opt_state, o, calls[idx].astype(np.int32))
+  pol = policy_net.PolicyFn(net, params)
+  m = min(len(calls), 20000)
+  probs, _ = pol(obs[:m])
+  acc = float(np.mean(policy_net.greedy_calls(probs, policy_net.legal_from_obs(obs[:m]))
+                      == calls[:m]))
+  return params, acc

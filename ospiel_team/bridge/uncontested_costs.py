@@ -1,0 +1,181 @@
+r"""Yeh & Lin 2016's uncontested bidding benchmark, data side: cost datasets and IMP costs.
+
+Setting (Yeh & Lin, "Automatic Bridge Bidding Using Deep Reinforcement Learning", ECAI 2016,
+arXiv:1607.03290, Sec. 2): only North and South bid, East and West always pass
+(`bridge_bidding(uncontested=true)`, `BiddingEngine(uncontested=True)`). The quality of the
+reached contract is judged against the North-South cards only, not against the particular
+East-West layout: for each North-South pair of hands, the 26 East-West cards are dealt at
+random ``k = 5`` times, each of the ``k`` deals is solved double-dummy
+(`ospiel_team.bridge.dds`), and each contract's score is averaged over the ``k`` deals. As in
+their footnote 2, the declarer of a strain is the North-South player who takes more tricks in
+it (per deal). The *cost* of a contract is ``imps(best average score - its average score)``
+(IMPs of the score difference, `scoring.imps_array`), so the best contract costs 0; the
+benchmark is the mean cost of the contracts a bidder reaches on a held-out set (Yeh & Lin:
+2.70 for their best model, 3.00 for WBridge5; lower is better). Bidders are run on it by
+`ospiel_team.bridge.agents.uncontested`.
+
+Contracts: index 0 = passed out (score 0), index ``1 + j`` = bid ``j`` (call ``3 + j``, 1C..7NT),
+undoubled (nobody can double in an uncontested auction: doubles are only of the opponents'
+bids). Vulnerability: none by default (Yeh & Lin do not state one).
+
+Cost datasets (``.npz``): ``holders`` (n, 52) uint8 the first of the k deals (its North and
+South hands are those of all k), ``redeal_holders`` (n, k, 52), ``dd_tricks`` (n, k, 5, 4)
+uint8, ``format``. ``ospiel-team-uncontested --pairs 200 --out FILE`` builds one (chunked,
+atomic, resumable, tqdm).
+
+`single_deal_costs` gives the hindsight version on any dataset (k = 1: the actual deal's DDS
+table), which needs no extra DDS work.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import tqdm
+
+from ospiel_team import atomic_io
+from ospiel_team.bridge import auction as A
+from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge import scoring
+
+NUM_CONTRACTS = 1 + A.NUM_BIDS  # 0 = passed out, 1 + j = bid j
+# The tag stored in cost datasets (the module's earlier home; kept so files stay comparable).
+FORMAT_TAG = "ospiel_team.bridge.agents.uncontested/1"
+SHIPPED_COST_DATASET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models",
+                                    "uncontested_cost.npz")
+
+_LEVEL = np.concatenate([[0], 1 + np.arange(A.NUM_BIDS) // 5])
+_STRAIN = np.concatenate([[0], np.arange(A.NUM_BIDS) % 5])
+
+
+def redeal_east_west(holders: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+  """(n, 52) deals -> (n, k, 52): North/South keep their cards, E-W cards dealt at random."""
+  h = deal_lib.validate_holders(np.asarray(holders)).reshape(-1, 52)
+  if k < 1:
+    raise ValueError(f"number of redeals k must be >= 1, got {k}")
+  n = h.shape[0]
+  out = np.repeat(h[:, None, :], k, axis=1)
+  ew_seats = np.array([1] * 13 + [3] * 13, np.uint8)
+  for i in range(n):
+    ew_cards = np.flatnonzero((h[i] == 1) | (h[i] == 3))
+    for j in range(k):
+      out[i, j, ew_cards] = rng.permutation(ew_seats)
+  return out
+
+
+def contract_scores(dd_tricks: np.ndarray, vulnerable: bool = False) -> np.ndarray:
+  """(..., 5, 4) DDS tricks -> (..., 36) N-S score of each contract, best N-S declarer."""
+  t = np.asarray(dd_tricks).astype(np.int64)
+  ns_best = np.maximum(t[..., :, 0], t[..., :, 2])  # (..., 5) tricks by strain
+  tricks = ns_best[..., _STRAIN]  # (..., 36)
+  shape = tricks.shape
+  s = scoring.contract_score_array(np.broadcast_to(_LEVEL, shape), np.broadcast_to(_STRAIN, shape),
+                                   np.zeros(shape, np.int64),
+                                   np.full(shape, bool(vulnerable)), tricks)
+  return s.astype(np.float64)
+
+
+def cost_vectors(dd_tricks_redeals: np.ndarray, vulnerable: bool = False) -> np.ndarray:
+  """(n, k, 5, 4) tricks of k redeals -> (n, 36) IMP cost of each contract (Yeh & Lin)."""
+  t = np.asarray(dd_tricks_redeals)
+  if t.ndim != 4 or t.shape[2:] != (5, 4):
+    raise ValueError(f"expected (n, k, 5, 4) DDS tricks, got shape {t.shape}")
+  avg = contract_scores(t, vulnerable).mean(axis=1)  # (n, 36)
+  return scoring.imps_array(avg.max(axis=1, keepdims=True) - avg).astype(np.float64)
+
+
+def single_deal_costs(dd_tricks: np.ndarray, vulnerable: bool = False) -> np.ndarray:
+  """(n, 5, 4) tricks of the actual deals -> (n, 36) hindsight costs (k = 1)."""
+  return cost_vectors(np.asarray(dd_tricks)[:, None], vulnerable)
+
+
+def contract_index(level, strain) -> np.ndarray:
+  """Contract index 0..35 from (level 0..7, strain) arrays (level 0 = passed out)."""
+  level = np.asarray(level)
+  return np.where(level > 0, 1 + (level - 1) * 5 + np.asarray(strain), 0)
+
+
+def summarize(c: np.ndarray, reached: np.ndarray) -> dict:
+  """Mean cost (with its standard error), the fraction of best contracts and the 8 most
+  frequent contracts of (n,) costs `c` of the reached contract indices `reached`."""
+  n = len(c)
+  names = ["Pass"] + [A.call_string(3 + j) for j in range(A.NUM_BIDS)]
+  counts = np.bincount(reached, minlength=NUM_CONTRACTS)
+  top = np.argsort(-counts)[:8]
+  return {"pairs": n, "mean_cost": float(c.mean()),
+          "stderr": float(c.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+          "fraction_best": float(np.mean(c == 0)),
+          "top_contracts": {names[i]: float(counts[i] / n) for i in top if counts[i]}}
+
+
+def oracle_bidder_costs(cost_data: dict, vulnerable: bool = False) -> np.ndarray:
+  """(n,) costs of always reaching the contract that is best on the actual (first) deal."""
+  costs = cost_vectors(cost_data["dd_tricks"], vulnerable)
+  actual = contract_scores(cost_data["dd_tricks"][:, 0], vulnerable)
+  return costs[np.arange(len(costs)), actual.argmax(axis=1)]
+
+
+# ------------------------------------------------------------------------------------------
+# Building cost datasets (k redeals + DDS), resumable
+# ------------------------------------------------------------------------------------------
+def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk: int = 20,
+                       progress: bool = True, keep_chunks: bool = False) -> dict:
+  """Draws `pairs` random deals, redeals E-W k times, solves all with DDS; writes `out`.
+
+  Chunk ``i`` uses ``default_rng(SeedSequence([seed, i]))``; finished chunks are written to
+  ``out + '.chunks/'`` (atomic writes) so an interrupted build resumes; once `out` is written
+  the chunk folder is removed unless `keep_chunks`.
+  """
+  from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
+  if pairs < 1 or k < 1 or chunk < 1:
+    raise ValueError(f"pairs, k and chunk must be >= 1, got {pairs}, {k}, {chunk}")
+  atomic_io.check_writable(out)
+  cdir = out + ".chunks"
+  atomic_io.check_writable(cdir, folder=True)
+  os.makedirs(cdir, exist_ok=True)
+  nchunks = (pairs + chunk - 1) // chunk
+  bar = tqdm.tqdm(total=pairs, desc="redeals+DDS", unit="pair", disable=not progress)
+  parts = []
+  for i in range(nchunks):
+    m = min(chunk, pairs - i * chunk)
+    path = os.path.join(cdir, f"chunk_{i:05d}_{m}_{k}.npz")
+    if not os.path.exists(path):
+      rng = np.random.default_rng(np.random.SeedSequence([seed, i]))
+      base = deal_lib.random_holders(rng, m)
+      red = redeal_east_west(base, k, rng)
+      red[:, 0] = base  # the first "redeal" is the deal itself
+      tricks = dds.dd_tables(red.reshape(m * k, 52)).reshape(m, k, 5, 4)
+      atomic_io.savez(path, compressed=True, redeal_holders=red, dd_tricks=tricks)
+    with np.load(path) as z:
+      parts.append((z["redeal_holders"], z["dd_tricks"]))
+    bar.update(m)
+  bar.close()
+  red = np.concatenate([p[0] for p in parts])
+  tricks = np.concatenate([p[1] for p in parts])
+  data = {"holders": red[:, 0].copy(), "redeal_holders": red, "dd_tricks": tricks}
+  atomic_io.savez(out, compressed=True, format=np.array(FORMAT_TAG), **data)
+  if not keep_chunks:
+    shutil.rmtree(cdir)
+  return data
+
+
+def load_cost_dataset(path: str) -> dict:
+  """Loads and checks a cost dataset written by `build_cost_dataset`."""
+  if not os.path.exists(path):
+    raise ValueError(f"cost dataset {path!r} does not exist")
+  with np.load(path, allow_pickle=False) as z:
+    for key in ("holders", "redeal_holders", "dd_tricks"):
+      if key not in z.files:
+        raise ValueError(f"cost dataset {path!r} lacks {key!r}")
+    d = {k: z[k] for k in ("holders", "redeal_holders", "dd_tricks")}
+  n, k = d["redeal_holders"].shape[:2]
+  if d["dd_tricks"].shape != (n, k, 5, 4) or d["holders"].shape != (n, 52):
+    raise ValueError(f"cost dataset {path!r}: inconsistent shapes "
+                     f"{ {key: v.shape for key, v in d.items()} }")
+  ns = (d["redeal_holders"] == 0) | (d["redeal_holders"] == 2)
+  if not np.all(np.where(ns, d["redeal_holders"], 0) ==
+                np.where(ns[:, :1], d["redeal_holders"][:, :1], 0)):
+    raise ValueError(f"cost dataset {path!r}: North-South hands differ between redeals")
+  return d
