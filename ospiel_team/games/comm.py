@@ -94,6 +94,9 @@ class CommGame(pyspiel.Game):
         max_game_length=length + 1)
     super().__init__(_GAME_TYPE, game_info, params)
 
+  # The game tree may rely on `min_terminal_histories` being exact (`tree.game_support`).
+  TERMINAL_HISTORIES_EXACT = True
+
   def min_terminal_histories(self) -> int:
     """The exact number of terminal histories (GameTree checks it before walking)."""
     p = self.get_parameters()

@@ -129,6 +129,9 @@ class MiniBridgeGame(pyspiel.Game):
         max_game_length=2 * size + 2)  # Pass, all 2N bids, Pass.
     super().__init__(_GAME_TYPE, game_info, params)
 
+  # The game tree may rely on `min_terminal_histories` being exact (`tree.game_support`).
+  TERMINAL_HISTORIES_EXACT = True
+
   def min_terminal_histories(self) -> int:
     """The exact number of terminal histories (GameTree checks it before walking)."""
     n = int(self.get_parameters()["size"])

@@ -117,6 +117,9 @@ class SimpleBiddingGame(pyspiel.Game):
         max_game_length=self.num_bids + 1)
     super().__init__(_GAME_TYPE, game_info, params)
 
+  # The game tree may rely on `min_terminal_histories` being exact (`tree.game_support`).
+  TERMINAL_HISTORIES_EXACT = True
+
   def min_terminal_histories(self) -> int:
     """The exact number of terminal histories (GameTree checks it before walking)."""
     n = int(self.get_parameters()["size"])

@@ -22,6 +22,8 @@ by turn has the same terminal histories (it plays the last round automatically),
 tied point cards and has other returns; the tests compare the points of the two games.
 """
 
+from __future__ import annotations
+
 import math
 from typing import Dict, FrozenSet, List, Optional
 
@@ -80,6 +82,15 @@ class TeamGoofspielGame(pyspiel.Game):
         params)
     self.num_cards = k
     self.full_info = info == "full"
+
+  # What the game tree may use (`tree.game_support`): an exact terminal count, the shadow walk
+  # (the rules below are plain Python on the state's attributes) and a vector builder.
+  TERMINAL_HISTORIES_EXACT = True
+  SHADOW_WALK = True
+
+  def tree_arrays(self) -> dict:
+    """`GameTree`'s arrays of this game built level by level, without a walk (`_tree_arrays`)."""
+    return _tree_arrays(self)
 
   def min_terminal_histories(self) -> int:
     """The exact number of terminal histories (GameTree checks it before walking)."""
@@ -297,6 +308,195 @@ class TeamGoofspielObserver:
         out.append("hands:" + "/".join(
             "".join(str(c + 1) for c in state.hand(p)) for p in range(self._n)))
     return " ".join(out)
+
+
+# ------------------------------------------------------------------------------------------------
+# The game tree's arrays built level by level in numpy (no walk): the game's vector builder.
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+def _row_keys(rows: np.ndarray, base: int):
+  """Row-wise unique of small non-negative integer rows: (first index, inverse) in the order of
+  the sorted rows; one 1-D unique of mixed-radix keys when they fit in int64."""
+  width = rows.shape[1]
+  if width * np.log2(base) < 62:
+    keys = np.zeros(len(rows), dtype=np.int64)
+    for j in range(width):
+      keys = keys * base + rows[:, j]
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+  else:
+    _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+  return first, inv.reshape(-1)
+
+
+def _tree_arrays(game: TeamGoofspielGame) -> dict:
+  """`GameTree`'s arrays of `team_goofspiel`, built level by level without walking states.
+
+  Every history at a depth has the same number of children (chance: the point cards left;
+  a player: the cards in its hand; the last round has one legal bid and no chance node), so
+  the depth-first discovery order within a depth is the mixed-radix order of the children's
+  positions, each level is its parent level repeated, and the state (point cards, bids, hands,
+  winners, points) is carried as arrays. The rules are those of `TeamGoofspielState` (the
+  highest bid wins the point card, ties split it, returns are points minus the mean), and the
+  information-state strings those of `TeamGoofspielObserver` with perfect recall;
+  `tests/tree/test_fast_tree.py` checks every array and key against the pyspiel walk.
+
+  Returns:
+    dict of level-ordered arrays (`node_parent`, `node_action`, `node_player`, `node_depth`,
+    `node_infoset`, `node_chance_prob`, `node_returns`, `infoset_player`, `infoset_legal`) and
+    `infoset_keys`, a function returning the key list (in infoset-id order = order of discovery
+    in the walk); the strings are only made when asked for (the solvers on arrays never need
+    them; 32G has 240,585 infosets).
+  """
+  params = game.get_parameters()
+  n, k = int(params["players"]), int(params["num_cards"])
+  full = str(params["info"]) == "full"
+  # Depth schedule: (kind, round); kind = CHANCE, a player or TERMINAL.
+  schedule = []
+  for r in range(k):
+    if r < k - 1:
+      schedule.append((_CHANCE, r))
+    schedule += [(p, r) for p in range(n)]
+  schedule.append((_TERMINAL, k))
+  # Fan-out per depth (chance: point cards left = k - r; a player: cards in hand = k - r).
+  fan = [k - r if kind != _TERMINAL else 0 for kind, r in schedule]
+  # Subtree sizes (for each history's preorder index = its place in the walk).
+  size = [1] * len(schedule)
+  for d in range(len(schedule) - 2, -1, -1):
+    size[d] = 1 + fan[d] * size[d + 1]
+  # State of the current level's histories.
+  pc = np.full((1, k), -1, dtype=np.int64)  # point card of each round
+  if k == 1:
+    pc[:, 0] = 0
+  bids = np.full((1, k, n), -1, dtype=np.int64)  # bids of every round (current one partial)
+  used = np.zeros((1, n, k), dtype=bool)  # cards each player has bid
+  won = np.zeros((1, k, n), dtype=bool)  # highest bidders of completed rounds
+  points = np.zeros((1, n))
+  pre = np.zeros(1, dtype=np.int64)  # preorder index
+  parent, action, player, depth, chance_prob = [], [], [], [], []
+  infoset_level, returns = [], None
+  levels = []  # per decision depth: its infosets' first histories' data (see below)
+  offset = 0
+  par = np.full(1, -1, dtype=np.int64)
+  act = np.full(1, -1, dtype=np.int64)
+  prob = np.ones(1)
+  for d, (kind, r) in enumerate(schedule):
+    m = len(pre)
+    parent.append(par)
+    action.append(act)
+    player.append(np.full(m, kind, dtype=np.int64))
+    depth.append(np.full(m, d, dtype=np.int32))
+    chance_prob.append(prob)
+    node_inf = np.full(m, -1, dtype=np.int64)
+    if kind == _TERMINAL:
+      total = points[:, 0].copy()
+      for q in range(1, n):
+        total = total + points[:, q]
+      returns = points - (total / n)[:, None]
+      infoset_level.append(node_inf)
+      break
+    if kind == _CHANCE:
+      left = np.ones((m, k), dtype=bool)  # the point cards not dealt yet
+      if r:
+        np.put_along_axis(left, pc[:, :r], False, axis=1)
+    else:
+      p = kind
+      left = ~used[:, p, :]
+      # The infoset: point cards so far, own past bids, and per past round all bids (full) or
+      # the winner set (limited).
+      cols = [pc[:, :r + 1] + 1, bids[:, :r, p] + 1]
+      cols.append((bids[:, :r, :] + 1).reshape(m, -1) if full
+                  else won[:, :r, :].reshape(m, -1).astype(np.int64))
+      rows = np.concatenate(cols, axis=1)
+      first, inv = _row_keys(rows, k + 2)
+      levels.append(dict(depth=d, player=p, round=r, first_pre=pre[first], legal=left[first],
+                         pc=pc[first], bids=bids[first], won=won[first]))
+      node_inf = inv  # level-local for now
+    infoset_level.append(node_inf)
+    b = fan[d]
+    # Children: the first b cards of `left` in increasing order.
+    order = np.argsort(~left, axis=1, kind="stable")[:, :b]
+    child_act = order.reshape(-1)
+    par = offset + np.repeat(np.arange(m), b)
+    offset += m
+    pos = np.tile(np.arange(b), m)
+    pre = np.repeat(pre, b) + 1 + pos * size[d + 1]
+    act = child_act.astype(np.int64)
+    prob = np.full(m * b, 1.0 / b) if kind == _CHANCE else np.ones(m * b)
+    rep = lambda x: np.repeat(x, b, axis=0)  # noqa: E731
+    pc, bids, used, won, points = rep(pc), rep(bids), rep(used), rep(won), rep(points)
+    if kind == _CHANCE:
+      pc[:, r] = child_act
+      continue
+    rows_all = np.arange(m * b)
+    bids[:, r, p] = child_act
+    used[rows_all, p, child_act] = True
+    if p == n - 1:  # the round is complete: score it
+      top = bids[:, r, :].max(axis=1)
+      win = bids[:, r, :] == top[:, None]
+      won[:, r, :] = win
+      gain = (pc[:, r] + 1) / win.sum(axis=1)
+      points = points + np.where(win, gain[:, None], 0.0)
+      if r == k - 2:  # the last point card is determined
+        rest = np.ones((m * b, k), dtype=bool)
+        np.put_along_axis(rest, pc[:, :k - 1], False, axis=1)
+        pc[:, k - 1] = np.argmax(rest, axis=1)
+  # Infoset ids in order of discovery (first history's preorder index).
+  first_pre = np.concatenate([lv["first_pre"] for lv in levels])
+  gid = np.empty(len(first_pre), dtype=np.int64)
+  gid[np.argsort(first_pre, kind="stable")] = np.arange(len(first_pre))
+  start = 0
+  for lv in levels:
+    count = len(lv["first_pre"])
+    lv["ids"] = gid[start:start + count]
+    infoset_level[lv["depth"]] = lv["ids"][infoset_level[lv["depth"]]]
+    start += count
+  num_infosets = len(first_pre)
+  num_nodes = sum(len(x) for x in parent)
+  node_returns = np.zeros((num_nodes, n))
+  node_returns[num_nodes - len(returns):] = returns
+  legal = np.zeros((num_infosets, game.num_distinct_actions()), dtype=bool)
+  infoset_player = np.zeros(num_infosets, dtype=np.int64)
+  for lv in levels:
+    legal[lv["ids"], :k] = lv["legal"]
+    infoset_player[lv["ids"]] = lv["player"]
+  return dict(
+      node_parent=np.concatenate(parent), node_action=np.concatenate(action),
+      node_player=np.concatenate(player), node_depth=np.concatenate(depth),
+      node_infoset=np.concatenate(infoset_level), node_chance_prob=np.concatenate(chance_prob),
+      node_returns=node_returns,
+      infoset_player=infoset_player, infoset_legal=legal,
+      infoset_keys=lambda: _goofspiel_keys(levels, num_infosets, full))
+
+
+def _goofspiel_keys(levels: list, num_infosets: int, full: bool) -> list:
+  """The information-state strings of `_tree_arrays`' infosets (the observer's format,
+  `TeamGoofspielObserver.string_from` with perfect recall), in infoset-id order."""
+  keys = [None] * num_infosets
+  pieces = {}  # (round, point card, own bid, bids or winners) -> the round's piece
+  for lv in levels:
+    p, r = lv["player"], lv["round"]
+    pc = lv["pc"].tolist()
+    own = lv["bids"][:, :, p].tolist()
+    past = (lv["bids"] if full else lv["won"])[:, :r].tolist()
+    for i, g in enumerate(lv["ids"].tolist()):
+      out = [f"P{p}"]
+      for rr in range(r + 1):
+        key = (rr, pc[i][rr], own[i][rr] if rr < r else None,
+               tuple(past[i][rr]) if rr < r else None)
+        piece = pieces.get(key)
+        if piece is None:
+          piece = f"|R{rr + 1} point:{pc[i][rr] + 1}"
+          if rr < r:
+            piece += f" me:{own[i][rr] + 1}"
+            if full:
+              piece += " bids:" + "".join(str(b + 1) for b in past[i][rr])
+            else:
+              piece += " won:" + "".join(str(q) for q, w in enumerate(past[i][rr]) if w)
+          pieces[key] = piece
+        out.append(piece)
+      keys[g] = " ".join(out)
+  return keys
 
 
 pyspiel.register_game(_GAME_TYPE, TeamGoofspielGame)

@@ -1,8 +1,8 @@
 """The benchmark instances of Table 1 of Zhang & Sandholm (team-correlated equilibria by tree
 decomposition, Sec. 5): name -> (pyspiel game string, teams).
 
-Names read `<n1><n2><letter><parameters>` (Table 1 of Zhang & Sandholm, AAAI 2022): team 1 is players
-0 .. n1-1 and team 2 the rest, except in Liar's Dice where both teams would otherwise be
+Names read `<n1><n2><letter><parameters>` (Table 1 of Zhang & Sandholm, AAAI 2022): team 1 is
+players 0 .. n1-1 and team 2 the rest, except in Liar's Dice where both teams would otherwise be
 consecutive blocks of two or more players (`22D3`, `33D2`, `42D2`): there the last 2*n2 players
 alternate teams, team 1 first (`42D2`: {0,1,2,4} vs {3,5}; the same as "team 1 = even seats
 first, then the lowest odd seats"). OpenSpiel built-ins are used where they are exactly the game

@@ -1,12 +1,12 @@
 """Kuhn poker with n players and r ranks (the `K` family of Zhang & Sandholm, Sec. 5).
 
 Rules (Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
-Decompositions", AAAI 2022, arXiv:2109.05284, Sec. 5; family of Farina et al. 2021):
-a deck of `ranks` cards of distinct rank 0 < 1 < ... < ranks-1; one card dealt to each player (chance deals player 0 first,
-uniformly from the cards left); everybody antes 1. One betting round in seat order: while nobody
-has bet a player may pass (check) or bet 1; once someone has bet, every later player (wrapping
-round to those who checked) acts once more and may pass (fold) or bet (call 1). Showdown: the
-highest card among the players still in takes the pot (if nobody bet, everybody is still in).
+Decompositions", AAAI 2022, arXiv:2109.05284, Sec. 5; family of Farina et al. 2021): a deck of
+`ranks` cards of distinct rank 0 < 1 < ... < ranks-1; one card dealt to each player (chance deals
+player 0 first, uniformly from the cards left); everybody antes 1. One betting round in seat order:
+while nobody has bet a player may pass (check) or bet 1; once someone has bet, every later player
+(wrapping round to those who checked) acts once more and may pass (fold) or bet (call 1). Showdown:
+the highest card among the players still in takes the pot (if nobody bet, everybody is still in).
 
 Actions are those of OpenSpiel's `kuhn_poker`: 0 = Pass (check/fold), 1 = Bet (bet/call). With
 `ranks = players + 1` the game is exactly `kuhn_poker(players=n)`: same histories, returns,
@@ -70,6 +70,11 @@ class TeamKuhnGame(pyspiel.Game):
             max_game_length=2 * num_players - 1),
         params)
     self.ranks = ranks
+
+  # What the game tree may use (`tree.game_support`): an exact terminal count and the shadow
+  # walk (the rules below are plain Python on the state's attributes).
+  TERMINAL_HISTORIES_EXACT = True
+  SHADOW_WALK = True
 
   def min_terminal_histories(self) -> int:
     """The exact number of terminal histories (GameTree checks it before walking)."""

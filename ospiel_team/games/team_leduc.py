@@ -3,17 +3,17 @@
 `team_leduc(players=n, bets=b, ranks=r, suits=s, team1_size=k, no_raise_team=t)`.
 
 Rules (Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
-Decompositions", AAAI 2022, arXiv:2109.05284, Sec. 5; family of Farina et al. 2021):
-a deck of r ranks x s suits; suits are indistinguishable for hand strength, and chance deals *ranks* (a rank is drawn with
-probability proportional to the cards of that rank left in the deck), exactly like OpenSpiel's
-`leduc_poker(suit_isomorphism=True)`; this is what makes Table 1's sizes come out (e.g. `21L133`
-has 6,477 terminal histories; dealing distinct cards would give 1,512 + 3,024 * 82). Each player
-antes 1 and gets one private card (player 0 first); betting round 1; one public card; betting
-round 2. A raise puts in 2 in round 1 and 4 in round 2 (after matching the current stake); at
-most `bets` raises per round. Hand strength: a pair with the public card beats any non-pair;
-otherwise the higher private card wins (the same order as OpenSpiel's ranking by (higher, lower)
-card of the two-card hand, since the public card is shared); ties split the pot; a player who
-folds loses what they put in.
+Decompositions", AAAI 2022, arXiv:2109.05284, Sec. 5; family of Farina et al. 2021): a deck of r
+ranks x s suits; suits are indistinguishable for hand strength, and chance deals *ranks* (a rank is
+drawn with probability proportional to the cards of that rank left in the deck), exactly like
+OpenSpiel's `leduc_poker(suit_isomorphism=True)`; this is what makes Table 1's sizes come out (e.g.
+`21L133` has 6,477 terminal histories; dealing distinct cards would give 1,512 + 3,024 * 82). Each
+player antes 1 and gets one private card (player 0 first); betting round 1; one public card; betting
+round 2. A raise puts in 2 in round 1 and 4 in round 2 (after matching the current stake); at most
+`bets` raises per round. Hand strength: a pair with the public card beats any non-pair; otherwise
+the higher private card wins (the same order as OpenSpiel's ranking by (higher, lower) card of the
+two-card hand, since the public card is shared); ties split the pot; a player who folds loses what
+they put in.
 
 Details the spec leaves to OpenSpiel's `leduc_poker` (followed here): actions 0 = Fold,
 1 = Call (check when nothing is owed), 2 = Raise; a player may fold only when facing a raise;
@@ -126,6 +126,10 @@ class TeamLeducGame(pyspiel.Game):
     else:
       self.no_raise = frozenset()
     self.max_round_actions = max_actions_per_round(n, bets)
+
+  # The game tree may run the shadow walk (`tree.game_support`): the rules below are plain
+  # Python on the state's attributes. `min_terminal_histories` is a lower bound only.
+  SHADOW_WALK = True
 
   def min_terminal_histories(self) -> int:
     """A lower bound on the number of terminal histories (GameTree checks it first).

@@ -103,6 +103,11 @@ class TeamLiarsDiceGame(pyspiel.Game):
     self.reset_face = rule == "reset-face"
     self.wild = wild
 
+  # What the game tree may use (`tree.game_support`): an exact terminal count and the shadow
+  # walk (the rules below are plain Python on the state's attributes).
+  TERMINAL_HISTORIES_EXACT = True
+  SHADOW_WALK = True
+
   def min_terminal_histories(self) -> int:
     """The exact number of terminal histories (GameTree checks it before walking)."""
     p = self.get_parameters()

@@ -32,6 +32,7 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from ospiel_team.tree import fast_tree
+from ospiel_team.tree import game_support
 from ospiel_team.tree import traversal
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -44,16 +45,12 @@ BUILDERS = ("auto", "walk", "shadow", "vector")
 def min_terminal_histories(game: pyspiel.Game) -> Optional[int]:
   """How many terminal histories `game` has at least, known without walking it, or None.
 
-  The package's games state it (`min_terminal_histories()`: exact for all but bridge_bidding
-  and team_leduc, whose values are lower bounds). OpenSpiel's own games state nothing, so the sound fallback is
-  None: no refusal before the walk, whose `max_nodes` limit then stops it.
+  The package's games state it (their `min_terminal_histories()`, exact where the game class
+  says `TERMINAL_HISTORIES_EXACT`; `game_support`). OpenSpiel's own games state nothing, so the
+  sound fallback is None: no refusal before the walk, whose `max_nodes` limit then stops it.
   """
-  fn = getattr(game, "min_terminal_histories", None)
-  return int(fn()) if callable(fn) else None
-
-
-def _exact_size(game: pyspiel.Game) -> bool:
-  return game.get_type().short_name not in ("bridge_bidding", "team_leduc")
+  count = game_support.lookup(game).terminal_count
+  return None if count is None else int(count(game))
 
 
 @dataclasses.dataclass
@@ -77,10 +74,11 @@ class GameTree:
       max_nodes: refuse games with more histories.
       progress: show a tqdm bar of the walk.
       builder: "walk" (the reference: pyspiel states), "shadow" (`fast_tree`: the game's own
-        Python rules on plain-Python copies of its states, for this package's four team
-        families; 3-4x faster, same arrays and keys), "vector" (`fast_tree.goofspiel_arrays`:
-        team_goofspiel built level by level in numpy, no walk; same arrays and keys) or "auto"
-        (vector, else shadow, where supported).
+        Python rules on plain-Python copies of its states, for games that declare
+        `SHADOW_WALK`; 3-4x faster, same arrays and keys), "vector" (the game's own vector
+        builder `tree_arrays()`, e.g. team_goofspiel's, level by level in numpy, no walk; same
+        arrays and keys) or "auto" (vector, else shadow, where the game provides them;
+        `game_support`).
     """
     if builder not in BUILDERS:
       raise ValueError(f"builder must be one of {BUILDERS}, got {builder!r}")
@@ -93,10 +91,11 @@ class GameTree:
       raise ValueError(f"GameTree needs explicit chance; {game} has sampled chance.")
     if max_nodes < 1:
       raise ValueError(f"max_nodes must be positive, got {max_nodes}")
+    support = game_support.lookup(game)
     bound = min_terminal_histories(game)
     if bound is not None and bound > max_nodes:
       raise ValueError(
-          f"{game} has {'at least ' if not _exact_size(game) else ''}{bound:,} terminal "
+          f"{game} has {'' if support.terminal_count_exact else 'at least '}{bound:,} terminal "
           f"histories, more than max_nodes={max_nodes:,} histories; refusing before walking "
           "(raise max_nodes if it fits in memory).")
     self.game = game
@@ -105,16 +104,20 @@ class GameTree:
     self._use_infostate = game_type.provides_information_state_string
     if not self._use_infostate and not game_type.provides_observation_string:
       raise ValueError(f"{game} provides neither information-state nor observation strings.")
+    # The vector builders make information-state keys.
+    vector = support.vector_builder if self._use_infostate else None
     if builder == "auto":
-      builder = ("vector" if fast_tree.supports_vector(game) else
-                 "shadow" if fast_tree.supports(game) else "walk")
-    elif builder == "shadow" and not fast_tree.supports(game):
-      raise ValueError(f"builder='shadow' supports {sorted(fast_tree.SHADOW_GAMES)}, not {game}")
-    elif builder == "vector" and not fast_tree.supports_vector(game):
-      raise ValueError(f"builder='vector' supports {sorted(fast_tree.VECTOR_GAMES)}, not {game}")
+      builder = ("vector" if vector is not None else
+                 "shadow" if support.shadow_walk else "walk")
+    elif builder == "shadow" and not support.shadow_walk:
+      raise ValueError(f"builder='shadow' needs a game whose class declares SHADOW_WALK = True "
+                       f"(game_support); {game} does not")
+    elif builder == "vector" and vector is None:
+      raise ValueError(f"builder='vector' needs a game whose class provides tree_arrays() and "
+                       f"information-state strings (game_support); {game} does not")
     self.builder = builder
     if builder == "vector":
-      self._build_vector(max_nodes)
+      self._build_vector(vector, max_nodes)
     elif builder == "shadow":
       self._build(max_nodes, progress, shadow=True)
     else:
@@ -291,13 +294,14 @@ class GameTree:
     self._finish_build(parents, actions, players, depths, infosets, chance_probs, returns_idx,
                        returns_val, infoset_ids, infoset_player, infoset_legal)
 
-  def _build_vector(self, max_nodes):
-    """The level-ordered arrays of `fast_tree.goofspiel_arrays` (no walk); the representative
-    pyspiel states are replayed on first use, as for the shadow walk."""
-    bound = min_terminal_histories(self.game)
-    if bound is not None and bound > max_nodes:  # (exact for team_goofspiel)
-      raise self._too_many_nodes(max_nodes)
-    arrays = fast_tree.goofspiel_arrays(self.game)
+  def _build_vector(self, vector_builder, max_nodes):
+    """The level-ordered arrays of the game's vector builder (no walk): `node_parent`,
+    `node_action`, `node_player`, `node_depth`, `node_infoset`, `node_chance_prob`,
+    `node_returns`, `infoset_player`, `infoset_legal` as a walk leaves them, and `infoset_keys`,
+    a function returning the key list (in infoset-id order, the walk's order of discovery),
+    called on first use. The representative pyspiel states are replayed on first use, as for
+    the shadow walk."""
+    arrays = vector_builder(self.game)
     if len(arrays["node_parent"]) > max_nodes:
       raise self._too_many_nodes(max_nodes)
     make_keys = arrays.pop("infoset_keys")

@@ -1,0 +1,57 @@
+"""What the tree core uses from particular games, looked up by game name.
+
+`GameTree` and `fast_tree` name no game. What they can use from a game is provided by the
+game's own module, on its `pyspiel.Game` subclass, and `lookup(game)` collects it once per game
+name (the game type's short name) into a `GameSupport`:
+
+* `min_terminal_histories(self) -> int`: how many terminal histories the game has at least,
+  checked before a walk so that a game too large is refused at once; with the class attribute
+  `TERMINAL_HISTORIES_EXACT = True` the count is exact (and said so in the refusal).
+* `SHADOW_WALK = True` (class attribute): the states' rules are plain Python methods on the
+  states' own attributes, so `fast_tree.walk` may run them on plain-Python copies of the states.
+* `tree_arrays(self) -> dict`: a *vector builder*, `GameTree`'s level-ordered arrays made
+  without walking states (the dict `GameTree._build_vector` reads; keys are information-state
+  strings).
+
+The game modules sit below the tree in the package's layers and import nothing from it, which
+is why they declare these on their game classes rather than calling a registration function
+here. OpenSpiel's own (C++) games declare none of them: they are walked, and only the walk's
+`max_nodes` limit stops a game too large.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Dict, Optional
+
+import pyspiel
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSupport:
+  """What one game (by name) provides to the tree core; see the module docstring."""
+  name: str
+  terminal_count: Optional[Callable[[pyspiel.Game], int]] = None
+  terminal_count_exact: bool = False
+  shadow_walk: bool = False
+  vector_builder: Optional[Callable[[pyspiel.Game], dict]] = None
+
+
+_BY_NAME: Dict[str, GameSupport] = {}
+
+
+def lookup(game: pyspiel.Game) -> GameSupport:
+  """The `GameSupport` of `game`'s name, read from its game class on first use."""
+  name = game.get_type().short_name
+  found = _BY_NAME.get(name)
+  if found is None:
+    cls = type(game)
+    count = getattr(cls, "min_terminal_histories", None)
+    builder = getattr(cls, "tree_arrays", None)
+    found = GameSupport(
+        name=name, terminal_count=count if callable(count) else None,
+        terminal_count_exact=bool(getattr(cls, "TERMINAL_HISTORIES_EXACT", False)),
+        shadow_walk=bool(getattr(cls, "SHADOW_WALK", False)),
+        vector_builder=builder if callable(builder) else None)
+    _BY_NAME[name] = found
+  return found
