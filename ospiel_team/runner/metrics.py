@@ -4,9 +4,14 @@
   its members (all players), higher is better;
 * two-team zero-sum games (`teams` given): `team_value_vs_br`, team 1's value when team 2 best
   responds jointly (`algorithms.team.best_response.team_value_vs_best_response`);
-* other games: `nash_conv`, lower is better.
+* other games: `nash_conv`, lower is better: the sum over players of what a best response
+  gains (Lanctot et al. 2017, "A Unified Game-Theoretic Approach to Multiagent Reinforcement
+  Learning", NeurIPS 2017, arXiv 1711.00832).
 
-All are exact, computed on the array game tree (`ospiel_team.tree.evaluation`).
+All are exact, computed on the array game tree (`ospiel_team.tree.evaluation`). The team best
+response is exact too: backward induction for a one-player team, otherwise the LP over the
+team's tree-decomposition polytope (Zhang and Sandholm 2022, "Team Correlated Equilibria in
+Zero-Sum Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv 2109.05284).
 """
 
 from __future__ import annotations
