@@ -1,14 +1,12 @@
-r"""CPU seconds of one belief-DAG iteration: the C kernel against the numpy passes.
+r"""CPU seconds of one belief-DAG iteration (the numba passes of `belief_dag.BeliefDAG`).
 
 For each instance of Table 1 given, builds both teams' belief DAGs once (tree from
 `--tree_cache` if given), then runs `--iterations` DCFR iterations and one certification
-(two exact best-response values) with the C kernel (`native=True`) and with the numpy
-reference passes (`native=False`) on the same DAGs, in this one process, and prints CPU seconds
-per iteration (`time.process_time`, so other jobs on the machine inflate it less than wall
-time) and their ratio. (The two runs' iterates agree to rounding only while no regret is at
-rounding level: regret matching maps a regret of +1e-16 to a pure strategy and -1e-16 to the
-uniform one, so their trajectories may part; tests/test_team_belief_dag.py compares the passes
-on fixed inputs to 1e-12.)
+(two exact best-response values) and prints CPU seconds per iteration (`time.process_time`,
+so other jobs on the machine inflate it less than wall time) with the load average. The
+first pass of a process also compiles the kernels (or loads them from numba's cache): one
+untimed iteration runs first. `benchmarks/native_kernels.py` compares these passes with the
+earlier C kernels.
 
 Usage:
   python benchmarks/team_dag_iteration.py --instances 22D3,21L153 --iterations 20 \
@@ -32,7 +30,7 @@ from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("instances", "22D3", "comma-separated Table 1 instance names")
-flags.DEFINE_integer("iterations", 20, "DCFR iterations timed per implementation")
+flags.DEFINE_integer("iterations", 20, "DCFR iterations timed")
 flags.DEFINE_string("tree_cache", None, "directory of cached game trees (tree_cache.py)")
 flags.DEFINE_string("algorithm", "dcfr", "dcfr or pcfr+")
 
@@ -51,28 +49,26 @@ def time_instance(name: str, iterations: int, algorithm: str) -> dict:
                         shape=(dec[0].num_leaves, dec[1].num_leaves))
   m_t = m.T.tocsr()
   row = dict(instance=name, edges=[d.num_local for d in dec], decomposition_cpu_s=c1 - c0)
-  for native in (True, False):
-    c0 = time.process_time()
-    dags = [team_belief_dag.BeliefDAG(d, native=native) for d in dec]
-    c1 = time.process_time()
-    sig = [g.regret_matching(np.zeros(g.num_edges)) for g in dags]
-    leaf = [g.flows_and_leaves(s)[1] for g, s in zip(dags, sig)]
-    reg = [np.zeros(g.num_edges) for g in dags]
-    for it in range(1, iterations + 1):
-      for team in (0, 1):
-        grad = m @ leaf[1] if team == 0 else -(m_t @ leaf[0])
-        dags[team].regret_update(grad, sig[team], reg[team], algorithm, it)
-        leaf[team] = dags[team].flows_and_leaves(sig[team])[1]
-    c2 = time.process_time()
-    dags[1].best_response_value(-(m_t @ leaf[0]))
-    dags[0].best_response_value(m @ leaf[1])
-    c3 = time.process_time()
-    key = "c" if native else "numpy"
-    row[f"{key}_dag_build_cpu_s"] = round(c1 - c0, 3)
-    row[f"{key}_iteration_cpu_s"] = round((c2 - c1) / iterations, 4)
-    row[f"{key}_certification_cpu_s"] = round(c3 - c2, 4)
-    row[f"{key}_native"] = dags[0].native
-  row["speedup"] = round(row["numpy_iteration_cpu_s"] / row["c_iteration_cpu_s"], 2)
+  c0 = time.process_time()
+  dags = [team_belief_dag.BeliefDAG(d) for d in dec]
+  c1 = time.process_time()
+  sig = [g.regret_matching(np.zeros(g.num_edges)) for g in dags]
+  leaf = [g.flows_and_leaves(s)[1] for g, s in zip(dags, sig, strict=True)]
+  reg = [np.zeros(g.num_edges) for g in dags]
+  for it in range(iterations + 1):  # iteration 0: compiles (or loads) the kernels, untimed
+    if it == 1:
+      c2 = time.process_time()
+    for team in (0, 1):
+      grad = m @ leaf[1] if team == 0 else -(m_t @ leaf[0])
+      dags[team].regret_update(grad, sig[team], reg[team], algorithm, max(it, 1))
+      leaf[team] = dags[team].flows_and_leaves(sig[team])[1]
+  c3 = time.process_time()
+  dags[1].best_response_value(-(m_t @ leaf[0]))
+  dags[0].best_response_value(m @ leaf[1])
+  c4 = time.process_time()
+  row["dag_build_cpu_s"] = round(c1 - c0, 3)
+  row["iteration_cpu_s"] = round((c3 - c2) / iterations, 4)
+  row["certification_cpu_s"] = round(c4 - c3, 4)
   row["load"] = " ".join(open("/proc/loadavg").read().split()[:3]) if os.path.exists(
       "/proc/loadavg") else ""
   return row

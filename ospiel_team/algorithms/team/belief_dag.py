@@ -34,16 +34,15 @@ Public API: `BeliefDAG(decomposition)` (`best_response`, `values`, `flows`) and
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import time
 from typing import Dict, List, Optional, Sequence
 
+import numba
 import numpy as np
 import pyspiel
 from scipy import sparse
 
-from ospiel_team import native
 from ospiel_team.algorithms.team import highs
 from ospiel_team.algorithms.team import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
@@ -52,150 +51,141 @@ from ospiel_team.algorithms.team.decomposition import TeamDecomposition
 
 ALGORITHMS = ("dcfr", "pcfr+")
 
-# C kernel of the per-iteration passes (compiled on first use by `native.compile_c`; the numpy
-# methods of `BeliefDAG` are the fallback and the reference the tests compare it with). Nodes are
-# numbered by depth, so a belief's children have larger numbers: the bottom-up pass runs over the
-# nodes in decreasing order, the top-down pass in increasing order. Edge e's leaves are row e of
-# F^T (CSR lptr/lidx/lval; lval NULL: all ones) and its child beliefs row e of the link matrix
-# (cptr/cidx). With skip0 the constant leaf 0 is on no edge (its gradient ignored, its value 1).
-_KERNEL_SOURCE = r"""
-#include <stdint.h>
-#include <string.h>
-typedef int64_t i64;
-typedef int32_t i32;
-#define NOISE 1e-13
-
-static void regret_match(const double* x, double* sigma, i64 a, i64 b) {
-  double tot = 0.0;
-  for (i64 e = a; e < b; ++e) tot += x[e] > 0.0 ? x[e] : 0.0;
-  if (tot > 0.0) {
-    for (i64 e = a; e < b; ++e) sigma[e] = (x[e] > 0.0 ? x[e] : 0.0) / tot;
-  } else {
-    double u = 1.0 / (double)(b - a);
-    for (i64 e = a; e < b; ++e) sigma[e] = u;
-  }
-}
-
-/* mode 0: v = sum sigma q; 1: v = max q; 2: then DCFR update of r (positive regrets times pos,
-   negative times neg, plus q - v) and sigma = RM(r); 3: then predictive CFR+ (r = max(r + q - v,
-   0), sigma = RM(r + q - v)). pred: scratch of the largest node's size (mode 3). */
-void dag_bottom_up(i64 n_nodes, const i64* nes, const i64* cptr, const i32* cidx,
-                   const i64* lptr, const i32* lidx, const double* lval, int skip0,
-                   const double* g, double* sigma, double* r, double* q, double* v,
-                   int mode, double pos, double neg, double* pred) {
-  for (i64 n = n_nodes - 1; n >= 0; --n) {
-    i64 a = nes[n], b = nes[n + 1];
-    double best = -1.0 / 0.0, acc = 0.0;
-    for (i64 e = a; e < b; ++e) {
-      double s = 0.0;
-      if (lval) {
-        for (i64 k = lptr[e]; k < lptr[e + 1]; ++k)
-          if (!(skip0 && lidx[k] == 0)) s += lval[k] * g[lidx[k]];
-      } else {
-        for (i64 k = lptr[e]; k < lptr[e + 1]; ++k)
-          if (!(skip0 && lidx[k] == 0)) s += g[lidx[k]];
-      }
-      for (i64 k = cptr[e]; k < cptr[e + 1]; ++k) s += v[cidx[k]];
-      q[e] = s;
-      if (mode == 1) { if (s > best) best = s; }
-      else acc += sigma[e] * s;
-    }
-    double vn = mode == 1 ? best : acc;
-    v[n] = vn;
-    double tiny = NOISE * (1.0 + (vn > 0.0 ? vn : -vn));
-    if (mode == 2) {
-      for (i64 e = a; e < b; ++e) {
-        double inst = q[e] - vn;
-        if (inst <= tiny && inst >= -tiny) inst = 0.0;
-        r[e] = r[e] * (r[e] > 0.0 ? pos : neg) + inst;
-      }
-      regret_match(r, sigma, a, b);
-    } else if (mode == 3) {
-      for (i64 e = a; e < b; ++e) {
-        double inst = q[e] - vn;
-        if (inst <= tiny && inst >= -tiny) inst = 0.0;
-        double x = r[e] + inst;
-        r[e] = x > 0.0 ? x : 0.0;
-        pred[e - a] = r[e] + inst;
-      }
-      regret_match(pred - a, sigma, a, b);
-    }
-  }
-}
-
-/* lam = flow of sigma (roots get inflow 1); leaf = F lam (if leaf); avg += w lam (if avg). */
-void dag_top_down(i64 n_nodes, const i64* nes, const i64* cptr, const i32* cidx,
-                  const i64* lptr, const i32* lidx, const double* lval, int skip0,
-                  const double* sigma, const i64* roots, i64 n_roots, double* inflow,
-                  double* lam, double* leaf, i64 n_leaves, double* avg, double w) {
-  memset(inflow, 0, sizeof(double) * n_nodes);
-  for (i64 i = 0; i < n_roots; ++i) inflow[roots[i]] = 1.0;
-  if (leaf) memset(leaf, 0, sizeof(double) * n_leaves);
-  for (i64 n = 0; n < n_nodes; ++n) {
-    double in = inflow[n];
-    for (i64 e = nes[n]; e < nes[n + 1]; ++e) {
-      double x = sigma[e] * in;
-      lam[e] = x;
-      if (avg) avg[e] += w * x;
-      for (i64 k = cptr[e]; k < cptr[e + 1]; ++k) inflow[cidx[k]] += x;
-      if (leaf) {
-        if (lval) for (i64 k = lptr[e]; k < lptr[e + 1]; ++k) leaf[lidx[k]] += lval[k] * x;
-        else for (i64 k = lptr[e]; k < lptr[e + 1]; ++k) leaf[lidx[k]] += x;
-      }
-    }
-  }
-  if (leaf && skip0) leaf[0] = 1.0;
-}
-
-/* leaf = F x (with skip0: leaf[0] = 1). */
-void dag_leaf_values(i64 n_edges, const i64* lptr, const i32* lidx, const double* lval,
-                     int skip0, const double* x, double* leaf, i64 n_leaves) {
-  memset(leaf, 0, sizeof(double) * n_leaves);
-  for (i64 e = 0; e < n_edges; ++e) {
-    double y = x[e];
-    if (lval) for (i64 k = lptr[e]; k < lptr[e + 1]; ++k) leaf[lidx[k]] += lval[k] * y;
-    else for (i64 k = lptr[e]; k < lptr[e + 1]; ++k) leaf[lidx[k]] += y;
-  }
-  if (skip0) leaf[0] = 1.0;
-}
-"""
-
-
 # Instantaneous regrets within this (relative to 1 + |v|) of zero are rounding noise (a belief
-# whose prescriptions are all worth the same): set to 0, else regret matching would turn
-# +1e-16 into a pure strategy and -1e-16 into the uniform one (the C and numpy passes, whose
-# sums round differently, then part ways; on 21L153 DCFR stalled on such a trajectory).
+# whose prescriptions are all worth the same in exact arithmetic, whose computed values differ
+# in the last bits): set to 0, else regret matching would turn +1e-16 into a pure strategy and
+# -1e-16 into the uniform one (on 21L153 DCFR stalled on such a trajectory).
 _NOISE = 1e-13
-_KERNEL = []
+
+# numba kernels of the per-iteration passes. Nodes are numbered by depth, so a belief's
+# children have larger numbers: the bottom-up pass runs over the nodes in decreasing order, the
+# top-down pass in increasing order. Edge e's leaves are row e of F^T (CSR lptr/lidx/lval) and
+# its child beliefs row e of the link matrix (cptr/cidx). With skip0 the constant leaf 0 is on
+# no edge (its gradient ignored, its value 1).
+_VALUES, _MAX, _DCFR, _PCFR_PLUS = 0, 1, 2, 3
 
 
-def _kernel() -> Optional[ctypes.CDLL]:
-  """The compiled C kernel (None without a C compiler)."""
-  if not _KERNEL:
-    lib = native.compile_c("team_belief_dag", _KERNEL_SOURCE)
-    if lib is not None:
-      for fn in (lib.dag_bottom_up, lib.dag_top_down, lib.dag_leaf_values):
-        fn.restype = None
-      lib.dag_bottom_up.argtypes = (
-          [ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_int] + [ctypes.c_void_p] * 5
-          + [ctypes.c_int, ctypes.c_double, ctypes.c_double, ctypes.c_void_p])
-      lib.dag_top_down.argtypes = (
-          [ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_int] + [ctypes.c_void_p] * 2
-          + [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64, ctypes.c_void_p,
-                                                        ctypes.c_double])
-      lib.dag_leaf_values.argtypes = (
-          [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int] + [ctypes.c_void_p] * 2
-          + [ctypes.c_int64])
-    _KERNEL.append(lib)
-  return _KERNEL[0]
+@numba.njit(cache=True, boundscheck=False, error_model="numpy")
+def _regret_match(x, off, sigma, a, b):
+  """sigma[a:b] = positive part of x[a - off:b - off], normalised (uniform where none is
+  positive); sums left to right."""
+  tot = 0.0
+  for e in range(a, b):
+    if x[e - off] > 0.0:
+      tot += x[e - off]
+  if tot > 0.0:
+    for e in range(a, b):
+      sigma[e] = (x[e - off] if x[e - off] > 0.0 else 0.0) / tot
+  else:
+    u = 1.0 / (b - a)
+    for e in range(a, b):
+      sigma[e] = u
 
 
-def _ptr(a: Optional[np.ndarray]):
-  return None if a is None else a.ctypes.data_as(ctypes.c_void_p)
+@numba.njit(cache=True, boundscheck=False, error_model="numpy")
+def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, q, v, mode, pos,
+                   neg, pred):
+  """Edge values q = F^T g + (values of the child beliefs) and node values v, bottom-up.
+
+  mode _VALUES: v = sum sigma q; _MAX: v = max q; _DCFR: then the DCFR update of r (positive
+  regrets times pos, negative ones times neg, plus q - v) and sigma = RM(r); _PCFR_PLUS: then
+  predictive CFR+ (r = max(r + q - v, 0), sigma = RM(r + q - v)). pred: scratch of the largest
+  node's size. Instantaneous regrets within _NOISE (1 + |v|) of zero are set to 0.
+  """
+  for n in range(len(nes) - 2, -1, -1):
+    a, b = nes[n], nes[n + 1]
+    best = -np.inf
+    acc = 0.0
+    for e in range(a, b):
+      s = 0.0
+      if unit:
+        for k in range(lptr[e], lptr[e + 1]):
+          if not (skip0 and lidx[k] == 0):
+            s += g[lidx[k]]
+      else:
+        for k in range(lptr[e], lptr[e + 1]):
+          if not (skip0 and lidx[k] == 0):
+            s += lval[k] * g[lidx[k]]
+      for k in range(cptr[e], cptr[e + 1]):
+        s += v[cidx[k]]
+      q[e] = s
+      if mode == _MAX:
+        if s > best:
+          best = s
+      else:
+        acc += sigma[e] * s
+    vn = best if mode == _MAX else acc
+    v[n] = vn
+    tiny = _NOISE * (1.0 + abs(vn))
+    if mode == _DCFR:
+      for e in range(a, b):
+        inst = q[e] - vn
+        if -tiny <= inst <= tiny:
+          inst = 0.0
+        r[e] = r[e] * (pos if r[e] > 0.0 else neg) + inst
+      _regret_match(r, 0, sigma, a, b)
+    elif mode == _PCFR_PLUS:
+      for e in range(a, b):
+        inst = q[e] - vn
+        if -tiny <= inst <= tiny:
+          inst = 0.0
+        x = r[e] + inst
+        r[e] = x if x > 0.0 else 0.0
+        pred[e - a] = r[e] + inst
+      _regret_match(pred, a, sigma, a, b)
 
 
-def _i64(x) -> ctypes.c_int64:
-  return ctypes.c_int64(int(x))
+@numba.njit(cache=True, boundscheck=False)
+def _dag_top_down(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, sigma, roots, inflow, lam,
+                  leaf, with_leaf, avg, with_avg, w):
+  """lam = flow of sigma (roots get inflow 1); leaf = F lam (with_leaf); avg += w lam
+  (with_avg)."""
+  inflow[:] = 0.0
+  for i in range(len(roots)):
+    inflow[roots[i]] = 1.0
+  if with_leaf:
+    leaf[:] = 0.0
+  for n in range(len(nes) - 1):
+    x_in = inflow[n]
+    for e in range(nes[n], nes[n + 1]):
+      x = sigma[e] * x_in
+      lam[e] = x
+      if with_avg:
+        avg[e] += w * x
+      for k in range(cptr[e], cptr[e + 1]):
+        inflow[cidx[k]] += x
+      if with_leaf:
+        if unit:
+          for k in range(lptr[e], lptr[e + 1]):
+            leaf[lidx[k]] += x
+        else:
+          for k in range(lptr[e], lptr[e + 1]):
+            leaf[lidx[k]] += lval[k] * x
+  if with_leaf and skip0:
+    leaf[0] = 1.0
+
+
+@numba.njit(cache=True, boundscheck=False)
+def _dag_leaf_values(lptr, lidx, lval, unit, skip0, x, leaf):
+  """leaf = F x (with skip0: leaf[0] = 1)."""
+  leaf[:] = 0.0
+  for e in range(len(lptr) - 1):
+    y = x[e]
+    if unit:
+      for k in range(lptr[e], lptr[e + 1]):
+        leaf[lidx[k]] += y
+    else:
+      for k in range(lptr[e], lptr[e + 1]):
+        leaf[lidx[k]] += lval[k] * y
+  if skip0:
+    leaf[0] = 1.0
+
+
+@numba.njit(cache=True, boundscheck=False, error_model="numpy")
+def _dag_regret_matching(nes, r, sigma):
+  """sigma = regret matching of r at every node."""
+  for n in range(len(nes) - 1):
+    _regret_match(r, 0, sigma, nes[n], nes[n + 1])
 
 
 class BeliefDAG:
@@ -204,16 +194,15 @@ class BeliefDAG:
   Edges (prescriptions) are the decomposition's local solutions; decision nodes (beliefs) are its
   reachable sets (S, R). Internally both are renumbered by DAG depth (the depth of S in the
   chain of anchors), so that every depth is one contiguous slice and the edges of a node are
-  contiguous: the bottom-up and top-down passes are then slices, `reduceat`s and one sparse
-  product per depth. `edge_order[i]` is the decomposition's column (local solution) of
-  internal edge i; `to_local` maps a flow back to the decomposition's order.
+  contiguous: the bottom-up pass (numba kernel `_dag_bottom_up`) runs over the nodes in
+  decreasing order, the top-down pass (`_dag_top_down`) in increasing order. `edge_order[i]`
+  is the decomposition's column (local solution) of internal edge i; `to_local` maps a flow
+  back to the decomposition's order.
   """
 
-  def __init__(self, dec: TeamDecomposition, native: bool = True):
+  def __init__(self, dec: TeamDecomposition):
     """Args:
       dec: the team's tree decomposition.
-      native: use the C kernel (`native.compile_c`) for the passes when a C compiler is
-        available; False (or no compiler): the numpy passes (the reference).
     """
     self.decomposition = dec
     states = dec.states
@@ -258,25 +247,6 @@ class BeliefDAG:
     lp = edge_new[np.concatenate(link_parent)] if link_parent else np.zeros(0, np.int64)
     lc = node_new[np.concatenate(link_child)] if link_child else np.zeros(0, np.int64)
     self.max_depth = int(depth.max(initial=0))
-    nd = node_depth[node_order]
-    node_bounds = np.searchsorted(nd, np.arange(self.max_depth + 2))
-    edge_bounds = self.node_edge_start[node_bounds]
-    # Per depth d: edge slice, node slice, starts of the node runs in the edge slice, and the
-    # links from depth-d edges to depth-(d + 1) nodes as a sparse 0/1 matrix [edges_d, nodes_d+1].
-    self.levels = []
-    link_depth = nd[lc] - 1 if len(lc) else lc
-    for d in range(self.max_depth + 1):
-      e0, e1 = int(edge_bounds[d]), int(edge_bounds[d + 1])
-      n0, n1 = int(node_bounds[d]), int(node_bounds[d + 1])
-      starts = self.node_edge_start[n0:n1] - e0
-      link = None
-      if d < self.max_depth:
-        sel = link_depth == d
-        c0, c1 = int(node_bounds[d + 1]), int(node_bounds[d + 2])
-        link = sparse.csr_matrix((np.ones(int(sel.sum())), (lp[sel] - e0, lc[sel] - c0)),
-                                 shape=(e1 - e0, c1 - c0))
-        link = (link, link.T.tocsr(), c0, c1)
-      self.levels.append((e0, e1, n0, n1, starts, link))
     if np.array_equal(edge_order, np.arange(n_edges)):  # already by depth (e.g. Liar's Dice)
       leaf = dec.leaf_matrix.tocsr()
     else:
@@ -284,54 +254,44 @@ class BeliefDAG:
     self.leaf_matrix = leaf  # F: [num_leaves, num_edges] (internal edge order)
     self.leaf_matrix_t = leaf.T.tocsr()
     self.const_leaf = dec.const_leaf
-    self._uniform = 1.0 / self.node_size[self.edge_node]
-    self._lib = _kernel() if native else None
-    if self._lib is not None:
-      self._setup_native(lp, lc)
+    self._setup_kernels(lp, lc)
 
-  def _setup_native(self, lp: np.ndarray, lc: np.ndarray):
-    """CSR arrays of the C kernel: each edge's child beliefs and its leaves."""
-    if max(self.num_nodes, self.leaf_matrix.shape[0]) >= 2**31:
-      self._lib = None
-      return
+  def _setup_kernels(self, lp: np.ndarray, lc: np.ndarray):
+    """CSR arrays of the kernels: each edge's child beliefs and its leaves."""
+    idx = np.int32 if max(self.num_nodes, self.leaf_matrix.shape[0]) < 2**31 else np.int64
     order = np.argsort(lp, kind="stable")
     self._cptr = np.zeros(self.num_edges + 1, dtype=np.int64)
     np.cumsum(np.bincount(lp, minlength=self.num_edges), out=self._cptr[1:])
-    self._cidx = np.ascontiguousarray(lc[order], dtype=np.int32)
+    self._cidx = np.ascontiguousarray(lc[order], dtype=idx)
     ft = self.leaf_matrix_t
     self._lptr = np.ascontiguousarray(ft.indptr, dtype=np.int64)
-    self._lidx = np.ascontiguousarray(ft.indices, dtype=np.int32)
-    data = np.ascontiguousarray(ft.data, dtype=np.float64)
-    self._lval = None if np.all(data == 1.0) else data
+    self._lidx = np.ascontiguousarray(ft.indices, dtype=idx)
+    self._lval = np.ascontiguousarray(ft.data, dtype=np.float64)
+    self._unit = bool(np.all(self._lval == 1.0))  # F is 0/1: no multiplications
     self._nes = np.ascontiguousarray(self.node_edge_start, dtype=np.int64)
     self._roots = np.ascontiguousarray(self.roots, dtype=np.int64)
     self._q = np.empty(self.num_edges)
     self._v = np.empty(self.num_nodes)
     self._inflow = np.empty(self.num_nodes)
     self._pred = np.empty(int(self.node_size.max(initial=1)))
-
-  @property
-  def native(self) -> bool:
-    """Whether the passes run in the C kernel."""
-    return self._lib is not None
+    self._none = np.empty(0)
 
   def _bottom_up(self, g, sigma, regret, mode, pos=1.0, neg=1.0):
     g = np.ascontiguousarray(g, dtype=np.float64)
-    self._lib.dag_bottom_up(
-        _i64(self.num_nodes), _ptr(self._nes), _ptr(self._cptr), _ptr(self._cidx),
-        _ptr(self._lptr), _ptr(self._lidx), _ptr(self._lval), int(self.const_leaf), _ptr(g),
-        _ptr(sigma), _ptr(regret), _ptr(self._q), _ptr(self._v), int(mode),
-        ctypes.c_double(pos), ctypes.c_double(neg), _ptr(self._pred))
+    _dag_bottom_up(self._nes, self._cptr, self._cidx, self._lptr, self._lidx, self._lval,
+                   self._unit, bool(self.const_leaf), g,
+                   self._none if sigma is None else sigma,
+                   self._none if regret is None else regret, self._q, self._v, mode,
+                   float(pos), float(neg), self._pred)
     return self._q, self._v
 
   def _top_down(self, sigma, leaf=None, avg=None, weight=0.0):
     lam = np.empty(self.num_edges)
-    self._lib.dag_top_down(
-        _i64(self.num_nodes), _ptr(self._nes), _ptr(self._cptr), _ptr(self._cidx),
-        _ptr(self._lptr), _ptr(self._lidx), _ptr(self._lval), int(self.const_leaf),
-        _ptr(np.ascontiguousarray(sigma, dtype=np.float64)), _ptr(self._roots),
-        _i64(len(self._roots)), _ptr(self._inflow), _ptr(lam), _ptr(leaf),
-        _i64(0 if leaf is None else len(leaf)), _ptr(avg), ctypes.c_double(weight))
+    _dag_top_down(self._nes, self._cptr, self._cidx, self._lptr, self._lidx, self._lval,
+                  self._unit, bool(self.const_leaf), np.ascontiguousarray(sigma, dtype=np.float64),
+                  self._roots, self._inflow, lam, self._none if leaf is None else leaf,
+                  leaf is not None, self._none if avg is None else avg, avg is not None,
+                  float(weight))
     return lam
 
   def to_local(self, lam: np.ndarray) -> np.ndarray:
@@ -340,38 +300,17 @@ class BeliefDAG:
     out[self.edge_order] = lam
     return out
 
-  # --- passes -----------------------------------------------------------------------------------
-  def edge_utilities(self, leaf_grad: np.ndarray) -> np.ndarray:
-    """Immediate utility of every edge: F^T g (the constant leaf, if any, is on no edge)."""
-    g = np.asarray(leaf_grad, dtype=np.float64)
-    if self.const_leaf:
-      g = g.copy()
-      g[0] = 0.0
-    return self.leaf_matrix_t @ g
-
+  # --- passes (numba kernels) --------------------------------------------------------------------
   def _const(self, leaf_grad: np.ndarray) -> float:
     return float(leaf_grad[0]) if self.const_leaf else 0.0
 
   def values(self, leaf_grad: np.ndarray, sigma: Optional[np.ndarray] = None):
     """Bottom-up: (edge values q, node values v) under the local strategies `sigma` (a
     distribution over each node's edges), or of a best response when `sigma` is None (max)."""
-    if self._lib is not None:
-      q, v = self._bottom_up(leaf_grad, None if sigma is None else
-                             np.ascontiguousarray(sigma, dtype=np.float64), None,
-                             1 if sigma is None else 0)
-      return q.copy(), v.copy()
-    q = self.edge_utilities(leaf_grad)
-    v = np.zeros(self.num_nodes)
-    for e0, e1, n0, n1, starts, link in reversed(self.levels):
-      if link is not None:  # edges at this depth lead to beliefs one deeper (values known)
-        q[e0:e1] += link[0] @ v[link[2]:link[3]]
-      if e1 == e0:
-        continue
-      if sigma is None:
-        v[n0:n1] = np.maximum.reduceat(q[e0:e1], starts)
-      else:
-        v[n0:n1] = np.add.reduceat(q[e0:e1] * sigma[e0:e1], starts)
-    return q, v
+    q, v = self._bottom_up(leaf_grad, None if sigma is None else
+                           np.ascontiguousarray(sigma, dtype=np.float64), None,
+                           _MAX if sigma is None else _VALUES)
+    return q.copy(), v.copy()
 
   def root_value(self, leaf_grad: np.ndarray, v: np.ndarray) -> float:
     return self._const(leaf_grad) + float(v[self.roots].sum())
@@ -385,10 +324,7 @@ class BeliefDAG:
     (every belief takes its best prescription; Zhang, Farina & Sandholm, ICML 2023,
     arXiv:2210.12487). It certifies `solve`'s brackets at every check.
     """
-    if self._lib is not None:
-      _, v = self._bottom_up(leaf_grad, None, None, 1)
-    else:
-      _, v = self.values(leaf_grad)
+    _, v = self._bottom_up(leaf_grad, None, None, _MAX)
     return self.root_value(leaf_grad, v)
 
   def best_response(self, leaf_grad: np.ndarray):
@@ -409,37 +345,20 @@ class BeliefDAG:
 
   def flows(self, sigma: np.ndarray) -> np.ndarray:
     """Top-down: the flow (realisation plan lambda) of local strategies `sigma`."""
-    if self._lib is not None:
-      return self._top_down(sigma)
-    inflow = np.zeros(self.num_nodes)
-    inflow[self.roots] = 1.0
-    lam = np.empty(self.num_edges)
-    for e0, e1, n0, n1, starts, link in self.levels:
-      lam[e0:e1] = sigma[e0:e1] * np.repeat(inflow[n0:n1], self.node_size[n0:n1])
-      if link is not None:
-        inflow[link[2]:link[3]] += link[1] @ lam[e0:e1]
-    return lam
+    return self._top_down(sigma)
 
   def leaf_values(self, lam: np.ndarray) -> np.ndarray:
     """F lam: the team's plan on the leaves (sequence pairs) of the flow `lam`."""
-    if self._lib is not None:
-      x = np.empty(self.leaf_matrix.shape[0])
-      self._lib.dag_leaf_values(
-          _i64(self.num_edges), _ptr(self._lptr), _ptr(self._lidx), _ptr(self._lval),
-          int(self.const_leaf), _ptr(np.ascontiguousarray(lam, dtype=np.float64)), _ptr(x),
-          _i64(len(x)))
-      return x
-    x = self.leaf_matrix @ lam
-    if self.const_leaf:
-      x[0] = 1.0
+    x = np.empty(self.leaf_matrix.shape[0])
+    _dag_leaf_values(self._lptr, self._lidx, self._lval, self._unit, bool(self.const_leaf),
+                     np.ascontiguousarray(lam, dtype=np.float64), x)
     return x
 
   def regret_matching(self, r: np.ndarray) -> np.ndarray:
     """Local strategies proportional to the positive part of `r` (uniform where none)."""
-    pos = np.maximum(r, 0.0)
-    tot = np.add.reduceat(pos, self.node_edge_start[:-1])
-    tot_e = np.repeat(tot, self.node_size)
-    return np.where(tot_e > 0, pos / np.where(tot_e > 0, tot_e, 1.0), self._uniform)
+    sigma = np.empty(self.num_edges)
+    _dag_regret_matching(self._nes, np.ascontiguousarray(r, dtype=np.float64), sigma)
+    return sigma
 
   def regret_update(self, leaf_grad: np.ndarray, sigma: np.ndarray, regret: np.ndarray,
                     algorithm: str, iteration: int) -> None:
@@ -449,37 +368,23 @@ class BeliefDAG:
     times t^1.5 / (t^1.5 + 1), negative ones times 1/2) or predictive CFR+ (`regret` the
     clipped cumulative regret, `sigma` regret matching on it plus the last instantaneous
     regret as the prediction). Instantaneous regrets within 1e-13 (1 + |v|) of zero count as
-    zero (rounding noise)."""
+    zero (rounding noise). `sigma` and `regret`: contiguous float64 arrays."""
     if algorithm not in ALGORITHMS:
       raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
+    for name, a in (("sigma", sigma), ("regret", regret)):
+      if a.dtype != np.float64 or not a.flags.c_contiguous or a.shape != (self.num_edges,):
+        raise ValueError(f"{name} must be a contiguous float64 array of shape "
+                         f"({self.num_edges},), got {a.dtype} {a.shape}")
     ta = float(iteration) ** 1.5
-    if self._lib is not None:
-      self._bottom_up(leaf_grad, sigma, regret, 2 if algorithm == "dcfr" else 3,
-                      ta / (ta + 1.0), 0.5)
-      return
-    q, v = self.values(leaf_grad, sigma)
-    vn = v[self.edge_node]
-    inst = q - vn
-    inst[np.abs(inst) <= _NOISE * (1.0 + np.abs(vn))] = 0.0
-    if algorithm == "dcfr":
-      regret *= np.where(regret > 0, ta / (ta + 1.0), 0.5)
-      regret += inst
-      sigma[:] = self.regret_matching(regret)
-    else:
-      np.maximum(regret + inst, 0.0, out=regret)
-      sigma[:] = self.regret_matching(regret + inst)
+    self._bottom_up(leaf_grad, sigma, regret, _DCFR if algorithm == "dcfr" else _PCFR_PLUS,
+                    ta / (ta + 1.0), 0.5)
 
   def flows_and_leaves(self, sigma: np.ndarray, avg: Optional[np.ndarray] = None,
                        weight: float = 0.0):
     """(flow lam of `sigma`, F lam); with `avg`, also avg += weight * lam in place."""
-    if self._lib is not None:
-      leaf = np.empty(self.leaf_matrix.shape[0])
-      lam = self._top_down(sigma, leaf, avg, weight)
-      return lam, leaf
-    lam = self.flows(sigma)
-    if avg is not None:
-      avg += weight * lam
-    return lam, self.leaf_values(lam)
+    leaf = np.empty(self.leaf_matrix.shape[0])
+    lam = self._top_down(sigma, leaf, avg, weight)
+    return lam, leaf
 
 
 @dataclasses.dataclass
@@ -515,7 +420,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           tol: float = 1e-6, time_limit: Optional[float] = None,
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
           max_local: int = DEFAULT_MAX_LOCAL,
-          native: bool = True, average_powers: Sequence[float] = (2.0, 5.0),
+          average_powers: Sequence[float] = (2.0, 5.0),
           decompositions: Optional[Sequence[TeamDecomposition]] = None) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
@@ -534,8 +439,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     algorithm: "dcfr" or "pcfr+".
     check_every: iterations between two certifications by exact best responses (>= 1).
     max_local: cap on a team's DAG edges (MemoryError past it, as for the team LP).
-    native: run the DAG passes in the C kernel when a C compiler is available (False: the
-      numpy passes, the reference; both give the same iterates to rounding).
     average_powers: the averages certified (weights t^p per iteration; DCFR's gamma = 2 is
       (2.0,)); each is certified, and the best lower and upper bounds are kept. The default adds
       a recent-weighted t^5 average to DCFR's t^2 one: same iterates, a tighter bracket sooner
@@ -565,7 +468,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"the team belief DAG solver needs two teams (got {teams})")
   dec = (list(decompositions) if decompositions is not None
          else [TeamDecomposition(tree, t, max_local) for t in teams.teams])
-  dags = [BeliefDAG(d, native=native) for d in dec]
+  dags = [BeliefDAG(d) for d in dec]
   util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
   w = tree.chance_reach()[tree.terminals] * util1
   m_mat = sparse.csr_matrix((w, (dec[0].terminal_leaf, dec[1].terminal_leaf)),
