@@ -159,7 +159,7 @@ def load_instance(name: str) -> Tuple[pyspiel.Game, Teams]:
 # (Farina, Celli, Gatti & Sandholm, ICML 2021) and ZAC-20 (Zhang, An & Cerny 2020), as printed.
 # The extracted table has merged cells (the same time repeated over rows of one game family,
 # e.g. 2m23s for 21L133/22L133/31L133); they are copied as printed. 21K12's row is garbled in
-# the extraction; ZAC-20's 10 s is the figure the issue tracker reads from the paper.
+# the extraction; ZAC-20's 10 s is the figure read from the paper itself.
 OTHER_SOLVERS_SECONDS: Dict[str, Tuple[Optional[float], Optional[float]]] = {
     "21K3": (0.01, 0.7), "21K4": (0.01, 0.7), "21K6": (None, 2.0), "21K8": (4.96, 4.0),
     "21K12": (None, 10.0), "22K5": (None, None), "31K5": (None, None),

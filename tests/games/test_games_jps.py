@@ -1,6 +1,6 @@
 """Tests of the JPS collaborative games: comm, simple_bidding, mini_bridge.
 
-Rules are checked against oracles written here from the issue / paper text
+Rules are checked against oracles written here from the paper text
 (Definitions 1-3 of the JPS paper), independently of the game modules: the
 oracles work on bid *values* and card counts, not on the modules' action ids
 or helpers. Tree sizes are checked against closed forms derived by hand (see
@@ -31,7 +31,7 @@ CHANCE = pyspiel.PlayerId.CHANCE
 # ----------------------------------------------------------------- oracles --
 # Each oracle maps (params, deal, public actions) to the expected legal
 # actions (as a list of action ids, derived from the ordered action list of
-# the issue text) or the expected reward at a terminal.
+# the paper's definitions) or the expected reward at a terminal.
 
 
 def _sb_bid_values(n):
@@ -432,7 +432,7 @@ def test_comm_optimal_value_binary_code():
 
 
 def test_simple_bidding_bids():
-  # Issue text: k = ceil(log2 N), the largest power of two <= 2(N - 1).
+  # Definition 2: k = ceil(log2 N), the largest power of two <= 2(N - 1).
   for n in range(2, simple_bidding.MAX_SIZE + 1):
     values = _sb_bid_values(n)
     assert values[-1] == 2 ** math.ceil(math.log2(n))

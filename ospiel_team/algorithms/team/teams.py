@@ -14,7 +14,7 @@ at the same depth of the tree.
 
 Besides the assignment itself this module holds team values and the players' terminal reach;
 team best responses and the metric "team 1's value when team 2 best responds" are in
-`team_best_response.py` (this module imports no solver, so the solvers can import it).
+`best_response.py` (this module imports no solver, so the solvers can import it).
 """
 
 from __future__ import annotations

@@ -257,9 +257,8 @@ def test_table_benchmark_script_runs(tmp_path):
 
 def test_solver_auto_same_value_as_ipm_and_simplex():
   """`solver="auto"` (dual simplex for small LPs) gives the value of both HiGHS methods; 21K4's
-  is Table 1's -.0417 (the plans of the simplex path are checked as
-  mutual best responses below). 21GL's 0.252422 was confirmed independently by both teams' MIP best
-  responses (docs/benchmarks/team_lp.md, section 1)."""
+  is Table 1's -.0417 (the plans of the simplex path are checked as mutual best responses
+  below). 21GL's 0.252422 agrees with both teams' exact MIP best responses to the LP's plans."""
   from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
   for name, expected in (("21K4", -0.0417), ("21GL", 0.2524)):
     game, teams = team_instances.load_instance(name)
