@@ -31,6 +31,7 @@ from absl import app
 from absl import flags
 import numpy as np
 
+from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset
 from ospiel_team.bridge import dds
 from ospiel_team.bridge import dataset_builder as make_dataset
@@ -99,8 +100,7 @@ def main(argv):
       assert np.array_equal(dataset.load_dataset(out_ray).dd_tricks, direct)
   print(json.dumps(results, indent=1))
   if _JSON_OUT.value:
-    with open(_JSON_OUT.value, "w") as f:
-      json.dump(results, f, indent=1)
+    atomic_io.write_text(_JSON_OUT.value, json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ against self-play games and writes the evaluation rows as CSV (atomically).
 import csv
 import io
 import json
-import os
 
 from absl import app
 from absl import flags
@@ -72,11 +71,10 @@ def main(argv):
   axes[1].set(xlabel="self-play games", ylabel="policy entropy (nats)")
   axes[0].legend(fontsize=8)
   fig.tight_layout()
-  os.makedirs(os.path.dirname(os.path.abspath(FLAGS.out)), exist_ok=True)
-  tmp = FLAGS.out + ".tmp.png"
-  fig.savefig(tmp, dpi=90)
+  png = io.BytesIO()
+  fig.savefig(png, format="png", dpi=90)
   plt.close(fig)
-  os.replace(tmp, FLAGS.out)
+  atomic_io.write_bytes(FLAGS.out, png.getvalue())
   atomic_io.write_text(FLAGS.csv, buf.getvalue())
   print(f"wrote {FLAGS.out} and {FLAGS.csv} ({len(logs)} models)")
 
