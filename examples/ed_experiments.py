@@ -12,7 +12,7 @@ XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the a
 Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and
 NFSP, the current policy of ED (ED has no average).
 
-Example (the command behind docs/benchmarks/exploitability_descent.md):
+Example (the command behind docs/algorithms/exploitability_descent.md):
   python examples/ed_experiments.py --out out/ed_experiments
 
 Small run:

@@ -137,13 +137,13 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   learning after one batch (batch = min_buffer = 32), learn every 4 agent steps with learning rates
   0.05; anticipatory 0.1, epsilon 0.06 -> 0.001, the buffers and the two 64-unit layers are the
   example's. Measured on Kuhn after 1,000 episodes (seed 0): batch 128, min_buffer 128, learn_every
-  16, rates 0.01 gave NashConv 1.039 (untrained), these 0.456 (see docs/benchmarks/compare.md).
-  OpenSpiel's agents crash (len of None) when a learning step comes before their buffer's first
-  transition; such steps are skipped. Setup, and JAX compilation (a throwaway warm-up and each
-  jitted function's first call), are excluded from the budget and reported apart; so is evaluating
-  the average-policy network on every infoset's tensor (one batch per player). Snapshots carry
-  `episodes` and the CPU seconds spent in the environment and in the agents (`env_cpu_seconds`,
-  `agent_cpu_seconds`).
+  16, rates 0.01 gave NashConv 1.039 (untrained), these 0.456 (the table in the documentation's
+  runner page, docs/runner.md). OpenSpiel's agents crash (len of None) when a learning step comes
+  before their buffer's first transition; such steps are skipped. Setup, and JAX compilation (a
+  throwaway warm-up and each jitted function's first call), are excluded from the budget and
+  reported apart; so is evaluating the average-policy network on every infoset's tensor (one batch
+  per player). Snapshots carry `episodes` and the CPU seconds spent in the environment and in the
+  agents (`env_cpu_seconds`, `agent_cpu_seconds`).
   Options: nfsp.episodes, nfsp.hidden (units of each of two layers), nfsp.anticipatory,
   nfsp.rl_lr, nfsp.sl_lr, nfsp.buffer (replay), nfsp.reservoir, nfsp.batch, nfsp.min_buffer,
   nfsp.learn_every, nfsp.epsilon_start, nfsp.epsilon_end, nfsp.target_every.
