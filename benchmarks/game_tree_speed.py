@@ -5,7 +5,7 @@ Usage: python benchmarks/game_tree_speed.py [--game leduc_poker] [--repeats 20]
 Times, in one run and on the same random TabularPolicy, (a) ours: `evaluation.game_value` +
 `evaluation.nash_conv` on a prebuilt GameTree and (b) OpenSpiel's
 `expected_game_score.policy_value` + `exploitability.nash_conv`, and prints the ratio (the
-issue's goal is >= 20x on leduc_poker). Both results are checked equal before timing.
+goal is at least 20x on leduc_poker). Both results are checked equal before timing.
 """
 import time
 

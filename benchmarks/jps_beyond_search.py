@@ -1,4 +1,4 @@
-r"""Beyond the JPS paper (issue 16, item 4): what closes the gap between JPS's local optima and
+r"""Beyond the JPS paper: what closes the gap between JPS's local optima and
 the proven optimum? Runs, per seed, several ways of reaching a better policy than CFR1k + JPS:
 
 * `CFR+JPS D=d`: the authors' JPS schedule (random ties, their starting depths) with a larger

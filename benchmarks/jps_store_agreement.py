@@ -1,7 +1,7 @@
 r"""Do two JPS experiment stores agree seed for seed? (reproducibility of the paper protocol)
 
 `examples/jps_experiments.py` keeps every (game, seed) result in a store. A seed's CFR and JPS
-depend only on the seed, so two runs of the same configuration (another session, another
+depend only on the seed, so two runs of the same configuration (another day, another
 batch size, other worker counts, another machine) must give the same values for every seed
 that both hold. This script compares every value (timings left out) of the seeds common to
 `--store` and each of `--others`, and prints per game: common seeds, equal seeds, the largest
