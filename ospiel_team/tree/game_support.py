@@ -41,7 +41,11 @@ _BY_NAME: Dict[str, GameSupport] = {}
 
 
 def lookup(game: pyspiel.Game) -> GameSupport:
-  """The `GameSupport` of `game`'s name, read from its game class on first use."""
+  """The `GameSupport` of `game`'s name, read from its game class on first use.
+
+  Args:
+    game: any pyspiel game (OpenSpiel's own games get an empty `GameSupport`).
+  """
   name = game.get_type().short_name
   found = _BY_NAME.get(name)
   if found is None:

@@ -82,7 +82,7 @@ def _pure_policy_array(tree: GameTree, strategy: Dict[int, int]) -> np.ndarray:
 
 def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
   """[num_terminals] chance reach x team utility (sum of members' returns)."""
-  chance = plan_mip.chance_reach(tree)[tree.terminals]
+  chance = tree.chance_reach()[tree.terminals]
   return chance * tree.node_returns[tree.terminals][:, list(members)].sum(axis=1)
 
 

@@ -111,6 +111,10 @@ class TeamDecomposition:
     """
     self.tree = tree
     self.members = tuple(int(p) for p in members)
+    if not self.members or len(set(self.members)) != len(self.members) or any(
+        not 0 <= p < tree.num_players for p in self.members):
+      raise ValueError(f"members={list(members)!r}: give distinct players of the "
+                       f"{tree.num_players}-player game {tree.game}")
     self.max_local = max_local
     self._team_tree()
     if team_tree_only:  # the merged team tree alone (used by `plan_mip`)

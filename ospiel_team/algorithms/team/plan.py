@@ -20,7 +20,13 @@ from ospiel_team.algorithms.team.decomposition import TeamDecomposition
 
 @dataclasses.dataclass
 class TeamPlan:
-  """A team's correlated plan: one local distribution per public state (Prop. 2.9)."""
+  """A team's correlated plan: one local distribution per public state (Prop. 2.9).
+
+  Attributes:
+    decomposition: the team's `TeamDecomposition`.
+    lam: [num_local] lambda_S(R, A), a point of the decomposition's polytope (D lam = d,
+      lam >= 0; Appendix C).
+  """
   decomposition: TeamDecomposition
   lam: np.ndarray  # [num_local] lambda_S(R, A)
 
@@ -45,8 +51,15 @@ class TeamPlan:
     Top-down over the decomposition: at each public state, the reachable set R is fixed by the
     anchor's sampled local solution, and A is drawn from lambda_S(R, .) / sum_A lambda_S(R, A)
     (junction-tree sampling); each local solution is thus drawn with probability lambda.
-    Infosets the sampled strategy never reaches get their first legal action. `greedy=True`
-    takes the most likely A instead of sampling (a pure strategy in the plan's support).
+    Infosets the sampled strategy never reaches get their first legal action.
+
+    Args:
+      rng: a numpy Generator or seed (None: fresh entropy).
+      greedy: take the most likely A instead of sampling (a pure strategy in the plan's
+        support).
+
+    Returns:
+      {infoset: action} for every infoset of the team's members.
     """
     rng = np.random.default_rng(rng)
     dec = self.decomposition
@@ -84,7 +97,11 @@ class TeamPlan:
     """Each member's behaviour strategy induced by the plan (P(a | infoset reached)).
 
     Exact (Kuhn's theorem) for a team of one player; for several players it drops the
-    correlation between teammates. Infosets the plan never reaches keep `base` (uniform).
+    correlation between teammates.
+
+    Args:
+      base: the policy array whose rows the team's reached infosets overwrite (None: uniform);
+        infosets the plan never reaches keep it.
     """
     dec = self.decomposition
     tree = dec.tree
@@ -104,7 +121,13 @@ class TeamPlan:
   def sample_policy_array(self, base: Optional[np.ndarray] = None,
                           rng: np.random.Generator | int | None = None,
                           greedy: bool = False) -> np.ndarray:
-    """A policy array with the team's rows set to a sampled joint pure strategy."""
+    """A policy array with the team's rows set to a sampled joint pure strategy.
+
+    Args:
+      base: the policy array whose team rows are overwritten (None: uniform).
+      rng: a numpy Generator or seed, as for `sample_pure_strategy`.
+      greedy: as for `sample_pure_strategy`.
+    """
     tree = self.decomposition.tree
     pi = tree.uniform_policy_array() if base is None else np.array(base, dtype=np.float64)
     for i, a in self.sample_pure_strategy(rng, greedy=greedy).items():
@@ -115,7 +138,12 @@ class TeamPlan:
   def pure_strategy_distribution(self, max_support: int = 100_000):
     """Exact distribution over the joint pure strategies the plan samples (small games only).
 
-    Returns a list of (probability, {infoset: action}) restricted to reached infosets.
+    Args:
+      max_support: raise ValueError past this many pure strategies in the support.
+
+    Returns:
+      A list of (probability, {infoset: action}) restricted to reached infosets, most likely
+      first.
     """
     dec = self.decomposition
     partial = [(1.0, {}, {})]  # (prob, strategy, chosen local solution per state)

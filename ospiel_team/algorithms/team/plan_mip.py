@@ -39,10 +39,6 @@ class JointPureResult:
   method: str
 
 
-def chance_reach(tree: GameTree) -> np.ndarray:
-  return tree.chance_reach()
-
-
 def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
                                  terminal_weights: np.ndarray,
                                  time_limit: Optional[float] = None,

@@ -8,6 +8,7 @@ tree and public states the decomposition computed (steps 1-2).
 """
 
 import math
+import re
 
 import numpy as np
 import pyspiel
@@ -175,3 +176,10 @@ def test_max_local_refuses():
   tree = GameTree(pyspiel.load_game(game))
   with pytest.raises(MemoryError, match="max_local=1000"):
     TeamDecomposition(tree, teams[0], max_local=1000)
+
+
+@pytest.mark.parametrize("members", [[], [0, 0], [3], [-1]])
+def test_bad_members_are_named(members):
+  tree = GameTree(pyspiel.load_game("kuhn_poker(players=3)"))
+  with pytest.raises(ValueError, match=re.escape(f"members={members!r}")):
+    TeamDecomposition(tree, members)
