@@ -175,7 +175,7 @@ def main(argv):
   import tqdm  # pylint: disable=g-import-not-at-top
   for c in tqdm.tqdm(range(0, len(todo), FLAGS.batch), desc=f"beyond {game}"):
     chunk = todo[c:c + FLAGS.batch]
-    for s, out in zip(chunk, run_chunk(tree, chunk, depth)):
+    for s, out in zip(chunk, run_chunk(tree, chunk, depth), strict=True):
       entry["seeds"][str(s)] = out
     if FLAGS.store:
       atomic_io.write_text(FLAGS.store, json.dumps(store, indent=1))

@@ -15,7 +15,6 @@ Usage (a fresh run's store against the committed one):
 from __future__ import annotations
 
 import json
-from typing import Dict
 
 from absl import app
 from absl import flags
@@ -29,13 +28,13 @@ flags.DEFINE_float("tolerance", 0.0, "Largest allowed absolute difference of a v
 flags.DEFINE_string("json_out", None, "Write the per-game counts here (JSON).")
 
 
-def _values(store: Dict) -> Dict[str, Dict[str, Dict[str, float]]]:
+def _values(store: dict) -> dict[str, dict[str, dict[str, float]]]:
   return {game: {seed: {k: v for k, v in res.items() if "seconds" not in k}
                  for seed, res in entry["seeds"].items()}
           for game, entry in store.items() if not game.startswith("_")}
 
 
-def compare(mine: Dict, other: Dict, tolerance: float = 0.0) -> Dict[str, Dict]:
+def compare(mine: dict, other: dict, tolerance: float = 0.0) -> dict[str, dict]:
   """Per game: seeds in both stores, seeds whose every common value agrees, largest |diff|."""
   if mine.get("_config") != other.get("_config"):
     raise ValueError(f"configurations differ: {mine.get('_config')} vs {other.get('_config')}")

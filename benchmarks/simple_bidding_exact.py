@@ -44,7 +44,7 @@ def main(argv):
   try:
     sizes = [int(s) for s in FLAGS.sizes.split(",") if s.strip()]
   except ValueError:
-    raise app.UsageError(f"--sizes must be comma-separated ints, got {FLAGS.sizes!r}")
+    raise app.UsageError(f"--sizes must be comma-separated ints, got {FLAGS.sizes!r}") from None
   if FLAGS.lower_bound is not None and len(sizes) != 1:
     raise app.UsageError(f"--lower_bound needs exactly one size, got --sizes={FLAGS.sizes}")
   atomic_io.check_writable(FLAGS.out)
@@ -61,7 +61,7 @@ def main(argv):
     try:
       res = sbo.solve(size, lower_bound=FLAGS.lower_bound, hash_log2=FLAGS.hash_log2)
     except ValueError as e:
-      raise app.UsageError(str(e))
+      raise app.UsageError(str(e)) from e
     row = dict(res.summary(), lower_bound=FLAGS.lower_bound, load_start=load_start,
                load_end=_load())
     if res.strategy is not None:
