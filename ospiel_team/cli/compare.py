@@ -92,6 +92,10 @@ def main(argv):
   except api.UserError as e:  # a bad command-line value; bugs keep their tracebacks
     print(f"error: {e}", file=sys.stderr)
     return 2
+  except KeyboardInterrupt:  # the pool's workers ignore Ctrl-C and are terminated
+    print(f"interrupted: finished runs are kept in {FLAGS.out}/runs; rerun the command to "
+          "resume", file=sys.stderr)
+    return 130
   ref = None
   if FLAGS.reference:
     teams = (teams_lib.parse_teams(FLAGS.teams, game.num_players()) if FLAGS.teams

@@ -185,9 +185,11 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
 
   if tree is None and (workers <= 1 and not ray_address):
     tree = GameTree(game)
-  execute.execute(todo, workers, ray_address, tree, on_done)
-  if bar is not None:
-    bar.close()
+  try:
+    execute.execute(todo, workers, ray_address, tree, on_done)
+  finally:
+    if bar is not None:
+      bar.close()
   rows, infos = [], []
   for t in tasks:  # a fixed order, whatever order the tasks finished in
     rows.extend(results[execute.task_key(t)]["rows"])

@@ -2,8 +2,10 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pyspiel
 import pytest
@@ -123,3 +125,34 @@ def test_command_line_writes_three_files_with_seeds_and_reference(tmp_path):
   assert "95% CI" in text and "Reference: **2.25**" in text and "jps" in text
   for r in data["rows"]:
     assert r["metric"] <= data["reference"]["value"] + 1e-9
+
+
+def test_command_line_ctrl_c_stops_the_pool_and_says_so_in_one_line(tmp_path):
+  proc = subprocess.Popen([sys.executable, "-m", "ospiel_team.compare", "--game", "kuhn_poker",
+                           "--solvers", "cfr", "--seconds", "120", "--seeds", "2",
+                           "--workers", "2", "--out", str(tmp_path / "o")],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+  workers = []
+  deadline = time.time() + 120
+  while time.time() < deadline and len(workers) < 2:
+    time.sleep(0.2)
+    try:
+      with open(f"/proc/{proc.pid}/task/{proc.pid}/children") as f:
+        children = [int(c) for c in f.read().split()]
+      workers = [c for c in children if "spawn_main" in open(f"/proc/{c}/cmdline").read()]
+    except OSError:
+      pass
+  try:
+    assert len(workers) == 2, "the pool did not start"
+    start = time.time()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+  finally:
+    proc.kill()
+  assert proc.returncode == 130 and time.time() - start < 30
+  last = [line for line in stderr.splitlines() if line.strip()][-1]
+  assert last.startswith("interrupted: finished runs are kept in"), stderr[-2000:]
+  assert "Traceback" not in stderr
+  for w in workers:  # gone (or a zombie about to be reaped)
+    assert (not os.path.exists(f"/proc/{w}")
+            or open(f"/proc/{w}/stat").read().split(") ")[-1][0] == "Z")

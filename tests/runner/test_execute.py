@@ -177,6 +177,7 @@ def test_workers_use_the_one_cache_folder(tmp_path):
 
 @pytest.mark.slow
 def test_same_results_on_ray_local():
+  pytest.importorskip("ray", reason="Ray is the optional extra ospiel-team[ray]")
   kwargs = dict(iterations=4, num_points=2, seeds=[0, 1], progress=False)
   inline, _ = compare.run_all("kuhn_poker", ["cfr", "neural_ed"], workers=1, **kwargs)
   on_ray, _ = compare.run_all("kuhn_poker", ["cfr", "neural_ed"], workers=2,
