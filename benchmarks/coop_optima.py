@@ -70,9 +70,6 @@ def _split_games(text):
   return out
 
 
-_atomic_write = atomic_io.write_text
-
-
 def run_one(game, method, limit, highs_limit=None):
   base, _, warm = method.partition("+")
   highs_limit = limit * 0.75 if highs_limit is None else highs_limit
@@ -155,7 +152,7 @@ def write_package_data(record_path, path):
   """Writes the proven optima of the record at `record_path` to `path` (atomically)."""
   with open(record_path) as f:
     rows = json.load(f)["rows"]
-  _atomic_write(path, json.dumps(proven_optima(rows), indent=1) + "\n")
+  atomic_io.write_text(path, json.dumps(proven_optima(rows), indent=1) + "\n")
 
 
 def main(argv):
@@ -175,7 +172,7 @@ def main(argv):
                 for r in json.load(f)["rows"] if "requested_game" in r}
   if FLAGS.markdown_only:
     rows = [stored[(g, m)] for g in games for m in methods if (g, m) in stored]
-    _atomic_write(FLAGS.out_md, markdown(rows) + _kept_notes(FLAGS.out_md))
+    atomic_io.write_text(FLAGS.out_md, markdown(rows) + _kept_notes(FLAGS.out_md))
     print(markdown(rows))
     return
   import tqdm  # pylint: disable=g-import-not-at-top
@@ -200,7 +197,7 @@ def main(argv):
                       for r in json.load(f)["rows"] if "requested_game" in r}
           stored = {**latest, **{k: v for k, v in stored.items() if k not in latest},
                     key: row}
-        _atomic_write(FLAGS.out, json.dumps(dict(
+        atomic_io.write_text(FLAGS.out, json.dumps(dict(
             command=" ".join(["python"] + sys.argv),
             date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             rows=list(stored.values())), indent=1))
@@ -209,7 +206,7 @@ def main(argv):
       rows.append(row)
       print(json.dumps({k: row.get(k) for k in ("game", "method", "value", "proven_optimal",
                                                 "gap", "total_seconds", "reason")}), flush=True)
-  _atomic_write(FLAGS.out_md, markdown(rows) + _kept_notes(FLAGS.out_md))
+  atomic_io.write_text(FLAGS.out_md, markdown(rows) + _kept_notes(FLAGS.out_md))
   print(markdown(rows))
 
 

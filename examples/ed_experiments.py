@@ -27,9 +27,9 @@ OUT/results.json with the same budget are not run again.
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import tempfile
 import time
 from typing import Any
 
@@ -255,24 +255,18 @@ def plot_figure(rows: list[dict[str, Any]], path: str) -> None:
         ax.set_ylabel("NashConv")
   axes[0, 0].legend(fontsize=7)
   fig.tight_layout()
-  directory = os.path.dirname(os.path.abspath(path))
-  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp_", suffix=".png")
-  os.close(fd)
-  fig.savefig(tmp, dpi=110)
+  image = io.BytesIO()
+  fig.savefig(image, format="png", dpi=110)
   plt.close(fig)
-  os.chmod(tmp, 0o644)
-  os.replace(tmp, path)
-
-
-_atomic_write_text = atomic_io.write_text
+  atomic_io.write_bytes(path, image.getvalue())
 
 
 def write_outputs(rows: list[dict[str, Any]], out_dir: str, command: str) -> None:
   os.makedirs(out_dir, exist_ok=True)
-  _atomic_write_text(os.path.join(out_dir, "results.json"), json.dumps(rows, indent=1))
+  atomic_io.write_text(os.path.join(out_dir, "results.json"), json.dumps(rows, indent=1))
   header = (f"Command: `{command}`\n\nRun at {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
             f" on {os.cpu_count()} CPU cores.\n\n")
-  _atomic_write_text(os.path.join(out_dir, "results.md"), header + summary_markdown(rows))
+  atomic_io.write_text(os.path.join(out_dir, "results.md"), header + summary_markdown(rows))
   if rows:
     plot_figure(rows, os.path.join(out_dir, "ed_figure1.png"))
 
