@@ -70,3 +70,12 @@ def test_every_figure_under_docs_img_is_shown_on_a_page():
   assert images
   unshown = sorted(i for i in images if f"img/{i})" not in pages)
   assert not unshown, f"docs/img figures on no page: {unshown}"
+
+
+def test_benchmarks_index_lists_every_script():
+  with open(os.path.join(REPO, "benchmarks", "README.md"), encoding="utf-8") as f:
+    index = f.read()
+  listed = set(re.findall(r"^\| `([\w.]+\.py)` \|", index, re.M))
+  scripts = {f for f in os.listdir(os.path.join(REPO, "benchmarks")) if f.endswith(".py")}
+  assert len(scripts) > 10
+  assert not scripts - listed, f"benchmarks/README.md does not list {sorted(scripts - listed)}"
