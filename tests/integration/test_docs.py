@@ -79,3 +79,45 @@ def test_benchmarks_index_lists_every_script():
   scripts = {f for f in os.listdir(os.path.join(REPO, "benchmarks")) if f.endswith(".py")}
   assert len(scripts) > 10
   assert not scripts - listed, f"benchmarks/README.md does not list {sorted(scripts - listed)}"
+
+
+def _section_rows(text: str, heading: str) -> list[list[str]]:
+  """The cells of the Markdown table rows under `heading` (up to the next `## ` heading)."""
+  section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+  return [[c.strip() for c in line.strip().strip("|").split("|")]
+          for line in section.splitlines()
+          if line.startswith("| ") and not set(line) <= set("|-: ")]
+
+
+def _first_number(cell: str) -> float:
+  return float(re.search(r"-?\d+\.\d+|-?\d+", cell.replace(",", "")).group())
+
+
+def test_results_page_jps_table_matches_its_record():
+  import json  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(REPO, "docs", "results.md"), encoding="utf-8") as f:
+    page = f.read()
+  with open(os.path.join(REPO, "results", "jps_experiments.json"), encoding="utf-8") as f:
+    record = {(r["game"], r["method"]): r for r in json.load(f)}
+  rows = _section_rows(page, "## Joint Policy Search: Table 1 of Tian et al.")[1:]
+  assert len(rows) == 11
+  for row in rows:
+    name, param = re.fullmatch(r"(\w+)(?:\((\d+)\))?", row[0]).groups()
+    key = {"comm": "length", "simple_bidding": "size", "mini_bridge": "size"}.get(name)
+    game = f"{name}({key}={param})" if param else f"{name}()"
+    for column, method in ((4, "CFR (current, purified)"), (5, "CFR+JPS")):
+      r = record[(game, method)]
+      assert _first_number(row[column]) == round(r["mean"], 4), (game, method)
+      assert int(row[3]) == r["num_seeds"], game
+
+
+def test_results_page_team_table_matches_the_summary():
+  with open(os.path.join(REPO, "docs", "results.md"), encoding="utf-8") as f:
+    page = f.read()
+  with open(os.path.join(REPO, "results", "team_lp_summary.md"), encoding="utf-8") as f:
+    summary = {c[0]: c for c in _section_rows("\n## x\n" + f.read(), "\n## x\n")[1:]}
+  rows = _section_rows(page, "## Zhang & Sandholm: Table 1")[1:]
+  assert len(rows) == 29 and len(summary) == 29
+  for row in rows:
+    instance, method, value = row[:3]
+    assert (method, value) == (summary[instance][1], summary[instance][2]), instance
