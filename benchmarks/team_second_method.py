@@ -1,6 +1,6 @@
 r"""A second, independent certification of the belief DAG's bracket on the largest instances.
 
-For each Table 1 instance given, runs the team belief DAG (`team_belief_dag.solve`, the
+For each Table 1 instance given, runs the team belief DAG (`belief_dag.solve`, the
 method of record on 21D4 and 21L523) to `--tol`, then re-derives both ends of its bracket by
 code paths that share nothing with the DAG (neither its tree decomposition nor its dynamic
 programme):
@@ -8,7 +8,7 @@ programme):
 * lower = -(team 2's best response to team 1's average plan): backward induction on team 2's
   sequence tree when team 2 is one player, else the flow MIP;
 * upper = team 1's best response to team 2's average plan, by the flow MIP over team 1's
-  members' binary sequence-form plans (`team_best_response.TeamOracle`; with `--hybrid`, only
+  members' binary sequence-form plans (`best_response.TeamOracle`; with `--hybrid`, only
   the members other than the one with the most sequences binary: Zhang, An & Cerny, AAAI 2021,
   arXiv:2009.12629). If the MIP stops at `--mip_time_limit` its *proven* bound is used: still
   a certified upper bound, only looser.

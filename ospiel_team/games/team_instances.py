@@ -10,7 +10,7 @@ first, then the lowest odd seats"). OpenSpiel built-ins are used where they are 
 
 `PAPER_TABLE1` holds the size columns of Table 1 (terminal histories, #sequences of each team,
 the paper's LP size and runtime "Ours"), as facts to check the constructions against
-(`tests/test_games_team.py`) and to compare with (benchmarks). Missing entries are None.
+(`tests/games/test_games_team.py`) and to compare with (benchmarks). Missing entries are None.
 
 Checked here (tests, some marked slow): every instance's terminal-history count and both
 teams' sequence counts equal Table 1 (see the tests for the list each check covers).

@@ -152,7 +152,7 @@ class GameTree:
     self._infoset_index = index
 
   # One pyspiel state per infoset (its first history), for policy conversion. A walked tree
-  # keeps the states it met; a tree loaded from arrays (`tree_cache`) replays them on first use
+  # keeps the states it met; a tree loaded from arrays (`tree.cache`) replays them on first use
   # only (the replay costs about as much as the walk, and solvers on arrays never need them).
   _infoset_states = None
 

@@ -1,6 +1,6 @@
 """Cached game trees for the team solvers: a tree loaded from its arrays is the walked tree.
 
-`tree_cache.load_tree` replays the representative pyspiel states only on first use; the arrays
+`cache.load_tree` replays the representative pyspiel states only on first use; the arrays
 that the team LP and the belief DAG use must equal the pyspiel walk's node for node, the
 lazily replayed states must be the walked ones, and the solvers must give the same values.
 """

@@ -17,7 +17,7 @@ restricted master LP is
 
 (the dual of team 2's minimisation; c = chance reach, u1 = team 1's utility, B0 the row of
 team 2's empty sequence). Its duals give team 2's y. Each iteration computes two **exact team
-best responses** (`team_best_response.TeamOracle`: backward induction for one player, the flow
+best responses** (`best_response.TeamOracle`: backward induction for one player, the flow
 MIP for several):
 
 * upper bound U = team 1's best response value against y (y is a real team-2 strategy);
@@ -115,7 +115,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       found on its way (HiGHS's saved solutions) when they improve on the master: fewer
       iterations for the same exact bounds.
     hybrid: the oracles' MIPs keep the sequence variables of one member per team continuous
-      (`team_best_response.TeamOracle(hybrid=True)`, the hybrid form of Zhang, An & Cerny,
+      (`best_response.TeamOracle(hybrid=True)`, the hybrid form of Zhang, An & Cerny,
       AAAI 2021, arXiv:2009.12629): same exact best responses, fewer binaries.
     warm_start: each oracle MIP starts from the previous call's solution
       (`TeamOracle(warm_start=True)`).

@@ -1,4 +1,4 @@
-"""Column generation, the `team_solve` portfolio, the HiGHS wrapper and the one team CLI.
+"""Column generation, the `solve` portfolio, the HiGHS wrapper and the one team CLI.
 
 Column generation is checked against the tree-decomposition LP (an independent method) and
 its certified bounds against exact team best responses computed by the LP over the team
@@ -141,7 +141,7 @@ def test_auto_rule_by_lp_nonzeros_shares_the_decompositions(monkeypatch):
                                         ("team_leduc(players=3,bets=1,ranks=2,suits=2)",
                                          "0|1,2")])
 def test_lp_nonzeros_counts_the_lp_without_building_it(game, teams):
-  """`team_lp.lp_nonzeros` equals the assembled LP's nonzeros plus the zero payoffs HiGHS's
+  """`lp.lp_nonzeros` equals the assembled LP's nonzeros plus the zero payoffs HiGHS's
   matrix drops (ties); solving with the given decompositions gives the same LP and value."""
   tree, t = teams_lib.check_assumptions(game, teams)
   decs = [TeamDecomposition(tree, m) for m in t.teams]
