@@ -308,7 +308,7 @@ def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
   if method in ("auto", "lp"):
     return team_best_response_lp(tree, members, terminal_weights, time_limit=time_limit).value
   res = plan_mip.best_joint_pure_strategy_mip(tree, members, terminal_weights,
-                                                  time_limit=time_limit)
+                                              time_limit=time_limit)
   if not res.proven_optimal:
     raise RuntimeError(f"team best-response MIP not solved to optimality (gap {res.gap})")
   return res.value
@@ -323,6 +323,13 @@ def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
   behavior policies, the other team picks its best joint pure strategy (a team best response,
   exact). Compare with the TMECor value (`lp.solve`), which is the largest this can be for any
   correlated plan of `team`.
+
+  Args:
+    tree: the game tree.
+    pi: [num_infosets, num_actions] the players' behaviour policies.
+    teams: two teams (`teams.parse_teams` text or `Teams`; None: `teams.default_teams`).
+    team: 0 or 1, the team whose value is returned.
+    method: the other team's best response, as in `team_best_response_value`.
   """
   if teams is None:
     teams = teams_lib.default_teams(tree.game)
