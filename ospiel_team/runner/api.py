@@ -29,8 +29,8 @@ import contextlib
 import dataclasses
 import math
 import time
-from typing import Any
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel

@@ -38,8 +38,8 @@ Adding a solver: one generator function plus one `@api.solver(...)` line
 from __future__ import annotations
 
 import math
-from typing import Any
 from collections.abc import Sequence
+from typing import Any
 
 import pyspiel
 

@@ -16,8 +16,8 @@ import multiprocessing
 import os
 import sys
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyspiel

@@ -10,8 +10,8 @@ import io
 import json
 import math
 import os
-from typing import Any
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -127,6 +127,12 @@ def test_command_line_writes_three_files_with_seeds_and_reference(tmp_path):
     assert r["metric"] <= data["reference"]["value"] + 1e-9
 
 
+def _ignores_sigint(pid: int) -> bool:
+  with open(f"/proc/{pid}/status") as f:
+    mask = next(line for line in f if line.startswith("SigIgn:")).split()[1]
+  return bool(int(mask, 16) & (1 << (signal.SIGINT - 1)))
+
+
 def test_command_line_ctrl_c_stops_the_pool_and_says_so_in_one_line(tmp_path):
   proc = subprocess.Popen([sys.executable, "-m", "ospiel_team.compare", "--game", "kuhn_poker",
                            "--solvers", "cfr", "--seconds", "120", "--seeds", "2",
@@ -139,7 +145,8 @@ def test_command_line_ctrl_c_stops_the_pool_and_says_so_in_one_line(tmp_path):
     try:
       with open(f"/proc/{proc.pid}/task/{proc.pid}/children") as f:
         children = [int(c) for c in f.read().split()]
-      workers = [c for c in children if "spawn_main" in open(f"/proc/{c}/cmdline").read()]
+      workers = [c for c in children if "spawn_main" in open(f"/proc/{c}/cmdline").read()
+                 and _ignores_sigint(c)]  # started: their initializer has run
     except OSError:
       pass
   try:
