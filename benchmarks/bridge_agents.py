@@ -1,4 +1,4 @@
-r"""Evaluates bridge bidding agents: duplicate matches (IMPs/board) and Yeh & Lin's uncontested cost.
+r"""Evaluates bridge bidding agents: duplicate matches (IMPs/board), Yeh & Lin's uncontested cost.
 
   python benchmarks/bridge_agents.py --models a2c=ospiel_team/bridge/models/a2c_baseline.npz,... \
       --pairs a2c:natural,a2c:random,jps:a2c --match_data COST.npz[,MORE.npz] \

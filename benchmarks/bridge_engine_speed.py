@@ -173,7 +173,7 @@ def main(argv):
         f"{os.cpu_count()} CPUs; dataset {len(ds)} deals")
   print("calls/s = calls made at unfinished tables per second; table-steps/s also counts the "
         "finished tables carried along until the whole batch is done.")
-  print("| implementation | batch | calls/s (best of %d) | table-steps/s |" % FLAGS.repeats)
+  print(f"| implementation | batch | calls/s (best of {FLAGS.repeats}) | table-steps/s |")
   print("|---|---|---|---|")
   for b in FLAGS.batch_sizes:
     b = int(b)

@@ -295,16 +295,17 @@ def main(argv):
       if r > FLAGS.rounds:
         break
       path = _snap_path(os.path.join(FLAGS.workdir, name), r)
-      res = results.get(f"val|{name}|{r}|{FLAGS.select_boards}", lambda p=path: match.run_match(
-          model_bidder.load_bidder(p, name=f"{name}@{r}"), start, FLAGS.select_boards,
-          dataset=val_ds, seed=1, progress=False))
+      res = results.get(f"val|{name}|{r}|{FLAGS.select_boards}",
+                        lambda p=path, label=f"{name}@{r}": match.run_match(
+                            model_bidder.load_bidder(p, name=label), start, FLAGS.select_boards,
+                            dataset=val_ds, seed=1, progress=False))
       if best is None or res["mean"] > best[1]:
         best = (r, res["mean"], res["se"], path)
     if FLAGS.rounds % FLAGS.snapshot_every:
       path = _snap_path(os.path.join(FLAGS.workdir, name), FLAGS.rounds)
       res = results.get(f"val|{name}|{FLAGS.rounds}|{FLAGS.select_boards}",
-                        lambda p=path: match.run_match(
-                            model_bidder.load_bidder(p, name=name), start,
+                        lambda p=path, label=name: match.run_match(
+                            model_bidder.load_bidder(p, name=label), start,
                             FLAGS.select_boards, dataset=val_ds, seed=1, progress=False))
       if res["mean"] > best[1]:
         best = (FLAGS.rounds, res["mean"], res["se"], path)
@@ -360,7 +361,7 @@ def main(argv):
     head += ["head to head vs a2c_finetuned", "paired: (vs a2c) minus a2c_finetuned's"]
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for n, v in variants.items():
-    key = lambda o: f"{ev_tag}|{n}@{picked[n][0]}|{okey[o]}|{ev}"
+    key = lambda o, n=n: f"{ev_tag}|{n}@{picked[n][0]}|{okey[o]}|{ev}"
     cells = [n, ", ".join(f"{k}={val}" for k, val in v.items()), str(picked[n][0]),
              f"{picked[n][1]:+.3f} ± {picked[n][2]:.3f}"]
     cells += [_fmt(results.data[key(o)]["mean"], results.data[key(o)]["se"]) for o in cols]
@@ -385,8 +386,8 @@ def main(argv):
                 f"{s.get('search_points', 0)} | {s.get('search_changed', 0)} | "
                 f"{' '.join(s.get('loadavg', []))} |")
   md = (f"IMPs/board for the row's picked model on the held-out boards ({FLAGS.eval_dataset}, "
-        f"{ev} boards), ± clustered s.e. [95% interval]\n\n" + "\n".join(lines) + "\n\n" + "\n".join(runs) + "\n" +
-        "".join(f"\n- {x}" for x in notes) + "\n")
+        f"{ev} boards), ± clustered s.e. [95% interval]\n\n" + "\n".join(lines) + "\n\n"
+        + "\n".join(runs) + "\n" + "".join(f"\n- {x}" for x in notes) + "\n")
   table_path = os.path.join(FLAGS.workdir, "table.md")
   if not (os.path.exists(table_path) and open(table_path).read() == md):
     atomic_io.write_text(table_path, md)

@@ -48,7 +48,7 @@ import json
 import os
 import re
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from absl import app
 from absl import flags

@@ -20,6 +20,7 @@ Best of ``--repeats`` (wall and CPU times separately; the machine is shared); pr
 tables and the load average before and after.
 """
 
+import functools
 import resource
 import time
 
@@ -124,8 +125,8 @@ def main(argv):
     parts = None
     for _ in range(FLAGS.repeats):
       for fast in (False, True):  # interleaved, so that both see the same load
-        act[fast].append(_timed(lambda: a2c.play_selfplay(  # pylint: disable=cell-var-from-loop
-            policies[fast], eng, rng, pool, d, obs_dtype=dtypes[fast])))
+        act[fast].append(_timed(functools.partial(
+            a2c.play_selfplay, policies[fast], eng, rng, pool, d, obs_dtype=dtypes[fast])))
       for name, tr in trainers.items():
         rnd[name].append(_timed(tr.train_round))
       cand = _parts(policies[True], eng, rng, pool, d)

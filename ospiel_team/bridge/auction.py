@@ -44,7 +44,7 @@ encoded (the appendix notes this imperfect recall).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -222,7 +222,7 @@ class Auctions:
                    "num_passes", "last_bid", "last_bidder", "double_status", "first_bidder",
                    "bids", "doubled", "done")
 
-  def _with_fields(self, fields: dict, batch_size: int) -> "Auctions":
+  def _with_fields(self, fields: dict, batch_size: int) -> Auctions:
     new = object.__new__(Auctions)
     new.batch_size = int(batch_size)
     new.uncontested = self.uncontested
@@ -232,12 +232,12 @@ class Auctions:
     new._legal = None
     return new
 
-  def copy(self) -> "Auctions":
+  def copy(self) -> Auctions:
     """An independent copy of all tables."""
     return self._with_fields({k: getattr(self, k).copy() for k in self._TABLE_FIELDS},
                              self.batch_size)
 
-  def take(self, idx) -> "Auctions":
+  def take(self, idx) -> Auctions:
     """A new `Auctions` holding copies of tables `idx` (in that order, repeats allowed)."""
     idx = np.asarray(idx, np.int64).reshape(-1)
     if np.any((idx < 0) | (idx >= self.batch_size)):
@@ -247,7 +247,7 @@ class Auctions:
                              len(idx))
 
   @staticmethod
-  def concat(parts: Sequence["Auctions"]) -> "Auctions":
+  def concat(parts: Sequence[Auctions]) -> Auctions:
     """One `Auctions` with the tables of all `parts`, in order (all must share `uncontested`)."""
     parts = list(parts)
     if not parts:

@@ -29,7 +29,6 @@ or malformed file raises `ValueError` naming the file and the problem.
 from __future__ import annotations
 
 import os
-from typing import Optional, Union
 
 import numpy as np
 
@@ -38,7 +37,7 @@ from ospiel_team.bridge import deal as deal_lib
 
 FORMAT_TAG = "ospiel_team.bridge.dataset/1"
 DEFAULT_DATASET_NAME = "deals_dds.npz"
-PathLike = Union[str, os.PathLike]
+PathLike = str | os.PathLike
 
 
 # Shipped datasets by name (files in ospiel_team/bridge/data/), each built by
@@ -61,7 +60,7 @@ def named_dataset_path(name: str) -> str:
   return os.path.join(os.path.dirname(default_dataset_path()), NAMED_DATASETS[name])
 
 
-def resolve_dataset(name_or_path: Optional[PathLike]) -> BridgeDataset:
+def resolve_dataset(name_or_path: PathLike | None) -> BridgeDataset:
   """Loads a shipped dataset by name ('train', 'validation', 'heldout', 'heldout2'), a path,
   or None (the default training dataset)."""
   if isinstance(name_or_path, str) and name_or_path in NAMED_DATASETS:
@@ -77,8 +76,8 @@ def default_dataset_path() -> str:
 class BridgeDataset:
   """Deals and their double-dummy tables: `.holders` (N, 52) uint8, `.dd_tricks` (N, 5, 4) uint8."""
 
-  def __init__(self, holders: np.ndarray, dd_tricks: np.ndarray, path: Optional[str] = None,
-               seed: Optional[int] = None):
+  def __init__(self, holders: np.ndarray, dd_tricks: np.ndarray, path: str | None = None,
+               seed: int | None = None):
     validate_arrays(holders, dd_tricks, source=path or "arrays")
     self.holders = np.asarray(holders, dtype=np.uint8)
     self.dd_tricks = np.asarray(dd_tricks, dtype=np.uint8)
@@ -124,7 +123,7 @@ def validate_arrays(holders, dd_tricks, source: str = "arrays") -> None:
     raise ValueError(f"{e} (each hand must hold 13 distinct cards)") from None
 
 
-def load_dataset(path: Optional[PathLike] = None) -> BridgeDataset:
+def load_dataset(path: PathLike | None = None) -> BridgeDataset:
   """Loads and validates a dataset `.npz`; `path=None` loads the shipped default."""
   path = default_dataset_path() if path is None else os.fspath(path)
   if not os.path.exists(path):
@@ -155,7 +154,7 @@ def load_dataset(path: Optional[PathLike] = None) -> BridgeDataset:
 
 
 def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
-                 seed: Optional[int] = None) -> None:
+                 seed: int | None = None) -> None:
   """Validates and writes a dataset atomically (`atomic_io.savez`, compressed)."""
   path = os.fspath(path)
   validate_arrays(holders, dd_tricks, source=path)

@@ -34,7 +34,6 @@ import multiprocessing
 import os
 import shutil
 import sys
-from typing import Optional
 
 import numpy as np
 import tqdm
@@ -72,7 +71,7 @@ def compute_chunk(seed: int, index: int, size: int, chunk: int) -> tuple[int, np
   return index, holders, dds.dd_tables(holders)
 
 
-def _worker_init(parent_pid: Optional[int] = None) -> None:
+def _worker_init(parent_pid: int | None = None) -> None:
   from ospiel_team.bridge import dds  # pylint: disable=g-import-not-at-top
   if parent_pid is not None:
     processes.die_with_parent(parent_pid)
@@ -128,8 +127,8 @@ def finished_output_matches(out: str, num_deals: int, seed: int, chunk: int) -> 
   return bool(np.array_equal(ds.holders, expected))
 
 
-def build_dataset(num_deals: int, out: str, seed: int = 0, workers: Optional[int] = None,
-                  chunk: int = 1000, ray_address: Optional[str] = None,
+def build_dataset(num_deals: int, out: str, seed: int = 0, workers: int | None = None,
+                  chunk: int = 1000, ray_address: str | None = None,
                   keep_chunks: bool = False, progress: bool = True) -> list[int]:
   """Builds (or resumes building) the dataset; returns the chunk indices computed by this call."""
   for name, v, lo in (("deals", num_deals, 1), ("chunk", chunk, 1), ("seed", seed, 0)):

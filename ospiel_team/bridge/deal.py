@@ -23,7 +23,7 @@ a duplicated or missing card, an unknown symbol); nothing is repaired silently.
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -123,7 +123,7 @@ def pbn_to_holders(pbn: str) -> np.ndarray:
     if len(suits) != NUM_SUITS:
       raise ValueError(f"PBN hand {hand!r} of seat {SEAT_CHARS[seat]} has {len(suits)} "
                        "suits, expected 4 separated by '.'")
-    for suit, holding in zip(PBN_SUIT_ORDER, suits):
+    for suit, holding in zip(PBN_SUIT_ORDER, suits, strict=True):
       holding = holding.upper().replace("10", "T")
       if holding == "-":
         holding = ""

@@ -24,7 +24,6 @@ Vulnerability codes: 0 none, 1 N-S, 2 E-W, 3 both (``ns + 2 * ew``).
 
 from __future__ import annotations
 
-from typing import Optional, Union
 
 import numpy as np
 
@@ -46,7 +45,7 @@ class BiddingEngine:
     self.dataset = _as_dataset(dataset)
     self.num_deals = int(self.dataset.holders.shape[0])
     self.uncontested = bool(uncontested)
-    self.auctions: Optional[auction_lib.Auctions] = None
+    self.auctions: auction_lib.Auctions | None = None
     self.deal_index = np.zeros(0, np.int64)
 
   # --- set-up ------------------------------------------------------------------------------
@@ -90,8 +89,8 @@ class BiddingEngine:
     self.hands[rows] = auction_lib.hands_onehot(self.holders[rows])
 
   def reset_random(self, rng: np.random.Generator, batch_size: int,
-                   dealer: Union[int, str] = "random",
-                   vulnerability: Union[int, str] = "random") -> None:
+                   dealer: int | str = "random",
+                   vulnerability: int | str = "random") -> None:
     """Resets B tables with uniformly random deals (and dealer / vulnerability if 'random')."""
     if int(batch_size) != batch_size or batch_size < 1:
       raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")

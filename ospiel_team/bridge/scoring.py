@@ -123,7 +123,7 @@ def contract_score_array(level, strain, doubled, vulnerable, tricks) -> np.ndarr
   """Vectorized `contract_score` over equal-shape (or broadcastable) integer arrays -> int32."""
   arrays = [np.asarray(a) for a in (level, strain, doubled, vulnerable, tricks)]
   names = ("level", "strain", "doubled", "vulnerable", "tricks")
-  for name, a in zip(names, arrays):
+  for name, a in zip(names, arrays, strict=True):
     if a.size and not (np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
       raise ValueError(f"{name} must be an integer array, got dtype {a.dtype}")
   lv, st, db, vu, tr = arrays

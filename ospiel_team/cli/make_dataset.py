@@ -7,7 +7,7 @@ The builder itself, with its resumption and seeding rules, is
 `ospiel_team.bridge.dataset_builder.build_dataset`.
 """
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from absl import app
 from absl import flags

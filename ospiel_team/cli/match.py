@@ -8,7 +8,6 @@ writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summa
 itself is `ospiel_team.bridge.agents.match.run_match`.
 """
 import os
-from typing import Optional
 
 from absl import app
 from absl import flags
@@ -22,7 +21,7 @@ FLAGS = flags.FLAGS
 REFERENCE_DIR_ENV = "JPS_REFERENCE_DIR"
 
 
-def default_reference_dir() -> Optional[str]:
+def default_reference_dir() -> str | None:
   """The CLI's default --reference_dir: the environment variable ``JPS_REFERENCE_DIR``, if set.
 
   The JPS authors' models are not part of this package (CC BY-NC 4.0); users download them from

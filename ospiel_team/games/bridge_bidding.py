@@ -45,7 +45,6 @@ tensor computes relative seats as if North dealt, so it is only comparable with 
 from __future__ import annotations
 
 import functools
-from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -121,7 +120,7 @@ def _parse_params(params: dict) -> dict:
 class BridgeBiddingGame(pyspiel.Game):
   """Four-player bridge bidding scored double-dummy (JPS paper, Section 7)."""
 
-  def __init__(self, params: Optional[dict] = None):
+  def __init__(self, params: dict | None = None):
     params = dict(params or {})
     cfg = _parse_params(params)
     self.dataset = _load_dataset(cfg["dataset"])
@@ -142,7 +141,7 @@ class BridgeBiddingGame(pyspiel.Game):
     super().__init__(_GAME_TYPE, game_info, params)
     self._deal_outcomes = None
 
-  def __deepcopy__(self, memo) -> "BridgeBiddingGame":
+  def __deepcopy__(self, memo) -> BridgeBiddingGame:
     # A game is immutable: copies share it. OpenSpiel clones a Python state
     # (`PyState::Clone`, python_games.cc) by `copy.deepcopy`-ing every attribute of the state's
     # `__dict__`, including `_game`; pybind11's default deepcopy of a `pyspiel.Game` subclass
@@ -151,10 +150,10 @@ class BridgeBiddingGame(pyspiel.Game):
     del memo
     return self
 
-  def __copy__(self) -> "BridgeBiddingGame":
+  def __copy__(self) -> BridgeBiddingGame:
     return self
 
-  def deal_outcomes(self) -> List[Tuple[int, float]]:
+  def deal_outcomes(self) -> list[tuple[int, float]]:
     """The deal chance node's outcomes (built once per game: N pairs)."""
     if self._deal_outcomes is None:
       p = 1.0 / self.num_deals
@@ -167,7 +166,7 @@ class BridgeBiddingGame(pyspiel.Game):
     # is a different auction: at least 2^35 terminal histories (doubles and passes add more).
     return 2 ** 35
 
-  def new_initial_state(self) -> "BridgeBiddingState":
+  def new_initial_state(self) -> BridgeBiddingState:
     return BridgeBiddingState(self)
 
   def make_py_observer(self, iig_obs_type=None, params=None):
@@ -183,13 +182,13 @@ class BridgeBiddingState(pyspiel.State):
   def __init__(self, game: BridgeBiddingGame):
     super().__init__(game)
     self._game = game
-    self.deal_index: Optional[int] = None
-    self.dealer: Optional[int] = game.fixed_dealer
-    self.vulnerability: Optional[int] = game.fixed_vulnerability
-    self.holders: Optional[np.ndarray] = None      # (52,) seat of each card
-    self.dd_tricks: Optional[np.ndarray] = None    # (5, 4) tricks[strain, declarer]
-    self.auction: Optional[auction_lib.Auctions] = None
-    self._hands: Optional[np.ndarray] = None       # (1, 4, 52) bool
+    self.deal_index: int | None = None
+    self.dealer: int | None = game.fixed_dealer
+    self.vulnerability: int | None = game.fixed_vulnerability
+    self.holders: np.ndarray | None = None      # (52,) seat of each card
+    self.dd_tricks: np.ndarray | None = None    # (5, 4) tricks[strain, declarer]
+    self.auction: auction_lib.Auctions | None = None
+    self._hands: np.ndarray | None = None       # (1, 4, 52) bool
 
   def __deepcopy__(self, memo):
     # Share the game (and its dataset); copy the small per-table arrays.
@@ -204,7 +203,7 @@ class BridgeBiddingState(pyspiel.State):
     return new
 
   # --- chance ----------------------------------------------------------------------------
-  def _chance_stage(self) -> Optional[str]:
+  def _chance_stage(self) -> str | None:
     if self.deal_index is None:
       return "deal"
     if self.dealer is None:
@@ -220,7 +219,7 @@ class BridgeBiddingState(pyspiel.State):
       return pyspiel.PlayerId.TERMINAL
     return int(self.auction.current_player[0])
 
-  def chance_outcomes(self) -> List[Tuple[int, float]]:
+  def chance_outcomes(self) -> list[tuple[int, float]]:
     stage = self._chance_stage()
     if stage is None:
       raise ValueError("bridge_bidding: chance_outcomes called at a non-chance state")
@@ -228,7 +227,7 @@ class BridgeBiddingState(pyspiel.State):
       return self._game.deal_outcomes()
     return [(i, 0.25) for i in range(4)]
 
-  def _legal_actions(self, player: int) -> List[int]:
+  def _legal_actions(self, player: int) -> list[int]:
     if self.auction is None or self.auction.done[0]:
       return []
     if player != int(self.auction.current_player[0]):
@@ -239,7 +238,8 @@ class BridgeBiddingState(pyspiel.State):
     stage = self._chance_stage()
     if stage == "deal":
       if not 0 <= action < self._game.num_deals:
-        raise ValueError(f"bridge_bidding: deal {action} out of range 0..{self._game.num_deals - 1}")
+        raise ValueError(f"bridge_bidding: deal {action} out of range "
+                         f"0..{self._game.num_deals - 1}")
       self.deal_index = int(action)
       self.holders = np.asarray(self._game.dataset.holders[action], np.uint8).copy()
       self.dd_tricks = np.asarray(self._game.dataset.dd_tricks[action], np.int64).copy()
@@ -278,7 +278,7 @@ class BridgeBiddingState(pyspiel.State):
       return 0
     return int(self.auction.ns_score(self.dd_tricks[None])[0])
 
-  def returns(self) -> List[float]:
+  def returns(self) -> list[float]:
     s = float(self.ns_score())
     return [s, -s, s, -s]
 

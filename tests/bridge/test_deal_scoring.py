@@ -29,7 +29,7 @@ def _openspiel_hands_from_observation_string(obs: str) -> str:
   lines = obs.split("\n")
   suits = []
   for sym in ("♠", "♥", "♦", "♣"):
-    line = next(l for l in lines if l.startswith(sym))
+    line = next(ln for ln in lines if ln.startswith(sym))
     holding = line[len(sym):].strip()
     holding = "" if holding == "none" else holding  # OpenSpiel writes "none" for a void
     suits.append(holding.replace("10", "T").replace(" ", ""))

@@ -1,9 +1,9 @@
 """The batched engine against the pyspiel game `bridge_bidding`, table by table.
 
-The pyspiel game is itself checked against OpenSpiel's `bridge` (tests/games/test_bridge_bidding.py);
-here every table of an engine batch is replayed in its own pyspiel state with the same calls,
-and legal calls, all four seats' observations, the end of the auction and the returns must be
-identical at every step.
+The pyspiel game is itself checked against OpenSpiel's `bridge`
+(tests/games/test_bridge_bidding.py); here every table of an engine batch is replayed in its own
+pyspiel state with the same calls, and legal calls, all four seats' observations, the end of the
+auction and the returns must be identical at every step.
 """
 
 import numpy as np

@@ -26,18 +26,18 @@ def _run(*args, cwd, ok=True):
 def test_user_errors_are_one_line(tmp_path):
   res = _run("--workdir", str(tmp_path / "w"), "--variants", "a2c,bogus", cwd=tmp_path, ok=False)
   assert res.returncode != 0 and "Traceback" not in res.stderr
-  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
   assert len(errors) == 1 and "unknown variant 'bogus'" in errors[0], res.stderr
   res = _run("--workdir", str(tmp_path / "w"), "--variants", "x=jps:rollout=3", cwd=tmp_path,
              ok=False)
-  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
   assert len(errors) == 1 and "'rollout=3'" in errors[0], res.stderr
   res = _run("--workdir", str(tmp_path / "w"), "--eval_dataset", "train", cwd=tmp_path,
              ok=False)
-  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
   assert len(errors) == 1 and "--eval_dataset" in errors[0] and "'train'" in errors[0]
   res = _run("--workdir", str(tmp_path / "w"), "--train_deals", "0", cwd=tmp_path, ok=False)
-  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
   assert len(errors) == 1 and "--train_deals" in errors[0] and "got 0" in errors[0], res.stderr
   assert not os.path.exists(tmp_path / "w" / "results.json")  # no work was done
 
@@ -52,7 +52,8 @@ full = dataset.resolve_dataset("train")
 part = ft.training_data(300)
 # By hand: the first 300 deals (none of them is a validation / held-out deal), x96.
 h, t = dataset.augment_deals(full.holders[:300], full.dd_tricks[:300])
-print(len(full), len(part), int(np.array_equal(part.holders, h)), int(np.array_equal(part.dd_tricks, t)))
+print(len(full), len(part), int(np.array_equal(part.holders, h)),
+      int(np.array_equal(part.dd_tricks, t)))
 try:
   ft.training_data(len(full) + 1)
 except ValueError as e:

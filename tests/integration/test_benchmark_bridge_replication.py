@@ -50,13 +50,13 @@ def test_user_error_is_one_line(tmp_path):
                         "--replicate_workdir", str(tmp_path / "missing")],
                        capture_output=True, text=True, timeout=300, cwd=REPO)
   assert res.returncode != 0 and "Traceback" not in res.stderr
-  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
   assert len(errors) == 1 and "has no results.json" in errors[0], res.stderr
   assert not os.path.exists(tmp_path / "w")  # checked before any match
   res = subprocess.run([sys.executable, SCRIPT, "--out", str(tmp_path / "r.json"),
                         "--workdir", str(tmp_path / "w"), "--export_only"],
                        capture_output=True, text=True, timeout=300, cwd=REPO)
-  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
   assert res.returncode != 0 and len(errors) == 1, res.stderr
   assert "--export_only needs --replicate_workdir" in errors[0]
 
@@ -101,7 +101,8 @@ for v in ("a2c", "jps"):
   os.makedirs(os.path.join(wd, v))
   np.savez(os.path.join(wd, v, "checkpoint.npz"),
            state=np.array(json.dumps({"config": {"seed": 13}})))
-  json.dump({"round": 120, "games": 61440, "train_s": 9.0}, open(os.path.join(wd, v, "run_stats.json"), "w"))
+  json.dump({"round": 120, "games": 61440, "train_s": 9.0},
+            open(os.path.join(wd, v, "run_stats.json"), "w"))
 json.dump(res, open(os.path.join(wd, "results.json"), "w"))
 rec = rep.export_run(wd, 6, cl, cl_hex)
 out["export"] = {k: rec[k] for k in ("seed", "jps_vs_plain", "plain_vs_a2c", "jps_vs_a2c")}
@@ -127,7 +128,8 @@ json.dump(res2, open(os.path.join(wd, "results.json"), "w"))
 out["wrong_pick"] = err(lambda: rep.export_run(wd, 6, cl, cl_hex))
 json.dump(res, open(os.path.join(wd, "results.json"), "w"))
 out["wrong_order"] = err(lambda: rep.export_run(wd, 6, cl[::-1], cl_hex[::-1]))
-json.dump({"seed": 12, "jps_vs_plain": {"mean": 0.1}}, open(os.path.join(runs, "bridge_finetune_seed99.json"), "w"))
+json.dump({"seed": 12, "jps_vs_plain": {"mean": 0.1}},
+          open(os.path.join(runs, "bridge_finetune_seed99.json"), "w"))
 out["bad_name"] = err(lambda: rep.load_runs(runs))
 print(json.dumps(out))
 """

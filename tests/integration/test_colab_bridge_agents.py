@@ -21,8 +21,9 @@ def test_bridge_agents_notebook_runs(run_notebook):
   assert "IMPs over" in text
   assert "fine-tuned 3 methods for 2 rounds each" in text
   # the miniature fine-tuning table: three methods, the search ones with search decisions
-  rows = [l for l in text.splitlines() if l.startswith("| ") and "vs start" not in l]
-  ft = {l.split(" | ")[0][2:]: l for l in rows if l[2:].startswith(("plain", "1-search", "JPSBid"))}
+  rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "vs start" not in ln]
+  ft = {ln.split(" | ")[0][2:]: ln for ln in rows
+        if ln[2:].startswith(("plain", "1-search", "JPSBid"))}
   assert sorted(ft) == ["1-search", "JPSBid", "plain A2C"]
   assert ft["plain A2C"].split(" | ")[2] == "0"
   if have_ref:

@@ -83,10 +83,10 @@ def test_ctrl_c_prints_one_line_and_stops_the_workers(tmp_path):
   _, err = proc.communicate(timeout=60)
   assert proc.returncode != 0
   assert "Traceback" not in err, err
-  lines = [l for l in err.splitlines() if l.strip()]
+  lines = [ln for ln in err.splitlines() if ln.strip()]
   assert lines[-1] == (f"make_dataset: interrupted; finished chunks are kept in {out}.chunks/ "
                        "-- rerun the same command to resume"), err
-  assert not any("KeyboardInterrupt" in l for l in lines), err
+  assert not any("KeyboardInterrupt" in ln for ln in lines), err
   deadline = time.time() + 10
   while time.time() < deadline and any(_alive(w) for w in workers):
     time.sleep(0.1)
@@ -140,7 +140,7 @@ def test_unwritable_out_fails_before_work(tmp_path, kind):
   res = subprocess.run(_cmd(out, deals=100000, chunk=1000), cwd=REPO, text=True,
                        capture_output=True, timeout=120)
   assert res.returncode != 0
-  lines = [l for l in res.stderr.splitlines() if l.strip()]
+  lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
   assert len(lines) == 1 and lines[0].startswith("make_dataset: error: --out "), res.stderr
   assert str(out) in lines[0]
   assert "make_dataset: 100000 deals" not in res.stdout  # no work started

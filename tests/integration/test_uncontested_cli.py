@@ -32,6 +32,6 @@ def test_unwritable_out_is_one_line_before_work(tmp_path, kind):
                         "100000", "--out", str(out)], cwd=REPO, text=True, capture_output=True,
                        timeout=120)
   assert res.returncode != 0
-  lines = [l for l in res.stderr.splitlines() if l.strip()]
+  lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
   assert len(lines) == 1 and lines[0].startswith("uncontested: error: --out "), res.stderr
   assert str(out) in lines[0]

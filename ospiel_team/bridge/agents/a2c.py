@@ -6,12 +6,12 @@ This module trains; the network itself (definition, inference, saving and loadin
 `ospiel_team.bridge.dataset` (`augment_deals`).
 
 Network (JPS paper Fig. 2 / Appendix E): the 267-bit observation of Appendix D
-(`ospiel_team.bridge.auction`) -> a fully connected layer of ``hidden`` (200) units -> ``num_blocks``
-residual blocks of two fully connected layers each (a skip connection every two layers,
-``x <- relu(x + W2 relu(W1 x))``) -> a policy head (38 logits, illegal calls masked with the
-observation's legal-call bits) and a value head (one number: the expected return of the seat to
-call's team). The paper ablates 2 to 20 blocks (Table 4: no difference); we default to 2 to save
-CPU.
+(`ospiel_team.bridge.auction`) -> a fully connected layer of ``hidden`` (200) units ->
+``num_blocks`` residual blocks of two fully connected layers each (a skip connection every two
+layers, ``x <- relu(x + W2 relu(W1 x))``) -> a policy head (38 logits, illegal calls masked with
+the observation's legal-call bits) and a value head (one number: the expected return of the seat
+to call's team). The paper ablates 2 to 20 blocks (Table 4: no difference); we default to 2 to
+save CPU.
 
 Self-play: all four seats share the parameters. Every round plays ``deals_per_round`` random
 deals of the training dataset, each at TWO tables with the same dealer and vulnerability (drawn
@@ -66,7 +66,7 @@ import json
 import os
 import threading
 import time
-from typing import Callable, Dict, List, Optional
+from collections.abc import Callable
 
 import haiku as hk
 import jax
@@ -229,7 +229,7 @@ class ReplayBuffer:
     obs = np.unpackbits(self.obs[idx], axis=1, count=OBS_SIZE).astype(obs_dtype, copy=False)
     return obs, self.actions[idx].astype(np.int32), self.logp[idx], self.returns[idx]
 
-  def state_dict(self) -> Dict[str, np.ndarray]:
+  def state_dict(self) -> dict[str, np.ndarray]:
     return {"buf_obs": self.obs, "buf_actions": self.actions, "buf_logp": self.logp,
             "buf_returns": self.returns,
             "buf_meta": np.array([self.ptr, self.size, self.total_added], np.int64)}
@@ -275,7 +275,7 @@ def duplicate_rewards(ns_score: np.ndarray) -> np.ndarray:
 
 def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.random.Generator,
                   deal_pool: np.ndarray, num_deals: int,
-                  on_step: Optional[Callable] = None, obs_dtype=np.float32) -> Rollout:
+                  on_step: Callable | None = None, obs_dtype=np.float32) -> Rollout:
   """Plays `num_deals` deals from `deal_pool` at two tables each, sampling from `policy`.
 
   `policy(obs) -> (probs, values)`; `on_step(step, eng)` (optional) is called before each step
@@ -313,7 +313,7 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
     eng.step(calls)
     step += 1
   ns = eng.ns_score()
-  cat = lambda l, shape, dt: np.concatenate(l) if l else np.zeros(shape, dt)
+  cat = lambda ln, shape, dt: np.concatenate(ln) if ln else np.zeros(shape, dt)
   return Rollout(obs=cat(obs_l, (0, OBS_SIZE), obs_dtype), actions=cat(act_l, (0,), np.int64),
                  logp=cat(logp_l, (0,), np.float64), table=cat(tab_l, (0,), np.int64),
                  seat=cat(seat_l, (0,), np.int64), ns_score=ns,
@@ -345,9 +345,9 @@ class A2CTrainer:
                 "loss", "policy_loss", "value_loss", "entropy", "mean_rho", "search_points",
                 "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
 
-  def __init__(self, cfg: A2CConfig, dataset=None, train_deals: Optional[np.ndarray] = None,
-               eval_dataset=None, workdir: Optional[str] = None,
-               init_params_from: Optional[str] = None):
+  def __init__(self, cfg: A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
+               eval_dataset=None, workdir: str | None = None,
+               init_params_from: str | None = None):
     cfg.validate()
     self.cfg = cfg
     self.dataset = dataset_lib.load_datasets(dataset)
@@ -372,7 +372,7 @@ class A2CTrainer:
     self.games = 0
     self.wall = 0.0          # seconds inside train_round (self-play + learning)
     self.total_wall = 0.0    # wall-clock seconds of train() incl. evaluation and checkpoints
-    self.log_rows: List[dict] = []
+    self.log_rows: list[dict] = []
     self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=cfg.uncontested)
     self._update = make_update_fn(self.net, self.optimizer, cfg)
     self._policy = PolicyFn(self.net, self.params, fine_padding=cfg.fast_acting)
@@ -384,7 +384,7 @@ class A2CTrainer:
     if workdir is not None and os.path.exists(self.checkpoint_path):
       self.load_checkpoint()
 
-  def set_training_data(self, dataset, train_deals: Optional[np.ndarray] = None) -> None:
+  def set_training_data(self, dataset, train_deals: np.ndarray | None = None) -> None:
     """Replaces the training deals (e.g. when a dataset being built has grown)."""
     self.dataset = dataset_lib.load_datasets(dataset)
     n = self.dataset.holders.shape[0]
@@ -401,7 +401,7 @@ class A2CTrainer:
   def checkpoint_path(self) -> str:
     return os.path.join(self.workdir, "checkpoint.npz")
 
-  def save_checkpoint(self, path: Optional[str] = None, include_buffer: bool = True) -> None:
+  def save_checkpoint(self, path: str | None = None, include_buffer: bool = True) -> None:
     """Writes the training state atomically to `path` (default ``workdir/checkpoint.npz``).
 
     ``include_buffer=False`` leaves the replay buffer out (a "slim" checkpoint: parameters,
@@ -548,9 +548,9 @@ class A2CTrainer:
 
   def train(self, rounds: int, eval_every: int = 0, eval_boards: int = 256,
             checkpoint_every: int = 10, progress: bool = True,
-            max_seconds: Optional[float] = None,
-            refresh: Optional[Callable[["A2CTrainer"], None]] = None,
-            refresh_seconds: float = 300.0) -> List[dict]:
+            max_seconds: float | None = None,
+            refresh: Callable[[A2CTrainer], None] | None = None,
+            refresh_seconds: float = 300.0) -> list[dict]:
     """Trains until `rounds` rounds in total (counting resumed ones) or `max_seconds` pass.
 
     `refresh(trainer)` (optional) is called every `refresh_seconds` (e.g. to add new deals).

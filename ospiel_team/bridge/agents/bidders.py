@@ -14,15 +14,15 @@ the observation: its own hand, the bids of each relative seat, the doubled bids,
 vulnerability and the legal calls.
 
 `make_bidder(name)` returns a bidder by name: the built-in ``pass``, ``random``, ``natural``;
-our shipped models (``a2c``, ...; `ospiel_team.bridge.agents.model_bidder`, imported on use as it needs
-JAX); the JPS authors' published models (``jps_paper_0.63``, ...; `ospiel_team.bridge.agents.jps_paper`,
-given the folder that holds them); or a model file path.
+our shipped models (``a2c``, ...; `ospiel_team.bridge.agents.model_bidder`, imported on use as
+it needs JAX); the JPS authors' published models (``jps_paper_0.63``, ...;
+`ospiel_team.bridge.agents.jps_paper`, given the folder that holds them); or a model file path.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Dict, Optional, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -132,7 +132,7 @@ class NaturalBidder:
 
   # --- hand and auction features -----------------------------------------------------------
   @staticmethod
-  def features(obs: np.ndarray) -> Dict[str, np.ndarray]:
+  def features(obs: np.ndarray) -> dict[str, np.ndarray]:
     """Hand and auction features of (n, 267) observations, each (n,) or (n, k)."""
     obs = np.asarray(obs) > 0.5
     cards = obs[:, A.OBS_CARDS:A.OBS_BIDS]
@@ -312,7 +312,7 @@ def bidder_names() -> list:
       jps_paper.REFERENCE_MODELS)
 
 
-def make_bidder(name: str, reference_dir: Optional[str] = None, greedy: bool = True) -> Bidder:
+def make_bidder(name: str, reference_dir: str | None = None, greedy: bool = True) -> Bidder:
   """A bidder by name or path.
 
   Args:

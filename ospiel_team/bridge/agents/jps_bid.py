@@ -28,8 +28,9 @@ so A2C's policy gradient moves ``sigma`` towards the searched change with advant
 ``v - V(s)``. By default (``fresh_returns``) the stored returns ``v`` are re-estimated with
 fresh rollouts of the chosen change (``rollouts`` per opponent sample): the search's own
 estimates are maxima of noisy means, biased upwards, and storing them made fine-tuning worse
-in our measurements (docs/benchmarks/bridge_agents.md). The reward R is the same as in self-play (`a2c` module): the searching team's
-duplicate IMPs against the game's other table (whose result is fixed), / 24.
+in our measurements (docs/benchmarks/bridge_agents.md). The reward R is the same as in
+self-play (`a2c` module): the searching team's duplicate IMPs against the game's other table
+(whose result is fixed), / 24.
 
 ``depth=1`` is the paper's "1-search" ablation: only P1's call is searched, the rest (opponent,
 partner, ...) follows ``sigma`` with ``rollouts x rollouts`` rollouts per candidate.
@@ -50,7 +51,7 @@ Two ways to use the search in training (docs/benchmarks/bridge_agents.md compare
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def _replicate(eng: engine_lib.BiddingEngine, idx) -> engine_lib.BiddingEngine:
 
 
 def _step_policy(eng: engine_lib.BiddingEngine, policy: Callable, rng: np.random.Generator,
-                 forced: Optional[np.ndarray] = None) -> None:
+                 forced: np.ndarray | None = None) -> None:
   """One call at every unfinished table: `forced[b]` where >= 0, else sampled from `policy`."""
   b = eng.batch_size
   active = np.flatnonzero(~eng.done)
@@ -141,10 +142,10 @@ class SearchResult:
   partner_root: np.ndarray     # (M,) root of each partner decision
   # Returns stored in the replay buffer: fresh rollouts of the chosen change when
   # `fresh_returns` (unbiased given the choice), else the search's own (max-biased) estimates.
-  root_return: Optional[np.ndarray] = None     # (R,)
-  partner_return: Optional[np.ndarray] = None  # (M,)
-  num_candidates: Optional[np.ndarray] = None  # (R,) valid candidates of P1
-  gain: Optional[np.ndarray] = None            # (R,) v(a1*) - sum_a sigma(a) v(a)
+  root_return: np.ndarray | None = None     # (R,)
+  partner_return: np.ndarray | None = None  # (M,)
+  num_candidates: np.ndarray | None = None  # (R,) valid candidates of P1
+  gain: np.ndarray | None = None            # (R,) v(a1*) - sum_a sigma(a) v(a)
 
 
 def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score: np.ndarray,
@@ -450,7 +451,7 @@ class GameSearch:
     self.selected = self.rng.random(num_tables) < self.fraction
     self.obs, self.calls = [], []
 
-  def on_step(self, step: int, eng: engine_lib.BiddingEngine) -> Optional[np.ndarray]:
+  def on_step(self, step: int, eng: engine_lib.BiddingEngine) -> np.ndarray | None:
     """Forced calls (B,) for this step (-1: sample from sigma), or None."""
     del step
     rows = np.flatnonzero(self.selected & ~eng.done)

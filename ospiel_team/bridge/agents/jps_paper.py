@@ -65,7 +65,6 @@ from __future__ import annotations
 import os
 import pickle
 import struct
-from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -114,7 +113,7 @@ class _StorageRef:
   def __init__(self, key: str, dtype):
     self.key = key
     self.dtype = np.dtype(dtype)
-    self.data: Optional[np.ndarray] = None
+    self.data: np.ndarray | None = None
 
 
 class _TensorRef:
@@ -143,7 +142,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 class _LegacyUnpickler(pickle.Unpickler):
   """Unpickles the object of a legacy torch.save file without torch."""
 
-  def __init__(self, f, storages: Dict[str, _StorageRef]):
+  def __init__(self, f, storages: dict[str, _StorageRef]):
     super().__init__(f)
     self._storages = storages
 
@@ -199,7 +198,7 @@ def load_torch_legacy(path: str):
   """
   if not os.path.isfile(path):
     raise ValueError(f"model file {path!r} does not exist")
-  storages: Dict[str, _StorageRef] = {}
+  storages: dict[str, _StorageRef] = {}
   with open(path, "rb") as f:
     try:
       magic = _PlainUnpickler(f).load()
@@ -244,7 +243,7 @@ _PREFIX = "online_net."
 class PaperNet:
   """The authors' ENN/PNN policy network (`BridgeA2CModel`) as numpy float32 arrays."""
 
-  def __init__(self, state_dict: Dict[str, np.ndarray], init_args: Optional[dict] = None,
+  def __init__(self, state_dict: dict[str, np.ndarray], init_args: dict | None = None,
                name: str = "jps_paper"):
     sd = {k[len(_PREFIX):] if k.startswith(_PREFIX) else k: np.asarray(v, np.float32)
           for k, v in state_dict.items()}
@@ -294,7 +293,7 @@ class PaperNet:
       x = np.maximum(h @ w2 + b2, 0.0) + x
     return x
 
-  def forward(self, s: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+  def forward(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(n, input_dim) features -> (logits (n, 39), value (n,), inferred partner hand (n, 52))."""
     s = np.asarray(s, np.float32)
     if s.ndim != 2 or s.shape[1] != self.input_dim:
@@ -321,7 +320,7 @@ class PaperNet:
     return pi / total[:, None]
 
 
-def load_paper_net(path: str, name: Optional[str] = None) -> PaperNet:
+def load_paper_net(path: str, name: str | None = None) -> PaperNet:
   """Loads one of the authors' ``.pth`` bidders as a `PaperNet`."""
   obj = load_torch_legacy(path)
   if isinstance(obj, dict) and "state_dict" in obj:
@@ -423,7 +422,7 @@ class PaperBidder:
 
   needs_auction = True
 
-  def __init__(self, net: PaperNet, name: Optional[str] = None, greedy: bool = True):
+  def __init__(self, net: PaperNet, name: str | None = None, greedy: bool = True):
     self.net = net
     self.name = name or net.name
     self.greedy = bool(greedy)
@@ -444,7 +443,7 @@ class PaperBidder:
       a = np.where(legal39[np.arange(len(a)), a] > 0.5, a, pi.argmax(axis=1))
     return OUR_CALL_OF_ACTION[a]
 
-  def act(self, observations: np.ndarray, uniforms: Optional[np.ndarray] = None) -> np.ndarray:
+  def act(self, observations: np.ndarray, uniforms: np.ndarray | None = None) -> np.ndarray:
     """(n, 267) observations of the seats to call -> (n,) our call ids (``old`` models only)."""
     if self.net.feature != "old":
       raise ValueError(f"{self.name}: the 'single' encoding needs the whole auction; use "
@@ -457,14 +456,14 @@ class PaperBidder:
     return fn(auctions, hands, rows)
 
   def act_auction(self, auctions: A.Auctions, hands: np.ndarray, rows,
-                  uniforms: Optional[np.ndarray] = None) -> np.ndarray:
+                  uniforms: np.ndarray | None = None) -> np.ndarray:
     """Calls of the seats to call at tables `rows` of `auctions` ((B, 4, 52) `hands`)."""
     feats = self.features(auctions, hands, rows)
     legal = feats[:, 229:268] if self.net.feature == "old" else feats[:, _SINGLE_LEGAL:]
     return self._choose(feats, legal, uniforms)
 
 
-def model_file(name: str, reference_dir: Optional[str]) -> str:
+def model_file(name: str, reference_dir: str | None) -> str:
   """Path of a reference model by our name, under `reference_dir` (or its bridge_models/)."""
   if name not in REFERENCE_MODELS:
     raise ValueError(f"unknown reference model {name!r}; known: {sorted(REFERENCE_MODELS)}")
@@ -479,7 +478,7 @@ def model_file(name: str, reference_dir: Optional[str]) -> str:
                    f"{MODELS_SUBDIR}/ (download it from github.com/facebookresearch/jps)")
 
 
-def load_bidder(name_or_path: str, reference_dir: Optional[str] = None,
+def load_bidder(name_or_path: str, reference_dir: str | None = None,
                 greedy: bool = True) -> PaperBidder:
   """A `PaperBidder` for a reference name (``jps_paper_0.63``, ...) or a ``.pth`` path."""
   if name_or_path in REFERENCE_MODELS:

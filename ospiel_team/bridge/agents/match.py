@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import tqdm
@@ -79,7 +79,7 @@ class MatchResult:
   auctions_table2: list
   contracts_table1: list
   contracts_table2: list
-  clusters: Optional[np.ndarray] = None  # (boards,) cluster id of each board (None: one each)
+  clusters: np.ndarray | None = None  # (boards,) cluster id of each board (None: one each)
 
   @property
   def boards(self) -> int:
@@ -91,7 +91,7 @@ class MatchResult:
 
   @property
   def stderr_clustered(self) -> float:
-    """Standard error of the mean IMPs with boards of one cluster summed first (`clustered_stderr`)."""
+    """Standard error of the mean IMPs, boards of one cluster summed first (`clustered_stderr`)."""
     if self.clusters is None:
       return self.stderr_imps
     return clustered_stderr(self.imps, self.clusters)
@@ -126,8 +126,8 @@ class MatchResult:
 
 
 def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew: Sequence,
-                uniforms_per_step: Optional[np.ndarray] = None,
-                rng: Optional[np.random.Generator] = None) -> None:
+                uniforms_per_step: np.ndarray | None = None,
+                rng: np.random.Generator | None = None) -> None:
   """Runs the engine's tables to the end; table t's N-S seats use `bidder_ns[t]`'s act.
 
   `bidder_ns` / `bidder_ew` are per-table sequences of bidders (objects are grouped so each
@@ -167,7 +167,7 @@ def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew
 
 def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
               batch_boards: int = 1024, uncontested: bool = False,
-              progress: bool = True, reference_dir: Optional[str] = None) -> MatchResult:
+              progress: bool = True, reference_dir: str | None = None) -> MatchResult:
   """Plays `boards` duplicate boards between bidders A and B.
 
   Board k (1-based) is deal ``perm[k-1]`` of the dataset for a seeded random permutation
@@ -236,8 +236,8 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
       clusters=deal_lib.canonical_keys(eng.dataset.holders[deal_index]))
 
 
-def report(result: MatchResult, dataset_holders: Optional[np.ndarray] = None,
-           settings: Optional[dict] = None, num_examples: int = 10) -> tuple[dict, str]:
+def report(result: MatchResult, dataset_holders: np.ndarray | None = None,
+           settings: dict | None = None, num_examples: int = 10) -> tuple[dict, str]:
   """(JSON-able dict, Markdown text) for a match: summary plus the first boards in detail."""
   summ = result.summary()
   boards = []
@@ -282,7 +282,7 @@ def report(result: MatchResult, dataset_holders: Optional[np.ndarray] = None,
 
 
 def write_report(result: MatchResult, out_dir: str, dataset_holders=None,
-                 settings: Optional[dict] = None) -> tuple[str, str]:
+                 settings: dict | None = None) -> tuple[str, str]:
   """Writes out_dir/match.json and out_dir/match.md atomically; returns their paths."""
   data, md = report(result, dataset_holders, settings)
   jpath = os.path.join(out_dir, "match.json")

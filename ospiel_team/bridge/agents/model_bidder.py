@@ -17,7 +17,8 @@ Shipped models live in ``ospiel_team/bridge/models/``: ``a2c_baseline.npz`` (sel
 ``a2c_seed1..5.npz`` (independently seeded baselines), ``a2c_main.npz`` (the baseline trained
 longer) and ``a2c_long.npz`` (``a2c_main`` trained on for 33 more minutes on the 50,000-deal
 training set); the last seven are slim training checkpoints
-(`a2c.A2CTrainer.save_checkpoint`), which training resumes from (``examples/bridge_a2c.py --resume_from``).
+(`a2c.A2CTrainer.save_checkpoint`), which training resumes from
+(``examples/bridge_a2c.py --resume_from``).
 `load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
 `policy_net.save_model` (or an A2C checkpoint). Loading a model imports only the network
 (`policy_net`), not the trainer (`a2c`).
@@ -26,7 +27,6 @@ training set); the last seven are slim training checkpoints
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import numpy as np
 
@@ -71,7 +71,7 @@ class ModelBidder:
     probs, _ = self._policy(np.asarray(observations, np.float32))
     return probs
 
-  def act(self, observations: np.ndarray, uniforms: Optional[np.ndarray] = None) -> np.ndarray:
+  def act(self, observations: np.ndarray, uniforms: np.ndarray | None = None) -> np.ndarray:
     obs = np.asarray(observations, np.float32)
     if obs.ndim != 2 or obs.shape[1] != policy_net.OBS_SIZE:
       raise ValueError(f"observations must have shape (n, {policy_net.OBS_SIZE}), got {obs.shape}")
@@ -87,7 +87,7 @@ class ModelBidder:
 
 
 def load_bidder(name_or_path: str = "a2c", greedy: bool = True,
-                name: Optional[str] = None) -> ModelBidder:
+                name: str | None = None) -> ModelBidder:
   """A `ModelBidder` for a shipped model name or a model/checkpoint path."""
   net, params, _ = policy_net.load_model(model_path(name_or_path))
   label = name or (name_or_path if name_or_path in SHIPPED_MODELS

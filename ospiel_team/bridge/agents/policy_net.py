@@ -1,8 +1,8 @@
 """The bridge bidding policy network of our A2C bidders: definition, inference, saving, loading.
 
 Inference only (no training code), so that bidding with a saved model
-(`ospiel_team.bridge.agents.model_bidder`) does not import the trainer (`ospiel_team.bridge.agents.a2c`, which
-imports this module).
+(`ospiel_team.bridge.agents.model_bidder`) does not import the trainer
+(`ospiel_team.bridge.agents.a2c`, which imports this module).
 
 Network (JPS paper, Tian, Gong and Jiang, "Joint Policy Search for Multi-agent Collaboration
 with Imperfect Information", NeurIPS 2020, arXiv:2008.06495, Fig. 2 / Appendix E): the 267-bit
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Dict, Optional
 
 import haiku as hk
 import jax
@@ -130,7 +129,7 @@ def greedy_calls(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
   return np.argmax(np.where(legal, probs, -1.0), axis=1)
 
 
-def flatten_params(params) -> Dict[str, np.ndarray]:
+def flatten_params(params) -> dict[str, np.ndarray]:
   out = {}
   for mod, d in params.items():
     for name, v in d.items():
@@ -138,15 +137,15 @@ def flatten_params(params) -> Dict[str, np.ndarray]:
   return out
 
 
-def unflatten_params(flat: Dict[str, np.ndarray]):
-  params: Dict[str, Dict[str, jnp.ndarray]] = {}
+def unflatten_params(flat: dict[str, np.ndarray]):
+  params: dict[str, dict[str, jnp.ndarray]] = {}
   for key, v in flat.items():
     mod, name = key.rsplit("/", 1)
     params.setdefault(mod, {})[name] = jnp.asarray(v)
   return params
 
 
-def save_model(path: str, params, cfg, extra: Optional[dict] = None) -> None:
+def save_model(path: str, params, cfg, extra: dict | None = None) -> None:
   """Saves only the network (parameters + size + metadata) as a small .npz.
 
   Args:

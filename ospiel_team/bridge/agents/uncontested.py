@@ -15,7 +15,6 @@ follow, i.e. at once). `RoundQLearner` follows their protocol.
 
 from __future__ import annotations
 
-from typing import Optional
 
 import numpy as np
 import tqdm
@@ -26,7 +25,7 @@ from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import uncontested_costs as costs_lib
 
 
-def reached_contracts(bidder, holders: np.ndarray, dd_tricks: Optional[np.ndarray] = None,
+def reached_contracts(bidder, holders: np.ndarray, dd_tricks: np.ndarray | None = None,
                       vulnerability: int = 0, dealer: int = 0, seed: int = 0,
                       batch: int = 1024) -> np.ndarray:
   """Contract indices (n,) a bidder reaches on `holders` in the uncontested auction.
@@ -120,9 +119,9 @@ class RoundQLearner:
 
     @jax.jit
     def update(p, s, x, y, w):
-      l, g = jax.value_and_grad(loss)(p, x, y, w)
+      value, g = jax.value_and_grad(loss)(p, x, y, w)
       u, s = opt.update(g, s, p)
-      return optax.apply_updates(p, u), s, l
+      return optax.apply_updates(p, u), s, value
 
     self._update = update
 
@@ -203,9 +202,9 @@ class RoundQLearner:
         final = self._play(hands_r[rep], t + 1, b2, l2, isbid) if t + 1 < self.rounds else l2
         y = np.where(ok, tgt_r[rep, final], 1.2).reshape(m, costs_lib.NUM_CONTRACTS)
         x = self._inputs(hands_r, bids_r, t)
-        self.params[t], self.opt_state[t], l = self._update(
+        self.params[t], self.opt_state[t], value = self._update(
             self.params[t], self.opt_state[t], x, y.astype(np.float32), alive.astype(np.float32))
-        losses.append(float(l))
+        losses.append(float(value))
     return losses
 
   def reached(self, holders) -> np.ndarray:

@@ -24,7 +24,7 @@ def _random_observations(n, seed=0):
   eng.reset_random(rng, n)
   for _ in range(rng.integers(0, 6)):
     legal = eng.legal_mask()
-    calls = np.array([rng.choice(np.flatnonzero(l)) if l.any() else 0 for l in legal])
+    calls = np.array([rng.choice(np.flatnonzero(ln)) if ln.any() else 0 for ln in legal])
     eng.step(calls)
   return eng.observation()[~eng.done]
 
@@ -119,10 +119,10 @@ def test_checkpoint_resume_is_identical(tmp_path):
   assert resumed.round == 3
   resumed.train(6, checkpoint_every=100, progress=False)
   for x, y in zip(jax.tree_util.tree_leaves(straight.params),
-                  jax.tree_util.tree_leaves(resumed.params)):
+                  jax.tree_util.tree_leaves(resumed.params), strict=True):
     np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
   for x, y in zip(jax.tree_util.tree_leaves(straight.opt_state),
-                  jax.tree_util.tree_leaves(resumed.opt_state)):
+                  jax.tree_util.tree_leaves(resumed.opt_state), strict=True):
     np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
   np.testing.assert_array_equal(straight.buffer.obs, resumed.buffer.obs)
   assert straight.buffer.total_added == resumed.buffer.total_added
@@ -141,7 +141,7 @@ def test_replay_buffer_roundtrip_and_fifo():
   # Oldest two overwritten: the slots hold decisions 5, 6, 2, 3, 4.
   np.testing.assert_array_equal(buf.actions, [5, 6, 2, 3, 4])
   o, a, _, r = buf.sample(np.random.default_rng(1), 50)
-  for oi, ai, ri in zip(o, a, r):
+  for oi, ai, ri in zip(o, a, r, strict=True):
     np.testing.assert_array_equal(oi, obs[ai])
     assert ri == pytest.approx(ai / 10)
 

@@ -99,7 +99,7 @@ def test_update_on_uint8_observations_equals_float32():
           np.float32(0.01))
   p32, _, m32 = update(params, opt.init(params), ro.obs.astype(np.float32), *args)
   p8, _, m8 = update(params, opt.init(params), ro.obs.astype(np.uint8), *args)
-  for a, b in zip(jax.tree_util.tree_leaves(p32), jax.tree_util.tree_leaves(p8)):
+  for a, b in zip(jax.tree_util.tree_leaves(p32), jax.tree_util.tree_leaves(p8), strict=True):
     np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
   assert float(m32["loss"]) == float(m8["loss"])
 
@@ -126,11 +126,11 @@ def test_overlapped_rounds_threaded_equal_sequential_and_act_with_the_old_parame
   ra, rb = a.train_round(), b.train_round()
   assert strip(ra) == strip(rb)
   assert ra["loss"] != ""  # the learner ran
-  for x, y in zip(_leaves(a.params), _leaves(b.params)):
+  for x, y in zip(_leaves(a.params), _leaves(b.params), strict=True):
     np.testing.assert_array_equal(x, y)
   np.testing.assert_array_equal(a.buffer.obs, b.buffer.obs)
   np.testing.assert_array_equal(a.buffer.returns, b.buffer.returns)
-  assert any(np.any(x != y) for x, y in zip(_leaves(before), _leaves(a.params)))
+  assert any(np.any(x != y) for x, y in zip(_leaves(before), _leaves(a.params), strict=True))
   rng = np.random.default_rng()
   rng.bit_generator.state = rng_state
   ro = a2c.play_selfplay(policy_net.PolicyFn(a.net, before), engine_lib.BiddingEngine(
@@ -150,7 +150,7 @@ def test_overlapped_training_resumes_bit_identically(tmp_path):
   resumed = _trainer(str(tmp_path / "part"))
   assert resumed.round == 3
   resumed.train(5, checkpoint_every=100, progress=False)
-  for x, y in zip(_leaves(full.params), _leaves(resumed.params)):
+  for x, y in zip(_leaves(full.params), _leaves(resumed.params), strict=True):
     np.testing.assert_array_equal(x, y)
   strip = lambda rows: [{k: v for k, v in r.items() if "wall" not in k and "per_s" not in k}
                         for r in rows]
@@ -174,11 +174,11 @@ def test_slim_checkpoint_resumes_without_the_buffer_and_is_a_model_file(tmp_path
   assert r.rng.bit_generator.state == t.rng.bit_generator.state
   assert r.learner_rng.bit_generator.state == t.learner_rng.bit_generator.state
   for x, y in zip(_leaves(t.params) + _leaves(t.opt_state),
-                  _leaves(r.params) + _leaves(r.opt_state)):
+                  _leaves(r.params) + _leaves(r.opt_state), strict=True):
     np.testing.assert_array_equal(x, y)
   _, params, meta = policy_net.load_model(path)
   assert meta["network"] == {"hidden": 32, "num_blocks": 1}
-  for x, y in zip(_leaves(t.params), _leaves(params)):
+  for x, y in zip(_leaves(t.params), _leaves(params), strict=True):
     np.testing.assert_array_equal(x, y)
   # Resuming refills the buffer (burn_in 20 decisions) before the next Adam step.
   row = r.train_round()
@@ -204,7 +204,7 @@ def test_shipped_baselines_are_small_resumable_checkpoints(tmp_path, name):
   t = a2c.A2CTrainer(cfg, dataset_lib.load_dataset(), workdir=str(tmp_path / "w"))
   assert t.round == state["round"] and t.buffer.size == 0
   _, params, _ = policy_net.load_model(path)
-  for x, y in zip(_leaves(t.params), _leaves(params)):
+  for x, y in zip(_leaves(t.params), _leaves(params), strict=True):
     np.testing.assert_array_equal(x, y)
   bidder = model_bidder.load_bidder(name)
   obs = engine_lib.BiddingEngine()

@@ -61,12 +61,13 @@ def test_search_finds_enumerated_best(depth):
   np.testing.assert_allclose(res.best_value, [best, best])
   assert per_a1[int(res.best_call[0])] == pytest.approx(best)
   # Every candidate's value matches the enumeration.
-  for c, v in zip(res.candidate_calls[0], res.candidate_values[0]):
+  for c, v in zip(res.candidate_calls[0], res.candidate_values[0], strict=True):
     if np.isfinite(v):
       assert v == pytest.approx(per_a1[int(c)])
   if depth == 3:
     assert best == pytest.approx(scoring.imps(980) / 24)  # 6S by South
-    assert A.bid_strain(int(res.partner_call[0])) == 3 and A.bid_level(int(res.partner_call[0])) == 6
+    partner = int(res.partner_call[0])
+    assert A.bid_strain(partner) == 3 and A.bid_level(partner) == 6
     np.testing.assert_allclose(res.partner_value, best)
   else:
     assert best == pytest.approx(scoring.imps(400) / 24)  # 3NT by North is the best N can do alone
@@ -163,9 +164,9 @@ def test_partner_mean_and_score_reward_match_enumeration():
                              candidates=38, rollouts=1, partner="mean", reward="score")
   raw = _raw_scores(ds.dd_tricks[0])
   per_a1 = {}
-  for (a1, a2), v in raw.items():
+  for (a1, _), v in raw.items():
     per_a1.setdefault(a1, []).append(v)
-  for c, v in zip(res.candidate_calls[0], res.candidate_values[0]):
+  for c, v in zip(res.candidate_calls[0], res.candidate_values[0], strict=True):
     if np.isfinite(v):
       assert v == pytest.approx(np.mean(per_a1[int(c)]))
   assert len(res.partner_call) == 0  # no single best partner call under "mean"

@@ -142,7 +142,7 @@ def test_standard_board_cycle():
               13: ("N", "both"), 14: ("E", "none"), 15: ("S", "ns"), 16: ("W", "ew"),
               17: ("N", "none"), 32: ("W", "ew")}
   dealer, vul = match.board_dealer_vulnerability(list(expected))
-  for (d, v), (ed, ev) in zip(zip(dealer, vul), expected.values()):
+  for (d, v), (ed, ev) in zip(zip(dealer, vul, strict=True), expected.values(), strict=True):
     assert A.SEAT_CHARS[d] == ed and A.VULNERABILITY_NAMES[v] == ev
   with pytest.raises(ValueError, match="board number 0"):
     match.board_dealer_vulnerability([0])
@@ -164,7 +164,7 @@ class _OneDeal:
     for seat, hand in ((0, north), (2, south)):
       if hand is None:
         continue
-      for suit, holding in zip((3, 2, 1, 0), hand.split(".")):
+      for suit, holding in zip((3, 2, 1, 0), hand.split("."), strict=True):
         for ch in holding:
           holders[deal_lib.RANK_CHARS.index(ch) * 4 + suit] = seat
     if ((holders == 0).sum(), (holders == 2).sum()) != (13, 13 if south else 0):

@@ -41,7 +41,7 @@ def test_reaching_the_best_contract_costs_zero_and_reached_costs_match():
   costs = C.cost_vectors(data["dd_tricks"])
   best = costs.argmin(axis=1)
   table = {}
-  for h, c in zip(data["holders"], best):
+  for h, c in zip(data["holders"], best, strict=True):
     table[bytes((h == 0).astype(np.uint8))] = 0 if c == 0 else 2 + c  # contract 1+j -> call 3+j
   bidder = ScriptedBidder(table)
   reached = U.reached_contracts(bidder, data["holders"])
