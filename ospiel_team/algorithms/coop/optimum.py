@@ -169,7 +169,7 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     k = len(members)
     strategy = {i: int(a) for i, a in enumerate(np.argmax(pi_bb, axis=1))
                 if tree.infoset_player[i] in members}
-    details.update(bb_total=bb.total, bb_states=bb.states, bb_backend=bb.backend)
+    details.update(bb_total=bb.total, bb_states=bb.states)
     res = plan_mip.JointPureResult(value=bb.value * k, bound=bb.value * k, proven_optimal=True, gap=0.0,
                           seconds=bb.seconds, strategy=strategy, method="bidding_bb")
   pi = _pure_policy_array(tree, res.strategy)

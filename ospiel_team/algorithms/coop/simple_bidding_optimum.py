@@ -35,30 +35,26 @@ Three facts make the recursion tractable (all exact, no relaxation of the game):
   (the value they need to matter to the parent): below it only an upper bound is computed and
   memoised (fail-hard alpha pruning), above it the exact value.
 
-Two implementations of the same recursion: a pure-Python one (`backend="python"`, small sizes,
-the reference the tests compare against) and a C kernel (`backend="c"`, compiled with the
-system C compiler on first use into the user's cache directory and loaded with ctypes; the
-default when a compiler is found). The C kernel identifies a canonical subgame by two
-independent 64-bit hashes of its key (a wrong merge needs both to collide: probability about
-n^2 / 2^129 for n subgames); the Python reference compares the keys themselves.
+The recursion runs in a numba kernel (`_search`, on an explicit stack); it identifies a
+canonical subgame by two independent 64-bit hashes of its key (a wrong merge needs both to
+collide: probability about n^2 / 2^129 for n subgames). The tests check it against the
+cooperative-optimum MIP, brute force over joint strategies and OpenSpiel's evaluation of the
+strategies it returns.
 """
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import time
-from typing import Dict, List, Optional, Tuple
 
+import numba
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_team import native
 from ospiel_team.games import simple_bidding as sb_game
 
-MAX_SIZE = 29  # the C kernel packs both card sets of a subgame into one 64-bit word
-BACKENDS = ("auto", "c", "python")
+MAX_SIZE = 29  # the canonical key's bytes and the class tables assume at most 29 cards
 
 
 @dataclasses.dataclass
@@ -68,15 +64,14 @@ class BiddingOptimum:
   total: int  # sum over the size^2 deals of the common payoff (an integer)
   value: float  # total / size^2: the expected common payoff (per member)
   proven_optimal: bool  # False when `lower_bound` was not beaten: then value = lower_bound
-  strategy: Optional[Dict[Tuple[int, ...], Dict[int, int]]]  # public bids -> card -> action
+  strategy: dict[tuple[int, ...], dict[int, int]] | None  # public bids -> card -> action
   seconds: float
   states: int  # canonical subgames solved (including re-solves with a lower threshold)
-  backend: str
 
-  def summary(self) -> Dict:
+  def summary(self) -> dict:
     return dict(size=self.size, total=self.total, value=self.value,
                 proven_optimal=self.proven_optimal, seconds=round(self.seconds, 3),
-                states=self.states, backend=self.backend)
+                states=self.states)
 
 
 def _num_bids(size: int) -> int:
@@ -92,295 +87,485 @@ def _check_size(size) -> int:
   return size
 
 
-class _PythonSolver:
-  """The recursion of the module docstring in pure Python (exact canonical keys)."""
+# ----------------------------------------------------------------------------------------------
+# The numba kernel. A canonical subgame is identified by two independent 64-bit hashes of its key
+# (a wrong merge needs both to collide: probability about n^2 / 2^129 for n subgames), memoised
+# in an open-addressing table. The recursion W -> partition search -> W runs on an explicit
+# stack: the bids of the W calls on the stack strictly increase, so the W call at bid b owns
+# node frame b + 1, and its partition search's depth-first frames are indexed by the class i
+# being assigned.
+_U = np.uint64
+# Columns of the per-node scalars `node[f, :]`.
+_N_B, _N_NCLS, _N_NACTS, _N_BEST, _N_FOUND, _N_PARENT, _N_PARENT_I, _N_TH = range(8)
+# Columns of the per-frame scalars `frame[f, i, :]`.
+_F_PASS, _F_CUR, _F_PHASE, _F_J, _F_X, _F_CTH, _F_APPLIED, _F_OG, _F_OV = range(9)
+_ENTER, _RUN, _POP = 0, 1, 2  # what the search loop does next with frame (f, i)
+_CAND, _SEL = 0, 1  # a frame's phase: valuing its candidates, or trying them best first
+_NEG = -(1 << 60)  # the total of a candidate that cannot matter
+# Positions in the state tuple of `_new_state`.
+(_S_CONSTS, _S_MEMO, _S_CTR, _S_NODE, _S_CLS, _S_SUFFIX, _S_GRP, _S_FRAME, _S_CAND, _S_KEY,
+ _S_SCRATCH) = range(11)
 
-  def __init__(self, size: int):
-    self.n = size
-    self.k = _num_bids(size)
-    self.bid = [1 << i for i in range(self.k)]
-    self.memo: Dict[tuple, Tuple[int, bool]] = {}
-    self.states = 0
 
-  def _cards(self, mask: int) -> List[int]:
-    return [i for i in range(self.n) if mask >> i & 1]
+def _new_state(size: int, hash_log2: int):
+  """The kernel's arrays for simple_bidding(size) with 2^hash_log2 memo slots."""
+  k = _num_bids(size)
+  frames = k + 1
+  slots = 1 << hash_log2
+  consts = np.array([size, k, (1 << size) - 1, slots - 1], dtype=np.int64)
+  # Memo: keys (0 = empty), second keys, values, exact flags (calloc / malloc: pages are only
+  # committed when touched).
+  memo = (np.zeros(slots, dtype=np.uint64), np.empty(slots, dtype=np.uint64),
+          np.empty(slots, dtype=np.int64), np.empty(slots, dtype=np.uint8))
+  ctr = np.zeros(3, dtype=np.int64)  # entries, states solved, table-full flag
+  node = np.zeros((frames, 8), dtype=np.int64)
+  cls = np.zeros((frames, 3, 33), dtype=np.int64)  # class mask, its optimistic value, pass value
+  suffix = np.zeros((frames, 34), dtype=np.int64)
+  grp = np.zeros((frames, 4, 8), dtype=np.int64)  # acts, groups, group values, best groups
+  frame = np.zeros((frames, 34, 9), dtype=np.int64)
+  cand = np.zeros((frames, 34, 3, 8), dtype=np.int64)  # totals, values, order
+  node_key = np.zeros((frames, 2), dtype=np.uint64)
+  scratch = np.zeros((5, 256), dtype=np.int64)
+  return (consts, memo, ctr, node, cls, suffix, grp, frame, cand, node_key, scratch)
 
-  def _count(self, mask: int, threshold: int) -> int:
-    return sum(1 for y in self._cards(mask) if y >= threshold)
 
-  def pass_value(self, b: int, a: int, other: int) -> int:
-    return self.bid[b] * self._count(other, self.bid[b] - a)
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _popcount(m):
+  """The number of set bits of a card set (m < 2^32), without a loop."""
+  m = m - ((m >> 1) & 0x55555555)
+  m = (m & 0x33333333) + ((m >> 2) & 0x33333333)
+  m = (m + (m >> 4)) & 0x0F0F0F0F
+  return ((m * 0x01010101) & 0xFFFFFFFF) >> 24
 
-  def known_card_value(self, c: int, a: int, other: int) -> int:
-    """Card a's deals with `other` when the partner knows a: the best contract >= c each."""
-    total = 0
-    for y in self._cards(other):
-      best = 0
-      for d in range(c, self.k):
-        if a + y >= self.bid[d]:
-          best = self.bid[d]
-      total += best
-    return total
 
-  def classes(self, b: int, mover: int, other: int) -> List[int]:
-    lo = max(b, 0)
-    out: Dict[tuple, int] = {}
-    for a in self._cards(mover):
-      sig = tuple(self._count(other, self.bid[c] - a) for c in range(lo, self.k))
-      out[sig] = out.get(sig, 0) | (1 << a)
-    return list(out.values())
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _above(t, n, full):
+  """The cards y with y >= t."""
+  if t <= 0:
+    return full
+  if t >= n:
+    return 0
+  return (full >> t) << t
 
-  def key(self, b: int, mover: int, other: int) -> tuple:
-    ca = sorted(self.classes(b, mover, other), key=lambda m: (m & -m))
-    cb = sorted(self.classes(b, other, mover), key=lambda m: (m & -m))
-    ra = [(m & -m).bit_length() - 1 for m in ca]
-    rb = [(m & -m).bit_length() - 1 for m in cb]
-    lo = max(b, 0)
-    stairs = tuple(tuple(sum(1 for y in rb if a + y >= self.bid[c]) for a in ra)
-                   for c in range(lo, self.k))
-    return (b, tuple(bin(m).count("1") for m in ca), tuple(bin(m).count("1") for m in cb),
-            stairs)
 
-  def value(self, b: int, mover: int, other: int, threshold: int = -1) -> int:
-    """W(b, mover, other) if it exceeds `threshold`, else an upper bound <= threshold."""
-    if mover == 0 or other == 0:
-      return 0
-    if b == self.k - 1:
-      return sum(self.pass_value(b, a, other) for a in self._cards(mover))
-    if b == self.k - 2:
-      return sum(max(self.pass_value(b, a, other), self.pass_value(b + 1, a, other))
-                 for a in self._cards(mover))
-    key = self.key(b, mover, other)
-    hit = self.memo.get(key)
-    if hit is not None and (hit[1] or hit[0] <= threshold):
-      return hit[0]
-    self.states += 1
-    best, _ = self.partition(b, mover, other, threshold)
-    if best > threshold:
-      self.memo[key] = (best, True)
-      return best
-    self.memo[key] = (threshold, False)
-    return threshold
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _pass_value(b, a, other, n, full):
+  """Card a's deals with `other` when it passes at contract 2^b (the contract made or not)."""
+  return (1 << b) * _popcount(other & _above((1 << b) - a, n, full))
 
-  def partition(self, b: int, mover: int, other: int, lower: int):
-    """(value, groups) of the best assignment worth more than `lower`, else (lower, None)."""
-    k = self.k
-    acts = ([-1] if b >= 0 else []) + list(range(b + 1, k))
-    cls = self.classes(b, mover, other)
-    opt, passc = [], []
-    for m in cls:
-      o = p = 0
-      for a in self._cards(m):
-        pv = self.pass_value(b, a, other) if b >= 0 else 0
-        o += max([pv] + [self.known_card_value(c, a, other) for c in range(b + 1, k)])
-        p += pv
-      opt.append(o)
-      passc.append(p)
-    order = sorted(range(len(cls)), key=lambda i: -opt[i])  # stable, like the C kernel
-    cls = [cls[i] for i in order]
-    opt = [opt[i] for i in order]
-    passc = [passc[i] for i in order]
-    suffix = [0] * (len(cls) + 1)
-    for i in range(len(cls) - 1, -1, -1):
-      suffix[i] = suffix[i + 1] + opt[i]
-    groups = [0] * k
-    gval = [0] * k
-    state = {"best": lower, "groups": None}
 
-    def dfs(i: int, passsum: int) -> None:
-      cur = passsum + sum(gval)
-      if i == len(cls):
-        if cur > state["best"]:
-          state["best"], state["groups"] = cur, list(groups)
-        return
-      if cur + suffix[i] <= state["best"]:
-        return
-      m = cls[i]
-      cands = []
-      for c in acts:
-        if c < 0:
-          cands.append((cur + passc[i], c, 0))
-        else:
-          th = state["best"] - (cur - gval[c]) - suffix[i + 1]
-          nv = self.value(c, other, groups[c] | m, th)
-          cands.append((cur - gval[c] + nv if nv > th else None, c, nv))
-      cands = [t for t in cands if t[0] is not None]
-      cands.sort(key=lambda t: -t[0])  # stable
-      for tot, c, nv in cands:
-        if tot + suffix[i + 1] <= state["best"]:
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _known_value(c, a, other, k, n, full):
+  """Card a's deals with `other` when the partner knows a: the best contract >= c each."""
+  s = 0
+  for d in range(c, k):
+    hi = _above((1 << d) - a, n, full)
+    if d + 1 < k:
+      hi &= ~_above((1 << (d + 1)) - a, n, full)
+    s += (1 << d) * _popcount(other & hi)
+  return s
+
+
+@numba.njit(cache=True, boundscheck=False)
+def _mix(h):
+  h ^= h >> _U(33)
+  h *= _U(0xff51afd7ed558ccd)
+  h ^= h >> _U(33)
+  h *= _U(0xc4ceb9fe1a85ec53)
+  h ^= h >> _U(33)
+  return h
+
+
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _canonical_key(b, mover, other, st):
+  """Two 64-bit hashes of the canonical key of W(b, mover, other): the class sizes of both
+  sides and, for every contract >= b, how many of the other side's classes each class meets."""
+  consts, scratch = st[_S_CONSTS], st[_S_SCRATCH]
+  n, k, full = consts[0], consts[1], consts[2]
+  buf, ra, wa, rb, wb = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+  lo = max(b, 0)
+  m = 0
+  buf[m] = b + 1
+  m += 1
+  na = 0
+  last = -1
+  for a in range(n):
+    if mover >> a & 1:
+      s = 0
+      for c in range(lo, k):
+        s = s * 33 + _popcount(other & _above((1 << c) - a, n, full))
+      if na > 0 and s == last:
+        wa[na - 1] += 1
+      else:
+        ra[na] = a
+        wa[na] = 1
+        na += 1
+        last = s
+  nb = 0
+  last = -1
+  for y in range(n):
+    if other >> y & 1:
+      s = 0
+      for c in range(lo, k):
+        s = s * 33 + _popcount(mover & _above((1 << c) - y, n, full))
+      if nb > 0 and s == last:
+        wb[nb - 1] += 1
+      else:
+        rb[nb] = y
+        wb[nb] = 1
+        nb += 1
+        last = s
+  buf[m] = na
+  buf[m + 1] = nb
+  m += 2
+  for i in range(na):
+    buf[m] = wa[i]
+    m += 1
+  for j in range(nb):
+    buf[m] = wb[j]
+    m += 1
+  for c in range(lo, k):
+    for i in range(na):
+      cnt = 0
+      for j in range(nb):
+        if ra[i] + rb[j] >= (1 << c):
+          cnt += 1
+      buf[m] = cnt
+      m += 1
+  h1 = _U(1469598103934665603)
+  h2 = _U(0x9E3779B97F4A7C15)
+  for i in range(m):
+    x = _U(buf[i])
+    h1 = (h1 ^ x) * _U(1099511628211)
+    h2 = (h2 ^ x) * _U(0xff51afd7ed558ccd)
+    h2 ^= h2 >> _U(29)
+  return h1 | _U(1), h2
+
+
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _memo_put(k1, k2, v, exact, st):
+  consts, memo, ctr = st[_S_CONSTS], st[_S_MEMO], st[_S_CTR]
+  keys, keys2, vals, ex = memo
+  mask = _U(consts[3])
+  if ctr[0] * 10 > consts[3] * 7:
+    ctr[2] = 1  # 70% full: the caller raises MemoryError
+    return
+  i = _mix(k1) & mask
+  while keys[i] != _U(0):
+    if keys[i] == k1 and keys2[i] == k2:
+      vals[i] = v
+      ex[i] = exact
+      return
+    i = (i + _U(1)) & mask
+  keys[i] = k1
+  keys2[i] = k2
+  vals[i] = v
+  ex[i] = exact
+  ctr[0] += 1
+
+
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _quick_value(b, mover, other, th, st):
+  """(1, W, 0, 0) when W(b, mover, other) needs no search (an empty side, the last two bids,
+  or a memoised value that is exact or an upper bound <= th), else (0, 0, key1, key2)."""
+  consts, memo = st[_S_CONSTS], st[_S_MEMO]
+  n, k, full = consts[0], consts[1], consts[2]
+  if mover == 0 or other == 0:
+    return 1, 0, _U(0), _U(0)
+  if b == k - 1:
+    s = 0
+    for a in range(n):
+      if mover >> a & 1:
+        s += _pass_value(b, a, other, n, full)
+    return 1, s, _U(0), _U(0)
+  if b == k - 2:
+    s = 0
+    for a in range(n):
+      if mover >> a & 1:
+        s += max(_pass_value(b, a, other, n, full),
+                 _pass_value(k - 1, a, other, n, full))
+    return 1, s, _U(0), _U(0)
+  k1, k2 = _canonical_key(b, mover, other, st)
+  keys, keys2, vals, ex = memo
+  mask = _U(consts[3])
+  i = _mix(k1) & mask
+  while keys[i] != _U(0):
+    if keys[i] == k1 and keys2[i] == k2:
+      if ex[i] != 0 or vals[i] <= th:
+        return 1, vals[i], k1, k2
+      break
+    i = (i + _U(1)) & mask
+  return 0, 0, k1, k2
+
+
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _setup_node(f, b, mover, other, lower, st):
+  """Node frame f for the partition search at (b, mover, other), best so far `lower`: the
+  mover's card classes sorted by optimistic value (stable), their suffix sums, the actions."""
+  consts, node, cls, suffix = st[_S_CONSTS], st[_S_NODE], st[_S_CLS], st[_S_SUFFIX]
+  grp, scratch = st[_S_GRP], st[_S_SCRATCH]
+  n, k, full = consts[0], consts[1], consts[2]
+  sig = scratch[0]
+  lo = max(b, 0)
+  ns = 0
+  for a in range(n):
+    if mover >> a & 1:
+      s = 0
+      for c in range(lo, k):
+        s = s * 33 + _popcount(other & _above((1 << c) - a, n, full))
+      j = -1
+      for t in range(ns):
+        if sig[t] == s:
+          j = t
           break
-        if c < 0:
-          dfs(i + 1, passsum + passc[i])
-        else:
-          old = groups[c], gval[c]
-          groups[c] |= m
-          gval[c] = nv
-          dfs(i + 1, passsum)
-          groups[c], gval[c] = old
-
-    dfs(0, 0)
-    return state["best"], state["groups"]
-
-
-_C_SOURCE = r"""
-#include <stdint.h>
-#include <stdlib.h>
-typedef uint32_t u32; typedef uint64_t u64; typedef int64_t i64;
-static int N, K; static u32 FULL; static i64 BID[8];
-static u64 *hkeys, *hkeys2; static i64 *hvals; static unsigned char *hexact;
-static u64 hmask, hcount; static i64 nstates; static int full_error;
-static inline u32 ab(int t){ if(t<=0) return FULL; if(t>=N) return 0; return (FULL>>t)<<t; }
-static inline int pc(u32 m){ return __builtin_popcount(m); }
-static inline i64 passv(int b,int a,u32 B){ return BID[b]*pc(B&ab((int)BID[b]-a)); }
-static i64 known(int c,int a,u32 B){ i64 s=0; for(int d=c;d<K;d++){
-  u32 hi=ab((int)BID[d]-a)&~(d+1<K?ab((int)BID[d+1]-a):0); s+=BID[d]*pc(B&hi);} return s; }
-/* canonical key: class sizes of both sides and the staircase of each contract, hashed into
-   two independent 64-bit words (both must match). */
-static void ckey(int b,u32 A,u32 B,u64*k1,u64*k2){
-  int lo=b<0?0:b; unsigned char buf[256]; int n=0; buf[n++]=(unsigned char)(b+1);
-  int ra[32],wa[32],na=0,rb[32],wb[32],nb=0; u32 last=0xffffffffu;
-  for(int a=0;a<N;a++) if(A>>a&1){ u32 s=0; for(int c=lo;c<K;c++) s=s*33+pc(B&ab((int)BID[c]-a));
-    if(na&&s==last) wa[na-1]++; else { ra[na]=a; wa[na]=1; na++; last=s; } }
-  last=0xffffffffu;
-  for(int y=0;y<N;y++) if(B>>y&1){ u32 s=0; for(int c=lo;c<K;c++) s=s*33+pc(A&ab((int)BID[c]-y));
-    if(nb&&s==last) wb[nb-1]++; else { rb[nb]=y; wb[nb]=1; nb++; last=s; } }
-  buf[n++]=na; buf[n++]=nb; for(int i=0;i<na;i++) buf[n++]=wa[i]; for(int j=0;j<nb;j++) buf[n++]=wb[j];
-  for(int c=lo;c<K;c++) for(int i=0;i<na;i++){ int cnt=0; for(int j=0;j<nb;j++) if(ra[i]+rb[j]>=BID[c]) cnt++; buf[n++]=cnt; }
-  u64 h1=1469598103934665603ULL, h2=0x9E3779B97F4A7C15ULL;
-  for(int i=0;i<n;i++){ h1^=buf[i]; h1*=1099511628211ULL; h2=(h2^buf[i])*0xff51afd7ed558ccdULL; h2^=h2>>29; }
-  *k1=h1|1; *k2=h2;
-}
-static inline u64 hh(u64 k){ k^=k>>33; k*=0xff51afd7ed558ccdULL; k^=k>>33; k*=0xc4ceb9fe1a85ec53ULL; k^=k>>33; return k; }
-static int hget(u64 k,u64 k2,i64*v,int*ex){ u64 i=hh(k)&hmask; while(hkeys[i]){
-  if(hkeys[i]==k&&hkeys2[i]==k2){*v=hvals[i];*ex=hexact[i];return 1;} i=(i+1)&hmask;} return 0; }
-static void hput(u64 k,u64 k2,i64 v,int ex){ if(hcount*10>hmask*7){ full_error=1; return; }
-  u64 i=hh(k)&hmask; while(hkeys[i]){ if(hkeys[i]==k&&hkeys2[i]==k2){hvals[i]=v;hexact[i]=ex;return;}
-  i=(i+1)&hmask;} hkeys[i]=k; hkeys2[i]=k2; hvals[i]=v; hexact[i]=ex; hcount++; }
-static i64 W(int b,u32 A,u32 B,i64 th);
-typedef struct { int b; u32 B; int ncls; u32 cls[32]; i64 opt[32]; i64 suffix[33]; i64 passc[32];
-  int acts[8]; int nacts; u32 groups[8]; i64 gval[8]; i64 best; u32 bestgroups[8]; int found; } Node;
-static void dfs(Node*nd,int i,i64 passsum){
-  if(full_error) return;
-  i64 cur=passsum; for(int c=0;c<K;c++) cur+=nd->gval[c];
-  if(i==nd->ncls){ if(cur>nd->best){ nd->best=cur; nd->found=1; for(int c=0;c<K;c++) nd->bestgroups[c]=nd->groups[c]; } return; }
-  if(cur+nd->suffix[i]<=nd->best) return;
-  u32 m=nd->cls[i]; i64 tot[8]; i64 nv[8]; int ord[8]; int na=nd->nacts;
-  for(int j=0;j<na;j++){ int c=nd->acts[j]; ord[j]=j;
-    if(c<0){ tot[j]=cur+nd->passc[i]; nv[j]=0; }
-    else { i64 th=nd->best-(cur-nd->gval[c])-nd->suffix[i+1]; nv[j]=W(c,nd->B,nd->groups[c]|m,th);
-      tot[j]=cur-nd->gval[c]+nv[j]; if(nv[j]<=th) tot[j]=-(1LL<<60); } }
-  for(int x=1;x<na;x++){ int y=ord[x],z=x; while(z>0&&tot[ord[z-1]]<tot[y]){ord[z]=ord[z-1];z--;} ord[z]=y; }
-  for(int x=0;x<na;x++){ int j=ord[x]; if(tot[j]+nd->suffix[i+1]<=nd->best) break; int c=nd->acts[j];
-    if(c<0) dfs(nd,i+1,passsum+nd->passc[i]);
-    else { u32 og=nd->groups[c]; i64 ov=nd->gval[c]; nd->groups[c]|=m; nd->gval[c]=nv[j];
-      dfs(nd,i+1,passsum); nd->groups[c]=og; nd->gval[c]=ov; } }
-}
-static void setup_node(Node*nd,int b,u32 A,u32 B){
-  nd->b=b; nd->B=B; nd->ncls=0; int lo=b<0?0:b; u32 sig[32]; int ns=0;
-  for(int a=0;a<N;a++) if(A>>a&1){
-    u32 s=0; for(int c=lo;c<K;c++) s=s*33+pc(B&ab((int)BID[c]-a));
-    int f=-1; for(int j=0;j<ns;j++) if(sig[j]==s){f=j;break;}
-    if(f<0){ sig[ns]=s; nd->cls[ns]=0; nd->opt[ns]=0; nd->passc[ns]=0; f=ns++; }
-    nd->cls[f]|=1u<<a;
-    i64 bestv=b>=0?passv(b,a,B):0; for(int c=b+1;c<K;c++){ i64 v=known(c,a,B); if(v>bestv) bestv=v; }
-    nd->opt[f]+=bestv; if(b>=0) nd->passc[f]+=passv(b,a,B);
-  }
-  nd->ncls=ns;
-  for(int x=1;x<ns;x++){ int z=x; while(z>0&&nd->opt[z-1]<nd->opt[z]){ u32 t=nd->cls[z];nd->cls[z]=nd->cls[z-1];nd->cls[z-1]=t;
-    i64 q=nd->opt[z];nd->opt[z]=nd->opt[z-1];nd->opt[z-1]=q; q=nd->passc[z];nd->passc[z]=nd->passc[z-1];nd->passc[z-1]=q; z--; } }
-  nd->suffix[ns]=0; for(int x=ns-1;x>=0;x--) nd->suffix[x]=nd->suffix[x+1]+nd->opt[x];
-  nd->nacts=0; if(b>=0) nd->acts[nd->nacts++]=-1; for(int c=b+1;c<K;c++) nd->acts[nd->nacts++]=c;
-  for(int c=0;c<K;c++){ nd->groups[c]=0; nd->gval[c]=0; nd->bestgroups[c]=0; }
-  nd->best=-1; nd->found=0;
-}
-static i64 W(int b,u32 A,u32 B,i64 th){
-  if(!A||!B) return 0;
-  if(b==K-1){ i64 s=0; for(int a=0;a<N;a++) if(A>>a&1) s+=passv(b,a,B); return s; }
-  if(b==K-2){ i64 s=0; for(int a=0;a<N;a++) if(A>>a&1){ i64 p=passv(b,a,B),q=passv(K-1,a,B); s+=p>q?p:q;} return s; }
-  u64 k,k2; ckey(b,A,B,&k,&k2); i64 v; int ex; if(hget(k,k2,&v,&ex)){ if(ex||v<=th) return v; }
-  nstates++;
-  Node nd; setup_node(&nd,b,A,B); nd.best=th; dfs(&nd,0,0);
-  if(nd.best>th){ hput(k,k2,nd.best,1); return nd.best; }
-  hput(k,k2,th,0); return th;
-}
-int sb_init(int n,int logslots){ N=n; K=0; while((1<<K)<n) K++; K+=1; FULL=(1u<<n)-1;
-  for(int i=0;i<K;i++) BID[i]=1LL<<i; hmask=(1ULL<<logslots)-1;
-  free(hkeys); free(hkeys2); free(hvals); free(hexact);
-  hkeys=calloc(hmask+1,8); hkeys2=malloc((hmask+1)*8); hvals=malloc((hmask+1)*8); hexact=malloc(hmask+1);
-  hcount=0; nstates=0; full_error=0; return (hkeys&&hkeys2&&hvals&&hexact)?K:-1; }
-void sb_free(void){ free(hkeys); free(hkeys2); free(hvals); free(hexact); hkeys=hkeys2=0; hvals=0; hexact=0; }
-i64 sb_value(int b,u32 A,u32 B){ return W(b,A,B,-1); }
-/* best assignment at (b,A,B) worth more than lb; returns 1 and fills groups[c] if found. */
-int sb_partition(int b,u32 A,u32 B,i64 lb,i64*value,u32*groups){ Node nd; setup_node(&nd,b,A,B); nd.best=lb;
-  dfs(&nd,0,0); *value=nd.best; for(int c=0;c<K;c++) groups[c]=nd.bestgroups[c]; return nd.found; }
-i64 sb_states(void){ return nstates; }
-int sb_table_full(void){ return full_error; }
-"""
+      if j < 0:
+        sig[ns] = s
+        cls[f, 0, ns] = 0
+        cls[f, 1, ns] = 0
+        cls[f, 2, ns] = 0
+        j = ns
+        ns += 1
+      cls[f, 0, j] |= 1 << a
+      pv = _pass_value(b, a, other, n, full) if b >= 0 else 0
+      best = pv
+      for c in range(b + 1, k):
+        v = _known_value(c, a, other, k, n, full)
+        if v > best:
+          best = v
+      cls[f, 1, j] += best
+      cls[f, 2, j] += pv
+  for x in range(1, ns):
+    z = x
+    while z > 0 and cls[f, 1, z - 1] < cls[f, 1, z]:
+      for r in range(3):
+        t = cls[f, r, z]
+        cls[f, r, z] = cls[f, r, z - 1]
+        cls[f, r, z - 1] = t
+      z -= 1
+  suffix[f, ns] = 0
+  for x in range(ns - 1, -1, -1):
+    suffix[f, x] = suffix[f, x + 1] + cls[f, 1, x]
+  na = 0
+  if b >= 0:
+    grp[f, 0, 0] = -1
+    na = 1
+  for c in range(b + 1, k):
+    grp[f, 0, na] = c
+    na += 1
+  for c in range(k):
+    grp[f, 1, c] = 0
+    grp[f, 2, c] = 0
+    grp[f, 3, c] = 0
+  node[f, _N_B] = other
+  node[f, _N_NCLS] = ns
+  node[f, _N_NACTS] = na
+  node[f, _N_BEST] = lower
+  node[f, _N_FOUND] = 0
 
 
-_KERNEL = None
+@numba.njit(cache=True, boundscheck=False)
+def _search(root, st):
+  """The partition search of node frame `root` (set up by `_setup_node`), every W it needs
+  solved on the explicit stack. On return node[root] holds the best total and whether one
+  above the initial bound was found, grp[root, 3] its groups."""
+  consts, node, cls, suffix, grp = (st[_S_CONSTS], st[_S_NODE], st[_S_CLS], st[_S_SUFFIX],
+                                    st[_S_GRP])
+  frame, cand, node_key, ctr = st[_S_FRAME], st[_S_CAND], st[_S_KEY], st[_S_CTR]
+  k = consts[1]
+  f, i = root, 0
+  frame[f, 0, _F_PASS] = 0
+  mode = _ENTER
+  while True:
+    if mode == _ENTER:
+      if ctr[2] != 0:
+        mode = _POP
+        continue
+      cur = frame[f, i, _F_PASS]
+      for c in range(k):
+        cur += grp[f, 2, c]
+      frame[f, i, _F_CUR] = cur
+      frame[f, i, _F_APPLIED] = -1
+      if i == node[f, _N_NCLS]:
+        if cur > node[f, _N_BEST]:
+          node[f, _N_BEST] = cur
+          node[f, _N_FOUND] = 1
+          for c in range(k):
+            grp[f, 3, c] = grp[f, 1, c]
+        mode = _POP
+      elif cur + suffix[f, i] <= node[f, _N_BEST]:
+        mode = _POP
+      else:
+        frame[f, i, _F_PHASE] = _CAND
+        frame[f, i, _F_J] = 0
+        mode = _RUN
+    elif mode == _RUN:
+      cur = frame[f, i, _F_CUR]
+      na = node[f, _N_NACTS]
+      if frame[f, i, _F_PHASE] == _CAND:
+        j = frame[f, i, _F_J]
+        called = False
+        while j < na:
+          c = grp[f, 0, j]
+          cand[f, i, 2, j] = j
+          if c < 0:
+            cand[f, i, 0, j] = cur + cls[f, 2, i]
+            cand[f, i, 1, j] = 0
+            j += 1
+            continue
+          th = node[f, _N_BEST] - (cur - grp[f, 2, c]) - suffix[f, i + 1]
+          mover, other = node[f, _N_B], grp[f, 1, c] | cls[f, 0, i]
+          done, v, k1, k2 = _quick_value(c, mover, other, th, st)
+          if done:
+            cand[f, i, 1, j] = v
+            cand[f, i, 0, j] = cur - grp[f, 2, c] + v if v > th else _NEG
+            j += 1
+            continue
+          # W(c, mover, other, th) needs a search: node frame c + 1.
+          frame[f, i, _F_J] = j
+          frame[f, i, _F_CTH] = th
+          ctr[1] += 1
+          g = c + 1
+          _setup_node(g, c, mover, other, th, st)
+          node[g, _N_PARENT] = f
+          node[g, _N_PARENT_I] = i
+          node[g, _N_TH] = th
+          node_key[g, 0] = k1
+          node_key[g, 1] = k2
+          f, i = g, 0
+          frame[f, 0, _F_PASS] = 0
+          mode = _ENTER
+          called = True
+          break
+        if not called:
+          for x in range(1, na):  # stable sort of the candidates by total, decreasing
+            y = cand[f, i, 2, x]
+            z = x
+            while z > 0 and cand[f, i, 0, cand[f, i, 2, z - 1]] < cand[f, i, 0, y]:
+              cand[f, i, 2, z] = cand[f, i, 2, z - 1]
+              z -= 1
+            cand[f, i, 2, z] = y
+          frame[f, i, _F_PHASE] = _SEL
+          frame[f, i, _F_X] = 0
+      else:
+        x = frame[f, i, _F_X]
+        pushed = False
+        while x < na:
+          j = cand[f, i, 2, x]
+          if cand[f, i, 0, j] + suffix[f, i + 1] <= node[f, _N_BEST]:
+            break
+          x += 1
+          frame[f, i, _F_X] = x
+          c = grp[f, 0, j]
+          if c < 0:
+            frame[f, i + 1, _F_PASS] = frame[f, i, _F_PASS] + cls[f, 2, i]
+          else:
+            frame[f, i, _F_APPLIED] = c
+            frame[f, i, _F_OG] = grp[f, 1, c]
+            frame[f, i, _F_OV] = grp[f, 2, c]
+            grp[f, 1, c] |= cls[f, 0, i]
+            grp[f, 2, c] = cand[f, i, 1, j]
+            frame[f, i + 1, _F_PASS] = frame[f, i, _F_PASS]
+          i += 1
+          mode = _ENTER
+          pushed = True
+          break
+        if not pushed:
+          mode = _POP
+    else:  # _POP: frame (f, i) is done
+      if i > 0:
+        i -= 1
+        c = frame[f, i, _F_APPLIED]
+        if c >= 0:
+          grp[f, 1, c] = frame[f, i, _F_OG]
+          grp[f, 2, c] = frame[f, i, _F_OV]
+          frame[f, i, _F_APPLIED] = -1
+        mode = _RUN
+        continue
+      if f == root:
+        return
+      # W of node f is solved: memoise it and hand it to the candidate that asked.
+      th = node[f, _N_TH]
+      if node[f, _N_BEST] > th:
+        v = node[f, _N_BEST]
+        _memo_put(node_key[f, 0], node_key[f, 1], v, 1, st)
+      else:
+        v = th
+        _memo_put(node_key[f, 0], node_key[f, 1], th, 0, st)
+      f, i = node[f, _N_PARENT], node[f, _N_PARENT_I]
+      j = frame[f, i, _F_J]
+      c = grp[f, 0, j]
+      cand[f, i, 1, j] = v
+      cand[f, i, 0, j] = (frame[f, i, _F_CUR] - grp[f, 2, c] + v
+                          if v > frame[f, i, _F_CTH] else _NEG)
+      frame[f, i, _F_J] = j + 1
+      mode = _RUN
 
 
-def _load_kernel():
-  """The compiled C kernel (ctypes), or None when no C compiler is available."""
-  global _KERNEL
-  if _KERNEL is not None:
-    return _KERNEL
-  lib = native.compile_c("simple_bidding_bb", _C_SOURCE)
-  if lib is None:
-    return None
-  lib.sb_init.restype = ctypes.c_int
-  lib.sb_init.argtypes = [ctypes.c_int, ctypes.c_int]
-  lib.sb_value.restype = ctypes.c_int64
-  lib.sb_value.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32]
-  lib.sb_partition.restype = ctypes.c_int
-  lib.sb_partition.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int64,
-                               ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_uint32)]
-  lib.sb_states.restype = ctypes.c_int64
-  lib.sb_table_full.restype = ctypes.c_int
-  _KERNEL = lib
-  return lib
+@numba.njit(cache=True, boundscheck=False)
+def _bb_value(b, mover, other, st):
+  """W(b, mover, other) exactly."""
+  done, v, k1, k2 = _quick_value(b, mover, other, -1, st)
+  if done:
+    return v
+  st[_S_CTR][1] += 1
+  f = b + 1
+  _setup_node(f, b, mover, other, -1, st)
+  _search(f, st)
+  v = st[_S_NODE][f, _N_BEST]
+  if v > -1:
+    _memo_put(k1, k2, v, 1, st)
+    return v
+  _memo_put(k1, k2, -1, 0, st)
+  return -1
 
 
-class _CSolver:
-  """The same recursion through the C kernel (one solver at a time per process)."""
+@numba.njit(cache=True, boundscheck=False)
+def _bb_partition(b, mover, other, lower, st):
+  """The best assignment of the mover's classes at (b, mover, other) worth more than `lower`:
+  (found, its total); its groups in st[_S_GRP][b + 1, 3]."""
+  f = b + 1
+  _setup_node(f, b, mover, other, lower, st)
+  _search(f, st)
+  return st[_S_NODE][f, _N_FOUND], st[_S_NODE][f, _N_BEST]
+
+
+class _Solver:
+  """W and the root partition through the numba kernel (one memo table per solver)."""
 
   def __init__(self, size: int, hash_log2: int):
-    self.lib = _load_kernel()
-    if self.lib is None:
-      raise RuntimeError("backend='c' needs a C compiler (cc or gcc, or $CC); none worked")
-    self.k = self.lib.sb_init(size, hash_log2)
-    if self.k < 0:
-      raise MemoryError(f"cannot allocate the memo table of 2^{hash_log2} slots")
+    self.k = _num_bids(size)
+    try:
+      self._st = _new_state(size, hash_log2)
+    except MemoryError as e:
+      raise MemoryError(f"cannot allocate the memo table of 2^{hash_log2} slots") from e
 
   @property
   def states(self) -> int:
-    return int(self.lib.sb_states())
+    return int(self._st[_S_CTR][1])
 
   def _check(self):
-    if self.lib.sb_table_full():
+    if self._st[_S_CTR][2]:
       raise MemoryError("the memo table is 70% full; rerun with a larger hash_log2")
 
-  def value(self, b: int, mover: int, other: int, threshold: int = -1) -> int:
-    del threshold  # exact values only through this entry point
-    v = int(self.lib.sb_value(b, mover, other))
+  def value(self, b: int, mover: int, other: int) -> int:
+    """W(b, mover, other)."""
+    v = int(_bb_value(b, mover, other, self._st))
     self._check()
     return v
 
   def partition(self, b: int, mover: int, other: int, lower: int):
-    value = ctypes.c_int64(0)
-    groups = (ctypes.c_uint32 * 8)()
-    found = self.lib.sb_partition(b, mover, other, lower, ctypes.byref(value), groups)
+    """(value, groups) of the best assignment worth more than `lower`, else (lower, None)."""
+    found, value = _bb_partition(b, mover, other, lower, self._st)
     self._check()
     if not found:
       return lower, None
-    return int(value.value), [int(groups[c]) for c in range(self.k)]
+    return int(value), [int(g) for g in self._st[_S_GRP][b + 1, 3, :self.k]]
 
 
-def _strategy(solver, size: int, k: int, root_groups: List[int]):
+def _strategy(solver, size: int, k: int, root_groups: list[int]):
   """Public bid sequence -> {card: action} (action: 0 Pass, j + 1 bid 2^j) on the play path."""
   full = (1 << size) - 1
-  strategy: Dict[Tuple[int, ...], Dict[int, int]] = {}
+  strategy: dict[tuple[int, ...], dict[int, int]] = {}
 
   def record(seq, mover, groups):
     acts = {}
@@ -410,8 +595,7 @@ def _strategy(solver, size: int, k: int, root_groups: List[int]):
   return strategy
 
 
-def solve(size: int, lower_bound: Optional[int] = None, backend: str = "auto",
-          hash_log2: int = 26) -> BiddingOptimum:
+def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26) -> BiddingOptimum:
   """The exact optimum of simple_bidding(size) and an optimal joint pure strategy.
 
   Args:
@@ -420,25 +604,20 @@ def solve(size: int, lower_bound: Optional[int] = None, backend: str = "auto",
       e.g. by a strategy found by search. The root then only looks for strategies worth more:
       if none exists the result has `proven_optimal=False`, `total=lower_bound`, no strategy,
       and proves that no joint strategy is worth more than `lower_bound`. None: no bound.
-    backend: "c" (the compiled kernel), "python" (pure Python; small sizes), or "auto" (C when a
-      compiler is available).
-    hash_log2: log2 of the C kernel's memo slots (25 bytes each; 26 -> 1.7 GB at most).
+    hash_log2: log2 of the kernel's memo slots (25 bytes each; 26 -> 1.7 GB at most, committed
+      as the table fills).
 
   Returns:
     A `BiddingOptimum`; `strategy` maps every public bid sequence on which some deal plays to
     the action of each card of the player to move there.
   """
   size = _check_size(size)
-  if backend not in BACKENDS:
-    raise ValueError(f"unknown backend {backend!r}; use one of {BACKENDS}")
   if lower_bound is not None and (isinstance(lower_bound, bool) or lower_bound < 0):
     raise ValueError(f"lower_bound must be a non-negative int total, got {lower_bound!r}")
   if not 10 <= int(hash_log2) <= 34:
     raise ValueError(f"hash_log2 must be in [10, 34], got {hash_log2}")
   start = time.perf_counter()
-  if backend == "auto":
-    backend = "c" if _load_kernel() is not None else "python"
-  solver = _CSolver(size, int(hash_log2)) if backend == "c" else _PythonSolver(size)
+  solver = _Solver(size, int(hash_log2))
   k = _num_bids(size)
   full = (1 << size) - 1
   lower = -1 if lower_bound is None else int(lower_bound)
@@ -446,16 +625,15 @@ def solve(size: int, lower_bound: Optional[int] = None, backend: str = "auto",
   if groups is None:
     return BiddingOptimum(size=size, total=int(lower_bound), value=lower_bound / size ** 2,
                           proven_optimal=False, strategy=None,
-                          seconds=time.perf_counter() - start, states=solver.states,
-                          backend=backend)
+                          seconds=time.perf_counter() - start, states=solver.states)
   strategy = _strategy(solver, size, k, groups)
   return BiddingOptimum(size=size, total=total, value=total / size ** 2, proven_optimal=True,
                         strategy=strategy, seconds=time.perf_counter() - start,
-                        states=solver.states, backend=backend)
+                        states=solver.states)
 
 
-def split_upper_bound(size: int, parts: List[List[int]], backend: str = "auto",
-                      hash_log2: int = 26) -> Tuple[int, List[int]]:
+def split_upper_bound(size: int, parts: list[list[int]],
+                      hash_log2: int = 26) -> tuple[int, list[int]]:
   """An upper bound on the optimum of simple_bidding(size) from a partition of P1's cards.
 
   If P2 were told which part P1's card lies in, the team could only do better; and then the
@@ -468,16 +646,15 @@ def split_upper_bound(size: int, parts: List[List[int]], backend: str = "auto",
   Args:
     size: N of the game (2..29).
     parts: disjoint non-empty lists of cards covering 0..size-1.
-    backend: as in `solve`.
     hash_log2: as in `solve`.
 
   Returns:
     (bound on the total over the size^2 deals, the exact optimum of each part's game).
   """
   size = _check_size(size)
-  if backend not in BACKENDS:
-    raise ValueError(f"unknown backend {backend!r}; use one of {BACKENDS}")
-  seen: List[int] = []
+  if not 10 <= int(hash_log2) <= 34:
+    raise ValueError(f"hash_log2 must be in [10, 34], got {hash_log2}")
+  seen: list[int] = []
   for part in parts:
     if not part:
       raise ValueError(f"parts must be non-empty, got {parts}")
@@ -487,16 +664,14 @@ def split_upper_bound(size: int, parts: List[List[int]], backend: str = "auto",
     seen.extend(int(c) for c in part)
   if sorted(seen) != list(range(size)):
     raise ValueError(f"parts must partition 0..{size - 1} exactly once, got {parts}")
-  if backend == "auto":
-    backend = "c" if _load_kernel() is not None else "python"
-  solver = _CSolver(size, int(hash_log2)) if backend == "c" else _PythonSolver(size)
+  solver = _Solver(size, int(hash_log2))
   full = (1 << size) - 1
   values = [solver.value(-1, sum(1 << int(c) for c in part), full) for part in parts]
   return sum(values), values
 
 
-def strategy_action(strategy: Dict[Tuple[int, ...], Dict[int, int]], card: int,
-                    bids: Tuple[int, ...], legal: List[int]) -> int:
+def strategy_action(strategy: dict[tuple[int, ...], dict[int, int]], card: int,
+                    bids: tuple[int, ...], legal: list[int]) -> int:
   """The strategy's action for `card` after public `bids`; off the play path the lowest legal
   action (any action there leaves the value unchanged)."""
   acts = strategy.get(tuple(bids))
@@ -506,7 +681,7 @@ def strategy_action(strategy: Dict[Tuple[int, ...], Dict[int, int]], card: int,
 
 
 def tabular_policy(game: pyspiel.Game,
-                   strategy: Dict[Tuple[int, ...], Dict[int, int]]) -> policy_lib.TabularPolicy:
+                   strategy: dict[tuple[int, ...], dict[int, int]]) -> policy_lib.TabularPolicy:
   """The joint pure strategy as an OpenSpiel `TabularPolicy` of `game` (simple_bidding)."""
   pol = policy_lib.TabularPolicy(game)
   for state in pol.states:

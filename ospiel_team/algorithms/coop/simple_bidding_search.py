@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Dict, List, Tuple
 
 import numpy as np
 
 from ospiel_team.games import simple_bidding as sb_game
 
-Seq = Tuple[int, ...]  # public bid sequence, as actions (1 = bid 1, 2 = bid 2, ...)
+Seq = tuple[int, ...]  # public bid sequence, as actions (1 = bid 1, 2 = bid 2, ...)
 
 
-def _plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
+def _plans(seq: Seq, k: int) -> list[dict[Seq, int]]:
   """A player's reduced pure plans below public sequence `seq` (the player moves at `seq`).
 
   The player either passes or bids higher; after a bid `a` the partner's replies `c > a` (its
@@ -48,7 +47,7 @@ def _plans(seq: Seq, k: int) -> List[Dict[Seq, int]]:
   return out
 
 
-def plans(size: int) -> Tuple[List[Dict[Seq, int]], List[Dict[Seq, int]]]:
+def plans(size: int) -> tuple[list[dict[Seq, int]], list[dict[Seq, int]]]:
   """All reduced pure plans of P1 and of P2 (dicts: public sequence -> action)."""
   k = sb_game.num_bids(size)
   p1 = _plans((), k)
@@ -58,7 +57,7 @@ def plans(size: int) -> Tuple[List[Dict[Seq, int]], List[Dict[Seq, int]]]:
   return p1, p2
 
 
-def _contract(p: Dict[Seq, int], q: Dict[Seq, int]) -> int:
+def _contract(p: dict[Seq, int], q: dict[Seq, int]) -> int:
   seq: Seq = ()
   turn = 0
   while True:
@@ -73,7 +72,7 @@ def _contract(p: Dict[Seq, int], q: Dict[Seq, int]) -> int:
 class SearchResult:
   total: int  # sum over the N^2 deals of the common payoff
   value: float  # total / N^2
-  strategy: Dict[Seq, Dict[int, int]]  # public sequence -> card -> action (play path only)
+  strategy: dict[Seq, dict[int, int]]  # public sequence -> card -> action (play path only)
 
 
 def local_search(size: int, restarts: int = 3, seed: int = 0,
@@ -130,7 +129,7 @@ def local_search(size: int, restarts: int = 3, seed: int = 0,
     if cur > best_total:
       best_total, best_p = cur, p.copy()
   q = pay[best_p, :, cards, :].sum(0).argmax(0)
-  strategy: Dict[Seq, Dict[int, int]] = {}
+  strategy: dict[Seq, dict[int, int]] = {}
   for x in range(size):
     for y in range(size):
       seq: Seq = ()
@@ -150,13 +149,13 @@ def local_search(size: int, restarts: int = 3, seed: int = 0,
 class RootSearchResult:
   total: int  # sum over the N^2 deals of the common payoff (exact for `groups`)
   value: float  # total / N^2
-  groups: List[int]  # groups[c]: bitmask of P1's cards that open bid 2^c
-  strategy: Dict[Seq, Dict[int, int]]  # public sequence -> card -> action (play path only)
+  groups: list[int]  # groups[c]: bitmask of P1's cards that open bid 2^c
+  strategy: dict[Seq, dict[int, int]]  # public sequence -> card -> action (play path only)
   evaluations: int  # exact opening-group values computed (memoised ones included)
 
 
-def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
-                          backend: str = "auto", hash_log2: int = 26,
+def root_partition_search(size: int, start: list[int], max_rounds: int = 50,
+                          hash_log2: int = 26,
                           log=None, pair_moves: bool = False) -> RootSearchResult:
   """Hill climbing over P1's opening partition, every partition scored EXACTLY.
 
@@ -174,7 +173,6 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
     size: N of Definition 2 (JPS paper, arXiv:2008.06495), 2..29.
     start: K bitmasks partitioning the cards 0..N-1 (start[c]: the cards opening bid 2^c).
     max_rounds: at most this many improving changes.
-    backend: as in `simple_bidding_optimum.solve`.
     hash_log2: as in `simple_bidding_optimum.solve`.
     log: optional callable(str) for progress lines (the incumbent after each improvement).
     pair_moves: also try every pair of cards sent to every pair of openings (K^2 N(N-1)/2
@@ -191,13 +189,8 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
   if len(start) != k or any(g < 0 for g in start) or sum(start) != full or \
       any(start[i] & start[j] for i in range(k) for j in range(i + 1, k)):
     raise ValueError(f"start must be {k} disjoint bitmasks covering the {size} cards, got {start}")
-  if backend not in sbo.BACKENDS:
-    raise ValueError(f"unknown backend {backend!r}; use one of {sbo.BACKENDS}")
-  if backend == "auto":
-    backend = "c" if sbo._load_kernel() is not None else "python"  # pylint: disable=protected-access
-  solver = (sbo._CSolver(size, int(hash_log2)) if backend == "c"  # pylint: disable=protected-access
-            else sbo._PythonSolver(size))  # pylint: disable=protected-access
-  cache: Dict[Tuple[int, int], int] = {}
+  solver = sbo._Solver(size, int(hash_log2))  # pylint: disable=protected-access
+  cache: dict[tuple[int, int], int] = {}
 
   def val(c: int, g: int) -> int:
     if (c, g) not in cache:
@@ -207,7 +200,7 @@ def root_partition_search(size: int, start: List[int], max_rounds: int = 50,
   groups = list(start)
   total = sum(val(c, g) for c, g in enumerate(groups))
 
-  def apply(change: Dict[int, int]) -> bool:
+  def apply(change: dict[int, int]) -> bool:
     """Takes the change {opening: new card set} if it raises the total; says whether it did."""
     nonlocal total
     new = total + sum(val(c, g) - val(c, groups[c]) for c, g in change.items())

@@ -1,7 +1,6 @@
-"""simple_bidding_optimum: the reach-set branch and bound against the MIP, brute force,
-a second implementation and OpenSpiel's own evaluation of the strategies it returns."""
+"""simple_bidding_optimum: the reach-set branch and bound (a numba kernel) against the MIP,
+brute force, hand-checked totals and OpenSpiel's own evaluation of the strategies it returns."""
 
-import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python.algorithms import expected_game_score
@@ -10,13 +9,6 @@ import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo
 from ospiel_team.cli import coop_optimum as coop_optimum_cli
-
-
-def _has_c():
-  return sbo._load_kernel() is not None  # pylint: disable=protected-access
-
-
-needs_c = pytest.mark.skipif(not _has_c(), reason="no C compiler for the kernel")
 
 
 def _openspiel_value(size, strategy):
@@ -66,15 +58,11 @@ def test_strategy_16_is_worth_10_75_by_openspiel():
   assert _openspiel_value(16, strategy) == pytest.approx(10.75, abs=1e-12)
 
 
-@needs_c
 @pytest.mark.parametrize("size", [2, 3, 4, 5, 6])
-def test_python_and_c_implementations_agree(size):
-  py = sbo.solve(size, backend="python")
-  c = sbo.solve(size, backend="c", hash_log2=16)
-  assert py.proven_optimal and c.proven_optimal
-  assert py.total == c.total
-  for res in (py, c):
-    assert _openspiel_value(size, res.strategy) == pytest.approx(res.value, abs=1e-12)
+def test_strategies_are_worth_their_value_by_openspiel(size):
+  res = sbo.solve(size, hash_log2=16)
+  assert res.proven_optimal
+  assert _openspiel_value(size, res.strategy) == pytest.approx(res.value, abs=1e-12)
 
 
 def test_size_2_by_hand():
@@ -82,13 +70,13 @@ def test_size_2_by_hand():
   # (0,0), (0,1), (1,0), (1,1). P1 with 1 must open 1 (opening 2 loses (1,0)) and P2 must then
   # raise with 1 and pass with 0; P1 with 0 then loses (0,1) whatever it opens (after 1, P2 with
   # 1 raises to 2; 2 fails). So 3, reached e.g. by P1: 0 -> 1, 1 -> 2, P2 passing.
-  res = sbo.solve(2, backend="python")
+  res = sbo.solve(2, hash_log2=10)
   assert res.total == 3 and res.value == pytest.approx(0.75)
 
 
-@pytest.mark.parametrize("size", [3, 4])
+@pytest.mark.parametrize("size", [3, 4, 5, 6])
 def test_matches_the_mip(size):
-  bb = sbo.solve(size, backend="python")
+  bb = sbo.solve(size, hash_log2=16)
   mip = coop_optimum.solve(f"simple_bidding(size={size})", method="mip")
   assert mip.proven_optimal
   assert bb.value == pytest.approx(mip.value, abs=1e-9)
@@ -97,22 +85,21 @@ def test_matches_the_mip(size):
 
 
 def test_matches_brute_force_size_3():
-  bb = sbo.solve(3, backend="python")
+  bb = sbo.solve(3, hash_log2=16)
   brute = coop_optimum.solve("simple_bidding(size=3)", method="brute_force")
   assert bb.value == pytest.approx(brute.value, abs=1e-9)
 
 
-@needs_c
 def test_size_8_is_the_mip_optimum():
   # 5.0625 = 324 / 64 is the MIP's proven optimum (docs/benchmarks/coop_optima.json, 81 s);
   # test_size_8_mip_agrees re-proves it (slow).
-  res = sbo.solve(8, backend="c", hash_log2=20)
+  res = sbo.solve(8, hash_log2=20)
   assert res.total == 324
   assert _openspiel_value(8, res.strategy) == pytest.approx(5.0625, abs=1e-12)
   # With a lower bound equal to the optimum nothing better exists; one below finds it.
-  none = sbo.solve(8, lower_bound=324, backend="c", hash_log2=20)
+  none = sbo.solve(8, lower_bound=324, hash_log2=20)
   assert not none.proven_optimal and none.strategy is None and none.total == 324
-  found = sbo.solve(8, lower_bound=323, backend="c", hash_log2=20)
+  found = sbo.solve(8, lower_bound=323, hash_log2=20)
   assert found.proven_optimal and found.total == 324
 
 
@@ -141,7 +128,7 @@ def test_cli_bidding_bb_on_another_game_is_one_line(capsys):
 
 @pytest.mark.parametrize("kwargs,match", [
     (dict(size=1), "size must be in"), (dict(size=30), "size=30"),
-    (dict(size=2.5), "size must be an int"), (dict(size=4, backend="gpu"), "'gpu'"),
+    (dict(size=2.5), "size must be an int"), (dict(size=4, hash_log2=35), "hash_log2"),
     (dict(size=4, lower_bound=-1), "lower_bound"), (dict(size=4, hash_log2=3), "hash_log2"),
 ])
 def test_bad_input_names_the_value(kwargs, match):
@@ -157,21 +144,18 @@ def _full_information_total(size):
 
 @pytest.mark.parametrize("size", [4, 6])
 def test_split_bound_brackets_the_optimum(size):
-  exact = sbo.solve(size, backend="python").total
+  exact = sbo.solve(size, hash_log2=16).total
   # One part: the game itself.
-  one, _ = sbo.split_upper_bound(size, [list(range(size))], backend="python")
+  one, _ = sbo.split_upper_bound(size, [list(range(size))], hash_log2=16)
   assert one == exact
   # Singletons: P2 is told P1's card, so the bound is the full-information total (closed form).
-  singles, _ = sbo.split_upper_bound(size, [[c] for c in range(size)], backend="python")
+  singles, _ = sbo.split_upper_bound(size, [[c] for c in range(size)], hash_log2=16)
   assert singles == _full_information_total(size)
   # Any partition lies in between; a coarser one is at least as tight.
   half = size // 2
   two, parts = sbo.split_upper_bound(size, [list(range(half)), list(range(half, size))],
-                                     backend="python")
+                                     hash_log2=16)
   assert exact <= two <= singles and two == sum(parts)
-  if _has_c():
-    assert sbo.split_upper_bound(size, [list(range(half)), list(range(half, size))],
-                                 backend="c", hash_log2=16)[0] == two
 
 
 def test_split_bound_rejects_a_bad_partition():

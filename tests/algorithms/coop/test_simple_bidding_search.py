@@ -48,21 +48,21 @@ def _openspiel_value(size, strategy):
 def test_root_partition_search_totals_are_scored_by_openspiel():
   # From a poor opening partition of size 6 (0-3 open 1, 4 opens 2, 5 opens 4): the total it
   # reports must be what OpenSpiel's evaluator gives its strategy, and it may not be below the
-  # start's exact value nor above the optimum (simple_bidding_optimum; Python = C kernel at
-  # N <= 6, both = MIP at N <= 4).
+  # start's exact value nor above the optimum (simple_bidding_optimum, which equals the MIP at
+  # N <= 6: test_simple_bidding_optimum.py).
   start = [0b1111, 0b10000, 0b100000, 0]
-  opt = sbo.solve(6, backend="python")
-  res = sbs.root_partition_search(6, start, backend="python")
+  opt = sbo.solve(6, hash_log2=16)
+  res = sbs.root_partition_search(6, start, hash_log2=16)
   assert _openspiel_value(6, res.strategy) == pytest.approx(res.total / 36, abs=1e-12)
   assert res.total <= opt.total
-  mover = sbo._PythonSolver(6)  # pylint: disable=protected-access
+  mover = sbo._Solver(6, 16)  # pylint: disable=protected-access
   start_total = sum(mover.value(c, 63, g) for c, g in enumerate(start) if g)
   assert res.total >= start_total
   # Started at the optimum's own opening partition it stays there with the optimum's total.
   groups = [0] * 4
   for card, action in opt.strategy[()].items():
     groups[action - 1] |= 1 << card
-  at_opt = sbs.root_partition_search(6, groups, backend="python")
+  at_opt = sbs.root_partition_search(6, groups, hash_log2=16)
   assert at_opt.total == opt.total and at_opt.groups == groups
 
 
@@ -77,9 +77,9 @@ def test_root_partition_search_pair_moves_only_improve():
   # neither exceeds the optimum (simple_bidding_optimum, which agrees with the MIP at N <= 4
   # and with its C kernel at N <= 6).
   start = [0b111111, 0, 0, 0]
-  plain = sbs.root_partition_search(6, start, backend="python")
-  pairs = sbs.root_partition_search(6, start, backend="python", pair_moves=True)
-  opt = sbo.solve(6, backend="python").total
+  plain = sbs.root_partition_search(6, start, hash_log2=16)
+  pairs = sbs.root_partition_search(6, start, hash_log2=16, pair_moves=True)
+  opt = sbo.solve(6, hash_log2=16).total
   assert plain.total <= pairs.total <= opt
   for res in (plain, pairs):
     assert _openspiel_value(6, res.strategy) == pytest.approx(res.total / 36, abs=1e-12)
