@@ -90,7 +90,8 @@ flags.DEFINE_string("resume_from", None, "Start from this training checkpoint (e
 flags.DEFINE_string("export_checkpoint", None, "At the end, also write a slim checkpoint "
                     "(no replay buffer; resumable with --resume_from) to this path.")
 flags.DEFINE_string("bc_teacher", "natural", "Warm start: behaviour-clone this bidder "
-                    "(e.g. natural) before self-play (not in the JPS paper; see a2c.py).")
+                    "(e.g. natural) before self-play (not in the JPS paper; see "
+                    "ospiel_team/bridge/agents/behaviour_cloning.py).")
 flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models, for "
                     "--bc_teacher jps_paper_* (distillation of their policy; research use "
                     "under their CC BY-NC 4.0 license).")

@@ -1,6 +1,6 @@
 """52-card bridge deals: the `holders` array, PBN strings and OpenSpiel `bridge` chance actions.
 
-Conventions (identical to OpenSpiel's `bridge` game, checked in tests/test_bridge_deal_scoring.py):
+Conventions (identical to OpenSpiel's `bridge` game, checked in tests/bridge/test_deal_scoring.py):
 
 * card index ``card = rank * 4 + suit`` with suits ``0=C, 1=D, 2=H, 3=S`` and ranks
   ``0='2', 1='3', ..., 8='T', 9='J', 10='Q', 11='K', 12='A'``; so card 0 is the club two and

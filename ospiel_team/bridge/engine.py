@@ -3,7 +3,7 @@
 The engine runs the same auction code as the pyspiel game `bridge_bidding`
 (`ospiel_team.bridge.auction.Auctions`), so for the same deal, dealer, vulnerability and calls
 it gives the same legal calls, the same 267-bit JPS observations (Appendix D of the JPS paper)
-and the same returns; tests/test_bridge_engine.py checks this against the pyspiel game.
+and the same returns; tests/bridge/test_engine.py checks this against the pyspiel game.
 
 Usage::
 

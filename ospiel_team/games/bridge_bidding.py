@@ -34,7 +34,7 @@ string (perfect recall): seat, dealer, vulnerability, own hand and the whole auc
 No information-state tensor is provided (the 267 bits do not have perfect recall).
 
 Relation to OpenSpiel's C++ `bridge(use_double_dummy_result=true)` (tested in
-tests/test_bridge_game.py): call ``c`` here is action ``52 + c`` there; the deal is its 52
+tests/games/test_bridge_bidding.py): call ``c`` here is action ``52 + c`` there; the deal is its 52
 chance actions (`deal.holders_to_openspiel_actions`); our dealer ``d`` and vulnerability map
 to its ``dealer=d``, ``dealer_vul`` (the dealer's side) and ``non_dealer_vul``, or, without
 its ``dealer`` parameter, to dealer North after rotating every seat by ``-d``. Legal calls,

@@ -110,10 +110,11 @@ class A2CConfig:
   seed: int = 0
   # Speed (docs/benchmarks/bridge_agents.md, "Self-play speed"). fast_acting: uint8
   # observations and finer jit padding in acting (the same calls for the same random numbers,
-  # tests/test_bridge_a2c_speed.py). overlap_learning: the learner's Adam steps of round k run
-  # in a thread while round k's games are played with the parameters from before those steps,
-  # sampling the buffer as it was after round k - 1 (own RNG stream; deterministic, but one
-  # round staler than the sequential loop). Off by default; ignored when a search is attached.
+  # tests/bridge/agents/test_a2c_fast_loop.py). overlap_learning: the learner's Adam steps of
+  # round k run in a thread while round k's games are played with the parameters from before
+  # those steps, sampling the buffer as it was after round k - 1 (own RNG stream; deterministic,
+  # but one round staler than the sequential loop). Off by default; ignored when a search is
+  # attached.
   fast_acting: bool = True
   overlap_learning: bool = False
 
