@@ -24,7 +24,6 @@ Vulnerability codes: 0 none, 1 N-S, 2 E-W, 3 both (``ns + 2 * ew``).
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ospiel_team.bridge import auction as auction_lib

@@ -41,7 +41,7 @@ from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import scoring
 
 NUM_CONTRACTS = 1 + A.NUM_BIDS  # 0 = passed out, 1 + j = bid j
-# The tag stored in cost datasets (the module's earlier home; kept so files stay comparable).
+# Stored in every cost dataset, the shipped one included (`load_cost_dataset` does not check it).
 FORMAT_TAG = "ospiel_team.bridge.agents.uncontested/1"
 SHIPPED_COST_DATASET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models",
                                     "uncontested_cost.npz")

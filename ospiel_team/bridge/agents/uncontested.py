@@ -15,7 +15,6 @@ follow, i.e. at once). `RoundQLearner` follows their protocol.
 
 from __future__ import annotations
 
-
 import numpy as np
 import tqdm
 
