@@ -65,7 +65,7 @@ _NOISE = 1e-13
 _VALUES, _MAX, _DCFR, _PCFR_PLUS = 0, 1, 2, 3
 
 
-@numba.njit(cache=True, boundscheck=False, error_model="numpy")
+@numba.njit(cache=True, boundscheck=False, error_model="numpy", inline="always")
 def _regret_match(x, off, sigma, a, b):
   """sigma[a:b] = positive part of x[a - off:b - off], normalised (uniform where none is
   positive); sums left to right."""
@@ -123,7 +123,7 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
         if -tiny <= inst <= tiny:
           inst = 0.0
         r[e] = r[e] * (pos if r[e] > 0.0 else neg) + inst
-      _regret_match(r, 0, sigma, a, b)
+      _regret_match(r, a - a, sigma, a, b)
     elif mode == _PCFR_PLUS:
       for e in range(a, b):
         inst = q[e] - vn
@@ -185,7 +185,8 @@ def _dag_leaf_values(lptr, lidx, lval, unit, skip0, x, leaf):
 def _dag_regret_matching(nes, r, sigma):
   """sigma = regret matching of r at every node."""
   for n in range(len(nes) - 1):
-    _regret_match(r, 0, sigma, nes[n], nes[n + 1])
+    a, b = nes[n], nes[n + 1]
+    _regret_match(r, a - a, sigma, a, b)
 
 
 class BeliefDAG:
@@ -258,18 +259,20 @@ class BeliefDAG:
 
   def _setup_kernels(self, lp: np.ndarray, lc: np.ndarray):
     """CSR arrays of the kernels: each edge's child beliefs and its leaves."""
-    idx = np.int32 if max(self.num_nodes, self.leaf_matrix.shape[0]) < 2**31 else np.int64
+    # Unsigned indices (uint32 where they fit): the kernels' gathers then need no
+    # negative-index wraparound.
+    idx = np.uint32 if max(self.num_nodes, self.leaf_matrix.shape[0]) < 2**32 else np.uint64
     order = np.argsort(lp, kind="stable")
-    self._cptr = np.zeros(self.num_edges + 1, dtype=np.int64)
+    self._cptr = np.zeros(self.num_edges + 1, dtype=np.uint64)
     np.cumsum(np.bincount(lp, minlength=self.num_edges), out=self._cptr[1:])
     self._cidx = np.ascontiguousarray(lc[order], dtype=idx)
     ft = self.leaf_matrix_t
-    self._lptr = np.ascontiguousarray(ft.indptr, dtype=np.int64)
+    self._lptr = np.ascontiguousarray(ft.indptr, dtype=np.uint64)
     self._lidx = np.ascontiguousarray(ft.indices, dtype=idx)
     self._lval = np.ascontiguousarray(ft.data, dtype=np.float64)
     self._unit = bool(np.all(self._lval == 1.0))  # F is 0/1: no multiplications
-    self._nes = np.ascontiguousarray(self.node_edge_start, dtype=np.int64)
-    self._roots = np.ascontiguousarray(self.roots, dtype=np.int64)
+    self._nes = np.ascontiguousarray(self.node_edge_start, dtype=np.uint64)
+    self._roots = np.ascontiguousarray(self.roots, dtype=np.uint64)
     self._q = np.empty(self.num_edges)
     self._v = np.empty(self.num_nodes)
     self._inflow = np.empty(self.num_nodes)
