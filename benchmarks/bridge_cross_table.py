@@ -30,7 +30,7 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import match
-from ospiel_team.cli import match as match_cli
+from ospiel_team.bridge.agents import jps_paper
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("bidders", "a2c,natural,jps_paper_baseline,jps_paper_0.63",
@@ -105,7 +105,7 @@ def _markdown(rows):
 def main(argv):
   del argv
   atomic_io.check_writable(FLAGS.out, folder=True)  # before the work
-  ref = FLAGS.reference_dir or match_cli.default_reference_dir()
+  ref = FLAGS.reference_dir or jps_paper.default_reference_dir()
   names = [n for n in FLAGS.bidders.split(",") if n]
   if FLAGS.pairs == "all":
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]

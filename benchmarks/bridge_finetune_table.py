@@ -60,6 +60,7 @@ from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import jps_bid
+from ospiel_team.bridge.agents import jps_paper
 from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
@@ -273,7 +274,7 @@ def main(argv):
   except ValueError as e:
     raise SystemExit(f"bridge_finetune_table: error: {e}") from None
   os.makedirs(FLAGS.workdir, exist_ok=True)
-  ref = FLAGS.reference_dir or match.default_reference_dir()
+  ref = FLAGS.reference_dir or jps_paper.default_reference_dir()
   results = Results(os.path.join(FLAGS.workdir, "results.json"))
   start = model_bidder.load_bidder(init_path, name="start")
   val_ds = dataset_lib.resolve_dataset("validation")

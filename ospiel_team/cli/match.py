@@ -7,27 +7,14 @@
 writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summary. The match
 itself is `ospiel_team.bridge.agents.match.run_match`.
 """
-import os
-
 from absl import app
 from absl import flags
 
 from ospiel_team.bridge.agents import bidders as bidders_lib
+from ospiel_team.bridge.agents import jps_paper
 from ospiel_team.bridge.agents.match import run_match, write_report
 
 FLAGS = flags.FLAGS
-
-
-REFERENCE_DIR_ENV = "JPS_REFERENCE_DIR"
-
-
-def default_reference_dir() -> str | None:
-  """The CLI's default --reference_dir: the environment variable ``JPS_REFERENCE_DIR``, if set.
-
-  The JPS authors' models are not part of this package (CC BY-NC 4.0); users download them from
-  facebookresearch/jps and point --reference_dir (or this variable) at the folder.
-  """
-  return os.environ.get(REFERENCE_DIR_ENV) or None
 
 
 def define_flags() -> None:
@@ -59,7 +46,7 @@ def main(argv):
     from ospiel_team.bridge import dataset as dataset_lib  # pylint: disable=g-import-not-at-top
     atomic_io.check_writable(FLAGS.out, folder=True)  # before the match, not after it
     ds = dataset_lib.resolve_dataset(FLAGS.dataset)
-    ref = FLAGS.reference_dir or default_reference_dir()
+    ref = FLAGS.reference_dir or jps_paper.default_reference_dir()
     a, b = (bidders_lib.make_bidder(n, reference_dir=ref, greedy=not FLAGS.sample)
             for n in (FLAGS.bidder_a, FLAGS.bidder_b))
     result = run_match(a, b, FLAGS.boards, dataset=ds, seed=FLAGS.seed,

@@ -78,6 +78,7 @@ REFERENCE_MODELS = {
     "jps_paper_2day8": "agent-2day-8-169.pth",
 }
 MODELS_SUBDIR = "bridge_models"
+REFERENCE_DIR_ENV = "JPS_REFERENCE_DIR"
 NUM_ACTIONS = 39          # their action space
 PASS_ACTION, DOUBLE_ACTION, REDOUBLE_ACTION, NOOP_ACTION = 35, 36, 37, 38
 OLD_SIZE = 268
@@ -461,6 +462,16 @@ class PaperBidder:
     feats = self.features(auctions, hands, rows)
     legal = feats[:, 229:268] if self.net.feature == "old" else feats[:, _SINGLE_LEGAL:]
     return self._choose(feats, legal, uniforms)
+
+
+def default_reference_dir() -> str | None:
+  """The folder of the authors' models when none is given: the environment variable
+  ``JPS_REFERENCE_DIR``, if set (the command lines' default ``--reference_dir``).
+
+  The models are not part of this package (CC BY-NC 4.0); users download them from
+  github.com/facebookresearch/jps and point ``--reference_dir`` (or this variable) at the folder.
+  """
+  return os.environ.get(REFERENCE_DIR_ENV) or None
 
 
 def model_file(name: str, reference_dir: str | None) -> str:
