@@ -92,8 +92,8 @@ flags.DEFINE_string("opponents", "a2c,a2c_seed1,a2c_seed2,a2c_seed3,a2c_seed4,a2
 flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models (default: the "
                     "environment variable JPS_REFERENCE_DIR).")
 flags.DEFINE_integer("train_deals", None, "Use only the first N deals of the shipped training "
-                     "set (default: all). 10000 reproduces the runs made before session 5, when "
-                     "the shipped set held 10,000 deals (its first 10,000 are that file).")
+                     "set (default: all). 10000 reproduces the recorded runs made when the "
+                     "shipped set held 10,000 deals (its first 10,000 are that file).")
 flags.DEFINE_bool("ship", False, "Copy the picked models into ospiel_team/bridge/models/.")
 flags.DEFINE_bool("progress", True, "Progress bars.")
 

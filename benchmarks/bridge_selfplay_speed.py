@@ -7,7 +7,7 @@ size (hidden 200, 2 blocks, `policy_net.make_network`), interleaving old and new
 see the same load of the shared machine:
 
 * acting alone (`a2c.play_selfplay`): old = float32 observations and power-of-two jit padding
-  (the loop before issue 14), new = uint8 observations and `policy_net.padded_size` padding;
+  (the plain loop), new = uint8 observations and `policy_net.padded_size` padding;
 * a whole `A2CTrainer.train_round` (self-play + replay buffer + ``--updates_per_round`` Adam
   steps of batch 1024): old = the sequential loop with the old acting, new = the new acting
   with the learner overlapped in a thread (``A2CConfig.overlap_learning``);

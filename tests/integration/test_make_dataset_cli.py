@@ -100,7 +100,7 @@ def test_workers_end_when_the_command_is_killed(tmp_path):
   assert workers
   os.kill(proc.pid, signal.SIGKILL)  # the command only, not its process group
   proc.communicate(timeout=30)
-  # Without PR_SET_PDEATHSIG the workers finish their chunk and linger (issue 15: ~15 s).
+  # Without PR_SET_PDEATHSIG the workers would finish their chunk and linger (~15 s).
   deadline = time.time() + 3
   while time.time() < deadline and any(_alive(w) for w in workers):
     time.sleep(0.05)

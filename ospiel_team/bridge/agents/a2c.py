@@ -18,7 +18,7 @@ deals of the training dataset, each at TWO tables with the same dealer and vulne
 uniformly), on the batched numpy engine (`ospiel_team.bridge.engine`), sampling calls from the
 current policy. The auction's result is scored double-dummy from the dataset's DDS tables.
 
-Reward scaling (the issue asks to document it): the reward of a table is the *duplicate IMPs
+Reward scaling: the reward of a table is the *duplicate IMPs
 against the other table of the same deal*, divided by 24 (the largest IMP swing), so it lies
 in [-1, 1]: N-S at table 1 get ``r = imps(s1 - s2) / 24`` and E-W ``-r`` (``s`` = N-S
 double-dummy score); table 2 symmetrically. This is zero-sum between the teams, the way the

@@ -198,7 +198,7 @@ def test_example_script_runs(tmp_path, search):
 
 def test_throughput_separates_self_play_from_evaluation_and_checkpoints(tmp_path,
                                                                          monkeypatch):
-  """Issue 15 item 8: games/s of self-play alone and wall-inclusive (evaluation, checkpoints).
+  """Games/s of self-play alone and wall-inclusive (evaluation, checkpoints).
 
   Each evaluation is made to take 0.25 s longer (an injected sleep), so the wall-inclusive
   time must exceed the time inside rounds by at least 0.25 s per evaluation, and the two

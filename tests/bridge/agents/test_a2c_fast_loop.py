@@ -1,8 +1,8 @@
-"""The fast self-play loop computes what the old one did (issue 14 item 4).
+"""The fast self-play loop computes what the plain float32 loop computes.
 
 * fast acting (uint8 observations, finer jit padding) gives the same probabilities as a numpy
-  forward pass written out here, and the same calls as the old float32 / power-of-two loop for
-  the same random numbers;
+  forward pass written out here, and the same calls as the float32 / power-of-two loop
+  (``fast_acting=False``) for the same random numbers;
 * a learner step on uint8 observations equals the step on float32 observations;
 * the overlapped trainer (learner thread) is deterministic: the same parameters, buffer and
   log as the same schedule run in one thread, its games are played with the parameters from
