@@ -353,14 +353,14 @@ def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cu
       for b in range(num_b):
         v[n, b] = ret[n]
     for lev in range(len(lev_start) - 1, -1, -1):
-      cp = -1
+      cp = parent[lev_start[lev]]  # the parent whose children are being summed
       for n in range(lev_start[lev], lev_end[lev]):
         if any_pruned:
           for b in range(num_b):
             if npruned[n, b]:
               v[n, b] = 0.0
-        if parent[n] != cp:
-          if cp >= 0:
+        if n == lev_start[lev] or parent[n] != cp:
+          if n != lev_start[lev]:
             for b in range(num_b):
               v[cp, b] += acc[b]
           cp = parent[n]
@@ -369,9 +369,8 @@ def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cu
         else:
           for b in range(num_b):
             acc[b] += ep[n, b] * v[n, b]
-      if cp >= 0:
-        for b in range(num_b):
-          v[cp, b] += acc[b]
+      for b in range(num_b):
+        v[cp, b] += acc[b]
     if any_pruned:
       for n in range(n_nodes):
         for b in range(num_b):
@@ -461,10 +460,11 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
   """`TreeCFRSolver` over a batch of seeds at once (a seed axis over the same tree arrays).
 
   Every seed b runs exactly the iterations `TreeCFRSolver` runs from `initial_policies[b]`
-  (the same floating-point operations in the same order; tests/algorithms/nash/test_cfr.py checks the
-  batch equal, seed by seed, to unbatched solvers). Internally the seed axis is the last one
-  ([num_nodes, B], [num_infosets, num_actions, B]) so that the gathers along the tree read
-  contiguous rows; the public arrays have it first ([B, num_infosets, num_actions]).
+  (the same floating-point operations in the same order; tests/algorithms/nash/test_cfr.py
+  checks the batch equal, seed by seed, to unbatched solvers and to OpenSpiel). Internally the
+  seed axis is the last one ([num_nodes, B], [num_infosets, num_actions, B]) so that the
+  gathers along the tree read contiguous rows; the public arrays have it first
+  ([B, num_infosets, num_actions]).
 
   `exploration` > 0 adds the JPS authors' exploration to regret matching (their
   `simple_game/cfr_opt.h`, `InfoSet::computeStrategy`, facebookresearch/jps): at an infoset
@@ -528,7 +528,8 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     """Index arrays (int64) and preallocated [.., B] buffers of the kernels."""
     tree, B, dt = self.tree, self.batch_size, self._dtype
     num_p = tree.num_players
-    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)
+    # Index arrays unsigned: the kernels' gathers then need no negative-index wraparound.
+    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64).view(np.uint64)
     owner = tree.node_owner[1:self._reach_size]
     if np.any((owner < 0) | (owner > num_p)):
       bad = 1 + int(np.nonzero((owner < 0) | (owner > num_p))[0][0])
@@ -539,7 +540,8 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     self._common_values = num_p > 1 and all(
         np.array_equal(ret[:, 0], ret[:, p]) for p in range(1, num_p))
     legal = tree.infoset_legal
-    k = dict(parent=i64(tree.node_parent), owner=i64(tree.node_owner),
+    k = dict(parent=i64(np.maximum(tree.node_parent, 0)),  # (the root's -1 is never read)
+             owner=i64(np.maximum(tree.node_owner, 0)),
              dc=i64(tree.decision_children), dc_flat=i64(tree.decision_children_flat),
              dec=i64(tree.decisions), lev_start=i64([s for s, _ in levels]),
              lev_end=i64([e for _, e in levels]),
