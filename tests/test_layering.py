@@ -29,7 +29,7 @@ ALLOWED = {
     COOP: {UTIL, GAMES, TREE, NASH, TEAM, COOP},
     AGENTS: {UTIL, BRIDGE, GAMES, AGENTS},
     RUNNER: {UTIL, GAMES, TREE, NASH, TEAM, COOP, RUNNER},
-    CLI: {UTIL, BRIDGE, GAMES, TREE, NASH, TEAM, COOP, AGENTS, RUNNER},
+    CLI: {UTIL, BRIDGE, GAMES, TREE, NASH, TEAM, COOP, AGENTS, RUNNER, CLI},
     ENTRY: {CLI},
 }
 # Entry points kept for `python -m` (the comparison runner's, and deprecated ones).

@@ -11,7 +11,6 @@ The runner itself is `ospiel_team.runner`: `compare` (the orchestration), `metri
 import os
 import sys
 
-from absl import app
 from absl import flags
 import pyspiel
 
@@ -22,6 +21,7 @@ from ospiel_team.runner import execute
 from ospiel_team.runner import reference
 from ospiel_team.runner import registry
 from ospiel_team.runner import report
+from ospiel_team.cli import _flags
 
 
 FLAGS = flags.FLAGS
@@ -110,8 +110,7 @@ def main(argv):
 
 def run() -> None:
   """Entry point of `ospiel-team-compare`."""
-  define_flags()
-  app.run(lambda argv: sys.exit(main(argv)))
+  _flags.run(lambda argv: sys.exit(main(argv)), define_flags)
 
 
 if __name__ == "__main__":

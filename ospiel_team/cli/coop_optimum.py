@@ -13,6 +13,7 @@ import pyspiel
 
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.algorithms.team import highs
+from ospiel_team.cli import _flags
 from ospiel_team.tree.game_tree import GameTree
 
 
@@ -45,8 +46,10 @@ def main(argv: Sequence[str]) -> int:
     print(f"error: {(message.strip().splitlines() or [''])[0]}", file=sys.stderr)
     return 2
 
+  status = _flags.parse_private(fv, argv, __doc__)
+  if status is not None:
+    return status
   try:
-    fv(list(argv))
     if fv.game is None:
       raise ValueError("--game is required")
     start = time.perf_counter()

@@ -13,6 +13,7 @@ from absl import app
 from absl import flags
 
 from ospiel_team.bridge import dataset_builder
+from ospiel_team.cli import _flags
 
 
 def define_flags() -> None:
@@ -49,8 +50,7 @@ def main(argv: Sequence[str]) -> None:
 
 def run() -> None:
   """Entry point of `ospiel-team-make-dataset`."""
-  define_flags()
-  app.run(main)
+  _flags.run(main, define_flags)
 
 
 if __name__ == "__main__":

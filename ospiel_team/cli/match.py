@@ -1,4 +1,4 @@
-"""Command line of duplicate bridge-bidding matches (`ospiel-team-match`).
+r"""Command line of duplicate bridge-bidding matches (`ospiel-team-match`).
 
   ospiel-team-match --bidder_a natural --bidder_b random --boards 1000 \
       [--dataset heldout|heldout2|validation|train|PATH] [--reference_dir DIR] [--out DIR] \
@@ -13,6 +13,7 @@ from absl import flags
 from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import jps_paper
 from ospiel_team.bridge.agents.match import run_match, write_report
+from ospiel_team.cli import _flags
 
 FLAGS = flags.FLAGS
 
@@ -65,8 +66,7 @@ def main(argv):
 
 def run() -> None:
   """Entry point of `ospiel-team-match`."""
-  define_flags()
-  app.run(main)
+  _flags.run(main, define_flags)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import sys
 import pyspiel
 
 from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.cli import _flags
 
 
 def _parse_option_value(text: str):
@@ -64,10 +65,9 @@ def main(argv) -> int:
     print(f"error: {lines[0]}", file=sys.stderr)
     return status
 
-  try:
-    fv(list(argv))
-  except flags.Error as e:
-    return fail(str(e))
+  status = _flags.parse_private(fv, argv, __doc__)
+  if status is not None:
+    return status
   try:
     if fv.instance is not None:
       if fv.game is not None or fv.teams is not None:

@@ -18,6 +18,7 @@ from absl import flags
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import uncontested_costs as costs_lib
 from ospiel_team.bridge.agents import uncontested as U
+from ospiel_team.cli import _flags
 
 
 def define_flags() -> None:
@@ -80,8 +81,7 @@ def _main(a) -> None:
 
 def run() -> None:
   """Entry point of `ospiel-team-uncontested`."""
-  define_flags()
-  app.run(main)
+  _flags.run(main, define_flags)
 
 
 if __name__ == "__main__":
