@@ -1,6 +1,6 @@
 r"""Exact optima of simple_bidding(N) by `simple_bidding_optimum` (one size at a time), checked.
 
-For each size: `simple_bidding_optimum.solve(N, lower_bound=L)` (C kernel). With a lower bound L
+For each size: `simple_bidding_optimum.solve(N, lower_bound=L)` (numba kernel). With a lower bound L
 (the total of a known strategy, e.g. 2752 for N = 16 from `simple_bidding_search`), the search
 only looks for strategies worth more than L: finding none PROVES OPT = L (since L is achieved);
 finding one returns it. Every strategy found is scored by OpenSpiel's own

@@ -27,7 +27,8 @@ Implementation (all vectorized over the tree arrays, no per-history Python loop)
   Zero probabilities are handled exactly by keeping reach as (product of non-zero edge
   probabilities, number of zero edges).
 * J(I, a) = sum_{h in I} pi^{sigma'}(h) (v(ha) - v(h)) is the precomputed J(I, a) under
-  pi^sigma plus the contribution of the histories whose reach changed.
+  pi^sigma plus the contribution of the histories whose reach changed, summed per level by
+  the numba kernel `_jps_level`.
 * The chain values are then maximized bottom-up (r(I, a) = J(I, a) + max(0, best child)).
 
 Depth D counts active infosets: D=3 means chains I1 -> I2 -> I3 (the text of Sec. 5.1 and 7.3;

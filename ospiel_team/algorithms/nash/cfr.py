@@ -1,14 +1,16 @@
-"""Vectorized CFR on the array game tree, step for step the same as OpenSpiel's `CFRSolver`.
+"""CFR on the array game tree, step for step the same as OpenSpiel's `CFRSolver`.
 
-`TreeCFRSolver` runs the counterfactual regret minimization of
-`open_spiel.python.algorithms.cfr` (Zinkevich et al. 2007; regret matching, alternating or
-simultaneous updates, optional linear averaging and regret matching+) on the flat arrays of a
-`GameTree`, with numpy operations over whole depth levels instead of a recursive Python walk
-over pyspiel states. It reproduces OpenSpiel's floating-point operations in the same order
-(children summed left to right, histories of an information set accumulated in depth-first
-order, OpenSpiel's pruning of histories that no player reaches), so its current and average
-policies equal those of `cfr.CFRSolver` / `cfr.CFRPlusSolver` after any number of iterations
-(tests/algorithms/nash/test_cfr.py checks this on kuhn_poker, tiny_hanabi, comm and simple_bidding).
+`BatchedTreeCFRSolver` (a batch of seeds) and `TreeCFRSolver` (one seed) run the
+counterfactual regret minimization of `open_spiel.python.algorithms.cfr` (Zinkevich, Johanson,
+Bowling & Piccione, "Regret Minimization in Games with Incomplete Information", NIPS 2007;
+regret matching, alternating or simultaneous updates, optional linear averaging and regret
+matching+) on the flat arrays of a `GameTree`, in numba kernels over the node arrays instead
+of a recursive Python walk over pyspiel states. They reproduce OpenSpiel's floating-point
+operations in the same order (children summed left to right, histories of an information set
+accumulated in depth-first order, OpenSpiel's pruning of histories that no player reaches), so
+their current and average policies equal those of `cfr.CFRSolver` / `cfr.CFRPlusSolver` after
+any number of iterations (tests/algorithms/nash/test_cfr.py checks this on kuhn_poker,
+tiny_hanabi, comm, simple_bidding, mini_bridge and leduc_poker).
 
 It exists so that the JPS experiments can run CFR1k on games whose Python CFR is too slow
 (comm(length=7) has over two million histories).
@@ -20,14 +22,12 @@ start so the two can be compared.
 
 from __future__ import annotations
 
-
 import numba
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr as os_cfr
 
-from ospiel_team.tree import evaluation
 from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
 
@@ -40,256 +40,6 @@ def random_policy_array(tree: GameTree, seed: int) -> np.ndarray:
   if np.any(s <= 0):
     raise ValueError("an infoset has no legal action")
   return w / s
-
-
-def sibling_rank(tree: GameTree) -> np.ndarray:
-  """[num_nodes] position of each node among its parent's children (0 for the root)."""
-  n = tree.num_nodes
-  rank = np.zeros(n, dtype=np.int64)
-  if n > 1:
-    idx = np.arange(1, n)
-    par = tree.node_parent[1:]
-    start = np.ones(n - 1, dtype=bool)
-    start[1:] = par[1:] != par[:-1]
-    first = np.maximum.accumulate(np.where(start, idx, 0))
-    rank[1:] = idx - first
-  return rank
-
-
-class TreeCFRSolver:
-  """OpenSpiel's CFR (`cfr._CFRSolver`) on a `GameTree`, vectorized over depth levels.
-
-  Usage mirrors OpenSpiel: `evaluate_and_update_policy()` runs one iteration;
-  `current_policy_array()` / `average_policy_array()` return policy arrays on the tree and
-  `current_policy()` / `average_policy()` TabularPolicies.
-  """
-
-  def __init__(self, tree: GameTree, alternating_updates: bool = True,
-               linear_averaging: bool = False, regret_matching_plus: bool = False,
-               initial_policy: np.ndarray | None = None):
-    if tree.game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-      raise ValueError(f"CFR needs a sequential game, got {tree.game}")
-    self.tree = tree
-    self._alternating = alternating_updates
-    self._linear = linear_averaging
-    self._rm_plus = regret_matching_plus
-    num_i, num_a = tree.num_infosets, tree.num_actions
-    if initial_policy is None:
-      self._current = tree.uniform_policy_array()
-    else:
-      initial_policy = np.asarray(initial_policy, dtype=np.float64)
-      tree.validate_policy_array(initial_policy)
-      self._current = np.where(tree.infoset_legal, initial_policy, 0.0)
-    self._cum_regret = np.zeros((num_i, num_a))
-    self._cum_policy = np.zeros((num_i, num_a))
-    self._iteration = 0
-    self._prepare()
-
-  # ------------------------------------------------------------------------------------------
-  def _prepare(self):
-    """Index arrays reused by every iteration (policy-independent)."""
-    tree = self.tree
-    rank = sibling_rank(tree)
-    # Bottom-up sums: for every level, the children grouped by sibling rank (left to right).
-    # A level where every parent has the same number c of children is summed as a dense
-    # [parents, c] matrix with a sequential cumulative sum (np.add.accumulate is left to right).
-    self._rank_groups = []
-    for s, e in tree.level_slices[1:]:
-      r = rank[s:e]
-      par = tree.node_parent[s:e]
-      uniq, counts = np.unique(par, return_counts=True)
-      if e > s and np.all(counts == counts[0]):
-        self._rank_groups.append(((s, e), ("dense", uniq, int(counts[0]))))
-        continue
-      groups = []
-      for k in range(int(r.max()) + 1 if e > s else 0):
-        kids = s + np.nonzero(r == k)[0]
-        groups.append((kids, tree.node_parent[kids]))
-      self._rank_groups.append(((s, e), ("groups", groups)))
-    dec = tree.decisions
-    last = int(tree.node_depth[dec].max()) if len(dec) else 0
-    self._reach_levels = []
-    for d, (s, e) in enumerate(tree.level_slices[1:], start=1):
-      if d > last:
-        break
-      owner = tree.node_owner[s:e]
-      owned = [s + np.nonzero(owner == q)[0] for q in range(tree.num_players + 1)]
-      self._reach_levels.append(((s, e), tree.node_parent[s:e], owned))
-    self._reach_size = self._reach_levels[-1][0][1] if self._reach_levels else 1
-    self._last_decision_level = int(tree.node_depth[dec].max()) if len(dec) else 0
-    # Child of every decision node for every action (-1 if illegal).
-    kids = tree.decision_children
-    dec_row = np.full(tree.num_nodes, -1, dtype=np.int64)
-    dec_row[dec] = np.arange(len(dec))
-    child = np.full((len(dec), tree.num_actions), -1, dtype=np.int64)
-    child[dec_row[tree.node_parent[kids]], tree.node_action[kids]] = kids
-    self._child = child
-    # Histories of each player, ordered by (infoset, depth-first order), split by rank within
-    # their infoset so that accumulation is sequential in OpenSpiel's visiting order.
-    pre = traversal.preorder_and_size(tree.node_parent, tree.level_slices)[0]
-    self._player_rows = []
-    for p in range(tree.num_players):
-      rows = np.nonzero(tree.node_player[dec] == p)[0]
-      inf = tree.node_infoset[dec[rows]]
-      order = np.lexsort((pre[dec[rows]], inf))
-      rows, inf = rows[order], inf[order]
-      start = np.ones(len(rows), dtype=bool)
-      start[1:] = inf[1:] != inf[:-1]
-      first = np.maximum.accumulate(np.where(start, np.arange(len(rows)), 0))
-      r_in = np.arange(len(rows)) - first
-      # Positions (into `rows`) of the k-th history of every infoset, for k = 0, 1, ...
-      groups = [np.nonzero(r_in == k)[0] for k in range(int(r_in.max()) + 1 if len(rows) else 0)]
-      infs, counts = np.unique(inf, return_counts=True)
-      dense = len(rows) > 0 and bool(np.all(counts == counts[0]))
-      cols = np.nonzero(tree.infoset_legal[infs].any(axis=0))[0] if len(rows) else \
-          np.zeros(0, dtype=np.int64)
-      self._player_rows.append(dict(rows=rows, groups=groups, infs=infs, dense=dense,
-                                    per_infoset=int(counts[0]) if len(rows) else 0, cols=cols,
-                                    inf=inf, nodes=dec[rows],
-                                    child=np.maximum(child[rows][:, cols], 0),
-                                    legal=tree.infoset_legal[inf][:, cols],
-                                    flat=inf[:, None] * tree.num_actions + cols[None, :]))
-    self._returns = [np.ascontiguousarray(tree.node_returns[:, p])
-                     for p in range(tree.num_players)]
-
-  # ------------------------------------------------------------------------------------------
-  def _traverse(self, player: int | None):
-    """One OpenSpiel tree traversal updating `player`'s regrets (all players if None)."""
-    tree = self.tree
-    num_p = tree.num_players
-    pi = self._current
-    ep = evaluation.edge_probabilities(tree, pi, validate=False)  # our own iterate
-    # Reach of every player and chance, top-down (OpenSpiel's reach_probabilities vector),
-    # one 1-D array per owner; non-owned edges multiply by 1 (exact), so they are skipped.
-    reach = [np.ones(self._reach_size) for _ in range(num_p + 1)]
-    for (s, e), par, owned in self._reach_levels:
-      for q in range(num_p + 1):
-        rq = reach[q]
-        rq[s:e] = rq[par]
-        idx = owned[q]
-        if len(idx):
-          rq[idx] *= ep[idx]
-    dec = tree.decisions
-    pruned = np.ones(len(dec), dtype=bool)  # OpenSpiel skips histories no player reaches
-    for q in range(num_p):
-      pruned &= reach[q][dec] == 0
-    is_pruned = np.zeros(tree.num_nodes, dtype=bool)
-    is_pruned[dec[pruned]] = True
-    any_pruned = bool(pruned.any())
-    players = list(range(num_p)) if player is None else [player]
-    # Values bottom-up, children summed left to right; pruned decision nodes are worth 0.
-    values = {}
-    for p in players:
-      v = self._returns[p].copy()
-      for (s, e), how in reversed(self._rank_groups):
-        if any_pruned:
-          v[s + np.nonzero(is_pruned[s:e])[0]] = 0.0
-        if how[0] == "dense":
-          _, uniq, c = how
-          prod = (ep[s:e] * v[s:e]).reshape(-1, c)
-          v[uniq] += np.add.accumulate(prod, axis=1)[:, -1]
-        else:
-          for kids, parents in how[1]:
-            v[parents] += ep[kids] * v[kids]
-      if any_pruned:
-        v[is_pruned] = 0.0
-      values[p] = v
-    for p in players:
-      v = values[p]
-      info = self._player_rows[p]
-      rows, groups, cols = info["rows"], info["groups"], info["cols"]
-      if not len(rows):
-        continue
-      nodes = info["nodes"]
-      keep = ~pruned[rows]
-      cf = np.ones(len(nodes))
-      for q in range(p):
-        cf = cf * reach[q][nodes]
-      after = np.ones(len(nodes))
-      for q in range(p + 1, num_p + 1):
-        after = after * reach[q][nodes]
-      cf = cf * after
-      inf = info["inf"]
-      # Only the columns of actions legal somewhere for this player.
-      mask = info["legal"] & keep[:, None] if any_pruned else info["legal"]
-      child_v = v[info["child"]]
-      regret = np.where(mask, cf[:, None] * (child_v - v[nodes][:, None]), 0.0)
-      own = reach[p][nodes]
-      if self._linear:
-        own = self._iteration * own
-      pol = np.where(mask, own[:, None] * pi.ravel()[info["flat"]], 0.0)
-      # Sequential accumulation over the histories of each infoset, in depth-first order.
-      if info["dense"]:
-        infs, m = info["infs"], info["per_infoset"]
-        for cum, add in ((self._cum_regret, regret), (self._cum_policy, pol)):
-          block = cum[np.ix_(infs, cols)]
-          stack = np.concatenate([block[:, None, :], add.reshape(len(infs), m, len(cols))],
-                                 axis=1)
-          cum[np.ix_(infs, cols)] = np.add.accumulate(stack, axis=1)[:, -1]
-      else:
-        for gi in groups:
-          idx = np.ix_(inf[gi], cols)
-          self._cum_regret[idx] += regret[gi]
-          self._cum_policy[idx] += pol[gi]
-
-  def _update_current_policy(self):
-    cum = self._cum_regret
-    legal = self.tree.infoset_legal
-    if self._rm_plus:
-      np.maximum(cum, 0.0, out=cum)
-    total = np.zeros(cum.shape[0])
-    for a in range(cum.shape[1]):
-      total = total + np.where(legal[:, a] & (cum[:, a] > 0), cum[:, a], 0.0)
-    n_legal = legal.sum(axis=1)
-    positive = total > 0
-    rm = np.maximum(0.0, cum) / np.where(positive, total, 1.0)[:, None]
-    uniform = 1.0 / n_legal[:, None]
-    self._current = np.where(legal, np.where(positive[:, None], rm, uniform), 0.0)
-
-  def evaluate_and_update_policy(self) -> None:
-    """One CFR iteration (as `CFRSolver.evaluate_and_update_policy`)."""
-    self._iteration += 1
-    if self._alternating:
-      for p in range(self.tree.num_players):
-        self._traverse(p)
-        self._update_current_policy()
-    else:
-      self._traverse(None)
-      self._update_current_policy()
-
-  @property
-  def iteration(self) -> int:
-    return self._iteration
-
-  def current_policy_array(self) -> np.ndarray:
-    """A copy of the current (last-iterate) policy array."""
-    return self._current.copy()
-
-  def average_policy_array(self) -> np.ndarray:
-    """The (reach-weighted) average policy array; uniform where nothing was accumulated."""
-    cum = self._cum_policy
-    legal = self.tree.infoset_legal
-    total = np.zeros(cum.shape[0])
-    for a in range(cum.shape[1]):
-      total = total + np.where(legal[:, a], cum[:, a], 0.0)
-    zero = total == 0
-    avg = cum / np.where(zero, 1.0, total)[:, None]
-    uniform = 1.0 / legal.sum(axis=1)[:, None]
-    return np.where(legal, np.where(zero[:, None], uniform, avg), 0.0)
-
-  def current_policy(self) -> policy_lib.TabularPolicy:
-    return self.tree.tabular_policy(self._current)
-
-  def average_policy(self) -> policy_lib.TabularPolicy:
-    return self.tree.tabular_policy(self.average_policy_array())
-
-
-class TreeCFRPlusSolver(TreeCFRSolver):
-  """CFR+ (regret matching+, alternating updates, linear averaging) as `cfr.CFRPlusSolver`."""
-
-  def __init__(self, tree: GameTree, initial_policy: np.ndarray | None = None):
-    super().__init__(tree, alternating_updates=True, linear_averaging=True,
-                     regret_matching_plus=True, initial_policy=initial_policy)
 
 
 def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
@@ -456,12 +206,13 @@ def _cfr_explore_scatter(rows, bs, noisy, tot, cur):
         cur[i, a, b] = noisy[r, a] / tot[r]
 
 
-class BatchedTreeCFRSolver(TreeCFRSolver):
-  """`TreeCFRSolver` over a batch of seeds at once (a seed axis over the same tree arrays).
+class BatchedTreeCFRSolver:
+  """OpenSpiel's CFR (`cfr._CFRSolver`) on a `GameTree` for a batch of seeds at once (a seed
+  axis over the same tree arrays).
 
-  Every seed b runs exactly the iterations `TreeCFRSolver` runs from `initial_policies[b]`
+  Every seed b runs exactly the iterations OpenSpiel's solver runs from `initial_policies[b]`
   (the same floating-point operations in the same order; tests/algorithms/nash/test_cfr.py
-  checks the batch equal, seed by seed, to unbatched solvers and to OpenSpiel). Internally the
+  checks the batch equal, seed by seed, to OpenSpiel and to batches of one). Internally the
   seed axis is the last one ([num_nodes, B], [num_infosets, num_actions, B]) so that the
   gathers along the tree read contiguous rows; the public arrays have it first
   ([B, num_infosets, num_actions]).
@@ -476,10 +227,13 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
   Args:
     tree: the game tree.
     initial_policies: [B, num_infosets, num_actions] initial (current) policies, one per seed.
-    alternating_updates, linear_averaging, regret_matching_plus: as `TreeCFRSolver`.
+    alternating_updates: update the players one after the other (OpenSpiel's default) or all
+      at once.
+    linear_averaging: weight iteration t's policy by t in the average.
+    regret_matching_plus: clip cumulative regrets at 0 (CFR+).
     exploration: standard deviation of the exploration noise (0: none).
     noise_seeds: one int per seed for the exploration noise (required if exploration > 0).
-    dtype: float64 (default; equal seed by seed to `TreeCFRSolver` and OpenSpiel) or float32
+    dtype: float64 (default; equal seed by seed to OpenSpiel) or float32
       (the authors' arithmetic, `float` in their `cfr_opt.h`; faster, not bit-equal: its
       policies agree with float64's to about 1e-4 after 1000 iterations, and a purified
       policy may differ where two actions are nearly tied).
@@ -505,8 +259,13 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
       raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
     self._dtype = np.dtype(dtype)
-    super().__init__(tree, alternating_updates=alternating_updates,
-                     linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus)
+    if tree.game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+      raise ValueError(f"CFR needs a sequential game, got {tree.game}")
+    self.tree = tree
+    self._alternating = bool(alternating_updates)
+    self._linear = bool(linear_averaging)
+    self._rm_plus = bool(regret_matching_plus)
+    self._iteration = 0
     self.batch_size = int(init.shape[0])
     B = self.batch_size
     legal = tree.infoset_legal[:, :, None]
@@ -525,9 +284,13 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     self._prepare_batched()
 
   def _prepare_batched(self):
-    """Index arrays (int64) and preallocated [.., B] buffers of the kernels."""
+    """Index arrays and preallocated [.., B] buffers of the kernels (policy-independent)."""
     tree, B, dt = self.tree, self.batch_size, self._dtype
     num_p = tree.num_players
+    dec = tree.decisions
+    # Reach is needed down to the deepest decision node's level.
+    last = int(tree.node_depth[dec].max()) if len(dec) else 0
+    self._reach_size = tree.level_slices[last][1] if len(dec) else 1
     # Index arrays unsigned: the kernels' gathers then need no negative-index wraparound.
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64).view(np.uint64)
     owner = tree.node_owner[1:self._reach_size]
@@ -545,7 +308,7 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
              dc=i64(tree.decision_children), dc_flat=i64(tree.decision_children_flat),
              dec=i64(tree.decisions), lev_start=i64([s for s, _ in levels]),
              lev_end=i64([e for _, e in levels]),
-             rets=np.ascontiguousarray(np.stack(self._returns), dtype=dt),
+             rets=np.ascontiguousarray(tree.node_returns.T, dtype=dt),
              legal=np.ascontiguousarray(legal),
              uniform=np.ascontiguousarray(legal / legal.sum(axis=1, keepdims=True), dtype=dt))
     # Reach of every owner (players, then chance): [nodes, num_p + 1, B].
@@ -562,19 +325,20 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     # sorted by (infoset, action, depth-first order of the history), so that every (infoset,
     # action) pair adds its histories in OpenSpiel's visiting order.
     pre = traversal.preorder_and_size(tree.node_parent, tree.level_slices)[0]
+    kids = tree.decision_children
+    dec_row = np.full(tree.num_nodes, -1, dtype=np.int64)
+    dec_row[dec] = np.arange(len(dec))
+    child = np.full((len(dec), tree.num_actions), -1, dtype=np.int64)
+    child[dec_row[tree.node_parent[kids]], tree.node_action[kids]] = kids
     parts = []
     for p in range(num_p):
-      info = self._player_rows[p]
-      nodes = info["nodes"]
-      if not len(nodes):
-        parts.append([np.zeros(0, dtype=np.int64)] * 4)
-        continue
-      r_idx, c_idx = np.nonzero(info["legal"])
-      e_child = info["child"][r_idx, c_idx]
-      e_flat = info["flat"][r_idx, c_idx]
-      order = np.lexsort((pre[nodes[r_idx]], e_flat))
-      e_row = r_idx[order]
-      parts.append([nodes[e_row], e_child[order], e_flat[order], info["rows"][e_row]])
+      rows = np.nonzero(tree.node_player[dec] == p)[0]  # decision rows of player p
+      inf = tree.node_infoset[dec[rows]]
+      r_idx, a_idx = np.nonzero(tree.infoset_legal[inf])
+      e_flat = inf[r_idx] * tree.num_actions + a_idx
+      order = np.lexsort((pre[dec[rows[r_idx]]], e_flat))
+      e_row = rows[r_idx[order]]
+      parts.append([dec[e_row], child[e_row, a_idx[order]], e_flat[order], e_row])
     k["e_off"] = i64(np.concatenate([[0], np.cumsum([len(q[0]) for q in parts])]))
     for j, name in enumerate(("e_node", "e_child", "e_flat", "e_dec")):
       k[name] = i64(np.concatenate([q[j] for q in parts]))
@@ -626,6 +390,21 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
     _cfr_explore_gather(rows, bs, self._k["legal"], cur, noise)
     _cfr_explore_scatter(rows, bs, noise, noise.sum(axis=1), cur)
 
+  def evaluate_and_update_policy(self) -> None:
+    """One CFR iteration of every seed (as `CFRSolver.evaluate_and_update_policy`)."""
+    self._iteration += 1
+    if self._alternating:
+      for p in range(self.tree.num_players):
+        self._traverse(p)
+        self._update_current_policy()
+    else:
+      self._traverse(None)
+      self._update_current_policy()
+
+  @property
+  def iteration(self) -> int:
+    return self._iteration
+
   def current_policy_array(self) -> np.ndarray:
     """[B, num_infosets, num_actions] current (last-iterate) policies."""
     return np.ascontiguousarray(np.moveaxis(self._current, -1, 0))
@@ -648,3 +427,57 @@ class BatchedTreeCFRSolver(TreeCFRSolver):
 
   def average_policy(self):
     raise NotImplementedError("a batch has one policy per seed: use average_policy_array()")
+
+
+class TreeCFRSolver:
+  """OpenSpiel's CFR (`cfr._CFRSolver`) on a `GameTree`: a `BatchedTreeCFRSolver` of one seed.
+
+  Usage mirrors OpenSpiel: `evaluate_and_update_policy()` runs one iteration;
+  `current_policy_array()` / `average_policy_array()` return policy arrays on the tree and
+  `current_policy()` / `average_policy()` TabularPolicies. Its policies equal those of
+  `cfr.CFRSolver` / `cfr.CFRPlusSolver` after any number of iterations.
+
+  Args:
+    tree: the game tree (of a sequential game).
+    alternating_updates, linear_averaging, regret_matching_plus: as `BatchedTreeCFRSolver`.
+    initial_policy: the starting current policy (default: uniform, as OpenSpiel).
+  """
+
+  def __init__(self, tree: GameTree, alternating_updates: bool = True,
+               linear_averaging: bool = False, regret_matching_plus: bool = False,
+               initial_policy: np.ndarray | None = None):
+    init = tree.uniform_policy_array() if initial_policy is None else initial_policy
+    self.tree = tree
+    self._batch = BatchedTreeCFRSolver(
+        tree, np.asarray(init, dtype=np.float64)[None], alternating_updates=alternating_updates,
+        linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus)
+
+  def evaluate_and_update_policy(self) -> None:
+    """One CFR iteration (as `CFRSolver.evaluate_and_update_policy`)."""
+    self._batch.evaluate_and_update_policy()
+
+  @property
+  def iteration(self) -> int:
+    return self._batch.iteration
+
+  def current_policy_array(self) -> np.ndarray:
+    """The current (last-iterate) policy array."""
+    return self._batch.current_policy_array()[0]
+
+  def average_policy_array(self) -> np.ndarray:
+    """The (reach-weighted) average policy array; uniform where nothing was accumulated."""
+    return self._batch.average_policy_array()[0]
+
+  def current_policy(self) -> policy_lib.TabularPolicy:
+    return self.tree.tabular_policy(self.current_policy_array())
+
+  def average_policy(self) -> policy_lib.TabularPolicy:
+    return self.tree.tabular_policy(self.average_policy_array())
+
+
+class TreeCFRPlusSolver(TreeCFRSolver):
+  """CFR+ (regret matching+, alternating updates, linear averaging) as `cfr.CFRPlusSolver`."""
+
+  def __init__(self, tree: GameTree, initial_policy: np.ndarray | None = None):
+    super().__init__(tree, alternating_updates=True, linear_averaging=True,
+                     regret_matching_plus=True, initial_policy=initial_policy)

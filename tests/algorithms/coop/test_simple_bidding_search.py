@@ -74,8 +74,7 @@ def test_root_partition_search_rejects_a_bad_start():
 def test_root_partition_search_pair_moves_only_improve():
   # Size 6 (bids 1, 2, 4, 8): every card opens 1 at the start. Pair moves search a superset of
   # the neighbourhood, so they end at least as high; OpenSpiel scores both strategies, and
-  # neither exceeds the optimum (simple_bidding_optimum, which agrees with the MIP at N <= 4
-  # and with its C kernel at N <= 6).
+  # neither exceeds the optimum (simple_bidding_optimum, which agrees with the MIP at N <= 6).
   start = [0b111111, 0, 0, 0]
   plain = sbs.root_partition_search(6, start, hash_log2=16)
   pairs = sbs.root_partition_search(6, start, hash_log2=16, pair_moves=True)

@@ -71,8 +71,8 @@ def test_random_initial_policy_is_seeded_and_valid():
 
 
 # ------------------------------------------------------------------------------------------
-# BatchedTreeCFRSolver: a seed axis over the same arrays, equal seed by seed to the unbatched
-# solver (which the tests above check against OpenSpiel).
+# BatchedTreeCFRSolver: a seed axis over the same arrays, equal seed by seed to batches of one
+# (TreeCFRSolver, which the tests above check against OpenSpiel): seeds do not interact.
 @pytest.mark.parametrize("game_name", ["tiny_hanabi", "comm(length=2)", "simple_bidding(size=3)",
                                        "mini_bridge(size=2)", "kuhn_poker(players=3)"])
 @pytest.mark.parametrize("alternating", [True, False])
