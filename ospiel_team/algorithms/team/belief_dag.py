@@ -54,7 +54,9 @@ ALGORITHMS = ("dcfr", "pcfr+")
 # Instantaneous regrets within this (relative to 1 + |v|) of zero are rounding noise (a belief
 # whose prescriptions are all worth the same in exact arithmetic, whose computed values differ
 # in the last bits): set to 0, else regret matching would turn +1e-16 into a pure strategy and
-# -1e-16 into the uniform one (on 21L153 DCFR stalled on such a trajectory).
+# -1e-16 into the uniform one, and the iterates would depend on the summation order. Without
+# it DCFR still converges on the Table 1 instances, to the same values within the gap, but
+# after other numbers of iterations (0.7x to 1.4x on 12 instances).
 _NOISE = 1e-13
 
 # numba kernels of the per-iteration passes. Nodes are numbered by depth, so a belief's
