@@ -92,11 +92,33 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
   mode _VALUES: v = sum sigma q; _MAX: v = max q; _DCFR: then the DCFR update of r (positive
   regrets times pos, negative ones times neg, plus q - v) and sigma = RM(r); _PCFR_PLUS: then
   predictive CFR+ (r = max(r + q - v, 0), sigma = RM(r + q - v)). pred: scratch of the largest
-  node's size. Instantaneous regrets within _NOISE (1 + |v|) of zero are set to 0.
+  node's size. Instantaneous regrets within _NOISE (1 + |v|) of zero are set to 0. (The max
+  pass has its own loop: the mode test inside the edge loop cost it 1.5x. The edge sums are
+  written out in both loops: an inlined helper taking the arrays costs reference counting per
+  edge.)
   """
+  if mode == _MAX:
+    for n in range(len(nes) - 2, -1, -1):
+      best = -np.inf
+      for e in range(nes[n], nes[n + 1]):
+        s = 0.0
+        if unit:
+          for k in range(lptr[e], lptr[e + 1]):
+            if not (skip0 and lidx[k] == 0):
+              s += g[lidx[k]]
+        else:
+          for k in range(lptr[e], lptr[e + 1]):
+            if not (skip0 and lidx[k] == 0):
+              s += lval[k] * g[lidx[k]]
+        for k in range(cptr[e], cptr[e + 1]):
+          s += v[cidx[k]]
+        q[e] = s
+        if s > best:
+          best = s
+      v[n] = best
+    return
   for n in range(len(nes) - 2, -1, -1):
     a, b = nes[n], nes[n + 1]
-    best = -np.inf
     acc = 0.0
     for e in range(a, b):
       s = 0.0
@@ -111,13 +133,11 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
       for k in range(cptr[e], cptr[e + 1]):
         s += v[cidx[k]]
       q[e] = s
-      if mode == _MAX:
-        if s > best:
-          best = s
-      else:
-        acc += sigma[e] * s
-    vn = best if mode == _MAX else acc
+      acc += sigma[e] * s
+    vn = acc
     v[n] = vn
+    if mode == _VALUES:
+      continue
     tiny = _NOISE * (1.0 + abs(vn))
     if mode == _DCFR:
       for e in range(a, b):
@@ -125,8 +145,8 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
         if -tiny <= inst <= tiny:
           inst = 0.0
         r[e] = r[e] * (pos if r[e] > 0.0 else neg) + inst
-      _regret_match(r, a - a, sigma, a, b)
-    elif mode == _PCFR_PLUS:
+        pred[e - a] = r[e]
+    else:
       for e in range(a, b):
         inst = q[e] - vn
         if -tiny <= inst <= tiny:
@@ -134,7 +154,19 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
         x = r[e] + inst
         r[e] = x if x > 0.0 else 0.0
         pred[e - a] = r[e] + inst
-      _regret_match(pred, a, sigma, a, b)
+    # sigma = regret matching of pred (written out here: a helper taking the arrays costs
+    # reference counting per node).
+    tot = 0.0
+    for e in range(a, b):
+      if pred[e - a] > 0.0:
+        tot += pred[e - a]
+    if tot > 0.0:
+      for e in range(a, b):
+        sigma[e] = (pred[e - a] if pred[e - a] > 0.0 else 0.0) / tot
+    else:
+      u = 1.0 / (b - a)
+      for e in range(a, b):
+        sigma[e] = u
 
 
 @numba.njit(cache=True, boundscheck=False)
