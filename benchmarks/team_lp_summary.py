@@ -81,7 +81,8 @@ def summary_rows(inputs, names=None):
         stale = r.get("game") and _canonical(r["game"]) != current[name]
         failures.setdefault(name, []).append(
             f"{r.get('method', 'lp')}: {str(r.get('reason', ''))[:70]} "
-            f"({os.path.basename(path)}{'; older reading of the game, same sizes' if stale else ''})")
+            f"({os.path.basename(path)}"
+            f"{'; older reading of the game, same sizes' if stale else ''})")
   rows = []
   for name in names or team_instances.TABLE1_INSTANCES:
     if name not in team_instances.TABLE1_INSTANCES:

@@ -16,10 +16,9 @@ edited while it ran, is left unchanged and the command exits non-zero after tryi
 """
 
 import os
-import sys
 import tempfile
 import time
-from typing import Dict, Sequence
+from collections.abc import Sequence
 
 from absl import app
 from absl import flags
@@ -31,7 +30,7 @@ REPO = os.path.dirname(COLABS)
 
 # Small settings per notebook (the values the tests in tests/test_colab_*.py use): name ->
 # {variable assigned at the start of a line in a code cell: Python source of its new value}.
-SMALL_SETTINGS: Dict[str, Dict[str, str]] = {
+SMALL_SETTINGS: dict[str, dict[str, str]] = {
     "bridge_agents": {"BOARDS": "16", "STAT_BOARDS": "40", "SHOW_DEALS": "2", "FT_ROUNDS": "2",
                       "FT_DEALS": "8", "FT_FRACTION": "0.5", "FT_BOARDS": "16"},
     "bridge_bidding": {"BOARDS": "100", "SEED": "1"},
@@ -47,7 +46,7 @@ def notebook_names() -> list:
   return sorted(f[:-6] for f in os.listdir(COLABS) if f.endswith(".ipynb"))
 
 
-def override_parameters(nb, parameters: Dict[str, str], name: str = "notebook") -> None:
+def override_parameters(nb, parameters: dict[str, str], name: str = "notebook") -> None:
   """Replaces the first `NAME = ...` line of each name in the code cells (in place)."""
   remaining = dict(parameters)
   for cell in nb.cells:
@@ -66,8 +65,8 @@ def override_parameters(nb, parameters: Dict[str, str], name: str = "notebook") 
 
 def execute(name: str, small: bool, timeout: int) -> float:
   """Executes colabs/<name>.ipynb and writes it back with its outputs; returns seconds."""
-  import nbclient  # pylint: disable=g-import-not-at-top
-  import nbformat  # pylint: disable=g-import-not-at-top
+  import nbclient  #
+  import nbformat  #
   path = os.path.join(COLABS, name + ".ipynb")
   with open(path, "rb") as f:
     before = f.read()
@@ -114,7 +113,7 @@ def main(argv: Sequence[str]) -> None:
   for name in chosen:
     try:
       seconds = execute(name, flags.FLAGS.small, flags.FLAGS.timeout)
-    except Exception as e:  # pylint: disable=broad-except
+    except Exception as e:  #
       print(f"{name}: FAILED ({type(e).__name__}: {str(e).splitlines()[-1] if str(e) else ''})",
             flush=True)
       failed.append(name)

@@ -31,7 +31,6 @@ import json
 import multiprocessing
 import os
 import time
-from typing import Dict, List
 
 from absl import app
 from absl import flags
@@ -92,7 +91,7 @@ flags.DEFINE_string("md_out", None, "Output Markdown table.")
 _atomic_write = atomic_io.write_text
 
 
-def _depths(spec: List[str]) -> Dict[str, int]:
+def _depths(spec: list[str]) -> dict[str, int]:
   out = {}
   for item in spec:
     game, _, d = item.rpartition("=")
@@ -102,8 +101,8 @@ def _depths(spec: List[str]) -> Dict[str, int]:
   return out
 
 
-def run_seeds(tree: GameTree, seeds: List[int], depth, cfr_iterations: int,
-              samples: List[int], sampled_iterations: int, protocol: str = "paper",
+def run_seeds(tree: GameTree, seeds: list[int], depth, cfr_iterations: int,
+              samples: list[int], sampled_iterations: int, protocol: str = "paper",
               our_jps: bool = True):
   """CFR from seeded random policies (one batch), then exact and sampled JPS per seed.
 
@@ -163,7 +162,7 @@ def run_seeds(tree: GameTree, seeds: List[int], depth, cfr_iterations: int,
 
 
 def speed_comparison(tree: GameTree, pi: np.ndarray, seed: int, depth,
-                     sample: int, cap_seconds: float) -> Dict[str, float]:
+                     sample: int, cap_seconds: float) -> dict[str, float]:
   """JPS searches from every starting depth vs brute force of the same candidates."""
   search = jps.JointPolicySearch(tree, depth=depth, seed=seed)
   rng = np.random.default_rng(seed)
@@ -196,10 +195,10 @@ def speed_comparison(tree: GameTree, pi: np.ndarray, seed: int, depth,
               max_prediction_error=max_err, brute_force_evaluated=int(evaluated))
 
 
-_TREES: Dict[str, GameTree] = {}  # a worker's last tree (one at a time bounds memory)
+_TREES: dict[str, GameTree] = {}  # a worker's last tree (one at a time bounds memory)
 
 
-def run_chunk(game_name: str, chunk: List[int], depth, samples: List[int], need_speed: bool,
+def run_chunk(game_name: str, chunk: list[int], depth, samples: list[int], need_speed: bool,
               cfr_iterations: int, sampled_iterations: int, protocol: str, our_jps: bool,
               brute_force_sample: int, brute_force_seconds: float):
   """`run_seeds` on one chunk of seeds of one game, in this process or a pool's worker.
@@ -226,7 +225,7 @@ def _stderr(vals) -> float:
   return float(np.std(vals, ddof=1) / np.sqrt(len(vals))) if len(vals) > 1 else 0.0
 
 
-def aggregate(store: dict, games: List[str], samples: List[int], cfr_iterations: int):
+def aggregate(store: dict, games: list[str], samples: list[int], cfr_iterations: int):
   """Rows (game, method, mean, best, seeds) and the Markdown table."""
   rows = []
   methods = METHODS + [f"CFR+JPS (k={k})" for k in samples]
@@ -353,7 +352,7 @@ def main(argv):
         mine.setdefault("speed", entry["speed"])
   if FLAGS.merge_from and store_path:
     _atomic_write(store_path, json.dumps(store, indent=1))
-  import tqdm  # pylint: disable=g-import-not-at-top
+  import tqdm  #
   games = [str(pyspiel.load_game(g)) for g in FLAGS.games]
   seeds_of = {g: list(range(FLAGS.first_seed, FLAGS.first_seed + game_seeds.get(g, FLAGS.seeds)))
               for g in games}
@@ -391,7 +390,7 @@ def main(argv):
                  brute_force_seconds=FLAGS.brute_force_seconds)
 
   def record(game_name, chunk, outs, speed):
-    for seed, out in zip(chunk, outs):
+    for seed, out in zip(chunk, outs, strict=True):
       store[game_name]["seeds"][str(seed)] = out
     if speed is not None:
       store[game_name]["speed"] = speed

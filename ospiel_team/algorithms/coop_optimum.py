@@ -1,6 +1,8 @@
-"""Deprecated entry point: `python -m ospiel_team.algorithms.coop_optimum` runs `ospiel_team.cli.coop_optimum`.
+"""Deprecated: `python -m ospiel_team.algorithms.coop_optimum`.
 
-Kept for one release so that existing scripts keep working; use `ospiel-team-coop-optimum` instead.
+Runs the command line `ospiel_team.cli.coop_optimum`
+(installed as `ospiel-team-coop-optimum`).
+Kept for one release so that existing scripts keep working.
 """
 
 if __name__ == "__main__":
@@ -8,5 +10,6 @@ if __name__ == "__main__":
 
   from ospiel_team.cli import coop_optimum as _cli
 
-  warnings.warn("python -m ospiel_team.algorithms.coop_optimum is deprecated; use ospiel-team-coop-optimum", DeprecationWarning, stacklevel=1)
+  warnings.warn("python -m ospiel_team.algorithms.coop_optimum is deprecated; "
+                "use ospiel-team-coop-optimum", DeprecationWarning, stacklevel=1)
   _cli.run()

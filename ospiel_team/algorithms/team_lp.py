@@ -1,6 +1,8 @@
-"""Deprecated entry point: `python -m ospiel_team.algorithms.team_lp` runs `ospiel_team.cli.team_solve`.
+"""Deprecated: `python -m ospiel_team.algorithms.team_lp`.
 
-Kept for one release so that existing scripts keep working; use `ospiel-team-solve` instead.
+Runs the command line `ospiel_team.cli.team_solve`
+(installed as `ospiel-team-solve`).
+Kept for one release so that existing scripts keep working.
 """
 
 if __name__ == "__main__":
@@ -8,5 +10,6 @@ if __name__ == "__main__":
 
   from ospiel_team.cli import team_solve as _cli
 
-  warnings.warn("python -m ospiel_team.algorithms.team_lp is deprecated; use ospiel-team-solve", DeprecationWarning, stacklevel=1)
+  warnings.warn("python -m ospiel_team.algorithms.team_lp is deprecated; "
+                "use ospiel-team-solve", DeprecationWarning, stacklevel=1)
   _cli.run()

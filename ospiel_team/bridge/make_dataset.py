@@ -1,7 +1,8 @@
-"""Deprecated entry point: `python -m ospiel_team.bridge.make_dataset` runs `ospiel-team-make-dataset`.
+"""Deprecated: `python -m ospiel_team.bridge.make_dataset`.
 
-Kept for one release so that existing scripts keep working; the builder moved to
-`ospiel_team.bridge.dataset_builder` and its command line to `ospiel_team.cli.make_dataset`.
+Runs the command line `ospiel_team.cli.make_dataset`
+(installed as `ospiel-team-make-dataset`).
+Kept for one release so that existing scripts keep working.
 """
 
 if __name__ == "__main__":
@@ -9,6 +10,6 @@ if __name__ == "__main__":
 
   from ospiel_team.cli import make_dataset as _cli
 
-  warnings.warn("python -m ospiel_team.bridge.make_dataset is deprecated; use "
-                "ospiel-team-make-dataset", DeprecationWarning, stacklevel=1)
+  warnings.warn("python -m ospiel_team.bridge.make_dataset is deprecated; "
+                "use ospiel-team-make-dataset", DeprecationWarning, stacklevel=1)
   _cli.run()

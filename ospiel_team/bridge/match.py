@@ -1,7 +1,8 @@
-"""Deprecated entry point: `python -m ospiel_team.bridge.match` runs `ospiel-team-match`.
+"""Deprecated: `python -m ospiel_team.bridge.match`.
 
-Kept for one release so that existing scripts keep working; the module moved to
-`ospiel_team.bridge.agents.match` and its command line to `ospiel_team.cli.match`.
+Runs the command line `ospiel_team.cli.match`
+(installed as `ospiel-team-match`).
+Kept for one release so that existing scripts keep working.
 """
 
 if __name__ == "__main__":
@@ -9,6 +10,6 @@ if __name__ == "__main__":
 
   from ospiel_team.cli import match as _cli
 
-  warnings.warn("python -m ospiel_team.bridge.match is deprecated; use ospiel-team-match",
-                DeprecationWarning, stacklevel=1)
+  warnings.warn("python -m ospiel_team.bridge.match is deprecated; "
+                "use ospiel-team-match", DeprecationWarning, stacklevel=1)
   _cli.run()

@@ -1,7 +1,8 @@
-"""Deprecated entry point: `python -m ospiel_team.bridge.uncontested` runs `ospiel-team-uncontested`.
+"""Deprecated: `python -m ospiel_team.bridge.uncontested`.
 
-Kept for one release so that existing scripts keep working; the module moved to
-`ospiel_team.bridge.agents.uncontested` and its command line to `ospiel_team.cli.uncontested`.
+Runs the command line `ospiel_team.cli.uncontested`
+(installed as `ospiel-team-uncontested`).
+Kept for one release so that existing scripts keep working.
 """
 
 if __name__ == "__main__":
@@ -9,6 +10,6 @@ if __name__ == "__main__":
 
   from ospiel_team.cli import uncontested as _cli
 
-  warnings.warn("python -m ospiel_team.bridge.uncontested is deprecated; use ospiel-team-uncontested",
-                DeprecationWarning, stacklevel=1)
+  warnings.warn("python -m ospiel_team.bridge.uncontested is deprecated; "
+                "use ospiel-team-uncontested", DeprecationWarning, stacklevel=1)
   _cli.run()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from absl import app
 from absl import flags
@@ -25,7 +25,7 @@ def one_line_flags_parser(argv: list[str]) -> list[str]:
     sys.exit(2)
 
 
-def run(main: Callable[[list[str]], Optional[int]], define_flags: Callable[[], None]) -> None:
+def run(main: Callable[[list[str]], int | None], define_flags: Callable[[], None]) -> None:
   """Defines the command's flags and runs `main` under absl.
 
   ``--help`` (``-h``, ``--helpshort``) prints the docstring of the module that defines the
@@ -41,7 +41,7 @@ def run(main: Callable[[list[str]], Optional[int]], define_flags: Callable[[], N
   app.run(main, flags_parser=one_line_flags_parser)
 
 
-def parse_private(fv: flags.FlagValues, argv: Sequence[str], doc: str) -> Optional[int]:
+def parse_private(fv: flags.FlagValues, argv: Sequence[str], doc: str) -> int | None:
   """Parses `argv` into a command's own `FlagValues` (commands callable in-process as
   ``main(argv) -> status``).
 

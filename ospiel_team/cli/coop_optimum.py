@@ -7,7 +7,7 @@ The solver lives in `ospiel_team.algorithms.coop.optimum`; this module only pars
 
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import pyspiel
 
@@ -23,9 +23,9 @@ def main(argv: Sequence[str]) -> int:
   User errors (a game that is not common-payoff, an unknown method or warm start, a negative
   time limit, a game pyspiel does not know) print one line and exit with status 2.
   """
-  import json  # pylint: disable=g-import-not-at-top
-  from absl import flags  # pylint: disable=g-import-not-at-top
-  import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
+  import json  #
+  from absl import flags  #
+  import ospiel_team  # noqa: F401
   fv = flags.FlagValues()
   flags.DEFINE_string("game", None, "pyspiel game string (common-payoff)", flag_values=fv)
   flags.DEFINE_string("method", "auto", "auto, lp, mip, brute_force or bidding_bb "

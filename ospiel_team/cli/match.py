@@ -43,8 +43,8 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   try:
-    from ospiel_team import atomic_io  # pylint: disable=g-import-not-at-top
-    from ospiel_team.bridge import dataset as dataset_lib  # pylint: disable=g-import-not-at-top
+    from ospiel_team import atomic_io  #
+    from ospiel_team.bridge import dataset as dataset_lib  #
     atomic_io.check_writable(FLAGS.out, folder=True)  # before the match, not after it
     ds = dataset_lib.resolve_dataset(FLAGS.dataset)
     ref = FLAGS.reference_dir or jps_paper.default_reference_dir()

@@ -34,10 +34,10 @@ def main(argv) -> int:
   `seconds`. User errors (unknown method, instance or HiGHS option, negative time limit, bad
   game or teams) print one line and exit with status 2.
   """
-  import json  # pylint: disable=g-import-not-at-top
-  from absl import flags  # pylint: disable=g-import-not-at-top
-  import ospiel_team  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
-  from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+  import json  #
+  from absl import flags  #
+  import ospiel_team  # noqa: F401
+  from ospiel_team.games import team_instances  #
   fv = flags.FlagValues()
   flags.DEFINE_string("game", None, "pyspiel game string", flag_values=fv)
   flags.DEFINE_string("teams", None, 'teams, e.g. "0,1|2" (default: the game\'s default)',
@@ -86,9 +86,9 @@ def main(argv) -> int:
       options[key] = _parse_option_value(value)
     tree_info = {}
     if fv.tree_cache is not None:
-      import os  # pylint: disable=g-import-not-at-top
-      import time  # pylint: disable=g-import-not-at-top
-      from ospiel_team.tree import cache as tree_cache  # pylint: disable=g-import-not-at-top
+      import os  #
+      import time  #
+      from ospiel_team.tree import cache as tree_cache  #
       t0 = time.perf_counter()
       game = pyspiel.load_game(game) if isinstance(game, str) else game
       hit = os.path.exists(tree_cache.cache_path(game, fv.tree_cache))

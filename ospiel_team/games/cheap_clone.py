@@ -13,7 +13,7 @@ frozensets, or lists that are never mutated again): its deepcopy is a shallow co
 lists everywhere else (equality, indexing, `append`, pickling for `serialize_game_and_state`).
 """
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 class FlatList(list):

@@ -29,7 +29,6 @@ State objects are light (`clone` deep-copies `__dict__`): a state holds the
 bytes of its action history and two ints.
 """
 
-from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -78,7 +77,7 @@ def num_terminal_histories(length: int) -> int:
 class CommGame(pyspiel.Game):
   """The Simple Communication Game (Definition 1 of the JPS paper)."""
 
-  def __init__(self, params: Optional[dict] = None):
+  def __init__(self, params: dict | None = None):
     params = dict(params or {})
     length = _check_length(params)
     params["length"] = length
@@ -134,12 +133,12 @@ class CommState(pyspiel.State):
       return 1
     return pyspiel.PlayerId.TERMINAL
 
-  def _legal_actions(self, player: int) -> List[int]:
+  def _legal_actions(self, player: int) -> list[int]:
     if len(self._h) <= self._len:
       return [0, 1]
     return list(range(1 << self._len))
 
-  def chance_outcomes(self) -> List[Tuple[int, float]]:
+  def chance_outcomes(self) -> list[tuple[int, float]]:
     m = 1 << self._len
     p = 1.0 / m
     return [(s, p) for s in range(m)]
@@ -164,7 +163,7 @@ class CommState(pyspiel.State):
   def is_terminal(self) -> bool:
     return len(self._h) == self._len + 2
 
-  def returns(self) -> List[float]:
+  def returns(self) -> list[float]:
     h = self._h
     if len(h) == self._len + 2 and h[-1] == h[0]:
       return [1.0, 1.0]
@@ -220,7 +219,7 @@ class CommObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h  # pylint: disable=protected-access
+    h = state._h  #
     if h and self._sees_s1(player):
       self.dict["s1"][h[0]] = 1
     if self._public:
@@ -230,7 +229,7 @@ class CommObserver:
 
   def string_from(self, state: CommState, player: int) -> str:
     """E.g. 'p0 s1:5 sig:01' for P1, 'p1 sig:01' for P2."""
-    h = state._h  # pylint: disable=protected-access
+    h = state._h  #
     text = f"p{player}"
     if h and self._sees_s1(player):
       text += f" s1:{h[0]}"

@@ -40,7 +40,6 @@ State objects are light (`clone` deep-copies `__dict__`): a state holds the
 bytes of its history [s1, s2, actions...] and one int.
 """
 
-from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -114,7 +113,7 @@ def contract_score(size: int, s1: int, s2: int, action: int) -> float:
 class MiniBridgeGame(pyspiel.Game):
   """2-Suit Mini-Bridge (Definition 3 of the JPS paper)."""
 
-  def __init__(self, params: Optional[dict] = None):
+  def __init__(self, params: dict | None = None):
     params = dict(params or {})
     size = _check_size(params)
     params["size"] = size
@@ -174,13 +173,13 @@ class MiniBridgeState(pyspiel.State):
       return pyspiel.PlayerId.TERMINAL
     return n & 1  # n - 2 actions so far: even -> P1 (0), odd -> P2 (1).
 
-  def _legal_actions(self, player: int) -> List[int]:
+  def _legal_actions(self, player: int) -> list[int]:
     last = max(self._h[2:], default=PASS)  # Bids increase: last bid = max.
     if last == PASS:
       return list(range(2 * self._n + 1))  # Opening, or P2 after a Pass.
     return [PASS] + list(range(last + 1, 2 * self._n + 1))
 
-  def chance_outcomes(self) -> List[Tuple[int, float]]:
+  def chance_outcomes(self) -> list[tuple[int, float]]:
     p = 1.0 / (self._n + 1)
     return [(s, p) for s in range(self._n + 1)]
 
@@ -204,7 +203,7 @@ class MiniBridgeState(pyspiel.State):
   def is_terminal(self) -> bool:
     return _ended(self._h)
 
-  def returns(self) -> List[float]:
+  def returns(self) -> list[float]:
     h = self._h
     if not _ended(h):
       return [0.0, 0.0]
@@ -271,7 +270,7 @@ class MiniBridgeObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h  # pylint: disable=protected-access
+    h = state._h  #
     if "spades" in self.dict and len(h) > player:
       self.dict["spades"][h[player]] = 1
     if "all_spades" in self.dict:
@@ -287,7 +286,7 @@ class MiniBridgeObserver:
 
   def string_from(self, state: MiniBridgeState, player: int) -> str:
     """E.g. 'p1 spades:2 auction:Pass 1S' or 'p1 spades:2 last:1S open_pass'."""
-    h = state._h  # pylint: disable=protected-access
+    h = state._h  #
     text = f"p{player}"
     if self._private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
       if len(h) > player:

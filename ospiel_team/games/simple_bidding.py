@@ -35,7 +35,6 @@ State objects are light (`clone` deep-copies `__dict__`): a state holds the
 bytes of its history [s1, s2, actions...] and two ints.
 """
 
-from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -101,7 +100,7 @@ def _token(action: int) -> str:
 class SimpleBiddingGame(pyspiel.Game):
   """The Simple Bidding Game (Definition 2 of the JPS paper)."""
 
-  def __init__(self, params: Optional[dict] = None):
+  def __init__(self, params: dict | None = None):
     params = dict(params or {})
     size = _check_size(params)
     params["size"] = size
@@ -159,13 +158,13 @@ class SimpleBiddingState(pyspiel.State):
       return pyspiel.PlayerId.TERMINAL
     return n & 1  # n - 2 actions so far: even -> P1 (0), odd -> P2 (1).
 
-  def _legal_actions(self, player: int) -> List[int]:
+  def _legal_actions(self, player: int) -> list[int]:
     h = self._h
     if len(h) == 2:
       return list(range(1, self._k + 1))  # First-bid rule: no Pass.
     return [PASS] + list(range(h[-1] + 1, self._k + 1))
 
-  def chance_outcomes(self) -> List[Tuple[int, float]]:
+  def chance_outcomes(self) -> list[tuple[int, float]]:
     p = 1.0 / self._n
     return [(s, p) for s in range(self._n)]
 
@@ -194,7 +193,7 @@ class SimpleBiddingState(pyspiel.State):
     h = self._h
     return len(h) > 2 and h[-1] == PASS
 
-  def returns(self) -> List[float]:
+  def returns(self) -> list[float]:
     h = self._h
     if len(h) > 2 and h[-1] == PASS:
       bid = bid_value(h[-2])
@@ -251,7 +250,7 @@ class SimpleBiddingObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h  # pylint: disable=protected-access
+    h = state._h  #
     if "card" in self.dict and len(h) > player:
       self.dict["card"][h[player]] = 1
     if "cards" in self.dict:
@@ -267,7 +266,7 @@ class SimpleBiddingObserver:
 
   def string_from(self, state: SimpleBiddingState, player: int) -> str:
     """E.g. 'p0 card:1 bids:1 2' (info state) or 'p0 card:1 last:2'."""
-    h = state._h  # pylint: disable=protected-access
+    h = state._h  #
     text = f"p{player}"
     if self._private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
       if len(h) > player:

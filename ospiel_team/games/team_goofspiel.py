@@ -24,8 +24,8 @@ tied point cards and has other returns; the tests compare the points of the two 
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Dict, FrozenSet, List, Optional
 
 import numpy as np
 
@@ -57,7 +57,7 @@ _GAME_TYPE = pyspiel.GameType(
 class TeamGoofspielGame(pyspiel.Game):
   """Goofspiel with `players` players, `num_cards` cards, `info` = full or limited."""
 
-  def __init__(self, params: Optional[Dict] = None):
+  def __init__(self, params: dict | None = None):
     params = {**_DEFAULT_PARAMS, **(params or {})}
     n = int(params["players"])
     info = str(params["info"])
@@ -114,10 +114,10 @@ class TeamGoofspielState(pyspiel.State):
     self._n = game.num_players()
     self._k = game.num_cards
     # FlatList: cheap clones (see cheap_clone.py); past_bids' inner lists are never mutated.
-    self.point_cards: List[int] = FlatList()  # card indices (value - 1), one per round started
-    self.past_bids: List[List[int]] = FlatList()  # completed rounds: bid index of each player
-    self.bids: List[int] = FlatList()  # current round, seat order
-    self.winners: List[FrozenSet[int]] = FlatList()  # completed rounds: the highest bidders
+    self.point_cards: list[int] = FlatList()  # card indices (value - 1), one per round started
+    self.past_bids: list[list[int]] = FlatList()  # completed rounds: bid index of each player
+    self.bids: list[int] = FlatList()  # current round, seat order
+    self.winners: list[frozenset[int]] = FlatList()  # completed rounds: the highest bidders
     self.points = FlatList([0.0] * self._n)
     if self._k == 1:
       self.point_cards.append(0)
@@ -126,7 +126,7 @@ class TeamGoofspielState(pyspiel.State):
   def round(self) -> int:
     return len(self.past_bids)
 
-  def hand(self, player: int) -> List[int]:
+  def hand(self, player: int) -> list[int]:
     used = {b[player] for b in self.past_bids}
     if len(self.bids) > player:
       used.add(self.bids[player])
@@ -423,7 +423,7 @@ def _tree_arrays(game: TeamGoofspielGame) -> dict:
     pre = np.repeat(pre, b) + 1 + pos * size[d + 1]
     act = child_act.astype(np.int64)
     prob = np.full(m * b, 1.0 / b) if kind == _CHANCE else np.ones(m * b)
-    rep = lambda x: np.repeat(x, b, axis=0)  # noqa: E731
+    rep = functools.partial(np.repeat, repeats=b, axis=0)
     pc, bids, used, won, points = rep(pc), rep(bids), rep(used), rep(won), rep(points)
     if kind == _CHANCE:
       pc[:, r] = child_act

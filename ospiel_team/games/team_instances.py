@@ -17,7 +17,6 @@ teams' sequence counts equal Table 1 (see the tests for the list each check cove
 """
 
 import dataclasses
-from typing import Dict, Optional, Tuple
 
 import pyspiel
 
@@ -26,7 +25,7 @@ from ospiel_team.games import team_kuhn  # noqa: F401
 from ospiel_team.games import team_leduc  # noqa: F401
 from ospiel_team.games import team_liars_dice  # noqa: F401
 
-Teams = Tuple[Tuple[int, ...], Tuple[int, ...]]
+Teams = tuple[tuple[int, ...], tuple[int, ...]]
 
 
 def _blocks(n1: int, n2: int) -> Teams:
@@ -41,7 +40,7 @@ def _alternating(n1: int, n2: int) -> Teams:
   return tuple(sorted(team1)), tuple(team2)
 
 
-def _kuhn(n1: int, n2: int, ranks: int) -> Tuple[str, Teams]:
+def _kuhn(n1: int, n2: int, ranks: int) -> tuple[str, Teams]:
   n = n1 + n2
   if ranks == n + 1:
     return f"kuhn_poker(players={n})", _blocks(n1, n2)
@@ -49,27 +48,27 @@ def _kuhn(n1: int, n2: int, ranks: int) -> Tuple[str, Teams]:
 
 
 def _leduc(n1: int, n2: int, bets: int, ranks: int, suits: int,
-           prime: bool = False) -> Tuple[str, Teams]:
+           prime: bool = False) -> tuple[str, Teams]:
   n = n1 + n2
   extra = f",team1_size={n1},no_raise_team=1" if prime else ""
   return (f"team_leduc(players={n},bets={bets},ranks={ranks},suits={suits}{extra})",
           _blocks(n1, n2))
 
 
-def _dice(n1: int, n2: int, sides: int) -> Tuple[str, Teams]:
+def _dice(n1: int, n2: int, sides: int) -> tuple[str, Teams]:
   teams = _alternating(n1, n2) if n2 >= 2 else _blocks(n1, n2)
   # Face-first bid order, no wild face: the reading that gives 21D3 = .2840 (team_liars_dice.py).
   return (f"team_liars_dice(players={n1 + n2},sides={sides},bidding_rule=reset-quantity,"
           "wild=False)", teams)
 
 
-def _goof(n1: int, n2: int, limited: bool) -> Tuple[str, Teams]:
+def _goof(n1: int, n2: int, limited: bool) -> tuple[str, Teams]:
   info = "limited" if limited else "full"
   return f"team_goofspiel(players={n1 + n2},info={info})", _blocks(n1, n2)
 
 
 # name -> (pyspiel game string, (team 1 players, team 2 players))
-TABLE1_INSTANCES: Dict[str, Tuple[str, Teams]] = {
+TABLE1_INSTANCES: dict[str, tuple[str, Teams]] = {
     "21K3": _kuhn(2, 1, 3),
     "21K4": _kuhn(2, 1, 4),
     "21K6": _kuhn(2, 1, 6),
@@ -108,11 +107,11 @@ class PaperRow:
   terminals: int  # terminal histories |Z|
   seq1: int  # #Seq of team 1
   seq2: int  # #Seq of team 2
-  lp_size: Optional[int]  # "LP Size" (None: not reported)
-  seconds: Optional[float]  # runtime "Ours" (None: not finished, "oom")
+  lp_size: int | None  # "LP Size" (None: not reported)
+  seconds: float | None  # runtime "Ours" (None: not finished, "oom")
 
 
-PAPER_TABLE1: Dict[str, PaperRow] = {
+PAPER_TABLE1: dict[str, PaperRow] = {
     "21K3": PaperRow(78, 91, 25, 2386, 0.01),
     "21K4": PaperRow(312, 177, 33, 18810, 0.02),
     "21K6": PaperRow(1560, 433, 49, 1150838, 1.37),
@@ -147,7 +146,7 @@ PAPER_TABLE1: Dict[str, PaperRow] = {
 }
 
 
-def load_instance(name: str) -> Tuple[pyspiel.Game, Teams]:
+def load_instance(name: str) -> tuple[pyspiel.Game, Teams]:
   """Returns (game, teams) for a Table 1 instance name such as "21K3" or "31L'132"."""
   if name not in TABLE1_INSTANCES:
     raise KeyError(f"unknown Table 1 instance {name!r}; known: {sorted(TABLE1_INSTANCES)}")
@@ -160,7 +159,7 @@ def load_instance(name: str) -> Tuple[pyspiel.Game, Teams]:
 # The extracted table has merged cells (the same time repeated over rows of one game family,
 # e.g. 2m23s for 21L133/22L133/31L133); they are copied as printed. 21K12's row is garbled in
 # the extraction; ZAC-20's 10 s is the figure read from the paper itself.
-OTHER_SOLVERS_SECONDS: Dict[str, Tuple[Optional[float], Optional[float]]] = {
+OTHER_SOLVERS_SECONDS: dict[str, tuple[float | None, float | None]] = {
     "21K3": (0.01, 0.7), "21K4": (0.01, 0.7), "21K6": (None, 2.0), "21K8": (4.96, 4.0),
     "21K12": (None, 10.0), "22K5": (None, None), "31K5": (None, None),
     "21L133": (143.0, 4920.0), "21L143": (4020.0, 4920.0), "21L151": (None, 15840.0),
@@ -173,7 +172,7 @@ OTHER_SOLVERS_SECONDS: Dict[str, Tuple[Optional[float], Optional[float]]] = {
 }
 
 
-def fastest_published(name: str) -> Optional[Tuple[float, str]]:
+def fastest_published(name: str) -> tuple[float, str] | None:
   """(seconds, solver) of the fastest of Table 1's three runtime columns, or None."""
   row = PAPER_TABLE1[name]
   fcgs, zac = OTHER_SOLVERS_SECONDS[name]

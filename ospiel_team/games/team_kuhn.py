@@ -15,7 +15,6 @@ tests); other `ranks` need this game, e.g. Table 1's `21K3` = `team_kuhn(players
 """
 
 import math
-from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -49,7 +48,7 @@ _GAME_TYPE = pyspiel.GameType(
 class TeamKuhnGame(pyspiel.Game):
   """Kuhn poker with `players` players and a deck of `ranks` distinct cards."""
 
-  def __init__(self, params: Optional[Dict] = None):
+  def __init__(self, params: dict | None = None):
     params = {**_DEFAULT_PARAMS, **(params or {})}
     num_players = int(params["players"])
     ranks = int(params["ranks"])
@@ -100,8 +99,8 @@ class TeamKuhnState(pyspiel.State):
     super().__init__(game)
     self._n = game.num_players()
     self._ranks = game.ranks
-    self.cards: List[int] = FlatList()  # FlatList: cheap clones (see cheap_clone.py)
-    self.bets: List[int] = FlatList()
+    self.cards: list[int] = FlatList()  # FlatList: cheap clones (see cheap_clone.py)
+    self.bets: list[int] = FlatList()
     self.first_bettor = -1
     self.pot = FlatList([1] * self._n)  # each player's contribution
     self._game_over = False

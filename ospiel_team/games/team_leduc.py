@@ -31,7 +31,6 @@ and 3,991 / 151 team sequences only when the *three-player* team {0,1,2} may not
 """
 
 import math
-from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -78,7 +77,7 @@ def max_actions_per_round(num_players: int, bets: int) -> int:
 class TeamLeducGame(pyspiel.Game):
   """Leduc poker with `players`, `bets` raises per round, `ranks` ranks and `suits` suits."""
 
-  def __init__(self, params: Optional[Dict] = None):
+  def __init__(self, params: dict | None = None):
     params = {**_DEFAULT_PARAMS, **(params or {})}
     n = int(params["players"])
     bets = int(params["bets"])
@@ -167,7 +166,7 @@ class TeamLeducState(pyspiel.State):
     self._n = n
     # FlatList / NestedList: cheap clones (see cheap_clone.py).
     self.deck = FlatList([game.suits] * game.ranks)  # cards left per rank
-    self.private: List[int] = FlatList()
+    self.private: list[int] = FlatList()
     self.public = -1
     self.round = 1
     self.cur = pyspiel.PlayerId.CHANCE
@@ -177,7 +176,7 @@ class TeamLeducState(pyspiel.State):
     self.remaining = n
     self.folded = FlatList([False] * n)
     self.ante = FlatList([1] * n)
-    self.sequences: List[List[int]] = NestedList([[], []])
+    self.sequences: list[list[int]] = NestedList([[], []])
     self._terminal = False
 
   # -- helpers -----------------------------------------------------------------------------

@@ -42,7 +42,6 @@ information-state strings and tensors: checked by the tests); OpenSpiel's game a
 players, hence this one.
 """
 
-from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -74,7 +73,7 @@ _GAME_TYPE = pyspiel.GameType(
 class TeamLiarsDiceGame(pyspiel.Game):
   """Liar's Dice, one `sides`-sided die for each of `players` players."""
 
-  def __init__(self, params: Optional[Dict] = None):
+  def __init__(self, params: dict | None = None):
     params = {**_DEFAULT_PARAMS, **(params or {})}
     n = int(params["players"])
     sides = int(params["sides"])
@@ -123,7 +122,7 @@ class TeamLiarsDiceGame(pyspiel.Game):
         self.num_players(), self.sides, params)
 
 
-def unrank_bid(bid: int, num_players: int, sides: int, reset_face: bool) -> Tuple[int, int]:
+def unrank_bid(bid: int, num_players: int, sides: int, reset_face: bool) -> tuple[int, int]:
   """Action id -> (quantity, face) (OpenSpiel's `UnrankBid`)."""
   if not 0 <= bid < num_players * sides:
     raise ValueError(f"team_liars_dice: {bid} is not a bid id")
@@ -141,8 +140,8 @@ class TeamLiarsDiceState(pyspiel.State):
     self._sides = game.sides
     self._reset_face = game.reset_face
     self._wild = game.wild
-    self.dice: List[int] = FlatList()  # FlatList: cheap clones (see cheap_clone.py); faces 1..sides
-    self.bids: List[int] = FlatList()  # action ids, possibly ending with the call
+    self.dice: list[int] = FlatList()  # FlatList: cheap clones (see cheap_clone.py); faces 1..sides
+    self.bids: list[int] = FlatList()  # action ids, possibly ending with the call
     self.winner = -1
     self.loser = -1
 
@@ -169,7 +168,7 @@ class TeamLiarsDiceState(pyspiel.State):
     p = 1.0 / self._sides
     return [(i, p) for i in range(self._sides)]
 
-  def bid(self, action: int) -> Tuple[int, int]:
+  def bid(self, action: int) -> tuple[int, int]:
     return unrank_bid(action, self._n, self._sides, self._reset_face)
 
   def _apply_action(self, action):
@@ -207,7 +206,7 @@ class TeamLiarsDiceState(pyspiel.State):
       r[self.loser] = -1.0
     return r
 
-  def bid_string(self, bids: List[int]) -> str:
+  def bid_string(self, bids: list[int]) -> str:
     return "".join(" " + self._action_to_string(0, b) for b in bids)
 
   def __str__(self):
@@ -240,7 +239,7 @@ class TeamLiarsDiceObserver:
       self.dict[name] = self.tensor[index:index + size].reshape(shape)
       index += size
 
-  def _visible_bids(self, state: TeamLiarsDiceState) -> List[int]:
+  def _visible_bids(self, state: TeamLiarsDiceState) -> list[int]:
     return state.bids if self._iig.perfect_recall else state.bids[-self._n:]
 
   def set_from(self, state: TeamLiarsDiceState, player: int):

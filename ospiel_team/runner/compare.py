@@ -171,7 +171,7 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
       todo.append(t)
   bar = None
   if progress and todo:
-    import tqdm  # pylint: disable=g-import-not-at-top
+    import tqdm  #
     bar = tqdm.tqdm(total=len(todo), desc=str(game), unit=" runs")
 
   def on_done(task, res):

@@ -27,7 +27,7 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float]:
   x = np.asarray(values, dtype=np.float64)
   if len(x) < 2:
     return float(x.mean()) if len(x) else math.nan, math.nan
-  from scipy import stats  # pylint: disable=g-import-not-at-top
+  from scipy import stats  #
   half = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
   return float(x.mean()), float(half)
 
@@ -101,10 +101,10 @@ def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
 
 def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None) -> None:
   """Mean metric and 95% band over seeds against iterations and solver CPU seconds (a PNG)."""
-  import matplotlib  # pylint: disable=g-import-not-at-top
+  import matplotlib  #
   matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
-  from scipy import stats  # pylint: disable=g-import-not-at-top
+  import matplotlib.pyplot as plt  #
+  from scipy import stats  #
   fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
   metric = rows[0]["metric_name"] if rows else ""
   colors: dict[str, str] = {}

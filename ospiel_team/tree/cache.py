@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Optional, Union
 
 import numpy as np
 import pyspiel
@@ -30,7 +29,7 @@ _ARRAYS = ["node_parent", "node_action", "node_player", "node_depth", "node_info
            "node_chance_prob", "node_returns", "infoset_player", "infoset_legal"]
 
 
-def cache_path(game: pyspiel.Game, directory: Optional[str] = None) -> str:
+def cache_path(game: pyspiel.Game, directory: str | None = None) -> str:
   """File of `game`'s tree: a readable prefix and a hash of the exact game string."""
   name = str(game)
   digest = hashlib.sha256(name.encode()).hexdigest()[:16]
@@ -61,7 +60,7 @@ def load_tree(game: pyspiel.Game, path: str) -> GameTree:
   tree.game = game
   tree.num_players = game.num_players()
   tree.num_actions = game.num_distinct_actions()
-  tree._use_infostate = game.get_type().provides_information_state_string  # pylint: disable=protected-access
+  tree._use_infostate = game.get_type().provides_information_state_string  #
   for k, v in arrays.items():
     setattr(tree, k, v)
   tree.num_nodes = len(tree.node_parent)
@@ -70,17 +69,17 @@ def load_tree(game: pyspiel.Game, path: str) -> GameTree:
   tree.num_infosets = len(keys)
   if tree.infoset_legal.shape != (tree.num_infosets, tree.num_actions):
     raise ValueError(f"{path}: infoset_legal has shape {tree.infoset_legal.shape}")
-  tree._derive()  # pylint: disable=protected-access
+  tree._derive()  #
   # The representative pyspiel states are replayed on first use (`GameTree.infoset_states`).
   return tree
 
 
 def _representative_states(tree: GameTree) -> list:
   """One pyspiel state per infoset (its first history), rebuilt by replaying actions."""
-  return tree._replay_infoset_states()  # pylint: disable=protected-access
+  return tree._replay_infoset_states()  #
 
 
-def cached_tree(game: Union[str, pyspiel.Game], directory: Optional[str] = None,
+def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
                 progress: bool = False) -> GameTree:
   """The game's `GameTree`, from the cache if present, else walked and stored."""
   if isinstance(game, str):

@@ -18,7 +18,7 @@ the resulting `GameTree` against the reference walk node for node (all arrays an
 from __future__ import annotations
 
 import copy
-from typing import Callable, Iterator, Tuple
+from collections.abc import Callable, Iterator
 
 import pyspiel
 
@@ -77,7 +77,7 @@ class _ShadowBase:
 
   def child(self, action: int):
     other = self.clone()
-    other._apply_action(action)  # pylint: disable=protected-access
+    other._apply_action(action)  #
     return other
 
 
@@ -124,7 +124,7 @@ def key_function(game: pyspiel.Game, use_infostate: bool) -> Callable:
   return observer.string_from
 
 
-def walk(game: pyspiel.Game, use_infostate: bool) -> Iterator[Tuple]:
+def walk(game: pyspiel.Game, use_infostate: bool) -> Iterator[tuple]:
   """Depth-first walk of shadow states in `GameTree`'s order (children in the order of
   `chance_outcomes()` / `legal_actions()`), yielding per history
 

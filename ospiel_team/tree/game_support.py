@@ -22,7 +22,7 @@ here. OpenSpiel's own (C++) games declare none of them: they are walked, and onl
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Optional
+from collections.abc import Callable
 
 import pyspiel
 
@@ -31,13 +31,13 @@ import pyspiel
 class GameSupport:
   """What one game (by name) provides to the tree core; see the module docstring."""
   name: str
-  terminal_count: Optional[Callable[[pyspiel.Game], int]] = None
+  terminal_count: Callable[[pyspiel.Game], int] | None = None
   terminal_count_exact: bool = False
   shadow_walk: bool = False
-  vector_builder: Optional[Callable[[pyspiel.Game], dict]] = None
+  vector_builder: Callable[[pyspiel.Game], dict] | None = None
 
 
-_BY_NAME: Dict[str, GameSupport] = {}
+_BY_NAME: dict[str, GameSupport] = {}
 
 
 def lookup(game: pyspiel.Game) -> GameSupport:

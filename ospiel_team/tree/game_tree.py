@@ -25,7 +25,6 @@ Conventions:
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
 
 import numpy as np
 import pyspiel
@@ -42,7 +41,7 @@ DEFAULT_MAX_NODES = 30_000_000
 BUILDERS = ("auto", "walk", "shadow", "vector")
 
 
-def min_terminal_histories(game: pyspiel.Game) -> Optional[int]:
+def min_terminal_histories(game: pyspiel.Game) -> int | None:
   """How many terminal histories `game` has at least, known without walking it, or None.
 
   The package's games state it (their `min_terminal_histories()`, exact where the game class
@@ -315,7 +314,7 @@ class GameTree:
   def _progress_bar(self, progress: bool):
     if not progress:
       return None
-    import tqdm  # pylint: disable=g-import-not-at-top
+    import tqdm  #
     return tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
 
   def _too_many_nodes(self, max_nodes: int) -> ValueError:
@@ -406,7 +405,7 @@ class GameTree:
           infosets=infosets, infoset_parent_seq=parent_seq, infoset_levels=levels,
           terminal_last_seq=last_seq[self.terminals, p]))
 
-  def first_node(self, infosets: Optional[np.ndarray] = None) -> np.ndarray:
+  def first_node(self, infosets: np.ndarray | None = None) -> np.ndarray:
     """The first (lowest-index) history of each infoset in `infosets` (default: all)."""
     first = np.full(self.num_infosets, -1, dtype=np.int64)
     dec = self.decisions[::-1]
@@ -468,7 +467,7 @@ class GameTree:
                        f"infoset; {self.game} has {self.num_actions}")
 
   def tabular_policy(self, pi: np.ndarray,
-                     template: Optional[policy_lib.TabularPolicy] = None
+                     template: policy_lib.TabularPolicy | None = None
                      ) -> policy_lib.TabularPolicy:
     """A TabularPolicy holding the policy array `pi` (rows matched by infoset key).
 
@@ -504,10 +503,10 @@ class GameTree:
       game_type = self.game.get_type()
       if game_type.provides_information_state_tensor:
         rows = [s.information_state_tensor(int(p))
-                for s, p in zip(self.infoset_states, self.infoset_player)]
+                for s, p in zip(self.infoset_states, self.infoset_player, strict=True)]
       elif game_type.provides_observation_tensor:
         rows = [s.observation_tensor(int(p))
-                for s, p in zip(self.infoset_states, self.infoset_player)]
+                for s, p in zip(self.infoset_states, self.infoset_player, strict=True)]
       else:
         raise ValueError(f"{self.game} provides neither information-state nor observation "
                          "tensors")

@@ -3,7 +3,6 @@
 import pyspiel
 import pytest
 
-import ospiel_team  # pylint: disable=unused-import
 from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.tree.game_tree import min_terminal_histories
 
@@ -50,7 +49,7 @@ def test_openspiel_games_fall_back_to_the_walk_limit():
                                   "team_leduc(players=3,ranks=4,suits=2)",
                                   "team_leduc(players=4,ranks=2,suits=3)"])
 def test_leduc_states_the_number_of_private_deals_as_a_lower_bound(name):
-  import itertools  # pylint: disable=g-import-not-at-top
+  import itertools  #
   game = pyspiel.load_game(name)
   p = game.get_parameters()
   deals = sum(1 for seq in itertools.product(range(p["ranks"]), repeat=p["players"])

@@ -176,7 +176,7 @@ def test_random_sim_test(name):
     state = game.new_initial_state()
     while not state.is_terminal():
       if state.is_chance_node():
-        actions, probs = zip(*state.chance_outcomes())
+        actions, probs = zip(*state.chance_outcomes(), strict=True)
         state.apply_action(int(rng.choice(actions, p=probs)))
       else:
         state.apply_action(int(rng.choice(state.legal_actions())))
@@ -549,7 +549,7 @@ def test_simple_bidding_optimal_value_size_2():
   assert np.prod([len(x) for x in legal]) == 16
   values = []
   for choice in itertools.product(*legal):
-    for key, a in zip(keys, choice):
+    for key, a in zip(keys, choice, strict=True):
       _set_pure(pol, key, a)
     values.append(expected_game_score.policy_value(
         game.new_initial_state(), [pol, pol])[0])

@@ -108,7 +108,7 @@ def _masked_history(num_private):
 
 def _random_probs(key, legal, seed):
   rng = np.random.default_rng(zlib.crc32(repr(key).encode()) + 7919 * seed)
-  return dict(zip(legal, rng.dirichlet(np.ones(len(legal)))))
+  return dict(zip(legal, rng.dirichlet(np.ones(len(legal))), strict=True))
 
 
 def _tabular_from_key(game, key_fn, seed):
@@ -158,7 +158,7 @@ def test_random_sim_and_serialization(game_string):
     s = game.new_initial_state()
     while not s.is_terminal():
       if s.is_chance_node():
-        actions, probs = zip(*s.chance_outcomes())
+        actions, probs = zip(*s.chance_outcomes(), strict=True)
         assert math.isclose(sum(probs), 1.0)
         s.apply_action(int(rng.choice(actions, p=probs)))
       else:
@@ -202,7 +202,7 @@ def test_kuhn_equals_openspiel_kuhn(n):
   ours = _all_states(pyspiel.load_game(f"team_kuhn(players={n},ranks={n + 1})"))
   theirs = _all_states(pyspiel.load_game(f"kuhn_poker(players={n})"))
   assert len(ours) == len(theirs)
-  for x, y in zip(ours, theirs):
+  for x, y in zip(ours, theirs, strict=True):
     assert x.history() == y.history()
     assert x.current_player() == y.current_player()
     np.testing.assert_allclose(x.returns(), y.returns())
@@ -270,7 +270,7 @@ def test_leduc_equals_openspiel_leduc_two_players():
   ours = _all_states(pyspiel.load_game("team_leduc(players=2,bets=2,ranks=3,suits=2)"))
   theirs = _all_states(pyspiel.load_game("leduc_poker(players=2,suit_isomorphism=True)"))
   assert len(ours) == len(theirs)
-  for x, y in zip(ours, theirs):
+  for x, y in zip(ours, theirs, strict=True):
     assert x.history() == y.history()
     assert x.current_player() == y.current_player()
     np.testing.assert_allclose(x.returns(), y.returns())
@@ -383,7 +383,7 @@ def test_liars_dice_equals_openspiel_two_players(sides, rule):
   theirs = _all_states(pyspiel.load_game(
       f"liars_dice(numdice=1,dice_sides={sides},bidding_rule={rule})"))
   assert len(ours) == len(theirs)
-  for x, y in zip(ours, theirs):
+  for x, y in zip(ours, theirs, strict=True):
     assert x.history() == y.history()
     np.testing.assert_allclose(x.returns(), y.returns())
     if not x.is_terminal() and not x.is_chance_node():
@@ -625,7 +625,7 @@ def test_leduc_equals_openspiel_leduc_three_players():
   ours = _all_states(pyspiel.load_game("team_leduc(players=3,bets=2,ranks=4,suits=2)"))
   theirs = _all_states(pyspiel.load_game("leduc_poker(players=3,suit_isomorphism=True)"))
   assert len(ours) == len(theirs)
-  for x, y in zip(ours, theirs):
+  for x, y in zip(ours, theirs, strict=True):
     assert x.history() == y.history()
     np.testing.assert_allclose(x.returns(), y.returns())
     if not x.is_terminal() and not x.is_chance_node():
@@ -655,8 +655,8 @@ def test_clones_are_independent_and_serialize(game_string):
 
 
 def test_cheap_clone_lists_deepcopy():
-  import copy  # pylint: disable=g-import-not-at-top
-  from ospiel_team.games.cheap_clone import FlatList, NestedList  # pylint: disable=g-import-not-at-top
+  import copy  #
+  from ospiel_team.games.cheap_clone import FlatList, NestedList  #
   flat = FlatList([1, 2])
   dup = copy.deepcopy(flat)
   dup.append(3)

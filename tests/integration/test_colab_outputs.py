@@ -16,7 +16,7 @@ NOTEBOOKS = sorted(f for f in os.listdir(COLABS) if f.endswith(".ipynb"))
 
 
 def test_every_notebook_has_small_settings_in_the_executor():
-  import importlib.util  # pylint: disable=g-import-not-at-top
+  import importlib.util  #
   spec = importlib.util.spec_from_file_location(
       "execute_notebooks", os.path.join(COLABS, "execute_notebooks.py"))
   module = importlib.util.module_from_spec(spec)
@@ -34,11 +34,11 @@ def test_first_cell_installs_the_package_only_in_colab(name):
   assert first.cell_type == "code"
   lines = first.source.splitlines()
   assert 'if "google.colab" in sys.modules:' in lines
-  install = [l for l in lines if "pip" in l and not l.lstrip().startswith("#")]
+  install = [ln for ln in lines if "pip" in ln and not ln.lstrip().startswith("#")]
   assert len(install) == 1 and '"ospiel-team"' in install[0]
-  assert any(l.lstrip().startswith("#") and "source checkout" in l for l in lines)
+  assert any(ln.lstrip().startswith("#") and "source checkout" in ln for ln in lines)
   # Outside Colab the cell installs nothing: running it here is a no-op.
-  exec(compile(first.source, name, "exec"), {})  # pylint: disable=exec-used
+  exec(compile(first.source, name, "exec"), {})  #
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

@@ -131,6 +131,6 @@ def test_user_errors_are_one_line_before_any_work(tmp_path):
     res = subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True,
                          timeout=120, cwd=tmp_path)
     assert res.returncode != 0, args
-    lines = [l for l in res.stderr.strip().splitlines() if l.strip()]
+    lines = [ln for ln in res.stderr.strip().splitlines() if ln.strip()]
     assert len(lines) == 1 and "jps_experiments: error:" in lines[0], (args, res.stderr)
     assert needle in lines[0], (args, lines[0])

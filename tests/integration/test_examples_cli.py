@@ -13,7 +13,7 @@ def _run(script, *args, cwd):
                        cwd=cwd, capture_output=True, text=True, timeout=300)
   assert res.returncode != 0
   assert "Traceback" not in res.stderr, res.stderr
-  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
   assert len(errors) == 1, res.stderr
   return errors[0]
 
@@ -43,7 +43,7 @@ def test_match_checks_out_before_playing(tmp_path):
                         "--out", str(afile)], cwd=tmp_path, capture_output=True, text=True,
                        timeout=300)
   assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
-  errors = [l for l in res.stderr.splitlines() if ": error: " in l]
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
   assert errors == [f"match: error: --out {str(afile)!r} is an existing file, not a folder"]
   assert "boards" not in res.stdout  # no match was played
 
@@ -51,7 +51,8 @@ def test_match_checks_out_before_playing(tmp_path):
 def test_bridge_opening_table_user_errors(tmp_path):
   line = _run("bridge_opening_table.py", "--model", "no_such_model", cwd=tmp_path)
   assert "unknown model 'no_such_model'" in line
-  line = _run("bridge_opening_table.py", "--model", "natural", "--json", str(tmp_path), cwd=tmp_path)
+  line = _run("bridge_opening_table.py", "--model", "natural", "--json", str(tmp_path),
+              cwd=tmp_path)
   assert f"--json {str(tmp_path)!r} is an existing folder" in line
 
 

@@ -23,7 +23,7 @@ def test_cached_tree_equals_the_walk_node_for_node(tmp_path, instance):
   walked = GameTree(game)
   tree_cache.cached_tree(game, str(tmp_path))  # walks and stores
   loaded = tree_cache.cached_tree(game, str(tmp_path))  # loads the arrays
-  assert loaded._infoset_states is None  # pylint: disable=protected-access  (not replayed yet)
+  assert loaded._infoset_states is None  #  (not replayed yet)
   for name in ["node_parent", "node_action", "node_player", "node_depth", "node_infoset",
                "node_chance_prob", "node_returns", "infoset_player", "infoset_legal",
                "terminals"]:
@@ -38,8 +38,8 @@ def test_cached_tree_equals_the_walk_node_for_node(tmp_path, instance):
 
 
 def test_cli_tree_cache_miss_then_hit(tmp_path):
-  from tests.algorithms.team.test_solve import _cli  # pylint: disable=g-import-not-at-top
-  import json  # pylint: disable=g-import-not-at-top
+  from tests.algorithms.team.test_solve import _cli  #
+  import json  #
   runs = []
   for _ in range(2):
     rc, out, _ = _cli(["--instance", "21K4", "--tree_cache", str(tmp_path), "--json"])

@@ -56,11 +56,11 @@ def test_observation_keys_equal_too():
   game = pyspiel.load_game("team_kuhn(players=3,ranks=4)")
   ref = GameTree(game, builder="walk")
   ref_keys = [s.observation_string(int(p)) for s, p in
-              zip(ref.infoset_states, ref.infoset_player)]
+              zip(ref.infoset_states, ref.infoset_player, strict=True)]
   key = fast_tree.key_function(game, use_infostate=False)
   root = fast_tree.shadow_root(game)
   # Replay each representative history on a shadow and compare its observation string.
-  for state, p, expected in zip(ref.infoset_states, ref.infoset_player, ref_keys):
+  for state, p, expected in zip(ref.infoset_states, ref.infoset_player, ref_keys, strict=True):
     shadow = root
     for a in state.history():
       shadow = shadow.child(a)
@@ -91,7 +91,7 @@ def test_preorder_is_the_walk_order():
     expected[n] = count
     count += 1
     stack.extend(reversed(children[n]))
-  pre = tree._preorder()  # pylint: disable=protected-access
+  pre = tree._preorder()  #
   np.testing.assert_array_equal(pre, expected)
   assert np.all(np.diff(pre[tree.first_node()]) > 0)
 
@@ -109,7 +109,7 @@ def test_goofspiel_vector_builder_equals_pyspiel_walk(game_string):
   ref = GameTree(game, builder="walk")
   new = GameTree(game, builder="vector")
   assert new.builder == "vector" and GameTree(game).builder == "vector"
-  assert new._infoset_keys is None  # pylint: disable=protected-access  (made on first use)
+  assert new._infoset_keys is None  #  (made on first use)
   assert_same_tree(ref, new)
   states = new.infoset_states
   assert [s.history_str() for s in states] == [s.history_str() for s in ref.infoset_states]

@@ -6,7 +6,6 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 
-import ospiel_team  # pylint: disable=unused-import
 from ospiel_team.tree import evaluation as ev
 from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.nash import cfr as tree_cfr

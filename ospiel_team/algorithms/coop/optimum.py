@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
@@ -63,16 +63,16 @@ class CoopOptimum:
   policy: policy_lib.TabularPolicy
   policy_array: np.ndarray
   evaluated_value: float  # per-member value of `policy` by evaluation.game_value
-  details: Dict
+  details: dict
 
-  def summary(self) -> Dict:
+  def summary(self) -> dict:
     return dict(game=self.game, value=self.value, team_value=self.team_value, bound=self.bound,
                 proven_optimal=self.proven_optimal, gap=self.gap,
                 seconds=round(self.seconds, 3), method=self.method,
                 evaluated_value=self.evaluated_value, **self.details)
 
 
-def _pure_policy_array(tree: GameTree, strategy: Dict[int, int]) -> np.ndarray:
+def _pure_policy_array(tree: GameTree, strategy: dict[int, int]) -> np.ndarray:
   pi = tree.uniform_policy_array()
   for i, a in strategy.items():
     pi[i] = 0.0
@@ -101,9 +101,9 @@ def check_common_payoff(tree: GameTree, atol: float = 1e-9) -> None:
 
 
 def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
-          time_limit: Optional[float] = None, lp_max_local: int = DEFAULT_LP_MAX_LOCAL,
-          threads: Optional[int] = None,
-          initial_policy: Optional[np.ndarray | policy_lib.Policy] = None) -> CoopOptimum:
+          time_limit: float | None = None, lp_max_local: int = DEFAULT_LP_MAX_LOCAL,
+          threads: int | None = None,
+          initial_policy: np.ndarray | policy_lib.Policy | None = None) -> CoopOptimum:
   """Exact optimal joint pure strategy of a cooperative game (all players form one team).
 
   `initial_policy` (a policy array or OpenSpiel policy, e.g. a JPS result; purified by argmax)
@@ -130,7 +130,7 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
   check_common_payoff(tree)
   members = teams.teams[0]
   w = team_weights(tree, members)
-  details: Dict = {}
+  details: dict = {}
   res = None
   if method in ("auto", "lp"):
     try:
@@ -158,8 +158,8 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     details["initial_value"] = float(sum(evaluation.game_value(
         tree, _pure_policy_array(tree, start_strategy))[p] for p in members)) / len(members)
   if res is None and method in ("auto", "mip"):
-    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads,
-                                       initial_strategy=start_strategy)
+    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit,
+                                                threads=threads, initial_strategy=start_strategy)
   if res is None and method == "brute_force":
     res = plan_mip.brute_force_best_joint(tree, members, w)
   if res is None and method == "bidding_bb":
@@ -170,8 +170,9 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     strategy = {i: int(a) for i, a in enumerate(np.argmax(pi_bb, axis=1))
                 if tree.infoset_player[i] in members}
     details.update(bb_total=bb.total, bb_states=bb.states)
-    res = plan_mip.JointPureResult(value=bb.value * k, bound=bb.value * k, proven_optimal=True, gap=0.0,
-                          seconds=bb.seconds, strategy=strategy, method="bidding_bb")
+    res = plan_mip.JointPureResult(value=bb.value * k, bound=bb.value * k, proven_optimal=True,
+                                   gap=0.0, seconds=bb.seconds, strategy=strategy,
+                                   method="bidding_bb")
   pi = _pure_policy_array(tree, res.strategy)
   v = evaluation.game_value(tree, pi)
   evaluated_team = float(sum(v[p] for p in members))
@@ -180,8 +181,8 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     # The LP value is exact, but the greedy pure strategy read off a numerically noisy plan
     # may not be optimal: fall back to the MIP, which returns an optimal pure strategy.
     details["lp_value"] = res.value
-    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit, threads=threads,
-                                       initial_strategy=start_strategy)
+    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit,
+                                                threads=threads, initial_strategy=start_strategy)
     pi = _pure_policy_array(tree, res.strategy)
     v = evaluation.game_value(tree, pi)
     evaluated_team = float(sum(v[p] for p in members))
@@ -197,15 +198,15 @@ WARM_STARTS = ("none", "jps", "cfr_jps")
 
 
 def warm_start_policy(tree: GameTree, kind: str, depth: int = 3, cfr_iterations: int = 1000,
-                      seed: int = 0) -> Optional[np.ndarray]:
+                      seed: int = 0) -> np.ndarray | None:
   """A good joint policy to start the MIP from: JPS (from uniform, or from the last iterate of
   `cfr_iterations` of CFR started at a seeded random policy); None for kind="none"."""
   if kind not in WARM_STARTS:
     raise ValueError(f"unknown warm start {kind!r}; use one of {WARM_STARTS}")
   if kind == "none":
     return None
-  from ospiel_team.algorithms.coop import jps  # pylint: disable=g-import-not-at-top
-  from ospiel_team.algorithms.nash import cfr as tree_cfr  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms.coop import jps  #
+  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
   start = None
   if kind == "cfr_jps":
     if cfr_iterations < 1:

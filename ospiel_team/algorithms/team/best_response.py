@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import highspy
 import numpy as np
@@ -46,12 +46,12 @@ def _single_player_best_plan(tree: GameTree, player: int, terminal_weights: np.n
   seqs = tree.sequences[player]
   n_seq = tree.num_infosets * a_count + 1
   value = np.bincount(seqs.terminal_last_seq + 1, weights=terminal_weights, minlength=n_seq)
-  strategy: Dict[int, int] = {}
+  strategy: dict[int, int] = {}
   for level in reversed(seqs.infoset_levels):
     q = value[1 + level[:, None] * a_count + np.arange(a_count)[None, :]]
     q = np.where(tree.infoset_legal[level], q, -np.inf)
     best = q.argmax(axis=1)
-    strategy.update(zip(level.tolist(), best.tolist()))
+    strategy.update(zip(level.tolist(), best.tolist(), strict=True))
     value = value + np.bincount(seqs.infoset_parent_seq[level] + 1,
                                 weights=q[np.arange(len(level)), best], minlength=n_seq)
   return float(value[0]), strategy
@@ -68,7 +68,7 @@ def single_player_best_response_value(tree: GameTree, player: int,
 
 
 def pure_terminal_reach(tree: GameTree, members: Sequence[int],
-                        strategy: Dict[int, int]) -> np.ndarray:
+                        strategy: dict[int, int]) -> np.ndarray:
   """[num_terminals] 0/1 reach of the team's joint pure strategy (infoset -> action)."""
   a_count = tree.num_actions
   reach = np.ones(len(tree.terminals))
@@ -95,8 +95,8 @@ class TeamBestResponse:
 
 
 def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weights: np.ndarray,
-                          decomposition: Optional[TeamDecomposition] = None,
-                          time_limit: Optional[float] = None) -> TeamBestResponse:
+                          decomposition: TeamDecomposition | None = None,
+                          time_limit: float | None = None) -> TeamBestResponse:
   """max over the team's correlated plans of sum_z w[z] x[z]: an exact team best response.
 
   The plan polytope of the decomposition is the convex hull of pure plans (Prop. 2.9), so the
@@ -149,11 +149,11 @@ class OracleTimeLimit(RuntimeError):
 class PureBestResponse:
   value: float  # value of `strategy`
   bound: float  # proven upper bound on the best response value (>= value; == for one player)
-  strategy: Dict[int, int]  # infoset -> action for the team's infosets
+  strategy: dict[int, int]  # infoset -> action for the team's infosets
   reach: np.ndarray  # [num_terminals] 0/1 terminal reach of the strategy
   seconds: float
   # Other (worse) joint pure strategies the MIP found on its way: [(value, reach)], best first.
-  others: List[Tuple[float, np.ndarray]] = dataclasses.field(default_factory=list)
+  others: list[tuple[float, np.ndarray]] = dataclasses.field(default_factory=list)
 
 
 class TeamOracle:
@@ -163,7 +163,7 @@ class TeamOracle:
   each call changes only the objective and re-solves to proven optimality with HiGHS).
   """
 
-  def __init__(self, tree: GameTree, members: Sequence[int], threads: Optional[int] = None,
+  def __init__(self, tree: GameTree, members: Sequence[int], threads: int | None = None,
                keep_others: bool = False, hybrid: bool = False, warm_start: bool = False):
     """Args:
       tree: the game tree.
@@ -208,7 +208,7 @@ class TeamOracle:
                                      "mip_improving_solution_save": keep_others})
 
   def best_response(self, terminal_weights: np.ndarray,
-                    time_limit: Optional[float] = None) -> PureBestResponse:
+                    time_limit: float | None = None) -> PureBestResponse:
     """The best joint pure strategy against `terminal_weights`.
 
     Exact, except when the MIP is stopped by `time_limit`: then the best strategy found and the
@@ -263,7 +263,7 @@ class TeamOracle:
     return PureBestResponse(value=value, bound=bound, strategy=strategy, reach=reach,
                             seconds=time.perf_counter() - start, others=others)
 
-  def _strategy(self, sol: np.ndarray, w: np.ndarray) -> Dict[int, int]:
+  def _strategy(self, sol: np.ndarray, w: np.ndarray) -> dict[int, int]:
     """The joint pure strategy of a MIP solution (hybrid: the integral members' choices, then
     the free member's best response to them by backward induction against weights `w`)."""
     fm = self._fm
@@ -287,7 +287,7 @@ class TeamOracle:
 
 def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
                              terminal_weights: np.ndarray, method: str = "auto",
-                             time_limit: Optional[float] = None) -> float:
+                             time_limit: float | None = None) -> float:
   """Best joint pure strategy value of `team` against fixed terminal weights.
 
   Args:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, List, Optional
 
 import numpy as np
 import pyspiel
@@ -59,7 +58,7 @@ class ColumnGenerationResult:
   gap: float  # upper - lower
   converged: bool  # gap <= tol
   iterations: int
-  columns: List[int]  # pure plans of each team in the master (team 2: 0 with sequence form)
+  columns: list[int]  # pure plans of each team in the master (team 2: 0 with sequence form)
   team1_weights: np.ndarray  # mixture over team 1's first len(team1_weights) plans
   team1_reach: np.ndarray  # [num_terminals] team 1's correlated reach x = R1 p: certifies lower
   team2_reach: np.ndarray  # [num_terminals] team 2's terminal reach: certifies upper
@@ -67,12 +66,12 @@ class ColumnGenerationResult:
   oracle_seconds: float
   master_seconds: float
   build_seconds: float
-  history: List[Dict] = dataclasses.field(default_factory=list)
+  history: list[dict] = dataclasses.field(default_factory=list)
   # Why the method stopped before its gap closed or its time ran out ("" otherwise), e.g. an
   # oracle MIP stopped by the time limit before finding any strategy: the bracket is kept.
   stopped: str = ""
 
-  def summary(self) -> Dict:
+  def summary(self) -> dict:
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
                 value=self.value, lower=self.lower, upper=self.upper, gap=self.gap,
                 converged=self.converged, iterations=self.iterations, columns=self.columns,
@@ -97,8 +96,8 @@ def _sequence_form(tree: GameTree, player: int):
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          tol: float = 1e-6, time_limit: Optional[float] = None, max_iterations: int = 100_000,
-          threads: Optional[int] = None, extra_columns: bool = False,
+          tol: float = 1e-6, time_limit: float | None = None, max_iterations: int = 100_000,
+          threads: int | None = None, extra_columns: bool = False,
           hybrid: bool = False,
           warm_start: bool = False) -> ColumnGenerationResult:
   """Team 1's team-correlated equilibrium value by column generation (single/double oracle).
@@ -151,17 +150,17 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   oracle_s = master_s = 0.0
   # Initial columns: team 1's best response to team 2 playing uniformly, and team 2's best
   # response to that (double oracle).
-  cols1: List[np.ndarray] = []
-  cols2: List[np.ndarray] = []
+  cols1: list[np.ndarray] = []
+  cols2: list[np.ndarray] = []
   lower, upper = -np.inf, np.inf
-  history: List[Dict] = []
+  history: list[dict] = []
   it = 0
   p = np.ones(1)
   y_uniform = _uniform_reach(tree, teams.teams[1])
   y_reach = y_uniform
   best_p = best_x_reach = best_y_reach = None
   stopped = ""  # why the method stopped early ("" when it did not)
-  brs: Dict = {}
+  brs: dict = {}
   t0 = time.perf_counter()
   try:
     br1 = oracle1.best_response(cu1 * y_uniform, time_limit=_left(start, time_limit))
@@ -278,15 +277,15 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       master_seconds=master_s, build_seconds=build, history=history, stopped=stopped)
 
 
-def _left(start: float, time_limit: Optional[float]) -> Optional[float]:
+def _left(start: float, time_limit: float | None) -> float | None:
   """Seconds left of `time_limit` (at least 1, so an oracle can always return a strategy)."""
   if time_limit is None:
     return None
   return max(1.0, time_limit - (time.perf_counter() - start))
 
 
-def _oracle2_bound(oracle2, cu1: np.ndarray, x_reach: np.ndarray, brs: Dict,
-                   start: float, time_limit: Optional[float]) -> float:
+def _oracle2_bound(oracle2, cu1: np.ndarray, x_reach: np.ndarray, brs: dict,
+                   start: float, time_limit: float | None) -> float:
   """Team 2's exact best-response bound against team 1's reach (stores the response)."""
   br2 = oracle2.best_response(-cu1 * x_reach, time_limit=_left(start, time_limit))
   brs["br2"] = br2

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Dict, List, Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import sparse
@@ -60,7 +60,7 @@ class _PublicState:
   actions: np.ndarray  # [num_local, num_infosets] int: joint action A (-1: infoset not in R)
   local_set: np.ndarray  # [num_local] index of the reachable set R of each local solution
   num_sets: int  # number of reachable sets R (non-empty)
-  parent_to_set: Optional[np.ndarray]  # [num_local of anchor] R reached in S (-1: none)
+  parent_to_set: np.ndarray | None  # [num_local of anchor] R reached in S (-1: none)
   offset: int = 0  # first LP column of this public state's lambdas
 
 
@@ -246,7 +246,7 @@ class TeamDecomposition:
     bounds = np.searchsorted(slot_of_node[sort], np.arange(num_slots + 1))
     self.tt_local = np.full(self.num_tt, -1, dtype=np.int64)
     self.tt_local_inf = np.full(self.num_tt, -1, dtype=np.int64)
-    self.states: List[_PublicState] = []
+    self.states: list[_PublicState] = []
     # One-node public states (the node is the team's: the state is one where the team acts)
     # are prepared in numpy batches; the loop below then only wraps views of them.
     single = (np.diff(bounds) == 1) & (self.tt_infoset[grouped[bounds[:-1]]] >= 0)
@@ -334,7 +334,7 @@ class TeamDecomposition:
     counts = np.fromiter((len(st.local_set) for st in self.states), dtype=np.int64,
                          count=len(self.states))
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    for st, off in zip(self.states, offsets[:-1].tolist()):
+    for st, off in zip(self.states, offsets[:-1].tolist(), strict=True):
       st.offset = off
     self.state_offsets = offsets[:-1]
     self.num_local = int(offsets[-1])
@@ -556,7 +556,7 @@ class TeamDecomposition:
     """[num_terminals] the team's plan value at every terminal (prob. it plays to z)."""
     return self.leaf_values(lam)[self.terminal_leaf]
 
-  def sizes(self) -> Dict[str, int]:
+  def sizes(self) -> dict[str, int]:
     return dict(sequences=self.num_sequences, public_states=self.num_public_states,
                 acting_public_states=len(self.states),
                 reachable_sets=int(sum(st.num_sets for st in self.states)),

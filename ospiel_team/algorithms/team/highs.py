@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, Optional
+from typing import Any
 
 import highspy
 import numpy as np
@@ -53,12 +53,12 @@ def set_option(h, key: str, value: Any) -> None:
     raise ValueError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
 
 
-def set_options(h, options: Optional[Dict[str, Any]]) -> None:
+def set_options(h, options: dict[str, Any] | None) -> None:
   for key, value in (options or {}).items():
     set_option(h, key, value)
 
 
-def check_time_limit(time_limit: Optional[float]) -> Optional[float]:
+def check_time_limit(time_limit: float | None) -> float | None:
   """Returns the time limit as a float; raises ValueError naming a negative or NaN one."""
   if time_limit is None:
     return None
@@ -69,10 +69,10 @@ def check_time_limit(time_limit: Optional[float]) -> Optional[float]:
 
 
 def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
-          time_limit: Optional[float] = None, threads: Optional[int] = None,
-          solver: str = "", integrality: Optional[np.ndarray] = None,
-          mip_gap: Optional[float] = None, options: Optional[Dict[str, Any]] = None,
-          initial_solution: Optional[np.ndarray] = None):
+          time_limit: float | None = None, threads: int | None = None,
+          solver: str = "", integrality: np.ndarray | None = None,
+          mip_gap: float | None = None, options: dict[str, Any] | None = None,
+          initial_solution: np.ndarray | None = None):
   """Solves max/min c.x s.t. row_lo <= A x <= row_hi, col_lo <= x <= col_hi with HiGHS.
 
   Args:
@@ -110,7 +110,7 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
 
 
 def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
-          integrality: Optional[np.ndarray] = None):
+          integrality: np.ndarray | None = None):
   """A `highspy.HighsLp` from scipy sparse data (column-wise)."""
   a_csc = sparse.csc_matrix(a_mat)
   a_csc.sort_indices()

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, List, Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
@@ -65,9 +65,9 @@ class TeamLPResult:
   teams: teams_lib.Teams
   terminals: int
   value: float  # team 1's (max) value = team 1's utility under the equilibrium
-  plans: List[TeamPlan]
-  sequences: List[int]  # #team sequences (Table 1's #Seq)
-  local_solutions: List[int]  # LP columns per team (lambdas)
+  plans: list[TeamPlan]
+  sequences: list[int]  # #team sequences (Table 1's #Seq)
+  local_solutions: list[int]  # LP columns per team (lambdas)
   lp_rows: int
   lp_cols: int
   lp_nonzeros: int  # Table 1's "LP size"
@@ -81,11 +81,11 @@ class TeamLPResult:
   def seconds(self) -> float:
     return self.build_seconds + self.solve_seconds
 
-  def value_per_member(self) -> List[float]:
+  def value_per_member(self) -> list[float]:
     v = [self.value, -self.value]
     return [v[i] / len(t) for i, t in enumerate(self.teams.teams)]
 
-  def summary(self) -> Dict:
+  def summary(self) -> dict:
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
                 value=self.value,
                 value_team2=-self.value, value_per_member=self.value_per_member(),
@@ -113,7 +113,7 @@ def _payoff(tree: GameTree, dec1: TeamDecomposition, dec2: TeamDecomposition,
 
 
 def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
-                dec2: TeamDecomposition, stop_above: Optional[int] = None) -> int:
+                dec2: TeamDecomposition, stop_above: int | None = None) -> int:
   """The constraint matrix's nonzeros of `solve`'s LP from the two decompositions, without
   assembling it (counted before zero payoffs are dropped: >= `TeamLPResult.lp_nonzeros`).
   `solve.solve`'s `auto` rule chooses between the LP and the belief DAG by it.
@@ -139,10 +139,10 @@ def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          time_limit: Optional[float] = None, threads: Optional[int] = None,
+          time_limit: float | None = None, threads: int | None = None,
           solver: str = "ipm", max_local: int = DEFAULT_MAX_LOCAL,
-          highs_options: Optional[Dict] = None,
-          decompositions: Optional[Sequence[TeamDecomposition]] = None) -> TeamLPResult:
+          highs_options: dict | None = None,
+          decompositions: Sequence[TeamDecomposition] | None = None) -> TeamLPResult:
   """Solves the zero-sum team game exactly for its team-correlated equilibrium (Thm. 3.21).
 
   Args:

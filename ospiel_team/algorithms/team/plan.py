@@ -11,7 +11,6 @@ drawn top-down over the decomposition, junction-tree style (`TeamPlan.sample_pur
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Optional
 
 import numpy as np
 
@@ -45,7 +44,7 @@ class TeamPlan:
     return float(max(res, -self.lam.min(initial=0.0)))
 
   def sample_pure_strategy(self, rng: np.random.Generator | int | None = None,
-                           greedy: bool = False) -> Dict[int, int]:
+                           greedy: bool = False) -> dict[int, int]:
     """Samples a joint pure strategy of the team: {infoset: action} for every team infoset.
 
     Top-down over the decomposition: at each public state, the reachable set R is fixed by the
@@ -65,7 +64,7 @@ class TeamPlan:
     dec = self.decomposition
     tree = dec.tree
     chosen = np.full(len(dec.states), -1, dtype=np.int64)  # local solution sampled per state
-    strategy: Dict[int, int] = {}
+    strategy: dict[int, int] = {}
     for st in dec.states:
       if st.anchor < 0:
         r = 0
@@ -85,7 +84,7 @@ class TeamPlan:
         k = cand[rng.choice(len(cand), p=w / total)]
       chosen[st.index] = k
       acts = st.actions[k]
-      for i, a in zip(st.infosets, acts):
+      for i, a in zip(st.infosets, acts, strict=True):
         if a >= 0:
           strategy[int(i)] = int(a)
     for i in np.nonzero(np.isin(tree.infoset_player, dec.members))[0]:
@@ -93,7 +92,7 @@ class TeamPlan:
         strategy[int(i)] = int(np.nonzero(tree.infoset_legal[i])[0][0])
     return strategy
 
-  def marginal_policy_array(self, base: Optional[np.ndarray] = None) -> np.ndarray:
+  def marginal_policy_array(self, base: np.ndarray | None = None) -> np.ndarray:
     """Each member's behaviour strategy induced by the plan (P(a | infoset reached)).
 
     Exact (Kuhn's theorem) for a team of one player; for several players it drops the
@@ -118,7 +117,7 @@ class TeamPlan:
     pi[rows] = mass[rows] / total[rows, None]
     return pi
 
-  def sample_policy_array(self, base: Optional[np.ndarray] = None,
+  def sample_policy_array(self, base: np.ndarray | None = None,
                           rng: np.random.Generator | int | None = None,
                           greedy: bool = False) -> np.ndarray:
     """A policy array with the team's rows set to a sampled joint pure strategy.
@@ -165,11 +164,11 @@ class TeamPlan:
           w = np.zeros(len(cand))
           w[0] = 1.0
           total = 1.0
-        for k, wk in zip(cand, w / total):
+        for k, wk in zip(cand, w / total, strict=True):
           if wk <= 1e-12:
             continue
           s2 = dict(strat)
-          for i, a in zip(st.infosets, st.actions[k]):
+          for i, a in zip(st.infosets, st.actions[k], strict=True):
             if a >= 0:
               s2[int(i)] = int(a)
           c2 = dict(chosen)
@@ -178,7 +177,7 @@ class TeamPlan:
       partial = new
       if len(partial) > max_support:
         raise ValueError(f"more than max_support={max_support} pure strategies in the support")
-    merged: Dict[tuple, float] = {}
+    merged: dict[tuple, float] = {}
     for prob, strat, _ in partial:
       key = tuple(sorted(strat.items()))
       merged[key] = merged.get(key, 0.0) + prob

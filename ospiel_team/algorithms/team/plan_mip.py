@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import sparse
@@ -35,17 +35,17 @@ class JointPureResult:
   proven_optimal: bool
   gap: float  # (bound - value) / max(1, |value|)
   seconds: float
-  strategy: Dict[int, int]  # infoset -> action for the team's infosets
+  strategy: dict[int, int]  # infoset -> action for the team's infosets
   method: str
 
 
 def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
                                  terminal_weights: np.ndarray,
-                                 time_limit: Optional[float] = None,
-                                 threads: Optional[int] = None,
+                                 time_limit: float | None = None,
+                                 threads: int | None = None,
                                  mip_gap: float = 0.0,
                                  formulation: str = "flow",
-                                 initial_strategy: Optional[Dict[int, int]] = None
+                                 initial_strategy: dict[int, int] | None = None
                                  ) -> JointPureResult:
   """max over the members' joint pure strategies of sum_z w[z] prod_p r_p[sigma_p(z)] (MIP).
 
@@ -305,7 +305,7 @@ def _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integr
   if info.primal_solution_status < 2 and status != "Optimal":
     raise RuntimeError(f"MIP found no feasible joint strategy ({status})")
   sol = np.asarray(h.getSolution().col_value)
-  strategy: Dict[int, int] = {}
+  strategy: dict[int, int] = {}
   for k in np.nonzero(sol[:n_bin] > 0.5)[0]:
     strategy[int(team_inf[inf_rep[k]])] = int(act[k])
   for i in team_inf:
@@ -367,7 +367,7 @@ def brute_force_best_joint(tree: GameTree, members: Sequence[int],
   if len(members) not in (1, 2):
     raise ValueError(f"brute force handles teams of 1 or 2 players, got {members}")
   plans = [pure_plans(tree, p) for p in members]
-  reach = [_plan_reach(tree, p, pl) for p, pl in zip(members, plans)]
+  reach = [_plan_reach(tree, p, pl) for p, pl in zip(members, plans, strict=True)]
   if len(members) == 1:
     vals = reach[0] @ terminal_weights
     best = (int(np.argmax(vals)),)
@@ -381,7 +381,7 @@ def brute_force_best_joint(tree: GameTree, members: Sequence[int],
     best = np.unravel_index(flat, vals.shape)
     value = float(vals.max())
   strategy = {}
-  for p, pl, b in zip(members, plans, best):
+  for p, pl, b in zip(members, plans, best, strict=True):
     for i in np.nonzero(tree.infoset_player == p)[0]:
       a = int(pl[b][i])
       strategy[int(i)] = a if a >= 0 else int(np.nonzero(tree.infoset_legal[i])[0][0])

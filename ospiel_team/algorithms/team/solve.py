@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, Optional
 
 import numpy as np
 import pyspiel
@@ -86,18 +85,18 @@ class TeamSolveResult:
   upper: float
   exact: bool  # LP optimum, or an anytime method's certified gap closed to `tol`
   seconds: float
-  details: Dict
+  details: dict
 
-  def summary(self) -> Dict:
+  def summary(self) -> dict:
     return dict(game=self.game, teams=self.teams, method=self.method, value=self.value,
                 lower=self.lower, upper=self.upper, gap=self.upper - self.lower,
                 exact=self.exact, seconds=round(self.seconds, 4), **self.details)
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          method: str = "auto", time_limit: Optional[float] = None, tol: Optional[float] = None,
-          solver: str = "auto", highs_options: Optional[Dict] = None,
-          threads: Optional[int] = None, certify_time_limit: float = 0.0) -> TeamSolveResult:
+          method: str = "auto", time_limit: float | None = None, tol: float | None = None,
+          solver: str = "auto", highs_options: dict | None = None,
+          threads: int | None = None, certify_time_limit: float = 0.0) -> TeamSolveResult:
   """Solves a two-team zero-sum game for team 1's TMECor value.
 
   Args:
@@ -130,7 +129,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"certify_time_limit={certify_time_limit!r} must be >= 0")
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
-  details: Dict = {}
+  details: dict = {}
   decs = None
   if method == "auto":
     try:
@@ -197,7 +196,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
 
 
 def certify(tree: GameTree, teams: teams_lib.Teams, team1_reach: np.ndarray,
-            team2_reach: np.ndarray, time_limit: float = 60.0) -> Dict:
+            team2_reach: np.ndarray, time_limit: float = 60.0) -> dict:
   """Re-derives a certified bracket from two teams' plans with `best_response.py`'s oracles.
 
   lower = -(team 2's best response value against team 1's reach), upper = team 1's best

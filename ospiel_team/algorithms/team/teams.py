@@ -20,7 +20,7 @@ team best responses and the metric "team 1's value when team 2 best responds" ar
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
@@ -32,7 +32,7 @@ from ospiel_team.tree.game_tree import GameTree
 @dataclasses.dataclass(frozen=True)
 class Teams:
   """A partition of the players of an n-player game into one or two teams."""
-  teams: Tuple[Tuple[int, ...], ...]
+  teams: tuple[tuple[int, ...], ...]
   num_players: int
 
   def __post_init__(self):
@@ -113,16 +113,16 @@ def default_teams(game: pyspiel.Game) -> Teams:
   return Teams((tuple(range(n - 1)), (n - 1,)), n)
 
 
-_INSTANCE_TEAMS: Optional[Dict[str, Sequence[Sequence[int]]]] = None
+_INSTANCE_TEAMS: dict[str, Sequence[Sequence[int]]] | None = None
 
 
-def _instance_teams() -> Dict[str, Sequence[Sequence[int]]]:
+def _instance_teams() -> dict[str, Sequence[Sequence[int]]]:
   """Canonical game string -> teams of every Table 1 instance (`games.team_instances`)."""
   global _INSTANCE_TEAMS
   if _INSTANCE_TEAMS is None:
     _INSTANCE_TEAMS = {}
     try:
-      from ospiel_team.games import team_instances  # pylint: disable=g-import-not-at-top
+      from ospiel_team.games import team_instances  #
     except ImportError:
       return _INSTANCE_TEAMS
     for game_str, teams in team_instances.TABLE1_INSTANCES.values():
@@ -172,7 +172,7 @@ def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
         f"{tree.node_returns[z].tolist()})")
 
 
-def check_assumptions(game_or_tree, teams) -> Tuple[GameTree, Teams]:
+def check_assumptions(game_or_tree, teams) -> tuple[GameTree, Teams]:
   """Builds the tree (perfect recall is checked there) and checks teams, timeability, zero-sum.
 
   Args:
@@ -204,7 +204,7 @@ def check_assumptions(game_or_tree, teams) -> Tuple[GameTree, Teams]:
 
 # ------------------------------------------------------------------------------------------------
 # Team values.
-def team_values(tree: GameTree, pi: np.ndarray, teams: Teams) -> Dict[str, List[float]]:
+def team_values(tree: GameTree, pi: np.ndarray, teams: Teams) -> dict[str, list[float]]:
   """Team values (sum of members' expected returns) and per-member values of a profile."""
   v = evaluation.game_value(tree, pi)
   return dict(team=[float(sum(v[p] for p in t)) for t in teams.teams],

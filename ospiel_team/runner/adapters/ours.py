@@ -17,7 +17,7 @@ _JPS_OPTIONS = {"jps.depth": 0, "jps.samples": 0, "jps.max_iterations": 0, "jps.
 
 def _jps(ctx: SolverContext, pi):
   """Joint Policy Search from the policy array `pi` with the jps.* options."""
-  from ospiel_team.algorithms.coop import jps  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms.coop import jps  #
   seed = ctx.option("jps.seed", -1, int)
   team = None if ctx.teams is None else list(ctx.teams.teams[0])
   search = jps.JointPolicySearch(
@@ -43,7 +43,7 @@ def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: jps.depth (0 = to the end of the game), jps.samples (0 = exact),
   jps.max_iterations (0 = no limit), jps.seed (-1 = the run's seed).
   """
-  from ospiel_team.algorithms.nash import cfr as tree_cfr  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
   tree = ctx.tree
   solver = tree_cfr.TreeCFRSolver(
       tree, initial_policy=tree_cfr.random_policy_array(tree, ctx.seed))
@@ -68,7 +68,7 @@ def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   al. 2020, arXiv 2008.06495). JPS's own time is excluded from the CFR+ budget and reported
   apart. Options as for `jps`.
   """
-  from open_spiel.python.algorithms import cfr  # pylint: disable=g-import-not-at-top
+  from open_spiel.python.algorithms import cfr  #
   solver = cfr.CFRPlusSolver(ctx.game)
   for it in ctx.iterate():
     solver.evaluate_and_update_policy()
@@ -112,7 +112,7 @@ def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: ed.lr (1.0), ed.schedule ("constant"), ed.optimizer ("sgd"),
   ed.projection ("softmax" or "l2"), ed.values ("q" or "counterfactual", for l2).
   """
-  from ospiel_team.algorithms.nash import exploitability_descent as ed  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms.nash import exploitability_descent as ed  #
   solver = ed.TabularEDSolver(
       ctx.game, learning_rate=ctx.option("ed.lr", 1.0),
       optimizer=ctx.option("ed.optimizer", "sgd"),
@@ -132,7 +132,7 @@ def neural_ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: neural_ed.hidden ("64", or "128x128" for two layers), neural_ed.lr (0.1),
   neural_ed.schedule ("inverse_sqrt"), neural_ed.l2 (1e-3), neural_ed.optimizer ("sgd").
   """
-  from ospiel_team.algorithms.nash import exploitability_descent as ed  # pylint: disable=g-import-not-at-top
+  from ospiel_team.algorithms.nash import exploitability_descent as ed  #
   solver = ed.NeuralEDSolver(
       ctx.game, hidden_layers=_hidden(ctx.option("neural_ed.hidden", "64")),
       init_lr=ctx.option("neural_ed.lr", 0.1),
@@ -157,7 +157,7 @@ def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   of team 1's members' expected returns). Teams: `--teams`, else option team_lp.teams, else
   `teams.default_teams`.
   """
-  # pylint: disable=g-import-not-at-top
+  #
   from ospiel_team.algorithms.team import lp as team_lp
   from ospiel_team.algorithms.team import teams as teams_lib
   # pylint: enable=g-import-not-at-top

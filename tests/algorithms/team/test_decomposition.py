@@ -129,7 +129,7 @@ def reference(dec: TeamDecomposition) -> dict:
 def assert_same_as_reference(ref: dict, new: TeamDecomposition):
   assert ref["num_local"] == new.num_local
   assert len(ref["states"]) == len(new.states)
-  for s0, s1 in zip(ref["states"], new.states):
+  for s0, s1 in zip(ref["states"], new.states, strict=True):
     for f in ("index", "anchor", "num_sets", "offset"):
       assert s0[f] == getattr(s1, f), f
     for f in ("nodes", "infosets", "reach", "actions", "local_set"):
@@ -166,7 +166,7 @@ def test_unique_rows_matches_numpy():
     packed = rng.integers(0, 4, size=(200, width)).astype(np.uint8)
     packed[rng.integers(0, 2, size=200).astype(bool)] = 0
     u0, i0 = np.unique(packed, axis=0, return_inverse=True)
-    u1, i1 = team_decomposition._unique_rows(packed)  # pylint: disable=protected-access
+    u1, i1 = team_decomposition._unique_rows(packed)  #
     np.testing.assert_array_equal(u0, u1)
     np.testing.assert_array_equal(i0.reshape(-1), i1)
 

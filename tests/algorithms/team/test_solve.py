@@ -147,7 +147,7 @@ def test_lp_nonzeros_counts_the_lp_without_building_it(game, teams):
   decs = [TeamDecomposition(tree, m) for m in t.teams]
   est = team_lp.lp_nonzeros(tree, t, *decs)
   res = team_lp.solve(tree, t, decompositions=decs)
-  m = team_lp._payoff(tree, decs[0], decs[1],  # pylint: disable=protected-access
+  m = team_lp._payoff(tree, decs[0], decs[1],  #
                       teams_lib.team_terminal_utilities(tree, t)[:, 0])
   assert res.lp_nonzeros <= est <= res.lp_nonzeros + int(np.sum(m.data == 0))
   lower = team_lp.lp_nonzeros(tree, t, *decs, stop_above=0)  # the early lower bound
@@ -169,7 +169,7 @@ def test_bad_arguments_are_errors_naming_the_value():
     team_lp.solve("kuhn_poker(players=3)", "0,1|2", highs_options={"no_such_option": 1})
   with pytest.raises(ValueError, match="solver='bogus'"):
     team_lp.solve("kuhn_poker(players=3)", "0,1|2", solver="bogus")
-  import highspy  # pylint: disable=g-import-not-at-top
+  import highspy  #
   with pytest.raises(ValueError, match="presolve"):
     highs.set_option(highspy.Highs(), "presolve", 3.5)
 
