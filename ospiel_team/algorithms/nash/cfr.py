@@ -247,12 +247,12 @@ class BatchedTreeCFRSolver:
                regret_matching_plus: bool = False, exploration: float = 0.0,
                noise_seeds: np.ndarray | None = None, dtype=np.float64):
     init = np.asarray(initial_policies, dtype=np.float64)
-    if init.ndim != 3 or init.shape[1:] != (tree.num_infosets, tree.num_actions):
+    if init.ndim != 3:
       raise ValueError(f"initial_policies must have shape [B, {tree.num_infosets}, "
                        f"{tree.num_actions}], got {init.shape}")
     if init.shape[0] < 1:
       raise ValueError("initial_policies holds no seed (B = 0)")
-    for b in range(init.shape[0]):
+    for b in range(init.shape[0]):  # shape and values, with the offending entry named
       tree.validate_policy_array(init[b])
     if not np.isfinite(exploration) or exploration < 0:
       raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
