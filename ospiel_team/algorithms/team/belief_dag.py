@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Dict, List, Optional, Sequence
+from collections.abc import Sequence
 
 import numba
 import numpy as np
@@ -341,7 +341,7 @@ class BeliefDAG:
   def _const(self, leaf_grad: np.ndarray) -> float:
     return float(leaf_grad[0]) if self.const_leaf else 0.0
 
-  def values(self, leaf_grad: np.ndarray, sigma: Optional[np.ndarray] = None):
+  def values(self, leaf_grad: np.ndarray, sigma: np.ndarray | None = None):
     """Bottom-up: (edge values q, node values v) under the local strategies `sigma` (a
     distribution over each node's edges), or of a best response when `sigma` is None (max)."""
     q, v = self._bottom_up(leaf_grad, None if sigma is None else
@@ -416,7 +416,7 @@ class BeliefDAG:
     self._bottom_up(leaf_grad, sigma, regret, _DCFR if algorithm == "dcfr" else _PCFR_PLUS,
                     ta / (ta + 1.0), 0.5)
 
-  def flows_and_leaves(self, sigma: np.ndarray, avg: Optional[np.ndarray] = None,
+  def flows_and_leaves(self, sigma: np.ndarray, avg: np.ndarray | None = None,
                        weight: float = 0.0):
     """(flow lam of `sigma`, F lam); with `avg`, also avg += weight * lam in place."""
     leaf = np.empty(self.leaf_matrix.shape[0])
@@ -437,15 +437,15 @@ class BeliefDAGResult:
   gap: float
   converged: bool
   iterations: int
-  edges: List[int]  # DAG edges (local solutions) per team
-  nodes: List[int]  # DAG decision nodes (beliefs) per team
+  edges: list[int]  # DAG edges (local solutions) per team
+  nodes: list[int]  # DAG decision nodes (beliefs) per team
   team1_reach: np.ndarray  # [num_terminals] team 1's plan certifying `lower`
   team2_reach: np.ndarray  # [num_terminals] team 2's plan certifying `upper`
   seconds: float
   build_seconds: float
-  history: List[Dict] = dataclasses.field(default_factory=list)
+  history: list[dict] = dataclasses.field(default_factory=list)
 
-  def summary(self) -> Dict:
+  def summary(self) -> dict:
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
                 algorithm=self.algorithm, value=self.value, lower=self.lower, upper=self.upper,
                 gap=self.gap, converged=self.converged, iterations=self.iterations,
@@ -454,11 +454,11 @@ class BeliefDAGResult:
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          tol: float = 1e-6, time_limit: Optional[float] = None,
+          tol: float = 1e-6, time_limit: float | None = None,
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
           max_local: int = DEFAULT_MAX_LOCAL,
           average_powers: Sequence[float] = (2.0, 5.0),
-          decompositions: Optional[Sequence[TeamDecomposition]] = None) -> BeliefDAGResult:
+          decompositions: Sequence[TeamDecomposition] | None = None) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
   Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
@@ -523,12 +523,12 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   # certified lower bound and any team-2 plan an upper bound, so every average is certified.
   avg_leaf = [[np.zeros(g.leaf_matrix.shape[0]) for g in dags] for _ in average_powers]
   avg_w = [0.0 for _ in average_powers]
-  sig = [g.regret_matching(r) for g, r in zip(dags, regrets)]
-  lam = [g.flows(s) for g, s in zip(dags, sig)]
-  leaf = [g.leaf_values(x) for g, x in zip(dags, lam)]
+  sig = [g.regret_matching(r) for g, r in zip(dags, regrets, strict=True)]
+  lam = [g.flows(s) for g, s in zip(dags, sig, strict=True)]
+  leaf = [g.leaf_values(x) for g, x in zip(dags, lam, strict=True)]
   lower, upper = -np.inf, np.inf
   best_x = best_y = None
-  history: List[Dict] = []
+  history: list[dict] = []
   it = 0
   converged = False
   while True:
