@@ -105,8 +105,8 @@ _CAND, _SEL = 0, 1  # a frame's phase: valuing its candidates, or trying them be
 _NEG = -(1 << 60)  # the total of a candidate that cannot matter
 # The search loop and its entry points are compiled without numba's reference counting
 # (`_nrt=False`, numba's own switch of its runtime): they allocate nothing, and the state's arrays
-# (taken out of the tuple in every inlined helper) otherwise cost an atomic increment and
-# decrement each, per candidate: simple_bidding(12) 1.7 s -> 1.4 s CPU.
+# (taken out of the tuple in every inlined helper) would otherwise cost an atomic increment and
+# decrement each, per candidate (about a fifth of the search's time).
 # Positions in the state tuple of `_new_state`.
 (_S_CONSTS, _S_MEMO, _S_CTR, _S_NODE, _S_CLS, _S_SUFFIX, _S_GRP, _S_FRAME, _S_CAND, _S_KEY,
  _S_SCRATCH) = range(11)
@@ -116,7 +116,7 @@ def _lazy_zeros(n: int, dtype) -> np.ndarray:
   """n zeros in an anonymous memory mapping, committed 4 KiB page by page as they are touched.
 
   (numpy asks the kernel for 2 MiB pages for large arrays; the memo table is touched at random,
-  and zeroing whole 2 MiB pages for it doubled the time of simple_bidding(10).)
+  and every first touch would zero a whole 2 MiB page.)
   """
   dt = np.dtype(dtype)
   return np.frombuffer(mmap.mmap(-1, max(1, n * dt.itemsize)), dtype=dt, count=n)

@@ -93,9 +93,9 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
   regrets times pos, negative ones times neg, plus q - v) and sigma = RM(r); _PCFR_PLUS: then
   predictive CFR+ (r = max(r + q - v, 0), sigma = RM(r + q - v)). pred: scratch of the largest
   node's size. Instantaneous regrets within _NOISE (1 + |v|) of zero are set to 0. (The max
-  pass has its own loop: the mode test inside the edge loop cost it 1.5x. The edge sums are
-  written out in both loops: an inlined helper taking the arrays costs reference counting per
-  edge.)
+  pass has its own loop, without a mode test per edge; the edge sums and the regret matching
+  are written out in the loops, as an inlined helper taking the arrays would pay reference
+  counting per call.)
   """
   if mode == _MAX:
     for n in range(len(nes) - 2, -1, -1):
