@@ -179,7 +179,7 @@ class TeamLeducState(pyspiel.State):
     self.sequences: list[list[int]] = NestedList([[], []])
     self._terminal = False
 
-  # -- helpers -----------------------------------------------------------------------------
+  # -- utilities ---------------------------------------------------------------------------
   def _next_player(self, start_from: int) -> int:
     for i in range(1, self._n + 1):
       p = (start_from + i) % self._n

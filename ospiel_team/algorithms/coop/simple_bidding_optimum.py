@@ -105,7 +105,7 @@ _CAND, _SEL = 0, 1  # a frame's phase: valuing its candidates, or trying them be
 _NEG = -(1 << 60)  # the total of a candidate that cannot matter
 # The search loop and its entry points are compiled without numba's reference counting
 # (`_nrt=False`, numba's own switch of its runtime): they allocate nothing, and the state's arrays
-# (taken out of the tuple in every inlined helper) would otherwise cost an atomic increment and
+# (taken out of the tuple in every inlined function) would otherwise cost an atomic increment and
 # decrement each, per candidate (about a fifth of the search's time).
 # Positions in the state tuple of `_new_state`.
 (_S_CONSTS, _S_MEMO, _S_CTR, _S_NODE, _S_CLS, _S_SUFFIX, _S_GRP, _S_FRAME, _S_CAND, _S_KEY,

@@ -63,7 +63,7 @@ from ospiel_team.bridge import scoring
 
 
 # ------------------------------------------------------------------------------------------
-# Auctions / engine helpers
+# Auctions and the engine
 # ------------------------------------------------------------------------------------------
 def engine_from_auctions(dataset, uncontested: bool, auctions: A.Auctions,
                          deal_index) -> engine_lib.BiddingEngine:
