@@ -424,6 +424,16 @@ class BeliefDAG:
     return lam, leaf
 
 
+def settled(lower: float, upper: float, digits: int) -> bool:
+  """Whether every value in [lower, upper] rounds to the same number at `digits` decimals.
+
+  Python's `round` (as `format(x, '.4f')`) rounds the exact binary value correctly, hence
+  monotonically: this holds exactly when both ends round alike (-0.0 == 0.0).
+  """
+  return bool(np.isfinite(lower) and np.isfinite(upper)
+              and round(lower, digits) == round(upper, digits))
+
+
 @dataclasses.dataclass
 class BeliefDAGResult:
   """Certified bracket [lower, upper] on team 1's TMECor value, and the average plans."""
@@ -431,7 +441,7 @@ class BeliefDAGResult:
   teams: teams_lib.Teams
   terminals: int
   algorithm: str
-  value: float  # (lower + upper) / 2 when converged, else `lower`
+  value: float  # (lower + upper) / 2 when converged or settled to `digits`, else `lower`
   lower: float  # team 1's average plan guarantees this (exact team-2 best response)
   upper: float  # team 2's average plan holds team 1 to this (exact team-1 best response)
   gap: float
@@ -458,7 +468,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
           max_local: int = DEFAULT_MAX_LOCAL,
           average_powers: Sequence[float] = (2.0, 5.0),
-          decompositions: Sequence[TeamDecomposition] | None = None) -> BeliefDAGResult:
+          decompositions: Sequence[TeamDecomposition] | None = None,
+          digits: int | None = None) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
   Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
@@ -483,6 +494,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       180 instead of 340).
     decompositions: both teams' `TeamDecomposition`s of this tree when already built (by
       `solve.solve`'s `auto` rule); None: built here.
+    digits: also stop as soon as the bracket settles the value to this many decimals (both
+      ends round to the same number: `settled`), whatever the gap (None: only `tol`).
 
   Returns:
     A `BeliefDAGResult` whose `lower`/`upper` are certified by exact team best responses.
@@ -497,6 +510,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"max_iterations={max_iterations!r} must be >= 1")
   if check_every < 1:
     raise ValueError(f"check_every={check_every!r} must be >= 1")
+  if digits is not None and not (isinstance(digits, int) and digits >= 0):
+    raise ValueError(f"digits={digits!r} must be an integer >= 0 or None")
   average_powers = tuple(average_powers)
   if not average_powers or not all(p >= 0 for p in average_powers):
     raise ValueError(f"average_powers={average_powers!r}: give one or more powers >= 0")
@@ -561,9 +576,12 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       if upper - lower <= tol:
         converged = True
         break
+      if digits is not None and settled(lower, upper, digits):
+        break
     if it >= max_iterations or out_of_time:
       break
-  value = (lower + upper) / 2 if converged else lower
+  value = (lower + upper) / 2 if converged or (
+      digits is not None and settled(lower, upper, digits)) else lower
   return BeliefDAGResult(
       game=str(tree.game), teams=teams, terminals=len(tree.terminals), algorithm=algorithm,
       value=float(value), lower=float(lower), upper=float(upper), gap=float(upper - lower),

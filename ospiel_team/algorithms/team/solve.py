@@ -22,14 +22,14 @@ solutions per team, then
   (`lp.lp_nonzeros`, counted from the decompositions without assembling the LP),
 * **the belief DAG** above that, on the same decompositions (built once).
 
-The LP is preferred wherever it is about as fast, because its value is exact, while the DAG
-stops at a certified gap of 1e-4. Measured on Table 1 instances (wall seconds of the solve, LP /
-DAG): below the threshold the LP was faster on every instance measured both ways (21GL 0.23 /
-0.81 at 11,196 nonzeros, 21G 0.23 / 1.40 at 15,960, 31GL 1.22 / 1.96 at 69,786, 31G 1.72 / 2.25
-at 111,798), and above it the DAG was faster on every one (22K5 3.18 / 0.32 at 157,995; 21K6
-3.26 / 0.70 at 350,110; 22L133 103 / 5.7; 21L143 34 / 3.6; 21D3 15.7 / 2.1; 21L151 63 / 6.8;
-32GL 9.1 / 8.2; 32G 12.2 / 10.9): HiGHS's time grows with the LP's density, the DAG's with its
-edges times iterations. 31L'133 (199,994 nonzeros, LP 7.1 s) lies near the crossover.
+The LP is preferred wherever it is about as fast, because its value is exact. Measured on Table 1
+instances (wall seconds of the solve, LP / DAG): below the threshold the LP was faster on every
+instance measured both ways (21GL 0.23 / 0.81 at 11,196 nonzeros, 21G 0.23 / 1.40 at 15,960, 31GL
+1.22 / 1.96 at 69,786, 31G 1.72 / 2.25 at 111,798), and above it the DAG was faster on every one
+(22K5 3.18 / 0.32 at 157,995; 21K6 3.26 / 0.70 at 350,110; 22L133 103 / 5.7; 21L143 34 / 3.6; 21D3
+15.7 / 2.1; 21L151 63 / 6.8; 32GL 9.1 / 8.2; 32G 12.2 / 10.9): HiGHS's time grows with the LP's
+density, the DAG's with its edges times iterations. 31L'133 (199,994 nonzeros, LP 7.1 s) lies near
+the crossover.
 
 If a team has more than 500k local solutions (the LP is not built): column generation when
 every team of several players has at most `AUTO_CG_MAX_SEQUENCES` = 5,000 team sequences (a
@@ -38,6 +38,19 @@ generation), else the belief DAG (Leduc 21L153, 31L133, 22D3, 21L523, Liar's Dic
 51D2: solved by the DAG to gap 1e-4); past `AUTO_DAG_MAX_LOCAL` DAG edges, column generation.
 Column generation stays available by name: it is exact where its MIP oracle is fast (Kuhn
 poker: 21K8, 21K12, 31K5) and slow elsewhere.
+
+Precision (`tol=None`, the default): the answer is an exact optimum (the LP, or a bracket of
+width <= `EXACT_GAP`) or a certified bracket [lower, upper] that *settles* the value to
+`digits` = 4 decimals (Table 1's precision): both ends round to the same 4-decimal number, so
+the printed value does not depend on where in the bracket the optimum lies. The belief DAG
+stops as soon as its bracket settles; if its gap reaches `STRADDLE_GAP` = 1e-4 while the bracket
+still straddles a rounding boundary (the value lies within the gap of one: 22K5's -0.036842 and
+21L151's -0.019151 lie 8e-6 and 1e-6 from -0.03685 and -0.01915) and `auto` built the LP's
+decompositions, the LP finishes exactly (regret minimisation would need ~gap/distance times more
+iterations); otherwise the DAG keeps tightening until the bracket settles (or `time_limit`).
+Column generation closes its gap to `DEFAULT_TOL["cg"]` (exactly, in practice). An explicit
+`tol` asks for a gap <= tol instead (looser or tighter). `exact` is true only for an exact
+optimum; `details["precision"]` says which of these the answer is.
 """
 
 from __future__ import annotations
@@ -64,6 +77,13 @@ CERTIFY_MAX_SEQUENCES = 20_000
 # Default target gap of the anytime methods (`tol=None`): column generation closes its gap
 # exactly in a few iterations or not at all; regret minimisation converges like 1/T.
 DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
+# A certified bracket at most this wide is an exact optimum (`exact=True`).
+EXACT_GAP = 1e-9
+# `tol=None`: decimals the answer must settle (Zhang & Sandholm's Table 1 prints 4).
+DEFAULT_DIGITS = 4
+# `tol=None`, `auto` with the LP's decompositions built: a DAG bracket this narrow that still
+# straddles a rounding boundary is finished by the LP.
+STRADDLE_GAP = 1e-4
 AUTO_LP_MAX_LOCAL = 500_000
 # `auto` solves the LP when it has at most this many constraint-matrix nonzeros
 # (`lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
@@ -83,7 +103,7 @@ class TeamSolveResult:
   value: float
   lower: float  # certified bracket (== value for the LP)
   upper: float
-  exact: bool  # LP optimum, or an anytime method's certified gap closed to `tol`
+  exact: bool  # LP optimum, or a certified bracket no wider than `EXACT_GAP`
   seconds: float
   details: dict
 
@@ -96,7 +116,8 @@ class TeamSolveResult:
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           method: str = "auto", time_limit: float | None = None, tol: float | None = None,
           solver: str = "auto", highs_options: dict | None = None,
-          threads: int | None = None, certify_time_limit: float = 0.0) -> TeamSolveResult:
+          threads: int | None = None, certify_time_limit: float = 0.0,
+          digits: int = DEFAULT_DIGITS) -> TeamSolveResult:
   """Solves a two-team zero-sum game for team 1's TMECor value.
 
   Args:
@@ -106,7 +127,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       the team belief DAGs).
     time_limit: seconds (None: no limit; negative: ValueError). The LP is stopped by HiGHS's
       limit (an error if not solved); the anytime methods return their certified bracket.
-    tol: the anytime methods' target certified gap (None: `DEFAULT_TOL[method]`).
+    tol: the anytime methods' target certified gap; None (default): the precision rule of
+      the module docstring (an exact optimum, or a bracket settling `digits` decimals).
     solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...), or "auto"
       (`lp.choose_solver`: simplex for small LPs, else ipm).
     highs_options: further HiGHS options for the LP (each checked by HiGHS).
@@ -116,6 +138,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       method), each oracle call limited to this many seconds; added to `details` with its own
       `certify_seconds` (a check of the result: not counted in the result's `seconds`, whose
       bracket the method already certified with its own exact best responses).
+    digits: with `tol=None`, the decimals the answer must settle (default 4, Table 1's).
 
   Returns:
     A `TeamSolveResult`.
@@ -125,6 +148,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   time_limit = highs.check_time_limit(time_limit)
   if tol is not None and not tol >= 0:
     raise ValueError(f"tol={tol!r} must be >= 0")
+  if not (isinstance(digits, int) and digits >= 0):
+    raise ValueError(f"digits={digits!r} must be an integer >= 0")
   if not certify_time_limit >= 0:
     raise ValueError(f"certify_time_limit={certify_time_limit!r} must be >= 0")
   start = time.perf_counter()
@@ -148,50 +173,77 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
         details["auto"] = f"LP nonzeros {nnz} <= {AUTO_LP_MAX_NONZEROS}: lp"
       else:
         details["auto"] = f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag"
-  if method in ("auto_lp", "lp"):
-    res = team_lp.solve(tree, teams, time_limit=time_limit, threads=threads, solver=solver,
+
+  def time_left():
+    return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+
+  def precision(gap: float, lower: float, upper: float) -> str:
+    if gap <= EXACT_GAP:
+      return f"exact (certified gap {gap:.1e} <= {EXACT_GAP:g})"
+    if team_belief_dag.settled(lower, upper, digits):
+      return f"certified bracket settles {digits} decimals (gap {gap:.1e})"
+    if tol is not None and gap <= tol:
+      return f"certified gap {gap:.1e} <= tol {tol:g}"
+    return f"certified bracket only (gap {gap:.1e}: stopped before the target)"
+
+  def lp_result() -> TeamSolveResult:
+    res = team_lp.solve(tree, teams, time_limit=time_left(), threads=threads, solver=solver,
                         highs_options=highs_options, decompositions=decs)
     s = res.summary()
     del s["game"], s["teams"], s["value"], s["seconds"]
     s.update(details)
+    s["precision"] = "exact (LP optimum)"
     return TeamSolveResult(game=str(tree.game), teams=str(teams), method="lp",
                            value=res.value, lower=res.value, upper=res.value, exact=True,
                            seconds=time.perf_counter() - start, details=s)
+
+  if method in ("auto_lp", "lp"):
+    return lp_result()
   if method in ("auto", "dag"):
-    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+    if tol is not None:
+      dag_tol, dag_digits = tol, None
+    else:  # settle `digits` decimals; at STRADDLE_GAP the LP finishes when it is built
+      dag_tol, dag_digits = (STRADDLE_GAP if decs is not None else EXACT_GAP), digits
     try:
       dag = team_belief_dag.solve(
-          tree, teams, tol=DEFAULT_TOL["dag"] if tol is None else tol, time_limit=left,
-          decompositions=decs,
-          **({"max_local": AUTO_DAG_MAX_LOCAL} if method == "auto" else {}))
+          tree, teams, tol=dag_tol, time_limit=time_left(), decompositions=decs,
+          digits=dag_digits, **({"max_local": AUTO_DAG_MAX_LOCAL} if method == "auto" else {}))
     except MemoryError as e:
       if method == "dag":
         raise
       details["auto"] += f"; belief DAG not built: {e}"
       dag = None
   if method in ("auto", "dag") and dag is not None:
+    if (method == "auto" and tol is None and decs is not None and dag.gap > EXACT_GAP
+        and not team_belief_dag.settled(dag.lower, dag.upper, digits) and time_left() != 0):
+      details["auto"] += (
+          f"; DAG bracket [{dag.lower:.7f}, {dag.upper:.7f}] (gap {dag.gap:.1e}, "
+          f"{dag.iterations} iterations, {dag.seconds:.2f} s) straddles a {digits}-decimal "
+          "rounding boundary: finished by the LP")
+      return lp_result()
     s = dag.summary()
     for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
       del s[k]
     details.update(s)
+    details["precision"] = precision(dag.gap, dag.lower, dag.upper)
     seconds = time.perf_counter() - start
     if certify_time_limit > 0:  # a check of the result, not part of the solve's time
       details.update(certify(tree, teams, dag.team1_reach, dag.team2_reach, certify_time_limit))
     return TeamSolveResult(game=str(tree.game), teams=str(teams), method="dag",
                            value=dag.value, lower=dag.lower, upper=dag.upper,
-                           exact=dag.converged, seconds=seconds, details=details)
-  left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+                           exact=dag.gap <= EXACT_GAP, seconds=seconds, details=details)
   cg = column_generation.solve(tree, teams, tol=DEFAULT_TOL["cg"] if tol is None else tol,
-                               time_limit=left, threads=threads)
+                               time_limit=time_left(), threads=threads)
   s = cg.summary()
   for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
     del s[k]
   details.update(s)
+  details["precision"] = precision(cg.gap, cg.lower, cg.upper)
   seconds = time.perf_counter() - start
   if certify_time_limit > 0 and cg.team1_reach is not None and cg.team2_reach is not None:
     details.update(certify(tree, teams, cg.team1_reach, cg.team2_reach, certify_time_limit))
   return TeamSolveResult(game=str(tree.game), teams=str(teams), method="cg", value=cg.value,
-                         lower=cg.lower, upper=cg.upper, exact=cg.converged,
+                         lower=cg.lower, upper=cg.upper, exact=cg.gap <= EXACT_GAP,
                          seconds=seconds, details=details)
 
 

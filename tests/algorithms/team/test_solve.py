@@ -17,6 +17,7 @@ from ospiel_team.algorithms.team import plan_mip
 from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import highs
 from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import solve as team_solve
 from ospiel_team.algorithms.team import teams as teams_lib
@@ -109,8 +110,9 @@ def test_solve_auto_lp_dag_and_cg_agree(monkeypatch):
   assert cg.method == "cg" and cg.exact and "177 team sequences" in cg.details["auto"]
   monkeypatch.setattr(team_solve, "AUTO_CG_MAX_SEQUENCES", 100)  # a large oracle: dag
   dag = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
-  assert dag.method == "dag" and dag.exact and "LP not built" in dag.details["auto"]
-  assert dag.lower <= lp.value <= dag.upper and dag.upper - dag.lower <= 1e-4
+  assert dag.method == "dag" and "LP not built" in dag.details["auto"]
+  assert dag.lower <= lp.value <= dag.upper and round(dag.value, 4) == round(lp.value, 4)
+  assert dag.exact == (dag.upper - dag.lower <= team_solve.EXACT_GAP)
   monkeypatch.setattr(team_solve, "AUTO_DAG_MAX_LOCAL", 10)  # and for the DAG: cg
   cg = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
   assert cg.method == "cg" and cg.exact and "belief DAG not built" in cg.details["auto"]
@@ -131,7 +133,8 @@ def test_auto_rule_by_lp_nonzeros_shares_the_decompositions(monkeypatch):
   dag = team_solve.solve(game, "0,1|2", method="auto")
   assert dag.method == "dag" and "> 10: dag" in dag.details["auto"]
   assert len(built) == 2  # one decomposition per team, shared with the DAG
-  assert dag.lower - 1e-12 <= lp.value <= dag.upper + 1e-12 and dag.upper - dag.lower <= 1e-4
+  assert dag.lower - 1e-12 <= lp.value <= dag.upper + 1e-12
+  assert round(dag.lower, 4) == round(dag.upper, 4) == round(lp.value, 4)
   assert lp.value == pytest.approx(team_solve.solve(game, "0,1|2", method="lp").value, abs=1e-12)
 
 
@@ -251,3 +254,48 @@ def test_column_generation_returns_its_bracket_when_an_oracle_times_out(monkeypa
         tree, t, 0, chance * cg.team2_reach * u[:, 0], method="lp")
     assert br1 <= cg.upper + 1e-9
   assert np.isfinite(cg.lower) or np.isfinite(cg.upper) or fail_call == 1
+
+
+@pytest.mark.parametrize("lower,upper,digits,expected", [
+    (-0.0369068, -0.0368163, 4, False),  # 22K5's DAG bracket at gap 1e-4 straddles -0.03685
+    (-0.0368499999, -0.0368163, 4, True),  # both ends round to -0.0368
+    (0.2843629, 0.2844576, 4, False),  # 21D4's bracket at gap 1e-4: .2844 or .2845
+    (-0.00002, 0.00003, 4, True),  # -0.0 == 0.0
+    (0.12344, 0.12346, 4, False), (0.5, float("inf"), 4, False), (1.2, 1.4, 0, True),
+])
+def test_settled(lower, upper, digits, expected):
+  assert team_belief_dag.settled(lower, upper, digits) is expected
+  # the definition: every value of the bracket prints the same
+  if expected and np.isfinite(upper):
+    prints = {f"{v:.{digits}f}".replace("-0.0000", "0.0000")
+              for v in np.linspace(lower, upper, 101)}
+    assert len(prints) == 1
+
+
+def test_default_precision_settles_22k5_and_exact_is_truthful():
+  """22K5 (kuhn_poker(players=4), teams {0,1} vs {2,3}): the LP's exact value is -7/190 =
+  -0.0368421 (paper: -.0368). At gap 1e-4 the belief DAG's bracket still straddles -0.03685;
+  the default finishes it exactly."""
+  res = team_solve.solve("kuhn_poker(players=4)", "0,1|2,3")
+  assert f"{res.value:.4f}" == "-0.0368"
+  assert res.exact and res.method == "lp" and res.value == pytest.approx(-7 / 190, abs=1e-9)
+  assert "straddles" in res.details["auto"] and res.details["precision"].startswith("exact")
+  # An explicit tolerance: the DAG's bracket, never called exact.
+  loose = team_solve.solve("kuhn_poker(players=4)", "0,1|2,3", method="dag", tol=1e-3)
+  assert loose.upper - loose.lower <= 1e-3 and not loose.exact
+  assert loose.lower <= -7 / 190 <= loose.upper
+  assert loose.details["precision"].startswith("certified")
+
+
+@pytest.mark.parametrize("method", ["dag", "cg"])
+def test_exact_flag_means_an_exact_bracket(method):
+  """`exact` is true exactly when the certified bracket is no wider than EXACT_GAP; the
+  default answer settles 4 decimals (21K4 = -1/24, Table 1's -.0417)."""
+  for tol in (None, 1e-2):
+    res = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method=method, tol=tol)
+    assert res.exact == (res.upper - res.lower <= team_solve.EXACT_GAP)
+    assert res.lower - 1e-9 <= -1 / 24 <= res.upper + 1e-9
+    if tol is None:
+      assert round(res.lower, 4) == round(res.upper, 4) == -0.0417
+  with pytest.raises(ValueError, match="digits=-1"):
+    team_solve.solve("kuhn_poker(players=3)", "0,1|2", digits=-1)
