@@ -47,7 +47,7 @@ def main(argv) -> int:
   flags.DEFINE_string("method", "auto", f"one of {team_solve.METHODS}", flag_values=fv)
   flags.DEFINE_float("time_limit", None, "seconds (>= 0)", flag_values=fv)
   flags.DEFINE_float("tol", None, "anytime methods (cg, dag): target certified gap (default: "
-                     "1e-6 for cg, 1e-4 for dag)", flag_values=fv)
+                     "exact, or a certified bracket settling 4 decimals)", flag_values=fv)
   flags.DEFINE_string("solver", "auto", "HiGHS solver for the LP: auto (simplex for small "
                       "LPs, else ipm), ipm, simplex, choose, pdlp", flag_values=fv)
   flags.DEFINE_multi_string("highs_option", [], "extra HiGHS option for the LP, key=value "
