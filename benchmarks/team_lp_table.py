@@ -1,4 +1,4 @@
-r"""Table 1 of Zhang & Sandholm with our team LP: sizes, values, times, ratios to the paper.
+r"""Table 1 of Zhang & Sandholm with our team solvers: values, second method, times, ratios.
 
 Each instance of `ospiel_team.games.team_instances.TABLE1_INSTANCES` is solved in its own
 subprocess (`ospiel-team-solve --json`) under a wall-clock limit; an
@@ -7,19 +7,27 @@ Python tree walk alone would not finish) is marked "not finished". Results are w
 atomically to `--out` (JSON) after every instance and reused on a rerun (resume); a Markdown
 table goes to `--out_md`.
 
-Columns: |Z| (terminal histories, checked against the paper), #Seq of each team (checked),
-our LP columns per team (local solutions), LP size (nonzeros of the constraint matrix) and the
-paper's, the value (team 1, the sum of its members' values), our time (tree walk + building +
-HiGHS) and the paper's "Ours", and the ratios ours / paper of time and LP size (< 1: smaller or
-faster than the paper).
+The default `--method auto` is the solve's default path (`algorithms.team.solve`: an exact
+optimum, or a certified bracket that settles the value to 4 decimals, Table 1's precision).
+With `--second` every finished instance is solved again by a second method (`second_method`:
+the belief DAG for an LP answer, the LP for a DAG or column-generation answer where the LP is
+built, else the other anytime method), stored in the row's "second" with the check's verdict
+(`check`): a second bracket wider than `CHECK_MAX_WIDTH` checks nothing and is marked so.
+
+Columns (Markdown): instance, our value and the paper's (where `PAPER_VALUES` has it) and
+whether they agree to 4 decimals, exact or the certified bracket, the method and why `auto`
+chose it, the second method's value and verdict, our time (tree walk + building + solve), the
+fastest published time and its column, the ratio, and the 1-minute load average before-after
+(the machine is shared: ratios from a loaded machine are not speed claims).
 
 Usage:
-  python benchmarks/team_lp_table.py --time_limit 60 --out results/team_lp_table.json \
-      --out_md results/team_lp_table.md
+  python benchmarks/team_lp_table.py --time_limit 600 --second \
+      --out results/team_lp_table_default.json --out_md results/team_lp_table_default.md
 """
 
 import json
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -39,7 +47,10 @@ flags.DEFINE_string("out", "results/team_lp_table.json", "JSON results (resumabl
 flags.DEFINE_string("out_md", "results/team_lp_table.md", "Markdown table")
 flags.DEFINE_string("solver", "auto", "HiGHS solver: auto (team_lp.choose_solver), simplex, "
                     "ipm or choose")
-flags.DEFINE_string("method", "lp", "team_solve method: lp, cg, dag or auto")
+flags.DEFINE_string("method", "auto", "team_solve method: auto (the default path), lp, cg or "
+                    "dag")
+flags.DEFINE_bool("second", False, "also solve every finished instance by a second method "
+                  "(second_method) and check the two answers (check)")
 flags.DEFINE_list("methods", [], "per-instance methods overriding --method, ID=METHOD pairs, "
                   "e.g. \"21K3=lp,32G=dag\"")
 flags.DEFINE_float("memory_limit_gb", 20.0,
@@ -66,6 +77,44 @@ def _limit_memory(gigabytes: float):
     cap = int(gigabytes * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
   return apply
+
+
+# Team 1's value as Table 1 of Zhang & Sandholm prints it (4 decimals), for the instances whose
+# printed value is cited here; the others are left blank rather than guessed.
+PAPER_VALUES: dict[str, str] = {
+    "21K4": "-.0417", "22K5": "-.0368", "21L151": "-.0192", "21L523": ".9520", "21D3": ".2840",
+    "21D4": ".2843",
+}
+# A second method's certified bracket wider than this checks nothing at 4 decimals.
+CHECK_MAX_WIDTH = 1e-3
+
+
+def second_method(row: dict) -> str | None:
+  """The method that checks a finished row: a different one, exact where possible."""
+  if not row.get("finished"):
+    return None
+  lp_built = "LP not built" not in row.get("auto", "")
+  if row["method"] == "lp":
+    return "dag"
+  if lp_built:
+    return "lp"
+  return "cg" if row["method"] == "dag" else "dag"
+
+
+def check(row: dict, second: dict) -> str:
+  """Verdict of a second method on a row: do the two certified brackets meet, and (where both
+  settle 4 decimals) do they print the same value?"""
+  if not second.get("finished"):
+    return f"no check: {second.get('reason', 'not finished')}"
+  lo, hi = row.get("lower", row["value"]), row.get("upper", row["value"])
+  lo2, hi2 = second.get("lower", second["value"]), second.get("upper", second["value"])
+  if hi2 - lo2 > CHECK_MAX_WIDTH:
+    return f"no check: bracket width {hi2 - lo2:.1e} > {CHECK_MAX_WIDTH:g}"
+  if lo2 > hi + 1e-9 or lo > hi2 + 1e-9:
+    return f"DISAGREES: [{lo:.6f}, {hi:.6f}] vs [{lo2:.6f}, {hi2:.6f}]"
+  if round(lo, 4) == round(hi, 4) and round(lo2, 4) == round(hi2, 4):
+    return f"agrees: {row['value']:.4f}" if round(lo, 4) == round(lo2, 4) else "DISAGREES"
+  return f"brackets overlap (|diff| {abs(row['value'] - second['value']):.1e})"
 
 
 def run_instance(name: str, time_limit: float, solver: str,
@@ -139,34 +188,62 @@ def _load_average() -> str:
 
 
 def markdown(rows: list) -> str:
-  head = ("| Game | \\|Z\\| | method | value (team 1) | certified gap | LP size (ours / paper) |"
-          " ours (s) | paper Ours (s) | fastest published (s) | ratio to fastest | load |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|\n")
+  head = ("| instance | value (ours) | paper | 4 decimals | exact / certified bracket | method "
+          "(auto's reason) | second method | ours (s) | fastest published (s) | ratio | load |\n"
+          "|---|---:|---:|---|---|---|---|---:|---|---:|---|\n")
   lines = []
   for r in rows:
-    p = team_instances.PAPER_TABLE1.get(r["instance"])
-    fastest = team_instances.fastest_published(r["instance"])
+    name = r["instance"]
+    fastest = team_instances.fastest_published(name)
     fastest_s = f"{fastest[0]:g} ({fastest[1]})" if fastest else "none"
-    paper_s = p.seconds if p else None
     load = f"{r.get('load_before', '')}-{r.get('load_after', '')}".strip("-")
+    paper = PAPER_VALUES.get(name, "")
     if not r.get("finished"):
-      lines.append(f"| {r['instance']} | {p.terminals if p else ''} | {r.get('method', '')} | "
-                   f"{r['reason']} | | | | {paper_s if paper_s is not None else 'oom'} | "
+      lines.append(f"| {name} | {r['reason']} | {paper} | | | {r.get('method', '')} | | | "
                    f"{fastest_s} | | {load} |")
       continue
+    lo, hi = r.get("lower", r["value"]), r.get("upper", r["value"])
+    settled = round(lo, 4) == round(hi, 4)
+    ours4 = f"{r['value']:.4f}".replace("0.", ".", 1)
+    match = ("" if not paper else
+             ("yes" if settled and ours4 == paper.lstrip("+") else
+              "unsettled" if not settled else "**no**"))
+    exact = ("exact" if r.get("exact", True) else f"[{lo:.7f}, {hi:.7f}]"
+             + ("" if settled else " (does not settle 4 decimals)"))
+    why = r.get("auto", "")
+    second = r.get("second")
+    second_s = (f"{second['method']} {second['value']:.6f}: {second['check']}"
+                if second and second.get("finished") else
+                (second["check"] if second else ""))
     secs = r["seconds"]
-    size = ""
-    if r.get("lp_nonzeros"):
-      size = f"{r['lp_nonzeros']} / {p.lp_size or '?'}"
-    gap = r.get("gap", 0.0)
-    exact = r.get("exact", True)
-    value = f"{r['value']:.6f}" + ("" if exact else " (not converged)")
     ratio = f"{secs / fastest[0]:.2f}" if fastest else ""
-    lines.append(
-        f"| {r['instance']} | {r['terminals']} | {r.get('method', 'lp')} | {value} | "
-        f"{gap:.1e} | {size} | {secs:.2f} | {paper_s if paper_s is not None else 'oom'} | "
-        f"{fastest_s} | {ratio} | {load} |")
+    lines.append(f"| {name} | {r['value']:.6f} | {paper} | {match} | {exact} | "
+                 f"{r.get('method', '')} ({why}) | {second_s} | {secs:.2f} | {fastest_s} | "
+                 f"{ratio} | {load} |")
   return head + "\n".join(lines) + "\n"
+
+
+def run_second(row: dict) -> dict:
+  """Solves a finished row's instance by `second_method` and stores the `check` verdict."""
+  method = second_method(row)
+  load_before = _load_average()
+  second = run_instance(row["instance"], FLAGS.time_limit, FLAGS.solver, FLAGS.memory_limit_gb,
+                        method)
+  keep = ("method", "finished", "reason", "value", "lower", "upper", "exact", "seconds",
+          "wall_seconds", "cpu_seconds", "precision")
+  second = {k: second[k] for k in keep if k in second}
+  second.update(method=method, load_before=load_before, load_after=_load_average())
+  second["check"] = check(row, second)
+  print(json.dumps(dict(instance=row["instance"], second=second)), flush=True)
+  return second
+
+
+def _store(stored: dict):
+  _atomic_write(FLAGS.out, json.dumps(dict(
+      command=" ".join(["python"] + sys.argv), date=time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                  time.gmtime()),
+      machine=f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()})",
+      rows=[stored[n] for n in team_instances.TABLE1_INSTANCES if n in stored]), indent=1))
 
 
 def main(argv):
@@ -199,6 +276,9 @@ def main(argv):
     old = stored.get(name)
     if old is not None and not FLAGS.rerun and (old.get("finished") or
                                                 old.get("time_limit", 0) >= FLAGS.time_limit):
+      if FLAGS.second and old.get("finished") and "second" not in old:
+        old["second"] = run_second(old)
+        _store(stored)
       rows.append(old)
       continue
     paper = team_instances.PAPER_TABLE1[name]
@@ -219,10 +299,10 @@ def main(argv):
         row[f"{key}_matches_paper"] = ours == theirs
     rows.append(row)
     stored[name] = row
-    _atomic_write(FLAGS.out, json.dumps(dict(
-        command=" ".join(["python"] + sys.argv), date=time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                    time.gmtime()),
-        rows=[stored[n] for n in team_instances.TABLE1_INSTANCES if n in stored]), indent=1))
+    _store(stored)
+    if FLAGS.second and row.get("finished"):
+      row["second"] = run_second(row)
+      _store(stored)
     print(json.dumps({k: row.get(k) for k in ("instance", "finished", "value", "seconds",
                                               "lp_nonzeros", "reason")}), flush=True)
   _atomic_write(FLAGS.out_md, markdown(rows))

@@ -238,7 +238,8 @@ def test_table1_sizes_of_small_instances():
 
 
 def test_table_benchmark_script_runs(tmp_path):
-  """benchmarks/team_lp_table.py on the smallest instance: sizes checked against Table 1."""
+  """benchmarks/team_lp_table.py on the smallest instance: sizes checked against Table 1, the
+  default path (auto: the LP) and a second method (the belief DAG) that agrees on 21K3 = 0."""
   import os  #
   import subprocess  #
   import sys  #
@@ -246,13 +247,16 @@ def test_table_benchmark_script_runs(tmp_path):
   out = tmp_path / "t.json"
   subprocess.run([sys.executable, os.path.join(repo, "benchmarks", "team_lp_table.py"),
                   "--instances", "21K3", "--time_limit", "120", "--out", str(out),
-                  "--out_md", str(tmp_path / "t.md")], check=True, cwd=repo,
+                  "--out_md", str(tmp_path / "t.md"), "--second"], check=True, cwd=repo,
                  capture_output=True)
   row = json.loads(out.read_text())["rows"][0]
   assert row["finished"] and row["seq1_matches_paper"] and row["seq2_matches_paper"]
   assert row["terminals_matches_paper"]
   assert row["method"] == "lp" and row["value"] == pytest.approx(0.0, abs=1e-9)
-  assert "| 21K3 | 78 | lp | " in (tmp_path / "t.md").read_text()
+  second = row["second"]
+  assert second["method"] == "dag" and second["lower"] <= 1e-12 <= second["upper"] + 2e-12
+  assert second["check"] == "agrees: 0.0000"
+  assert "| 21K3 | 0.000000 |  |  | exact | lp (LP nonzeros" in (tmp_path / "t.md").read_text()
 
 
 def test_solver_auto_same_value_as_ipm_and_simplex():
