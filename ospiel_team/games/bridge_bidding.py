@@ -44,6 +44,7 @@ tensor computes relative seats as if North dealt, so it is only comparable with 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -117,29 +118,55 @@ def _parse_params(params: dict) -> dict:
           "uncontested": p["uncontested"]}
 
 
+@dataclasses.dataclass(frozen=True)
+class Rules:
+  """What a game's parameters define: its dataset, dealer, vulnerability and setting."""
+  dataset: object  # `ospiel_team.bridge.dataset` Dataset
+  num_deals: int
+  fixed_dealer: int | None  # None: chosen by chance
+  fixed_vulnerability: int | None  # None: chosen by chance
+  uncontested: bool
+  deal_outcomes: list  # the deal chance node's outcomes: N pairs (i, 1/N), shared: not to modify
+
+
+def rules(params: dict) -> Rules:
+  """The `Rules` of the game with these parameters (built once per distinct parameters).
+
+  A state reads its rules from its game's parameters rather than from attributes of the Python
+  game object: a state restored by OpenSpiel (`pyspiel.deserialize_game_and_state`,
+  `game.deserialize_state`, `pickle`) holds a game wrapper without them.
+  """
+  cfg = _parse_params(dict(params))
+  return _rules(cfg["dataset"], cfg["dealer"], cfg["vulnerability"], cfg["uncontested"])
+
+
+@functools.lru_cache(maxsize=16)
+def _rules(dataset: str, dealer: int | None, vulnerability: int | None,
+           uncontested: bool) -> Rules:
+  data = _load_dataset(dataset)
+  num_deals = int(data.holders.shape[0])
+  if num_deals < 1:
+    raise ValueError(f"bridge_bidding: dataset {dataset!r} holds no deals")
+  return Rules(dataset=data, num_deals=num_deals, fixed_dealer=dealer,
+               fixed_vulnerability=vulnerability, uncontested=uncontested,
+               deal_outcomes=[(i, 1.0 / num_deals) for i in range(num_deals)])
+
+
 class BridgeBiddingGame(pyspiel.Game):
   """Four-player bridge bidding scored double-dummy (JPS paper, Section 7)."""
 
   def __init__(self, params: dict | None = None):
     params = dict(params or {})
-    cfg = _parse_params(params)
-    self.dataset = _load_dataset(cfg["dataset"])
-    self.num_deals = int(self.dataset.holders.shape[0])
-    if self.num_deals < 1:
-      raise ValueError(f"bridge_bidding: dataset {cfg['dataset']!r} holds no deals")
-    self.fixed_dealer = cfg["dealer"]
-    self.fixed_vulnerability = cfg["vulnerability"]
-    self.uncontested = cfg["uncontested"]
+    self.rules = rules(params)
     game_info = pyspiel.GameInfo(
         num_distinct_actions=auction_lib.NUM_CALLS,
-        max_chance_outcomes=max(self.num_deals, 4),
+        max_chance_outcomes=max(self.rules.num_deals, 4),
         num_players=_NUM_PLAYERS,
         min_utility=-_MAX_ABS_SCORE,
         max_utility=_MAX_ABS_SCORE,
         utility_sum=0.0,
         max_game_length=auction_lib.MAX_AUCTION_LENGTH)
     super().__init__(_GAME_TYPE, game_info, params)
-    self._deal_outcomes = None
 
   def __deepcopy__(self, memo) -> BridgeBiddingGame:
     # A game is immutable: copies share it. OpenSpiel clones a Python state
@@ -152,13 +179,6 @@ class BridgeBiddingGame(pyspiel.Game):
 
   def __copy__(self) -> BridgeBiddingGame:
     return self
-
-  def deal_outcomes(self) -> list[tuple[int, float]]:
-    """The deal chance node's outcomes (built once per game: N pairs)."""
-    if self._deal_outcomes is None:
-      p = 1.0 / self.num_deals
-      self._deal_outcomes = [(i, p) for i in range(self.num_deals)]
-    return self._deal_outcomes
 
   def min_terminal_histories(self) -> int:
     """A lower bound on the number of terminal histories (GameTree checks it first)."""
@@ -182,9 +202,10 @@ class BridgeBiddingState(pyspiel.State):
   def __init__(self, game: BridgeBiddingGame):
     super().__init__(game)
     self._game = game
+    self._rules = rules(game.get_parameters())
     self.deal_index: int | None = None
-    self.dealer: int | None = game.fixed_dealer
-    self.vulnerability: int | None = game.fixed_vulnerability
+    self.dealer: int | None = self._rules.fixed_dealer
+    self.vulnerability: int | None = self._rules.fixed_vulnerability
     self.holders: np.ndarray | None = None      # (52,) seat of each card
     self.dd_tricks: np.ndarray | None = None    # (5, 4) tricks[strain, declarer]
     self.auction: auction_lib.Auctions | None = None
@@ -224,7 +245,7 @@ class BridgeBiddingState(pyspiel.State):
     if stage is None:
       raise ValueError("bridge_bidding: chance_outcomes called at a non-chance state")
     if stage == "deal":
-      return self._game.deal_outcomes()
+      return self._rules.deal_outcomes
     return [(i, 0.25) for i in range(4)]
 
   def _legal_actions(self, player: int) -> list[int]:
@@ -237,12 +258,12 @@ class BridgeBiddingState(pyspiel.State):
   def _apply_action(self, action: int) -> None:
     stage = self._chance_stage()
     if stage == "deal":
-      if not 0 <= action < self._game.num_deals:
+      if not 0 <= action < self._rules.num_deals:
         raise ValueError(f"bridge_bidding: deal {action} out of range "
-                         f"0..{self._game.num_deals - 1}")
+                         f"0..{self._rules.num_deals - 1}")
       self.deal_index = int(action)
-      self.holders = np.asarray(self._game.dataset.holders[action], np.uint8).copy()
-      self.dd_tricks = np.asarray(self._game.dataset.dd_tricks[action], np.int64).copy()
+      self.holders = np.asarray(self._rules.dataset.holders[action], np.uint8).copy()
+      self.dd_tricks = np.asarray(self._rules.dataset.dd_tricks[action], np.int64).copy()
       self._hands = auction_lib.hands_onehot(self.holders[None])
     elif stage == "dealer":
       if not 0 <= action < 4:
@@ -257,7 +278,7 @@ class BridgeBiddingState(pyspiel.State):
       return
     if self._chance_stage() is None:
       self.auction = auction_lib.Auctions([self.dealer], [self.vulnerability],
-                                          uncontested=self._game.uncontested)
+                                          uncontested=self._rules.uncontested)
 
   def _action_to_string(self, player: int, action: int) -> str:
     if player == pyspiel.PlayerId.CHANCE:
