@@ -126,24 +126,22 @@ def markdown(rows):
 
 
 def proven_optima(rows):
-  """The record's proven optima: {"optima": {game string: {"team_value", "value", "method"}}}.
+  """The record's proven optima: {"optima": {game string: {"value", "method"}}}.
 
-  `team_value` is the common payoff summed over the players (the runner's `team_value`
-  metric), `value` the common payoff itself. A game proven by several methods must have the
-  same value in each (ValueError naming the game otherwise).
+  `value` is the common payoff (the runner's `value` metric). A game proven by several methods
+  must have the same value in each (ValueError naming the game otherwise).
   """
   optima = {}
   for r in rows:
     if not (r.get("finished") and r.get("proven_optimal")):
       continue
-    game, team_value = r["game"], float(r["team_value"])
+    game, value = r["game"], float(r["value"])
     if game in optima:
-      if abs(optima[game]["team_value"] - team_value) > 1e-9 * max(1.0, abs(team_value)):
+      if abs(optima[game]["value"] - value) > 1e-9 * max(1.0, abs(value)):
         raise ValueError(f"the record proves two optima for {game}: "
-                         f"{optima[game]['team_value']} and {team_value}")
+                         f"{optima[game]['value']} and {value}")
       continue
-    optima[game] = {"team_value": team_value, "value": float(r["value"]),
-                    "method": r.get("method_requested", r["method"])}
+    optima[game] = {"value": value, "method": r.get("method_requested", r["method"])}
   return {"generated_by": "benchmarks/coop_optima.py (proven rows of its record)",
           "optima": dict(sorted(optima.items()))}
 

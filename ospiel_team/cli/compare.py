@@ -3,25 +3,28 @@
   ospiel-team-compare                                   # the default comparison (< 1 minute)
   ospiel-team-compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \\
       --seconds 10 --seeds 5 --out out/leduc
+  ospiel-team-compare --game kuhn_poker --game "mini_bridge(size=3)" --solvers cfr_plus \\
+      --out out/two                   # one folder per game under out/two, and summary.md
 
 The runner itself is `ospiel_team.runner`: `compare` (the orchestration), `metrics`,
 `reference`, `execute` (tasks, pool, Ray, result store) and `report` (tables and figures).
 """
 
 import os
+import re
 import sys
 
 from absl import flags
-import pyspiel
 
+from ospiel_team import atomic_io
 from ospiel_team.algorithms.team import teams as teams_lib
 from ospiel_team.runner import api
+from ospiel_team.cli import _flags
 from ospiel_team.runner import compare as runner
 from ospiel_team.runner import execute
 from ospiel_team.runner import reference
 from ospiel_team.runner import registry
 from ospiel_team.runner import report
-from ospiel_team.cli import _flags
 
 
 FLAGS = flags.FLAGS
@@ -39,7 +42,9 @@ def define_flags() -> None:
     if name not in defined:
       getattr(flags, f"DEFINE_{kind}")(name, *args)
 
-  define("string", "game", runner.DEFAULT_GAME, "Game string for pyspiel.load_game.")
+  define("multi_string", "game", [runner.DEFAULT_GAME],
+         "Game string for pyspiel.load_game; repeat the flag for several games (one output "
+         "folder per game under --out, and --out/summary.md).")
   define("list", "solvers", list(runner.DEFAULT_SOLVERS),
          f"Solvers to compare; known: {', '.join(registry.solver_names())}.")
   define("integer", "iterations", None, "Iterations per run (with --seconds: a cap).")
@@ -50,7 +55,8 @@ def define_flags() -> None:
          "A count (3 = seeds 0,1,2) or a list '0,5,7'.")
   define("integer", "num_points", 12, "Number of log-spaced checkpoints.")
   define("string", "out", "out/compare", "Output directory (also the resumable result store).")
-  define("string", "metric", None, "Metric (default: team_value for common-payoff games, "
+  define("string", "metric", None, "Metric (default: value, the common payoff, for "
+         "common-payoff games; "
          "team_value_vs_br with --teams, else nash_conv).")
   define("string", "solver_options", "", "Solver options, e.g. 'nfsp.episodes=50,jps.depth=2'; "
          "unknown keys are an error.")
@@ -58,53 +64,82 @@ def define_flags() -> None:
   define("integer", "workers", 0, "Parallel processes (0 = all cores, 1 = inline).")
   define("string", "ray", None, "Run the tasks on Ray: 'local' or a cluster address.")
   define("boolean", "reference", True, "Compute and draw the reference value.")
+  define("boolean", "all_variants", False, "Draw every policy variant in curves.png, not only "
+         "the one each solver is judged by.")
+  define("list", "formats", ["png"], "Figure formats: png (always) and any of svg, pdf.")
+
+
+def _game_folder(out: str, game: str, several: bool) -> str:
+  if not several:
+    return out
+  safe = re.sub(r"[^A-Za-z0-9_.=-]+", "_", game).strip("_")
+  return os.path.join(out, safe)
+
+
+def _check_flags() -> tuple[list[int], float | None, dict[str, str], int]:
+  """The flags' values checked before any work: (seeds, seconds, options, workers)."""
+  if not FLAGS.out or not FLAGS.out.strip():
+    raise api.UserError("--out is empty: give the output folder")
+  seeds = runner.parse_seeds(FLAGS.seeds)
+  seconds = FLAGS.seconds
+  if seconds is None and FLAGS.iterations is None:
+    seconds = runner.DEFAULT_SECONDS
+  try:
+    options = api.parse_options(FLAGS.solver_options)
+  except ValueError as e:
+    raise api.UserError(str(e)) from None
+  if FLAGS.workers < 0:
+    raise api.UserError(f"--workers must be >= 0, got {FLAGS.workers}")
+  runner.check_ray(FLAGS.ray)
+  bad = [f for f in FLAGS.formats if f not in ("png", "svg", "pdf")]
+  if bad:
+    raise api.UserError(f"--formats {','.join(FLAGS.formats)}: {bad[0]!r} is not png, svg or "
+                        "pdf")
+  if len(set(FLAGS.game)) != len(FLAGS.game):
+    raise api.UserError(f"--game names a game twice: {FLAGS.game}")
+  return seeds, seconds, options, FLAGS.workers or os.cpu_count() or 1
 
 
 def main(argv):
   del argv
+  done: dict[str, tuple] = {}
   try:
-    seeds = runner.parse_seeds(FLAGS.seeds)
-    seconds = FLAGS.seconds
-    if seconds is None and FLAGS.iterations is None:
-      seconds = runner.DEFAULT_SECONDS
-    try:
-      options = api.parse_options(FLAGS.solver_options)
-    except ValueError as e:
-      raise api.UserError(str(e)) from None
-    workers = FLAGS.workers or os.cpu_count() or 1
-    if FLAGS.workers < 0:
-      raise api.UserError(f"--workers must be >= 0, got {FLAGS.workers}")
-    short_name = FLAGS.game.split("(", 1)[0].strip()
-    if short_name not in pyspiel.registered_names():  # OpenSpiel would print all its games
-      raise api.UserError(f"--game {FLAGS.game!r}: unknown game {short_name!r} (the known "
-                          "ones: pyspiel.registered_names())")
-    try:
-      game = pyspiel.load_game(FLAGS.game)
-    except pyspiel.SpielError as e:
-      raise api.UserError(f"--game {FLAGS.game!r}: {e}") from None
+    seeds, seconds, options, workers = _check_flags()
+    games = [runner.load_game(g) for g in FLAGS.game]  # every game checked before any run
+    several = len(games) > 1
     if workers <= 1 and not FLAGS.ray:
       execute.configure_worker()  # inline runs get the workers' settings
-    rows, infos = runner.run_all(game, FLAGS.solvers, FLAGS.iterations,
-                                 num_points=FLAGS.num_points, options=options,
-                                 metric=FLAGS.metric, seeds=seeds, seconds=seconds,
-                                 teams=FLAGS.teams, workers=workers, ray_address=FLAGS.ray,
-                                 out=FLAGS.out)
+    with execute.out_lock(FLAGS.out):
+      for (game, tree) in games:
+        out = _game_folder(FLAGS.out, str(game), several)
+        rows, infos = runner.run_all(game, FLAGS.solvers, FLAGS.iterations, tree=tree,
+                                     num_points=FLAGS.num_points, options=options,
+                                     metric=FLAGS.metric, seeds=seeds, seconds=seconds,
+                                     teams=FLAGS.teams, workers=workers,
+                                     ray_address=FLAGS.ray, out=out)
+        ref = None
+        if FLAGS.reference:
+          teams = (teams_lib.parse_teams(FLAGS.teams, game.num_players()) if FLAGS.teams
+                   else None)
+          ref = reference.reference(game, tree, rows[0]["metric_name"], teams, out_dir=out)
+        report.write_outputs(rows, out, infos, ref, all_variants=FLAGS.all_variants,
+                             formats=FLAGS.formats, command=sys.argv)
+        print(report.markdown_table(rows, infos, ref))
+        print(f"Wrote {out}/results.json, results.md, curves.png")
+        done[str(game)] = (rows, ref)
+      if several:
+        path = os.path.join(FLAGS.out, "summary.md")
+        atomic_io.write_text(path, "Judged variant of each solver, final checkpoint, mean over "
+                             f"seeds; one folder per game under {FLAGS.out}.\n\n"
+                             + report.summary_table(done))
+        print(f"Wrote {path}")
   except api.UserError as e:  # a bad command-line value; bugs keep their tracebacks
     print(f"error: {e}", file=sys.stderr)
     return 2
   except KeyboardInterrupt:  # the pool's workers ignore Ctrl-C and are terminated
-    print(f"interrupted: finished runs are kept in {FLAGS.out}/runs; rerun the command to "
+    print(f"interrupted: finished runs are kept in {FLAGS.out}; rerun the command to "
           "resume", file=sys.stderr)
     return 130
-  ref = None
-  if FLAGS.reference:
-    teams = (teams_lib.parse_teams(FLAGS.teams, game.num_players()) if FLAGS.teams
-             else None)
-    ref = reference.reference(game, execute.tree_for(str(game)), rows[0]["metric_name"],
-                              teams, out_dir=FLAGS.out)
-  report.write_outputs(rows, FLAGS.out, infos, ref)
-  print(report.markdown_table(rows, infos, ref))
-  print(f"Wrote {FLAGS.out}/results.json, results.md, curves.png")
   return 0
 
 

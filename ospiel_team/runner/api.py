@@ -202,8 +202,10 @@ class SolverSpec:
   unit: str
   options: dict[str, Any]
   primary: str = "average"  # the variant a solver is judged by
-  # game -> None, or why the solver cannot run on it (checked before any run starts)
-  check: Callable[[pyspiel.Game], str | None] | None = None
+  # (game, teams) -> None, or why the solver cannot run on it (checked before any run starts)
+  check: Callable[[pyspiel.Game, Any], str | None] | None = None
+  # options given ({"jps.depth": "2"}, already cast-checked) -> None, or why they are invalid
+  check_options: Callable[[dict[str, str]], str | None] | None = None
 
 
 # Every registered solver by name; filled by the adapters' `@solver(...)` lines on import
@@ -213,20 +215,23 @@ REGISTRY: dict[str, SolverSpec] = {}
 
 def solver(name: str, unit: str, options: dict[str, Any] | None = None,
            primary: str = "average",
-           check: Callable[[pyspiel.Game], str | None] | None = None):
+           check: Callable[[pyspiel.Game, Any], str | None] | None = None,
+           check_options: Callable[[dict[str, str]], str | None] | None = None):
   """Decorator registering a runner solver under `name` (see the module docstring).
 
   Args:
     name: the name used in `--solvers`.
     unit: what one iteration of this solver is, shown in the results table.
     options: option name ("name.key") -> default value (its type is the option's type).
-    primary: the variant the solver is judged by ("average" or "current").
-    check: game -> None if the solver applies to it, else the reason it does not.
+    primary: the variant the solver is judged by ("average", "current", "jps").
+    check: (game, teams) -> None if the solver applies to it, else the reason it does not.
+    check_options: the solver's options -> None if valid, else the reason they are not.
   """
   def register(fn):
     if name in REGISTRY:
       raise ValueError(f"solver {name!r} is registered twice")
-    REGISTRY[name] = SolverSpec(name, fn, unit, dict(options or {}), primary, check)
+    REGISTRY[name] = SolverSpec(name, fn, unit, dict(options or {}), primary, check,
+                                check_options)
     return fn
   return register
 

@@ -5,12 +5,17 @@ Every (solver, seed) run is one task: the solver runs under a budget of iteratio
 building are excluded and reported apart), and is evaluated at log-spaced checkpoints on the
 metric that fits the game:
 
-* common-payoff games (utility IDENTICAL): `team_value`, the team's expected return summed
-  over its members (here all players; the same meaning as `coop_optimum`'s `team_value` and
-  `team_lp`'s value), higher is better; reference line: the proven cooperative optimum;
-* games with `--teams "0,1|2"` (two-team zero-sum): `team_value_vs_br`, team 1's value (sum
-  over its members) when team 2 best responds jointly; reference: the TMECor value (team_lp);
+* common-payoff games (utility IDENTICAL): `value`, the common payoff (the number every player
+  receives; the same number as `coop_optimum`'s `value` and a JPS result's `value`), higher is
+  better; reference line: the proven cooperative optimum. `--teams` is an error there;
+* games with `--teams "0,1|2"` (two-team zero-sum): `team_value_vs_br`, team 1's summed return
+  when team 2 best responds jointly; reference: the TMECor value (`team_lp`'s `value`);
 * other games: `nash_conv`, lower is better; reference: 0.
+
+Each solver is judged by the policy it produces (its `primary` variant: CFR's average, ED's
+current policy, the JPS-improved policy of `jps` and `cfr+jps`). Every solver's budget counts
+all of its own CPU work (JPS included); only one-time setup, JIT compilation and converting a
+snapshot's policies to arrays are excluded (and reported apart).
 
 Metrics (`metrics`) are computed on the array game tree (`ospiel_team.tree.evaluation`);
 reference values are in `reference`. Tasks run in a local process pool (`--workers`, default
@@ -25,11 +30,11 @@ Usage:
   python -m ospiel_team.compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \
       --seconds 10 --seeds 5 --out out/leduc
 
-It writes OUT/results.json (rows with `solver`, `variant`, `seed`, `iteration`, `seconds`
-(solver CPU), `metric_name`, `metric`, ...), OUT/results.md (mean and 95% confidence interval
-over seeds per solver and variant, with what one iteration of each solver is) and
-OUT/curves.png (mean and 95% band against iterations and against CPU seconds, with the
-reference line).
+It writes OUT/results.json (the command, versions, date, commit and cores, then rows with
+`solver`, `variant`, `seed`, `iteration`, `seconds` (solver CPU), `metric_name`, `metric`, ...),
+OUT/results.md (mean and 95% confidence interval over seeds per solver and variant, with what
+one iteration of each solver is) and OUT/curves.png (each seed's curve and their mean against
+iterations and against CPU seconds, with the reference line; see `report.plot_curves`).
 
 Adding a solver: one generator function plus one `@api.solver(...)` line
 (`ospiel_team/runner/api.py`) in an adapter module (`ospiel_team/runner/adapters/`).
@@ -37,6 +42,8 @@ Adding a solver: one generator function plus one `@api.solver(...)` line
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -85,6 +92,47 @@ def parse_seeds(text: str | int | Sequence[int]) -> list[int]:
   return seeds
 
 
+def _first_line(e: BaseException) -> str:
+  return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
+def load_game(text: str) -> tuple[pyspiel.Game, GameTree]:
+  """The game `text` and its tree, or UserError naming the game and what is wrong with it.
+
+  The runner walks the whole game tree (exact metrics), so a game too large to walk, a
+  simultaneous-move game and a game whose parameters are out of range are refused here,
+  before any run starts.
+  """
+  short_name = text.split("(", 1)[0].strip()
+  if short_name not in pyspiel.registered_names():  # OpenSpiel would print all its games
+    raise UserError(f"--game {text!r}: unknown game {short_name!r} (the known ones: "
+                    "pyspiel.registered_names())")
+  try:
+    game = pyspiel.load_game(text)
+  except Exception as e:  # pylint: disable=broad-except  (any game's own parameter check)
+    raise UserError(f"--game {text!r}: {_first_line(e)}") from None
+  if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+    raise UserError(f"--game {text!r} is a simultaneous-move game; the runner needs a "
+                    f"turn-based one: --game 'turn_based_simultaneous_game(game={text})'")
+  try:
+    tree = execute.tree_for(str(game))
+  except ValueError as e:
+    message = _first_line(e)
+    if "max_nodes" in message:
+      message = ("too large for the runner, which walks the whole game tree: "
+                 + message.split("; refusing")[0].split(" has ", 1)[-1].replace(
+                     "more than max_nodes=", "more than the limit of "))
+    raise UserError(f"--game {text!r}: {message}") from None
+  return game, tree
+
+
+def check_ray(address: str | None) -> None:
+  """UserError with the install command when `address` asks for Ray and Ray is missing."""
+  if address and importlib.util.find_spec("ray") is None:
+    raise UserError(f"--ray {address}: Ray is not installed; install it with "
+                    "pip install 'ospiel-team[ray]' (or run without --ray)")
+
+
 def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | None = None,
             seed: int = 0, num_points: int = 12, options: dict[str, str] | None = None,
             metric: str | None = None, tree: GameTree | None = None,
@@ -106,16 +154,18 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
     progress: show a tqdm bar.
     seeds: seeds to run every solver with.
     seconds: CPU-second budget per run (solver time only).
-    teams: "0,1|2" for a two-team zero-sum game.
+    teams: "0,1|2" for a two-team zero-sum game (an error on a common-payoff game).
     workers: processes (1 = inline, in this process).
     ray_address: run the tasks on Ray ("local" or a cluster address).
-    out: result store folder (`execute.ResultStore`): finished tasks found there are not rerun.
+    out: result store folder (`execute.ResultStore`): finished tasks found there are not rerun;
+      it is locked for the duration (`execute.out_lock`).
 
   Raises:
     UserError: a bad argument, named, before any task runs.
   """
   if isinstance(game, str):
-    game = pyspiel.load_game(game)
+    game, loaded = load_game(game)
+    tree = tree if tree is not None else loaded
   if not solvers:
     raise UserError("no solvers given")
   for name in solvers:
@@ -133,8 +183,13 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
     raise UserError(f"--seconds must be a positive number, got {seconds}")
   if num_points < 1:
     raise UserError(f"--num_points must be >= 1, got {num_points}")
+  if out is not None and not out.strip():
+    raise UserError("--out is empty: give the output folder")
   team_obj = None
   if teams:
+    if metrics.is_common_payoff(game):
+      raise UserError(f"--teams {teams!r}: {game} is a common-payoff game (every player is on "
+                      "one team, its value is the common payoff); drop --teams")
     try:
       team_obj = teams_lib.parse_teams(teams, game.num_players())
       if team_obj.num_teams != 2:
@@ -143,7 +198,7 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
       raise UserError(f"--teams {teams!r}: {e}") from None
   for name in solvers:
     check = registry.spec(name).check
-    why = check(game) if check else None
+    why = check(game, team_obj) if check else None
     if why:
       raise UserError(f"solver {name} cannot run on {game}: it {why}")
   try:
@@ -152,11 +207,22 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
     raise UserError(str(e)) from None
   metric = metric or metrics.default_metric(game, team_obj)
   try:
-    metrics.metric_fn(metric)
+    metrics.check_metric(metric, game, team_obj)
   except ValueError as e:
-    raise UserError(str(e)) from None
+    raise UserError(f"--metric {metric}: {e}") from None
+  check_ray(ray_address)
   seeds = list(seeds) if seeds is not None else [seed]
-  store = execute.ResultStore(out) if out else None
+  with contextlib.ExitStack() as stack:
+    store = None
+    if out:
+      stack.enter_context(execute.out_lock(out))
+      store = execute.ResultStore(out)
+    return _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj,
+                      per_solver, seeds, store, tree, progress, workers, ray_address)
+
+
+def _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj, per_solver,
+               seeds, store, tree, progress, workers, ray_address):
   tasks = [dict(game=str(game), solver=s, seed=int(k), iterations=iterations,
                 seconds=seconds, num_points=num_points, metric=metric,
                 teams=str(team_obj) if team_obj else None, options=per_solver[s])

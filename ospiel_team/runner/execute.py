@@ -5,11 +5,14 @@ A task is a JSON-able dict (game, solver, seed, budget, checkpoints, metric, tea
 tasks inline, in a process pool of spawned workers that end with their parent
 (`ospiel_team.processes.die_with_parent`), or on a Ray cluster. `ResultStore` keeps every
 finished task as one file `OUT/runs/<task key>.json`, written atomically, so that a killed
-comparison resumes where it stopped.
+comparison resumes where it stopped; `out_lock` keeps a second comparison off a folder that a
+running one holds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import multiprocessing
@@ -195,6 +198,76 @@ def execute(tasks: list[Task], workers: int, ray_address: str | None,
                 initargs=(os.getpid(),)) as pool:
     for index, result in pool.imap_unordered(_run_numbered, enumerate(tasks)):
       on_done(tasks[index], result)
+
+
+LOCK_NAME = ".lock"
+_HELD: dict[str, int] = {}  # folders whose lock this process holds -> nesting depth
+
+
+def _alive(pid: int) -> bool:
+  try:
+    os.kill(pid, 0)
+  except ProcessLookupError:
+    return False
+  except PermissionError:
+    return True
+  return True
+
+
+@contextlib.contextmanager
+def out_lock(out: str):
+  """Holds `out` for this process: a second comparison on the same folder is refused.
+
+  The lock is the file `OUT/.lock` holding the owner's process id, created exclusively; a lock
+  left by a process that no longer exists is taken over. Re-entrant within one process.
+
+  Raises:
+    api.UserError: `out` is held by another live process, or cannot be created.
+  """
+  try:
+    atomic_io.check_writable(out, folder=True)
+    os.makedirs(out, exist_ok=True)
+  except (ValueError, OSError) as e:
+    raise api.UserError(f"--out {out!r}: {getattr(e, 'strerror', None) or e}") from None
+  key = os.path.realpath(out)
+  if key in _HELD:
+    _HELD[key] += 1
+    try:
+      yield
+    finally:
+      _HELD[key] -= 1
+    return
+  path = os.path.join(out, LOCK_NAME)
+  for _ in range(3):
+    try:
+      fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+      try:
+        with open(path, encoding="utf-8") as f:
+          owner = int(f.read().strip() or 0)
+      except (OSError, ValueError):
+        owner = 0
+      if owner and owner != os.getpid() and _alive(owner):
+        raise api.UserError(f"--out {out!r} is in use by another comparison (process {owner});"
+                            " wait for it or choose another --out") from None
+      try:  # a stale lock of a dead process: take it over
+        os.unlink(path)
+      except OSError as e:
+        if e.errno != errno.ENOENT:
+          raise
+      continue
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+      f.write(str(os.getpid()))
+    break
+  else:
+    raise api.UserError(f"--out {out!r}: could not take its lock {path}")
+  _HELD[key] = 1
+  try:
+    yield
+  finally:
+    del _HELD[key]
+    with contextlib.suppress(OSError):
+      os.unlink(path)
 
 
 class ResultStore:

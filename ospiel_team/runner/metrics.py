@@ -1,9 +1,15 @@
 """The runner's metrics, `fn(tree, pi, teams) -> float` on a policy array, and which fits a game.
 
-* common-payoff games (utility IDENTICAL): `team_value`, the team's expected return summed over
-  its members (all players), higher is better;
-* two-team zero-sum games (`teams` given): `team_value_vs_br`, team 1's value when team 2 best
-  responds jointly (`algorithms.team.best_response.team_value_vs_best_response`);
+Values follow one convention across the package: a cooperative (common-payoff) game reports the
+common payoff, the number every player receives (the tables and proven optima of Tian et al.
+2020, "Joint Policy Search for Multi-agent Collaboration with Imperfect Information", NeurIPS
+2020, arXiv 2008.06495); a two-team zero-sum game reports team 1's summed return (the tables of
+Zhang and Sandholm 2022, arXiv 2109.05284).
+
+* common-payoff games (utility IDENTICAL): `value`, the common payoff, higher is better;
+* two-team zero-sum games (`teams` given): `team_value_vs_br`, team 1's summed return when
+  team 2 best responds jointly (`algorithms.team.best_response.team_value_vs_best_response`),
+  higher is better; `value` there is team 1's summed return against the profile's own team 2;
 * other games: `nash_conv`, lower is better: the sum over players of what a best response
   gains (Lanctot et al. 2017, "A Unified Game-Theoretic Approach to Multiagent Reinforcement
   Learning", NeurIPS 2017, arXiv 1711.00832).
@@ -27,12 +33,19 @@ from ospiel_team.tree import evaluation
 from ospiel_team.tree.game_tree import GameTree
 
 
-def team_value(tree: GameTree, pi: np.ndarray,
-               teams: teams_lib.Teams | None = None) -> float:
-  """Team 1's expected return summed over its members (all players if no teams are given)."""
+def is_common_payoff(game: pyspiel.Game) -> bool:
+  """Whether `game` declares a common payoff (utility IDENTICAL): a cooperative game."""
+  return game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL
+
+
+def value(tree: GameTree, pi: np.ndarray, teams: teams_lib.Teams | None = None) -> float:
+  """The profile's value: the common payoff, or team 1's summed return when `teams` is given."""
   v = evaluation.game_value(tree, pi)
-  members = range(tree.num_players) if teams is None else teams.teams[0]
-  return float(sum(v[p] for p in members))
+  if teams is None:
+    if not is_common_payoff(tree.game):
+      raise ValueError(f"metric 'value' of {tree.game} needs teams (it is not common-payoff)")
+    return float(v[0])
+  return float(sum(v[p] for p in teams.teams[0]))
 
 
 def nash_conv(tree: GameTree, pi: np.ndarray,
@@ -44,22 +57,34 @@ def nash_conv(tree: GameTree, pi: np.ndarray,
 
 def team_value_vs_br(tree: GameTree, pi: np.ndarray,
                      teams: teams_lib.Teams | None = None) -> float:
-  """Team 1's value (members' sum) when team 2 best responds jointly (default teams if None)."""
+  """Team 1's summed return when team 2 best responds jointly (`teams` is required)."""
+  if teams is None:
+    raise ValueError("metric 'team_value_vs_br' needs two teams (--teams)")
   return float(team_best_response.team_value_vs_best_response(tree, pi, teams, team=0))
 
 
 METRICS: dict[str, Callable[..., float]] = {
-    "team_value": team_value, "nash_conv": nash_conv, "team_value_vs_br": team_value_vs_br}
+    "value": value, "nash_conv": nash_conv, "team_value_vs_br": team_value_vs_br}
 LOWER_IS_BETTER = {"nash_conv"}
 
 
 def default_metric(game: pyspiel.Game, teams: teams_lib.Teams | None = None) -> str:
-  """`team_value` (common payoff), `team_value_vs_br` (teams given), else `nash_conv`."""
-  if game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL:
-    return "team_value"
+  """`value` (common payoff), `team_value_vs_br` (teams given), else `nash_conv`."""
+  if is_common_payoff(game):
+    return "value"
   if teams is not None:
     return "team_value_vs_br"
   return "nash_conv"
+
+
+def check_metric(name: str, game: pyspiel.Game, teams: teams_lib.Teams | None) -> None:
+  """Raises ValueError naming `name` unless the metric applies to `game` with `teams`."""
+  metric_fn(name)
+  if name == "team_value_vs_br" and teams is None:
+    raise ValueError(f"metric {name!r} needs two teams (--teams \"0,1|2\"); {game} has none "
+                     "declared")
+  if name == "value" and teams is None and not is_common_payoff(game):
+    raise ValueError(f"metric {name!r} on {game} (not common-payoff) needs two teams (--teams)")
 
 
 def metric_fn(name: str) -> Callable[..., float]:

@@ -1,10 +1,10 @@
 """Reference values: the value a runner metric is read against.
 
 * `nash_conv`: 0 (a Nash equilibrium).
-* `team_value` (common-payoff games): the proven cooperative optimum. The optima proven so far
-  ship with the package (`runner/data/coop_optima.json`, written by `benchmarks/coop_optima.py`
-  from its record of `ospiel-team-coop-optimum` runs); other games are solved by
-  `algorithms.coop.optimum` within a time limit (an unproven incumbent is labelled so).
+* `value` (common-payoff games): the proven cooperative optimum (its common payoff). The optima
+  proven so far ship with the package (`runner/data/coop_optima.json`, written by
+  `benchmarks/coop_optima.py` from its record of `ospiel-team-coop-optimum` runs); other games
+  are solved by `algorithms.coop.optimum` within a time limit (an unproven incumbent is labelled so).
 * `team_value_vs_br` (two-team zero-sum games): team 1's TMECor value (`algorithms.team.lp`),
   the most team 1 can guarantee against a team best response with a correlated plan (Zhang,
   Farina and Sandholm 2023, "Team Belief DAG", ICML 2023, arXiv 2210.05170).
@@ -35,20 +35,20 @@ PROVEN_LABEL = "cooperative optimum (proven, coop_optimum)"
 
 @functools.lru_cache(maxsize=1)
 def shipped_coop_optima() -> dict[str, float]:
-  """The proven cooperative optima shipped with the package: game string -> team value.
+  """The proven cooperative optima shipped with the package: game string -> common payoff.
 
-  The team value is the common payoff summed over the players (`coop_optimum`'s `team_value`).
+  The same number as `coop_optimum`'s `value` and the runner's `value` metric.
   """
   text = (importlib.resources.files("ospiel_team.runner") / COOP_OPTIMA_RESOURCE).read_text(
       encoding="utf-8")
-  return {game: float(row["team_value"]) for game, row in json.loads(text)["optima"].items()}
+  return {game: float(row["value"]) for game, row in json.loads(text)["optima"].items()}
 
 
 def _solve(game: pyspiel.Game, tree: GameTree, metric: str,
            teams: teams_lib.Teams | None, time_limit: float) -> dict[str, Any]:
-  if metric == "team_value":
+  if metric == "value":
     res = coop_optimum.solve(tree, time_limit=time_limit)
-    return {"value": float(res.team_value),
+    return {"value": float(res.value),
             "label": (PROVEN_LABEL if res.proven_optimal
                       else "best joint pure strategy found (not proven optimal)")}
   res = team_lp.solve(tree, teams if teams is not None else teams_lib.default_teams(game))
@@ -64,24 +64,26 @@ def reference(game: pyspiel.Game, tree: GameTree, metric: str,
   Args:
     game: the game.
     tree: its `GameTree`.
-    metric: "nash_conv", "team_value" or "team_value_vs_br" (`metrics.METRICS`).
+    metric: "nash_conv", "value" or "team_value_vs_br" (`metrics.METRICS`).
     teams: the two teams of a `team_value_vs_br` comparison (None: `teams.default_teams`).
     out_dir: a result store folder: a value computed before is read from
       `out_dir/reference.json`, a new one is added there (atomically).
     time_limit: seconds for solving a cooperative optimum that is not shipped.
 
   Returns:
-    {"value": float, "label": str}.
+    {"value": float, "label": str}, or None for `value` in a team game (no single reference).
 
   Raises:
     ValueError: an unknown metric.
   """
   if metric == "nash_conv":
     return {"value": 0.0, "label": "Nash equilibrium (NashConv 0)"}
-  if metric not in ("team_value", "team_value_vs_br"):
+  if metric not in ("value", "team_value_vs_br"):
     raise ValueError(f"no reference value for metric {metric!r}; known: nash_conv, "
-                     "team_value, team_value_vs_br")
-  if metric == "team_value" and str(game) in shipped_coop_optima():
+                     "value, team_value_vs_br")
+  if metric == "value" and teams is not None:
+    return None
+  if metric == "value" and str(game) in shipped_coop_optima():
     return {"value": shipped_coop_optima()[str(game)], "label": PROVEN_LABEL}
   key = f"{metric}|{game}|{teams}"
   path = os.path.join(out_dir, "reference.json") if out_dir else None

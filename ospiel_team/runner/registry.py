@@ -57,4 +57,8 @@ def validate_options(solvers: Sequence[str], options: dict[str, str]) -> dict[st
         raise ValueError(f"solver option {key}={value!r} is not a valid "
                          f"{cast.__name__}") from None
       per_solver[s.name][key] = value
+  for s in specs:
+    why = s.check_options(per_solver[s.name]) if s.check_options else None
+    if why:
+      raise ValueError(f"solver option {why}")
   return per_solver

@@ -99,61 +99,214 @@ def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
   return "\n".join(lines) + "\n"
 
 
-def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None) -> None:
-  """Mean metric and 95% band over seeds against iterations and solver CPU seconds (a PNG)."""
+def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
+  """What produced a result: command line, versions, date, git commit (if any), machine.
+
+  Args:
+    command: the command line (default: `sys.argv`).
+  """
+  import datetime  #
+  import importlib.metadata  #
+  import platform  #
+  import subprocess  #
+  import sys  #
+
+  def version(dist: str) -> str | None:
+    try:
+      return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+      return None
+
+  repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  commit = None
+  if os.path.exists(os.path.join(repo, ".git")):
+    try:
+      commit = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip() or None
+      dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no",
+                              "ospiel_team"], capture_output=True, text=True, timeout=10)
+      if commit and dirty.stdout.strip():
+        commit += " (ospiel_team has uncommitted changes)"
+    except (OSError, subprocess.SubprocessError):
+      commit = None
+  try:
+    load = [round(x, 2) for x in os.getloadavg()]
+  except OSError:
+    load = None
+  import numpy  #
+  return dict(
+      command=list(sys.argv if command is None else command),
+      date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+      commit=commit, versions={"ospiel_team": version("ospiel-team") or version("ospiel_team"),
+                               "open_spiel": version("open_spiel"), "jax": version("jax"),
+                               "numpy": numpy.__version__, "python": platform.python_version()},
+      machine={"cores": os.cpu_count(), "load_average": load, "platform": platform.platform()})
+
+
+def judged_rows(rows: list[Row]) -> list[Row]:
+  """The rows of the variant each solver is judged by (`primary`)."""
+  return [r for r in rows if r.get("primary")]
+
+
+def _symlog_threshold(values: np.ndarray) -> float:
+  positive = values[values > 0]
+  return float(10 ** np.floor(np.log10(positive.min()))) if positive.size else 1e-4
+
+
+def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
+                all_variants: bool = False, formats: Sequence[str] = ("png",)) -> list[str]:
+  """The curves figure: each seed's metric (thin) and their mean (thick) per solver.
+
+  Two panels, against iterations and against solver CPU seconds (log axes). Each run's metric
+  is held from its last checkpoint; the mean is over the seeds that have reached that x. No
+  confidence band: with 2-3 seeds a Student-t band spans several times the spread of the seeds
+  themselves, so the seeds are drawn instead. The y range is that of the mean curves (and the
+  reference line), widened by the spread of the seeds where it is not an outlier (Tukey's
+  fences: an early, far-off point of one seed is clipped at the axis rather than squashing
+  every curve). NashConv uses a symlog axis whose linear part starts below 0, so that the
+  reference line at 0 is visible. The legend sits below the axes.
+
+  Args:
+    rows: result rows (`execute.run_task`).
+    path: the PNG's path; other formats are written beside it with their suffix.
+    ref: the reference {"value", "label"} drawn as a dashed black line (None: none).
+    all_variants: draw every variant (others dashed or dotted), not only the judged ones.
+    formats: any of "png", "svg", "pdf".
+
+  Returns:
+    The paths written.
+  """
   import matplotlib  #
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt  #
-  from scipy import stats  #
-  fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+  bad = [f for f in formats if f not in ("png", "svg", "pdf")]
+  if bad:
+    raise ValueError(f"figure formats {bad} not supported; use png, svg or pdf")
+  shown = rows if all_variants else judged_rows(rows)
   metric = rows[0]["metric_name"] if rows else ""
-  colors: dict[str, str] = {}
+  seeds = sorted({r["seed"] for r in rows})
+  fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
   cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-  for (solver, variant), per_seed in series(rows).items():
+  colors: dict[str, str] = {}
+  means, spread = [], []
+  for (solver, variant), per_seed in series(shown).items():
     color = colors.setdefault(solver, cycle[len(colors) % len(cycle)])
-    primary = next(iter(per_seed.values()))[0].get("primary", variant == "average")
-    style = "-" if primary else {"purified": ":", "current": "--", "average": "--"}.get(
-        variant, "-.")
+    primary = next(iter(per_seed.values()))[0].get("primary", False)
+    style = "-" if primary else {"current": "--", "purified": ":"}.get(variant, "-.")
+    label = f"{solver} ({variant})"
     for ax, xkey in zip(axes, ["iteration", "seconds"], strict=True):
       x, vals = step_band(per_seed, xkey)
       mean = vals.mean(axis=0)
-      label = f"{solver} {variant}"
+      means.append(mean)
+      spread.append(vals.ravel())
       if len(x) == 1:
-        ax.plot(x, mean, "o", color=color, label=label)
+        ax.plot(x, mean, "o", color=color, ms=7, label=label if xkey == "seconds" else None)
         continue
-      ax.plot(x, mean, style, color=color, lw=2 if primary else 1, label=label)
-      if vals.shape[0] > 1 and primary:  # bands for the judged variant only
-        half = (stats.t.ppf(0.975, vals.shape[0] - 1) * vals.std(axis=0, ddof=1)
-                / math.sqrt(vals.shape[0]))
-        low = mean - half
-        if metric in metrics.LOWER_IS_BETTER:
-          low = np.maximum(low, 0.0)  # NashConv is never negative
-        ax.fill_between(x, low, mean + half, color=color, alpha=0.15, lw=0)
+      if primary and vals.shape[0] > 1:
+        for y in vals:
+          ax.plot(x, y, "-", color=color, lw=0.7, alpha=0.4, drawstyle="steps-post")
+      ax.plot(x, mean, style, color=color, lw=2.2 if primary else 1.2,
+              drawstyle="steps-post", label=label if xkey == "seconds" else None)
+  lo, hi = _y_range(means, spread, ref)
+  symlog = metric in metrics.LOWER_IS_BETTER
+  if symlog:
+    thresh = _symlog_threshold(np.concatenate(means) if means else np.zeros(0))
   for ax, xlabel in zip(axes, ["iterations", "solver CPU seconds"], strict=True):
     if ref is not None:
-      ax.axhline(ref["value"], color="k", lw=1, ls="--", label=f"reference: {ref['label']}")
+      ax.axhline(ref["value"], color="k", lw=1.6, ls="--", zorder=5,
+                 label=f"reference: {ref['value']:.4g}, {ref['label']}"
+                 if ax is axes[1] else None)
     ax.set_xscale("log")
-    if metric == "nash_conv":
-      ax.set_yscale("symlog", linthresh=1e-4)
-      ax.set_ylim(bottom=0.0)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(metric)
+    if symlog:
+      ax.set_yscale("symlog", linthresh=thresh)
+      ax.set_ylim(-thresh, max(hi, thresh) * 1.6)
+    else:
+      pad = 0.06 * (hi - lo or max(abs(hi), 1.0))
+      ax.set_ylim(lo - pad, hi + pad)
+    ax.set_xlabel(xlabel, fontsize=11)
+    ax.set_ylabel(metric + (" (lower is better)" if symlog else " (higher is better)"),
+                  fontsize=11)
+    ax.tick_params(labelsize=10)
     ax.grid(True, alpha=0.3)
-  axes[1].legend(fontsize=6, loc="best")
-  seeds = len({r["seed"] for r in rows})
-  fig.suptitle(f"{rows[0]['game'] if rows else ''}: mean over {seeds} seeds, 95% band of the "
-               "judged variant (thick)")
-  fig.tight_layout()
-  image = io.BytesIO()
-  fig.savefig(image, format="png", dpi=100)
+  handles, labels = axes[1].get_legend_handles_labels()
+  fig.legend(handles, labels, loc="lower center", ncol=min(4, max(1, len(labels))),
+             fontsize=10, frameon=False)
+  what = "judged variant of each solver" if not all_variants else "every variant"
+  fig.suptitle(f"{rows[0]['game'] if rows else ''}: {what}; thin: each of {len(seeds)} seeds, "
+               "thick: their mean", fontsize=12)
+  rows_of_legend = math.ceil(len(labels) / min(4, max(1, len(labels)))) if labels else 0
+  fig.tight_layout(rect=(0, 0.05 + 0.045 * rows_of_legend, 1, 1))
+  written = []
+  stem = path[:-4] if path.endswith(".png") else path
+  for fmt in ["png"] + [f for f in formats if f != "png"]:
+    target = path if fmt == "png" else f"{stem}.{fmt}"
+    image = io.BytesIO()
+    fig.savefig(image, format=fmt, dpi=110)
+    atomic_io.write_bytes(target, image.getvalue())
+    written.append(target)
   plt.close(fig)
-  atomic_io.write_bytes(path, image.getvalue())
+  return written
+
+
+def _y_range(means: list[np.ndarray], spread: list[np.ndarray],
+             ref: dict[str, Any] | None) -> tuple[float, float]:
+  """The y range: the mean curves and the reference, plus non-outlying seed values."""
+  pts = [np.asarray(m, dtype=np.float64) for m in means]
+  if ref is not None:
+    pts.append(np.array([ref["value"]]))
+  if not pts:
+    return 0.0, 1.0
+  core = np.concatenate(pts)
+  lo, hi = float(core.min()), float(core.max())
+  if spread:
+    allv = np.concatenate(spread)
+    q1, q3 = np.percentile(allv, [25, 75])
+    fence = 3.0 * (q3 - q1)
+    inside = allv[(allv >= q1 - fence) & (allv <= q3 + fence)]
+    if inside.size:
+      lo, hi = min(lo, float(inside.min())), max(hi, float(inside.max()))
+  # an outlying mean (one seed far off at the first checkpoint) is clipped the same way
+  q1, q3 = np.percentile(core, [25, 75])
+  fence = 3.0 * (q3 - q1)
+  if fence > 0:
+    lo = max(lo, float(q1 - fence))
+    hi = min(hi, float(q3 + fence))
+  if ref is not None:
+    lo, hi = min(lo, ref["value"]), max(hi, ref["value"])
+  return lo, hi
+
+
+def summary_table(results: dict[str, tuple[list[Row], dict[str, Any] | None]]) -> str:
+  """One Markdown table over several games: each solver's judged final metric (mean over seeds).
+
+  Args:
+    results: game string -> (its rows, its reference or None).
+  """
+  solvers = list(dict.fromkeys(r["solver"] for rows, _ in results.values() for r in rows))
+  lines = ["| game | metric | reference | " + " | ".join(solvers) + " |",
+           "|---|---|---:|" + "---:|" * len(solvers)]
+  for game, (rows, ref) in results.items():
+    final = {}
+    for (solver, _), per_seed in series(judged_rows(rows)).items():
+      final[solver] = float(np.mean([pts[-1]["metric"] for pts in per_seed.values()]))
+    metric = rows[0]["metric_name"] if rows else ""
+    cells = [format_number(final.get(s)) for s in solvers]
+    lines.append(f"| `{game}` | {metric} | "
+                 f"{format_number(ref['value'] if ref else None)} | " + " | ".join(cells) + " |")
+  return "\n".join(lines) + "\n"
 
 
 def write_outputs(rows: list[Row], out_dir: str, infos: list[dict[str, Any]] | None = None,
-                  ref: dict[str, Any] | None = None) -> None:
-  """Writes results.json, results.md and curves.png into `out_dir` (each atomically)."""
+                  ref: dict[str, Any] | None = None, all_variants: bool = False,
+                  formats: Sequence[str] = ("png",),
+                  command: Sequence[str] | None = None) -> None:
+  """Writes results.json, results.md and curves.png (+ other formats) into `out_dir`.
+
+  Each file is written atomically; results.json starts with `provenance(command)`.
+  """
   atomic_io.write_text(os.path.join(out_dir, "results.json"), json.dumps(
-      {"reference": ref, "runs": infos or [], "rows": rows}, indent=1))
+      {"provenance": provenance(command), "reference": ref, "runs": infos or [], "rows": rows},
+      indent=1))
   atomic_io.write_text(os.path.join(out_dir, "results.md"), markdown_table(rows, infos, ref))
-  plot_curves(rows, os.path.join(out_dir, "curves.png"), ref)
+  plot_curves(rows, os.path.join(out_dir, "curves.png"), ref, all_variants=all_variants,
+              formats=formats)

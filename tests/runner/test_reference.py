@@ -32,37 +32,38 @@ def test_shipped_optima_are_the_records_proven_rows(tmp_path):
   assert json.loads(regenerated.read_text()) == shipped
   with open(RECORD, encoding="utf-8") as f:
     rows = json.load(f)["rows"]
-  proven = {r["game"]: r["team_value"] for r in rows
+  proven = {r["game"]: r["value"] for r in rows
             if r.get("finished") and r.get("proven_optimal")}
   assert proven.keys() == shipped["optima"].keys() == reference.shipped_coop_optima().keys()
   for game, value in proven.items():
     assert reference.shipped_coop_optima()[game] == pytest.approx(value, abs=1e-12)
-  assert reference.shipped_coop_optima()["mini_bridge(size=4)"] == pytest.approx(3.68)
+  # mini_bridge(size=4): the common payoff 1.84 (3.68 summed over the two players)
+  assert reference.shipped_coop_optima()["mini_bridge(size=4)"] == pytest.approx(1.84)
 
 
 @pytest.mark.parametrize("game", ["tiny_hanabi()", "comm(length=3)", "simple_bidding(size=4)"])
 def test_shipped_optima_agree_with_a_fresh_solve(game):
   res = coop_optimum.solve(GameTree(pyspiel.load_game(game)), time_limit=60)
   assert res.proven_optimal
-  assert reference.shipped_coop_optima()[game] == pytest.approx(res.team_value, abs=1e-9)
+  assert reference.shipped_coop_optima()[game] == pytest.approx(res.value, abs=1e-9)
 
 
-def test_team_value_reference_reads_the_shipped_optimum_without_solving(monkeypatch):
+def test_value_reference_reads_the_shipped_optimum_without_solving(monkeypatch):
   def fail(*args, **kwargs):
     raise AssertionError("solved although the optimum ships with the package")
   monkeypatch.setattr(coop_optimum, "solve", fail)
   game = pyspiel.load_game("mini_bridge(size=4)")
-  ref = reference.reference(game, None, "team_value")
-  assert ref == {"value": pytest.approx(3.68), "label": reference.PROVEN_LABEL}
+  ref = reference.reference(game, None, "value")
+  assert ref == {"value": pytest.approx(1.84), "label": reference.PROVEN_LABEL}
 
 
-def test_team_value_reference_of_an_unshipped_game_is_solved_and_stored(tmp_path):
+def test_value_reference_of_an_unshipped_game_is_solved_and_stored(tmp_path):
   game = pyspiel.load_game("comm(length=2)")
   assert str(game) not in reference.shipped_coop_optima()
   tree = GameTree(game)
-  ref = reference.reference(game, tree, "team_value", out_dir=str(tmp_path))
+  ref = reference.reference(game, tree, "value", out_dir=str(tmp_path))
   # comm's optimum: both players always get 1 (one bit is communicated exactly).
-  assert ref == {"value": pytest.approx(2.0), "label": reference.PROVEN_LABEL}
+  assert ref == {"value": pytest.approx(1.0), "label": reference.PROVEN_LABEL}
   stored = json.loads((tmp_path / "reference.json").read_text())
   assert list(stored.values()) == [ref]
   assert [p.name for p in tmp_path.iterdir()] == ["reference.json"]  # no temp file left

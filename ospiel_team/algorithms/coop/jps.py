@@ -40,6 +40,8 @@ the team size, i.e. the common payoff in a common-payoff game); only team infose
 active, the other players keep their policy, and succ(I, a) is the set of the next *team*
 infosets after (I, a) (skipping chance and the other players). Theorem 1 holds for any fixed
 policy of the others, so the guarantee carries over.
+A result's `value` follows the package's convention: the common payoff in a common-payoff game,
+else the team's summed return (team 1's return in a two-team zero-sum game).
 
 Sampled JPS (Sec. 6 "Sample-based JPS", v1 of the paper): each iteration, k histories of
 every candidate infoset are drawn with replacement (uniformly, or by reach) and only the
@@ -72,7 +74,7 @@ class JPSIteration:
   """One JPS iteration: one search from one starting depth, and the change it applied."""
   iteration: int
   start_depth: int
-  value: float  # true objective value after the step (team mean return)
+  value: float  # the search objective after the step (the team's mean return)
   predicted_gain: float  # Theorem 1 prediction of the applied change (0 if none)
   true_gain: float  # value after minus value before, by full evaluation
   changes: list[tuple[str, int]]  # (infoset key, action) set one-hot by the step
@@ -95,9 +97,10 @@ class JPSResult:
   """Output of `JointPolicySearch.improve`."""
   policy: policy_lib.TabularPolicy
   policy_array: np.ndarray
-  value: float  # team mean return (the common payoff in common-payoff games)
-  team_value: float  # team summed return
-  initial_value: float
+  # The package's value convention: the common payoff in a common-payoff game, else the
+  # team's summed return (e.g. team 1's return in a two-team zero-sum game).
+  value: float
+  initial_value: float  # the same quantity for the starting policy
   history: list[JPSIteration]
   best_iteration: int  # iteration whose policy is returned (0 = the initial policy)
   seconds: float
@@ -249,6 +252,11 @@ class JointPolicySearch:
     if not team or len(set(team)) != len(team) or any(not 0 <= p < num_p for p in team):
       raise ValueError(f"team={team} must be distinct players of the {num_p}-player game")
     self.team = sorted(team)
+    ret = tree.node_returns[tree.terminals]
+    # A result's value: the common payoff of a common-payoff game, else the team's summed
+    # return (the package's value convention); the search maximises the team's mean return.
+    self._value_scale = (1 if num_p == 1 or np.allclose(ret, ret[:, :1], atol=1e-12)
+                         else len(self.team))
     if depth is not None and (isinstance(depth, bool) or int(depth) != depth or depth < 1):
       raise ValueError(f"depth must be a positive int or None, got {depth!r}")
     self.depth = None if depth is None else int(depth)
@@ -879,9 +887,10 @@ class JointPolicySearch:
       value = new_value
       if self.depth is not None and (res.gain > 1e-4 or it == 1):
         order = [int(x) for x in rng.permutation(self.start_depths)]
-    return JPSResult(policy=tree.tabular_policy(pi), policy_array=pi, value=value,
-                     team_value=value * len(self.team), initial_value=initial_value,
-                     history=history, best_iteration=it,
+    return JPSResult(policy=tree.tabular_policy(pi), policy_array=pi,
+                     value=value * self._value_scale,
+                     initial_value=initial_value * self._value_scale, history=history,
+                     best_iteration=it,
                      seconds=time.perf_counter() - t_start)
 
   def reference_start_depths(self) -> list[int]:
@@ -965,8 +974,9 @@ class JointPolicySearch:
     if self.samples is None:  # exact JPS never lowers the value: the last policy is the best
       best_pi, best_value, best_it = pi, value, it
     return JPSResult(policy=tree.tabular_policy(best_pi), policy_array=best_pi,
-                     value=best_value, team_value=best_value * len(self.team),
-                     initial_value=initial_value, history=history, best_iteration=best_it,
+                     value=best_value * self._value_scale,
+                     initial_value=initial_value * self._value_scale, history=history,
+                     best_iteration=best_it,
                      seconds=time.perf_counter() - t_start)
 
 

@@ -21,8 +21,11 @@ All return the optimal joint policy as a `TabularPolicy` whose value the array g
 (`evaluation.game_value`) confirms. `brute_force_optimum` enumerates joint pure strategies of one
 or two players (the smallest games; an independent check).
 
-Values are per member (the common payoff in a common-payoff game) unless stated: the team
-utility is the sum of the members' returns (`teams.py`).
+Values follow the package's convention: a cooperative (common-payoff) game reports the common
+payoff, the number every player receives (the value of the tables and proven optima of Tian et
+al. 2020, "Joint Policy Search for Multi-agent Collaboration with Imperfect Information",
+NeurIPS 2020, arXiv 2008.06495). The optimisation itself maximises the team utility (the sum of
+the members' returns, `teams.py`), which is that number times the number of players.
 """
 
 from __future__ import annotations
@@ -53,8 +56,7 @@ METHODS = ("auto", "lp", "mip", "brute_force", "bidding_bb")
 class CoopOptimum:
   """The exact optimum of a cooperative game."""
   game: str
-  value: float  # per-member value (the common payoff of a common-payoff game)
-  team_value: float  # sum of members' expected returns
+  value: float  # the common payoff of the optimal joint policy (by `evaluation.game_value`)
   bound: float  # proven upper bound on `value`
   proven_optimal: bool
   gap: float
@@ -62,14 +64,13 @@ class CoopOptimum:
   method: str
   policy: policy_lib.TabularPolicy
   policy_array: np.ndarray
-  evaluated_value: float  # per-member value of `policy` by evaluation.game_value
   details: dict
 
   def summary(self) -> dict:
-    return dict(game=self.game, value=self.value, team_value=self.team_value, bound=self.bound,
+    """The result as one JSON-able dict (the policy left out)."""
+    return dict(game=self.game, value=self.value, bound=self.bound,
                 proven_optimal=self.proven_optimal, gap=self.gap,
-                seconds=round(self.seconds, 3), method=self.method,
-                evaluated_value=self.evaluated_value, **self.details)
+                seconds=round(self.seconds, 3), method=self.method, **self.details)
 
 
 def _pure_policy_array(tree: GameTree, strategy: dict[int, int]) -> np.ndarray:
@@ -187,10 +188,9 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     v = evaluation.game_value(tree, pi)
     evaluated_team = float(sum(v[p] for p in members))
   return CoopOptimum(
-      game=str(tree.game), value=evaluated_team / k, team_value=evaluated_team,
-      bound=res.bound / k, proven_optimal=res.proven_optimal, gap=res.gap,
-      seconds=time.perf_counter() - start, method=res.method, policy=tree.tabular_policy(pi),
-      policy_array=pi, evaluated_value=evaluated_team / k,
+      game=str(tree.game), value=evaluated_team / k, bound=res.bound / k,
+      proven_optimal=res.proven_optimal, gap=res.gap, seconds=time.perf_counter() - start,
+      method=res.method, policy=tree.tabular_policy(pi), policy_array=pi,
       details=dict(details, solver_value=res.value / k))
 
 

@@ -329,7 +329,8 @@ def average_policy_array(tree, agents, tensors, rows_of, nn) -> np.ndarray:
   return pi
 
 
-def _two_player_zero_sum(game):
+def _two_player_zero_sum(game, teams):
+  del teams
   import pyspiel  #
   if (game.num_players() != 2 or
       game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM):

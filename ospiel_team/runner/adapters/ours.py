@@ -8,11 +8,34 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import pyspiel
+
 from ospiel_team.runner import api
 from ospiel_team.runner.adapters import openspiel as openspiel_adapters
 from ospiel_team.runner.api import Snapshot, SolverContext
 
 _JPS_OPTIONS = {"jps.depth": 0, "jps.samples": 0, "jps.max_iterations": 0, "jps.seed": -1}
+
+
+def _check_jps(game, teams) -> str | None:
+  """Why JPS cannot run on `game` with `teams` (None if it can)."""
+  if teams is None and game.get_type().utility != pyspiel.GameType.Utility.IDENTICAL:
+    return ("needs a common-payoff game, or --teams naming the team it improves (team 1)")
+  return None
+
+
+def _check_jps_options(options: dict[str, str]) -> str | None:
+  """Why the jps.* option values are invalid (None if they are valid)."""
+  for name in ("jps.depth", "jps.samples", "jps.max_iterations"):
+    if name in options and int(options[name]) < 0:
+      return f"{name}={options[name]} must be >= 0 (0: {_JPS_ZERO[name]})"
+  if "jps.seed" in options and int(options["jps.seed"]) < -1:
+    return f"jps.seed={options['jps.seed']} must be >= -1 (-1: the run's seed)"
+  return None
+
+
+_JPS_ZERO = {"jps.depth": "to the end of the game", "jps.samples": "exact JPS",
+             "jps.max_iterations": "no limit"}
 
 
 def _jps(ctx: SolverContext, pi):
@@ -26,19 +49,36 @@ def _jps(ctx: SolverContext, pi):
       seed=ctx.seed if seed < 0 else seed,
       max_iterations=ctx.option("jps.max_iterations", 0, int) or None)
   result = search.improve(pi)
-  # JPS's objective is the team's mean return; the runner's team_value is the members' sum.
+  # `value` and `initial_value` follow the package's convention, as the runner's `value` metric.
   return result, {"jps_iterations": float(len(result.history)),
                   "jps_seconds": float(result.seconds),
-                  "jps_start_value": float(result.initial_value) * len(search.team)}
+                  "jps_start_value": float(result.initial_value)}
 
 
-@api.solver("jps", unit="one vectorized CFR iteration; JPS runs once after the last one",
-            options=_JPS_OPTIONS)
+def _with_jps(ctx: SolverContext, step, policies) -> Iterator[Snapshot]:
+  """Runs `step()` per iteration; at every checkpoint JPS improves the current policy.
+
+  JPS's CPU time is the solver's own (charged to the budget like every solver's work); the
+  snapshot holds CFR's "average" and "current" policies and the judged "jps" variant.
+  """
+  for it in ctx.iterate():
+    step()
+    if ctx.is_checkpoint(it):
+      snap = policies()
+      result, extra = _jps(ctx, snap["current"])
+      snap["jps"] = result.policy_array
+      yield Snapshot(it, snap, extra)
+
+
+@api.solver("jps", unit="one vectorized CFR iteration; JPS from the current policy at every "
+            "checkpoint, its time charged", options=_JPS_OPTIONS, primary="jps",
+            check=_check_jps, check_options=_check_jps_options)
 def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """CFR (`tree_cfr`, OpenSpiel's algorithm vectorized) from a random policy seeded by
-  `ctx.seed`, then Joint Policy Search (Tian et al. 2020, "Joint Policy Search for
-  Multi-agent Collaboration with Imperfect Information", NeurIPS 2020, arXiv 2008.06495) from
-  CFR's current (last-iterate) policy after the last iteration, as the variant "jps".
+  `ctx.seed`; at every checkpoint Joint Policy Search (Tian et al. 2020, "Joint Policy Search
+  for Multi-agent Collaboration with Imperfect Information", NeurIPS 2020, arXiv 2008.06495,
+  Algorithm 1) improves CFR's current (last-iterate) policy: the variant "jps", by which the
+  solver is judged.
 
   Options: jps.depth (0 = to the end of the game), jps.samples (0 = exact),
   jps.max_iterations (0 = no limit), jps.seed (-1 = the run's seed).
@@ -47,37 +87,26 @@ def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   tree = ctx.tree
   solver = tree_cfr.TreeCFRSolver(
       tree, initial_policy=tree_cfr.random_policy_array(tree, ctx.seed))
-  for it in ctx.iterate():
-    solver.evaluate_and_update_policy()
-    if not ctx.is_checkpoint(it):
-      continue
-    policies = {"average": solver.average_policy_array(),
-                "current": solver.current_policy_array()}
-    extra = {}
-    if ctx.budget_spent(it):
-      result, extra = _jps(ctx, policies["current"])
-      policies["jps"] = result.policy_array
-    yield Snapshot(it, policies, extra)
+
+  def policies():
+    with ctx.excluded("snapshot"):
+      return {"average": solver.average_policy_array(),
+              "current": solver.current_policy_array()}
+  return _with_jps(ctx, solver.evaluate_and_update_policy, policies)
 
 
-@api.solver("cfr+jps", unit="one CFR+ iteration (OpenSpiel); JPS time is excluded, reported "
-            "as jps_seconds", options=_JPS_OPTIONS)
+@api.solver("cfr+jps", unit="one CFR+ iteration (OpenSpiel); JPS from the current policy at "
+            "every checkpoint, its time charged", options=_JPS_OPTIONS, primary="jps",
+            check=_check_jps, check_options=_check_jps_options)
 def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's CFR+ with Joint Policy Search applied to its current policy at every
-  checkpoint (variant "jps"): JPS as a booster of CFR+ (the JPS paper's CFR1k+JPS, Tian et
-  al. 2020, arXiv 2008.06495). JPS's own time is excluded from the CFR+ budget and reported
-  apart. Options as for `jps`.
+  checkpoint (variant "jps", by which it is judged): JPS as a booster of CFR+ (the JPS paper's
+  CFR1k+JPS, Tian et al. 2020, arXiv 2008.06495). Options as for `jps`.
   """
   from open_spiel.python.algorithms import cfr  #
   solver = cfr.CFRPlusSolver(ctx.game)
-  for it in ctx.iterate():
-    solver.evaluate_and_update_policy()
-    if ctx.is_checkpoint(it):
-      policies = openspiel_adapters.cfr_policies(ctx, solver)
-      with ctx.excluded("jps"):
-        result, extra = _jps(ctx, policies["current"])
-      policies["jps"] = result.policy_array
-      yield Snapshot(it, policies, extra)
+  return _with_jps(ctx, solver.evaluate_and_update_policy,
+                   lambda: openspiel_adapters.cfr_policies(ctx, solver))
 
 
 def _ed_snapshots(ctx: SolverContext, solver) -> Iterator[Snapshot]:
@@ -142,8 +171,17 @@ def neural_ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   return _ed_snapshots(ctx, solver)
 
 
+def _check_team_lp(game, teams) -> str | None:
+  """Why the team LP cannot run on `game` (None if it can)."""
+  del teams
+  if game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL:
+    return ("solves two-team zero-sum games; for a common-payoff game use "
+            "ospiel-team-coop-optimum (the reference line is its optimum)")
+  return None
+
+
 @api.solver("team_lp", unit="one exact LP solve (a single snapshot)",
-            options={"team_lp.teams": ""})
+            options={"team_lp.teams": ""}, check=_check_team_lp)
 def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """The TMECor of a two-team zero-sum game by the team-public-information LP (Zhang, Farina
   and Sandholm 2023, "Team Belief DAG: Generalizing the Sequence Form to Team Games for Fast
