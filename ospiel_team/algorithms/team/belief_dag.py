@@ -469,7 +469,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           max_local: int = DEFAULT_MAX_LOCAL,
           average_powers: Sequence[float] = (2.0, 5.0),
           decompositions: Sequence[TeamDecomposition] | None = None,
-          digits: int | None = None) -> BeliefDAGResult:
+          digits: int | None = None,
+          give_up: tuple[float, float] | None = None) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
   Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
@@ -496,6 +497,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       `solve.solve`'s `auto` rule); None: built here.
     digits: also stop as soon as the bracket settles the value to this many decimals (both
       ends round to the same number: `settled`), whatever the gap (None: only `tol`).
+    give_up: (gap, factor), with `digits`: stop unsettled (`converged=False`) once the bracket
+      has been no wider than `gap` for `factor` times the seconds it took to become that
+      narrow: a value very near a rounding boundary takes regret minimisation ~1/distance
+      iterations, and `solve.solve` then finishes it exactly with the LP.
 
   Returns:
     A `BeliefDAGResult` whose `lower`/`upper` are certified by exact team best responses.
@@ -512,6 +517,9 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"check_every={check_every!r} must be >= 1")
   if digits is not None and not (isinstance(digits, int) and digits >= 0):
     raise ValueError(f"digits={digits!r} must be an integer >= 0 or None")
+  if give_up is not None and not (len(give_up) == 2 and give_up[0] > 0 and give_up[1] >= 0):
+    raise ValueError(f"give_up={give_up!r} must be (gap > 0, factor >= 0) or None")
+  narrow_since = None  # seconds when the gap first became <= give_up[0]
   average_powers = tuple(average_powers)
   if not average_powers or not all(p >= 0 for p in average_powers):
     raise ValueError(f"average_powers={average_powers!r}: give one or more powers >= 0")
@@ -578,6 +586,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
         break
       if digits is not None and settled(lower, upper, digits):
         break
+      if give_up is not None and digits is not None and upper - lower <= give_up[0]:
+        narrow_since = elapsed if narrow_since is None else narrow_since
+        if elapsed - narrow_since > give_up[1] * narrow_since:
+          break
     if it >= max_iterations or out_of_time:
       break
   value = (lower + upper) / 2 if converged or (

@@ -274,17 +274,29 @@ def test_settled(lower, upper, digits, expected):
 
 def test_default_precision_settles_22k5_and_exact_is_truthful():
   """22K5 (kuhn_poker(players=4), teams {0,1} vs {2,3}): the LP's exact value is -7/190 =
-  -0.0368421 (paper: -.0368). At gap 1e-4 the belief DAG's bracket still straddles -0.03685;
-  the default finishes it exactly."""
+  -0.0368421 (paper: -.0368), 8e-6 from the rounding boundary -0.03685; the default answer's
+  certified bracket settles it (or is exact), and `exact` says which."""
   res = team_solve.solve("kuhn_poker(players=4)", "0,1|2,3")
-  assert f"{res.value:.4f}" == "-0.0368"
-  assert res.exact and res.method == "lp" and res.value == pytest.approx(-7 / 190, abs=1e-9)
-  assert "straddles" in res.details["auto"] and res.details["precision"].startswith("exact")
+  assert f"{res.value:.4f}" == f"{res.lower:.4f}" == f"{res.upper:.4f}" == "-0.0368"
+  assert res.lower - 1e-9 <= -7 / 190 <= res.upper + 1e-9
+  assert res.exact == (res.upper - res.lower <= team_solve.EXACT_GAP)
+  assert res.details["precision"].startswith("exact" if res.exact else "certified bracket")
   # An explicit tolerance: the DAG's bracket, never called exact.
   loose = team_solve.solve("kuhn_poker(players=4)", "0,1|2,3", method="dag", tol=1e-3)
   assert loose.upper - loose.lower <= 1e-3 and not loose.exact
   assert loose.lower <= -7 / 190 <= loose.upper
   assert loose.details["precision"].startswith("certified")
+
+
+def test_default_precision_finishes_a_straddling_bracket_with_the_lp(monkeypatch):
+  """21K6's exact value -0.0236499584 lies 4e-8 from the boundary -0.02365 (LP, also
+  results/team_lp_table_default.json): with no patience the DAG gives up at gap 1e-4 and the LP
+  finishes; the answer is exact and prints -0.0236."""
+  from ospiel_team.games import team_instances  #
+  monkeypatch.setattr(team_solve, "SETTLE_PATIENCE", 0.0)
+  res = team_solve.solve(*team_instances.TABLE1_INSTANCES["21K6"])
+  assert res.method == "lp" and res.exact and "finished by the LP" in res.details["auto"]
+  assert f"{res.value:.4f}" == "-0.0236" and res.value == pytest.approx(-0.0236499584, abs=1e-9)
 
 
 @pytest.mark.parametrize("method", ["dag", "cg"])
@@ -299,3 +311,9 @@ def test_exact_flag_means_an_exact_bracket(method):
       assert round(res.lower, 4) == round(res.upper, 4) == -0.0417
   with pytest.raises(ValueError, match="digits=-1"):
     team_solve.solve("kuhn_poker(players=3)", "0,1|2", digits=-1)
+
+
+def test_belief_dag_give_up_is_checked():
+  for bad in ((0.0, 1.0), (1e-4, -1.0), (1e-4,)):
+    with pytest.raises(ValueError, match="give_up"):
+      team_belief_dag.solve("kuhn_poker(players=3)", "0,1|2", digits=4, give_up=bad)
