@@ -89,10 +89,16 @@ def main(argv) -> int:
       import os  #
       import time  #
       from ospiel_team.tree import cache as tree_cache  #
+      from ospiel_team import atomic_io  #
+      atomic_io.check_writable(fv.tree_cache, folder=True, flag="--tree_cache")
       t0 = time.perf_counter()
       game = pyspiel.load_game(game) if isinstance(game, str) else game
       hit = os.path.exists(tree_cache.cache_path(game, fv.tree_cache))
-      game = tree_cache.cached_tree(game, fv.tree_cache)
+      try:
+        game = tree_cache.cached_tree(game, fv.tree_cache)
+      except OSError as e:  # e.g. the disk filled up while the tree was stored
+        raise ValueError(f"--tree_cache {fv.tree_cache!r} cannot be written: "
+                         f"{e.strerror or e}") from None
       tree_info = dict(tree_cache="hit" if hit else "miss",
                        tree_seconds=round(time.perf_counter() - t0, 4))
     res = team_solve.solve(game, teams, method=fv.method, time_limit=fv.time_limit, tol=fv.tol,

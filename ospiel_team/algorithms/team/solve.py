@@ -160,6 +160,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"certify_time_limit={certify_time_limit!r} must be >= 0")
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
+  if teams.num_teams != 2:
+    raise ValueError(
+        f"{tree.game} with teams {teams} is a cooperative game (one team): the team solvers "
+        "need two teams; use ospiel-team-coop-optimum (algorithms.coop.optimum)")
   details: dict = {}
   decs = None
   if method == "auto":

@@ -317,3 +317,52 @@ def test_belief_dag_give_up_is_checked():
   for bad in ((0.0, 1.0), (1e-4, -1.0), (1e-4,)):
     with pytest.raises(ValueError, match="give_up"):
       team_belief_dag.solve("kuhn_poker(players=3)", "0,1|2", digits=4, give_up=bad)
+
+
+@pytest.mark.parametrize("args", [
+    ["--game", "tiny_hanabi", "--json"],
+    ["--game", "mini_bridge(size=2)"],
+    ["--game", "mini_bridge(size=2)", "--teams", "0,1"],
+    ["--game", "mini_bridge(size=2)", "--method", "lp"],
+    ["--game", "mini_bridge(size=2)", "--method", "dag"],
+])
+def test_cli_a_cooperative_game_is_one_line_pointing_to_the_coop_command(args):
+  rc, out, err = _cli(args)
+  assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+  assert "two teams" in err and "ospiel-team-coop-optimum" in err and args[1] in err
+
+
+def test_solve_of_a_cooperative_game_names_it():
+  with pytest.raises(ValueError, match=r"tiny_hanabi\(\) with teams 0,1 is a cooperative"):
+    team_solve.solve("tiny_hanabi", method="cg")
+
+
+def test_cli_tree_cache_that_cannot_be_written_is_one_line(tmp_path, monkeypatch):
+  rc, out, err = _cli(["--game", "kuhn_poker", "--teams", "0|1", "--tree_cache", "/dev/full"])
+  assert rc == 2 and out == "" and "--tree_cache '/dev/full'" in err
+  assert len(err.strip().splitlines()) == 1
+  # A read-only folder (as seen by a non-root user; root ignores permission bits).
+  import tempfile  #
+
+  def refuse(*args, **kwargs):
+    raise PermissionError(13, "Permission denied")
+
+  monkeypatch.setattr(tempfile, "mkstemp", refuse)
+  rc, out, err = _cli(["--game", "kuhn_poker", "--teams", "0|1", "--tree_cache",
+                       str(tmp_path)])
+  assert rc == 2 and out == "" and "Permission denied" in err and str(tmp_path) in err
+  assert len(err.strip().splitlines()) == 1
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_tree_cache_write_failure_after_the_walk_is_one_line(tmp_path, monkeypatch):
+  from ospiel_team.tree import cache as tree_cache  #
+
+  def disk_full(*args, **kwargs):
+    raise OSError(28, "No space left on device")
+
+  monkeypatch.setattr(tree_cache, "save_tree", disk_full)
+  rc, out, err = _cli(["--game", "kuhn_poker", "--teams", "0|1", "--tree_cache",
+                       str(tmp_path)])
+  assert rc == 2 and out == "" and "No space left on device" in err, err
+  assert len(err.strip().splitlines()) == 1
