@@ -14,12 +14,16 @@ Command line::
       [--dataset heldout|heldout2|validation|train|PATH] [--reference_dir DIR] [--out DIR] \
       [--seed S] [--uncontested] [--sample]
 
-writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summary.
+writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summary. The
+per-board results are written as the match goes, one file per batch of boards
+(``DIR/boards/``, `BoardStore`), so that a failure late in a match (a full disk) loses no
+played board and the same command run again resumes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -125,6 +129,50 @@ class MatchResult:
     }
 
 
+class BoardStore:
+  """Per-batch results of one match in a folder: a resumed match plays only missing batches.
+
+  ``key.json`` identifies the match (bidders, boards, seed, dataset, settings, batch size);
+  ``boards_<lo>_<hi>.npz`` holds boards ``lo + 1 .. hi`` (scores, auctions, contracts), each
+  written atomically. A folder holding another match's results is refused.
+  """
+
+  def __init__(self, folder: str, key: dict):
+    self.folder = folder
+    key_path = os.path.join(folder, "key.json")
+    if os.path.exists(key_path):
+      with open(key_path, encoding="utf-8") as f:
+        stored = json.load(f)
+      if stored != key:
+        diff = sorted(k for k in set(stored) | set(key) if stored.get(k) != key.get(k))
+        raise ValueError(f"{folder} holds the boards of another match (differs in {diff}); "
+                         "use another output folder or remove it")
+    else:
+      atomic_io.write_text(key_path, json.dumps(key, indent=1) + "\n")
+
+  def _path(self, lo: int, hi: int) -> str:
+    return os.path.join(self.folder, f"boards_{lo:07d}_{hi:07d}.npz")
+
+  def load(self, lo: int, hi: int) -> dict | None:
+    """The stored results of boards lo+1..hi, or None when not stored yet."""
+    path = self._path(lo, hi)
+    if not os.path.exists(path):
+      return None
+    with np.load(path, allow_pickle=False) as z:
+      return {k: z[k] for k in z.files}
+
+  def save(self, lo: int, hi: int, chunk: dict) -> None:
+    atomic_io.savez(self._path(lo, hi), **chunk)
+
+  def count(self) -> int:
+    """Number of stored batch files."""
+    return sum(1 for f in os.listdir(self.folder) if f.startswith("boards_"))
+
+
+def _dataset_digest(holders: np.ndarray) -> str:
+  return hashlib.sha256(np.ascontiguousarray(holders).tobytes()).hexdigest()[:16]
+
+
 def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew: Sequence,
                 uniforms_per_step: np.ndarray | None = None,
                 rng: np.random.Generator | None = None) -> None:
@@ -167,7 +215,8 @@ def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew
 
 def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
               batch_boards: int = 1024, uncontested: bool = False,
-              progress: bool = True, reference_dir: str | None = None) -> MatchResult:
+              progress: bool = True, reference_dir: str | None = None,
+              results_dir: str | None = None) -> MatchResult:
   """Plays `boards` duplicate boards between bidders A and B.
 
   Board k (1-based) is deal ``perm[k-1]`` of the dataset for a seeded random permutation
@@ -186,6 +235,12 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
     uncontested: East-West may only pass.
     progress: show a tqdm bar.
     reference_dir: folder of the JPS authors' models (for names ``jps_paper_*``).
+    results_dir: when given, each batch's results are stored there as it finishes
+      (`BoardStore`) and batches already stored by the same match are read instead of played
+      (identical results: the random numbers are drawn alike).
+
+  Returns:
+    The `MatchResult`.
   """
   a = (bidders_lib.make_bidder(bidder_a, reference_dir=reference_dir)
        if isinstance(bidder_a, str) else bidder_a)
@@ -201,6 +256,15 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
     raise ValueError(f"boards={boards} exceeds the {eng.num_deals} deals of the dataset")
   if batch_boards < 1:
     raise ValueError(f"batch_boards must be >= 1, got {batch_boards}")
+  if int(seed) != seed or seed < 0:
+    raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+  store = None
+  if results_dir is not None:
+    store = BoardStore(results_dir, {
+        "bidder_a": a.name, "bidder_b": b.name, "greedy_a": getattr(a, "greedy", None),
+        "greedy_b": getattr(b, "greedy", None), "boards": int(boards), "seed": int(seed),
+        "uncontested": bool(uncontested), "batch_boards": int(batch_boards),
+        "dataset_sha256": _dataset_digest(eng.dataset.holders)})
   rng = np.random.default_rng(seed)
   deal_index = rng.permutation(eng.num_deals)[:boards]
   dealer, vul = board_dealer_vulnerability(np.arange(1, boards + 1))
@@ -212,20 +276,17 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
   for lo in range(0, boards, batch_boards):
     hi = min(boards, lo + batch_boards)
     k = hi - lo
-    idx = np.concatenate([deal_index[lo:hi]] * 2)
-    eng.reset(idx, np.concatenate([dealer[lo:hi]] * 2), np.concatenate([vul[lo:hi]] * 2))
-    u = rng.random((auction_lib.MAX_AUCTION_LENGTH, k))
-    play_tables(eng, [a] * k + [b] * k, [b] * k + [a] * k,
-                uniforms_per_step=np.concatenate([u, u], axis=1))
-    s = eng.ns_score()
-    ns1[lo:hi], ns2[lo:hi] = s[:k], s[k:]
-    level, strain, doubled, declarer = eng.contract()
-    for t in range(2 * k):
-      text = " ".join(eng.auction_strings(t))
-      con = scoring.contract_string(int(level[t]), int(strain[t]), int(doubled[t]),
-                                    int(declarer[t]) if level[t] else None)
-      (auctions1 if t < k else auctions2).append(text)
-      (contracts1 if t < k else contracts2).append(con)
+    u = rng.random((auction_lib.MAX_AUCTION_LENGTH, k))  # drawn alike when a batch is stored
+    chunk = store.load(lo, hi) if store is not None else None
+    if chunk is None:
+      chunk = _play_batch(eng, a, b, deal_index[lo:hi], dealer[lo:hi], vul[lo:hi], u)
+      if store is not None:
+        store.save(lo, hi, chunk)
+    ns1[lo:hi], ns2[lo:hi] = chunk["ns_score_table1"], chunk["ns_score_table2"]
+    auctions1 += [str(x) for x in chunk["auctions_table1"]]
+    auctions2 += [str(x) for x in chunk["auctions_table2"]]
+    contracts1 += [str(x) for x in chunk["contracts_table1"]]
+    contracts2 += [str(x) for x in chunk["contracts_table2"]]
     bar.update(k)
   bar.close()
   return MatchResult(
@@ -234,6 +295,28 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
       imps=scoring.imps_array(ns1 - ns2), auctions_table1=auctions1,
       auctions_table2=auctions2, contracts_table1=contracts1, contracts_table2=contracts2,
       clusters=deal_lib.canonical_keys(eng.dataset.holders[deal_index]))
+
+
+def _play_batch(eng: engine_lib.BiddingEngine, a, b, deal_index: np.ndarray,
+                dealer: np.ndarray, vul: np.ndarray, u: np.ndarray) -> dict:
+  """Bids one batch of boards at both tables; the batch's results as arrays."""
+  k = len(deal_index)
+  eng.reset(np.concatenate([deal_index] * 2), np.concatenate([dealer] * 2),
+            np.concatenate([vul] * 2))
+  play_tables(eng, [a] * k + [b] * k, [b] * k + [a] * k,
+              uniforms_per_step=np.concatenate([u, u], axis=1))
+  s = eng.ns_score()
+  level, strain, doubled, declarer = eng.contract()
+  auctions = [" ".join(eng.auction_strings(t)) for t in range(2 * k)]
+  contracts = [scoring.contract_string(int(level[t]), int(strain[t]), int(doubled[t]),
+                                       int(declarer[t]) if level[t] else None)
+               for t in range(2 * k)]
+  return {"ns_score_table1": np.asarray(s[:k], np.int64),
+          "ns_score_table2": np.asarray(s[k:], np.int64),
+          "auctions_table1": np.asarray(auctions[:k], dtype=str),
+          "auctions_table2": np.asarray(auctions[k:], dtype=str),
+          "contracts_table1": np.asarray(contracts[:k], dtype=str),
+          "contracts_table2": np.asarray(contracts[k:], dtype=str)}
 
 
 def report(result: MatchResult, dataset_holders: np.ndarray | None = None,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 
 import haiku as hk
 import jax
@@ -161,13 +162,50 @@ def save_model(path: str, params, cfg, extra: dict | None = None) -> None:
 
 
 def load_model(path: str):
-  """(net, params, meta) from a `save_model` or checkpoint .npz."""
+  """(net, params, meta) from a `save_model` or checkpoint .npz.
+
+  The file is checked before anything plays with it: a ValueError names the file when it is
+  not a readable .npz (empty, truncated), not a model (no ``meta``, object arrays), or holds
+  parameters whose names or shapes differ from its network's or that are not all finite.
+  """
   if not os.path.exists(path):
     raise ValueError(f"model file {path!r} does not exist")
-  with np.load(path, allow_pickle=False) as z:
-    if "meta" not in z.files:
-      raise ValueError(f"{path!r} is not a bridge A2C model (no 'meta' entry)")
-    meta = json.loads(str(z["meta"]))
-    flat = {k[len("param/"):]: z[k] for k in z.files if k.startswith("param/")}
-  net = make_network(**meta["network"])
+  try:
+    with np.load(path, allow_pickle=False) as z:
+      if "meta" not in z.files:
+        raise ValueError(f"model file {path!r} is not a bridge A2C model (no 'meta' entry)")
+      meta = json.loads(str(z["meta"]))
+      flat = {k[len("param/"):]: z[k] for k in z.files if k.startswith("param/")}
+  except (EOFError, OSError, zipfile.BadZipFile, json.JSONDecodeError) as e:
+    raise ValueError(f"model file {path!r} cannot be read as a model .npz (empty or "
+                     f"truncated?): {type(e).__name__}: {e}") from None
+  except ValueError as e:
+    if str(e).startswith(f"model file {path!r}"):
+      raise
+    reason = ("it holds Python objects; a model holds numeric arrays and a JSON meta"
+              if "allow_pickle" in str(e) else str(e))
+    raise ValueError(f"model file {path!r} is not a bridge A2C model: {reason}") from None
+  if not isinstance(meta, dict) or not isinstance(meta.get("network"), dict):
+    raise ValueError(f"model file {path!r} is not a bridge A2C model (its meta has no "
+                     "'network' size)")
+  try:
+    net = make_network(**meta["network"])
+  except (TypeError, ValueError) as e:
+    raise ValueError(f"model file {path!r}: bad network size {meta['network']}: {e}") from None
+  shapes = jax.eval_shape(  # abstract: no parameters computed, no device touched
+      lambda: net.init(jax.random.PRNGKey(0), jnp.zeros((1, OBS_SIZE), jnp.float32)))
+  expected = {f"{mod}/{name}": v.shape for mod, d in shapes.items() for name, v in d.items()}
+  if set(flat) != set(expected):
+    raise ValueError(f"model file {path!r}: parameters {sorted(set(flat) ^ set(expected))} "
+                     f"do not match its network {meta['network']}")
+  for k, v in flat.items():
+    if v.shape != expected[k]:
+      raise ValueError(f"model file {path!r}: parameter {k} has shape {v.shape}, its network "
+                       f"{meta['network']} needs {expected[k]}")
+    if not np.issubdtype(v.dtype, np.floating):
+      raise ValueError(f"model file {path!r}: parameter {k} has dtype {v.dtype}, not float")
+    bad = int(v.size - np.isfinite(v).sum())
+    if bad:
+      raise ValueError(f"model file {path!r}: parameter {k} has {bad} entries that are not "
+                       "finite (NaN or infinite)")
   return net, unflatten_params(flat), meta
