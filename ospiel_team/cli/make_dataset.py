@@ -7,6 +7,7 @@ The builder itself, with its resumption and seeding rules, is
 `ospiel_team.bridge.dataset_builder.build_dataset`.
 """
 
+import sys
 from collections.abc import Sequence
 
 from absl import app
@@ -42,7 +43,8 @@ def main(argv: Sequence[str]) -> None:
     dataset_builder.build_dataset(f.deals, f.out, seed=f.seed, workers=f.workers, chunk=f.chunk,
                   ray_address=f.ray, keep_chunks=f.keep_chunks, progress=not f.no_progress)
   except ValueError as e:  # a user error: one line, no traceback
-    raise SystemExit(f"make_dataset: error: {e}") from None
+    print(f"make_dataset: error: {e}", file=sys.stderr)
+    sys.exit(2)
   except KeyboardInterrupt:
     raise SystemExit(f"make_dataset: interrupted; finished chunks are kept in {f.out}.chunks/ "
                      "-- rerun the same command to resume") from None

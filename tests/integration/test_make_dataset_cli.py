@@ -145,3 +145,14 @@ def test_unwritable_out_fails_before_work(tmp_path, kind):
   assert str(out) in lines[0]
   assert "make_dataset: 100000 deals" not in res.stdout  # no work started
   assert not os.path.exists(str(tmp_path / "afile") + ".chunks")
+
+
+def test_a_device_as_out_cannot_be_written(tmp_path):
+  res = subprocess.run(_cmd("/dev/full", deals=10, chunk=5), cwd=tmp_path, text=True,
+                       capture_output=True, timeout=120)
+  lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+  assert res.returncode == 2 and len(lines) == 1, res.stderr
+  assert lines[0] == ("make_dataset: error: --out '/dev/full' cannot be written: it is not a "
+                      "regular file (a device or other special file)")
+  assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")
+  assert not os.path.exists("/dev/full.chunks")
