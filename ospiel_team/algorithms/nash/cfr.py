@@ -64,10 +64,12 @@ def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
 @numba.njit(cache=True, boundscheck=False)
 def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cur, ep, reach,
                   dpruned, npruned, val_players, rets, values, acc, before, after, players,
-                  val_of, e_off, e_node, e_child, e_flat, e_dec, linear, iteration, cum_regret,
+                  val_of, e_off, e_node, e_child, e_flat, e_dec, weight, weight_after, cum_regret,
                   cum_policy):
   """One traversal: edge probabilities, reach of every owner, OpenSpiel's pruning, values
-  bottom-up, then the regrets and policy sums of `players` (see BatchedTreeCFRSolver)."""
+  bottom-up, then the regrets (added to `cum_regret`) and policy sums of `players` (see
+  BatchedTreeCFRSolver). A policy sum adds (weight * reach) * policy, or (reach * policy) *
+  weight if `weight_after` (OpenSpiel's CFR and DCFR orders)."""
   n_nodes, num_b = ep.shape
   q_own = num_p + 1
   for i in range(len(dc)):
@@ -150,10 +152,11 @@ def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cu
           after[b] = before[b] * after[b]
       for b in range(num_b):
         own = reach[node, p, b]
-        if linear:
-          own = iteration * own
+        if weight_after:
+          pol = (own * cur[flat, b]) * weight
+        else:
+          pol = (weight * own) * cur[flat, b]
         reg = after[b] * (v[child, b] - v[node, b])
-        pol = own * cur[flat, b]
         if any_pruned and dpruned[dd, b]:
           reg = 0.0
           pol = 0.0
@@ -161,29 +164,57 @@ def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cu
         cum_policy[flat, b] += pol
 
 
+# Regret update rules of `_cfr_regret_matching` (see BatchedTreeCFRSolver's `rule`).
+_RM, _RM_PLUS, _DISCOUNTED, _PREDICTIVE = 0, 1, 2, 3
+
+
 @numba.njit(cache=True, boundscheck=False, error_model="numpy")
-def _cfr_regret_matching(rm_plus, cum, uniform, cur, positive, total):
-  """Regret matching of every infoset and seed: sums over actions left to right; rows with no
-  positive regret get the uniform policy (cum, cur: [infosets, actions, seeds])."""
-  num_i, num_a, num_b = cum.shape
-  for i in range(num_i):
-    if rm_plus:
+def _cfr_regret_matching(rule, rows, cum, inst, d_pos, d_neg, d_next, uniform, cur, positive,
+                         total):
+  """The regret update of `rule` then regret matching, on the infosets `rows` and every seed:
+  sums over actions left to right; rows with no positive regret get the uniform policy
+  (cum, inst, cur: [infosets, actions, seeds]).
+
+  _RM: cum as it is; _RM_PLUS: cum clipped at 0; _DISCOUNTED: cum (which already holds this
+  iteration's regrets) times d_pos where >= 0, d_neg where < 0; _PREDICTIVE: cum =
+  max(cum * d_pos + inst, 0) with inst this iteration's regrets, and the policy matches the
+  prediction max(cum * d_next + inst, 0) (inst is used as its buffer, then zeroed)."""
+  num_a, num_b = cum.shape[1], cum.shape[2]
+  for r in range(len(rows)):
+    i = rows[r]
+    src = cum
+    if rule == _RM_PLUS:
       for a in range(num_a):
         for b in range(num_b):
           if not cum[i, a, b] > 0.0:
             cum[i, a, b] = 0.0
+    elif rule == _DISCOUNTED:
+      for a in range(num_a):
+        for b in range(num_b):
+          cum[i, a, b] *= d_pos if cum[i, a, b] >= 0.0 else d_neg
+    elif rule == _PREDICTIVE:
+      src = inst
+      for a in range(num_a):
+        for b in range(num_b):
+          x = cum[i, a, b] * d_pos + inst[i, a, b]
+          cum[i, a, b] = x if x > 0.0 else 0.0
+          inst[i, a, b] = cum[i, a, b] * d_next + inst[i, a, b]
     for b in range(num_b):
-      total[b] = cum[i, 0, b] if cum[i, 0, b] > 0.0 else 0.0
+      total[b] = src[i, 0, b] if src[i, 0, b] > 0.0 else 0.0
     for a in range(1, num_a):
       for b in range(num_b):
-        if cum[i, a, b] > 0.0:
-          total[b] += cum[i, a, b]
+        if src[i, a, b] > 0.0:
+          total[b] += src[i, a, b]
     for b in range(num_b):
       positive[i, b] = total[b] > 0.0
     for a in range(num_a):
       for b in range(num_b):
-        x = cum[i, a, b] if cum[i, a, b] > 0.0 else 0.0
+        x = src[i, a, b] if src[i, a, b] > 0.0 else 0.0
         cur[i, a, b] = x / total[b] if total[b] > 0.0 else uniform[i, a]
+    if rule == _PREDICTIVE:
+      for a in range(num_a):
+        for b in range(num_b):
+          inst[i, a, b] = 0.0
 
 
 @numba.njit(cache=True, boundscheck=False)
@@ -237,15 +268,39 @@ class BatchedTreeCFRSolver:
       (the authors' arithmetic, `float` in their `cfr_opt.h`; faster, not bit-equal: its
       policies agree with float64's to about 1e-4 after 1000 iterations, and a purified
       policy may differ where two actions are nearly tied).
+    rule: the regret and average update after each player's traversal (one traversal for all):
+      "cfr" (OpenSpiel's, with the two flags above), "dcfr" (Discounted CFR, `TreeDCFRSolver`),
+      "pcfr+" (predictive CFR+, `TreePCFRPlusSolver`) or "pdcfr+" (predictive discounted CFR+,
+      `TreePDCFRPlusSolver`); the last three have their own regret and average updates
+      (linear_averaging and regret_matching_plus must be False with them).
+    alpha, beta, gamma: the rules' exponents: positive regrets discounted by
+      t^alpha / (t^alpha + 1) ("dcfr", "pdcfr+"), negative ones by t^beta / (t^beta + 1)
+      ("dcfr"), iteration t's policy weighted by t^gamma in the average (not "cfr").
     The traversal, regret matching and exploration run in numba kernels (`_cfr_traverse`,
     `_cfr_regret_matching`, `_cfr_explore_*`); the exploration noise is drawn by numpy's
     generators.
   """
 
+  RULES = ("cfr", "dcfr", "pcfr+", "pdcfr+")
+
   def __init__(self, tree: GameTree, initial_policies: np.ndarray,
                alternating_updates: bool = True, linear_averaging: bool = False,
                regret_matching_plus: bool = False, exploration: float = 0.0,
-               noise_seeds: np.ndarray | None = None, dtype=np.float64):
+               noise_seeds: np.ndarray | None = None, dtype=np.float64, rule: str = "cfr",
+               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
+    if rule not in self.RULES:
+      raise ValueError(f"rule must be one of {', '.join(self.RULES)}, got {rule!r}")
+    if rule != "cfr" and (linear_averaging or regret_matching_plus):
+      raise ValueError(f"rule {rule!r} has its own averaging and regret update: "
+                       "linear_averaging and regret_matching_plus must be False")
+    for name, x in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
+      if isinstance(x, bool) or not isinstance(x, (int, float)) or not np.isfinite(x):
+        raise ValueError(f"{name} must be a finite number, got {x!r}")
+    if rule != "cfr" and exploration:
+      raise ValueError(f"exploration is defined for rule 'cfr' only, got rule {rule!r} with "
+                       f"exploration={exploration!r}")
+    self._rule = rule
+    self._alpha, self._beta, self._gamma = float(alpha), float(beta), float(gamma)
     init = np.asarray(initial_policies, dtype=np.float64)
     if init.ndim != 3:
       raise ValueError(f"initial_policies must have shape [B, {tree.num_infosets}, "
@@ -273,6 +328,9 @@ class BatchedTreeCFRSolver:
         np.where(legal, np.moveaxis(init, 0, -1), 0.0), dtype=self._dtype)
     self._cum_regret = np.zeros((tree.num_infosets, tree.num_actions, B), dtype=self._dtype)
     self._cum_policy = np.zeros((tree.num_infosets, tree.num_actions, B), dtype=self._dtype)
+    # This iteration's regrets of the predictive rules (zero between updates).
+    self._inst = (np.zeros_like(self._cum_regret) if rule in ("pcfr+", "pdcfr+")
+                  else self._cum_regret[:0])
     self._exploration = float(exploration)
     if self._exploration > 0:
       if noise_seeds is None or len(noise_seeds) != B:
@@ -320,6 +378,10 @@ class BatchedTreeCFRSolver:
     for name in ("acc", "before", "after", "total"):
       k[name] = np.zeros(B, dtype=dt)
     k["positive"] = np.zeros((tree.num_infosets, B), dtype=bool)
+    # The infosets of each player (the rows a rule other than "cfr" updates after its traversal).
+    inf_player = tree.node_player[tree.first_node()]
+    k["all_rows"] = i64(np.arange(tree.num_infosets))
+    k["player_rows"] = [i64(np.nonzero(inf_player == p)[0]) for p in range(num_p)]
     k["values"] = np.zeros((1 if self._common_values else num_p, tree.num_nodes, B), dtype=dt)
     # Regrets and policy sums per decision edge (legal actions only), the edges of each player
     # sorted by (infoset, action, depth-first order of the history), so that every (infoset,
@@ -356,18 +418,44 @@ class BatchedTreeCFRSolver:
       val_of = np.zeros(num_p, dtype=np.int64)
       val_of[players] = np.arange(len(players))
     B = self.batch_size
+    t = float(self._iteration)
+    if self._rule == "cfr":
+      weight, weight_after = (t if self._linear else 1.0), False
+    else:  # OpenSpiel's DCFR: reach * policy * t^gamma
+      weight, weight_after = t ** self._gamma, True
+    # The predictive rules keep this iteration's regrets apart from the cumulative ones.
+    target = self._inst if self._rule in ("pcfr+", "pdcfr+") else self._cum_regret
     _cfr_traverse(num_p, k["parent"], k["owner"], k["dc"], k["dc_flat"], k["dec"],
                   k["lev_start"], k["lev_end"], self._current.reshape(-1, B), self._ep,
                   self._reach, k["dpruned"], k["npruned"], val_players.astype(np.int64),
                   k["rets"], k["values"], k["acc"], k["before"], k["after"],
                   players.astype(np.int64), val_of, k["e_off"], k["e_node"], k["e_child"],
-                  k["e_flat"], k["e_dec"], self._linear, self._dtype.type(self._iteration),
-                  self._cum_regret.reshape(-1, B), self._cum_policy.reshape(-1, B))
+                  k["e_flat"], k["e_dec"], self._dtype.type(weight), weight_after,
+                  target.reshape(-1, B), self._cum_policy.reshape(-1, B))
 
-  def _update_current_policy(self):
+  def _update_current_policy(self, player: int | None):
+    """The rule's regret update of `player`'s infosets (None: every player's), then regret
+    matching (of every infoset under "cfr", as OpenSpiel)."""
     k = self._k  # illegal actions never receive regret: their cumulative regret stays 0
-    _cfr_regret_matching(self._rm_plus, self._cum_regret, k["uniform"], self._current,
-                         k["positive"], k["total"])
+    t, rule = float(self._iteration), self._rule
+    d_pos = d_neg = d_next = 1.0
+    if rule == "cfr":
+      code, rows = (_RM_PLUS if self._rm_plus else _RM), k["all_rows"]
+    else:
+      rows = k["all_rows"] if player is None else k["player_rows"][player]
+      if rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
+        code = _DISCOUNTED
+        d_pos = t ** self._alpha / (t ** self._alpha + 1)
+        d_neg = t ** self._beta / (t ** self._beta + 1)
+      else:
+        code = _PREDICTIVE
+        if rule == "pdcfr+":  # R^{t-1} discounted by (t-1)^a / ((t-1)^a + 1), the prediction
+          d_pos = (t - 1) ** self._alpha / ((t - 1) ** self._alpha + 1)  # by t^a / (t^a + 1)
+          d_next = t ** self._alpha / (t ** self._alpha + 1)
+    dt = self._dtype.type
+    inst = self._inst if code == _PREDICTIVE else self._cum_regret
+    _cfr_regret_matching(code, rows, self._cum_regret, inst, dt(d_pos), dt(d_neg), dt(d_next),
+                         k["uniform"], self._current, k["positive"], k["total"])
     if self._rngs is not None:
       self._explore(self._current, k["positive"])
 
@@ -396,10 +484,10 @@ class BatchedTreeCFRSolver:
     if self._alternating:
       for p in range(self.tree.num_players):
         self._traverse(p)
-        self._update_current_policy()
+        self._update_current_policy(p)
     else:
       self._traverse(None)
-      self._update_current_policy()
+      self._update_current_policy(None)
 
   @property
   def iteration(self) -> int:
@@ -441,16 +529,20 @@ class TreeCFRSolver:
     tree: the game tree (of a sequential game).
     alternating_updates, linear_averaging, regret_matching_plus: as `BatchedTreeCFRSolver`.
     initial_policy: the starting current policy (default: uniform, as OpenSpiel).
+    rule, alpha, beta, gamma: the update rule and its exponents, as `BatchedTreeCFRSolver`
+      (the subclasses below set them).
   """
 
   def __init__(self, tree: GameTree, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
-               initial_policy: np.ndarray | None = None):
+               initial_policy: np.ndarray | None = None, rule: str = "cfr",
+               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
     init = tree.uniform_policy_array() if initial_policy is None else initial_policy
     self.tree = tree
     self._batch = BatchedTreeCFRSolver(
         tree, np.asarray(init, dtype=np.float64)[None], alternating_updates=alternating_updates,
-        linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus)
+        linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus,
+        rule=rule, alpha=alpha, beta=beta, gamma=gamma)
 
   def evaluate_and_update_policy(self) -> None:
     """One CFR iteration (as `CFRSolver.evaluate_and_update_policy`)."""
@@ -481,3 +573,69 @@ class TreeCFRPlusSolver(TreeCFRSolver):
   def __init__(self, tree: GameTree, initial_policy: np.ndarray | None = None):
     super().__init__(tree, alternating_updates=True, linear_averaging=True,
                      regret_matching_plus=True, initial_policy=initial_policy)
+
+
+class TreeDCFRSolver(TreeCFRSolver):
+  """Discounted CFR (Brown & Sandholm, "Solving Imperfect-Information Games via Discounted
+  Regret Minimization", AAAI 2019, arXiv:1809.04040, Section "Discounted CFR"), iterate for
+  iterate OpenSpiel's `discounted_cfr.DCFRSolver`.
+
+  After player i's traversal of iteration t its cumulative regrets R = R^{t-1} + r^t are
+  multiplied by t^alpha / (t^alpha + 1) where R >= 0 and by t^beta / (t^beta + 1) where R < 0;
+  the average policy weighs iteration t by t^gamma (the paper's discount (t / (t + 1))^gamma of
+  the earlier contributions, up to normalization). Regret matching, alternating updates.
+
+  Args:
+    tree: the game tree (of a sequential game).
+    alpha, beta, gamma: the paper's DCFR_{3/2, 0, 2} by default (its recommended setting).
+    initial_policy: the starting current policy (default: uniform).
+  """
+
+  def __init__(self, tree: GameTree, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+               initial_policy: np.ndarray | None = None):
+    super().__init__(tree, initial_policy=initial_policy, rule="dcfr", alpha=alpha, beta=beta,
+                     gamma=gamma)
+
+
+class TreePCFRPlusSolver(TreeCFRSolver):
+  """Predictive CFR+ (Farina, Kroer & Sandholm, "Faster Game Solving via Predictive Blackwell
+  Approachability: Connecting Regret Matching and Mirror Descent", AAAI 2021,
+  arXiv:2007.14358): predictive regret matching+ at every infoset, the prediction being the
+  infoset's last counterfactual regret vector.
+
+  After player i's traversal of iteration t with regrets r^t: R^t = [R^{t-1} + r^t]^+ and the
+  next policy is regret matching on the prediction [R^t + r^t]^+ (uniform where it is 0);
+  alternating updates; the average weighs iteration t by t^gamma (quadratic, gamma = 2, as the
+  paper's PCFR+ experiments).
+
+  Args:
+    tree: the game tree (of a sequential game).
+    gamma: the exponent of the average's weights (default 2).
+    initial_policy: the starting current policy (default: uniform).
+  """
+
+  def __init__(self, tree: GameTree, gamma: float = 2.0,
+               initial_policy: np.ndarray | None = None):
+    super().__init__(tree, initial_policy=initial_policy, rule="pcfr+", gamma=gamma)
+
+
+class TreePDCFRPlusSolver(TreeCFRSolver):
+  """Predictive discounted CFR+, PDCFR+ (Xu, Li, Fu, Fu, Xing & Cheng, "Minimizing Weighted
+  Counterfactual Regret with Optimistic Online Mirror Descent", IJCAI 2024, arXiv:2404.13891):
+  PCFR+ with DCFR's discount of the positive regrets.
+
+  After player i's traversal of iteration t with regrets r^t:
+  R^t = [R^{t-1} (t-1)^alpha / ((t-1)^alpha + 1) + r^t]^+ and the next policy is regret
+  matching on the prediction [R^t t^alpha / (t^alpha + 1) + r^t]^+ (uniform where it is 0);
+  alternating updates; the average weighs iteration t by t^gamma.
+
+  Args:
+    tree: the game tree (of a sequential game).
+    alpha, gamma: the paper's alpha = 2.3, gamma = 5 by default.
+    initial_policy: the starting current policy (default: uniform).
+  """
+
+  def __init__(self, tree: GameTree, alpha: float = 2.3, gamma: float = 5.0,
+               initial_policy: np.ndarray | None = None):
+    super().__init__(tree, initial_policy=initial_policy, rule="pdcfr+", alpha=alpha,
+                     gamma=gamma)
