@@ -182,6 +182,18 @@ def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
   return np.repeat(starts - offs, counts) + np.arange(total)
 
 
+def _is_int(x) -> bool:
+  """Whether `x` is an integer (Python or numpy), not a bool."""
+  return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _check_seed(seed, name: str) -> int:
+  """`seed` as an int if it is a non-negative integer; ValueError naming `name` otherwise."""
+  if not _is_int(seed) or seed < 0:
+    raise ValueError(f"{name} must be an int >= 0, got {seed!r}")
+  return int(seed)
+
+
 class JointPolicySearch:
   """Joint Policy Search (Algorithm 1 of the JPS paper) for a team on a finite game.
 
@@ -195,7 +207,9 @@ class JointPolicySearch:
     samples: k for sampled JPS (None: exact JPS).
     sample_by: "uniform" (histories of an infoset equally likely) or "reach" (proportional to
       their current reach, uniform where the infoset is unreached).
-    seed: seeds the order of starting depths and the samples.
+    seed: seeds the order of starting depths and the samples: an int >= 0, or None for a seed
+      drawn from the operating system's entropy (as numpy's `default_rng(None)`), kept in
+      `self.seed` so that the run can be repeated.
     max_iterations: T, the maximal number of iterations (searches); None: no limit for exact
       JPS, 100 for sampled JPS (as in the paper).
     stop_on_quiet_pass: stop when a full pass over the starting depths (in a seeded random
@@ -232,7 +246,7 @@ class JointPolicySearch:
 
   def __init__(self, game: pyspiel.Game | GameTree, team: Sequence[int] | None = None,
                fixed_policy: PolicyLike = None, depth: int | None = None,
-               samples: int | None = None, sample_by: str = "uniform", seed: int = 0,
+               samples: int | None = None, sample_by: str = "uniform", seed: int | None = 0,
                max_iterations: int | None = None, stop_on_quiet_pass: bool | None = None,
                improvement_tol: float = 1e-9, start_depths: Sequence[int] | None = None,
                verify: bool = False, verify_atol: float = 1e-9, max_rows: int = 200_000_000,
@@ -241,6 +255,12 @@ class JointPolicySearch:
     self.tree = game if isinstance(game, GameTree) else GameTree(game)
     tree = self.tree
     num_p = tree.num_players
+    if team is not None and (isinstance(team, (str, bytes))
+                             or not isinstance(team, (Sequence, np.ndarray))):
+      raise ValueError(f"team must be a sequence of player ids, got {team!r}")
+    if team is not None and any(not _is_int(p) for p in team):
+      bad = next(p for p in team if not _is_int(p))
+      raise ValueError(f"team={list(team)!r}: player {bad!r} is not an int")
     if team is None:
       ret = tree.node_returns[tree.terminals]
       if num_p > 1 and not np.allclose(ret, ret[:, :1], atol=1e-12):
@@ -289,7 +309,8 @@ class JointPolicySearch:
     if improvement_tol < 0:
       raise ValueError(f"improvement_tol must be >= 0, got {improvement_tol}")
     self.improvement_tol = float(improvement_tol)
-    self.seed = int(seed)
+    self.seed = (int(np.random.SeedSequence().entropy) if seed is None
+                 else _check_seed(seed, "seed"))
     self.verify = verify
     self.verify_atol = verify_atol
     self.max_rows = max_rows
@@ -910,9 +931,9 @@ class JointPolicySearch:
     Args:
       initial_policy: the starting policy (array on the tree, OpenSpiel policy, or None for
         uniform).
-      seed: seeds this run's generator (default: the constructor's `seed`). Runs of one
-        `JointPolicySearch` from many policies share the searches' cached structure, and
-        each equals the run of a fresh `JointPolicySearch(..., seed=seed)`.
+      seed: seeds this run's generator (an int >= 0; default: the constructor's `seed`). Runs
+        of one `JointPolicySearch` from many policies share the searches' cached structure,
+        and each equals the run of a fresh `JointPolicySearch(..., seed=seed)`.
     """
     t_start = time.perf_counter()
     tree = self.tree
@@ -920,7 +941,7 @@ class JointPolicySearch:
     if self._fixed is not None:
       others = ~np.isin(tree.infoset_player, self.team)
       pi[others] = self._fixed[others]
-    rng = np.random.default_rng(self.seed if seed is None else int(seed))
+    rng = np.random.default_rng(self.seed if seed is None else _check_seed(seed, "seed"))
     if self.schedule == "reference":
       return self._improve_reference(pi, rng, t_start)
     value = self.value(pi)

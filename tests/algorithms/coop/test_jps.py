@@ -494,3 +494,33 @@ def test_near_tied_gains_reproduce_the_recorded_run():
   run = jps.JointPolicySearch(tree, depth=3, samples=20, max_iterations=100).improve(pi, seed=25)
   assert run.value == 10.4375
   assert abs(evaluation.game_value(tree, run.policy_array)[0] - run.value) <= 1e-9
+
+
+@pytest.mark.parametrize("team, message", [([0.5, 1], "player 0.5 is not an int"),
+                                           ([True, 1], "player True is not an int"),
+                                           (["a"], "player 'a' is not an int"),
+                                           (0, "team must be a sequence of player ids, got 0"),
+                                           ("01", "team must be a sequence")])
+def test_bad_team_names_the_value(team, message):
+  with pytest.raises(ValueError, match=message):
+    jps.JointPolicySearch(_tree("comm(length=1)"), team=team)
+
+
+@pytest.mark.parametrize("seed", [1.7, 1.0, -1, "x", True])
+def test_bad_seed_names_the_value(seed):
+  tree = _tree("comm(length=1)")
+  with pytest.raises(ValueError, match=f"seed must be an int >= 0, got {seed!r}"):
+    jps.JointPolicySearch(tree, seed=seed)
+  with pytest.raises(ValueError, match=f"seed must be an int >= 0, got {seed!r}"):
+    jps.JointPolicySearch(tree).improve(seed=seed)
+
+
+def test_seed_none_draws_a_recorded_seed():
+  tree = _tree("simple_bidding(size=3)")
+  init = tree_cfr.random_policy_array(tree, 4)
+  a, b = jps.JointPolicySearch(tree, seed=None), jps.JointPolicySearch(tree, seed=None)
+  assert isinstance(a.seed, int) and a.seed >= 0 and a.seed != b.seed
+  repeat = jps.JointPolicySearch(tree, seed=a.seed).improve(init)
+  np.testing.assert_array_equal(a.improve(init).policy_array, repeat.policy_array)
+  # numpy integers are integers.
+  assert jps.JointPolicySearch(tree, team=np.array([0, 1]), seed=np.int64(3)).seed == 3
