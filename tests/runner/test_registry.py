@@ -7,7 +7,8 @@ from ospiel_team.runner import registry
 
 def test_every_adapter_is_registered():
   assert {"cfr", "cfr_plus", "jax_cfr", "xfp", "nfsp", "mmd", "jps", "cfr+jps", "ed",
-          "neural_ed", "team_lp"} == set(registry.solver_names())
+          "neural_ed", "team_lp", "dcfr", "pcfr_plus", "pdcfr_plus"} == set(
+              registry.solver_names())
   assert registry.spec("ed").primary == "current"
   with pytest.raises(ValueError, match="unknown solver 'nope'; known: cfr, cfr"):
     registry.spec("nope")

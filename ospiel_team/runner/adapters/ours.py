@@ -1,4 +1,5 @@
-"""Runner adapters for this package's algorithms: JPS, CFR+ then JPS, ED, neural ED, team LP.
+"""Runner adapters for this package's algorithms: JPS, CFR+ then JPS, DCFR, PCFR+, PDCFR+, ED,
+neural ED, team LP.
 
 The algorithm modules (`ospiel_team.algorithms.*`) know nothing of the runner; each adapter
 here drives one of them through the runner's `SolverContext` (see `api`).
@@ -85,8 +86,9 @@ def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr  #
   tree = ctx.tree
-  solver = tree_cfr.TreeCFRSolver(
-      tree, initial_policy=tree_cfr.random_policy_array(tree, ctx.seed))
+  with ctx.excluded("setup"):
+    solver = tree_cfr.TreeCFRSolver(
+        tree, initial_policy=tree_cfr.random_policy_array(tree, ctx.seed))
 
   def policies():
     with ctx.excluded("snapshot"):
@@ -104,9 +106,67 @@ def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   CFR1k+JPS, Tian et al. 2020, arXiv 2008.06495). Options as for `jps`.
   """
   from open_spiel.python.algorithms import cfr  #
-  solver = cfr.CFRPlusSolver(ctx.game)
+  with ctx.excluded("setup"):
+    solver = cfr.CFRPlusSolver(ctx.game)
   return _with_jps(ctx, solver.evaluate_and_update_policy,
                    lambda: openspiel_adapters.cfr_policies(ctx, solver))
+
+
+def _tree_cfr_family(ctx: SolverContext, make) -> Iterator[Snapshot]:
+  """Runs `make(tree)`'s iterations on the runner's tree; the numba kernels' compile (or cache
+  load), done by one iteration of a throwaway solver, is excluded from the budget as "jit"."""
+  with ctx.excluded("jit"):
+    make(ctx.tree).evaluate_and_update_policy()
+  solver = make(ctx.tree)
+  for it in ctx.iterate():
+    solver.evaluate_and_update_policy()
+    if ctx.is_checkpoint(it):
+      with ctx.excluded("snapshot"):
+        snap = {"average": solver.average_policy_array(),
+                "current": solver.current_policy_array()}
+      yield Snapshot(it, snap)
+
+
+@api.solver("dcfr", unit="one DCFR iteration on the array tree (numba; JIT excluded)",
+            options={"dcfr.alpha": 1.5, "dcfr.beta": 0.0, "dcfr.gamma": 2.0})
+def dcfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """Discounted CFR (Brown & Sandholm 2019, "Solving Imperfect-Information Games via
+  Discounted Regret Minimization", AAAI 2019, arXiv 1809.04040), `cfr.TreeDCFRSolver`.
+
+  Options: dcfr.alpha (1.5), dcfr.beta (0), dcfr.gamma (2): the paper's DCFR_{3/2,0,2}.
+  """
+  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
+  return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreeDCFRSolver(
+      tree, alpha=ctx.option("dcfr.alpha", 1.5), beta=ctx.option("dcfr.beta", 0.0),
+      gamma=ctx.option("dcfr.gamma", 2.0)))
+
+
+@api.solver("pcfr_plus", unit="one predictive CFR+ iteration on the array tree (numba; JIT "
+            "excluded)", options={"pcfr_plus.gamma": 2.0})
+def pcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """Predictive CFR+ (Farina, Kroer & Sandholm 2021, "Faster Game Solving via Predictive
+  Blackwell Approachability", AAAI 2021, arXiv 2007.14358), `cfr.TreePCFRPlusSolver`.
+
+  Options: pcfr_plus.gamma (2: quadratic averaging).
+  """
+  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
+  return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreePCFRPlusSolver(
+      tree, gamma=ctx.option("pcfr_plus.gamma", 2.0)))
+
+
+@api.solver("pdcfr_plus", unit="one PDCFR+ iteration on the array tree (numba; JIT excluded)",
+            options={"pdcfr_plus.alpha": 2.3, "pdcfr_plus.gamma": 5.0})
+def pdcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """Predictive discounted CFR+ (Xu et al. 2024, "Minimizing Weighted Counterfactual Regret
+  with Optimistic Online Mirror Descent", IJCAI 2024, arXiv 2404.13891),
+  `cfr.TreePDCFRPlusSolver`.
+
+  Options: pdcfr_plus.alpha (2.3), pdcfr_plus.gamma (5), the paper's.
+  """
+  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
+  return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreePDCFRPlusSolver(
+      tree, alpha=ctx.option("pdcfr_plus.alpha", 2.3),
+      gamma=ctx.option("pdcfr_plus.gamma", 5.0)))
 
 
 def _ed_snapshots(ctx: SolverContext, solver) -> Iterator[Snapshot]:

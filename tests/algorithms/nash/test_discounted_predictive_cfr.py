@@ -172,3 +172,19 @@ def test_bad_rule_arguments():
   with pytest.raises(ValueError, match="exploration"):
     tree_cfr.BatchedTreeCFRSolver(tree, tree.uniform_policy_array()[None], rule="pcfr+",
                                   exploration=0.01, noise_seeds=[1])
+
+
+@pytest.mark.parametrize("solver", ["dcfr", "pcfr_plus", "pdcfr_plus"])
+def test_runner_solvers_equal_the_classes(solver):
+  from ospiel_team.runner import compare  # (the runner sits above the algorithms)
+  rows, _ = compare.run_all("kuhn_poker", [solver], iterations=30, seed=1, progress=False)
+  final = {r["variant"]: r for r in rows if r["iteration"] == 30}
+  game = pyspiel.load_game("kuhn_poker")
+  cls = {"dcfr": tree_cfr.TreeDCFRSolver, "pcfr_plus": tree_cfr.TreePCFRPlusSolver,
+         "pdcfr_plus": tree_cfr.TreePDCFRPlusSolver}[solver]
+  direct = cls(GameTree(game))
+  for _ in range(30):
+    direct.evaluate_and_update_policy()
+  assert final["average"]["primary"] and final["average"]["metric_name"] == "nash_conv"
+  assert final["average"]["metric"] == pytest.approx(
+      exploitability.nash_conv(game, direct.average_policy()), abs=1e-12)
