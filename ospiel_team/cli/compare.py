@@ -44,7 +44,7 @@ def define_flags() -> None:
 
   define("multi_string", "game", [runner.DEFAULT_GAME],
          "Game string for pyspiel.load_game; repeat the flag for several games (one output "
-         "folder per game under --out, and --out/summary.md).")
+         "folder per game under --out, and --out/summary.md)")
   define("list", "solvers", list(runner.DEFAULT_SOLVERS),
          f"Solvers to compare; known: {', '.join(registry.solver_names())}.")
   define("integer", "iterations", None, "Iterations per run (with --seconds: a cap).")

@@ -3,8 +3,9 @@
 * `nash_conv`: 0 (a Nash equilibrium).
 * `value` (common-payoff games): the proven cooperative optimum (its common payoff). The optima
   proven so far ship with the package (`runner/data/coop_optima.json`, written by
-  `benchmarks/coop_optima.py` from its record of `ospiel-team-coop-optimum` runs); other games
-  are solved by `algorithms.coop.optimum` within a time limit (an unproven incumbent is labelled so).
+  `benchmarks/coop_optima.py` from its record of `ospiel-team-coop-optimum` runs); other
+  games are solved by `algorithms.coop.optimum` within a time limit (an unproven incumbent is
+  labelled so).
 * `team_value_vs_br` (two-team zero-sum games): team 1's TMECor value (`algorithms.team.lp`),
   the most team 1 can guarantee against a team best response with a correlated plan (Zhang,
   Farina and Sandholm 2023, "Team Belief DAG", ICML 2023, arXiv 2210.05170).

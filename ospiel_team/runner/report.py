@@ -158,13 +158,12 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   """The curves figure: each seed's metric (thin) and their mean (thick) per solver.
 
   Two panels, against iterations and against solver CPU seconds (log axes). Each run's metric
-  is held from its last checkpoint; the mean is over the seeds that have reached that x. No
-  confidence band: with 2-3 seeds a Student-t band spans several times the spread of the seeds
-  themselves, so the seeds are drawn instead. The y range is that of the mean curves (and the
-  reference line), widened by the spread of the seeds where it is not an outlier (Tukey's
-  fences: an early, far-off point of one seed is clipped at the axis rather than squashing
-  every curve). NashConv uses a symlog axis whose linear part starts below 0, so that the
-  reference line at 0 is visible. The legend sits below the axes.
+  is held from its last checkpoint (`step_band`). No confidence band: with 2-3 seeds a
+  Student-t band spans several times the spread of the seeds themselves, so the seeds are
+  drawn instead. The y range is that of the mean curves and the reference line, widened by the
+  seed values that are not outliers (Tukey's fences: one far-off seed is clipped at the axis
+  rather than squashing every curve). NashConv uses a symlog axis whose linear part starts
+  below 0, so that the reference line at 0 is visible. The legend sits below the axes.
 
   Args:
     rows: result rows (`execute.run_task`).
@@ -179,6 +178,7 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   import matplotlib  #
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt  #
+  import matplotlib.ticker  #
   bad = [f for f in formats if f not in ("png", "svg", "pdf")]
   if bad:
     raise ValueError(f"figure formats {bad} not supported; use png, svg or pdf")
@@ -217,6 +217,7 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
                  label=f"reference: {ref['value']:.4g}, {ref['label']}"
                  if ax is axes[1] else None)
     ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     if symlog:
       ax.set_yscale("symlog", linthresh=thresh)
       ax.set_ylim(-thresh, max(hi, thresh) * 1.6)
@@ -250,7 +251,8 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
 
 def _y_range(means: list[np.ndarray], spread: list[np.ndarray],
              ref: dict[str, Any] | None) -> tuple[float, float]:
-  """The y range: the mean curves and the reference, plus non-outlying seed values."""
+  """The y range: every mean curve and the reference, plus the seed values within Tukey's
+  fences (3 interquartile ranges) of all seed values."""
   pts = [np.asarray(m, dtype=np.float64) for m in means]
   if ref is not None:
     pts.append(np.array([ref["value"]]))
@@ -265,14 +267,6 @@ def _y_range(means: list[np.ndarray], spread: list[np.ndarray],
     inside = allv[(allv >= q1 - fence) & (allv <= q3 + fence)]
     if inside.size:
       lo, hi = min(lo, float(inside.min())), max(hi, float(inside.max()))
-  # an outlying mean (one seed far off at the first checkpoint) is clipped the same way
-  q1, q3 = np.percentile(core, [25, 75])
-  fence = 3.0 * (q3 - q1)
-  if fence > 0:
-    lo = max(lo, float(q1 - fence))
-    hi = min(hi, float(q3 + fence))
-  if ref is not None:
-    lo, hi = min(lo, ref["value"]), max(hi, ref["value"])
   return lo, hi
 
 

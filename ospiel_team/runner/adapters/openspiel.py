@@ -23,7 +23,8 @@ def cfr_policies(ctx: SolverContext, solver) -> dict:
 
 
 def _cfr_family(ctx: SolverContext, solver_cls) -> Iterator[Snapshot]:
-  solver = solver_cls(ctx.game)
+  with ctx.excluded("setup"):
+    solver = solver_cls(ctx.game)
   for it in ctx.iterate():
     solver.evaluate_and_update_policy()
     if ctx.is_checkpoint(it):
@@ -95,7 +96,8 @@ def xfp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's `fictitious_play.XFPSolver` (Heinrich, Lanctot and Silver 2015, "Fictitious
   Self-Play in Extensive-Form Games", ICML 2015); its average policy (it has no current one)."""
   from open_spiel.python.algorithms import fictitious_play  #
-  solver = fictitious_play.XFPSolver(ctx.game)
+  with ctx.excluded("setup"):
+    solver = fictitious_play.XFPSolver(ctx.game)
   tree = ctx.tree
   for it in ctx.iterate():
     solver.iteration()
@@ -377,8 +379,9 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     raise ValueError(f"mmd.alpha must be > 0, got {alpha}")
   if not 0 < magnet_lr <= 1:
     raise ValueError(f"mmd.magnet_lr must be in (0, 1], got {magnet_lr}")
-  mmd = mmd_dilated.MMDDilatedEnt(game, alpha, stepsize=stepsize)
-  magnet = [np.asarray(s, dtype=np.float64).copy() for s in mmd.sequences]
+  with ctx.excluded("setup"):  # the sequence-form payoff matrix and index maps
+    mmd = mmd_dilated.MMDDilatedEnt(game, alpha, stepsize=stepsize)
+    magnet = [np.asarray(s, dtype=np.float64).copy() for s in mmd.sequences]
   tree = ctx.tree
   for it in ctx.iterate():
     if magnet_kind == "uniform":
