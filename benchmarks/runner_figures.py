@@ -27,7 +27,7 @@ flags.DEFINE_string("img", "docs/img", "Folder the PNGs are copied to.")
 # name -> the command's arguments: equal CPU-second budgets per run (JIT and setup excluded)
 FIGURES = {
     "cooperative": ["--game", "mini_bridge(size=3)", "--solvers", "cfr,cfr_plus,jps,cfr+jps",
-                    "--seconds", "3", "--num_points", "8"],
+                    "--seconds", "2", "--num_points", "8"],
     "team": ["--game", "kuhn_poker(players=3)", "--teams", "0,1|2",
              "--solvers", "cfr,cfr_plus,xfp,team_lp", "--seconds", "1.5", "--num_points", "8"],
     "zero_sum": ["--game", "kuhn_poker", "--solvers", "cfr,cfr_plus,xfp,mmd,ed",

@@ -217,7 +217,6 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
                  label=f"reference: {ref['value']:.4g}, {ref['label']}"
                  if ax is axes[1] else None)
     ax.set_xscale("log")
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     if symlog:
       ax.set_yscale("symlog", linthresh=thresh)
       ax.set_ylim(-thresh, max(hi, thresh) * 1.6)
@@ -229,6 +228,13 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
                   fontsize=11)
     ax.tick_params(labelsize=10)
     ax.grid(True, alpha=0.3)
+  for ax in axes:  # under 1.5 decades, plain numbers at 2, 3, 5 too; else powers of ten only
+    left, right = ax.get_xlim()
+    if right / max(left, 1e-12) < 10 ** 1.5:
+      ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_tick_label))
+      ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(_tick_label))
+    else:
+      ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
   handles, labels = axes[1].get_legend_handles_labels()
   fig.legend(handles, labels, loc="lower center", ncol=min(4, max(1, len(labels))),
              fontsize=10, frameon=False)
@@ -247,6 +253,14 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
     written.append(target)
   plt.close(fig)
   return written
+
+
+def _tick_label(x: float, _=None) -> str:
+  """A log axis' tick label at 1, 2, 3 and 5 times a power of ten ("" elsewhere)."""
+  if x <= 0:
+    return ""
+  lead = round(x / 10 ** math.floor(math.log10(x) + 1e-9), 6)
+  return f"{x:g}" if lead in (1, 2, 3, 5) else ""
 
 
 def _y_range(means: list[np.ndarray], spread: list[np.ndarray],

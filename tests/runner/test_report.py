@@ -60,3 +60,51 @@ def test_write_outputs_writes_three_files_and_no_temporary_one(tmp_path):
   png = (out / "curves.png").read_bytes()
   assert png.startswith(b"\x89PNG") and len(png) > 10_000
   assert os.stat(out / "curves.png").st_mode & 0o777 == 0o644
+
+
+def _axes_of(rows, tmp_path, **kwargs):
+  """The curves figure's axes, captured before the figure is closed."""
+  import matplotlib  # noqa: PLC0415
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt  # noqa: PLC0415
+  captured = {}
+  close = plt.close
+
+  def keep(fig=None):
+    captured["fig"] = fig
+    close(fig)
+  plt.close = keep
+  try:
+    written = report.plot_curves(rows, str(tmp_path / "c.png"), **kwargs)
+  finally:
+    plt.close = close
+  return captured["fig"], written
+
+
+def test_curves_show_judged_variants_a_visible_zero_line_and_a_legend_below(tmp_path):
+  rows = _rows() + [dict(r, variant="current", primary=False, metric=r["metric"] * 5)
+                    for r in _rows()]
+  fig, written = _axes_of(rows, tmp_path, ref={"value": 0.0, "label": "Nash"},
+                          formats=("png", "svg"))
+  assert written == [str(tmp_path / "c.png"), str(tmp_path / "c.svg")]
+  assert (tmp_path / "c.svg").read_text().lstrip().startswith("<?xml")
+  ax = fig.axes[0]
+  labels = [t.get_text() for t in fig.legends[0].get_texts()]
+  assert labels == ["cfr (average)", "reference: 0, Nash"]  # judged variant only
+  low, high = ax.get_ylim()
+  assert ax.get_yscale() == "symlog" and low < 0.0 < high  # the line at 0 is inside the axes
+  # the legend is below both panels: its top is under the lowest axes' bottom
+  fig.canvas.draw()
+  legend_box = fig.legends[0].get_window_extent()
+  assert legend_box.y1 <= min(a.get_window_extent().y0 for a in fig.axes)
+  fig, _ = _axes_of(rows, tmp_path, all_variants=True)
+  assert len(fig.legends[0].get_texts()) == 2  # cfr (average), cfr (current)
+
+
+def test_provenance_names_the_command_versions_and_machine():
+  prov = report.provenance(["ospiel-team-compare", "--game", "kuhn_poker"])
+  assert prov["command"] == ["ospiel-team-compare", "--game", "kuhn_poker"]
+  import numpy  # noqa: PLC0415
+  assert prov["versions"]["numpy"] == numpy.__version__
+  assert prov["machine"]["cores"] == os.cpu_count()
+  assert prov["date"][:4].isdigit() and "T" in prov["date"]
