@@ -61,37 +61,60 @@ def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
 # OpenSpiel's floating-point operations in OpenSpiel's order (children summed left to right, the
 # histories of an infoset accumulated in depth-first order): no fused multiply-adds
 # (fastmath=False), so each seed equals TreeCFRSolver and OpenSpiel's CFRSolver bit for bit.
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _counterfactual_reach(reach, node, p, q_own, num_b, before, after):
+  """after = (product of the players before p) * (product of those after, and chance) at
+  `node`, each product left to right (OpenSpiel's order)."""
+  for b in range(num_b):
+    after[b] = reach[p + 1, node, b]
+  for q in range(p + 2, q_own):
+    for b in range(num_b):
+      after[b] *= reach[q, node, b]
+  if p > 0:
+    for b in range(num_b):
+      before[b] = reach[0, node, b]
+    for q in range(1, p):
+      for b in range(num_b):
+        before[b] *= reach[q, node, b]
+    for b in range(num_b):
+      after[b] = before[b] * after[b]
+
+
 @numba.njit(cache=True, boundscheck=False)
 def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cur, ep, reach,
                   dpruned, npruned, val_players, rets, values, acc, before, after, players,
                   val_of, e_off, e_node, e_child, e_flat, e_dec, weight, weight_after, cum_regret,
-                  cum_policy):
-  """One traversal: edge probabilities, reach of every owner, OpenSpiel's pruning, values
-  bottom-up, then the regrets (added to `cum_regret`) and policy sums of `players` (see
+                  cum_policy, stale):
+  """One traversal: edge probabilities, reach of the `stale` owners (the others' columns still
+  hold their reach: their policies have not changed), OpenSpiel's pruning, values bottom-up,
+  then the regrets (added to `cum_regret`) and policy sums of `players` (see
   BatchedTreeCFRSolver). A policy sum adds (weight * reach) * policy, or (reach * policy) *
-  weight if `weight_after` (OpenSpiel's CFR and DCFR orders)."""
+  weight if `weight_after` (OpenSpiel's CFR and DCFR orders). reach: [owners, nodes, seeds]."""
   n_nodes, num_b = ep.shape
   q_own = num_p + 1
   for i in range(len(dc)):
     for b in range(num_b):
       ep[dc[i], b] = cur[dc_flat[i], b]
-  # Reach of every owner, top-down: a child copies its parent's row and multiplies its owner's
-  # column by its edge probability.
-  for n in range(1, reach.shape[0]):
-    p_n = parent[n]
-    for q in range(q_own):
-      for b in range(num_b):
-        reach[n, q, b] = reach[p_n, q, b]
-    o = owner[n]
-    for b in range(num_b):
-      reach[n, o, b] = reach[p_n, o, b] * ep[n, b]
+  # Reach of each stale owner, top-down: a child copies its parent's reach, times its edge
+  # probability if it is the child's owner (one owner's reach is one contiguous block).
+  for j in range(len(stale)):
+    q = stale[j]
+    r_q = reach[q]
+    for n in range(1, r_q.shape[0]):
+      p_n = parent[n]
+      if owner[n] == q:
+        for b in range(num_b):
+          r_q[n, b] = r_q[p_n, b] * ep[n, b]
+      else:
+        for b in range(num_b):
+          r_q[n, b] = r_q[p_n, b]
   any_pruned = False
   npruned[:, :] = False
   for d in range(len(dec)):
     for b in range(num_b):
       pr = True
       for q in range(num_p):
-        if reach[dec[d], q, b] != 0.0:
+        if reach[q, dec[d], b] != 0.0:
           pr = False
       dpruned[d, b] = pr
       npruned[dec[d], b] = pr
@@ -129,29 +152,16 @@ def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cu
           if npruned[n, b]:
             v[n, b] = 0.0
   # Regrets and policy sums per legal decision edge, added in the edges' order (infoset,
-  # action, depth-first order of the history).
+  # depth-first order of the history, action).
   for ip in range(len(players)):
     p = players[ip]
     v = values[val_of[p]]
     for e in range(e_off[p], e_off[p + 1]):
       node, child, flat, dd = e_node[e], e_child[e], e_flat[e], e_dec[e]
-      # cf = (product of the players before p) * (product of those after, and chance), each
-      # product left to right.
+      if e == e_off[p] or node != e_node[e - 1]:  # a history's edges are consecutive
+        _counterfactual_reach(reach, node, p, q_own, num_b, before, after)
       for b in range(num_b):
-        after[b] = reach[node, p + 1, b]
-      for q in range(p + 2, q_own):
-        for b in range(num_b):
-          after[b] *= reach[node, q, b]
-      if p > 0:
-        for b in range(num_b):
-          before[b] = reach[node, 0, b]
-        for q in range(1, p):
-          for b in range(num_b):
-            before[b] *= reach[node, q, b]
-        for b in range(num_b):
-          after[b] = before[b] * after[b]
-      for b in range(num_b):
-        own = reach[node, p, b]
+        own = reach[p, node, b]
         if weight_after:
           pol = (own * cur[flat, b]) * weight
         else:
@@ -369,8 +379,11 @@ class BatchedTreeCFRSolver:
              rets=np.ascontiguousarray(tree.node_returns.T, dtype=dt),
              legal=np.ascontiguousarray(legal),
              uniform=np.ascontiguousarray(legal / legal.sum(axis=1, keepdims=True), dtype=dt))
-    # Reach of every owner (players, then chance): [nodes, num_p + 1, B].
-    self._reach = np.ones((self._reach_size, num_p + 1, B), dtype=dt)
+    # Reach of every owner (players, then chance): [num_p + 1, nodes, B].
+    self._reach = np.ones((num_p + 1, self._reach_size, B), dtype=dt)
+    # The owners whose reach must be recomputed by the next traversal (their policies changed).
+    self._stale = set(range(num_p + 1))
+    self._matched = False  # whether every infoset's policy came from regret matching yet
     # Chance probabilities stay; the decision edges are overwritten every traversal.
     self._ep = np.repeat(np.asarray(tree.node_chance_prob, dtype=dt)[:, None], B, axis=1)
     k["dpruned"] = np.zeros((len(tree.decisions), B), dtype=bool)
@@ -384,8 +397,9 @@ class BatchedTreeCFRSolver:
     k["player_rows"] = [i64(np.nonzero(inf_player == p)[0]) for p in range(num_p)]
     k["values"] = np.zeros((1 if self._common_values else num_p, tree.num_nodes, B), dtype=dt)
     # Regrets and policy sums per decision edge (legal actions only), the edges of each player
-    # sorted by (infoset, action, depth-first order of the history), so that every (infoset,
-    # action) pair adds its histories in OpenSpiel's visiting order.
+    # sorted by (infoset, depth-first order of the history, action), so that every (infoset,
+    # action) pair adds its histories in OpenSpiel's visiting order, and the edges of a history
+    # are consecutive (its reach is read once, its children in a row).
     pre = traversal.preorder_and_size(tree.node_parent, tree.level_slices)[0]
     kids = tree.decision_children
     dec_row = np.full(tree.num_nodes, -1, dtype=np.int64)
@@ -398,7 +412,7 @@ class BatchedTreeCFRSolver:
       inf = tree.node_infoset[dec[rows]]
       r_idx, a_idx = np.nonzero(tree.infoset_legal[inf])
       e_flat = inf[r_idx] * tree.num_actions + a_idx
-      order = np.lexsort((pre[dec[rows[r_idx]]], e_flat))
+      order = np.lexsort((a_idx, pre[dec[rows[r_idx]]], inf[r_idx]))
       e_row = rows[r_idx[order]]
       parts.append([dec[e_row], child[e_row, a_idx[order]], e_flat[order], e_row])
     k["e_off"] = i64(np.concatenate([[0], np.cumsum([len(q[0]) for q in parts])]))
@@ -431,18 +445,25 @@ class BatchedTreeCFRSolver:
                   k["rets"], k["values"], k["acc"], k["before"], k["after"],
                   players.astype(np.int64), val_of, k["e_off"], k["e_node"], k["e_child"],
                   k["e_flat"], k["e_dec"], self._dtype.type(weight), weight_after,
-                  target.reshape(-1, B), self._cum_policy.reshape(-1, B))
+                  target.reshape(-1, B), self._cum_policy.reshape(-1, B),
+                  np.array(sorted(self._stale), dtype=np.int64))
+    self._stale.clear()
 
   def _update_current_policy(self, player: int | None):
-    """The rule's regret update of `player`'s infosets (None: every player's), then regret
-    matching (of every infoset under "cfr", as OpenSpiel)."""
+    """The rule's regret update of `player`'s infosets (None: every player's), then their regret
+    matching. (OpenSpiel's CFR matches every infoset, but after the first update, which
+    replaces the initial policy everywhere, the other players' regrets are unchanged and so are
+    their policies. With exploration every infoset is matched: its noise is drawn anew.)"""
     k = self._k  # illegal actions never receive regret: their cumulative regret stays 0
     t, rule = float(self._iteration), self._rule
     d_pos = d_neg = d_next = 1.0
+    everyone = player is None or self._rngs is not None or not self._matched
+    self._matched = True
+    rows = k["all_rows"] if everyone else k["player_rows"][player]
+    self._stale.update(range(self.tree.num_players) if everyone else [player])
     if rule == "cfr":
-      code, rows = (_RM_PLUS if self._rm_plus else _RM), k["all_rows"]
+      code = _RM_PLUS if self._rm_plus else _RM
     else:
-      rows = k["all_rows"] if player is None else k["player_rows"][player]
       if rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
         code = _DISCOUNTED
         d_pos = t ** self._alpha / (t ** self._alpha + 1)

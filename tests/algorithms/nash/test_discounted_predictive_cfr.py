@@ -18,11 +18,17 @@ def _policies(tree, reference, ours):
 
 
 @pytest.mark.parametrize("game_name", ["kuhn_poker", "leduc_poker"])
-def test_dcfr_equals_openspiel_dcfr(game_name):
+@pytest.mark.parametrize("seed", [None, 5])
+def test_dcfr_equals_openspiel_dcfr(game_name, seed):
   game = pyspiel.load_game(game_name)
   tree = GameTree(game)
   reference = discounted_cfr.DCFRSolver(game)
-  ours = tree_cfr.TreeDCFRSolver(tree)
+  init = None if seed is None else tree_cfr.random_policy_array(tree, seed)
+  if init is not None:  # OpenSpiel's solver from the same (random) start
+    cur = reference.current_policy()
+    cur.action_probability_array[:] = tree.tabular_policy(
+        init, template=cur).action_probability_array
+  ours = tree_cfr.TreeDCFRSolver(tree, initial_policy=init)
   for _ in range(6):
     reference.evaluate_and_update_policy()
     ours.evaluate_and_update_policy()
