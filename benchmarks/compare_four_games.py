@@ -1,7 +1,7 @@
 r"""The four-game comparison: every applicable solver, 5 seeds, equal CPU-second budgets.
 
 Games: kuhn_poker and leduc_poker (NashConv, reference 0), mini_bridge(size=4) (common payoff:
-team_value, reference the proven cooperative optimum) and kuhn_poker(players=3) with teams
+value, reference the proven cooperative optimum) and kuhn_poker(players=3) with teams
 0,1|2 (team_value_vs_br: team 1's value against a team best response, reference the TMECor
 value). Solvers: CFR, CFR+, JAX CFR, XFP, NFSP, MMD (two-player zero-sum only), ED, neural ED,
 JPS and CFR+ then JPS (the cooperative and team games), team LP (the zero-sum games: for two

@@ -154,7 +154,8 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
     progress: show a tqdm bar.
     seeds: seeds to run every solver with.
     seconds: CPU-second budget per run (solver time only).
-    teams: "0,1|2" for a two-team zero-sum game (an error on a common-payoff game).
+    teams: "0,1|2" for a two-team zero-sum game (an error on a common-payoff game); with
+      `metric="team_value_vs_br"` and no teams, `teams.default_teams`.
     workers: processes (1 = inline, in this process).
     ray_address: run the tasks on Ray ("local" or a cluster address).
     out: result store folder (`execute.ResultStore`): finished tasks found there are not rerun;
@@ -206,6 +207,11 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
   except ValueError as e:
     raise UserError(str(e)) from None
   metric = metric or metrics.default_metric(game, team_obj)
+  if metric == "team_value_vs_br" and team_obj is None and not metrics.is_common_payoff(game):
+    try:
+      team_obj = teams_lib.default_teams(game)
+    except ValueError as e:
+      raise UserError(f"--metric {metric}: {e}; give --teams") from None
   try:
     metrics.check_metric(metric, game, team_obj)
   except ValueError as e:

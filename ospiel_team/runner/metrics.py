@@ -81,8 +81,9 @@ def check_metric(name: str, game: pyspiel.Game, teams: teams_lib.Teams | None) -
   """Raises ValueError naming `name` unless the metric applies to `game` with `teams`."""
   metric_fn(name)
   if name == "team_value_vs_br" and teams is None:
-    raise ValueError(f"metric {name!r} needs two teams (--teams \"0,1|2\"); {game} has none "
-                     "declared")
+    raise ValueError(f"metric {name!r} needs two teams; {game} is a common-payoff game (all "
+                     "its players form one team)" if is_common_payoff(game) else
+                     f"metric {name!r} needs two teams (--teams \"0,1|2\")")
   if name == "value" and teams is None and not is_common_payoff(game):
     raise ValueError(f"metric {name!r} on {game} (not common-payoff) needs two teams (--teams)")
 

@@ -21,7 +21,7 @@ def test_wheel_ships_the_coop_optima(built_wheel):  # noqa: F811
   names = zipfile.ZipFile(path).namelist()
   assert "ospiel_team/runner/data/coop_optima.json" in names
   shipped = json.loads(zipfile.ZipFile(path).read("ospiel_team/runner/data/coop_optima.json"))
-  assert shipped["optima"]["mini_bridge(size=4)"]["team_value"] > 3.6
+  assert shipped["optima"]["mini_bridge(size=4)"]["value"] > 1.8
 
 
 def test_installed_runner_reads_the_shipped_optimum(built_wheel, tmp_path):  # noqa: F811
@@ -48,6 +48,6 @@ def test_installed_runner_reads_the_shipped_optimum(built_wheel, tmp_path):  # n
   assert res.returncode == 0, res.stderr[-3000:]
   data = json.loads((work / "out" / "results.json").read_text())
   assert data["reference"]["label"] == "cooperative optimum (proven, coop_optimum)"
-  assert abs(data["reference"]["value"] - 3.68) < 1e-9
+  assert abs(data["reference"]["value"] - 1.84) < 1e-9  # the common payoff
   assert not (work / "out" / "reference.json").exists()  # read, not solved
   assert os.listdir(tmp_path / "cache") == ["jax_compilation_cache"]
