@@ -5,10 +5,10 @@ method (`mip`: HiGHS MIP over the players' pure sequence-form plans; `lp`: the t
 Sandholm with no opponent; `bidding_bb`, simple_bidding only: the exact branch and bound over reach
 sets of `simple_bidding_optimum`, which has no solver time limit), runs `ospiel-team-coop-optimum
 --json` in a subprocess under a wall-clock limit (HiGHS gets most of it as its own time limit, so a
-stopped MIP still reports its best joint strategy and bound). Records the value (per member = the
-common payoff), whether it is proven optimal, the gap, and seconds; the returned policy's value is
-re-evaluated on the array game tree by the CLI (`evaluated_value`). Results are written atomically
-to `--out` after every run and reused on a rerun.
+stopped MIP still reports its best joint strategy and bound). Records the value (the common
+payoff, evaluated by the CLI on the array game tree for the returned policy), whether it is proven
+optimal, the gap, and seconds. Results are written atomically to `--out` after every run and
+reused on a rerun.
 
 The proven optima of the whole record (every game of `--out`, not only those of `--games`)
 are also written to `--package_data`, the file the comparison runner ships and reads its
