@@ -8,7 +8,7 @@ def test_getting_started_notebook_runs(run_notebook):
   text = "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code"
                  for out in cell.get("outputs", []))
   assert "GameTree(mini_bridge(size=2)" in text
-  assert "| cfr_plus | **average** |" in text and "| jps | jps |" in text
+  assert "| cfr_plus | **average** |" in text and "| jps | **jps** |" in text  # JPS judged
   assert "2 seeds (0, 1)" in text and "95% CI" in text
   assert "Reference: **" in text and "cooperative optimum" in text
   images = [out for cell in nb.cells if cell.cell_type == "code"
