@@ -53,7 +53,9 @@ def main(argv):
       prov = json.load(f)["provenance"]
     shown = " ".join(f"'{a}'" if any(c in a for c in "(|, ") else a for a in args + COMMON)
     print(f"{target}: ospiel-team-compare {shown} --out {out}\n"
-          f"  commit {prov['commit']}, {prov['date']}, {prov['machine']['cores']} cores, "
+          f"  commit {prov['commit']}"
+          f"{' + uncommitted changes' if prov['uncommitted_package_changes'] else ''}, "
+          f"{prov['date']}, {prov['machine']['cores']} cores, "
           f"load average {load_before[0]:.2f} before / {load_after[0]:.2f} after")
 
 

@@ -102,6 +102,9 @@ def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
 def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
   """What produced a result: command line, versions, date, git commit (if any), machine.
 
+  `commit` and `uncommitted_package_changes` (whether `ospiel_team/` differs from it) are None
+  outside a git checkout (an installed package).
+
   Args:
     command: the command line (default: `sys.argv`).
   """
@@ -118,17 +121,16 @@ def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
       return None
 
   repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-  commit = None
+  commit, dirty = None, None
   if os.path.exists(os.path.join(repo, ".git")):
     try:
       commit = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
                               text=True, timeout=10, check=True).stdout.strip() or None
-      dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no",
-                              "ospiel_team"], capture_output=True, text=True, timeout=10)
-      if commit and dirty.stdout.strip():
-        commit += " (ospiel_team has uncommitted changes)"
+      dirty = bool(subprocess.run(
+          ["git", "-C", repo, "status", "--porcelain", "--untracked-files=no", "ospiel_team"],
+          capture_output=True, text=True, timeout=10, check=True).stdout.strip())
     except (OSError, subprocess.SubprocessError):
-      commit = None
+      commit, dirty = None, None
   try:
     load = [round(x, 2) for x in os.getloadavg()]
   except OSError:
@@ -137,9 +139,10 @@ def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
   return dict(
       command=list(sys.argv if command is None else command),
       date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-      commit=commit, versions={"ospiel_team": version("ospiel-team") or version("ospiel_team"),
-                               "open_spiel": version("open_spiel"), "jax": version("jax"),
-                               "numpy": numpy.__version__, "python": platform.python_version()},
+      commit=commit, uncommitted_package_changes=dirty,
+      versions={"ospiel_team": version("ospiel-team") or version("ospiel_team"),
+                "open_spiel": version("open_spiel"), "jax": version("jax"),
+                "numpy": numpy.__version__, "python": platform.python_version()},
       machine={"cores": os.cpu_count(), "load_average": load, "platform": platform.platform()})
 
 

@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import subprocess
 
 import pytest
 
@@ -108,3 +109,7 @@ def test_provenance_names_the_command_versions_and_machine():
   assert prov["versions"]["numpy"] == numpy.__version__
   assert prov["machine"]["cores"] == os.cpu_count()
   assert prov["date"][:4].isdigit() and "T" in prov["date"]
+  # run from this git checkout: HEAD's commit, and whether the package differs from it
+  head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                        cwd=os.path.dirname(report.__file__)).stdout.strip()
+  assert prov["commit"] == head and isinstance(prov["uncommitted_package_changes"], bool)
