@@ -15,6 +15,11 @@ tiny_hanabi, comm, simple_bidding, mini_bridge and leduc_poker).
 It exists so that the JPS experiments can run CFR1k on games whose Python CFR is too slow
 (comm(length=7) has over two million histories).
 
+The same traversal runs three newer regret and average updates (`rule`): Discounted CFR
+(`TreeDCFRSolver`, equal to OpenSpiel's Python `discounted_cfr.DCFRSolver`), predictive CFR+
+(`TreePCFRPlusSolver`) and predictive discounted CFR+ (`TreePDCFRPlusSolver`); their classes
+cite the papers.
+
 A *seeded random initial policy* (as the JPS paper starts CFR) replaces OpenSpiel's uniform
 initial `current_policy()`; `openspiel_cfr_solver` builds OpenSpiel's own solver with the same
 start so the two can be compared.
@@ -597,9 +602,9 @@ class TreeCFRPlusSolver(TreeCFRSolver):
 
 
 class TreeDCFRSolver(TreeCFRSolver):
-  """Discounted CFR (Brown & Sandholm, "Solving Imperfect-Information Games via Discounted
-  Regret Minimization", AAAI 2019, arXiv:1809.04040, Section "Discounted CFR"), iterate for
-  iterate OpenSpiel's `discounted_cfr.DCFRSolver`.
+  """Discounted CFR, DCFR_{alpha, beta, gamma} (Brown & Sandholm, "Solving Imperfect-Information
+  Games via Discounted Regret Minimization", AAAI 2019, arXiv:1809.04040), iterate for iterate
+  OpenSpiel's `discounted_cfr.DCFRSolver`.
 
   After player i's traversal of iteration t its cumulative regrets R = R^{t-1} + r^t are
   multiplied by t^alpha / (t^alpha + 1) where R >= 0 and by t^beta / (t^beta + 1) where R < 0;
