@@ -151,11 +151,8 @@ def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cu
             acc[b] += ep[n, b] * v[n, b]
       for b in range(num_b):
         v[cp, b] += acc[b]
-    if any_pruned:
-      for n in range(n_nodes):
-        for b in range(num_b):
-          if npruned[n, b]:
-            v[n, b] = 0.0
+    # (A pruned node is zeroed at its level, after its children's sums and before its parent
+    # reads it; the root, reached with probability 1, is never pruned.)
   # Regrets and policy sums per legal decision edge, added in the edges' order (infoset,
   # depth-first order of the history, action).
   for ip in range(len(players)):
@@ -226,9 +223,7 @@ def _cfr_regret_matching(rule, rows, cum, inst, d_pos, d_neg, d_next, uniform, c
       for b in range(num_b):
         x = src[i, a, b] if src[i, a, b] > 0.0 else 0.0
         cur[i, a, b] = x / total[b] if total[b] > 0.0 else uniform[i, a]
-    if rule == _PREDICTIVE:
-      for a in range(num_a):
-        for b in range(num_b):
+        if rule == _PREDICTIVE:
           inst[i, a, b] = 0.0
 
 
