@@ -339,8 +339,7 @@ class BatchedTreeCFRSolver:
     self._cum_regret = np.zeros((tree.num_infosets, tree.num_actions, B), dtype=self._dtype)
     self._cum_policy = np.zeros((tree.num_infosets, tree.num_actions, B), dtype=self._dtype)
     # This iteration's regrets of the predictive rules (zero between updates).
-    self._inst = (np.zeros_like(self._cum_regret) if rule in ("pcfr+", "pdcfr+")
-                  else self._cum_regret[:0])
+    self._inst = np.zeros_like(self._cum_regret) if rule in ("pcfr+", "pdcfr+") else None
     self._exploration = float(exploration)
     if self._exploration > 0:
       if noise_seeds is None or len(noise_seeds) != B:
