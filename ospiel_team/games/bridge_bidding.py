@@ -128,6 +128,12 @@ class Rules:
   uncontested: bool
   deal_outcomes: list  # the deal chance node's outcomes: N pairs (i, 1/N), shared: not to modify
 
+  def __deepcopy__(self, memo) -> Rules:
+    # Immutable and shared by every state of the game: a state's clone (OpenSpiel deep-copies
+    # the state's attributes) must not copy the dataset and the N deal outcomes.
+    del memo
+    return self
+
 
 def rules(params: dict) -> Rules:
   """The `Rules` of the game with these parameters (built once per distinct parameters).

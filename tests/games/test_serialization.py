@@ -101,3 +101,11 @@ def test_bridge_bidding_chance_nodes_of_random_dealer_and_vulnerability():
   assert not state.is_chance_node()
   for restore in _restorers(game).values():
     assert _facts(restore(state)) == _facts(state)
+
+
+def test_bridge_bidding_states_share_their_rules():
+  # A clone must not copy the dataset or the deal chance node's outcomes (one per deal).
+  state = pyspiel.load_game("bridge_bidding").new_initial_state()
+  child = state.child(0)
+  assert child._rules is state._rules  #
+  assert child.child(0)._rules.deal_outcomes is state.chance_outcomes()
