@@ -1,4 +1,4 @@
-"""An .npz cache of `GameTree` arrays, keyed by the game string.
+"""An .npz cache of `GameTree` arrays, keyed by the game and its definition.
 
 Walking a large Python game into a `GameTree` takes a while (comm(length=7): ~2.1 million
 histories, about a minute); the arrays themselves load in well under a second. `cached_tree`
@@ -8,13 +8,21 @@ each infoset is rebuilt by replaying its action path on first use (solvers that 
 arrays alone, e.g. the team LP, never pay for it), so the loaded tree converts policies exactly
 like a freshly walked one.
 
+The key (`cache_path`) covers the game string and the game's definition
+(`definition_digest`): the cache format, the package and OpenSpiel versions, the source of the
+Python module(s) defining the game and a canonical dump of the first `DUMP_NODES` histories
+(players, legal actions, chance outcomes, keys, returns). A change to a game's rules therefore
+misses the cache instead of loading a stale tree.
+
 The cache directory is `paths.cache_dir("game_trees")`: `$OSPIEL_TEAM_CACHE/game_trees`
 (default `~/.cache/ospiel_team/game_trees`).
 """
 
 from __future__ import annotations
 
+import collections
 import hashlib
+import inspect
 import os
 
 import numpy as np
@@ -24,15 +32,69 @@ from ospiel_team import atomic_io
 from ospiel_team import paths
 from ospiel_team.tree.game_tree import GameTree
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+DUMP_NODES = 2000  # histories of the canonical dump in `definition_digest` (breadth first)
 _ARRAYS = ["node_parent", "node_action", "node_player", "node_depth", "node_infoset",
            "node_chance_prob", "node_returns", "infoset_player", "infoset_legal"]
 
 
+def _python_sources(game: pyspiel.Game) -> list[bytes]:
+  """The source files of the Python modules defining the game's and its state's classes."""
+  sources = []
+  for cls in (type(game), type(game.new_initial_state())):
+    try:
+      path = inspect.getsourcefile(cls)
+    except TypeError:  # a class of OpenSpiel's C++ library: its version stands for it
+      continue
+    if path and path.endswith(".py") and os.path.isfile(path):
+      with open(path, "rb") as f:
+        sources.append(f.read())
+  return sources
+
+
+def _dump(game: pyspiel.Game, limit: int = DUMP_NODES):
+  """The first `limit` histories, breadth first: what each one looks like to the tree."""
+  use_infostate = game.get_type().provides_information_state_string
+  queue = collections.deque([game.new_initial_state()])
+  for _ in range(limit):
+    if not queue:
+      return
+    state = queue.popleft()
+    if state.is_terminal():
+      yield f"{state.history()} T {state.returns()}"
+      continue
+    if state.is_chance_node():
+      outcomes = state.chance_outcomes()
+      yield f"{state.history()} C {outcomes}"
+      actions = [a for a, _ in outcomes]
+    else:
+      player = state.current_player()
+      actions = state.legal_actions()
+      key = (state.information_state_string(player) if use_infostate
+             else state.observation_string(player))
+      yield f"{state.history()} P{player} {actions} {key!r}"
+    for a in actions[:limit - len(queue)]:  # no more children than the dump can reach
+      queue.append(state.child(a))
+
+
+def definition_digest(game: pyspiel.Game) -> str:
+  """A hash of what defines the game's tree (module docstring): changes when its rules do."""
+  import ospiel_team  #
+  h = hashlib.sha256()
+  h.update(f"format {FORMAT_VERSION}; ospiel_team {ospiel_team.__version__}; pyspiel "
+           f"{getattr(pyspiel, '__version__', '?')}; {game}\n".encode())
+  for source in _python_sources(game):
+    h.update(hashlib.sha256(source).digest())
+  for line in _dump(game):
+    h.update(line.encode())
+    h.update(b"\n")
+  return h.hexdigest()
+
+
 def cache_path(game: pyspiel.Game, directory: str | None = None) -> str:
-  """File of `game`'s tree: a readable prefix and a hash of the exact game string."""
+  """File of `game`'s tree: a readable prefix and a hash of the game and its definition."""
   name = str(game)
-  digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+  digest = definition_digest(game)[:16]
   safe = "".join(c if c.isalnum() else "_" for c in name)[:60]
   return os.path.join(directory or paths.cache_dir("game_trees"), f"{safe}-{digest}.npz")
 
@@ -43,6 +105,7 @@ def save_tree(tree: GameTree, path: str) -> None:
   data["infoset_keys"] = np.asarray(tree.infoset_keys, dtype=str)
   data["game_string"] = np.asarray(str(tree.game))
   data["format_version"] = np.asarray(FORMAT_VERSION)
+  data["definition"] = np.asarray(definition_digest(tree.game))
   atomic_io.savez(path, **data)
 
 
@@ -54,6 +117,9 @@ def load_tree(game: pyspiel.Game, path: str) -> GameTree:
                        f"expected {FORMAT_VERSION}")
     if str(f["game_string"]) != str(game):
       raise ValueError(f"{path} holds the tree of {str(f['game_string'])!r}, not {str(game)!r}")
+    if str(f["definition"]) != definition_digest(game):
+      raise ValueError(f"{path} holds a tree of another definition of {str(game)!r} (its rules, "
+                       "the package or OpenSpiel changed since it was stored)")
     arrays = {k: f[k] for k in _ARRAYS}
     keys = [str(k) for k in f["infoset_keys"]]
   tree = GameTree.__new__(GameTree)

@@ -25,6 +25,7 @@ Conventions:
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pyspiel
@@ -39,6 +40,58 @@ TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 DEFAULT_MAX_NODES = 30_000_000
 BUILDERS = ("auto", "walk", "shadow", "vector")
+# Share of the memory available when a walk starts that it may use (`default_max_memory`).
+MEMORY_SHARE = 0.75
+_MEMORY_CHECK_EVERY = 1 << 15  # histories between two memory checks of a walk
+
+
+class TreeTooLargeError(MemoryError, ValueError):
+  """The game's tree does not fit in the memory budget of `GameTree` (`max_memory`)."""
+
+
+def _read_int(path: str) -> int | None:
+  try:
+    with open(path, encoding="ascii") as f:
+      text = f.read().strip()
+  except OSError:
+    return None
+  return int(text) if text.isdigit() else None
+
+
+def available_memory() -> int | None:
+  """Bytes this process may still allocate: the least of the machine's available memory
+  (``MemAvailable`` of /proc/meminfo) and its cgroup's room (limit less usage), or None when
+  neither is known."""
+  room = []
+  try:
+    with open("/proc/meminfo", encoding="ascii") as f:
+      for line in f:
+        if line.startswith("MemAvailable:"):
+          room.append(int(line.split()[1]) * 1024)
+  except OSError:
+    pass
+  for limit, usage in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                       ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                        "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+    lim, use = _read_int(limit), _read_int(usage)
+    if lim is not None and use is not None and lim < 1 << 60:
+      room.append(max(0, lim - use))
+  return min(room) if room else None
+
+
+def default_max_memory() -> int | None:
+  """`MEMORY_SHARE` of `available_memory()` (None when unknown: no memory check)."""
+  room = available_memory()
+  return None if room is None else int(MEMORY_SHARE * room)
+
+
+def _resident_bytes() -> int:
+  """Resident memory of this process (/proc/self/statm), 0 where unknown."""
+  try:
+    with open("/proc/self/statm", encoding="ascii") as f:
+      return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+  except (OSError, ValueError, IndexError):
+    return 0
 
 
 def min_terminal_histories(game: pyspiel.Game) -> int | None:
@@ -65,12 +118,16 @@ class GameTree:
   """A finite turn-based pyspiel game as flat arrays over histories and infosets."""
 
   def __init__(self, game: pyspiel.Game, max_nodes: int = DEFAULT_MAX_NODES,
-               progress: bool = False, builder: str = "auto"):
+               progress: bool = False, builder: str = "auto", max_memory: int | None = -1):
     """Walks `game` once. Raises ValueError for games the tree cannot represent.
 
     Args:
       game: a finite turn-based pyspiel game with explicit chance.
       max_nodes: refuse games with more histories.
+      max_memory: bytes the walk may add to the process's resident memory; past them it stops
+        with `TreeTooLargeError` (a MemoryError and a ValueError) instead of running the
+        machine out of memory. -1 (default): `default_max_memory()`, 75% of the memory
+        available when the walk starts; None: no check.
       progress: show a tqdm bar of the walk.
       builder: "walk" (the reference: pyspiel states), "shadow" (`fast_tree`: the game's own
         Python rules on plain-Python copies of its states, for games that declare
@@ -90,6 +147,13 @@ class GameTree:
       raise ValueError(f"GameTree needs explicit chance; {game} has sampled chance.")
     if max_nodes < 1:
       raise ValueError(f"max_nodes must be positive, got {max_nodes}")
+    if max_memory == -1:
+      max_memory = default_max_memory()
+    elif max_memory is not None and not (isinstance(max_memory, (int, np.integer))
+                                         and max_memory > 0):
+      raise ValueError(f"max_memory must be a positive number of bytes, -1 or None, got "
+                       f"{max_memory!r}")
+    self._max_memory = max_memory
     support = game_support.lookup(game)
     bound = min_terminal_histories(game)
     if bound is not None and bound > max_nodes:
@@ -252,9 +316,14 @@ class GameTree:
     states = []
     nodes = (fast_tree.walk(self.game, self._use_infostate) if shadow else
              self._walk_pyspiel())
+    rss0 = _resident_bytes()
     for n, (kind, parent, action, prob, depth, payload) in enumerate(nodes):
       if n >= max_nodes:
         raise self._too_many_nodes(max_nodes)
+      if n % _MEMORY_CHECK_EVERY == 0 and self._max_memory is not None and n:
+        used = _resident_bytes() - rss0
+        if used > self._max_memory:
+          raise self._too_much_memory(n, used)
       parents.append(parent)
       actions.append(action)
       depths.append(depth)
@@ -316,6 +385,18 @@ class GameTree:
       return None
     import tqdm  #
     return tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
+
+  def _too_much_memory(self, walked: int, used: int) -> TreeTooLargeError:
+    # Every history costs as much as the walked ones did: the finished tree needs at least
+    # `used` and, by the game's own count of its terminal histories where it states one,
+    # (that count) * (bytes per walked history).
+    bound = min_terminal_histories(self.game)
+    need = max(used, (bound or 0) * used // max(walked, 1))
+    return TreeTooLargeError(
+        f"{self.game} does not fit in max_memory={self._max_memory:,} bytes: its first "
+        f"{walked:,} histories took {used:,} bytes ({used / walked:,.0f} per history) and the "
+        f"walk was not finished, so the tree needs more than {need:,} bytes; pass a larger "
+        "max_memory if the machine has it")
 
   def _too_many_nodes(self, max_nodes: int) -> ValueError:
     return ValueError(f"{self.game} has more than max_nodes={max_nodes} histories; raise "
@@ -471,13 +552,14 @@ class GameTree:
                      ) -> policy_lib.TabularPolicy:
     """A TabularPolicy holding the policy array `pi` (rows matched by infoset key).
 
+    `pi` must be a policy array (`validate_policy_array`: shape, finite, non-negative, legal,
+    rows summing to 1); otherwise ValueError naming the first bad infoset.
+
     With no `template`, the TabularPolicy is built from the tree's own representative states,
     without a second walk of the game.
     """
+    self.validate_policy_array(pi)
     pi = np.asarray(pi, dtype=np.float64)
-    if pi.shape != (self.num_infosets, self.num_actions):
-      raise ValueError(f"policy array has shape {pi.shape}, expected "
-                       f"{(self.num_infosets, self.num_actions)}")
     if template is None:
       template = self._template()
     else:
