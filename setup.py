@@ -67,7 +67,11 @@ setuptools.setup(
         "tqdm",
         "absl-py",
         "highspy",
-        "endplay",
+        # bridge/dds.py calls endplay's private endplay._dds (DDS's SetMaxThreads has no public
+        # wrapper; the dataset builder's workers need one DDS thread each), so endplay is
+        # pinned to the version tested. Its public calc_all_tables was as fast on 200 deals
+        # (41.6-47.7 s here vs 42.7-48.6 s public, same tables, 2 cores at load ~3).
+        "endplay==0.5.12",
         # What OpenSpiel's JAX NFSP (open_spiel.python.jax.nfsp) imports.
         "flax",
         "orbax-checkpoint",

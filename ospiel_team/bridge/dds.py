@@ -9,7 +9,9 @@ This is the layout of OpenSpiel's ``ddTableResults.resTable[trumps][declarer]``.
 
 Batches go through DDS's multi-threaded ``CalcAllTables`` (the function behind endplay's
 `endplay.dds.calc_all_tables`), called on the low-level ``endplay._dds`` structures so that the
-deals are written with numpy instead of one Python `Deal` object per board. DDS accepts at
+deals are written with numpy instead of one Python `Deal` object per board, and for
+``SetMaxThreads``, which endplay does not wrap publicly (hence the pin of endplay in
+setup.py). DDS accepts at
 most ``MAXNOOFTABLES`` = 40 deals per call when all five strains are asked, so batches are
 cut into chunks of 40.
 

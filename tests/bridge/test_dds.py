@@ -133,3 +133,12 @@ def test_tables_agree_with_openspiel_double_dummy_200_deals():
   _cross_check_with_openspiel(ds.holders[idx], ds.dd_tricks[idx], seed=200)
   holders = deal.random_holders(np.random.default_rng(201), 50)
   _cross_check_with_openspiel(holders, dds.dd_tables(holders), seed=201)
+
+
+def test_endplay_is_pinned_to_the_installed_tested_version():
+  # dds.py uses the private endplay._dds: setup.py pins the version these tests run on.
+  import importlib.metadata  #
+  from tests import repo as tests_repo  #
+  with open(f"{tests_repo.REPO}/setup.py", encoding="utf-8") as f:
+    pins = re.findall(r'"endplay==([^"]+)"', f.read())
+  assert pins == [importlib.metadata.version("endplay")]
