@@ -109,7 +109,7 @@ def load_game(text: str) -> tuple[pyspiel.Game, GameTree]:
                     "pyspiel.registered_names())")
   try:
     game = pyspiel.load_game(text)
-  except Exception as e:  # pylint: disable=broad-except  (any game's own parameter check)
+  except Exception as e:  #  (any game's own parameter check)
     raise UserError(f"--game {text!r}: {_first_line(e)}") from None
   if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
     raise UserError(f"--game {text!r} is a simultaneous-move game; the runner needs a "

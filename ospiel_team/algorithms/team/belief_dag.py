@@ -94,7 +94,7 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
   predictive CFR+ (r = max(r + q - v, 0), sigma = RM(r + q - v)). pred: scratch of the largest
   node's size. Instantaneous regrets within _NOISE (1 + |v|) of zero are set to 0. (The max
   pass has its own loop, without a mode test per edge; the edge sums and the regret matching
-  are written out in the loops, as an inlined helper taking the arrays would pay reference
+  are written out in the loops, as an inlined function taking the arrays would pay reference
   counting per call.)
   """
   if mode == _MAX:
@@ -154,7 +154,7 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
         x = r[e] + inst
         r[e] = x if x > 0.0 else 0.0
         pred[e - a] = r[e] + inst
-    # sigma = regret matching of pred (written out here: a helper taking the arrays costs
+    # sigma = regret matching of pred (written out here: a function taking the arrays costs
     # reference counting per node).
     tot = 0.0
     for e in range(a, b):

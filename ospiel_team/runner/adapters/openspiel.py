@@ -155,7 +155,6 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     import flax.nnx as nn
     from open_spiel.python import rl_environment
     from open_spiel.python.jax import nfsp
-    # pylint: enable=g-import-not-at-top
   tree, game = ctx.tree, ctx.game
   o = {k: ctx.option(k, v) for k, v in NFSP_OPTIONS.items()}
   episodes = o["nfsp.episodes"]
@@ -364,7 +363,6 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   import pyspiel
   from open_spiel.python.algorithms import mmd_dilated
   from open_spiel.python.algorithms import sequence_form_utils as utils
-  # pylint: enable=g-import-not-at-top
   game = ctx.game
   if (game.num_players() != 2 or
       game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM):

@@ -258,7 +258,6 @@ def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   #
   from ospiel_team.algorithms.team import lp as team_lp
   from ospiel_team.algorithms.team import teams as teams_lib
-  # pylint: enable=g-import-not-at-top
   teams = ctx.teams or ctx.option("team_lp.teams", "") or teams_lib.default_teams(ctx.game)
   res = team_lp.solve(ctx.tree, teams)
   sampled = res.profile_policy(rng=ctx.seed)
