@@ -10,7 +10,8 @@ sweep per candidate (what Theorem 1 avoids). A JPS search is charged its own tim
 sweep (reach and values of all histories) when it needed a new one, i.e. after a change.
 Evaluating all candidates of every search would take many minutes, so each search's
 candidates are timed on a random sample (--sample per search; --sample 0 = all of them)
-and the per-candidate time is multiplied by the number of candidates; the sampled predictions are also checked against the brute-force values.
+and the per-candidate time is multiplied by the number of candidates; the sampled
+predictions are also checked against the brute-force values.
 
   python benchmarks/jps_speed.py --game "simple_bidding(size=16)" --depth 3 --seed 0
 """
