@@ -45,3 +45,21 @@ def test_tests_and_benchmarks_name_only_the_reference_models():
         if SHARED.search(line) and "jps_reference" not in line:
           bad.append(f"{p}:{i}: {line.strip()[:100]}")
   assert not bad, "\n".join(bad)
+
+
+NARRATION = re.compile(r"\bsessions?\b|\bhelpers?\b|\bthe lead\b|\bissue (#|[0-9])", re.I)
+
+
+def test_user_facing_text_does_not_narrate_how_it_was_made():
+  """Docs, package, examples, notebooks and the README state findings, not the story of the
+  work (that lives in commit messages)."""
+  paths = [*_files("ospiel_team", (".py",)), *_files("colabs", (".ipynb", ".py")),
+           *_files("examples", (".py",)), *_files("docs", (".md", ".py")), "README.md"]
+  bad = []
+  for p in paths:
+    with open(os.path.join(REPO, p), encoding="utf-8") as f:
+      for i, line in enumerate(f, 1):
+        if NARRATION.search(line):
+          bad.append(f"{p}:{i}: {line.strip()[:100]}")
+  assert not bad, "\n".join(bad)
+  assert NARRATION.search("measured in session 7") and NARRATION.search("see issue 23")
