@@ -29,13 +29,8 @@ setuptools.setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     license_files=["LICENSE"],
-    # Placeholder: the project's public repository URL is not known yet.
-    url="https://github.com/<owner>/ospiel_team",
-    project_urls={
-        "Source": "https://github.com/<owner>/ospiel_team",  # placeholder (unknown yet)
-        "Issues": "https://github.com/<owner>/ospiel_team/issues",  # placeholder
-        "OpenSpiel": "https://github.com/google-deepmind/open_spiel",
-    },
+    # No public repository address yet: none is claimed (add url= when there is one).
+    project_urls={"OpenSpiel": "https://github.com/google-deepmind/open_spiel"},
     keywords="game theory, team games, imperfect information, OpenSpiel, bridge bidding",
     classifiers=[
         "Development Status :: 3 - Alpha",
