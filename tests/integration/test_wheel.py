@@ -67,8 +67,13 @@ def test_wheel_has_data_metadata_and_no_packaging_warnings(built_wheel):
   assert any(n.endswith("LICENSE") for n in names)
 
 
-def test_wheel_installs_and_plays_a_match_outside_the_source_tree(built_wheel, tmp_path):
-  path, _ = built_wheel
+def install_outside_the_source_tree(wheel_path: str, tmp_path):
+  """Installs the wheel into a fresh virtualenv (dependencies from this interpreter).
+
+  Returns the new interpreter, an empty working folder outside the source tree, and an
+  environment without PYTHONPATH / PYTHONHOME; asserts the package imports from the new
+  site-packages, not from the source tree.
+  """
   env_dir = tmp_path / "venv"
   venv.EnvBuilder(with_pip=False).create(env_dir)
   py = str(env_dir / "bin" / "python")
@@ -80,15 +85,23 @@ def test_wheel_installs_and_plays_a_match_outside_the_source_tree(built_wheel, t
   with open(os.path.join(own_site, "zz_test_deps.pth"), "w") as f:
     f.write("\n".join(deps) + "\n")
   res = subprocess.run([sys.executable, "-m", "pip", "--python", py, "install", "--no-deps",
-                        "--no-index", path], capture_output=True, text=True, timeout=300)
+                        "--no-index", wheel_path], capture_output=True, text=True, timeout=300)
   assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
   work = tmp_path / "elsewhere"
   work.mkdir()
   env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+  check = (f"import os, ospiel_team; assert os.path.realpath(ospiel_team.__file__).startswith("
+           f"os.path.realpath({own_site!r})), ospiel_team.__file__")
+  res = subprocess.run([py, "-c", check], cwd=work, env=env, capture_output=True, text=True,
+                       timeout=300)
+  assert res.returncode == 0, res.stderr[-3000:]
+  return py, work, env
+
+
+def test_wheel_installs_and_plays_a_match_outside_the_source_tree(built_wheel, tmp_path):
+  py, work, env = install_outside_the_source_tree(built_wheel[0], tmp_path)
   script = (
-      "import os, sys, ospiel_team, pyspiel\n"
-      f"assert os.path.realpath(ospiel_team.__file__).startswith(os.path.realpath({own_site!r}))"
-      ", ospiel_team.__file__\n"
+      "import ospiel_team, pyspiel\n"
       "game = pyspiel.load_game('bridge_bidding')\n"
       "print('loaded', game, 'version', ospiel_team.__version__)\n")
   res = subprocess.run([py, "-c", script], cwd=work, env=env, capture_output=True, text=True,

@@ -7,13 +7,11 @@ solving it again (about 50 s), and leaves nothing in the cache folder but what i
 
 import json
 import os
-import site
 import subprocess
-import sys
-import venv
 import zipfile
 
 from tests.integration.test_wheel import built_wheel  # noqa: F401  (the module's fixture)
+from tests.integration.test_wheel import install_outside_the_source_tree
 
 
 def test_wheel_ships_the_coop_optima(built_wheel):  # noqa: F811
@@ -25,21 +23,7 @@ def test_wheel_ships_the_coop_optima(built_wheel):  # noqa: F811
 
 
 def test_installed_runner_reads_the_shipped_optimum(built_wheel, tmp_path):  # noqa: F811
-  path, _ = built_wheel
-  env_dir = tmp_path / "venv"
-  venv.EnvBuilder(with_pip=False).create(env_dir)
-  py = str(env_dir / "bin" / "python")
-  own_site = subprocess.run([py, "-c", "import site; print(site.getsitepackages()[0])"],
-                            capture_output=True, text=True, check=True).stdout.strip()
-  deps = [p for p in site.getsitepackages() + [site.getusersitepackages()] if os.path.isdir(p)]
-  with open(os.path.join(own_site, "zz_test_deps.pth"), "w") as f:
-    f.write("\n".join(deps) + "\n")
-  res = subprocess.run([sys.executable, "-m", "pip", "--python", py, "install", "--no-deps",
-                        "--no-index", path], capture_output=True, text=True, timeout=300)
-  assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-  work = tmp_path / "elsewhere"
-  work.mkdir()
-  env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+  py, work, env = install_outside_the_source_tree(built_wheel[0], tmp_path)
   env["OSPIEL_TEAM_CACHE"] = str(tmp_path / "cache")
   res = subprocess.run([py, "-m", "ospiel_team.compare", "--game", "mini_bridge(size=4)",
                         "--solvers", "cfr", "--iterations", "2", "--num_points", "2",
