@@ -90,15 +90,15 @@ def bench_ours_continuous(ds, batch: int, repeats: int, steps: int = 100) -> flo
 def bench_pgx(batch: int, repeats: int, rounds: int):
   """Steps/s of pgx bridge_bidding, or (None, reason)."""
   try:
-    import jax  #
-    import jax.numpy as jnp  #
-    import pgx  #
-    from pgx import bridge_bidding as pgx_bb  #
-  except Exception as e:  #
+    import jax
+    import jax.numpy as jnp
+    import pgx
+    from pgx import bridge_bidding as pgx_bb
+  except Exception as e:
     return None, f"pgx not importable ({type(e).__name__}: {e})"
   with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "dds_sample.npy")
-    keys, values = pgx_bb._load_sample_hash()  #
+    keys, values = pgx_bb._load_sample_hash()
     np.save(path, np.stack([np.asarray(keys), np.asarray(values)]))
     stderr = sys.stderr
     sys.stderr = open(os.devnull, "w")

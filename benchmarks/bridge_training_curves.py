@@ -47,9 +47,9 @@ def main(argv):
     atomic_io.check_writable(FLAGS.csv, flag="--csv")
   except ValueError as e:
     raise SystemExit(f"bridge_training_curves: error: {e}") from None
-  import matplotlib  #
+  import matplotlib
   matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  #
+  import matplotlib.pyplot as plt
   fig, axes = plt.subplots(1, 2, figsize=(12, 4))
   buf = io.StringIO()
   w = csv.writer(buf)

@@ -64,9 +64,9 @@ def _slug(game: str) -> str:
 
 def main(argv):
   del argv
-  import matplotlib  #
+  import matplotlib
   matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  #
+  import matplotlib.pyplot as plt
   seeds = compare.parse_seeds(FLAGS.seeds)
   chosen = ([GAMES[int(i)] for i in FLAGS.games.split()] if FLAGS.games else GAMES)
   workers = FLAGS.workers or os.cpu_count()
@@ -110,7 +110,7 @@ def main(argv):
       mean = vals.mean(axis=0)
       line, = ax.plot(x, mean, label=f"{solver} {variant}")
       if vals.shape[0] > 1:
-        from scipy import stats  #
+        from scipy import stats
         half = (stats.t.ppf(0.975, vals.shape[0] - 1) * vals.std(axis=0, ddof=1)
                 / math.sqrt(vals.shape[0]))
         low = np.maximum(mean - half, 0.0) if metric == "nash_conv" else mean - half

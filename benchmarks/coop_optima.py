@@ -173,7 +173,7 @@ def main(argv):
     atomic_io.write_text(FLAGS.out_md, markdown(rows) + _kept_notes(FLAGS.out_md))
     print(markdown(rows))
     return
-  import tqdm  #
+  import tqdm
   rows = []
   for game in tqdm.tqdm(games, desc="cooperative optima", unit=" game"):
     proven = False

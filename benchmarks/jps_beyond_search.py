@@ -69,7 +69,7 @@ _XFP = {}
 def _xfp_policy(tree, steps):
   """The average policy of `steps` iterations of OpenSpiel's XFPSolver, as a policy array."""
   if (str(tree.game), steps) not in _XFP:
-    from open_spiel.python.algorithms import fictitious_play  #
+    from open_spiel.python.algorithms import fictitious_play
     solver = fictitious_play.XFPSolver(tree.game)
     for _ in range(steps):
       solver.iteration()
@@ -172,7 +172,7 @@ def main(argv):
                      f"{entry['config']}, depth {entry['depth']}; use another --store")
   todo = [s for s in range(FLAGS.first_seed, FLAGS.first_seed + FLAGS.seeds)
           if str(s) not in entry["seeds"]]
-  import tqdm  #
+  import tqdm
   for c in tqdm.tqdm(range(0, len(todo), FLAGS.batch), desc=f"beyond {game}"):
     chunk = todo[c:c + FLAGS.batch]
     for s, out in zip(chunk, run_chunk(tree, chunk, depth), strict=True):

@@ -70,13 +70,13 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Worker side: runs inside the subprocess, against whichever package PYTHONPATH selects.
 def _workload(row: str):
   """(setup-free callable doing the kernel's work, callable giving the check value)."""
-  import inspect  #
-  import numpy as np  #
-  import pyspiel  #
+  import inspect
+  import numpy as np
+  import pyspiel
   import ospiel_team  # noqa: F401
-  from ospiel_team.tree.game_tree import GameTree  #
+  from ospiel_team.tree.game_tree import GameTree
   if row.startswith("cfr_"):
-    from ospiel_team.algorithms.nash import cfr  #
+    from ospiel_team.algorithms.nash import cfr
     game, iters = (("leduc_poker", FLAGS.cfr_iterations) if row == "cfr_leduc" else
                    ("mini_bridge(size=5)", max(1, FLAGS.cfr_iterations // 10)))
     tree = GameTree(pyspiel.load_game(game))
@@ -93,8 +93,8 @@ def _workload(row: str):
     return work, lambda: float(np.sum(state["solver"].average_policy_array() *
                                       np.arange(1, tree.num_actions + 1)))
   if row == "jps_simple_bidding16":
-    from ospiel_team.algorithms.coop import jps  #
-    from ospiel_team.algorithms.nash import cfr  #
+    from ospiel_team.algorithms.coop import jps
+    from ospiel_team.algorithms.nash import cfr
     tree = GameTree(pyspiel.load_game("simple_bidding(size=16)"))
     solver = cfr.BatchedTreeCFRSolver(tree, cfr.random_policy_array(tree, 0)[None],
                                       alternating_updates=False)
@@ -109,10 +109,10 @@ def _workload(row: str):
       state["result"] = search.improve(pi)
     return work, lambda: state["result"].value
   if row == "dag_21L153":
-    from ospiel_team.algorithms.team import belief_dag  #
-    from ospiel_team.algorithms.team.decomposition import TeamDecomposition  #
-    from ospiel_team.algorithms.team import teams as teams_lib  #
-    from ospiel_team.games import team_instances  #
+    from ospiel_team.algorithms.team import belief_dag
+    from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+    from ospiel_team.algorithms.team import teams as teams_lib
+    from ospiel_team.games import team_instances
     game, teams = team_instances.load_instance("21L153")
     tree, teams = teams_lib.check_assumptions(
         GameTree(game), "|".join(",".join(str(p) for p in t) for t in teams))
@@ -125,7 +125,7 @@ def _workload(row: str):
                                          algorithm="dcfr", check_every=10, decompositions=dec)
     return work, lambda: [state["result"].lower, state["result"].upper]
   if row == "bb_simple_bidding":
-    from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo  #
+    from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo
     kw = dict(hash_log2=22)
     if "backend" in inspect.signature(sbo.solve).parameters:
       kw["backend"] = "c"
@@ -239,7 +239,7 @@ def main(argv):
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   if FLAGS.worker:
     res = _run_worker(FLAGS.worker)
-    import ospiel_team  #
+    import ospiel_team
     res["package"] = os.path.dirname(os.path.abspath(ospiel_team.__file__))
     print(json.dumps(res))
     return
@@ -248,7 +248,7 @@ def main(argv):
     raise app.UsageError(f"unknown --rows {bad}; use some of {ROWS}")
   if FLAGS.repeats < 1 or FLAGS.inner < 1:
     raise app.UsageError(f"--repeats={FLAGS.repeats} and --inner={FLAGS.inner} must be >= 1")
-  from ospiel_team import atomic_io  #
+  from ospiel_team import atomic_io
   atomic_io.check_writable(FLAGS.json_out, flag="--json_out")
   old_root = _old_tree()
   record = {}

@@ -40,9 +40,9 @@ UNIFORM_NASH_CONV = {}  # filled from the tree: the uniform policy's NashConv
 
 def main(argv):
   del argv
-  import matplotlib  #
+  import matplotlib
   matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  #
+  import matplotlib.pyplot as plt
   seeds = compare.parse_seeds(FLAGS.seeds)
   options = api.parse_options(FLAGS.solver_options)
   fig, axes = plt.subplots(1, 2, figsize=(11, 4))

@@ -37,10 +37,10 @@ def _load():
 
 def main(argv):
   del argv
-  import pyspiel  #
-  from open_spiel.python.algorithms import expected_game_score  #
+  import pyspiel
+  from open_spiel.python.algorithms import expected_game_score
   import ospiel_team  # noqa: F401
-  from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo  #
+  from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo
   try:
     sizes = [int(s) for s in FLAGS.sizes.split(",") if s.strip()]
   except ValueError:

@@ -73,7 +73,7 @@ _atomic_write = atomic_io.write_text
 def _limit_memory(gigabytes: float):
   """preexec_fn for the solve's subprocess: caps its address space."""
   def apply():
-    import resource  #
+    import resource
     cap = int(gigabytes * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
   return apply
@@ -158,7 +158,7 @@ def run_instance(name: str, time_limit: float, solver: str,
 
 def parse_methods(items) -> dict:
   """{"21K3": "lp", ...} from ["21K3=lp", ...]; ValueError naming a bad item, instance or method."""
-  from ospiel_team.algorithms.team import solve as team_solve  #
+  from ospiel_team.algorithms.team import solve as team_solve
   out = {}
   for item in items:
     name, sep, method = item.partition("=")
@@ -175,7 +175,7 @@ def parse_methods(items) -> dict:
 
 def _children_cpu() -> float:
   """User + system CPU seconds of the finished subprocesses (less load-sensitive than wall)."""
-  import resource  #
+  import resource
   r = resource.getrusage(resource.RUSAGE_CHILDREN)
   return r.ru_utime + r.ru_stime
 
@@ -289,7 +289,7 @@ def main(argv):
     _atomic_write(FLAGS.out_md, markdown(rows))
     print(markdown(rows))
     return
-  import tqdm  #
+  import tqdm
   rows = []
   for name in tqdm.tqdm(names, desc="Table 1", unit=" instance"):
     if name not in team_instances.TABLE1_INSTANCES:

@@ -65,8 +65,8 @@ def override_parameters(nb, parameters: dict[str, str], name: str = "notebook") 
 
 def execute(name: str, small: bool, timeout: int) -> float:
   """Executes colabs/<name>.ipynb and writes it back with its outputs; returns seconds."""
-  import nbclient  #
-  import nbformat  #
+  import nbclient
+  import nbformat
   path = os.path.join(COLABS, name + ".ipynb")
   with open(path, "rb") as f:
     before = f.read()
@@ -114,7 +114,7 @@ def main(argv: Sequence[str]) -> None:
   for name in chosen:
     try:
       seconds = execute(name, flags.FLAGS.small, flags.FLAGS.timeout)
-    except Exception as e:  #
+    except Exception as e:
       print(f"{name}: FAILED ({type(e).__name__}: {str(e).splitlines()[-1] if str(e) else ''})",
             flush=True)
       failed.append(name)

@@ -113,9 +113,9 @@ def expand_datasets(spec):
 def plot_learning_curve(rows: Sequence[dict], path: str, title: str = "bridge A2C") -> None:
   """Eval IMPs/board vs games (with stderr bars), entropy and auction length of the log rows
   (`A2CTrainer.log_rows`); written atomically as a PNG."""
-  import matplotlib  #
+  import matplotlib
   matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  #
+  import matplotlib.pyplot as plt
   fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
   ev = [r for r in rows if r.get("eval_imps_vs_natural", "") != ""]
   if ev:
@@ -192,7 +192,7 @@ def main(argv):
       tr.set_training_data(new_ds)
   if (FLAGS.bc_teacher and trainer.round == 0 and FLAGS.init_model is None
       and not FLAGS.resume_from):
-    from ospiel_team.bridge.agents import bidders as bidders_lib  #
+    from ospiel_team.bridge.agents import bidders as bidders_lib
     rng = np.random.default_rng(FLAGS.seed + 1000)
     teacher = bidders_lib.make_bidder(FLAGS.bc_teacher, reference_dir=FLAGS.reference_dir)
     obs, calls = bc_lib.collect_teacher_states(teacher, train_ds, rng, FLAGS.bc_deals,
@@ -204,7 +204,7 @@ def main(argv):
     print(f"behaviour cloning of {FLAGS.bc_teacher}: {len(calls)} states, "
           f"greedy agreement {acc:.3f}")
   if FLAGS.search != "none":
-    from ospiel_team.bridge.agents import jps_bid  #
+    from ospiel_team.bridge.agents import jps_bid
     trainer.search = jps_bid.JPSBidSearch(
         fraction=FLAGS.search_fraction, depth=3 if FLAGS.search == "jps" else 1,
         candidates=FLAGS.search_candidates, rollouts=FLAGS.search_rollouts,

@@ -225,9 +225,9 @@ def _fmt(v):
 
 def plot_figure(rows: list[dict[str, Any]], path: str) -> None:
   """Figure 1 layout: one column per game; NashConv vs iterations (top) and seconds (bottom)."""
-  import matplotlib  #
+  import matplotlib
   matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  #
+  import matplotlib.pyplot as plt
   labels = list(dict.fromkeys(r["label"] for r in rows))
   fig, axes = plt.subplots(2, len(labels), figsize=(4.2 * len(labels), 7.5), squeeze=False)
   styles = {"ed": "C0-", "neural_ed": "C1-", "cfr": "C2--", "cfr_plus": "C3--",
@@ -291,7 +291,7 @@ def _checked_flags():
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
-  import tqdm  #
+  import tqdm
   try:
     games, table, options = _checked_flags()
   except ValueError as e:  # a user error: one line, no traceback (bugs keep theirs)

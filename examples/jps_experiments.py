@@ -352,7 +352,7 @@ def main(argv):
         mine.setdefault("speed", entry["speed"])
   if FLAGS.merge_from and store_path:
     _atomic_write(store_path, json.dumps(store, indent=1))
-  import tqdm  #
+  import tqdm
   games = [str(pyspiel.load_game(g)) for g in FLAGS.games]
   seeds_of = {g: list(range(FLAGS.first_seed, FLAGS.first_seed + game_seeds.get(g, FLAGS.seeds)))
               for g in games}

@@ -35,11 +35,11 @@ def die_with_parent(parent_pid: int, ignore_sigint: bool = True) -> None:
     except OSError:
       armed = False
   if os.getppid() != parent_pid:  # the parent died before prctl took effect
-    os._exit(1)  #
+    os._exit(1)
   if not armed:
     def _watch():
       while True:
         if os.getppid() != parent_pid:
-          os._exit(1)  #
+          os._exit(1)
         time.sleep(1.0)
     threading.Thread(target=_watch, daemon=True, name="die_with_parent").start()

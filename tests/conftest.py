@@ -10,7 +10,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @functools.cache
 def _executor():
   """colabs/execute_notebooks.py (not a package), whose parameter override the tests share."""
-  import importlib.util  #
+  import importlib.util
   spec = importlib.util.spec_from_file_location(
       "execute_notebooks", os.path.join(REPO, "colabs", "execute_notebooks.py"))
   module = importlib.util.module_from_spec(spec)
@@ -25,8 +25,8 @@ def execute_notebook(relpath: str, parameters: dict, timeout: int = 900):
   be assigned at the start of a line in some code cell (else KeyError: the test is stale).
   Returns the executed notebook.
   """
-  import nbclient  #
-  import nbformat  #
+  import nbclient
+  import nbformat
   nb = nbformat.read(os.path.join(REPO, relpath), as_version=4)
   _executor().override_parameters(nb, parameters, relpath)
   client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",

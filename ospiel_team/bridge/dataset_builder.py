@@ -66,13 +66,13 @@ def chunk_holders(seed: int, index: int, size: int, chunk: int) -> np.ndarray:
 def compute_chunk(seed: int, index: int, size: int, chunk: int) -> tuple[int, np.ndarray,
                                                                           np.ndarray]:
   """Deals and DDS tables of chunk `index` (`size` deals). Runs in a worker process or Ray task."""
-  from ospiel_team.bridge import dds  #
+  from ospiel_team.bridge import dds
   holders = chunk_holders(seed, index, size, chunk)
   return index, holders, dds.dd_tables(holders)
 
 
 def _worker_init(parent_pid: int | None = None) -> None:
-  from ospiel_team.bridge import dds  #
+  from ospiel_team.bridge import dds
   if parent_pid is not None:
     processes.die_with_parent(parent_pid)
   dds.set_max_threads(1)
@@ -200,7 +200,7 @@ def build_dataset(num_deals: int, out: str, seed: int = 0, workers: int | None =
 def _run_ray(tasks, address: str, save) -> None:
   """Runs the chunk tasks as Ray tasks at `address`; `save` is called as each one finishes."""
   try:
-    import ray  #
+    import ray
   except ImportError as e:
     raise ImportError("--ray needs Ray: pip install 'ospiel_team[ray]' (or pip install ray)"
                       ) from e

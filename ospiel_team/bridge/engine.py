@@ -33,7 +33,7 @@ def _as_dataset(dataset):
   """A dataset object (with .holders and .dd_tricks), a path, or None (shipped default)."""
   if dataset is not None and hasattr(dataset, "holders") and hasattr(dataset, "dd_tricks"):
     return dataset
-  from ospiel_team.bridge import dataset as dataset_lib  #
+  from ospiel_team.bridge import dataset as dataset_lib
   return dataset_lib.load_dataset(dataset)
 
 

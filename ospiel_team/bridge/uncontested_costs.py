@@ -128,7 +128,7 @@ def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk
   ``out + '.chunks/'`` (atomic writes) so an interrupted build resumes; once `out` is written
   the chunk folder is removed unless `keep_chunks`.
   """
-  from ospiel_team.bridge import dds  #
+  from ospiel_team.bridge import dds
   if pairs < 1 or k < 1 or chunk < 1:
     raise ValueError(f"pairs, k and chunk must be >= 1, got {pairs}, {k}, {chunk}")
   atomic_io.check_writable(out)

@@ -23,8 +23,8 @@ def main(argv: Sequence[str]) -> int:
   User errors (a game that is not common-payoff, an unknown method or warm start, a negative
   time limit, a game pyspiel does not know) print one line and exit with status 2.
   """
-  import json  #
-  from absl import flags  #
+  import json
+  from absl import flags
   import ospiel_team  # noqa: F401
   fv = flags.FlagValues()
   flags.DEFINE_string("game", None, "pyspiel game string (common-payoff)", flag_values=fv)

@@ -73,8 +73,8 @@ def main(argv):
       _print_summary(done["summary"], jpath, mpath, note="already complete: ")
       return
   try:
-    from ospiel_team import atomic_io  #
-    from ospiel_team.bridge import dataset as dataset_lib  #
+    from ospiel_team import atomic_io
+    from ospiel_team.bridge import dataset as dataset_lib
     atomic_io.check_writable(FLAGS.out, folder=True)  # before the match, not after it
     ds = dataset_lib.resolve_dataset(FLAGS.dataset)
     ref = FLAGS.reference_dir or jps_paper.default_reference_dir()

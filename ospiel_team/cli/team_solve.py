@@ -34,10 +34,10 @@ def main(argv) -> int:
   `seconds`. User errors (unknown method, instance or HiGHS option, negative time limit, bad
   game or teams) print one line and exit with status 2.
   """
-  import json  #
-  from absl import flags  #
+  import json
+  from absl import flags
   import ospiel_team  # noqa: F401
-  from ospiel_team.games import team_instances  #
+  from ospiel_team.games import team_instances
   fv = flags.FlagValues()
   flags.DEFINE_string("game", None, "pyspiel game string", flag_values=fv)
   flags.DEFINE_string("teams", None, 'teams, e.g. "0,1|2" (default: the game\'s default)',
@@ -86,10 +86,10 @@ def main(argv) -> int:
       options[key] = _parse_option_value(value)
     tree_info = {}
     if fv.tree_cache is not None:
-      import os  #
-      import time  #
-      from ospiel_team.tree import cache as tree_cache  #
-      from ospiel_team import atomic_io  #
+      import os
+      import time
+      from ospiel_team.tree import cache as tree_cache
+      from ospiel_team import atomic_io
       atomic_io.check_writable(fv.tree_cache, folder=True, flag="--tree_cache")
       t0 = time.perf_counter()
       game = pyspiel.load_game(game) if isinstance(game, str) else game

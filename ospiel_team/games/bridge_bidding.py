@@ -86,7 +86,7 @@ _GAME_TYPE = pyspiel.GameType(
 @functools.lru_cache(maxsize=8)
 def _load_dataset(path: str):
   """Loads (once per path) the dataset; "" is the shipped default."""
-  from ospiel_team.bridge import dataset as dataset_lib  #
+  from ospiel_team.bridge import dataset as dataset_lib
   return dataset_lib.load_dataset(path or None)
 
 
@@ -355,16 +355,16 @@ class BridgeBiddingObserver:
     if state.auction is None:
       self.tensor.fill(0)
       return
-    self.tensor[:] = state.auction.observation(state._hands, player=player)[0]  #
+    self.tensor[:] = state.auction.observation(state._hands, player=player)[0]
 
   def string_from(self, state: BridgeBiddingState, player: int) -> str:
     if state.auction is None:
       return f"Player {player}: dealing"
     if self.perfect_recall:
-      return (f"Seat {auction_lib.SEAT_CHARS[player]} {state._header()}\n"  #
+      return (f"Seat {auction_lib.SEAT_CHARS[player]} {state._header()}\n"
               f"Hand {state.hand_string(player)}\n"
               f"Auction {state.auction_string()}")
-    return observation_string(state.auction.observation(state._hands, player=player)[0])  #
+    return observation_string(state.auction.observation(state._hands, player=player)[0])
 
 
 def observation_string(obs: np.ndarray) -> str:

@@ -219,7 +219,7 @@ class CommObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h  #
+    h = state._h
     if h and self._sees_s1(player):
       self.dict["s1"][h[0]] = 1
     if self._public:
@@ -229,7 +229,7 @@ class CommObserver:
 
   def string_from(self, state: CommState, player: int) -> str:
     """E.g. 'p0 s1:5 sig:01' for P1, 'p1 sig:01' for P2."""
-    h = state._h  #
+    h = state._h
     text = f"p{player}"
     if h and self._sees_s1(player):
       text += f" s1:{h[0]}"

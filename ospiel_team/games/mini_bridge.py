@@ -270,7 +270,7 @@ class MiniBridgeObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h  #
+    h = state._h
     if "spades" in self.dict and len(h) > player:
       self.dict["spades"][h[player]] = 1
     if "all_spades" in self.dict:
@@ -286,7 +286,7 @@ class MiniBridgeObserver:
 
   def string_from(self, state: MiniBridgeState, player: int) -> str:
     """E.g. 'p1 spades:2 auction:Pass 1S' or 'p1 spades:2 last:1S open_pass'."""
-    h = state._h  #
+    h = state._h
     text = f"p{player}"
     if self._private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
       if len(h) > player:

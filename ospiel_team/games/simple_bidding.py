@@ -250,7 +250,7 @@ class SimpleBiddingObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h  #
+    h = state._h
     if "card" in self.dict and len(h) > player:
       self.dict["card"][h[player]] = 1
     if "cards" in self.dict:
@@ -266,7 +266,7 @@ class SimpleBiddingObserver:
 
   def string_from(self, state: SimpleBiddingState, player: int) -> str:
     """E.g. 'p0 card:1 bids:1 2' (info state) or 'p0 card:1 last:2'."""
-    h = state._h  #
+    h = state._h
     text = f"p{player}"
     if self._private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
       if len(h) > player:

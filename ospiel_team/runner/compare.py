@@ -243,7 +243,7 @@ def _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj,
       todo.append(t)
   bar = None
   if progress and todo:
-    import tqdm  #
+    import tqdm
     bar = tqdm.tqdm(total=len(todo), desc=str(game), unit=" runs")
 
   def on_done(task, res):

@@ -136,7 +136,7 @@ def configure_worker() -> None:
   for name, value in settings.items():
     os.environ.setdefault(name.upper(), str(value))
   if "jax" in sys.modules:
-    import jax  #
+    import jax
     for name, value in settings.items():
       jax.config.update(name, type(value)(os.environ[name.upper()]))
 
@@ -171,7 +171,7 @@ def execute(tasks: list[Task], workers: int, ray_address: str | None,
   """
   if ray_address:
     try:
-      import ray  #
+      import ray
     except ImportError as e:
       raise ImportError("running on Ray needs Ray: pip install 'ospiel-team[ray]'") from e
     if not ray.is_initialized():

@@ -27,7 +27,7 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float]:
   x = np.asarray(values, dtype=np.float64)
   if len(x) < 2:
     return float(x.mean()) if len(x) else math.nan, math.nan
-  from scipy import stats  #
+  from scipy import stats
   half = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
   return float(x.mean()), float(half)
 
@@ -108,11 +108,11 @@ def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
   Args:
     command: the command line (default: `sys.argv`).
   """
-  import datetime  #
-  import importlib.metadata  #
-  import platform  #
-  import subprocess  #
-  import sys  #
+  import datetime
+  import importlib.metadata
+  import platform
+  import subprocess
+  import sys
 
   def version(dist: str) -> str | None:
     try:
@@ -135,7 +135,7 @@ def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
     load = [round(x, 2) for x in os.getloadavg()]
   except OSError:
     load = None
-  import numpy  #
+  import numpy
   return dict(
       command=list(sys.argv if command is None else command),
       date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -178,10 +178,10 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   Returns:
     The paths written.
   """
-  import matplotlib  #
+  import matplotlib
   matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  #
-  import matplotlib.ticker  #
+  import matplotlib.pyplot as plt
+  import matplotlib.ticker
   bad = [f for f in formats if f not in ("png", "svg", "pdf")]
   if bad:
     raise ValueError(f"figure formats {bad} not supported; use png, svg or pdf")

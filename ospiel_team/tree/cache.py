@@ -79,7 +79,7 @@ def _dump(game: pyspiel.Game, limit: int = DUMP_NODES):
 
 def definition_digest(game: pyspiel.Game) -> str:
   """A hash of what defines the game's tree (module docstring): changes when its rules do."""
-  import ospiel_team  #
+  import ospiel_team
   h = hashlib.sha256()
   h.update(f"format {FORMAT_VERSION}; ospiel_team {ospiel_team.__version__}; pyspiel "
            f"{getattr(pyspiel, '__version__', '?')}; {game}\n".encode())
@@ -91,25 +91,27 @@ def definition_digest(game: pyspiel.Game) -> str:
   return h.hexdigest()
 
 
-def cache_path(game: pyspiel.Game, directory: str | None = None) -> str:
-  """File of `game`'s tree: a readable prefix and a hash of the game and its definition."""
+def cache_path(game: pyspiel.Game, directory: str | None = None,
+               digest: str | None = None) -> str:
+  """File of `game`'s tree: a readable prefix and a hash of the game and its definition
+  (`digest`: `definition_digest(game)` when the caller already has it)."""
   name = str(game)
-  digest = definition_digest(game)[:16]
+  digest = (digest or definition_digest(game))[:16]
   safe = "".join(c if c.isalnum() else "_" for c in name)[:60]
   return os.path.join(directory or paths.cache_dir("game_trees"), f"{safe}-{digest}.npz")
 
 
-def save_tree(tree: GameTree, path: str) -> None:
+def save_tree(tree: GameTree, path: str, digest: str | None = None) -> None:
   """Writes the tree's arrays to `path` atomically (`atomic_io.savez`)."""
   data = {k: getattr(tree, k) for k in _ARRAYS}
   data["infoset_keys"] = np.asarray(tree.infoset_keys, dtype=str)
   data["game_string"] = np.asarray(str(tree.game))
   data["format_version"] = np.asarray(FORMAT_VERSION)
-  data["definition"] = np.asarray(definition_digest(tree.game))
+  data["definition"] = np.asarray(digest or definition_digest(tree.game))
   atomic_io.savez(path, **data)
 
 
-def load_tree(game: pyspiel.Game, path: str) -> GameTree:
+def load_tree(game: pyspiel.Game, path: str, digest: str | None = None) -> GameTree:
   """A `GameTree` of `game` from the arrays at `path` (no walk of the game)."""
   with np.load(path, allow_pickle=False) as f:
     if int(f["format_version"]) != FORMAT_VERSION:
@@ -117,7 +119,7 @@ def load_tree(game: pyspiel.Game, path: str) -> GameTree:
                        f"expected {FORMAT_VERSION}")
     if str(f["game_string"]) != str(game):
       raise ValueError(f"{path} holds the tree of {str(f['game_string'])!r}, not {str(game)!r}")
-    if str(f["definition"]) != definition_digest(game):
+    if str(f["definition"]) != (digest or definition_digest(game)):
       raise ValueError(f"{path} holds a tree of another definition of {str(game)!r} (its rules, "
                        "the package or OpenSpiel changed since it was stored)")
     arrays = {k: f[k] for k in _ARRAYS}
@@ -126,7 +128,7 @@ def load_tree(game: pyspiel.Game, path: str) -> GameTree:
   tree.game = game
   tree.num_players = game.num_players()
   tree.num_actions = game.num_distinct_actions()
-  tree._use_infostate = game.get_type().provides_information_state_string  #
+  tree._use_infostate = game.get_type().provides_information_state_string
   for k, v in arrays.items():
     setattr(tree, k, v)
   tree.num_nodes = len(tree.node_parent)
@@ -135,14 +137,9 @@ def load_tree(game: pyspiel.Game, path: str) -> GameTree:
   tree.num_infosets = len(keys)
   if tree.infoset_legal.shape != (tree.num_infosets, tree.num_actions):
     raise ValueError(f"{path}: infoset_legal has shape {tree.infoset_legal.shape}")
-  tree._derive()  #
+  tree._derive()
   # The representative pyspiel states are replayed on first use (`GameTree.infoset_states`).
   return tree
-
-
-def _representative_states(tree: GameTree) -> list:
-  """One pyspiel state per infoset (its first history), rebuilt by replaying actions."""
-  return tree._replay_infoset_states()  #
 
 
 def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
@@ -150,9 +147,10 @@ def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
   """The game's `GameTree`, from the cache if present, else walked and stored."""
   if isinstance(game, str):
     game = pyspiel.load_game(game)
-  path = cache_path(game, directory)
+  digest = definition_digest(game)  # once: it walks the first histories of the game
+  path = cache_path(game, directory, digest)
   if os.path.exists(path):
-    return load_tree(game, path)
+    return load_tree(game, path, digest)
   tree = GameTree(game, progress=progress)
-  save_tree(tree, path)
+  save_tree(tree, path, digest)
   return tree

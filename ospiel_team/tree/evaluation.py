@@ -39,7 +39,7 @@ class _Ops:
       self.xp = np
       self.jax = False
     elif backend == "jax":
-      import jax.numpy as jnp  #
+      import jax.numpy as jnp
       self.xp = jnp
       self.jax = True
     else:
@@ -47,7 +47,7 @@ class _Ops:
 
   def segment_sum(self, data, ids, n):
     if self.jax:
-      import jax  #
+      import jax
       return jax.ops.segment_sum(data, ids, num_segments=n)
     if data.ndim == 1:
       return np.bincount(ids, weights=data, minlength=n)
@@ -67,7 +67,7 @@ _OPS = {}
 def _is_tracer(pi) -> bool:
   if "jax" not in sys.modules:
     return False
-  import jax  #
+  import jax
   return isinstance(pi, jax.core.Tracer)
 
 

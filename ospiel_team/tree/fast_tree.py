@@ -77,7 +77,7 @@ class _ShadowBase:
 
   def child(self, action: int):
     other = self.clone()
-    other._apply_action(action)  #
+    other._apply_action(action)
     return other
 
 

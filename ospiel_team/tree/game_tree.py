@@ -383,7 +383,7 @@ class GameTree:
   def _progress_bar(self, progress: bool):
     if not progress:
       return None
-    import tqdm  #
+    import tqdm
     return tqdm.tqdm(desc=f"walking {self.game}", unit=" nodes", mininterval=1.0)
 
   def _too_much_memory(self, walked: int, used: int) -> TreeTooLargeError:

@@ -137,8 +137,8 @@ def test_tables_agree_with_openspiel_double_dummy_200_deals():
 
 def test_endplay_is_pinned_to_the_installed_tested_version():
   # dds.py uses the private endplay._dds: setup.py pins the version these tests run on.
-  import importlib.metadata  #
-  from tests import repo as tests_repo  #
+  import importlib.metadata
+  from tests import repo as tests_repo
   with open(f"{tests_repo.REPO}/setup.py", encoding="utf-8") as f:
     pins = re.findall(r'"endplay==([^"]+)"', f.read())
   assert pins == [importlib.metadata.version("endplay")]

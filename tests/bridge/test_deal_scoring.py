@@ -143,7 +143,7 @@ def test_holder_validation():
 
 
 def test_symmetric_deals_are_the_96_rotations_and_suit_renamings():
-  import itertools  #
+  import itertools
   h = deal.random_holders(np.random.default_rng(4), 2)
   images = deal.symmetric_deals(h)
   assert images.shape == (96, 2, 52) and images.dtype == np.uint8

@@ -354,16 +354,16 @@ def test_clone_and_child_at_every_kind_of_node(name):
   term_clone = term.clone()
   assert term_clone.is_terminal() and term_clone.returns() == term.returns()
   # The game is shared, not copied.
-  assert term_clone._game is game  #
+  assert term_clone._game is game
 
 
 @pytest.mark.parametrize("name", ["bridge_bidding", "bridge_bidding(uncontested=true)"])
 def test_one_iteration_of_openspiel_outcome_sampling_mccfr(name):
-  from open_spiel.python.algorithms import outcome_sampling_mccfr  #
+  from open_spiel.python.algorithms import outcome_sampling_mccfr
   game = pyspiel.load_game(name)
   solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
   np.random.seed(0)
   solver.iteration()
   # One sampled auction per player's traversal, each at least 4 calls by 4 different seats:
   # at least 4 information states get regrets / average-policy entries.
-  assert len(solver._infostates) >= 4  #
+  assert len(solver._infostates) >= 4

@@ -49,7 +49,7 @@ def test_openspiel_games_fall_back_to_the_walk_limit():
                                   "team_leduc(players=3,ranks=4,suits=2)",
                                   "team_leduc(players=4,ranks=2,suits=3)"])
 def test_leduc_states_the_number_of_private_deals_as_a_lower_bound(name):
-  import itertools  #
+  import itertools
   game = pyspiel.load_game(name)
   p = game.get_parameters()
   deals = sum(1 for seq in itertools.product(range(p["ranks"]), repeat=p["players"])

@@ -655,8 +655,8 @@ def test_clones_are_independent_and_serialize(game_string):
 
 
 def test_cheap_clone_lists_deepcopy():
-  import copy  #
-  from ospiel_team.games.cheap_clone import FlatList, NestedList  #
+  import copy
+  from ospiel_team.games.cheap_clone import FlatList, NestedList
   flat = FlatList([1, 2])
   dup = copy.deepcopy(flat)
   dup.append(3)

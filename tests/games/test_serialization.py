@@ -107,5 +107,5 @@ def test_bridge_bidding_states_share_their_rules():
   # A clone must not copy the dataset or the deal chance node's outcomes (one per deal).
   state = pyspiel.load_game("bridge_bidding").new_initial_state()
   child = state.child(0)
-  assert child._rules is state._rules  #
+  assert child._rules is state._rules
   assert child.child(0)._rules.deal_outcomes is state.chance_outcomes()

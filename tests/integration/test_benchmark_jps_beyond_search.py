@@ -38,10 +38,10 @@ def test_beyond_search_matches_the_experiments_and_resumes(tmp_path):
 def test_beyond_search_ed_start(tmp_path):
   """`--ed_steps`: JPS from ED's policy never ends below that policy's value (JPS only applies
   changes of non-negative predicted gain, which are exact: Theorem 1/2 of the JPS paper)."""
-  import numpy as np  #
-  import pyspiel  #
-  from ospiel_team.tree import evaluation  #
-  from ospiel_team.algorithms.nash import exploitability_descent  #
+  import numpy as np
+  import pyspiel
+  from ospiel_team.tree import evaluation
+  from ospiel_team.algorithms.nash import exploitability_descent
   store = tmp_path / "beyond.json"
   env = dict(os.environ, OSPIEL_TEAM_CACHE=str(tmp_path / "cache"))
   cmd = [sys.executable, os.path.join(REPO, "benchmarks", "jps_beyond_search.py"),
@@ -63,9 +63,9 @@ def test_beyond_search_ed_start(tmp_path):
 def test_beyond_search_xfp_start(tmp_path):
   """`--xfp_steps`: JPS from OpenSpiel XFP's average policy never ends below that policy's
   value, computed here by OpenSpiel's own `expected_game_score` (an independent evaluation)."""
-  import pyspiel  #
-  from open_spiel.python.algorithms import expected_game_score  #
-  from open_spiel.python.algorithms import fictitious_play  #
+  import pyspiel
+  from open_spiel.python.algorithms import expected_game_score
+  from open_spiel.python.algorithms import fictitious_play
   store = tmp_path / "beyond.json"
   env = dict(os.environ, OSPIEL_TEAM_CACHE=str(tmp_path / "cache"))
   cmd = [sys.executable, os.path.join(REPO, "benchmarks", "jps_beyond_search.py"),

@@ -54,7 +54,7 @@ def _run_first_cell(nb, name, monkeypatch, capsys, in_colab: bool, source: str |
   else:
     monkeypatch.delitem(sys.modules, "google.colab", raising=False)
   capsys.readouterr()
-  exec(compile(cell.source, name, "exec"), {})  #
+  exec(compile(cell.source, name, "exec"), {})
   return calls, capsys.readouterr().out
 
 

@@ -94,7 +94,7 @@ def _first_number(cell: str) -> float:
 
 
 def test_results_page_jps_table_matches_its_record():
-  import json  #
+  import json
   with open(os.path.join(REPO, "docs", "results.md"), encoding="utf-8") as f:
     page = f.read()
   with open(os.path.join(REPO, "results", "jps_experiments.json"), encoding="utf-8") as f:

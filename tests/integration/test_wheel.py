@@ -55,7 +55,7 @@ def test_wheel_has_data_metadata_and_no_packaging_warnings(built_wheel):
   meta_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
   meta = email.message_from_bytes(zipfile.ZipFile(path).read(meta_name))
   assert meta["Name"] == "ospiel-team"
-  import ospiel_team  #
+  import ospiel_team
   assert meta["Version"] == ospiel_team.__version__
   assert "Apache-2.0" in (meta.get("License-Expression") or meta.get("License") or "")
   assert meta["Description-Content-Type"] == "text/markdown"

@@ -41,8 +41,8 @@ def test_cached_tree_equals_the_walk_node_for_node(tmp_path, instance):
 
 
 def test_cli_tree_cache_miss_then_hit(tmp_path):
-  from tests.algorithms.team.test_solve import _cli  #
-  import json  #
+  from tests.algorithms.team.test_solve import _cli
+  import json
   runs = []
   for _ in range(2):
     rc, out, _ = _cli(["--instance", "21K4", "--tree_cache", str(tmp_path), "--json"])
@@ -55,8 +55,8 @@ def test_cli_tree_cache_miss_then_hit(tmp_path):
 
 def _register_copy_of_python_kuhn(tmp_path, name):
   """OpenSpiel's Python Kuhn poker, written to a module file of its own as game `name`."""
-  import importlib.util  #
-  from open_spiel.python.games import kuhn_poker  #
+  import importlib.util
+  from open_spiel.python.games import kuhn_poker
   source = open(kuhn_poker.__file__, encoding="utf-8").read()
   source = source.replace('short_name="python_kuhn_poker"', f'short_name="{name}"')
   path = tmp_path / f"{name}.py"

@@ -91,7 +91,7 @@ def test_preorder_is_the_walk_order():
     expected[n] = count
     count += 1
     stack.extend(reversed(children[n]))
-  pre = tree._preorder()  #
+  pre = tree._preorder()
   np.testing.assert_array_equal(pre, expected)
   assert np.all(np.diff(pre[tree.first_node()]) > 0)
 

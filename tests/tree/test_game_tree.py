@@ -159,7 +159,7 @@ def test_jax_backend_equals_numpy():
 
 
 def test_tree_sizes_match_openspiel_state_enumeration():
-  from open_spiel.python.algorithms import get_all_states  #
+  from open_spiel.python.algorithms import get_all_states
   for name in ["kuhn_poker", "leduc_poker", "mini_bridge(size=3)"]:
     tree = _tree(name)
     game = tree.game

@@ -951,7 +951,7 @@ class JointPolicySearch:
     it = 0
     pbar = None
     if self.progress:
-      import tqdm  #
+      import tqdm
       pbar = tqdm.tqdm(desc=f"JPS {tree.game}", unit=" it")
     done = self.max_iterations == 0 or not self.start_depths
     sweep = None

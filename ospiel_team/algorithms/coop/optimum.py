@@ -205,8 +205,8 @@ def warm_start_policy(tree: GameTree, kind: str, depth: int = 3, cfr_iterations:
     raise ValueError(f"unknown warm start {kind!r}; use one of {WARM_STARTS}")
   if kind == "none":
     return None
-  from ospiel_team.algorithms.coop import jps  #
-  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
+  from ospiel_team.algorithms.coop import jps
+  from ospiel_team.algorithms.nash import cfr as tree_cfr
   start = None
   if kind == "cfr_jps":
     if cfr_iterations < 1:

@@ -181,15 +181,15 @@ def root_partition_search(size: int, start: list[int], max_rounds: int = 50,
   Returns:
     A `RootSearchResult`.
   """
-  from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo  #
-  size = sbo._check_size(size)  #
+  from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo
+  size = sbo._check_size(size)
   k = sb_game.num_bids(size)
   full = (1 << size) - 1
   start = [int(g) for g in start]
   if len(start) != k or any(g < 0 for g in start) or sum(start) != full or \
       any(start[i] & start[j] for i in range(k) for j in range(i + 1, k)):
     raise ValueError(f"start must be {k} disjoint bitmasks covering the {size} cards, got {start}")
-  solver = sbo._Solver(size, int(hash_log2))  #
+  solver = sbo._Solver(size, int(hash_log2))
   cache: dict[tuple[int, int], int] = {}
 
   def val(c: int, g: int) -> int:
@@ -256,6 +256,6 @@ def root_partition_search(size: int, start: list[int], max_rounds: int = 50,
           f"improved={improved} evaluations={len(cache)}")
     if not improved:
       break
-  strategy = sbo._strategy(solver, size, k, groups)  #
+  strategy = sbo._strategy(solver, size, k, groups)
   return RootSearchResult(total=total, value=total / size ** 2, groups=groups,
                           strategy=strategy, evaluations=len(cache))

@@ -122,7 +122,7 @@ def _instance_teams() -> dict[str, Sequence[Sequence[int]]]:
   if _INSTANCE_TEAMS is None:
     _INSTANCE_TEAMS = {}
     try:
-      from ospiel_team.games import team_instances  #
+      from ospiel_team.games import team_instances
     except ImportError:
       return _INSTANCE_TEAMS
     for game_str, teams in team_instances.TABLE1_INSTANCES.values():

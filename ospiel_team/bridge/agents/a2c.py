@@ -491,7 +491,7 @@ class A2CTrainer:
       def learner():
         try:
           out["result"] = self._learn(self.learner_rng, params, opt_state, entropy_coef)
-        except BaseException as e:  #
+        except BaseException as e:
           out["error"] = e
 
       thread = None
@@ -536,8 +536,8 @@ class A2CTrainer:
 
   def evaluate(self, boards: int, seed: int = 0) -> tuple[float, float, int]:
     """Duplicate match (greedy model vs the natural bidder) on the held-out deals."""
-    from ospiel_team.bridge.agents import match as match_lib  #
-    from ospiel_team.bridge.agents import model_bidder  #
+    from ospiel_team.bridge.agents import match as match_lib
+    from ospiel_team.bridge.agents import model_bidder
     ds = self.eval_dataset
     if ds is None or ds.holders.shape[0] == 0:
       raise ValueError("no held-out deals to evaluate on")

@@ -306,8 +306,8 @@ _BIDDERS = {"pass": PassBidder, "random": RandomBidder, "natural": NaturalBidder
 
 def bidder_names() -> list:
   """Names `make_bidder` knows: built-in, shipped models, the JPS authors' models."""
-  from ospiel_team.bridge.agents import jps_paper  #
-  from ospiel_team.bridge.agents import model_bidder  #
+  from ospiel_team.bridge.agents import jps_paper
+  from ospiel_team.bridge.agents import model_bidder
   return sorted(_BIDDERS) + sorted(model_bidder.SHIPPED_MODELS) + sorted(
       jps_paper.REFERENCE_MODELS)
 
@@ -333,10 +333,10 @@ def make_bidder(name: str, reference_dir: str | None = None, greedy: bool = True
     raise ValueError(f"bidder name must be a non-empty string, got {name!r}")
   if name in _BIDDERS:
     return _BIDDERS[name]()
-  from ospiel_team.bridge.agents import jps_paper  #
+  from ospiel_team.bridge.agents import jps_paper
   if name in jps_paper.REFERENCE_MODELS or name.endswith(".pth"):
     return jps_paper.load_bidder(name, reference_dir=reference_dir, greedy=greedy)
-  from ospiel_team.bridge.agents import model_bidder  #
+  from ospiel_team.bridge.agents import model_bidder
   if name in model_bidder.SHIPPED_MODELS or os.path.isfile(name):
     return model_bidder.load_bidder(name, greedy=greedy)
   raise ValueError(f"unknown bidder {name!r}: not one of {bidder_names()} nor an existing "

@@ -498,9 +498,9 @@ class GameSearch:
 def make_nll_step(net, optimizer, coef: float):
   """Jitted Adam step on ``coef * mean(-log pi(searched call | s))`` (the authors'
   ``A2CAgent.loss_search`` policy term), sharing the trainer's optimizer state."""
-  import jax  #
-  import jax.numpy as jnp  #
-  import optax  #
+  import jax
+  import jax.numpy as jnp
+  import optax
 
   def loss_fn(params, obs, calls, weight):
     logits, _ = net.apply(params, obs)

@@ -149,7 +149,7 @@ class _LegacyUnpickler(pickle.Unpickler):
 
   def find_class(self, module, name):
     if module == "collections" and name == "OrderedDict":
-      import collections  #
+      import collections
       return collections.OrderedDict
     if module == "torch._utils" and name in ("_rebuild_tensor_v2", "_rebuild_tensor"):
       return _rebuild_tensor_v2

@@ -247,7 +247,7 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
   b = (bidders_lib.make_bidder(bidder_b, reference_dir=reference_dir)
        if isinstance(bidder_b, str) else bidder_b)
   if isinstance(dataset, str):
-    from ospiel_team.bridge import dataset as dataset_lib  #
+    from ospiel_team.bridge import dataset as dataset_lib
     dataset = dataset_lib.resolve_dataset(dataset)
   eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
   if int(boards) != boards or boards < 1:

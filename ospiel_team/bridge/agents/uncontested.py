@@ -90,9 +90,9 @@ class RoundQLearner:
 
   def __init__(self, rounds: int = 4, hidden: int = 128, ucb_c: float = 0.1,
                learning_rate: float = 1e-3, seed: int = 0):
-    import haiku as hk  #
-    import jax  #
-    import optax  #
+    import haiku as hk
+    import jax
+    import optax
     if rounds < 1:
       raise ValueError(f"rounds must be >= 1, got {rounds}")
     self.rounds, self.ucb_c = rounds, ucb_c

@@ -35,7 +35,7 @@ def _cfr_family(ctx: SolverContext, solver_cls) -> Iterator[Snapshot]:
 def cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's `cfr.CFRSolver` (Zinkevich et al. 2007, "Regret Minimization in Games with
   Incomplete Information", NeurIPS 2007)."""
-  from open_spiel.python.algorithms import cfr  #
+  from open_spiel.python.algorithms import cfr
   return _cfr_family(ctx, cfr.CFRSolver)
 
 
@@ -43,7 +43,7 @@ def cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 def cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's `cfr.CFRPlusSolver` (Tammelin 2014, "Solving Large Imperfect Information
   Games Using CFR+", arXiv 1407.5042)."""
-  from open_spiel.python.algorithms import cfr  #
+  from open_spiel.python.algorithms import cfr
   return _cfr_family(ctx, cfr.CFRPlusSolver)
 
 
@@ -58,9 +58,9 @@ def jax_cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   read from its arrays for every player (its own `average_policy` covers two players only).
   Options: jax_cfr.plus (regret matching+, default true), jax_cfr.linear_averaging (true).
   """
-  from open_spiel.python.jax.cfr import jax_cfr  #
+  from open_spiel.python.jax.cfr import jax_cfr
   with ctx.excluded("setup"):
-    import jax  #
+    import jax
     jax.block_until_ready(jax.numpy.zeros(1) + 1)  # the process's one-time JAX start-up
     solver = jax_cfr.JaxCFR(ctx.game,
                             regret_matching_plus=ctx.option("jax_cfr.plus", True),
@@ -95,7 +95,7 @@ def jax_cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 def xfp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's `fictitious_play.XFPSolver` (Heinrich, Lanctot and Silver 2015, "Fictitious
   Self-Play in Extensive-Form Games", ICML 2015); its average policy (it has no current one)."""
-  from open_spiel.python.algorithms import fictitious_play  #
+  from open_spiel.python.algorithms import fictitious_play
   with ctx.excluded("setup"):
     solver = fictitious_play.XFPSolver(ctx.game)
   tree = ctx.tree
@@ -151,7 +151,6 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   nfsp.learn_every, nfsp.epsilon_start, nfsp.epsilon_end, nfsp.target_every.
   """
   with ctx.excluded("setup"):
-    #
     import flax.nnx as nn
     from open_spiel.python import rl_environment
     from open_spiel.python.jax import nfsp
@@ -213,7 +212,7 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     warm = make_agents(anticipatory_param=1.0, min_buffer_size_to_learn=o["nfsp.batch"],
                        learn_every=4)
     play(warm, 1 + 2 * o["nfsp.batch"] // max(1, tree.num_players))
-    warm[0]._mode = nfsp.MODE.AVERAGE_POLICY  #
+    warm[0]._mode = nfsp.MODE.AVERAGE_POLICY
     play(warm, 2)
     env = real_env
     del warm
@@ -225,14 +224,14 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     rows_of = [np.nonzero(tree.infoset_player == p)[0] for p in range(game.num_players())]
   for agent in agents:
     # OpenSpiel's NFSP compiles per agent instance: compiling calls are charged to "jit".
-    for obj in (agent, agent._rl_agent):  #
+    for obj in (agent, agent._rl_agent):
       _exclude_compiling_calls(ctx, obj, _jitted_names(obj))
   for it in ctx.iterate():
     play(agents, episodes)
     if ctx.is_checkpoint(it):
       with ctx.excluded("snapshot"):
         pi = average_policy_array(tree, agents, tensors, rows_of, nn)
-      buf = agents[0]._reservoir_buffer  #
+      buf = agents[0]._reservoir_buffer
       yield Snapshot(it, {"average": pi}, extra={
           "episodes": float(it * episodes),
           "reservoir_size_p0": float(len(buf)) if buf is not None else 0.0,
@@ -246,15 +245,15 @@ def _guard_empty_buffers(agent) -> None:
   """OpenSpiel's JAX NFSP and DQN call len() on a buffer that is still None when a learning
   step comes before the first transition (e.g. no best-response episode among an agent's first
   `learn_every` steps): such a step has nothing to learn from and is skipped here."""
-  sl_learn, rl = agent._learn, agent._rl_agent  #
+  sl_learn, rl = agent._learn, agent._rl_agent
   rl_learn = rl.learn
 
   def guarded_sl():
-    return None if agent._reservoir_buffer is None else sl_learn()  #
+    return None if agent._reservoir_buffer is None else sl_learn()
 
   def guarded_rl():
-    return None if rl._replay_buffer is None else rl_learn()  #
-  agent._learn = guarded_sl  #
+    return None if rl._replay_buffer is None else rl_learn()
+  agent._learn = guarded_sl
   rl.learn = guarded_rl
 
 
@@ -275,7 +274,7 @@ _COMPILES = [0]  # JAX compilations and traces seen in this process (jax.monitor
 
 def _count_compiles() -> None:
   if _COMPILES[0] == 0:
-    from jax import monitoring  #
+    from jax import monitoring
 
     def listener(event, duration, **kwargs):
       del duration, kwargs
@@ -306,7 +305,7 @@ def _exclude_compiling_calls(ctx: SolverContext, obj, names) -> None:
       start = time.process_time()
       out = _fn(*args, **kwargs)
       if (_cache_size(), _COMPILES[0]) != before:
-        import jax  #
+        import jax
         jax.block_until_ready(out)
         ctx.clock.reclassify(time.process_time() - start, "jit")
       return out
@@ -321,8 +320,8 @@ def average_policy_array(tree, agents, tensors, rows_of, nn) -> np.ndarray:
     if not len(rows):
       continue
     # The agent's own jitted inference of its average-policy network, on all infosets.
-    logits = np.asarray(agent._avg_network_inference(  #
-        nn.state(agent._avg_network), tensors[rows]), dtype=np.float64)  #
+    logits = np.asarray(agent._avg_network_inference(
+        nn.state(agent._avg_network), tensors[rows]), dtype=np.float64)
     logits = np.where(tree.infoset_legal[rows], logits, -np.inf)
     logits -= logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)
@@ -332,7 +331,7 @@ def average_policy_array(tree, agents, tensors, rows_of, nn) -> np.ndarray:
 
 def _two_player_zero_sum(game, teams):
   del teams
-  import pyspiel  #
+  import pyspiel
   if (game.num_players() != 2 or
       game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM):
     return "needs a two-player zero-sum game"
@@ -359,7 +358,6 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: mmd.alpha (0.1), mmd.stepsize (0 = OpenSpiel's alpha / max|A|^2),
   mmd.magnet_lr (0.05), mmd.magnet ("moving" or "uniform").
   """
-  #
   import pyspiel
   from open_spiel.python.algorithms import mmd_dilated
   from open_spiel.python.algorithms import sequence_form_utils as utils
@@ -397,7 +395,7 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
                / (1 + eta * a)]
       new_policy = mmd_dilated.policy.TabularPolicy(game)
       for player in range(2):
-        mmd._update_state_sequences(mmd.empty_infoset_keys[player],  #
+        mmd._update_state_sequences(mmd.empty_infoset_keys[player],
                                     grads[player], player, new_policy)
       mmd.sequences = utils.policy_to_sequence(game, new_policy, mmd.infoset_actions_to_seq)
       mmd.iteration_count += 1

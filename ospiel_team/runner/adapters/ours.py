@@ -41,7 +41,7 @@ _JPS_ZERO = {"jps.depth": "to the end of the game", "jps.samples": "exact JPS",
 
 def _jps(ctx: SolverContext, pi):
   """Joint Policy Search from the policy array `pi` with the jps.* options."""
-  from ospiel_team.algorithms.coop import jps  #
+  from ospiel_team.algorithms.coop import jps
   seed = ctx.option("jps.seed", -1, int)
   team = None if ctx.teams is None else list(ctx.teams.teams[0])
   search = jps.JointPolicySearch(
@@ -84,7 +84,7 @@ def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: jps.depth (0 = to the end of the game), jps.samples (0 = exact),
   jps.max_iterations (0 = no limit), jps.seed (-1 = the run's seed).
   """
-  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
+  from ospiel_team.algorithms.nash import cfr as tree_cfr
   tree = ctx.tree
   with ctx.excluded("setup"):
     solver = tree_cfr.TreeCFRSolver(
@@ -105,7 +105,7 @@ def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   checkpoint (variant "jps", by which it is judged): JPS as a booster of CFR+ (the JPS paper's
   CFR1k+JPS, Tian et al. 2020, arXiv 2008.06495). Options as for `jps`.
   """
-  from open_spiel.python.algorithms import cfr  #
+  from open_spiel.python.algorithms import cfr
   with ctx.excluded("setup"):
     solver = cfr.CFRPlusSolver(ctx.game)
   return _with_jps(ctx, solver.evaluate_and_update_policy,
@@ -135,7 +135,7 @@ def dcfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
   Options: dcfr.alpha (1.5), dcfr.beta (0), dcfr.gamma (2): the paper's DCFR_{3/2,0,2}.
   """
-  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
+  from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreeDCFRSolver(
       tree, alpha=ctx.option("dcfr.alpha", 1.5), beta=ctx.option("dcfr.beta", 0.0),
       gamma=ctx.option("dcfr.gamma", 2.0)))
@@ -149,7 +149,7 @@ def pcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
   Options: pcfr_plus.gamma (2: quadratic averaging).
   """
-  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
+  from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreePCFRPlusSolver(
       tree, gamma=ctx.option("pcfr_plus.gamma", 2.0)))
 
@@ -163,7 +163,7 @@ def pdcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
   Options: pdcfr_plus.alpha (2.3), pdcfr_plus.gamma (5), the paper's.
   """
-  from ospiel_team.algorithms.nash import cfr as tree_cfr  #
+  from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreePDCFRPlusSolver(
       tree, alpha=ctx.option("pdcfr_plus.alpha", 2.3),
       gamma=ctx.option("pdcfr_plus.gamma", 5.0)))
@@ -201,7 +201,7 @@ def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: ed.lr (1.0), ed.schedule ("constant"), ed.optimizer ("sgd"),
   ed.projection ("softmax" or "l2"), ed.values ("q" or "counterfactual", for l2).
   """
-  from ospiel_team.algorithms.nash import exploitability_descent as ed  #
+  from ospiel_team.algorithms.nash import exploitability_descent as ed
   solver = ed.TabularEDSolver(
       ctx.game, learning_rate=ctx.option("ed.lr", 1.0),
       optimizer=ctx.option("ed.optimizer", "sgd"),
@@ -221,7 +221,7 @@ def neural_ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: neural_ed.hidden ("64", or "128x128" for two layers), neural_ed.lr (0.1),
   neural_ed.schedule ("inverse_sqrt"), neural_ed.l2 (1e-3), neural_ed.optimizer ("sgd").
   """
-  from ospiel_team.algorithms.nash import exploitability_descent as ed  #
+  from ospiel_team.algorithms.nash import exploitability_descent as ed
   solver = ed.NeuralEDSolver(
       ctx.game, hidden_layers=_hidden(ctx.option("neural_ed.hidden", "64")),
       init_lr=ctx.option("neural_ed.lr", 0.1),
@@ -255,7 +255,6 @@ def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   of team 1's members' expected returns). Teams: `--teams`, else option team_lp.teams, else
   `teams.default_teams`.
   """
-  #
   from ospiel_team.algorithms.team import lp as team_lp
   from ospiel_team.algorithms.team import teams as teams_lib
   teams = ctx.teams or ctx.option("team_lp.teams", "") or teams_lib.default_teams(ctx.game)

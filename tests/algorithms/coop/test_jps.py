@@ -60,7 +60,7 @@ def test_search_gain_is_best_brute_force_candidate():
   tree = _tree("mini_bridge(size=2)")
   search = jps.JointPolicySearch(tree, depth=3)
   pi = tree_cfr.random_policy_array(tree, 4)
-  sweep = search._sweep(pi, None)  #
+  sweep = search._sweep(pi, None)
   for d in search.start_depths:
     res = search.search(sweep, d)
     pred, true, _ = search.brute_force_gains(pi, res)
@@ -118,7 +118,7 @@ def test_comm_length_one_hand_checked_step():
   pi[:, 0] = 1.0
   search = jps.JointPolicySearch(tree)
   assert search.value(pi) == pytest.approx(0.5)
-  sweep = search._sweep(pi, None)  #
+  sweep = search._sweep(pi, None)
   res = search.search(sweep, 0)
   assert res.gain == pytest.approx(0.5, abs=1e-15)
   keys = [(tree.infoset_keys[i], a) for i, a in res.chain]
@@ -199,8 +199,8 @@ def test_sampled_jps_with_many_samples_equals_exact_search():
   init = tree_cfr.random_policy_array(tree, 0)
   exact = jps.JointPolicySearch(tree, seed=2)
   sampled = jps.JointPolicySearch(tree, seed=2, samples=400)
-  pi_e = exact._sweep(init, None)  #
-  pi_s = sampled._sweep(init, np.random.default_rng(0))  #
+  pi_e = exact._sweep(init, None)
+  pi_s = sampled._sweep(init, np.random.default_rng(0))
   assert pi_s["weight"].min() == 1.0  # 400 draws from at most 4 histories cover them all
   for d in exact.start_depths:
     assert exact.search(pi_e, d).gain == pytest.approx(sampled.search(pi_s, d).gain)
@@ -247,8 +247,8 @@ def test_both_ways_of_finding_altered_histories_agree(game_name):
   results = {}
   for mode in ("always", "never"):
     search = jps.JointPolicySearch(tree, team=team)
-    search._row_mode = mode  #
-    sweep = search._sweep(pi, None)  #
+    search._row_mode = mode
+    sweep = search._sweep(pi, None)
     results[mode] = [search.search(sweep, d) for d in search.start_depths]
   for a, b in zip(results["always"], results["never"], strict=True):
     assert len(a.levels) == len(b.levels)
@@ -259,7 +259,7 @@ def test_both_ways_of_finding_altered_histories_agree(game_name):
 
 
 def test_tree_cache_round_trip(tmp_path):
-  from ospiel_team.tree import cache as tree_cache  #
+  from ospiel_team.tree import cache as tree_cache
   game = pyspiel.load_game("mini_bridge(size=2)")
   walked = tree_cache.cached_tree(game, str(tmp_path))
   loaded = tree_cache.cached_tree(game, str(tmp_path))
@@ -283,13 +283,13 @@ def test_reach_sampling_draws_only_reached_histories():
   pi[bid0] = 0.0
   pi[bid0, 1] = 1.0  # every player always bids 1 when it can: most histories are unreached
   search = jps.JointPolicySearch(tree, samples=3, sample_by="reach", seed=0)
-  sweep = search._sweep(pi, np.random.default_rng(0))  #
+  sweep = search._sweep(pi, np.random.default_rng(0))
   w, reach = sweep["weight"], sweep["reach"]
-  inf = search._row_inf  #
+  inf = search._row_inf
   reached = np.bincount(inf, weights=reach, minlength=tree.num_infosets) > 0
   assert np.all(reach[(w > 0) & reached[inf]] > 0)  # reached infosets: only reached histories
   assert np.all(np.bincount(inf, weights=w, minlength=tree.num_infosets)[
-      search._team_infosets] >= 1)  #
+      search._team_infosets] >= 1)
 
 
 # ------------------------------------------------------------------------------------------
@@ -408,13 +408,13 @@ def test_cached_search_structure_gives_the_same_searches(game_name, depth, sampl
       for la, lb in zip(a.levels, b.levels, strict=True):
         for key in ("inf", "act", "parent", "J"):
           np.testing.assert_array_equal(la[key], lb[key])
-  assert cached._structures and not fresh._structures  #
+  assert cached._structures and not fresh._structures
   tiny = jps.JointPolicySearch(tree, team=team, depth=depth, samples=samples,
                                structure_budget=1)
   sweep = tiny.sweep(pi, np.random.default_rng(5))
   for d in tiny.start_depths:  # over budget: searched without a cache, same answer
     assert tiny.search(sweep, d).gain == fresh.search(sweep, d).gain
-  assert None in tiny._structures.values()  #
+  assert None in tiny._structures.values()
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -457,7 +457,7 @@ def test_kernel_search_equals_brute_force(game_name, depth):
         pred, true, _ = search.brute_force_gains(pi, res)
         assert len(pred) == res.num_candidates
         np.testing.assert_allclose(pred, true, rtol=0, atol=1e-9)
-    assert bool(search._structures) == (budget > 0)  #
+    assert bool(search._structures) == (budget > 0)
 
 
 @pytest.mark.parametrize("kwargs", [

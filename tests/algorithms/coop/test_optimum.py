@@ -13,7 +13,7 @@ from ospiel_team.cli import coop_optimum as coop_optimum_cli
 
 
 def _openspiel_value(game_string, policy):
-  from open_spiel.python.algorithms import expected_game_score  #
+  from open_spiel.python.algorithms import expected_game_score
   game = pyspiel.load_game(game_string)
   return expected_game_score.policy_value(game.new_initial_state(),
                                           [policy] * game.num_players())[0]
@@ -91,7 +91,7 @@ def test_mip_warm_start_is_the_first_incumbent():
   """Stopped almost at once, the warm-started MIP still returns a strategy worth at least the
   (purified) initial policy, whose value OpenSpiel computes independently; without the warm
   start HiGHS has no strategy yet. Given time, it reaches the same optimum as without it."""
-  from open_spiel.python.algorithms import expected_game_score  #
+  from open_spiel.python.algorithms import expected_game_score
   game_string = "mini_bridge(size=3)"
   game = pyspiel.load_game(game_string)
   tree = GameTree(game)
@@ -148,8 +148,8 @@ def test_not_common_payoff_and_negative_time_limit_are_errors():
     (["--game", "tiny_hanabi", "--method", "nope"], "'nope'"),
 ])
 def test_cli_user_errors_are_one_line(args, needle):
-  import contextlib  #
-  import io  #
+  import contextlib
+  import io
   out, err = io.StringIO(), io.StringIO()
   with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
     rc = coop_optimum_cli.main(["coop_optimum"] + args)

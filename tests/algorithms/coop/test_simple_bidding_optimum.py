@@ -137,7 +137,7 @@ def test_bad_input_names_the_value(kwargs, match):
 
 
 def _full_information_total(size):
-  bids = [1 << i for i in range(sbo._num_bids(size))]  #
+  bids = [1 << i for i in range(sbo._num_bids(size))]
   return sum(max([b for b in bids if x + y >= b], default=0)
              for x in range(size) for y in range(size))
 

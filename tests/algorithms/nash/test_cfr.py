@@ -51,7 +51,7 @@ def test_equals_openspiel_cfr_plus(game_name):
 def test_equals_openspiel_simultaneous_updates(game_name):
   game = pyspiel.load_game(game_name)
   tree = GameTree(game)
-  reference = os_cfr._CFRSolver(game, alternating_updates=False,  #
+  reference = os_cfr._CFRSolver(game, alternating_updates=False,
                                 linear_averaging=False, regret_matching_plus=False)
   ours = tree_cfr.TreeCFRSolver(tree, alternating_updates=False)
   for _ in range(8):
@@ -101,7 +101,7 @@ def test_batched_simultaneous_equals_openspiel():
   batched = tree_cfr.BatchedTreeCFRSolver(tree, init, alternating_updates=False)
   refs = []
   for p in init:
-    ref = os_cfr._CFRSolver(game, alternating_updates=False,  #
+    ref = os_cfr._CFRSolver(game, alternating_updates=False,
                             linear_averaging=False, regret_matching_plus=False)
     ref.current_policy().action_probability_array[:] = tree.tabular_policy(
         p, template=ref.current_policy()).action_probability_array
@@ -133,7 +133,7 @@ def test_batched_exploration_is_per_seed_and_only_where_no_regret_is_positive():
   for b, s in enumerate(single):
     np.testing.assert_array_equal(cur[b], s.current_policy_array()[0])
   # Where some cumulative regret is positive, the policy is plain regret matching.
-  cum = np.moveaxis(batched._cum_regret, -1, 0)  #
+  cum = np.moveaxis(batched._cum_regret, -1, 0)
   pos = np.where(tree.infoset_legal, np.maximum(cum, 0.0), 0.0)
   positive = pos.sum(axis=2) > 0
   rm = pos[positive] / pos[positive].sum(axis=1, keepdims=True)
@@ -215,7 +215,7 @@ def test_batched_kernels_equal_openspiel(game_name, kw):
   single = [tree_cfr.TreeCFRSolver(tree, initial_policy=p, **kw) for p in init]
   refs = []
   for p in init:
-    ref = os_cfr._CFRSolver(game, **kw)  #
+    ref = os_cfr._CFRSolver(game, **kw)
     ref.current_policy().action_probability_array[:] = tree.tabular_policy(
         p, template=ref.current_policy()).action_probability_array
     refs.append(ref)
@@ -223,7 +223,7 @@ def test_batched_kernels_equal_openspiel(game_name, kw):
   for _ in range(3 if game_name == "leduc_poker" else 8):
     for s in [batched] + single + refs:
       s.evaluate_and_update_policy()
-    pruned_seen = pruned_seen or bool(batched._k["dpruned"].any())  #
+    pruned_seen = pruned_seen or bool(batched._k["dpruned"].any())
   assert pruned_seen or not pure
   cur, avg = batched.current_policy_array(), batched.average_policy_array()
   for b in range(len(seeds)):

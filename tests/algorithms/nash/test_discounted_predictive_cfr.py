@@ -40,7 +40,7 @@ def test_dcfr_equals_openspiel_dcfr(game_name, seed):
 def test_dcfr_other_exponents_equal_openspiel():
   game = pyspiel.load_game("kuhn_poker")
   tree = GameTree(game)
-  reference = discounted_cfr._DCFRSolver(  #
+  reference = discounted_cfr._DCFRSolver(
       game, alternating_updates=True, linear_averaging=True, regret_matching_plus=False,
       alpha=1.0, beta=1.0, gamma=1.0)  # LCFR
   ours = tree_cfr.TreeDCFRSolver(tree, alpha=1.0, beta=1.0, gamma=1.0)

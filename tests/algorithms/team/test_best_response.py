@@ -49,7 +49,7 @@ def test_hybrid_frees_the_member_with_most_sequences():
   tree = GameTree(pyspiel.load_game("team_kuhn(players=3,ranks=3)"))
   oracle = team_best_response.TeamOracle(tree, [0, 1], hybrid=True)
   counts = {p: int(tree.infoset_legal[tree.infoset_player == p].sum()) for p in (0, 1)}
-  assert counts[oracle._free] == max(counts.values())  #
+  assert counts[oracle._free] == max(counts.values())
   assert team_best_response.TeamOracle(tree, [0, 1])._free is None  # default: full MIP
   assert team_best_response.TeamOracle(tree, [2], hybrid=True)._free is None  # one member
 

@@ -166,7 +166,7 @@ def test_unique_rows_matches_numpy():
     packed = rng.integers(0, 4, size=(200, width)).astype(np.uint8)
     packed[rng.integers(0, 2, size=200).astype(bool)] = 0
     u0, i0 = np.unique(packed, axis=0, return_inverse=True)
-    u1, i1 = team_decomposition._unique_rows(packed)  #
+    u1, i1 = team_decomposition._unique_rows(packed)
     np.testing.assert_array_equal(u0, u1)
     np.testing.assert_array_equal(i0.reshape(-1), i1)
 

@@ -51,7 +51,7 @@ def test_kuhn_value_closed_form_and_cfr_plus():
 def test_single_player_teams_match_sequence_form_lp(game):
   pytest.importorskip("cvxpy")
   pytest.importorskip("ecos")  # OpenSpiel's lp_solver default solver
-  from open_spiel.python.algorithms import sequence_form_lp  #
+  from open_spiel.python.algorithms import sequence_form_lp
   v0, v1, _, _ = sequence_form_lp.solve_zero_sum_game(pyspiel.load_game(game))
   res = _solve(game, "0|1")
   assert res.value == pytest.approx(v0, abs=1e-6)
@@ -142,7 +142,7 @@ def test_sampling_reproduces_the_plan_exactly_and_empirically():
 
 
 def test_team_value_vs_best_response_and_runner():
-  from ospiel_team.runner import compare  #
+  from ospiel_team.runner import compare
   game = "kuhn_poker(players=3)"
   res = _solve(game, "0,1|2")
   tree = res.plans[0].decomposition.tree
@@ -215,8 +215,8 @@ def test_team_values_per_member():
 
 def test_cli_json():
   """`ospiel-team-solve` (the CLI lives in team_solve)."""
-  import subprocess  #
-  import sys  #
+  import subprocess
+  import sys
   proc = subprocess.run([sys.executable, "-m", "ospiel_team.cli.team_solve", "--game",
                          "kuhn_poker", "--teams", "0|1", "--json"], capture_output=True,
                         text=True, check=True)
@@ -228,7 +228,7 @@ def test_cli_json():
 
 def test_table1_sizes_of_small_instances():
   """#Seq per team equals Table 1 (facts about the games, not about our LP)."""
-  from ospiel_team.games import team_instances  #
+  from ospiel_team.games import team_instances
   for name in ("21K3", "21K4"):
     game, teams = team_instances.TABLE1_INSTANCES[name]
     res = _solve(game, "|".join(",".join(map(str, t)) for t in teams))
@@ -240,9 +240,9 @@ def test_table1_sizes_of_small_instances():
 def test_table_benchmark_script_runs(tmp_path):
   """benchmarks/team_lp_table.py on the smallest instance: sizes checked against Table 1, the
   default path (auto: the LP) and a second method (the belief DAG) that agrees on 21K3 = 0."""
-  import os  #
-  import subprocess  #
-  import sys  #
+  import os
+  import subprocess
+  import sys
   repo = tests_repo.REPO
   out = tmp_path / "t.json"
   subprocess.run([sys.executable, os.path.join(repo, "benchmarks", "team_lp_table.py"),
@@ -263,7 +263,7 @@ def test_solver_auto_same_value_as_ipm_and_simplex():
   """`solver="auto"` (dual simplex for small LPs) gives the value of both HiGHS methods; 21K4's
   is Table 1's -.0417 (the plans of the simplex path are checked as mutual best responses
   below). 21GL's 0.252422 agrees with both teams' exact MIP best responses to the LP's plans."""
-  from ospiel_team.games import team_instances  #
+  from ospiel_team.games import team_instances
   for name, expected in (("21K4", -0.0417), ("21GL", 0.2524)):
     game, teams = team_instances.load_instance(name)
     tree = GameTree(game)
@@ -291,9 +291,9 @@ def test_solver_auto_same_value_as_ipm_and_simplex():
 def test_table_script_per_instance_methods(tmp_path):
   """team_lp_table.py --methods ID=METHOD overrides --method for that instance; bad items are
   one-line usage errors naming the value."""
-  import os  #
-  import subprocess  #
-  import sys  #
+  import os
+  import subprocess
+  import sys
   repo = tests_repo.REPO
   script = os.path.join(repo, "benchmarks", "team_lp_table.py")
   out = tmp_path / "t.json"
@@ -313,7 +313,7 @@ def test_table_script_per_instance_methods(tmp_path):
 def test_21d3_value_is_the_papers():
   """Table 1 prints 21D3 = .2840 (team 1's total); with the D rules of team_instances the LP
   gives exactly 23/81 = 0.283951. OpenSpiel's order with the wild face gave 1/3."""
-  from ospiel_team.games import team_instances  #
+  from ospiel_team.games import team_instances
   game, teams = team_instances.load_instance("21D3")
   res = team_lp.solve(game, "|".join(",".join(map(str, t)) for t in teams))
   assert round(res.value, 4) == 0.2840

@@ -150,7 +150,7 @@ def test_lp_nonzeros_counts_the_lp_without_building_it(game, teams):
   decs = [TeamDecomposition(tree, m) for m in t.teams]
   est = team_lp.lp_nonzeros(tree, t, *decs)
   res = team_lp.solve(tree, t, decompositions=decs)
-  m = team_lp._payoff(tree, decs[0], decs[1],  #
+  m = team_lp._payoff(tree, decs[0], decs[1],
                       teams_lib.team_terminal_utilities(tree, t)[:, 0])
   assert res.lp_nonzeros <= est <= res.lp_nonzeros + int(np.sum(m.data == 0))
   lower = team_lp.lp_nonzeros(tree, t, *decs, stop_above=0)  # the early lower bound
@@ -172,7 +172,7 @@ def test_bad_arguments_are_errors_naming_the_value():
     team_lp.solve("kuhn_poker(players=3)", "0,1|2", highs_options={"no_such_option": 1})
   with pytest.raises(ValueError, match="solver='bogus'"):
     team_lp.solve("kuhn_poker(players=3)", "0,1|2", solver="bogus")
-  import highspy  #
+  import highspy
   with pytest.raises(ValueError, match="presolve"):
     highs.set_option(highspy.Highs(), "presolve", 3.5)
 
@@ -292,7 +292,7 @@ def test_default_precision_finishes_a_straddling_bracket_with_the_lp(monkeypatch
   """21K6's exact value -0.0236499584 lies 4e-8 from the boundary -0.02365 (LP, also
   results/team_lp_table_default.json): with no patience the DAG gives up at gap 1e-4 and the LP
   finishes; the answer is exact and prints -0.0236."""
-  from ospiel_team.games import team_instances  #
+  from ospiel_team.games import team_instances
   monkeypatch.setattr(team_solve, "SETTLE_PATIENCE", 0.0)
   res = team_solve.solve(*team_instances.TABLE1_INSTANCES["21K6"])
   assert res.method == "lp" and res.exact and "finished by the LP" in res.details["auto"]
@@ -342,7 +342,7 @@ def test_cli_tree_cache_that_cannot_be_written_is_one_line(tmp_path, monkeypatch
   assert rc == 2 and out == "" and "--tree_cache '/dev/full'" in err
   assert len(err.strip().splitlines()) == 1
   # A read-only folder (as seen by a non-root user; root ignores permission bits).
-  import tempfile  #
+  import tempfile
 
   def refuse(*args, **kwargs):
     raise PermissionError(13, "Permission denied")
@@ -356,7 +356,7 @@ def test_cli_tree_cache_that_cannot_be_written_is_one_line(tmp_path, monkeypatch
 
 
 def test_cli_tree_cache_write_failure_after_the_walk_is_one_line(tmp_path, monkeypatch):
-  from ospiel_team.tree import cache as tree_cache  #
+  from ospiel_team.tree import cache as tree_cache
 
   def disk_full(*args, **kwargs):
     raise OSError(28, "No space left on device")

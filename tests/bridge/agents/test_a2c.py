@@ -154,8 +154,8 @@ def test_bad_config_raises():
 
 
 def test_shipped_model_loads_and_bids_only_legal_calls():
-  from ospiel_team.bridge.agents import match  #
-  from ospiel_team.bridge.agents import model_bidder  #
+  from ospiel_team.bridge.agents import match
+  from ospiel_team.bridge.agents import model_bidder
   for name in ("a2c", "a2c_uncontested"):
     bidder = model_bidder.load_bidder(name)
     eng = engine_lib.BiddingEngine(uncontested=name.endswith("uncontested"))
@@ -189,7 +189,7 @@ def test_example_script_runs(tmp_path, search):
   rows = open(tmp_path / "log.csv").read().strip().split("\n")
   assert len(rows) == 3
   if search == "jps":
-    import csv  #
+    import csv
     recs = list(csv.DictReader(rows))
     assert any(int(r["search_points"]) > 0 for r in recs)
   assert os.path.exists(tmp_path / "model.npz")  # (resuming is tested in-process above)
@@ -203,7 +203,7 @@ def test_throughput_separates_self_play_from_evaluation_and_checkpoints(tmp_path
   Each evaluation is made to take 0.25 s longer (an injected sleep), so the wall-inclusive
   time must exceed the time inside rounds by at least 0.25 s per evaluation, and the two
   rates must differ accordingly."""
-  import time  #
+  import time
   ds = dataset_lib.load_dataset()
   trainer = a2c.A2CTrainer(_tiny_cfg(), ds, eval_dataset=ds, workdir=str(tmp_path / "t"))
   monkeypatch.setattr(trainer, "evaluate", lambda boards, seed=0: (time.sleep(0.25),

@@ -229,7 +229,7 @@ def test_play_selfplay_plays_forced_calls_with_sigma_logp():
 
 
 def test_nll_step_raises_the_searched_calls_probability():
-  import optax  #
+  import optax
   net = policy_net.make_network(16, 1)
   params = policy_net.init_params(net, 0)
   opt = optax.adam(1e-2)

@@ -48,7 +48,7 @@ def test_card_and_call_maps():
 
 def _hand_built_auction():
   """Dealer East, N-S vulnerable: E 1H, S X, W 2H, N Pass, E Pass, S 3C; North to call."""
-  ds = engine_lib._as_dataset(None)  #
+  ds = engine_lib._as_dataset(None)
   eng = engine_lib.BiddingEngine(ds)
   eng.reset([0], dealer=1, vulnerability=1)
   for c in ["1H", "Dbl", "2H", "Pass", "Pass", "3C"]:
@@ -194,9 +194,9 @@ def test_loader_and_forward_match_torch():
 
 @needs_ref
 def test_bidders_bid_legally_and_agree_in_the_pyspiel_game():
-  import pyspiel  #
-  import ospiel_team  # noqa: F401  #
-  from ospiel_team.bridge.agents import match  #
+  import pyspiel
+  import ospiel_team  # noqa: F401
+  from ospiel_team.bridge.agents import match
   for name in ("jps_paper_0.63", "jps_paper_baseline"):
     bidder = bidders_lib.make_bidder(name, reference_dir=REF_DIR)
     res = match.run_match(bidder, bidder, 6, seed=5, progress=False)
@@ -209,7 +209,7 @@ def test_bidders_bid_legally_and_agree_in_the_pyspiel_game():
       state = game.new_initial_state()
       state.apply_action(int(res.deal_index[b]))
       while not state.is_terminal():
-        hands = state._hands  #
+        hands = state._hands
         call = int(bidder.act_auction(state.auction, hands, np.array([0]))[0])
         assert call in state.legal_actions()
         state.apply_action(call)
@@ -237,7 +237,7 @@ def test_sampling_uses_the_uniforms():
 @needs_ref
 def test_head_to_head_reproduces_the_authors_sign():
   """agent-1610-0.63 beats agent-baseline-15-189 (authors: +0.76 IMPs/b on 50,000 deals)."""
-  from ospiel_team.bridge.agents import match  #
+  from ospiel_team.bridge.agents import match
   res = match.run_match("jps_paper_0.63", "jps_paper_baseline", 2000, seed=0, progress=False,
                         reference_dir=REF_DIR)
   lo, hi = res.ci95

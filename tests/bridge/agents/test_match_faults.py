@@ -17,6 +17,7 @@ import pytest
 import ospiel_team  # noqa: F401
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge.agents import bidders
 from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
@@ -204,7 +205,17 @@ def test_a_nan_model_is_refused_by_the_command(bad_models, tmp_path):
   assert not (tmp_path / "m").exists()
 
 
-def test_the_shipped_models_load():
-  for name in model_bidder.SHIPPED_MODELS:
-    if os.path.isfile(os.path.join(model_bidder.MODELS_DIR, model_bidder.SHIPPED_MODELS[name])):
-      policy_net.load_model(model_bidder.model_path(name))
+def test_every_shipped_model_is_present_and_gives_probability_distributions():
+  """The model check on load refuses nothing that ships: every name of SHIPPED_MODELS has its
+  file, loads, and its network maps real auction observations to distributions (finite,
+  non-negative, summing to 1)."""
+  eng = engine_lib.BiddingEngine()
+  eng.reset_random(np.random.default_rng(0), 8)
+  obs = eng.observation()
+  for name, filename in model_bidder.SHIPPED_MODELS.items():
+    assert os.path.isfile(os.path.join(model_bidder.MODELS_DIR, filename)), name
+    net, params, _ = policy_net.load_model(model_bidder.model_path(name))
+    probs, _ = policy_net.PolicyFn(net, params)(obs)
+    assert probs.shape == (8, policy_net.NUM_CALLS), name
+    assert np.all(np.isfinite(probs)) and np.all(probs >= 0), name
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5, err_msg=name)
