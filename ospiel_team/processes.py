@@ -6,6 +6,7 @@ initializer, asks Linux to send the worker SIGKILL when the parent dies (prctl
 PR_SET_PDEATHSIG); elsewhere a daemon thread polls the parent's pid once a second.
 """
 
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -43,3 +44,19 @@ def die_with_parent(parent_pid: int, ignore_sigint: bool = True) -> None:
           os._exit(1)
         time.sleep(1.0)
     threading.Thread(target=_watch, daemon=True, name="die_with_parent").start()
+
+
+@contextlib.contextmanager
+def workers_ignore_sigint():
+  """Starts worker processes with SIGINT ignored from their first instruction.
+
+  A spawned worker only reaches its pool initializer (`die_with_parent`) after importing its
+  modules; Ctrl-C in that window printed a KeyboardInterrupt traceback from the worker. An
+  ignored signal stays ignored across exec, so the parent ignores SIGINT while it starts the
+  pool's workers and restores its own handler afterwards (the parent still gets Ctrl-C).
+  """
+  previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+  try:
+    yield
+  finally:
+    signal.signal(signal.SIGINT, previous)

@@ -175,8 +175,10 @@ def build_dataset(num_deals: int, out: str, seed: int = 0, workers: int | None =
     _run_ray(tasks, ray_address, _save)
   elif todo:
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(min(workers, len(todo)), initializer=_worker_init,
-                  initargs=(os.getpid(),)) as pool:
+    with processes.workers_ignore_sigint():
+      pool = ctx.Pool(min(workers, len(todo)), initializer=_worker_init,
+                      initargs=(os.getpid(),))
+    with pool:
       for result in pool.imap_unordered(_compute_chunk_star, tasks):
         _save(result)
   bar.close()

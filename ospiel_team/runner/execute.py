@@ -194,8 +194,10 @@ def execute(tasks: list[Task], workers: int, ray_address: str | None,
     return
   ctx = multiprocessing.get_context("spawn")
   # Leaving the block (done, a failed task, Ctrl-C) terminates the workers at once.
-  with ctx.Pool(min(workers, len(tasks)), initializer=_pool_worker_init,
-                initargs=(os.getpid(),)) as pool:
+  with processes.workers_ignore_sigint():
+    pool = ctx.Pool(min(workers, len(tasks)), initializer=_pool_worker_init,
+                    initargs=(os.getpid(),))
+  with pool:
     for index, result in pool.imap_unordered(_run_numbered, enumerate(tasks)):
       on_done(tasks[index], result)
 
