@@ -72,6 +72,8 @@ flags.DEFINE_integer("hidden", 200, "Units per layer.")
 flags.DEFINE_integer("num_blocks", 2, "Residual blocks (2 FC layers each).")
 flags.DEFINE_integer("eval_every", 20, "Evaluate vs natural every this many rounds (0: never).")
 flags.DEFINE_integer("eval_boards", 200, "Boards per evaluation (<= holdout).")
+flags.DEFINE_integer("snapshot_every", 0, "Save the model as WORKDIR/snapshots/round_R.npz "
+                     "every this many rounds (0: never); candidates for model selection.")
 flags.DEFINE_integer("checkpoint_every", 10, "Checkpoint every this many rounds.")
 flags.DEFINE_string("init_model", None, "Start from this model/checkpoint .npz (fine-tuning).")
 flags.DEFINE_enum("search", "none", ["none", "jps", "1search"],
@@ -215,7 +217,8 @@ def main(argv):
                 checkpoint_every=FLAGS.checkpoint_every, progress=FLAGS.progress,
                 max_seconds=FLAGS.max_minutes * 60,
                 refresh=refresh if FLAGS.refresh_minutes > 0 else None,
-                refresh_seconds=FLAGS.refresh_minutes * 60)
+                refresh_seconds=FLAGS.refresh_minutes * 60,
+                snapshot_every=FLAGS.snapshot_every)
   policy_net.save_model(os.path.join(FLAGS.workdir, "model.npz"), trainer.params, cfg,
                         extra={"rounds": trainer.round, "games": trainer.games,
                                "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,

@@ -81,7 +81,7 @@ from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
 from ospiel_team.bridge.agents.policy_net import (
     OBS_SIZE, PolicyFn, flatten_params, init_params, legal_from_obs, load_model, make_network,
-    sample_calls, unflatten_params)
+    sample_calls, save_model, unflatten_params)
 
 PACKED_OBS_SIZE = (OBS_SIZE + 7) // 8  # 34 bytes
 IMP_SCALE = 24.0  # reward = IMPs / IMP_SCALE
@@ -551,11 +551,24 @@ class A2CTrainer:
             checkpoint_every: int = 10, progress: bool = True,
             max_seconds: float | None = None,
             refresh: Callable[[A2CTrainer], None] | None = None,
-            refresh_seconds: float = 300.0) -> list[dict]:
+            refresh_seconds: float = 300.0, snapshot_every: int = 0) -> list[dict]:
     """Trains until `rounds` rounds in total (counting resumed ones) or `max_seconds` pass.
 
-    `refresh(trainer)` (optional) is called every `refresh_seconds` (e.g. to add new deals).
+    Args:
+      rounds: total rounds to reach (resumed rounds count).
+      eval_every: evaluate against the natural bidder every this many rounds (0: never).
+      eval_boards: boards per evaluation.
+      checkpoint_every: write ``workdir/checkpoint.npz`` every this many rounds.
+      progress: show a tqdm bar.
+      max_seconds: stop (with a checkpoint) after this many seconds.
+      refresh: called as ``refresh(trainer)`` every `refresh_seconds` (e.g. to add new deals).
+      refresh_seconds: see `refresh`.
+      snapshot_every: also save the model (`policy_net.save_model`) as
+        ``workdir/snapshots/round_RRRRRRR.npz`` every this many rounds (0: never); the
+        snapshots are the candidates of model selection on the validation deals.
     """
+    if snapshot_every < 0:
+      raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
     start = time.time()
     last_refresh = start
     bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc="a2c rounds",
@@ -582,11 +595,26 @@ class A2CTrainer:
         t_iter = time.time()
         self.save_checkpoint()
         self.write_logs()
+      if snapshot_every and self.round % snapshot_every == 0 and self.workdir is not None:
+        self.save_snapshot()
       self.total_wall += time.time() - t_iter
       if timed_out:
         break
     bar.close()
     return self.log_rows
+
+  def snapshot_path(self, round_: int) -> str:
+    return os.path.join(self.workdir, "snapshots", f"round_{round_:07d}.npz")
+
+  def save_snapshot(self) -> str:
+    """Saves the current network as ``workdir/snapshots/round_RRRRRRR.npz``; returns the path."""
+    path = self.snapshot_path(self.round)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    save_model(path, self.params, self.cfg,
+                          extra={"rounds": self.round, "games": self.games,
+                                 "wall_s": round(self.wall, 2),
+                                 "total_wall_s": round(self.total_wall, 2)})
+    return path
 
   def throughput(self) -> dict:
     """Games per second of the run so far: self-play + learning only, and wall-inclusive
