@@ -133,6 +133,22 @@ def test_checkpoint_resume_is_identical(tmp_path):
     a2c.A2CTrainer(_tiny_cfg(hidden=8), ds, workdir=str(tmp_path / "b"))
 
 
+def test_snapshots_hold_the_parameters_of_their_round(tmp_path):
+  ds = dataset_lib.load_dataset()
+  tr = a2c.A2CTrainer(_tiny_cfg(), ds, workdir=str(tmp_path / "s"))
+  tr.train(2, checkpoint_every=100, progress=False, snapshot_every=2)
+  p2 = jax.tree_util.tree_leaves(tr.params)
+  tr.train(3, checkpoint_every=100, progress=False, snapshot_every=2)
+  snaps = sorted(os.listdir(tmp_path / "s" / "snapshots"))
+  assert snaps == ["round_0000002.npz"]  # round 3 is not a multiple of 2
+  _, params, meta = policy_net.load_model(str(tmp_path / "s" / "snapshots" / snaps[0]))
+  assert meta["rounds"] == 2 and meta["games"] == 2 * 2 * _tiny_cfg().deals_per_round
+  for x, y in zip(p2, jax.tree_util.tree_leaves(params), strict=True):
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+  with pytest.raises(ValueError, match="snapshot_every"):
+    tr.train(4, snapshot_every=-1, progress=False)
+
+
 def test_replay_buffer_roundtrip_and_fifo():
   buf = a2c.ReplayBuffer(5)
   obs = (np.random.default_rng(0).random((7, 267)) < 0.3).astype(np.float32)
