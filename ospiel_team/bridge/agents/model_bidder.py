@@ -38,6 +38,8 @@ SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested
                   **{f"a2c_seed{k}": f"a2c_seed{k}.npz" for k in range(1, 6)},
                   "a2c_finetuned": "a2c_finetuned.npz", "a2c_1search": "a2c_1search.npz",
                   "jpsbid": "a2c_jpsbid.npz"}
+# The strongest shipped model on the held-out deals (docs: results page, bridge head-to-heads).
+SHIPPED_MODELS["best"] = SHIPPED_MODELS["a2c_long"]
 
 
 def model_path(name_or_path: str = "a2c") -> str:

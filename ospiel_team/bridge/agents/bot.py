@@ -1,0 +1,83 @@
+"""Bridge bidders as OpenSpiel bots (`pyspiel.Bot`) for the `bridge_bidding` game.
+
+Any bidder of `ospiel_team.bridge.agents.bidders.make_bidder` (a built-in one, a shipped
+model such as ``best``, the JPS authors' models, a model file) plays a seat of
+``pyspiel.load_game("bridge_bidding")`` through OpenSpiel's bot interface, e.g. with
+`open_spiel.python.algorithms.evaluate_bots`::
+
+  import numpy as np
+  import pyspiel
+  import ospiel_team  # registers bridge_bidding
+  from open_spiel.python.algorithms import evaluate_bots
+  from ospiel_team.bridge.agents import bot
+
+  game = pyspiel.load_game("bridge_bidding")
+  bots = [bot.load_bot("best", seat) for seat in range(4)]
+  returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random)
+
+The bot sees only ``state.observation_tensor(seat)`` (the 267 bits of JPS Appendix D, the
+same input as in a duplicate match) and returns a call id, which is the game's action id.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import pyspiel
+
+from ospiel_team.bridge.agents import bidders as bidders_lib
+
+
+class BidderBot(pyspiel.Bot):
+  """A `pyspiel.Bot` that bids with a batched bidder (`bidders.Bidder`) for one seat."""
+
+  def __init__(self, bidder, player_id: int, seed: int | None = None):
+    """Args:
+      bidder: an object with ``act(observations, uniforms) -> calls`` (`bidders.Bidder`).
+      player_id: the seat the bot plays (0=N, 1=E, 2=S, 3=W).
+      seed: seed of the uniforms handed to a sampling bidder (greedy bidders ignore them).
+    """
+    pyspiel.Bot.__init__(self)
+    if getattr(bidder, "needs_auction", False):
+      raise ValueError(f"bidder {getattr(bidder, 'name', bidder)!r} reads the whole auction "
+                       "from the duplicate-match engine, not a pyspiel observation; play it "
+                       "with ospiel_team.bridge.agents.match")
+    if player_id not in (0, 1, 2, 3):
+      raise ValueError(f"player_id must be 0, 1, 2 or 3 (N, E, S, W), got {player_id!r}")
+    self.bidder = bidder
+    self.player_id = player_id
+    self._rng = np.random.default_rng(seed)
+
+  def restart_at(self, state) -> None:
+    del state  # the bidders keep no state between calls
+
+  def inform_action(self, state, player_id, action) -> None:
+    del state, player_id, action
+
+  def step(self, state) -> int:
+    if state.current_player() != self.player_id:
+      raise ValueError(f"bot of seat {self.player_id} asked to act at seat "
+                       f"{state.current_player()}")
+    obs = np.asarray(state.observation_tensor(self.player_id), np.float32)[None]
+    call = int(self.bidder.act(obs, self._rng.random(1))[0])
+    legal = state.legal_actions(self.player_id)
+    if call not in legal:  # a bidder bug, not a user error: keep the traceback
+      raise RuntimeError(f"bidder {getattr(self.bidder, 'name', self.bidder)!r} chose illegal "
+                         f"call {call} (legal: {legal})")
+    return call
+
+
+def load_bot(name: str = "best", player_id: int = 0, seed: int | None = None,
+             greedy: bool = True, reference_dir: str | None = None) -> BidderBot:
+  """A `BidderBot` for a bidder name or model path (see `bidders.make_bidder`).
+
+  Args:
+    name: ``best`` (the strongest shipped model), another shipped model, ``natural``,
+      ``pass``, ``random``, ``jps_paper_*`` (with `reference_dir`) or a model file path.
+    player_id: the seat the bot plays (0=N, 1=E, 2=S, 3=W).
+    seed: seed of the uniforms of a sampling bidder.
+    greedy: model bidders bid their most probable legal call (the JPS paper's evaluation).
+    reference_dir: folder of the JPS authors' models (only for ``jps_paper_*``).
+  """
+  bidder = bidders_lib.make_bidder(name, reference_dir=reference_dir, greedy=greedy)
+  return BidderBot(bidder, player_id, seed=seed)
