@@ -42,6 +42,7 @@ import io
 import json
 import os
 import time
+import zipfile
 
 import jax
 import jax.numpy as jnp
@@ -295,8 +296,11 @@ class JaxA2CTrainer:
     self.workdir = workdir
     self.net = make_network(cfg.hidden, cfg.num_blocks)
     self.optimizer = optax.adam(cfg.learning_rate)
-    self.params = put(init_params(self.net, cfg.seed))
-    self.opt_state = put(self.optimizer.init(self.params))
+    resume = (self.checkpoint_path if workdir is not None and os.path.exists(
+        os.path.join(workdir, "checkpoint.npz")) else resume_from)
+    if resume is None:  # (a resumed trainer skips the initialisation)
+      self.params = put(init_params(self.net, cfg.seed))
+      self.opt_state = put(self.optimizer.init(self.params))
     # The numpy random states of the a2c checkpoint format (a2c resumes with them).
     self.rng_state = np.random.default_rng(cfg.seed).bit_generator.state
     self.learner_rng_state = np.random.default_rng([cfg.seed, 1]).bit_generator.state
@@ -307,10 +311,8 @@ class JaxA2CTrainer:
     self.total_wall = 0.0
     self.log_rows: list[dict] = []
     self._round_fn = cached_round_fn(cfg, self.options)
-    if workdir is not None and os.path.exists(self.checkpoint_path):
-      self.load_checkpoint(self.checkpoint_path)
-    elif resume_from is not None:
-      self.load_checkpoint(resume_from)
+    if resume is not None:
+      self.load_checkpoint(resume)
 
   # --- checkpoints --------------------------------------------------------------------------
   @property
@@ -347,7 +349,13 @@ class JaxA2CTrainer:
     """
     if not os.path.isfile(path):
       raise ValueError(f"checkpoint {path!r} is not a file")
-    with np.load(path, allow_pickle=False) as z:
+    try:
+      z = np.load(path, allow_pickle=False)
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
+      raise ValueError(f"checkpoint {path!r} cannot be read as an .npz: {e}") from None
+    if not isinstance(z, np.lib.npyio.NpzFile):
+      raise ValueError(f"checkpoint {path!r} is a single .npy array, not an .npz checkpoint")
+    with z:
       if "state" not in z.files:
         raise ValueError(f"{path!r} is not an a2c training checkpoint (no 'state' entry)")
       state = json.loads(str(z["state"]))

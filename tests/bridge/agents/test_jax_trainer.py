@@ -88,8 +88,7 @@ def test_jax_trainer_round_trips_with_the_numpy_trainer(ds, tmp_path):
   np_tr.train(start + 2, progress=False, checkpoint_every=100)
   assert np_tr.round == start + 2
   # The JAX trainer resumed from the export continues exactly as the uninterrupted one.
-  again = jax_trainer.JaxA2CTrainer(cfg, ds, workdir=str(tmp_path / "jax2"), resume_from=slim,
-                                    options=opts)
+  again = jax_trainer.JaxA2CTrainer(cfg, ds, resume_from=slim, options=opts)
   assert (again.round, again.games) == (tr.round, tr.games)
   again.train(start + 2, progress=False)
   tr.train(start + 2, progress=False)
