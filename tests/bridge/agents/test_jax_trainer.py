@@ -61,6 +61,11 @@ def test_jax_trainer_round_trips_with_the_numpy_trainer(ds, tmp_path):
   assert tr.round == start + 1 and tr.games == games0 + 16
   assert os.path.exists(tmp_path / "jax" / "checkpoint.npz")
   assert os.path.exists(tmp_path / "jax" / "log.csv")
+  # Rerunning in the same workdir resumes from its checkpoint (not from resume_from).
+  rerun = jax_trainer.JaxA2CTrainer(cfg, ds, workdir=str(tmp_path / "jax"), resume_from=LONG,
+                                    options=opts)
+  assert (rerun.round, rerun.games, len(rerun.log_rows)) == (start + 1, tr.games, start + 1)
+  _assert_params_equal(rerun.params, tr.params)
   row = tr.log_rows[-1]
   assert row["round"] == start + 1 and row["mean_auction_len"] >= 4
   assert np.isfinite(row["loss"]) and row["mean_rho"] > 0
