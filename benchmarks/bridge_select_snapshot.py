@@ -6,7 +6,10 @@ shipped *validation* deals, and the best one.
 (greedy, `ospiel_team.bridge.agents.match.run_match`) against ``--opponent`` on ``--boards``
 validation boards, writes one row per snapshot to ``--out`` (JSON, atomically after every
 snapshot; a rerun evaluates only the snapshots not yet in it) and prints the best snapshot
-(highest IMPs per board). Nothing here touches the held-out sets: those are for the final
+(highest IMPs per board). With ``--averages 2,4`` the candidates also include the parameter
+averages of the last 2 and last 4 snapshots (`policy_net.average_models`: stochastic weight
+averaging, Izmailov et al., UAI 2018, arXiv:1803.05407), written to ``--averages_dir``.
+Nothing here touches the held-out sets: those are for the final
 evaluation of the selected model (`benchmarks/bridge_cross_table.py`).
 
 Usage:
@@ -33,6 +36,9 @@ flags.DEFINE_string("opponent", "a2c_long", "Opponent bidder (name or model path
 flags.DEFINE_integer("boards", 1000, "Validation boards per match (at most 1,000).")
 flags.DEFINE_integer("seed", 0, "Board-order seed.")
 flags.DEFINE_integer("every", 1, "Evaluate every k-th snapshot only (the last one always).")
+flags.DEFINE_list("averages", [], "Also candidates: the averages of the last K snapshots.")
+flags.DEFINE_string("averages_dir", None, "Where the averaged models go (default: the "
+                    "snapshots folder's sibling 'averages').")
 flags.DEFINE_string("out", "/tmp/bridge_selection.json", "Output JSON (resumed).")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
@@ -54,7 +60,32 @@ def main(argv):
     raise SystemExit(f"bridge_select_snapshot: error: no .npz under {FLAGS.snapshots!r}")
   if FLAGS.every < 1:
     raise SystemExit(f"bridge_select_snapshot: error: --every must be >= 1, got {FLAGS.every}")
+  try:
+    ks = sorted({int(k) for k in FLAGS.averages})
+  except ValueError:
+    raise SystemExit(f"bridge_select_snapshot: error: --averages must be integers, got "
+                     f"{FLAGS.averages}") from None
+  if any(k < 2 or k > len(files) for k in ks):
+    raise SystemExit(f"bridge_select_snapshot: error: --averages {ks}: each K must be in "
+                     f"2..{len(files)} (the number of snapshots)")
+  averaged = []
+  if ks:
+    avg_dir = FLAGS.averages_dir or os.path.join(os.path.dirname(os.path.abspath(files[0])),
+                                                 os.pardir, "averages")
+    os.makedirs(avg_dir, exist_ok=True)
+    for k in ks:
+      last = files[-k:]
+      tag = lambda f: os.path.splitext(os.path.basename(f))[0].replace("round_", "")
+      path = os.path.join(avg_dir, f"avg_last{k}_{tag(last[0])}-{tag(last[-1])}.npz")
+      if not os.path.exists(path):
+        _, params, meta = policy_net.average_models(last)
+        last_meta = policy_net.load_model(last[-1])[2]
+        policy_net.save_model(path, params, meta, extra={
+            "averaged_from": meta["averaged_from"], "rounds": last_meta.get("rounds"),
+            "games": last_meta.get("games"), "wall_s": last_meta.get("wall_s")})
+      averaged.append(path)
   files = [f for i, f in enumerate(files) if i % FLAGS.every == 0 or i == len(files) - 1]
+  files += averaged
   rows = {}
   if os.path.exists(FLAGS.out):
     with open(FLAGS.out) as f:

@@ -153,10 +153,14 @@ def save_model(path: str, params, cfg, extra: dict | None = None) -> None:
     path: output file (written atomically).
     params: haiku parameters of `make_network`.
     cfg: the training configuration (anything with ``network_dict()`` and ``uncontested``,
-      e.g. `a2c.A2CConfig`).
+      e.g. `a2c.A2CConfig`), or the ``meta`` dict of a loaded model (`load_model`).
     extra: more JSON-able metadata to store.
   """
-  meta = {"network": cfg.network_dict(), "uncontested": cfg.uncontested, **(extra or {})}
+  if isinstance(cfg, dict):
+    network, uncontested = cfg["network"], bool(cfg.get("uncontested", False))
+  else:
+    network, uncontested = cfg.network_dict(), cfg.uncontested
+  meta = {"network": network, "uncontested": uncontested, **(extra or {})}
   arrays = {"param/" + k: v.astype(np.float32) for k, v in flatten_params(params).items()}
   atomic_io.savez(path, meta=np.array(json.dumps(meta)), **arrays)
 
@@ -209,3 +213,39 @@ def load_model(path: str):
       raise ValueError(f"model file {path!r}: parameter {k} has {bad} entries that are not "
                        "finite (NaN or infinite)")
   return net, unflatten_params(flat), meta
+
+
+def average_models(paths) -> tuple[hk.Transformed, dict, dict]:
+  """The parameter average of saved models of one network (e.g. the snapshots of one run).
+
+  Stochastic weight averaging: Izmailov, Podoprikhin, Garipov, Vetrov & Wilson, "Averaging
+  Weights Leads to Wider Optima and Better Generalization", UAI 2018, arXiv:1803.05407 (the
+  equal-weight average of Sec. 3.1 over iterates of one training run). The average of
+  snapshots taken along one run stays in its basin; averaging unrelated networks does not make
+  sense, and this function cannot check that (only that the networks have the same size).
+
+  Args:
+    paths: model or checkpoint ``.npz`` files (`load_model`), at least one.
+
+  Returns:
+    (net, averaged params, meta) where meta is the first model's with ``averaged_from`` (the
+    file names) added.
+
+  Raises:
+    ValueError: no path, an unreadable model, or models of different network sizes.
+  """
+  paths = list(paths)
+  if not paths:
+    raise ValueError("average_models needs at least one model file")
+  loaded = [load_model(p) for p in paths]
+  net, _, meta = loaded[0]
+  for p, (_, _, m) in zip(paths, loaded, strict=True):
+    if m["network"] != meta["network"] or m.get("uncontested") != meta.get("uncontested"):
+      raise ValueError(f"model file {p!r} has network {m['network']} (uncontested="
+                       f"{m.get('uncontested')}), not {meta['network']} (uncontested="
+                       f"{meta.get('uncontested')}) like {paths[0]!r}")
+  params = jax.tree_util.tree_map(
+      lambda *xs: np.mean(np.stack([np.asarray(x, np.float64) for x in xs]), 0).astype(
+          np.float32), *[p for _, p, _ in loaded])
+  meta = dict(meta, averaged_from=[os.path.basename(p) for p in paths])
+  return net, params, meta
