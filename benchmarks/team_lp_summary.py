@@ -1,25 +1,21 @@
 r"""All 29 instances of Table 1 (Zhang & Sandholm) in one table: our best finished result.
 
-Reads the JSON files written by `benchmarks/team_lp_table.py` (one per method or machine state,
-e.g. the LP on the quiet machine, the LP under load, column generation) and, for each instance,
-keeps the fastest *solved* result (the LP's exact value, or an anytime method whose certified
-gap closed to its tolerance; a bracket only when nothing solved it) whose game is today's
-instance game (results for an older reading of a game, e.g. the D family before its rules were
-fixed, are dropped). Prints and writes a Markdown table: value (team 1's total), method,
-certified gap (0 for the LP), wall and CPU seconds, the load average around the run, the fastest
-of the three published runtimes (paper "Ours", FCGS-21, ZAC-20) and our ratio to it, and the
-cross-check: every other method's finished result for the instance, with the largest
-disagreement, which must be <= 1e-6 + the two certified gaps.
+Reads the JSON records written by `benchmarks/team_lp_table.py` (by default
+`results/team_lp_table_default.json`, the default path `--method auto` with `--second`; older
+records of other methods can be added with `--inputs`) and, for each instance, keeps the
+fastest *solved* result (an exact optimum, or a certified bracket that settles 4 decimals, the
+record's `precision`; a bracket only when nothing solved it) whose game is today's instance
+game (results for an older reading of a game are dropped). Prints and writes a Markdown table:
+value (team 1's total), method, certified gap (0 for the LP), seconds and CPU seconds, the load
+average around the run, the fastest of the three published runtimes (paper "Ours", FCGS-21,
+ZAC-20) and our ratio to it, and the cross-check: every other result for the instance (the
+record's second method, stored in the row's `second`, and the other records' rows), with the
+largest disagreement (two results agree when their certified brackets meet within 1e-6).
 
 Usage:
-  python benchmarks/team_lp_summary.py --inputs results/team_lp_table_quiet.json,\
-results/team_lp_table.json,results/team_lp_table_cg.json,\
-results/team_lp_table_dag.json,results/team_lp_table_dag_quiet.json,\
-results/team_lp_table_dag_check.json,\
-results/team_lp_table_cold.json,results/team_lp_table_warm.json,\
-results/team_lp_table_fast.json \
-      --out_md results/team_lp_summary.md
-  python benchmarks/team_lp_summary.py --instances 21L153,31L133 --out_md /tmp/subset.md
+  python benchmarks/team_lp_summary.py --out_md results/team_lp_summary.md
+  python benchmarks/team_lp_summary.py --inputs results/team_lp_table_default.json,\
+results/team_lp_table_cg.json --instances 21K8,21K12 --out_md /tmp/subset.md
 """
 
 import json
@@ -34,22 +30,13 @@ from ospiel_team import atomic_io
 from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS
-flags.DEFINE_list("inputs", ["results/team_lp_table_quiet.json",
-                             "results/team_lp_table.json",
-                             "results/team_lp_table_cg.json",
-                             "results/team_lp_table_dag.json",
-                             "results/team_lp_table_dag_quiet.json",
-                             "results/team_lp_table_dag_check.json",
-                             "results/team_lp_table_cold.json",
-                             "results/team_lp_table_warm.json",
-                             "results/team_lp_table_fast.json"],
-                  "team_lp_table.py JSON files")
-flags.DEFINE_list("optional_inputs", ["results/team_lp_table_s6_quiet.json"],
-                  "further team_lp_table.py JSON files, read when they exist (a re-timing on the "
-                  "quiet machine)")
+flags.DEFINE_list("inputs", ["results/team_lp_table_default.json"],
+                  "team_lp_table.py JSON records")
+flags.DEFINE_list("optional_inputs", [],
+                  "further team_lp_table.py JSON records, read when they exist")
 flags.DEFINE_list("instances", [], "only these instances (default: all 29)")
 flags.DEFINE_string("out_md", "results/team_lp_summary.md", "Markdown output")
-flags.DEFINE_list("quiet_inputs", ["team_lp_table_quiet.json"],
+flags.DEFINE_list("quiet_inputs", [],
                   "inputs (base names) measured on the quiet machine (load ~1) before the load "
                   "was recorded per row")
 
@@ -59,7 +46,8 @@ def _canonical(game_string: str) -> str:
 
 
 def _solved(r) -> bool:
-  return bool(r.get("exact", True))
+  """An exact optimum, or a certified bracket settling 4 decimals (older records: `exact`)."""
+  return bool(r.get("exact", True)) or "settles" in str(r.get("precision", ""))
 
 
 def summary_rows(inputs, names=None):
@@ -77,6 +65,10 @@ def summary_rows(inputs, names=None):
           continue  # an older reading of the game
         r = dict(r, source=os.path.basename(path), date=data.get("date", ""))
         finished.setdefault(name, []).append(r)
+        second = r.get("second") or {}
+        if second.get("finished"):  # the record's check by a second method
+          finished[name].append(dict(second, instance=name, game=r["game"], second_of=True,
+                                     source=r["source"], date=r["date"]))
       else:
         stale = r.get("game") and _canonical(r["game"]) != current[name]
         failures.setdefault(name, []).append(
@@ -89,8 +81,8 @@ def summary_rows(inputs, names=None):
       raise ValueError(f"--instances: unknown instance {name!r}")
     fastest = team_instances.fastest_published(name)
     done = finished.get(name, [])
-    solved = [r for r in done if _solved(r)]
-    pool = solved or done
+    solved = [r for r in done if _solved(r) and not r.get("second_of")]
+    pool = solved or [r for r in done if not r.get("second_of")]
     r = min(pool, key=lambda x: x["seconds"]) if pool else None
     if r is None:
       rows.append(dict(instance=name, finished=False, fastest=fastest,
@@ -125,7 +117,8 @@ def _cross_check(r, done) -> dict:
     dist = max(0.0, lo2 - hi1, lo1 - hi2)  # 0 when the brackets overlap
     good = dist <= 1e-6
     ok &= good
-    parts.append(f"{o.get('method', 'lp')} {o['value']:.6f} (gap {o.get('gap', 0.0):.0e}, "
+    gap2 = o.get("gap", hi2 - lo2)
+    parts.append(f"{o.get('method', 'lp')} {o['value']:.6f} (gap {gap2:.0e}, "
                  f"|diff| {abs(o['value'] - r['value']):.1e}{'' if good else ' DISAGREES'})")
   return dict(text="; ".join(parts), ok=ok)
 
@@ -149,15 +142,15 @@ def markdown(rows) -> str:
                  f"{r['seconds']:.2f} | {cpu} | {r['load']} | {fastest} | {ratio} | {cpu_ratio} | "
                  f"{r['cross']['text']} | {r['source']} {r['date']} |")
   exact = sum(r["finished"] and r["exact"] and r["gap"] <= 1e-9 for r in rows)
+  # r["exact"] here is `_solved`: exact, or a bracket settling 4 decimals
   anytime = sum(r["finished"] and r["exact"] and r["gap"] > 1e-9 for r in rows)
   bracket = sum(r["finished"] and not r["exact"] for r in rows)
   checked = sum(bool(r.get("cross", {}).get("text")) for r in rows)
   bad = sum(r.get("cross", {}).get("ok") is False for r in rows)
   return "\n".join(lines) + (
       f"\n\n{exact} of {len(rows)} instances solved exactly (gap <= 1e-9), {anytime} to a "
-      f"certified gap <= "
-      f"the method's tolerance (dag: 1e-4), {bracket} only bracketed (certified, not "
-      f"converged); {checked} solved by a second method, {bad} disagreeing. The source column "
+      f"certified bracket that settles 4 decimals, {bracket} only bracketed (certified, not "
+      f"settled); {checked} solved by a second method, {bad} disagreeing. The source column "
       f"gives the JSON file and its last write.\n")
 
 

@@ -73,7 +73,23 @@ def test_team_lp_adapter_reports_the_tmecor_value():
   assert {r["variant"] for r in rows} == {"average", "sampled", "purified"}
   for r in rows:
     assert r["tmecor_value"] == pytest.approx(value, abs=1e-9)
+    assert r["tmecor_method"] == "lp" and r["tmecor_exact"]
     assert r["metric"] <= value + 1e-9  # no per-player profile beats the correlated plan
+
+
+def test_team_lp_adapter_follows_the_default_path(monkeypatch):
+  """The adapter answers as `solve.solve` (and the CLI) does: with the LP's nonzero threshold
+  lowered, the default path is the belief DAG then the restricted LP, whose plans the snapshot
+  shows; its value is the plain LP's (22K5 = -7/190)."""
+  from ospiel_team.algorithms.team import solve as team_solve
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_NONZEROS", 10)
+  rows, _ = compare.run_all("kuhn_poker(players=4)", ["team_lp"], iterations=1,
+                            teams="0,1|2,3", progress=False)
+  assert {r["variant"] for r in rows} == {"average", "sampled", "purified"}
+  for r in rows:
+    assert r["tmecor_method"] == "dag_lp" and r["tmecor_exact"]
+    assert r["tmecor_value"] == pytest.approx(-7 / 190, abs=1e-9)
+    assert r["metric"] <= -7 / 190 + 1e-9
 
 
 @pytest.mark.slow

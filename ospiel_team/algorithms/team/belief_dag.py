@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
@@ -454,6 +454,9 @@ class BeliefDAGResult:
   seconds: float
   build_seconds: float
   history: list[dict] = dataclasses.field(default_factory=list)
+  # With `keep_flows`: per team, (last iterate's flow, t^2-weighted average flow), both in the
+  # decomposition's local-solution (LP column) order; None otherwise.
+  flows: list[tuple[np.ndarray, np.ndarray]] | None = None
 
   def summary(self) -> dict:
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
@@ -470,7 +473,9 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           average_powers: Sequence[float] = (2.0, 5.0),
           decompositions: Sequence[TeamDecomposition] | None = None,
           digits: int | None = None,
-          give_up: tuple[float, float] | None = None) -> BeliefDAGResult:
+          give_up: tuple[float, float] | None = None,
+          keep_flows: bool = False,
+          on_check: Callable[[dict], bool] | None = None) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
   Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
@@ -549,6 +554,15 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   sig = [g.regret_matching(r) for g, r in zip(dags, regrets, strict=True)]
   lam = [g.flows(s) for g, s in zip(dags, sig, strict=True)]
   leaf = [g.leaf_values(x) for g, x in zip(dags, lam, strict=True)]
+  avg_lam = [np.zeros(g.num_edges) for g in dags] if keep_flows else None
+  avg_lam_w = 0.0
+
+  def current_flows(weight):
+    if avg_lam is None:
+      return None
+    return [(g.to_local(x), g.to_local(a / weight))
+            for g, x, a in zip(dags, lam, avg_lam, strict=True)]
+
   lower, upper = -np.inf, np.inf
   best_x = best_y = None
   history: list[dict] = []
@@ -559,7 +573,12 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     for team in (0, 1):  # alternating updates
       g = dags[team]
       g.regret_update(grad(team, leaf[1 - team]), sig[team], regrets[team], algorithm, it)
-      lam[team], leaf[team] = g.flows_and_leaves(sig[team])
+      if avg_lam is None:
+        lam[team], leaf[team] = g.flows_and_leaves(sig[team])
+      else:
+        lam[team], leaf[team] = g.flows_and_leaves(sig[team], avg_lam[team], float(it) ** 2)
+    if avg_lam is not None:
+      avg_lam_w += float(it) ** 2
     # Average plans: DCFR gamma = 2 weights (t / (t + 1))^2 per step (t^2 weights);
     # predictive CFR+ quadratic weights t^2 too; optionally further powers.
     for k, p in enumerate(average_powers):
@@ -590,6 +609,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
         narrow_since = elapsed if narrow_since is None else narrow_since
         if elapsed - narrow_since > give_up[1] * narrow_since:
           break
+      if on_check is not None and on_check(dict(
+          iteration=it, lower=lower, upper=upper, seconds=time.perf_counter() - start,
+          flows=lambda w=avg_lam_w: current_flows(w))):
+        break
     if it >= max_iterations or out_of_time:
       break
   value = (lower + upper) / 2 if converged or (
@@ -600,4 +623,5 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       converged=converged, iterations=it, edges=[g.num_edges for g in dags],
       nodes=[g.num_nodes for g in dags], team1_reach=best_x[dec[0].terminal_leaf],
       team2_reach=best_y[dec[1].terminal_leaf], seconds=time.perf_counter() - start,
-      build_seconds=build, history=history)
+      build_seconds=build, history=history,
+      flows=current_flows(avg_lam_w))

@@ -138,6 +138,90 @@ def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
   return int(nnz)
 
 
+@dataclasses.dataclass
+class LPModel:
+  """`solve`'s LP as arrays: max cost . z s.t. row_lo <= A z <= row_hi, col_lo <= z <= col_hi.
+
+  Columns [lam1 (team 1's local solutions) | x1 | u | v]; the last `dec2.num_local` rows are
+  team 2's dual rows (one per team-2 local solution; their duals are team 2's lambdas)."""
+  cost: np.ndarray
+  a_mat: sparse.csr_matrix
+  row_lo: np.ndarray
+  row_hi: np.ndarray
+  col_lo: np.ndarray
+  col_hi: np.ndarray
+  num_local1: int
+  num_local2: int
+  m_mat: sparse.csr_matrix  # the payoff matrix M (leaves of team 1 x leaves of team 2)
+
+
+def build_model(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
+                dec2: TeamDecomposition, support1: np.ndarray | None = None,
+                support2: np.ndarray | None = None) -> LPModel:
+  """Assembles `solve`'s LP (module docstring) from both teams' decompositions.
+
+  Args:
+    tree: the game tree.
+    teams: its two teams.
+    dec1, dec2: team 1's and team 2's decompositions of `tree`.
+    support1: team 1's local solutions kept as columns (sorted indices; None: all); the
+      others are fixed to 0 (the LP over a face of team 1's polytope, `restricted.py`).
+    support2: team 2's local solutions kept as dual rows (None: all).
+  """
+  util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
+  m_mat = _payoff(tree, dec1, dec2, util1)
+  d1, rhs1 = dec1.constraint_system()
+  e2, rhs2 = dec2.constraint_system()
+  f1 = dec1.leaf_matrix
+  g2 = dec2.leaf_matrix
+  if support1 is not None:
+    d1 = d1.tocsc()[:, support1]
+    f1 = f1.tocsc()[:, support1]
+  e2_t = e2.T.tocsr()
+  g2_t = g2.T.tocsr()
+  if support2 is not None:
+    e2_t = e2_t[support2]
+    g2_t = g2_t[support2]
+  # Columns: [lam1 (n1) | x1 (L1) | u (L2) | v (r2)].
+  n1, l1, l2, r2 = d1.shape[1], dec1.num_leaves, dec2.num_leaves, e2.shape[0]
+  k2 = e2_t.shape[0]  # team 2's dual rows
+  c2_const = 0 if dec2.const_leaf else None
+  eye_l1 = sparse.identity(l1, format="csr")
+  eye_l2 = sparse.identity(l2, format="csr")
+  zero = lambda r, c: sparse.csr_matrix((r, c))  # noqa: E731
+  # Leaf rows of team 1 (the constant leaf, if any, is fixed by its bounds instead).
+  f_rows = sparse.hstack([-f1, eye_l1, zero(l1, l2), zero(l1, r2)])
+  keep1 = np.arange(l1)[1:] if dec1.const_leaf else np.arange(l1)
+  f_rows = f_rows.tocsr()[keep1]
+  # u = M^T x1 for the non-constant leaves of team 2.
+  keep2 = np.arange(l2)[1:] if dec2.const_leaf else np.arange(l2)
+  u_rows = sparse.hstack([zero(l2, n1), -m_mat.T, eye_l2, zero(l2, r2)]).tocsr()[keep2]
+  # E2^T v - G2^T u <= 0 (one row per team-2 local solution); constant leaf's u column unused.
+  if dec2.const_leaf:
+    g2_t = g2_t.tocsc()
+    g2_t.data[g2_t.indptr[0]:g2_t.indptr[1]] = 0.0  # column 0 (eliminated below)
+    g2_t = g2_t.tocsr()
+  dual_rows = sparse.hstack([zero(k2, n1 + l1), -g2_t, e2_t]).tocsr()
+  d_rows = sparse.hstack([d1, zero(d1.shape[0], l1 + l2 + r2)]).tocsr()
+  a_mat = sparse.vstack([d_rows, f_rows, u_rows, dual_rows]).tocsr()
+  a_mat.eliminate_zeros()
+  n_cols = n1 + l1 + l2 + r2
+  cost = np.zeros(n_cols)
+  cost[n1 + l1 + l2:] = rhs2  # e2 . v
+  if c2_const is not None:
+    cost[n1:n1 + l1] += m_mat[:, 0].toarray().reshape(-1)  # M[:, const2] . x1
+  col_lo = np.concatenate([np.zeros(n1), np.full(l1, -np.inf), np.full(l2 + r2, -np.inf)])
+  col_hi = np.full(n_cols, np.inf)
+  if dec1.const_leaf:
+    col_lo[n1] = col_hi[n1] = 1.0
+  if dec2.const_leaf:
+    col_lo[n1 + l1] = col_hi[n1 + l1] = 0.0  # unused
+  row_lo = np.concatenate([rhs1, np.zeros(len(keep1) + len(keep2)), np.full(k2, -np.inf)])
+  row_hi = np.concatenate([rhs1, np.zeros(len(keep1) + len(keep2)), np.zeros(k2)])
+  return LPModel(cost=cost, a_mat=a_mat, row_lo=row_lo, row_hi=row_hi, col_lo=col_lo,
+                 col_hi=col_hi, num_local1=n1, num_local2=k2, m_mat=m_mat)
+
+
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
           time_limit: float | None = None, threads: int | None = None,
           solver: str = "ipm", max_local: int = DEFAULT_MAX_LOCAL,
@@ -174,55 +258,14 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     for dec, members in ((dec1, teams.teams[0]), (dec2, teams.teams[1])):
       if dec.tree is not tree or dec.members != tuple(members):
         raise ValueError(f"decompositions: {dec.members} of another tree or team than {teams}")
-  util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
-  m_mat = _payoff(tree, dec1, dec2, util1)
-  d1, rhs1 = dec1.constraint_system()
-  e2, rhs2 = dec2.constraint_system()
-  # Columns: [lam1 (n1) | x1 (L1) | u (L2) | v (r2)].
-  n1, l1, l2, r2 = dec1.num_local, dec1.num_leaves, dec2.num_leaves, e2.shape[0]
-  f1 = dec1.leaf_matrix
-  g2 = dec2.leaf_matrix
-  c2_const = 0 if dec2.const_leaf else None
-  eye_l1 = sparse.identity(l1, format="csr")
-  eye_l2 = sparse.identity(l2, format="csr")
-  zero = lambda r, c: sparse.csr_matrix((r, c))  # noqa: E731
-  # Leaf rows of team 1 (the constant leaf, if any, is fixed by its bounds instead).
-  f_rows = sparse.hstack([-f1, eye_l1, zero(l1, l2), zero(l1, r2)])
-  keep1 = np.arange(l1)[1:] if dec1.const_leaf else np.arange(l1)
-  f_rows = f_rows.tocsr()[keep1]
-  # u = M^T x1 for the non-constant leaves of team 2.
-  keep2 = np.arange(l2)[1:] if dec2.const_leaf else np.arange(l2)
-  u_rows = sparse.hstack([zero(l2, n1), -m_mat.T, eye_l2, zero(l2, r2)]).tocsr()[keep2]
-  # E2^T v - G2^T u <= 0 (one row per team-2 local solution); constant leaf's u column unused.
-  g2_t = g2.T.tocsr()
-  if dec2.const_leaf:
-    g2_t = g2_t.tolil()
-    g2_t[:, 0] = 0
-    g2_t = g2_t.tocsr()
-  dual_rows = sparse.hstack([zero(dec2.num_local, n1 + l1), -g2_t, e2.T]).tocsr()
-  d_rows = sparse.hstack([d1, zero(d1.shape[0], l1 + l2 + r2)]).tocsr()
-  a_mat = sparse.vstack([d_rows, f_rows, u_rows, dual_rows]).tocsr()
-  a_mat.eliminate_zeros()
-  n_cols = n1 + l1 + l2 + r2
-  cost = np.zeros(n_cols)
-  cost[n1 + l1 + l2:] = rhs2  # e2 . v
-  if c2_const is not None:
-    cost[n1:n1 + l1] += m_mat[:, 0].toarray().reshape(-1)  # M[:, const2] . x1
-  col_lo = np.concatenate([np.zeros(n1), np.full(l1, -np.inf), np.full(l2 + r2, -np.inf)])
-  col_hi = np.full(n_cols, np.inf)
-  if dec1.const_leaf:
-    col_lo[n1] = col_hi[n1] = 1.0
-  if dec2.const_leaf:
-    col_lo[n1 + l1] = col_hi[n1 + l1] = 0.0  # unused
-  row_lo = np.concatenate([rhs1, np.zeros(len(keep1) + len(keep2)),
-                           np.full(dec2.num_local, -np.inf)])
-  row_hi = np.concatenate([rhs1, np.zeros(len(keep1) + len(keep2)), np.zeros(dec2.num_local)])
+  model = build_model(tree, teams, dec1, dec2)
+  a_mat, n1 = model.a_mat, dec1.num_local
   build = time.perf_counter() - start
   t0 = time.perf_counter()
   c0 = time.process_time()
   solver = choose_solver(solver, int(a_mat.nnz))
-  h = highs.solve(cost, a_mat, row_lo, row_hi, col_lo, col_hi, True, time_limit, threads,
-                  solver, options=highs_options)
+  h = highs.solve(model.cost, a_mat, model.row_lo, model.row_hi, model.col_lo, model.col_hi,
+                  True, time_limit, threads, solver, options=highs_options)
   solve_seconds = time.perf_counter() - t0
   solve_cpu = time.process_time() - c0
   status = h.modelStatusToString(h.getModelStatus())

@@ -20,16 +20,23 @@ solutions per team, then
 
 * **the LP** when its constraint matrix has at most `AUTO_LP_MAX_NONZEROS` = 150,000 nonzeros
   (`lp.lp_nonzeros`, counted from the decompositions without assembling the LP),
-* **the belief DAG** above that, on the same decompositions (built once).
+* above that (with `tol=None`) **the belief DAG, finished by the LP restricted to its support**
+  (method `"dag_lp"`, `restricted.py`), on the same decompositions (built once): once the
+  DAG's certified gap is <= `RESTRICT_GAP` = 1e-3, the LP over the local solutions its flows
+  use is solved and grown by the DAG's exact team best responses until their bracket is
+  <= 1e-9 wide (exact). A try gets the DAG's seconds so far as its budget (at least
+  `RESTRICT_MIN_SECONDS`); after a failed try the DAG runs `RESTRICT_RETRY_FACTOR` = 3 times
+  as long before the next; the DAG's own bracket is returned if it settles first. With an
+  explicit `tol`: the belief DAG alone.
 
-The LP is preferred wherever it is about as fast, because its value is exact. Measured on Table 1
-instances (wall seconds of the solve, LP / DAG): below the threshold the LP was faster on every
-instance measured both ways (21GL 0.23 / 0.81 at 11,196 nonzeros, 21G 0.23 / 1.40 at 15,960, 31GL
-1.22 / 1.96 at 69,786, 31G 1.72 / 2.25 at 111,798), and above it the DAG was faster on every one
-(22K5 3.18 / 0.32 at 157,995; 21K6 3.26 / 0.70 at 350,110; 22L133 103 / 5.7; 21L143 34 / 3.6; 21D3
-15.7 / 2.1; 21L151 63 / 6.8; 32GL 9.1 / 8.2; 32G 12.2 / 10.9): HiGHS's time grows with the LP's
-density, the DAG's with its edges times iterations. 31L'133 (199,994 nonzeros, LP 7.1 s) lies near
-the crossover.
+Measured on Table 1 instances (2 cores, loaded machine; seconds after the tree walk): below the
+threshold the LP was faster than the DAG on every instance measured both ways (21GL, 21G,
+31GL, 31G) and than the DAG then the restricted LP (21L223 and 31G: the restricted LP did not
+finish in 50 rounds, degenerate duals; 21L133 0.9-1.3 s against 1.2 s). Above it, the DAG to
+gap 1e-3 then the restricted LP took 22K5 0.16 s, 21K6 0.26 s (LP alone 2.4 s), 21D3 1.0 s,
+21L151 2.9 s, 31L'133 0.8 s, 32GL 1.3 s, 21L143 9.5 s, where the DAG alone took 2.3-16 s to
+settle (21K6's -0.0236499585 lies 4e-8 from -0.02365: ~1e7 DAG iterations). Leduc 22L133 (two
+players on each side) needs 30-50 restricted LPs (56 s): there the DAG settles first.
 
 If a team has more than 500k local solutions (the LP is not built): column generation when every
 team of several players has at most `AUTO_CG_MAX_SEQUENCES` = 5,000 team sequences (a small MIP
@@ -39,19 +46,14 @@ to a bracket settling 4 decimals); past `AUTO_DAG_MAX_LOCAL` DAG edges, column g
 generation stays available by name: it is exact where its MIP oracle is fast (Kuhn poker: 21K8,
 21K12, 31K5) and slow elsewhere.
 
-Precision (`tol=None`, the default): the answer is an exact optimum (the LP, or a bracket of
-width <= `EXACT_GAP`) or a certified bracket [lower, upper] that *settles* the value to
-`digits` = 4 decimals (Table 1's precision): both ends round to the same 4-decimal number, so
-the printed value does not depend on where in the bracket the optimum lies. The belief DAG
-stops as soon as its bracket settles. A value near a rounding boundary needs a narrow bracket
-(22K5's -0.0368421, 21L151's -0.0191515, 21D3's 0.2839506 and 21K6's -0.0236500 lie 8e-6,
-1.5e-6, 6e-7 and 4e-8 from one): where `auto` built the LP's decompositions, the DAG gives up
-once its gap has been <= `STRADDLE_GAP` = 1e-4 for `SETTLE_PATIENCE` = 5 times the seconds it
-took to get there, and the LP finishes exactly; otherwise the DAG keeps tightening until the
-bracket settles (or `time_limit`). Measured (2 cores, load ~2): the DAG settled 22K5, 21L143,
-31L'133 and 21L151 within 1.1-4.3 times its time to gap 1e-4 (0.4, 1.8, 0.8, 16 s, against
-2.3, 25, 5.0, 57 s for the DAG to gap 1e-4 then the LP), 21D3 and 21K6 only after 9 and 15
-times (8.9 and 6.8 s; with the LP: 12 and 2.8 s).
+Precision (`tol=None`, the default): the answer is an exact optimum (the LP, the restricted LP
+certified by best responses, or a bracket of width <= `EXACT_GAP`) or a certified bracket
+[lower, upper] that *settles* the value to `digits` = 4 decimals (Table 1's precision): both
+ends round to the same 4-decimal number, so the printed value does not depend on where in the
+bracket the optimum lies. The belief DAG stops as soon as its bracket settles. A value near a
+rounding boundary needs a narrow bracket (22K5's -0.0368421, 21L151's -0.0191515, 21D3's
+0.2839506 and 21K6's -0.0236500 lie 8e-6, 1.5e-6, 6e-7 and 4e-8 from one), which the restricted
+LP avoids where the decompositions are built.
 Column generation closes its gap to `DEFAULT_TOL["cg"]` (exactly, in practice). An explicit
 `tol` asks for a gap <= tol instead (looser or tighter). `exact` is true only for an exact
 optimum; `details["precision"]` says which of these the answer is.
@@ -70,9 +72,11 @@ from ospiel_team.algorithms.team import highs
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import best_response as team_best_response
 from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import restricted as team_restricted
 from ospiel_team.algorithms.team import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+from ospiel_team.algorithms.team.plan import TeamPlan
 
 METHODS = ("auto", "lp", "cg", "dag")
 # `certify`: the flow-MIP oracle is used for teams of several players with at most this many
@@ -85,11 +89,13 @@ DEFAULT_TOL = {"cg": 1e-6, "dag": 1e-4}
 EXACT_GAP = 1e-9
 # `tol=None`: decimals the answer must settle (Zhang & Sandholm's Table 1 prints 4).
 DEFAULT_DIGITS = 4
-# `tol=None`, `auto` with the LP's decompositions built: a DAG bracket that has been this
-# narrow for SETTLE_PATIENCE times the seconds it took to get there, and still straddles a
-# rounding boundary, is finished by the LP (measured: module docstring).
-STRADDLE_GAP = 1e-4
-SETTLE_PATIENCE = 5.0
+# `tol=None`, `auto` above `AUTO_LP_MAX_NONZEROS`: the belief DAG runs to this certified gap,
+# then the LP restricted to its support (`restricted.py`) finishes exactly, in at most
+# `RESTRICT_MAX_ROUNDS` restricted LPs (else the full LP; measured: module docstring).
+RESTRICT_GAP = 1e-3
+RESTRICT_MAX_ROUNDS = 60
+RESTRICT_MIN_SECONDS = 0.5
+RESTRICT_RETRY_FACTOR = 3.0
 AUTO_LP_MAX_LOCAL = 500_000
 # `auto` solves the LP when it has at most this many constraint-matrix nonzeros
 # (`lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
@@ -105,13 +111,16 @@ class TeamSolveResult:
   """Team 1's TMECor value (sum of its members' values) and how it was obtained."""
   game: str
   teams: str
-  method: str  # the method that produced the value ("lp", "cg" or "dag")
+  method: str  # the method that produced the value ("lp", "dag_lp", "cg" or "dag")
   value: float
   lower: float  # certified bracket (== value for the LP)
   upper: float
   exact: bool  # LP optimum, or a certified bracket no wider than `EXACT_GAP`
   seconds: float
   details: dict
+  # Both teams' correlated plans where the method gives them (the LP, the restricted LP);
+  # None for the anytime methods. Not part of `summary`.
+  plans: list[TeamPlan] | None = dataclasses.field(default=None, repr=False)
 
   def summary(self) -> dict:
     return dict(game=self.game, teams=self.teams, method=self.method, value=self.value,
@@ -130,7 +139,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     game: pyspiel game, game string or `GameTree`.
     teams: two teams, e.g. "0,1|2" (default: `teams.default_teams`).
     method: "auto", "lp" (tree-decomposition LP), "cg" (column generation) or "dag" (DCFR on
-      the team belief DAGs).
+      the team belief DAGs); "auto" may also answer by "dag_lp" (the DAG, then the LP
+      restricted to its support).
     time_limit: seconds (None: no limit; negative: ValueError). The LP is stopped by HiGHS's
       limit (an error if not solved); the anytime methods return their certified bracket.
     tol: the anytime methods' target certified gap; None (default): the precision rule of
@@ -181,6 +191,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       if nnz <= AUTO_LP_MAX_NONZEROS:
         method = "auto_lp"
         details["auto"] = f"LP nonzeros {nnz} <= {AUTO_LP_MAX_NONZEROS}: lp"
+      elif tol is None:
+        method = "auto_dag_lp"
+        details["auto"] = (f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag to gap "
+                           f"{RESTRICT_GAP:g}, then the LP on its support")
       else:
         details["auto"] = f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag"
 
@@ -205,21 +219,74 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     s["precision"] = "exact (LP optimum)"
     return TeamSolveResult(game=str(tree.game), teams=str(teams), method="lp",
                            value=res.value, lower=res.value, upper=res.value, exact=True,
-                           seconds=time.perf_counter() - start, details=s)
+                           seconds=time.perf_counter() - start, details=s, plans=res.plans)
 
   if method in ("auto_lp", "lp"):
     return lp_result()
-  if method in ("auto", "dag"):
+  if method == "auto_dag_lp":
+    tries: list[dict] = []
+    found: list[team_restricted.RestrictedLPResult] = []
+    next_try = [0.0]  # DAG seconds before which no restricted LP is tried
+
+    def try_restricted(state: dict) -> bool:
+      """At gap <= RESTRICT_GAP, the restricted LP with a budget of the DAG's seconds so far
+      (at least RESTRICT_MIN_SECONDS); after a failure the DAG runs RESTRICT_RETRY_FACTOR
+      times as long as the failed try before the next."""
+      if state["upper"] - state["lower"] > RESTRICT_GAP or state["seconds"] < next_try[0]:
+        return False
+      budget = max(RESTRICT_MIN_SECONDS, state["seconds"])
+      left = time_left()
+      if left is not None:
+        budget = min(budget, left)
+      t0 = time.perf_counter()
+      try:
+        res = team_restricted.solve(
+            tree, teams, decs, [team_restricted.support_of(f) for f in state["flows"]()],
+            time_limit=budget, threads=threads, solver=solver, highs_options=highs_options,
+            max_rounds=RESTRICT_MAX_ROUNDS)
+      except TimeoutError:
+        res = None
+      spent = time.perf_counter() - t0
+      tries.append(dict(iteration=state["iteration"], gap=state["upper"] - state["lower"],
+                        budget=round(budget, 3), seconds=round(spent, 3),
+                        exact=bool(res is not None and res.exact)))
+      if res is not None and res.exact:
+        found.append(res)
+        return True
+      next_try[0] = state["seconds"] + RESTRICT_RETRY_FACTOR * spent
+      return False
+
+    dag = team_belief_dag.solve(tree, teams, tol=EXACT_GAP, time_limit=time_left(),
+                                decompositions=decs, digits=digits, keep_flows=True,
+                                on_check=try_restricted)
+    details["restricted_tries"] = tries
+    if found:
+      res = found[0]
+      details["auto"] += (f"; DAG bracket [{dag.lower:.7f}, {dag.upper:.7f}] after "
+                          f"{dag.iterations} iterations, {dag.seconds:.2f} s")
+      details.update(res.summary(), dag_iterations=dag.iterations,
+                     dag_seconds=round(dag.seconds, 4), dag_edges=dag.edges)
+      details["precision"] = (f"exact (the LP restricted to {res.support} of "
+                              f"{res.local_solutions} local solutions; certified gap "
+                              f"{res.upper - res.lower:.1e})")
+      seconds = time.perf_counter() - start
+      if certify_time_limit > 0:
+        details.update(certify(tree, teams, res.team1_reach, res.team2_reach,
+                               certify_time_limit))
+      return TeamSolveResult(game=str(tree.game), teams=str(teams), method="dag_lp",
+                             value=res.value, lower=res.lower, upper=res.upper, exact=True,
+                             seconds=seconds, details=details,
+                             plans=[TeamPlan(decs[0], res.lam1), TeamPlan(decs[1], res.lam2)])
+    method = "auto"  # the DAG's bracket settled first (or time ran out)
+  elif method in ("auto", "dag"):
     if tol is not None:
       dag_tol, dag_digits = tol, None
-    else:  # settle `digits` decimals; the LP finishes a straddling bracket where it is built
+    else:  # settle `digits` decimals
       dag_tol, dag_digits = EXACT_GAP, digits
-    give_up = ((STRADDLE_GAP, SETTLE_PATIENCE)
-               if method == "auto" and tol is None and decs is not None else None)
     try:
       dag = team_belief_dag.solve(
           tree, teams, tol=dag_tol, time_limit=time_left(), decompositions=decs,
-          digits=dag_digits, give_up=give_up,
+          digits=dag_digits,
           **({"max_local": AUTO_DAG_MAX_LOCAL} if method == "auto" else {}))
     except MemoryError as e:
       if method == "dag":
@@ -227,13 +294,6 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       details["auto"] += f"; belief DAG not built: {e}"
       dag = None
   if method in ("auto", "dag") and dag is not None:
-    if (method == "auto" and tol is None and decs is not None and dag.gap > EXACT_GAP
-        and not team_belief_dag.settled(dag.lower, dag.upper, digits) and time_left() != 0):
-      details["auto"] += (
-          f"; DAG bracket [{dag.lower:.7f}, {dag.upper:.7f}] (gap {dag.gap:.1e}, "
-          f"{dag.iterations} iterations, {dag.seconds:.2f} s) straddles a {digits}-decimal "
-          "rounding boundary: finished by the LP")
-      return lp_result()
     s = dag.summary()
     for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
       del s[k]

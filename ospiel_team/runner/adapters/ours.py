@@ -243,28 +243,37 @@ def _check_team_lp(game, teams) -> str | None:
 @api.solver("team_lp", unit="one exact LP solve (a single snapshot)",
             options={"team_lp.teams": ""}, check=_check_team_lp)
 def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """The TMECor of a two-team zero-sum game by the team-public-information LP (Zhang, Farina
-  and Sandholm 2023, "Team Belief DAG: Generalizing the Sequence Form to Team Games for Fast
-  Computation of Correlated Team Max-Min Equilibria via Regret Minimization", ICML 2023,
-  arXiv 2210.05170), as one snapshot.
+  """The TMECor of a two-team zero-sum game by the team solvers' default path
+  (`algorithms.team.solve.solve(method="auto")`, the answer `ospiel-team-solve` prints): the
+  tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
+  Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284, or, for larger
+  games, that LP restricted to the support found on the team belief DAG (Zhang, Farina &
+  Sandholm, ICML 2023, arXiv:2210.12487), both exact, as one snapshot.
 
   A correlated plan is not a per-player policy, so the snapshot gives two views of it:
   "average" = each player's behaviour strategy induced by its team's plan (exact for one-player
   teams, correlation dropped otherwise) and "sampled" = one joint pure strategy per team drawn
-  from the plans (seeded). The extra field `tmecor_value` holds the exact TMECor value (the sum
-  of team 1's members' expected returns). Teams: `--teams`, else option team_lp.teams, else
-  `teams.default_teams`.
+  from the plans (seeded). The extra field `tmecor_value` holds the TMECor value (the sum of
+  team 1's members' expected returns), `tmecor_method` the method that gave it. Teams:
+  `--teams`, else option team_lp.teams, else `teams.default_teams`. A game for which the
+  default path answers without plans (column generation or the belief DAG alone, on games
+  whose LP is not built) is an error naming the method.
   """
-  from ospiel_team.algorithms.team import lp as team_lp
+  from ospiel_team.algorithms.team import solve as team_solve
   from ospiel_team.algorithms.team import teams as teams_lib
   teams = ctx.teams or ctx.option("team_lp.teams", "") or teams_lib.default_teams(ctx.game)
-  res = team_lp.solve(ctx.tree, teams)
-  sampled = res.profile_policy(rng=ctx.seed)
+  res = team_solve.solve(ctx.tree, teams)
+  if res.plans is None:
+    raise ValueError(f"team_lp: the default path answered {ctx.game} by {res.method!r}, which "
+                     "gives no correlated plans (its value and bracket: ospiel-team-solve)")
+  sampled = ctx.tree.uniform_policy_array()
+  for plan in res.plans:
+    sampled = plan.sample_policy_array(base=sampled, rng=ctx.seed)
   marginal = ctx.tree.uniform_policy_array()
   for plan in res.plans:
     marginal = plan.marginal_policy_array(base=marginal)
-  for it in ctx.iterate():  # one iteration: the LP is exact
+  for it in ctx.iterate():  # one iteration: the answer is exact
     yield Snapshot(iteration=it, policies={"average": marginal, "sampled": sampled},
-                   extra=dict(tmecor_value=res.value, lp_nonzeros=res.lp_nonzeros,
-                              lp_solve_seconds=res.solve_seconds))
+                   extra=dict(tmecor_value=res.value, tmecor_method=res.method,
+                              tmecor_exact=res.exact, seconds=round(res.seconds, 4)))
     break

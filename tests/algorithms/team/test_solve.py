@@ -120,22 +120,29 @@ def test_solve_auto_lp_dag_and_cg_agree(monkeypatch):
 
 
 def test_auto_rule_by_lp_nonzeros_shares_the_decompositions(monkeypatch):
-  """Below `AUTO_LP_MAX_NONZEROS` auto solves the LP, above it the belief DAG, both on the
-  decompositions auto built once; the DAG's certified bracket holds the LP's exact value."""
+  """Below `AUTO_LP_MAX_NONZEROS` auto solves the LP; above it the belief DAG then the LP
+  restricted to the DAG's support (exact: the plain LP's value), or with a `tol` the DAG alone
+  (its certified bracket holds the LP's value), all on the decompositions auto built once."""
   game = "team_kuhn(players=3,ranks=3)"
   lp = team_solve.solve(game, "0,1|2", method="auto")
   assert lp.method == "lp" and "lp" in lp.details["auto"]
+  plain = team_solve.solve(game, "0,1|2", method="lp").value
+  assert lp.value == pytest.approx(plain, abs=1e-12)
   built = []
   real = team_solve.TeamDecomposition
   monkeypatch.setattr(team_solve, "TeamDecomposition",
                       lambda *a, **k: built.append(1) or real(*a, **k))
   monkeypatch.setattr(team_solve, "AUTO_LP_MAX_NONZEROS", 10)
-  dag = team_solve.solve(game, "0,1|2", method="auto")
+  both = team_solve.solve(game, "0,1|2", method="auto")
+  assert both.method == "dag_lp" and "> 10: dag to gap" in both.details["auto"]
+  assert both.exact and both.details["precision"].startswith("exact (the LP restricted")
+  assert both.value == pytest.approx(plain, abs=1e-9)
+  assert both.lower - 1e-9 <= plain <= both.upper + 1e-9
+  assert len(built) == 2  # one decomposition per team, shared by the DAG and the LPs
+  dag = team_solve.solve(game, "0,1|2", method="auto", tol=1e-3)
   assert dag.method == "dag" and "> 10: dag" in dag.details["auto"]
-  assert len(built) == 2  # one decomposition per team, shared with the DAG
-  assert dag.lower - 1e-12 <= lp.value <= dag.upper + 1e-12
-  assert round(dag.lower, 4) == round(dag.upper, 4) == round(lp.value, 4)
-  assert lp.value == pytest.approx(team_solve.solve(game, "0,1|2", method="lp").value, abs=1e-12)
+  assert len(built) == 4
+  assert dag.lower - 1e-12 <= plain <= dag.upper + 1e-12 and dag.upper - dag.lower <= 1e-3
 
 
 @pytest.mark.parametrize("game,teams", [("kuhn_poker(players=3)", "0,1|2"),
@@ -288,15 +295,39 @@ def test_default_precision_settles_22k5_and_exact_is_truthful():
   assert loose.details["precision"].startswith("certified")
 
 
-def test_default_precision_finishes_a_straddling_bracket_with_the_lp(monkeypatch):
-  """21K6's exact value -0.0236499584 lies 4e-8 from the boundary -0.02365 (LP, also
-  results/team_lp_table_default.json): with no patience the DAG gives up at gap 1e-4 and the LP
-  finishes; the answer is exact and prints -0.0236."""
+def test_default_precision_finishes_a_straddling_value_exactly():
+  """21K6's exact value -0.0236499584 (the plain LP, below) lies 4e-8 from the boundary
+  -0.02365, which a regret-minimisation bracket would need ~1e7 iterations to leave: auto
+  finishes with the LP restricted to the DAG's support, exact, printing -0.0236."""
   from ospiel_team.games import team_instances
-  monkeypatch.setattr(team_solve, "SETTLE_PATIENCE", 0.0)
-  res = team_solve.solve(*team_instances.TABLE1_INSTANCES["21K6"])
-  assert res.method == "lp" and res.exact and "finished by the LP" in res.details["auto"]
+  game, teams = team_instances.TABLE1_INSTANCES["21K6"]
+  res = team_solve.solve(game, teams)
+  assert res.method == "dag_lp" and res.exact
+  assert res.upper - res.lower <= team_solve.EXACT_GAP
   assert f"{res.value:.4f}" == "-0.0236" and res.value == pytest.approx(-0.0236499584, abs=1e-9)
+  assert res.details["restricted_support"][0] < res.details["local_solutions"][0] / 10
+
+
+def test_restricted_lp_that_is_never_exact_leaves_the_dag_to_settle(monkeypatch):
+  """When the restricted LP is not exact (forced here), the DAG goes on and retries it later;
+  its bracket settles 4 decimals around the plain LP's value (22K5 = -7/190)."""
+  import dataclasses
+  from ospiel_team.algorithms.team import restricted
+  real = restricted.solve
+  calls = []
+
+  def not_exact(*args, **kwargs):
+    calls.append(kwargs["time_limit"])
+    return dataclasses.replace(real(*args, **kwargs), exact=False)
+
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_NONZEROS", 10)
+  monkeypatch.setattr(restricted, "solve", not_exact)
+  res = team_solve.solve("kuhn_poker(players=4)", "0,1|2,3")
+  assert res.method == "dag" and calls and len(res.details["restricted_tries"]) == len(calls)
+  assert not any(t["exact"] for t in res.details["restricted_tries"])
+  assert min(calls) >= team_solve.RESTRICT_MIN_SECONDS
+  assert res.lower - 1e-9 <= -7 / 190 <= res.upper + 1e-9
+  assert f"{res.lower:.4f}" == f"{res.upper:.4f}" == "-0.0368"
 
 
 @pytest.mark.parametrize("method", ["dag", "cg"])
