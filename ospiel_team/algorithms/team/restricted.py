@@ -196,7 +196,10 @@ def solve(tree: GameTree, teams: teams_lib.Teams, decompositions: Sequence[TeamD
     rounds += 1
     left = None
     if time_limit is not None:
-      left = max(0.0, time_limit - (time.perf_counter() - start))
+      left = time_limit - (time.perf_counter() - start)
+      if left <= 0:  # the best responses and the building count too
+        raise TimeoutError(f"the restricted team LP of {tree.game} was not solved within "
+                           f"time_limit={time_limit} s")
     t0 = time.perf_counter()
     if h is None:  # the first restricted LP, from scratch
       lam_ids = np.nonzero(in1)[0]  # team 1's local solution of each lam column, in order

@@ -24,9 +24,10 @@ solutions per team, then
   (method `"dag_lp"`, `restricted.py`), on the same decompositions (built once): once the
   DAG's certified gap is <= `RESTRICT_GAP` = 1e-3, the LP over the local solutions its flows
   use is solved and grown by the DAG's exact team best responses until their bracket is
-  <= 1e-9 wide (exact). A try gets the DAG's seconds so far as its budget (at least
-  `RESTRICT_MIN_SECONDS`); after a failed try the DAG runs `RESTRICT_RETRY_FACTOR` = 3 times
-  as long before the next; the DAG's own bracket is returned if it settles first. With an
+  <= 1e-9 wide (exact). A try gets `RESTRICT_BUDGET_SHARE` = half the DAG's seconds so far
+  as its budget (at least `RESTRICT_MIN_SECONDS` = 0.5); after a failed try the DAG runs
+  `RESTRICT_RETRY_FACTOR` = 4 times as long before the next; the DAG's own bracket is
+  returned if it settles first (failed tries then cost at most about half the DAG's time). With an
   explicit `tol`: the belief DAG alone.
 
 Measured on Table 1 instances (2 cores, loaded machine; seconds after the tree walk): below the
@@ -36,7 +37,8 @@ finish in 50 rounds, degenerate duals; 21L133 0.9-1.3 s against 1.2 s). Above it
 gap 1e-3 then the restricted LP took 22K5 0.16 s, 21K6 0.26 s (LP alone 2.4 s), 21D3 1.0 s,
 21L151 2.9 s, 31L'133 0.8 s, 32GL 1.3 s, 21L143 9.5 s, where the DAG alone took 2.3-16 s to
 settle (21K6's -0.0236499585 lies 4e-8 from -0.02365: ~1e7 DAG iterations). Leduc 22L133 (two
-players on each side) needs 30-50 restricted LPs (56 s): there the DAG settles first.
+players on each side) needs 30-50 restricted LPs (56 s): there the DAG settles first, as on
+21L143, 32GL, 32G and 33D2 when their DAG brackets settle early.
 
 If a team has more than 500k local solutions (the LP is not built): column generation when every
 team of several players has at most `AUTO_CG_MAX_SEQUENCES` = 5,000 team sequences (a small MIP
@@ -95,7 +97,8 @@ DEFAULT_DIGITS = 4
 RESTRICT_GAP = 1e-3
 RESTRICT_MAX_ROUNDS = 60
 RESTRICT_MIN_SECONDS = 0.5
-RESTRICT_RETRY_FACTOR = 3.0
+RESTRICT_BUDGET_SHARE = 0.5
+RESTRICT_RETRY_FACTOR = 4.0
 AUTO_LP_MAX_LOCAL = 500_000
 # `auto` solves the LP when it has at most this many constraint-matrix nonzeros
 # (`lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
@@ -229,12 +232,12 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     next_try = [0.0]  # DAG seconds before which no restricted LP is tried
 
     def try_restricted(state: dict) -> bool:
-      """At gap <= RESTRICT_GAP, the restricted LP with a budget of the DAG's seconds so far
-      (at least RESTRICT_MIN_SECONDS); after a failure the DAG runs RESTRICT_RETRY_FACTOR
-      times as long as the failed try before the next."""
+      """At gap <= RESTRICT_GAP, the restricted LP with a budget of RESTRICT_BUDGET_SHARE
+      times the DAG's seconds so far (at least RESTRICT_MIN_SECONDS); after a failure the DAG
+      runs RESTRICT_RETRY_FACTOR times as long as the failed try before the next."""
       if state["upper"] - state["lower"] > RESTRICT_GAP or state["seconds"] < next_try[0]:
         return False
-      budget = max(RESTRICT_MIN_SECONDS, state["seconds"])
+      budget = max(RESTRICT_MIN_SECONDS, RESTRICT_BUDGET_SHARE * state["seconds"])
       left = time_left()
       if left is not None:
         budget = min(budget, left)
