@@ -11,12 +11,15 @@ edges are exactly the local solutions):
 
     lower = min over all team-2 plans of x*^T M y,   upper = max over all team-1 plans of x^T M y*,
 
-a certified bracket on the TMECor value. When both equal the restricted optimum (within
-`IMPROVE_TOL`), x* and y* are optimal for the full LP and the restricted LP's value is the full
-LP's optimum (exact in the sense `lp.solve` is); a best response that beats the restricted
-optimum always leaves the support (inside the face the restricted optimum is a best response).
+a certified bracket on the TMECor value. When both equal the restricted optimum (the bracket
+at most `IMPROVE_TOL` = 1e-9 wide), x* and y* are optimal for the full LP and the restricted
+LP's value is the full LP's optimum (exact in the sense `lp.solve` is); a best response that
+beats the restricted optimum always leaves the support (inside the face the restricted optimum
+is a best response).
 Otherwise the best responses' local solutions are added to the supports and the restricted LP
-is solved again; the supports only grow, so this ends (at the full LP in the worst case).
+is solved again (small ones warm-started: the new columns and rows are added to HiGHS's LP and
+its simplex starts from the last basis); the supports only grow, so this ends (at the full LP
+in the worst case).
 
 The starting supports come from regret minimisation on the belief DAG (`belief_dag.solve` with
 `keep_flows`): the local solutions carrying flow in its last iterate or a share of its average
@@ -43,8 +46,8 @@ from ospiel_team.algorithms.team.decomposition import TeamDecomposition
 # A local solution joins the starting support when its average flow is at least this share
 # of the largest average flow (besides every local solution of the last iterate's flow).
 SUPPORT_SHARE = 1e-3
-# Best-response values within this (relative to 1 + |value|) of the restricted optimum: the
-# restricted optimum is optimal in the full game (a certified bracket that narrow is exact).
+# A certified bracket at most this wide, holding the restricted optimum (within this relative
+# to 1 + |value|), is exact: the restricted optimum is the full LP's (`solve.EXACT_GAP`).
 IMPROVE_TOL = 1e-9
 # Warm-started rounds (HiGHS's dual simplex from the last basis) while the restricted LP has at
 # most this many nonzeros; larger ones are rebuilt and solved from scratch (by the IPM under
@@ -242,7 +245,7 @@ def solve(tree: GameTree, teams: teams_lib.Teams, decompositions: Sequence[TeamD
     br1, flow1 = dags[0].best_response(m_mat @ dec2.leaf_values(mu))
     lower, upper = -br2, br1
     scale = IMPROVE_TOL * (1.0 + abs(value))
-    if upper - value <= scale and value - lower <= scale:
+    if upper - lower <= IMPROVE_TOL and upper - value <= scale and value - lower <= scale:
       exact = True
       break
     add1 = dags[0].to_local(flow1) > 0.0 if upper > value + scale else np.zeros(n1, bool)
