@@ -107,3 +107,25 @@ def test_warm_started_rounds_match_rounds_from_scratch(game, teams):
   assert warm.exact and cold.exact and warm.rounds > 1
   assert warm.value == pytest.approx(plain, abs=1e-9) and cold.value == pytest.approx(plain,
                                                                                        abs=1e-9)
+
+
+def test_dag_on_check_sees_certified_brackets_and_can_stop():
+  """`belief_dag.solve(on_check=...)` is called after every certification with the bracket so
+  far and the current flows (plans of the polytope); a true return stops the iterations."""
+  tree, teams, decs = _setup("kuhn_poker(players=3)", "0,1|2")
+  plain = team_lp.solve(tree, teams, decompositions=decs).value
+  seen = []
+
+  def stop_at_third(state):
+    seen.append(state)
+    for dec, (last, _) in zip(decs, state["flows"](), strict=True):
+      d_mat, rhs = dec.constraint_system()
+      assert np.abs(d_mat @ last - rhs).max() < 1e-9
+    return len(seen) == 3
+
+  dag = team_belief_dag.solve(tree, teams, tol=0.0, decompositions=decs, keep_flows=True,
+                              check_every=10, on_check=stop_at_third)
+  assert len(seen) == 3 and dag.iterations == 30 and not dag.converged
+  assert [s["iteration"] for s in seen] == [10, 20, 30]
+  for s in seen:
+    assert s["lower"] - 1e-12 <= plain <= s["upper"] + 1e-12
