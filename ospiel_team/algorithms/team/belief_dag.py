@@ -2,7 +2,7 @@ r"""Team-correlated equilibria by regret minimisation on the team belief DAG.
 
 Zhang, Farina & Sandholm, "Team Belief DAG: Generalizing the Sequence Form to Team Games for
 Fast Computation of Correlated Team Max-Min Equilibria via Regret Minimization", ICML 2023
-(arXiv:2210.12487). A team's strategy set is the set of flows on its *team belief DAG*
+(arXiv:2202.00789). A team's strategy set is the set of flows on its *team belief DAG*
 (TB-DAG): decision nodes are beliefs (a public state S with a reachable set R of its
 histories), their actions are prescriptions (the joint action A of the team infosets meeting
 R), and an observation after (S, R, A) leads to the beliefs (S', R') of the public states S'
@@ -359,7 +359,7 @@ class BeliefDAG:
     of `best_response.py` (backward induction for one player, the decomposition LP, the flow
     MIP): one dynamic-programming pass over the DAG, linear in its edges, with no LP or MIP
     (every belief takes its best prescription; Zhang, Farina & Sandholm, ICML 2023,
-    arXiv:2210.12487). It certifies `solve`'s brackets at every check.
+    arXiv:2202.00789). It certifies `solve`'s brackets at every check.
     """
     _, v = self._bottom_up(leaf_grad, None, None, _MAX)
     return self.root_value(leaf_grad, v)
@@ -478,7 +478,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           on_check: Callable[[dict], bool] | None = None) -> BeliefDAGResult:
   """Team 1's TMECor value by regret minimisation on both teams' belief DAGs (anytime).
 
-  Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2210.12487), with DCFR
+  Zhang, Farina & Sandholm, "Team Belief DAG: ...", ICML 2023 (arXiv:2202.00789), with DCFR
   (Brown & Sandholm, "Solving Imperfect-Information Games via Discounted Regret
   Minimization", AAAI 2019, arXiv:1809.04040) or predictive CFR+ (Farina, Kroer & Sandholm,
   "Faster Game Solving via Predictive Blackwell Approachability", AAAI 2021, arXiv:2007.14358).

@@ -6,7 +6,7 @@ column per local solution of team 1 and one dual row per local solution of team 
 team 1 to a subset S1 of its local solutions (the other lambdas fixed to 0) and team 2 to S2
 gives the same LP over two faces of the teams' polytopes, usually far smaller. Its optimum
 (x*, y*) is checked against the full polytopes with the exact team best responses of the team
-belief DAG (Zhang, Farina & Sandholm, ICML 2023, arXiv:2210.12487; `belief_dag.py`; the DAG's
+belief DAG (Zhang, Farina & Sandholm, ICML 2023, arXiv:2202.00789; `belief_dag.py`; the DAG's
 edges are exactly the local solutions):
 
     lower = min over all team-2 plans of x*^T M y,   upper = max over all team-1 plans of x^T M y*,

@@ -11,7 +11,7 @@ Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
   `column_generation.py`). Anytime: returns a bracket [lower, upper] certified by exact team
   best responses; exact within `tol` when it converges.
 * `"dag"`: regret minimisation (DCFR) on both teams' team belief DAGs (Zhang, Farina &
-  Sandholm, ICML 2023, arXiv:2210.12487; `belief_dag.py`). Anytime: every few iterations the
+  Sandholm, ICML 2023, arXiv:2202.00789; `belief_dag.py`). Anytime: every few iterations the
   average plans are certified by exact team best responses (dynamic programming on the DAG),
   giving a bracket [lower, upper]; stops when the gap is <= `tol`.
 

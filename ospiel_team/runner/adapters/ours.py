@@ -248,7 +248,7 @@ def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
   Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284, or, for larger
   games, that LP restricted to the support found on the team belief DAG (Zhang, Farina &
-  Sandholm, ICML 2023, arXiv:2210.12487), both exact, as one snapshot.
+  Sandholm, ICML 2023, arXiv:2202.00789), both exact, as one snapshot.
 
   A correlated plan is not a per-player policy, so the snapshot gives two views of it:
   "average" = each player's behaviour strategy induced by its team's plan (exact for one-player
