@@ -64,6 +64,9 @@ flags.DEFINE_string("tree_cache", None,
                     "first run walks and stores the tree, later runs load its arrays (rows say "
                     "tree_cache hit/miss and tree_seconds)")
 flags.DEFINE_bool("rerun", False, "solve the selected instances again (other stored rows are kept)")
+flags.DEFINE_string("second_from", None, "take the second method of rows that have none from "
+                    "this earlier record (its 'second' solve, re-checked against this row's "
+                    "bracket; the row notes the file)")
 flags.DEFINE_bool("markdown_only", False, "only rewrite --out_md from the stored --out")
 
 
@@ -284,6 +287,15 @@ def main(argv):
   if os.path.exists(FLAGS.out):
     with open(FLAGS.out) as f:
       stored = {r["instance"]: r for r in json.load(f)["rows"]}
+  if FLAGS.second_from:
+    with open(FLAGS.second_from) as f:
+      earlier = {r["instance"]: r for r in json.load(f)["rows"]}
+    for name, row in stored.items():
+      old = earlier.get(name, {}).get("second")
+      if row.get("finished") and "second" not in row and old is not None:
+        row["second"] = dict(old, check=check(row, old) if old.get("finished") else
+                             old.get("check", ""), source=os.path.basename(FLAGS.second_from))
+    _store(stored)
   if FLAGS.markdown_only:
     rows = [stored[n] for n in names if n in stored]
     _atomic_write(FLAGS.out_md, markdown(rows))
