@@ -111,13 +111,19 @@ def test_results_page_jps_table_matches_its_record():
       assert int(row[3]) == r["num_seeds"], game
 
 
-def test_results_page_team_table_matches_the_summary():
+def test_results_page_team_table_matches_its_record():
+  import json
   with open(os.path.join(REPO, "docs", "results.md"), encoding="utf-8") as f:
     page = f.read()
-  with open(os.path.join(REPO, "results", "team_lp_summary.md"), encoding="utf-8") as f:
-    summary = {c[0]: c for c in _section_rows("\n## x\n" + f.read(), "\n## x\n")[1:]}
+  with open(os.path.join(REPO, "results", "team_lp_table_quiet_default.json"),
+            encoding="utf-8") as f:
+    record = {r["instance"]: r for r in json.load(f)["rows"]}
   rows = _section_rows(page, "## Zhang & Sandholm: Table 1")[1:]
-  assert len(rows) == 29 and len(summary) == 29
+  assert len(rows) == 29 and len(record) == 29
   for row in rows:
-    instance, method, value = row[:3]
-    assert (method, value) == (summary[instance][1], summary[instance][2]), instance
+    r = record[row[0]]
+    assert r["finished"], row[0]
+    assert float(row[1]) == round(r["value"], 6), row[0]
+    assert (row[4] == "exact") == bool(r["exact"]), row[0]
+    assert row[5].split(" ")[0] == r["method"], row[0]
+    assert float(row[7]) == round(r["seconds"], 2), row[0]
