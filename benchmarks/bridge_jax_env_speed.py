@@ -3,7 +3,7 @@ r"""Self-play acting speed: the numpy engine (`a2c.play_selfplay`) against the J
   python benchmarks/bridge_jax_env_speed.py --deals 64,256,1024 --repeats 3 --out /tmp/s.json
 
 For each number of deals D per round (2 D games: each deal at two tables), with one fixed
-network (the shipped model `ospiel_team/bridge/models/a2c_long.npz`, hidden 200, 2 blocks),
+network (the shipped model `a2c_long`, hidden 200, 2 blocks),
 both loops play a round of self-play, sampling calls from the network and keeping every
 decision's observation, call and log-probability (what training needs):
 
@@ -69,9 +69,10 @@ def main(argv):
   from ospiel_team.bridge import dataset as dataset_lib
   from ospiel_team.bridge import engine as engine_lib
   from ospiel_team.bridge.agents import a2c
+  from ospiel_team.bridge.agents import model_bidder
   from ospiel_team.bridge.agents import policy_net
 
-  model = os.path.join(os.path.dirname(policy_net.__file__), "..", "models", "a2c_long.npz")
+  model = model_bidder.model_path("a2c_long")
   net, params, _ = policy_net.load_model(model)
   ds = dataset_lib.load_dataset()
   pool = np.arange(ds.holders.shape[0])

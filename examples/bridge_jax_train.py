@@ -8,7 +8,7 @@ checkpoints of `examples/bridge_a2c.py`, in both directions:
 
   # continue the shipped long run on a GPU for 60 minutes, 8192 tables a round:
   python examples/bridge_jax_train.py --workdir /tmp/bridge_jax --platform gpu \
-      --resume_from ospiel_team/bridge/models/a2c_long.npz --tables 8192 --max_minutes 60 \
+      --resume_from checkpoints/bridge/a2c_longer.npz --tables 8192 --max_minutes 60 \
       --export_checkpoint /tmp/bridge_jax/slim.npz
   # ... and go on from it on the CPU with the numpy engine:
   python examples/bridge_a2c.py --workdir /tmp/bridge_cpu --resume_from /tmp/bridge_jax/slim.npz
@@ -38,7 +38,7 @@ from ospiel_team.bridge.agents import policy_net
 FLAGS = flags.FLAGS
 flags.DEFINE_string("workdir", "/tmp/bridge_jax", "Checkpoint / log folder (resumes from it).")
 flags.DEFINE_string("resume_from", None, "Start from this a2c checkpoint (slim or full, e.g. "
-                    "ospiel_team/bridge/models/a2c_long.npz) when --workdir has none.")
+                    "checkpoints/bridge/a2c_longer.npz) when --workdir has none.")
 flags.DEFINE_string("export_checkpoint", None, "At the end, also write the slim checkpoint to "
                     "this path (resumable with examples/bridge_a2c.py --resume_from).")
 flags.DEFINE_string("datasets", None, "Comma-separated .npz datasets (default: shipped).")

@@ -27,8 +27,8 @@ FLAGS = flags.FLAGS
 
 def define_flags() -> None:
   """Defines the match command's flags (only when run as a script, not on import)."""
-  names = ("pass, random, natural, a shipped model (a2c, a2c_main, a2c_long, "
-           "a2c_seed1..a2c_seed5, a2c_finetuned, "
+  names = ("pass, random, natural, a shipped model (best = the strongest, a2c_longer, "
+           "a2c_long, a2c, a2c_finetuned, "
            "a2c_1search, jpsbid, a2c_uncontested), the JPS authors' jps_paper_0.63, "
            "jps_paper_baseline, jps_paper_baseline2, jps_paper_2day5, jps_paper_2day8 (from "
            "--reference_dir), or a model file (.npz of ours, .pth of the authors')")

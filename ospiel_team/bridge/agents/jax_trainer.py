@@ -26,7 +26,7 @@ Checkpoints are the *slim* checkpoints of `a2c.A2CTrainer.save_checkpoint(includ
 (parameters, Adam state leaves, configuration, counters, log rows; written atomically):
 ``examples/bridge_a2c.py --resume_from`` continues one on the numpy engine,
 `policy_net.load_model` plays it, and this trainer resumes from its own or from `a2c`'s
-(e.g. ``ospiel_team/bridge/models/a2c_long.npz``). Each round's random key is
+(e.g. ``checkpoints/bridge/a2c_longer.npz``). Each round's random key is
 ``fold_in(PRNGKey(seed), round)``, so a resumed run is the uninterrupted one on the same device.
 The numpy random states of the `a2c` format are carried through unchanged.
 

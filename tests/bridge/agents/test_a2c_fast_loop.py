@@ -24,6 +24,7 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
+from tests import repo as tests_repo
 
 SMALL = dict(hidden=32, num_blocks=1, deals_per_round=8, batch_size=16, updates_per_round=2,
              buffer_size=2000, burn_in=20)
@@ -185,13 +186,10 @@ def test_slim_checkpoint_resumes_without_the_buffer_and_is_a_model_file(tmp_path
   assert row["loss"] == "" and r.buffer.size > 0
 
 
-@pytest.mark.parametrize("name",
-                         [f"a2c_seed{k}" for k in range(1, 6)] + ["a2c_main", "a2c_long"])
-def test_shipped_baselines_are_small_resumable_checkpoints(tmp_path, name):
-  path = os.path.join(model_bidder.MODELS_DIR, model_bidder.SHIPPED_MODELS[name])
-  if not os.path.isfile(path):
-    pytest.skip(f"{name} not in this build")
-  assert os.path.getsize(path) < 6e6  # a2c_long: 24,084 rounds of training log (compressed)
+@pytest.mark.parametrize("name", ["a2c_long", "a2c_longer"])
+def test_committed_checkpoints_are_small_resumable_checkpoints(tmp_path, name):
+  path = os.path.join(tests_repo.REPO, "checkpoints", "bridge", f"{name}.npz")
+  assert os.path.getsize(path) < 12e6  # the whole training log inside, compressed
   with np.load(path, allow_pickle=False) as z:
     state = json.loads(str(z["state"]))
     assert not any(k.startswith("buf_") for k in z.files)

@@ -1,9 +1,10 @@
 """The JAX self-play trainer (`ospiel_team.bridge.agents.jax_trainer`) on CPU, small batches.
 
 Its checkpoints must be `a2c`'s slim checkpoints in both directions: it starts from the
-shipped `a2c_long.npz`, trains, exports; `policy_net.load_model` and `a2c.A2CTrainer` read the
-export with equal parameters and counters, and the numpy trainer continues from it; the JAX
-trainer resumed from the export continues exactly as the uninterrupted run.
+committed slim checkpoint `checkpoints/bridge/a2c_long.npz`, trains, exports;
+`policy_net.load_model` and `a2c.A2CTrainer` read the export with equal parameters and
+counters, and the numpy trainer continues from it; the JAX trainer resumed from the export
+continues exactly as the uninterrupted run.
 """
 
 import dataclasses
@@ -19,8 +20,9 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import jax_trainer
 from ospiel_team.bridge.agents import policy_net
+from tests import repo as tests_repo
 
-LONG = os.path.join(os.path.dirname(policy_net.__file__), "..", "models", "a2c_long.npz")
+LONG = os.path.join(tests_repo.REPO, "checkpoints", "bridge", "a2c_long.npz")
 
 
 @pytest.fixture(scope="module")
