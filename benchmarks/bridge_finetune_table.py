@@ -86,9 +86,9 @@ flags.DEFINE_integer("eval_boards", 2000, "Held-out boards per match.")
 flags.DEFINE_string("eval_dataset", "heldout", "Held-out deals of the final matches: heldout "
                     "(2,000 deals) or heldout2 (4,000 fresh deals, the pre-registered "
                     "replication set).")
-flags.DEFINE_string("opponents", "a2c,a2c_seed1,a2c_seed2,a2c_seed3,a2c_seed4,a2c_seed5,"
-                    "jps_paper_baseline,jps_paper_0.63", "Held-out opponents (missing ones "
-                    "are skipped with a note).")
+flags.DEFINE_string("opponents", "a2c,a2c_long,jps_paper_baseline,jps_paper_0.63",
+                    "Held-out opponents (missing ones are skipped with a note; names "
+                    "a2c_seed* are pooled into one column).")
 flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models (default: the "
                     "environment variable JPS_REFERENCE_DIR).")
 flags.DEFINE_integer("train_deals", None, "Use only the first N deals of the shipped training "
