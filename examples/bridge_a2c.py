@@ -1,6 +1,6 @@
 r"""Trains a self-play A2C bridge bidder (JPS paper Sec. 7.2), optionally with JPSBid search.
 
-Defaults = the recipe of the shipped baseline (docs/benchmarks/bridge_agents.md): a short
+Defaults = the recipe of the shipped baseline (docs/bridge.md): a short
 behaviour-cloning warm start on the built-in natural bidder, then self-play A2C (lr 1e-4,
 entropy 0.01). On the shared 2-core CPU this showed learning within half an hour: the held-out
 eval column of log.csv (greedy model vs the natural bidder, IMPs/board) rose from -1.7 to about

@@ -46,7 +46,7 @@ PathLike = str | os.PathLike
 # 10,000-deal set); validation: seed 1, 1,000 deals (model selection); heldout: seed 2, 2,000
 # deals (final evaluation only, never trained on); heldout2: seed 20261123, 4,000 deals (a
 # second, fresh evaluation set for the pre-registered replication in
-# docs/benchmarks/bridge_agents.md; never trained on nor used for selection). Different seeds
+# docs/bridge.md; never trained on nor used for selection). Different seeds
 # make them disjoint (tests/bridge/test_data_split.py checks it, also under the 96
 # seat-rotation x suit-permutation symmetries of `deal.symmetric_deals`).
 NAMED_DATASETS = {"train": DEFAULT_DATASET_NAME, "validation": "validation_dds.npz",

@@ -41,7 +41,7 @@ bit-packed, 34 bytes each); each round does ``updates_per_round`` Adam steps on 
 averaged over the minibatch. Decisions with a single legal call (East-West in the uncontested
 variant) are not stored. Evaluation uses the greedy (argmax) call, as in the paper.
 
-Two additions not in the paper, both optional (docs/benchmarks/bridge_agents.md): a linear
+Two additions not in the paper, both optional (docs/bridge.md): a linear
 entropy-coefficient schedule (`A2CConfig.entropy_coef_start` / `entropy_decay_rounds`), and a
 behaviour-cloning warm start on a rule-based bidder (`behaviour_cloning`). On our CPU budget
 (~20 minutes) pure contested self-play collapsed to all-pass (bids in early random auctions are
@@ -108,7 +108,7 @@ class A2CConfig:
   burn_in: int = 10_000
   uncontested: bool = False
   seed: int = 0
-  # Speed (docs/benchmarks/bridge_agents.md, "Self-play speed"). fast_acting: uint8
+  # Speed (docs/bridge.md). fast_acting: uint8
   # observations and finer jit padding in acting (the same calls for the same random numbers,
   # tests/bridge/agents/test_a2c_fast_loop.py). overlap_learning: the learner's Adam steps of
   # round k run in a thread while round k's games are played with the parameters from before

@@ -2,7 +2,7 @@
 
 Not in the JPS paper (Tian, Gong and Jiang, "Joint Policy Search for Multi-agent Collaboration
 with Imperfect Information", NeurIPS 2020, arXiv:2008.06495, Sec. 7.2 trains from scratch). On
-our CPU budget pure contested self-play collapsed to all-pass (docs/benchmarks/bridge_agents.md),
+our CPU budget pure contested self-play collapsed to all-pass (docs/bridge.md),
 so the shipped baseline first imitates a rule-based bidder (`bidders.NaturalBidder`):
 
 1. `collect_teacher_states` plays auctions of the teacher at all four seats on the batched

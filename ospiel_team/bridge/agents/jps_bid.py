@@ -28,7 +28,7 @@ so A2C's policy gradient moves ``sigma`` towards the searched change with advant
 ``v - V(s)``. By default (``fresh_returns``) the stored returns ``v`` are re-estimated with
 fresh rollouts of the chosen change (``rollouts`` per opponent sample): the search's own
 estimates are maxima of noisy means, biased upwards, and storing them made fine-tuning worse
-in our measurements (docs/benchmarks/bridge_agents.md). The reward R is the same as in
+in our measurements (docs/bridge.md). The reward R is the same as in
 self-play (`a2c` module): the searching team's duplicate IMPs against the game's other table
 (whose result is fixed), / 24.
 
@@ -38,7 +38,7 @@ partner, ...) follows ``sigma`` with ``rollouts x rollouts`` rollouts per candid
 All the rollouts of all the searched positions of a round run together, batched, on the numpy
 engine, with the policy network batched on them.
 
-Two ways to use the search in training (docs/benchmarks/bridge_agents.md compares them):
+Two ways to use the search in training (docs/bridge.md compares them):
 
 * `GameSearch`, the authors' protocol (facebookresearch/jps, ``rela/search_actor.h``): a
   fraction of the self-play games is searched at *every* decision (candidates: calls with
