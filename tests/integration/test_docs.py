@@ -45,8 +45,11 @@ def test_results_index_names_every_record_and_nothing_else():
   results = os.path.join(REPO, "results")
   with open(os.path.join(results, "README.md"), encoding="utf-8") as f:
     index = f.read()
-  named = set(re.findall(r"`([\w*.-]+\.(?:json|md|csv))`", index))
-  files = {f for f in os.listdir(results) if f != "README.md"}
+  named = set(re.findall(r"`([\w*./-]+\.(?:json|md|csv))`", index))
+  files = {f for f in os.listdir(results)
+           if f != "README.md" and not os.path.isdir(os.path.join(results, f))}
+  files |= {f"{d}/{f}" for d in os.listdir(results) if os.path.isdir(os.path.join(results, d))
+            for f in os.listdir(os.path.join(results, d))}
   patterns = [re.compile(fnmatch.translate(n)) for n in named if "*" in n]
   unlisted = sorted(f for f in files if f not in named and not any(p.match(f) for p in patterns))
   assert not unlisted, f"results/README.md does not list {unlisted}"
