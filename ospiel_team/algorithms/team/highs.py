@@ -135,3 +135,13 @@ def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
 
 def status(h) -> str:
   return h.modelStatusToString(h.getModelStatus())
+
+
+def require_optimal(h, what: str, time_limit: float | None) -> None:
+  """Raises TimeoutError (time limit hit) or RuntimeError (any other non-optimal status)
+  naming `what` (e.g. "the team LP of kuhn_poker()") unless HiGHS solved it to optimality."""
+  st = status(h)
+  if st == "Time limit reached":
+    raise TimeoutError(f"{what} was not solved within time_limit={time_limit} s (HiGHS: {st})")
+  if st != "Optimal":
+    raise RuntimeError(f"HiGHS did not solve {what}: {st}")

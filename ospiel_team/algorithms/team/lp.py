@@ -268,12 +268,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
                   True, time_limit, threads, solver, options=highs_options)
   solve_seconds = time.perf_counter() - t0
   solve_cpu = time.process_time() - c0
-  status = h.modelStatusToString(h.getModelStatus())
-  if status == "Time limit reached":
-    raise TimeoutError(f"the team LP of {tree.game} was not solved within time_limit="
-                       f"{time_limit} s (HiGHS: {status})")
-  if status != "Optimal":
-    raise RuntimeError(f"HiGHS did not solve the team LP of {tree.game}: {status}")
+  highs.require_optimal(h, f"the team LP of {tree.game}", time_limit)
   sol = h.getSolution()
   x = np.asarray(sol.col_value)
   duals = np.asarray(sol.row_dual)
@@ -288,4 +283,4 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       sequences=[dec1.num_sequences, dec2.num_sequences],
       local_solutions=[dec1.num_local, dec2.num_local], lp_rows=a_mat.shape[0],
       lp_cols=a_mat.shape[1], lp_nonzeros=int(a_mat.nnz), build_seconds=build,
-      solve_seconds=solve_seconds, status=status, solve_cpu_seconds=solve_cpu, solver=solver)
+      solve_seconds=solve_seconds, status="Optimal", solve_cpu_seconds=solve_cpu, solver=solver)

@@ -225,12 +225,7 @@ def solve(tree: GameTree, teams: teams_lib.Teams, decompositions: Sequence[TeamD
       lam_ids, lam_cols, dual_ids = grow.add(h, lam_ids, lam_cols, dual_ids, in1, in2)
       h.run()
     lp_seconds += time.perf_counter() - t0
-    status = highs.status(h)
-    if status == "Time limit reached":
-      raise TimeoutError(f"the restricted team LP of {tree.game} was not solved within "
-                         f"time_limit={time_limit} s")
-    if status != "Optimal":
-      raise RuntimeError(f"HiGHS did not solve the restricted team LP of {tree.game}: {status}")
+    highs.require_optimal(h, f"the restricted team LP of {tree.game}", time_limit)
     sol = h.getSolution()
     z = np.asarray(sol.col_value)
     row_dual = np.asarray(sol.row_dual)
