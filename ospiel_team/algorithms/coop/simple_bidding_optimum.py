@@ -44,8 +44,11 @@ strategies it returns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import dataclasses
+import json
 import mmap
+import os
 import time
 
 import numba
@@ -53,6 +56,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from ospiel_team import atomic_io
 from ospiel_team.games import simple_bidding as sb_game
 
 MAX_SIZE = 29  # the canonical key's bytes and the class tables assume at most 29 cards
@@ -103,6 +107,8 @@ _F_PASS, _F_CUR, _F_PHASE, _F_J, _F_X, _F_CTH, _F_APPLIED, _F_OG, _F_OV = range(
 _ENTER, _RUN, _POP = 0, 1, 2  # what the search loop does next with frame (f, i)
 _CAND, _SEL = 0, 1  # a frame's phase: valuing its candidates, or trying them best first
 _NEG = -(1 << 60)  # the total of a candidate that cannot matter
+_NO_BUDGET = 1 << 62  # a search that never pauses
+_CHUNK = 1 << 18  # states solved between two pauses of a checkpointed or monitored search
 # The search loop and its entry points are compiled without numba's reference counting
 # (`_nrt=False`, numba's own switch of its runtime): they allocate nothing, and the state's arrays
 # (taken out of the tuple in every inlined function) would otherwise cost an atomic increment and
@@ -131,7 +137,8 @@ def _new_state(size: int, hash_log2: int):
   # Memo: keys (0 = empty), second keys, values, exact flags.
   memo = (_lazy_zeros(slots, np.uint64), _lazy_zeros(slots, np.uint64),
           _lazy_zeros(slots, np.int64), _lazy_zeros(slots, np.uint8))
-  ctr = np.zeros(3, dtype=np.int64)  # entries, states solved, table-full flag
+  # Entries, states solved, table-full flag; a paused search's (f, i, mode) and paused flag.
+  ctr = np.zeros(7, dtype=np.int64)
   node = np.zeros((frames, 8), dtype=np.int64)
   cls = np.zeros((frames, 3, 33), dtype=np.int64)  # class mask, its optimistic value, pass value
   suffix = np.zeros((frames, 34), dtype=np.int64)
@@ -378,22 +385,33 @@ def _setup_node(f, b, mover, other, lower, st):
 
 
 @numba.njit(cache=True, boundscheck=False, _nrt=False)  # (no reference counting: above)
-def _search(root, st):
+def _search(root, st, budget):
   """The partition search of node frame `root` (set up by `_setup_node`), every W it needs
   solved on the explicit stack. On return node[root] holds the best total and whether one
-  above the initial bound was found, grp[root, 3] its groups."""
+  above the initial bound was found, grp[root, 3] its groups.
+
+  When the states solved reach `budget` the search pauses: it stores its position in the
+  counters (ctr[3:6], ctr[6] = 1) and returns; the next call goes on from there, since the
+  whole stack lives in the state's arrays."""
   consts, node, cls, suffix, grp = (st[_S_CONSTS], st[_S_NODE], st[_S_CLS], st[_S_SUFFIX],
                                     st[_S_GRP])
   frame, cand, node_key, ctr = st[_S_FRAME], st[_S_CAND], st[_S_KEY], st[_S_CTR]
   k = consts[1]
-  f, i = root, 0
-  frame[f, 0, _F_PASS] = 0
-  mode = _ENTER
+  if ctr[6] != 0:
+    f, i, mode = ctr[3], ctr[4], ctr[5]
+    ctr[6] = 0
+  else:
+    f, i = root, 0
+    frame[f, 0, _F_PASS] = 0
+    mode = _ENTER
   while True:
     if mode == _ENTER:
       if ctr[2] != 0:
         mode = _POP
         continue
+      if ctr[1] >= budget:
+        ctr[3], ctr[4], ctr[5], ctr[6] = f, i, mode, 1
+        return
       cur = frame[f, i, _F_PASS]
       for c in range(k):
         cur += grp[f, 2, c]
@@ -524,7 +542,7 @@ def _bb_value(b, mover, other, st):
   st[_S_CTR][1] += 1
   f = b + 1
   _setup_node(f, b, mover, other, -1, st)
-  _search(f, st)
+  _search(f, st, _NO_BUDGET)
   v = st[_S_NODE][f, _N_BEST]
   if v > -1:
     _memo_put(k1, k2, v, 1, st)
@@ -534,13 +552,15 @@ def _bb_value(b, mover, other, st):
 
 
 @numba.njit(cache=True, boundscheck=False, _nrt=False)
-def _bb_partition(b, mover, other, lower, st):
+def _bb_partition(b, mover, other, lower, st, budget):
   """The best assignment of the mover's classes at (b, mover, other) worth more than `lower`:
-  (found, its total); its groups in st[_S_GRP][b + 1, 3]."""
+  (paused, found, its total); its groups in st[_S_GRP][b + 1, 3]. Paused (1) when the states
+  solved reach `budget`: the same call with a larger budget goes on."""
   f = b + 1
-  _setup_node(f, b, mover, other, lower, st)
-  _search(f, st)
-  return st[_S_NODE][f, _N_FOUND], st[_S_NODE][f, _N_BEST]
+  if st[_S_CTR][6] == 0:
+    _setup_node(f, b, mover, other, lower, st)
+  _search(f, st, budget)
+  return st[_S_CTR][6], st[_S_NODE][f, _N_FOUND], st[_S_NODE][f, _N_BEST]
 
 
 class _Solver:
@@ -561,16 +581,60 @@ class _Solver:
     if self._st[_S_CTR][2]:
       raise MemoryError("the memo table is 70% full; rerun with a larger hash_log2")
 
+  @property
+  def entries(self) -> int:
+    return int(self._st[_S_CTR][0])
+
+  @property
+  def paused(self) -> bool:
+    return bool(self._st[_S_CTR][6])
+
+  def save(self, path: str, meta: dict) -> None:
+    """Writes the whole state (the memo's filled slots, the stack, `meta`) atomically."""
+    keys, keys2, vals, ex = self._st[_S_MEMO]
+    idx = np.flatnonzero(keys)
+    small = {f"s{pos}": self._st[pos] for pos in range(len(self._st)) if pos != _S_MEMO}
+    atomic_io.savez(path, meta=np.array(json.dumps(meta)), memo_idx=idx, memo_k1=keys[idx],
+                    memo_k2=keys2[idx], memo_v=vals[idx], memo_ex=ex[idx], **small)
+
+  def load(self, path: str) -> dict:
+    """Restores a state written by `save` (same size and table); returns its `meta`."""
+    with np.load(path) as z:
+      keys, keys2, vals, ex = self._st[_S_MEMO]
+      for pos in range(len(self._st)):
+        if pos != _S_MEMO:
+          saved = z[f"s{pos}"]
+          if saved.shape != self._st[pos].shape:
+            raise ValueError(f"checkpoint {path!r} is for another size or table: array {pos} "
+                             f"has shape {saved.shape}, expected {self._st[pos].shape}")
+          self._st[pos][...] = saved
+      idx = z["memo_idx"]
+      if len(idx) and idx.max() >= len(keys):
+        raise ValueError(f"checkpoint {path!r} is for a larger memo table")
+      keys[idx], keys2[idx], vals[idx], ex[idx] = (z["memo_k1"], z["memo_k2"], z["memo_v"],
+                                                   z["memo_ex"])
+      return json.loads(str(z["meta"]))
+
   def value(self, b: int, mover: int, other: int) -> int:
     """W(b, mover, other)."""
     v = int(_bb_value(b, mover, other, self._st))
     self._check()
     return v
 
-  def partition(self, b: int, mover: int, other: int, lower: int):
-    """(value, groups) of the best assignment worth more than `lower`, else (lower, None)."""
-    found, value = _bb_partition(b, mover, other, lower, self._st)
-    self._check()
+  def partition(self, b: int, mover: int, other: int, lower: int,
+                on_pause: Callable[[], None] | None = None, chunk: int = _CHUNK):
+    """(value, groups) of the best assignment worth more than `lower`, else (lower, None).
+
+    With `on_pause`, the search pauses after every `chunk` states solved and calls it (the
+    state is then consistent: `save` writes a checkpoint the search resumes from).
+    """
+    while True:
+      budget = _NO_BUDGET if on_pause is None else self.states + chunk
+      paused, found, value = _bb_partition(b, mover, other, lower, self._st, budget)
+      self._check()
+      if not paused:
+        break
+      on_pause()
     if not found:
       return lower, None
     return int(value), [int(g) for g in self._st[_S_GRP][b + 1, 3, :self.k]]
@@ -609,7 +673,9 @@ def _strategy(solver, size: int, k: int, root_groups: list[int]):
   return strategy
 
 
-def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26) -> BiddingOptimum:
+def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26,
+          checkpoint: str | None = None, checkpoint_seconds: float = 600.0,
+          progress: Callable[[int, int], None] | None = None) -> BiddingOptimum:
   """The exact optimum of simple_bidding(size) and an optimal joint pure strategy.
 
   Args:
@@ -620,29 +686,63 @@ def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26) -> Bid
       and proves that no joint strategy is worth more than `lower_bound`. None: no bound.
     hash_log2: log2 of the kernel's memo slots (25 bytes each; 26 -> 1.7 GB at most, committed
       as the table fills).
+    checkpoint: a file (.npz) for the root search's state: written atomically every
+      `checkpoint_seconds` and when interrupted (KeyboardInterrupt), and resumed from when it
+      exists (it must come from the same size, lower_bound and hash_log2). A resumed search
+      gives the same answer: every memoised value is a fact about its subgame, and the stack
+      is restored where it paused. None: no checkpoint.
+    checkpoint_seconds: seconds between checkpoints (> 0).
+    progress: called as progress(states, memo entries) about every 2^18 states solved.
 
   Returns:
-    A `BiddingOptimum`; `strategy` maps every public bid sequence on which some deal plays to
-    the action of each card of the player to move there.
+    A `BiddingOptimum` (`seconds` includes the time before a resume); `strategy` maps every
+    public bid sequence on which some deal plays to the action of each card of the player to
+    move there.
   """
   size = _check_size(size)
   if lower_bound is not None and (isinstance(lower_bound, bool) or lower_bound < 0):
     raise ValueError(f"lower_bound must be a non-negative int total, got {lower_bound!r}")
   if not 10 <= int(hash_log2) <= 34:
     raise ValueError(f"hash_log2 must be in [10, 34], got {hash_log2}")
+  if not checkpoint_seconds > 0:
+    raise ValueError(f"checkpoint_seconds must be > 0, got {checkpoint_seconds!r}")
   start = time.perf_counter()
   solver = _Solver(size, int(hash_log2))
   k = _num_bids(size)
   full = (1 << size) - 1
   lower = -1 if lower_bound is None else int(lower_bound)
-  total, groups = solver.partition(-1, full, full, lower)
+  meta = dict(size=size, lower_bound=lower, hash_log2=int(hash_log2))
+  before = 0.0  # seconds spent before the resume
+  if checkpoint is not None and os.path.exists(checkpoint):
+    saved = solver.load(checkpoint)
+    if {key: saved.get(key) for key in meta} != meta:
+      raise ValueError(f"checkpoint {checkpoint!r} is for {saved}, not {meta}")
+    before = float(saved["seconds"])
+  on_pause = None
+  if checkpoint is not None or progress is not None:
+    last_save = time.perf_counter()
+
+    def on_pause():
+      nonlocal last_save
+      if progress is not None:
+        progress(solver.states, solver.entries)
+      if checkpoint is not None and time.perf_counter() - last_save >= checkpoint_seconds:
+        solver.save(checkpoint, dict(meta, seconds=before + time.perf_counter() - start))
+        last_save = time.perf_counter()
+  try:
+    total, groups = solver.partition(-1, full, full, lower, on_pause=on_pause, chunk=_CHUNK)
+  except KeyboardInterrupt:
+    if checkpoint is not None and solver.paused:
+      solver.save(checkpoint, dict(meta, seconds=before + time.perf_counter() - start))
+    raise
+  seconds = before + time.perf_counter() - start
   if groups is None:
     return BiddingOptimum(size=size, total=int(lower_bound), value=lower_bound / size ** 2,
-                          proven_optimal=False, strategy=None,
-                          seconds=time.perf_counter() - start, states=solver.states)
+                          proven_optimal=False, strategy=None, seconds=seconds,
+                          states=solver.states)
   strategy = _strategy(solver, size, k, groups)
   return BiddingOptimum(size=size, total=total, value=total / size ** 2, proven_optimal=True,
-                        strategy=strategy, seconds=time.perf_counter() - start,
+                        strategy=strategy, seconds=before + time.perf_counter() - start,
                         states=solver.states)
 
 

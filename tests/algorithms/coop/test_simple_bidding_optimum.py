@@ -103,6 +103,35 @@ def test_size_8_is_the_mip_optimum():
   assert found.proven_optimal and found.total == 324
 
 
+@pytest.mark.parametrize("lower_bound", [None, 658])  # 658: the optimum (proves "none better")
+def test_interrupted_search_resumes_to_the_same_answer(tmp_path, monkeypatch, lower_bound):
+  # Interrupt the root search twice (at its 2nd and then 3rd pause after each resume), resume
+  # from the checkpoint each time: the answer, the strategy and even the count of subgames
+  # solved equal those of one uninterrupted search (the stack and memo are restored exactly).
+  whole = sbo.solve(10, lower_bound=lower_bound, hash_log2=18)
+  monkeypatch.setattr(sbo, "_CHUNK", 40)
+  ck = str(tmp_path / "bb.npz")
+  for stop_at in (2, 3):
+    calls = []
+
+    def progress(states, entries, calls=calls, stop_at=stop_at):
+      calls.append(states)
+      if len(calls) == stop_at:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+      sbo.solve(10, lower_bound=lower_bound, hash_log2=18, checkpoint=ck,
+                checkpoint_seconds=1e9, progress=progress)
+  resumed = sbo.solve(10, lower_bound=lower_bound, hash_log2=18, checkpoint=ck)
+  assert resumed.states == whole.states > 3 * 40
+  assert (resumed.total, resumed.proven_optimal) == (whole.total, whole.proven_optimal)
+  assert resumed.strategy == whole.strategy
+  with pytest.raises(ValueError, match="lower_bound"):
+    sbo.solve(10, lower_bound=5, hash_log2=18, checkpoint=ck)
+  with pytest.raises(ValueError, match="'size': 9"):
+    sbo.solve(9, lower_bound=lower_bound, hash_log2=18, checkpoint=ck)
+
+
 @pytest.mark.slow
 def test_size_8_mip_agrees():
   mip = coop_optimum.solve("simple_bidding(size=8)", method="mip")
