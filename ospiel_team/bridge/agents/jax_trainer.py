@@ -36,28 +36,22 @@ there is one).
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
-import json
 import os
 import time
-import zipfile
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-import tqdm
 
-from ospiel_team import atomic_io
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import jax_env
 from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents.policy_net import (
-    flatten_params, init_params, legal_from_obs, make_network, unflatten_params)
+    init_params, legal_from_obs, make_network)
 
 
 @dataclasses.dataclass
@@ -265,7 +259,7 @@ def make_round_fn(net, optimizer, cfg: a2c.A2CConfig, options: JaxTrainOptions):
 # ------------------------------------------------------------------------------------------
 # Trainer
 # ------------------------------------------------------------------------------------------
-class JaxA2CTrainer:
+class JaxA2CTrainer(a2c.RoundTrainer):
   """Self-play A2C with acting and learning in JAX; see the module docstring.
 
   Args:
@@ -314,11 +308,9 @@ class JaxA2CTrainer:
     if resume is not None:
       self.load_checkpoint(resume)
 
-  # --- checkpoints --------------------------------------------------------------------------
-  @property
-  def checkpoint_path(self) -> str:
-    return os.path.join(self.workdir, "checkpoint.npz")
+  TRAIN_DESC = "jax a2c rounds"
 
+  # --- checkpoints --------------------------------------------------------------------------
   def save_checkpoint(self, path: str | None = None) -> None:
     """Writes a slim `a2c` checkpoint atomically to `path` (default ``workdir/checkpoint.npz``).
 
@@ -329,17 +321,7 @@ class JaxA2CTrainer:
       if self.workdir is None:
         return
       path = self.checkpoint_path
-    params, opt_state = jax.device_get((self.params, self.opt_state))
-    arrays = {"param/" + k: v for k, v in flatten_params(params).items()}
-    leaves = jax.tree_util.tree_leaves(opt_state)
-    arrays.update({f"opt/{i:04d}": np.asarray(x) for i, x in enumerate(leaves)})
-    state = {"round": self.round, "games": self.games, "wall": self.wall,
-             "total_wall": self.total_wall, "rng": self.rng_state,
-             "learner_rng": self.learner_rng_state, "config": dataclasses.asdict(self.cfg),
-             "log_rows": self.log_rows}
-    meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
-    atomic_io.savez(path, compressed=True, state=np.array(json.dumps(state)),
-                    meta=np.array(json.dumps(meta)), **arrays)
+    self._write_checkpoint(path, self.rng_state, self.learner_rng_state, compressed=True)
 
   def load_checkpoint(self, path: str) -> None:
     """Loads parameters, Adam state, counters and log of an `a2c` checkpoint (slim or full).
@@ -347,31 +329,10 @@ class JaxA2CTrainer:
     Args:
       path: the checkpoint; its network must be this trainer's.
     """
-    if not os.path.isfile(path):
-      raise ValueError(f"checkpoint {path!r} is not a file")
-    try:
-      z = np.load(path, allow_pickle=False)
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
-      raise ValueError(f"checkpoint {path!r} cannot be read as an .npz: {e}") from None
-    if not isinstance(z, np.lib.npyio.NpzFile):
-      raise ValueError(f"checkpoint {path!r} is a single .npy array, not an .npz checkpoint")
-    with z:
-      if "state" not in z.files:
-        raise ValueError(f"{path!r} is not an a2c training checkpoint (no 'state' entry)")
-      state = json.loads(str(z["state"]))
-      saved = a2c.A2CConfig(**state["config"])
-      if saved.network_dict() != self.cfg.network_dict():
-        raise ValueError(f"checkpoint {path!r} has network {saved.network_dict()}, this "
-                         f"trainer {self.cfg.network_dict()}")
-      params = unflatten_params({k[6:]: z[k] for k in z.files if k.startswith("param/")})
-      treedef = jax.tree_util.tree_structure(self.optimizer.init(params))
-      leaves = [np.asarray(z[k]) for k in sorted(k for k in z.files if k.startswith("opt/"))]
-    if len(leaves) != treedef.num_leaves:
-      raise ValueError(f"checkpoint {path!r} has {len(leaves)} Adam state arrays, expected "
-                       f"{treedef.num_leaves}")
+    state, params, opt_state, _ = a2c.read_checkpoint(path, self.cfg, self.optimizer)
     put = lambda x: jax.device_put(x, self.device)
     self.params = put(params)
-    self.opt_state = put(jax.tree_util.tree_unflatten(treedef, leaves))
+    self.opt_state = put(opt_state)
     self.round, self.games, self.wall = state["round"], state["games"], state["wall"]
     self.total_wall = state.get("total_wall", self.wall)
     self.rng_state = state["rng"]
@@ -379,17 +340,6 @@ class JaxA2CTrainer:
     self.log_rows = state["log_rows"]
     last = self.log_rows[-1] if self.log_rows else {}
     self.decisions = int(last.get("decisions", 0) or 0)
-
-  def write_logs(self) -> None:
-    """Writes ``workdir/log.csv`` (the columns of `a2c.A2CTrainer.LOG_FIELDS`)."""
-    if self.workdir is None:
-      return
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=a2c.A2CTrainer.LOG_FIELDS, extrasaction="ignore")
-    w.writeheader()
-    for r in self.log_rows:
-      w.writerow(r)
-    atomic_io.write_text(os.path.join(self.workdir, "log.csv"), buf.getvalue())
 
   # --- training -----------------------------------------------------------------------------
   def round_key(self, round_: int) -> jax.Array:
@@ -417,41 +367,3 @@ class JaxA2CTrainer:
     row.update({k: float(metrics[k]) for k in ("loss", "policy_loss", "value_loss", "entropy",
                                                "mean_rho")})
     return row
-
-  def train(self, rounds: int, checkpoint_every: int = 10, progress: bool = True,
-            max_seconds: float | None = None) -> list[dict]:
-    """Trains until `rounds` rounds in total (resumed ones count) or `max_seconds` pass.
-
-    Args:
-      rounds: total rounds to reach.
-      checkpoint_every: write the workdir's checkpoint and log every this many rounds (and at
-        the end).
-      progress: show a tqdm bar.
-      max_seconds: stop (with a checkpoint) after this many seconds.
-    """
-    if checkpoint_every < 1:
-      raise ValueError(f"checkpoint_every must be >= 1, got {checkpoint_every}")
-    start = time.time()
-    bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc="jax a2c rounds",
-                    disable=not progress)
-    while self.round < rounds:
-      t_iter = time.time()
-      row = self.train_round()
-      total = self.total_wall + (time.time() - t_iter)
-      row.update(total_wall_s=round(total, 2),
-                 games_per_s_wall=round(self.games / max(total, 1e-9), 1))
-      self.log_rows.append(row)
-      bar.update(1)
-      bar.set_postfix(games=self.games, len=f"{row['mean_auction_len']:.1f}",
-                      ent=f"{row['entropy']:.2f}")
-      timed_out = max_seconds is not None and time.time() - start > max_seconds
-      if self.round % checkpoint_every == 0 or self.round >= rounds or timed_out:
-        self.total_wall += time.time() - t_iter
-        t_iter = time.time()
-        self.save_checkpoint()
-        self.write_logs()
-      self.total_wall += time.time() - t_iter
-      if timed_out:
-        break
-    bar.close()
-    return self.log_rows

@@ -128,9 +128,13 @@ def test_checkpoint_resume_is_identical(tmp_path):
   assert straight.buffer.total_added == resumed.buffer.total_added
   assert straight.rng.bit_generator.state == resumed.rng.bit_generator.state
   assert os.path.exists(tmp_path / "b" / "log.csv")
-  # A checkpoint of a different network is refused.
-  with pytest.raises(ValueError, match="incompatible"):
+  # A checkpoint of a different network or replay-buffer size is refused, naming both.
+  with pytest.raises(ValueError, match=r"has network \{'hidden': 16, 'num_blocks': 1\}, this "
+                     r"trainer \{'hidden': 8"):
     a2c.A2CTrainer(_tiny_cfg(hidden=8), ds, workdir=str(tmp_path / "b"))
+  buffer_size = _tiny_cfg().buffer_size
+  with pytest.raises(ValueError, match=f"has buffer_size {buffer_size}, this trainer 999"):
+    a2c.A2CTrainer(_tiny_cfg(buffer_size=999), ds, workdir=str(tmp_path / "b"))
 
 
 def test_snapshots_hold_the_parameters_of_their_round(tmp_path):

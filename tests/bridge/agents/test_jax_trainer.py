@@ -124,3 +124,9 @@ def test_bad_settings_are_named(ds, tmp_path):
     jax_trainer.JaxA2CTrainer(small, ds, resume_from=LONG)
   with pytest.raises(ValueError, match="is not a file"):
     jax_trainer.JaxA2CTrainer(small, ds, resume_from=str(tmp_path / "none.npz"))
+  tr = jax_trainer.JaxA2CTrainer(small, ds)
+  with pytest.raises(ValueError, match="eval_every=5: JaxA2CTrainer does not evaluate"):
+    tr.train(1, eval_every=5, progress=False)
+  with pytest.raises(ValueError, match="checkpoint_every must be >= 1, got 0"):
+    tr.train(1, checkpoint_every=0, progress=False)
+  assert tr.round == 0
