@@ -29,6 +29,9 @@ the secondary ones, and writes them with the decision to a JSON file:
 
   python benchmarks/bridge_replication.py --out results/bridge_replication.json \
       --replicate_workdir /tmp/h14m/ft_seed13,/tmp/h14m/ft_seed14 --runs_dir results
+  # the method-level test over the run files of a folder alone, without playing any match:
+  python benchmarks/bridge_replication.py --runs_only --runs_dir results/jpsbid_from_a2c_longer \
+      --preregistered 1fee3d0 --out results/jpsbid_from_a2c_longer.json
   # a finished run's file alone, without playing any match:
   python benchmarks/bridge_replication.py --export_only --replicate_workdir /tmp/h14m/ft_seed13
 
@@ -73,6 +76,10 @@ flags.DEFINE_string("runs_dir", "results", "Folder of the per-run files "
                     "across-run statistic.")
 flags.DEFINE_bool("export_only", False, "Only write the --replicate_workdir runs' files to "
                   "--runs_dir (no matches, no --out).")
+flags.DEFINE_bool("runs_only", False, "Only the method-level test over the files in "
+                  "--runs_dir (no matches): written to --out.")
+flags.DEFINE_string("preregistered", "f4afb8e", "Commit of the method-level test's "
+                    "pre-registration (recorded in --out).")
 flags.DEFINE_integer("seed", 2, "Board-order seed (pre-registered: 2).")
 flags.DEFINE_bool("progress", True, "Progress bars.")
 
@@ -306,6 +313,49 @@ def load_runs(runs_dir: str) -> list:
   return sorted(runs, key=lambda r: r["seed"])
 
 
+def method_level(runs: list, clusters_hex: list) -> dict:
+  """The method-level test over the per-run records: each run's JPSBid-vs-plain, their mean
+  with the Student t interval and the pre-registered decision, the descriptive comparisons
+  with the start model, and the per-board mean of runs with per-board data."""
+  out: dict = {}
+  d = [r["jps_vs_plain"]["mean"] for r in runs]
+  out["runs"] = [{"seed": r["seed"], "source": r["source"],
+                  **{k: r["jps_vs_plain"].get(k) for k in ("boards", "mean", "se", "ci95")},
+                  "per_board": "imps" in r["jps_vs_plain"]} for r in runs]
+  if len(runs) >= 2:
+    a = across_runs(d)
+    out["across_runs"] = {"note": "mean over training runs of JPSBid-vs-plain on heldout2, "
+                                  "Student t interval from the spread between runs "
+                                  "(pre-registered, commit " + FLAGS.preregistered + ")", **a}
+    out["method_decision"] = decide_method(a)
+    out["across_runs_vs_start (descriptive)"] = {
+        k: {**across_runs([r[k]["mean"] for r in runs]),
+            "per_run": {str(r["seed"]): r[k]["mean"] for r in runs}}
+        for k in ("plain_vs_a2c", "jps_vs_a2c") if all(k in r for r in runs)}
+    pb = [r for r in runs if "imps" in r["jps_vs_plain"]]
+    if pb:
+      x = np.mean([np.asarray(r["jps_vs_plain"]["imps"], float) for r in pb], axis=0)
+      out["per_board_mean_of_runs"] = {
+          "note": "per-board mean over the runs with per-board results (seeds "
+                  f"{[r['seed'] for r in pb]}); board noise only", **summarize(x, clusters_hex)}
+  return out
+
+
+def print_method_level(out: dict) -> None:
+  for r in out["runs"]:
+    print(f"run seed {r['seed']}: jps vs plain {r['mean']:+.4f} ± {r['se']:.3f}")
+  if "across_runs" in out:
+    a = out["across_runs"]
+    print(f"across {a['runs']} runs: {a['mean']:+.3f} (s.d. {a['sd']:.3f}, t {a['t975']:.3f}) "
+          f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] -> {out['method_decision']}")
+  for k, a in out.get("across_runs_vs_start (descriptive)", {}).items():
+    print(f"across runs, {k}: {a['mean']:+.3f} (s.d. {a['sd']:.3f}) "
+          f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}]")
+  if "per_board_mean_of_runs" in out:
+    s = out["per_board_mean_of_runs"]
+    print(f"per-board mean of runs with per-board data: {s['mean']:+.3f} ± {s['se']:.3f}")
+
+
 def heldout2_keys(n2: int) -> list:
   """Cluster keys of heldout2's boards in the order of board-order seed --seed."""
   held2 = dataset_lib.resolve_dataset("heldout2")
@@ -341,6 +391,19 @@ def main(argv):
     except ValueError as e:
       raise SystemExit(f"bridge_replication: error: {e}") from None
     return
+  if FLAGS.runs_only:
+    try:
+      runs = load_runs(FLAGS.runs_dir)
+      if len(runs) < 2:
+        raise ValueError(f"--runs_dir {FLAGS.runs_dir!r} holds {len(runs)} run file(s); the "
+                         "across-run interval needs at least 2")
+    except ValueError as e:
+      raise SystemExit(f"bridge_replication: error: {e}") from None
+    out = {"runs_dir": FLAGS.runs_dir, **method_level(runs, [c.hex() for c in heldout2_keys(n2)])}
+    atomic_io.write_text(FLAGS.out, json.dumps(out, indent=1) + "\n")
+    print_method_level(out)
+    print(f"wrote {FLAGS.out}")
+    return
   cache = Cache(FLAGS.workdir)
   n1 = len(dataset_lib.resolve_dataset("heldout"))
   prim = cache.play("jpsbid", "a2c_finetuned", "heldout2", n2)
@@ -374,26 +437,7 @@ def main(argv):
     runs = load_runs(FLAGS.runs_dir)
   except ValueError as e:
     raise SystemExit(f"bridge_replication: error: {e}") from None
-  d = [r["jps_vs_plain"]["mean"] for r in runs]
-  out["runs"] = [{"seed": r["seed"], "source": r["source"],
-                  **{k: r["jps_vs_plain"].get(k) for k in ("boards", "mean", "se", "ci95")},
-                  "per_board": "imps" in r["jps_vs_plain"]} for r in runs]
-  if len(runs) >= 2:
-    a = across_runs(d)
-    out["across_runs"] = {"note": "mean over training runs of JPSBid-vs-plain on heldout2, "
-                                  "Student t interval from the spread between runs "
-                                  "(pre-registered, commit f4afb8e)", **a}
-    out["method_decision"] = decide_method(a)
-    out["across_runs_vs_start (descriptive)"] = {
-        k: {**across_runs([r[k]["mean"] for r in runs]),
-            "per_run": {str(r["seed"]): r[k]["mean"] for r in runs}}
-        for k in ("plain_vs_a2c", "jps_vs_a2c") if all(k in r for r in runs)}
-    pb = [r for r in runs if "imps" in r["jps_vs_plain"]]
-    if pb:
-      x = np.mean([np.asarray(r["jps_vs_plain"]["imps"], float) for r in pb], axis=0)
-      out["per_board_mean_of_runs"] = {
-          "note": "per-board mean over the runs with per-board results (seeds "
-                  f"{[r['seed'] for r in pb]}); board noise only", **summarize(x, prim["clusters"])}
+  out.update(method_level(runs, prim["clusters"]))
   atomic_io.write_text(FLAGS.out, json.dumps(out, indent=1) + "\n")
   p = out["primary"]
   print(f"primary (heldout2, {p['boards']} boards): jpsbid vs a2c_finetuned {p['mean']:+.3f} ± "
@@ -404,18 +448,7 @@ def main(argv):
   for s in out["secondary_heldout2"]:
     print(f"heldout2 {s['a']} vs {s['b']}: {s['mean']:+.3f} ± {s['se']:.3f} "
           f"[{s['ci95'][0]:+.3f}, {s['ci95'][1]:+.3f}]")
-  for r in out["runs"]:
-    print(f"run seed {r['seed']}: jps vs plain {r['mean']:+.4f} ± {r['se']:.3f}")
-  if "across_runs" in out:
-    a = out["across_runs"]
-    print(f"across {a['runs']} runs: {a['mean']:+.3f} (s.d. {a['sd']:.3f}, t {a['t975']:.3f}) "
-          f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] -> {out['method_decision']}")
-  for k, a in out.get("across_runs_vs_start (descriptive)", {}).items():
-    print(f"across runs, {k}: {a['mean']:+.3f} (s.d. {a['sd']:.3f}) "
-          f"[{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}]")
-  if "per_board_mean_of_runs" in out:
-    s = out["per_board_mean_of_runs"]
-    print(f"per-board mean of runs with per-board data: {s['mean']:+.3f} ± {s['se']:.3f}")
+  print_method_level(out)
   print(f"wrote {FLAGS.out}")
 
 

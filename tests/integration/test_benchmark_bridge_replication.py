@@ -183,3 +183,36 @@ def test_across_runs_and_per_run_files(tmp_path):
   assert "validation picks jps@120" in out["wrong_pick"]
   assert "not played on heldout2" in out["wrong_order"]
   assert "bridge_finetune_seed99.json" in out["bad_name"]
+
+
+def test_runs_only_summarizes_a_committed_run_folder(tmp_path):
+  # The method-level statistic of results/jpsbid_from_a2c_longer/, recomputed here from the
+  # per-run files with scipy's Student t: mean over runs, interval, and the decision's inputs.
+  from scipy import stats
+  folder = os.path.join(REPO, "results", "jpsbid_from_a2c_longer")
+  out_path = tmp_path / "m.json"
+  res = subprocess.run([sys.executable, SCRIPT, "--runs_only", "--runs_dir", folder,
+                        "--preregistered", "1fee3d0", "--out", str(out_path),
+                        "--progress=false"], capture_output=True, text=True, timeout=300,
+                       cwd=tmp_path)
+  assert res.returncode == 0, res.stderr[-2000:]
+  out = json.loads(out_path.read_text())
+  d = []
+  for name in sorted(os.listdir(folder)):
+    with open(os.path.join(folder, name)) as f:
+      d.append(json.load(f)["jps_vs_plain"]["mean"])
+  assert len(d) >= 6 and [r["mean"] for r in out["runs"]] == d
+  a = out["across_runs"]
+  half = stats.t.ppf(0.975, len(d) - 1) * np.std(d, ddof=1) / np.sqrt(len(d))
+  assert a["runs"] == len(d) and abs(a["mean"] - np.mean(d)) < 1e-12
+  assert abs(a["ci95"][0] - (np.mean(d) - half)) < 1e-9
+  assert abs(a["ci95"][1] - (np.mean(d) + half)) < 1e-9
+  assert "1fee3d0" in a["note"] and out["method_decision"]
+  empty = tmp_path / "empty"
+  empty.mkdir()
+  res = subprocess.run([sys.executable, SCRIPT, "--runs_only", "--runs_dir", str(empty),
+                        "--out", str(out_path)], capture_output=True, text=True, timeout=300,
+                       cwd=tmp_path)
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
+  assert res.returncode != 0 and len(errors) == 1, res.stderr
+  assert "holds 0 run file(s)" in errors[0]
