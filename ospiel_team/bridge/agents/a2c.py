@@ -498,7 +498,7 @@ def read_checkpoint(path: str, cfg: A2CConfig, optimizer, check_buffer_size: boo
     check_buffer_size: also require the same replay-buffer size.
 
   Raises:
-    ValueError naming the file when it is not a readable checkpoint of this network.
+    ValueError: naming the file, when it is not a readable checkpoint of this network.
   """
   if not os.path.isfile(path):
     raise ValueError(f"checkpoint {path!r} is not a file")
