@@ -29,7 +29,7 @@ from ospiel_team.bridge.agents import model_bidder
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("models", ["checkpoints/bridge/a2c_longer.npz"],
-                  "Slim training checkpoint paths (or shipped names of checkpoints).")
+                  "Slim training checkpoint paths (the shipped models hold no training log).")
 flags.DEFINE_string("selection", None, "JSON of bridge_select_snapshot.py to overlay.")
 flags.DEFINE_list("marks", [], "Vertical lines GAMES=label (e.g. where the learning rate "
                   "changed).")

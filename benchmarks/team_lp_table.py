@@ -275,6 +275,8 @@ def main(argv):
   try:  # outputs that cannot be written fail before any solve, as one line
     atomic_io.check_writable(FLAGS.out, flag="--out")
     atomic_io.check_writable(FLAGS.out_md, flag="--out_md")
+    if FLAGS.second_from and not os.path.isfile(FLAGS.second_from):
+      raise ValueError(f"--second_from {FLAGS.second_from!r} is not a file")
   except ValueError as e:
     raise SystemExit(f"team_lp_table: error: {e}") from None
   names = (FLAGS.instances.split(",") if FLAGS.instances

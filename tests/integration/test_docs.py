@@ -130,3 +130,21 @@ def test_results_page_team_table_matches_its_record():
     assert (row[4] == "exact") == bool(r["exact"]), row[0]
     assert row[5].split(" ")[0] == r["method"], row[0]
     assert float(row[7]) == round(r["seconds"], 2), row[0]
+
+
+def test_results_page_jpsbid_method_level_matches_its_record():
+  import json
+  with open(os.path.join(REPO, "docs", "results.md"), encoding="utf-8") as f:
+    page = f.read()
+  with open(os.path.join(REPO, "results", "jpsbid_from_a2c_longer.json"),
+            encoding="utf-8") as f:
+    rec = json.load(f)
+  a = rec["across_runs"]
+  m = re.search(r"Across the (\d+) runs JPSBid minus plain is \*\*([+-][\d.]+) IMPs/b\*\*, 95% "
+                r"interval\s+\*\*\[([+-][\d.]+), ([+-][\d.]+)\]\*\*", page[page.index(
+                    "**The same comparison from `a2c_longer`**"):])
+  assert m, "the a2c_longer method-level sentence is missing"
+  assert int(m.group(1)) == a["runs"] == len(rec["runs"]) == 27
+  assert [float(x) for x in m.group(2, 3, 4)] == [round(a["mean"], 3),
+                                                   *(round(x, 3) for x in a["ci95"])]
+  assert f"the pre-registered decision: {rec['method_decision']}" in page

@@ -597,9 +597,13 @@ class _Solver:
     atomic_io.savez(path, meta=np.array(json.dumps(meta)), memo_idx=idx, memo_k1=keys[idx],
                     memo_k2=keys2[idx], memo_v=vals[idx], memo_ex=ex[idx], **small)
 
-  def load(self, path: str) -> dict:
-    """Restores a state written by `save` (same size and table); returns its `meta`."""
+  def load(self, path: str, expect: dict) -> dict:
+    """Restores a state written by `save` whose `meta` has the items of `expect` (size, lower
+    bound, table); returns its `meta`. Raises ValueError naming the file otherwise."""
     with np.load(path) as z:
+      meta = json.loads(str(z["meta"]))
+      if {key: meta.get(key) for key in expect} != expect:
+        raise ValueError(f"checkpoint {path!r} is for {meta}, not {expect}")
       keys, keys2, vals, ex = self._st[_S_MEMO]
       for pos in range(len(self._st)):
         if pos != _S_MEMO:
@@ -613,7 +617,7 @@ class _Solver:
         raise ValueError(f"checkpoint {path!r} is for a larger memo table")
       keys[idx], keys2[idx], vals[idx], ex[idx] = (z["memo_k1"], z["memo_k2"], z["memo_v"],
                                                    z["memo_ex"])
-      return json.loads(str(z["meta"]))
+      return meta
 
   def value(self, b: int, mover: int, other: int) -> int:
     """W(b, mover, other)."""
@@ -714,10 +718,7 @@ def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26,
   meta = dict(size=size, lower_bound=lower, hash_log2=int(hash_log2))
   before = 0.0  # seconds spent before the resume
   if checkpoint is not None and os.path.exists(checkpoint):
-    saved = solver.load(checkpoint)
-    if {key: saved.get(key) for key in meta} != meta:
-      raise ValueError(f"checkpoint {checkpoint!r} is for {saved}, not {meta}")
-    before = float(saved["seconds"])
+    before = float(solver.load(checkpoint, meta)["seconds"])
   on_pause = None
   if checkpoint is not None or progress is not None:
     last_save = time.perf_counter()
