@@ -92,9 +92,11 @@ setuptools.setup(
                  "cvxpy", "ecos",
                  # .ci/run lints and builds the documentation strictly.
                  "ruff", "mkdocs-material", "mkdocstrings[python]", "mkdocs-gen-files",
-                 "mkdocs-literate-nav", "mkdocs-section-index"],
+                 "mkdocs-literate-nav", "mkdocs-section-index", "mkdocs-macros-plugin",
+                 # Property-based tests of argument checking.
+                 "hypothesis"],
         "docs": ["mkdocs-material", "mkdocstrings[python]", "mkdocs-gen-files",
-                 "mkdocs-literate-nav", "mkdocs-section-index"],
+                 "mkdocs-literate-nav", "mkdocs-section-index", "mkdocs-macros-plugin"],
         "ray": ["ray"],
     },
 )
