@@ -127,6 +127,8 @@ class SolverContext:
       raise ValueError("a solver needs an iteration or a seconds budget")
     self._wanted = set(int(c) for c in self.checkpoints)
     self._time_points: list[float] = []
+    self._verdict: tuple[int, bool] | None = None  # (iteration, budget spent after it)
+    self.last_iteration = 0  # the last iteration `iterate` gave
     if self.seconds is not None:
       self._time_points = time_checkpoints(self.seconds, self.num_points)
 
@@ -144,16 +146,27 @@ class SolverContext:
                        f"{cast.__name__}") from e
 
   def budget_spent(self, iteration: int) -> bool:
-    """True once `iteration` iterations have used up the budget."""
-    if self.iterations is not None and iteration >= self.iterations:
-      return True
-    return self.seconds is not None and self.clock.elapsed() >= self.seconds
+    """True once `iteration` iterations have used up the budget.
+
+    Decided once per iteration: the first call for `iteration` reads the clock, later calls
+    for it return the same answer. `is_checkpoint` and `iterate` both ask, and the CPU clock
+    moves between their reads (JAX runs threads); were each to read it, the budget could end
+    between the two and the run stop on an iteration that `is_checkpoint` passed over, with
+    no snapshot of its last stretch.
+    """
+    if self._verdict is not None and self._verdict[0] == iteration:
+      return self._verdict[1]
+    spent = ((self.iterations is not None and iteration >= self.iterations) or
+             (self.seconds is not None and self.clock.elapsed() >= self.seconds))
+    self._verdict = (iteration, spent)
+    return spent
 
   def iterate(self) -> Iterator[int]:
-    """Iteration numbers 1, 2, ... until the budget is spent."""
+    """Iteration numbers 1, 2, ... until the budget is spent (`last_iteration`: the last)."""
     it = 0
     while not (it and self.budget_spent(it)):
       it += 1
+      self.last_iteration = it
       yield it
 
   def is_checkpoint(self, iteration: int) -> bool:
@@ -206,6 +219,14 @@ class SolverSpec:
   check: Callable[[pyspiel.Game, Any], str | None] | None = None
   # options given ({"jps.depth": "2"}, already cast-checked) -> None, or why they are invalid
   check_options: Callable[[dict[str, str]], str | None] | None = None
+  # whether the run's seed changes what the solver does (False: deterministic; its seeds
+  # differ only in where a CPU-second budget cuts the run)
+  seeded: bool = False
+
+  @property
+  def source(self) -> str:
+    """Whose implementation it is: "OpenSpiel" (adapters.openspiel) or "ospiel_team"."""
+    return "OpenSpiel" if self.fn.__module__.endswith("adapters.openspiel") else "ospiel_team"
 
 
 # Every registered solver by name; filled by the adapters' `@solver(...)` lines on import
@@ -216,7 +237,8 @@ REGISTRY: dict[str, SolverSpec] = {}
 def solver(name: str, unit: str, options: dict[str, Any] | None = None,
            primary: str = "average",
            check: Callable[[pyspiel.Game, Any], str | None] | None = None,
-           check_options: Callable[[dict[str, str]], str | None] | None = None):
+           check_options: Callable[[dict[str, str]], str | None] | None = None,
+           seeded: bool = False):
   """Decorator registering a runner solver under `name` (see the module docstring).
 
   Args:
@@ -226,12 +248,13 @@ def solver(name: str, unit: str, options: dict[str, Any] | None = None,
     primary: the variant the solver is judged by ("average", "current", "jps").
     check: (game, teams) -> None if the solver applies to it, else the reason it does not.
     check_options: the solver's options -> None if valid, else the reason they are not.
+    seeded: whether the run's seed changes what the solver does (a randomized solver).
   """
   def register(fn):
     if name in REGISTRY:
       raise ValueError(f"solver {name!r} is registered twice")
     REGISTRY[name] = SolverSpec(name, fn, unit, dict(options or {}), primary, check,
-                                check_options)
+                                check_options, seeded)
     return fn
   return register
 

@@ -57,7 +57,8 @@ def run_task(task: Task, tree: GameTree | None = None) -> Result:
     tree: the game's `GameTree` (default: `tree_for(task["game"])`).
 
   Returns:
-    {"rows": one row per checkpoint and policy variant, "info": the run's timings}.
+    {"rows": one row per checkpoint and policy variant, "info": the run's timings, its
+    budget, `iterations` (of its last checkpoint) and `iterations_run` (all it ran)}.
   """
   game_str = task["game"]
   tree = tree if tree is not None else tree_for(game_str)
@@ -103,7 +104,9 @@ def run_task(task: Task, tree: GameTree | None = None) -> Result:
   info = dict(solver=spec.name, seed=task["seed"], solver_cpu_seconds=clock.elapsed(),
               excluded_cpu_seconds=dict(clock.excluded_seconds),
               eval_cpu_seconds=eval_seconds, wall_seconds=time.perf_counter() - wall_start,
-              iterations=rows[-1]["iteration"] if rows else 0)
+              iterations=rows[-1]["iteration"] if rows else 0,
+              iterations_run=ctx.last_iteration, budget_seconds=task.get("seconds"),
+              budget_iterations=iterations)
   for row in rows:
     for kind, sec in clock.excluded_seconds.items():
       row[f"{kind}_cpu_seconds"] = round(sec, 6)

@@ -56,3 +56,35 @@ def test_excluded_time_is_not_charged_to_the_solver():
   clock.stop()
   assert end > 0
   assert clock.excluded_seconds["jit"] > clock.elapsed()
+
+
+class _SteppingClock(api.SolverClock):
+  """A solver clock that advances one second at every read: the budget is crossed between two
+  reads of one iteration for some budget, whichever reads a context makes."""
+
+  def __init__(self):
+    super().__init__()
+    self.reads = 0
+
+  def elapsed(self) -> float:
+    self.reads += 1
+    return float(self.reads)
+
+
+@pytest.mark.parametrize("budget", [b + 0.5 for b in range(1, 40)])
+def test_last_checkpoint_is_taken_when_the_seconds_budget_ends(budget):
+  """However the clock crosses the budget between the reads of one iteration (JAX threads run
+  while the solver asks), the run's last iteration is a checkpoint, taken at or past the
+  budget: the loop never ends on an iteration that `is_checkpoint` passed over."""
+  game = pyspiel.load_game("kuhn_poker")
+  clock = _SteppingClock()
+  ctx = api.SolverContext(game=game, tree=GameTree(game), seed=0, iterations=None,
+                          checkpoints=[], seconds=budget, num_points=4, clock=clock)
+  done, snapped = [], []
+  for it in ctx.iterate():  # the adapters' loop
+    done.append(it)
+    if ctx.is_checkpoint(it):
+      snapped.append((it, clock.reads))
+  assert done == list(range(1, len(done) + 1)) and len(done) > 1
+  assert snapped[-1][0] == done[-1], f"budget {budget}: last iteration {done[-1]} not snapped"
+  assert snapped[-1][1] >= budget  # the clock had reached the budget at that snapshot

@@ -124,7 +124,7 @@ NFSP_OPTIONS = {
 
 
 @api.solver("nfsp", unit="a batch of nfsp.episodes self-play episodes (default 20) of "
-            "OpenSpiel's JAX NFSP", options=NFSP_OPTIONS)
+            "OpenSpiel's JAX NFSP", options=NFSP_OPTIONS, seeded=True)
 def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's JAX NFSP (Heinrich and Silver 2016, "Deep Reinforcement Learning from
   Self-Play in Imperfect-Information Games", arXiv 1603.01121).

@@ -1,5 +1,5 @@
-"""Runner adapters for this package's algorithms: JPS, CFR+ then JPS, DCFR, PCFR+, PDCFR+, ED,
-neural ED, team LP.
+"""Runner adapters for this package's algorithms: JPS, CFR+ then JPS, CFR+, DCFR, PCFR+,
+PDCFR+ (the last four on the array tree), ED, neural ED, team LP.
 
 The algorithm modules (`ospiel_team.algorithms.*`) know nothing of the runner; each adapter
 here drives one of them through the runner's `SolverContext` (see `api`).
@@ -73,7 +73,7 @@ def _with_jps(ctx: SolverContext, step, policies) -> Iterator[Snapshot]:
 
 @api.solver("jps", unit="one vectorized CFR iteration; JPS from the current policy at every "
             "checkpoint, its time charged", options=_JPS_OPTIONS, primary="jps",
-            check=_check_jps, check_options=_check_jps_options)
+            check=_check_jps, check_options=_check_jps_options, seeded=True)
 def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """CFR (`tree_cfr`, OpenSpiel's algorithm vectorized) from a random policy seeded by
   `ctx.seed`; at every checkpoint Joint Policy Search (Tian et al. 2020, "Joint Policy Search
@@ -99,7 +99,7 @@ def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
 @api.solver("cfr+jps", unit="one CFR+ iteration (OpenSpiel); JPS from the current policy at "
             "every checkpoint, its time charged", options=_JPS_OPTIONS, primary="jps",
-            check=_check_jps, check_options=_check_jps_options)
+            check=_check_jps, check_options=_check_jps_options, seeded=True)
 def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's CFR+ with Joint Policy Search applied to its current policy at every
   checkpoint (variant "jps", by which it is judged): JPS as a booster of CFR+ (the JPS paper's
@@ -125,6 +125,18 @@ def _tree_cfr_family(ctx: SolverContext, make) -> Iterator[Snapshot]:
         snap = {"average": solver.average_policy_array(),
                 "current": solver.current_policy_array()}
       yield Snapshot(it, snap)
+
+
+@api.solver("tree_cfr_plus", unit="one CFR+ iteration on the array tree (ours, numba; JIT "
+            "excluded): OpenSpiel's CFR+ step for step")
+def tree_cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
+  """The package's CFR+ (`cfr.TreeCFRPlusSolver`: regret matching+, alternating updates,
+  linear averaging, as OpenSpiel's `cfr.CFRPlusSolver`, which `cfr_plus` runs), on the array
+  tree with the numba kernels of `dcfr`, `pcfr_plus` and `pdcfr_plus`: beside those, a
+  comparison of algorithms, not of implementations.
+  """
+  from ospiel_team.algorithms.nash import cfr as tree_cfr
+  return _tree_cfr_family(ctx, tree_cfr.TreeCFRPlusSolver)
 
 
 @api.solver("dcfr", unit="one DCFR iteration on the array tree (numba; JIT excluded)",
@@ -211,7 +223,7 @@ def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   return _ed_snapshots(ctx, solver)
 
 
-@api.solver("neural_ed", unit="one jitted neural ED step",
+@api.solver("neural_ed", unit="one jitted neural ED step", seeded=True,
             options={"neural_ed.hidden": "64", "neural_ed.lr": 0.1,
                      "neural_ed.schedule": "inverse_sqrt", "neural_ed.l2": 1e-3,
                      "neural_ed.optimizer": "sgd"}, primary="current")
@@ -241,7 +253,7 @@ def _check_team_lp(game, teams) -> str | None:
 
 
 @api.solver("team_lp", unit="one exact LP solve (a single snapshot)",
-            options={"team_lp.teams": ""}, check=_check_team_lp)
+            options={"team_lp.teams": ""}, check=_check_team_lp, seeded=True)
 def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """The TMECor of a two-team zero-sum game by the team solvers' default path
   (`algorithms.team.solve.solve(method="auto")`, the answer `ospiel-team-solve` prints): the
