@@ -4,13 +4,55 @@ A reader (or a resumed job) therefore sees either the old file or the complete n
 partial write, and an interrupted write leaves no temp file behind. The temp file is flushed to
 disk (`os.fsync`) before the rename. Every file the package's long jobs and report writers
 produce goes through this module.
+
+Only regular files are (re)placed: an existing device, FIFO, socket or folder at the target is
+refused (`os.replace` would otherwise swap, say, ``/dev/full`` for a regular file when run as
+root), both by `check_writable` before a job starts and by the writer itself.
 """
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from typing import BinaryIO
 
 import numpy as np
+
+
+def _kind(mode: int) -> str:
+  """What a `stat` mode names, in words."""
+  for test, kind in ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+                     (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                     (stat.S_ISSOCK, "a socket")):
+    if test(mode):
+      return kind
+  return "a special file"
+
+
+def not_regular_reason(path: str) -> str | None:
+  """Why `path` must not be replaced by a regular file: None when it is missing or regular.
+
+  Symbolic links are followed (a link to a device counts as the device).
+
+  Args:
+    path: the output file.
+  """
+  try:
+    mode = os.stat(path).st_mode
+  except FileNotFoundError:
+    return None
+  except OSError as e:  # e.g. a dangling link loop, or a parent that is a file
+    if not os.path.lexists(path):
+      return None
+    return f"cannot be examined: {e.strerror}"
+  if stat.S_ISREG(mode):
+    return None
+  return f"is {_kind(mode)}, not a regular file"
+
+
+def _refuse_special(path: str) -> None:
+  reason = not_regular_reason(path)
+  if reason is not None:
+    raise ValueError(f"output {path!r} {reason}; refusing to replace it")
 
 
 def write_with(path: str, write: Callable[[BinaryIO], None], suffix: str = "") -> None:
@@ -20,7 +62,13 @@ def write_with(path: str, write: Callable[[BinaryIO], None], suffix: str = "") -
     path: the file to (re)place.
     write: called once with the temp file opened for binary writing; writes the content.
     suffix: the temp file's suffix (some writers, e.g. `np.savez`, look at the name).
+
+  Raises:
+    ValueError: `path` exists and is not a regular file (a folder, device, FIFO or socket);
+      checked before and again just before the rename, and nothing is left behind.
   """
+  path = os.fspath(path)
+  _refuse_special(path)
   folder = os.path.dirname(os.path.abspath(path))
   os.makedirs(folder, exist_ok=True)
   fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=suffix, dir=folder)
@@ -30,6 +78,7 @@ def write_with(path: str, write: Callable[[BinaryIO], None], suffix: str = "") -
       f.flush()
       os.fsync(f.fileno())
     os.chmod(tmp, 0o644)  # mkstemp makes private files; outputs are meant to be shared
+    _refuse_special(path)  # again: something may have appeared there during the write
     os.replace(tmp, path)
   except BaseException:
     if os.path.exists(tmp):
@@ -58,7 +107,8 @@ def check_writable(path: str, folder: bool = False, flag: str = "--out") -> None
 
   Called by every command-line tool before its work starts, so that an output path that cannot
   be written (an existing file where a folder is wanted or the reverse, a parent that is a file,
-  a read-only place) fails at once, not after the work. Writes nothing that stays: the nearest
+  a device, FIFO or socket that a written file would replace, a read-only place) fails at once,
+  not after the work. Writes nothing that stays: the nearest
   existing folder is probed with a temporary file (permission bits alone do not tell, e.g. for
   root or on read-only mounts). Missing folders are not created here.
 
@@ -66,6 +116,9 @@ def check_writable(path: str, folder: bool = False, flag: str = "--out") -> None
     path: the output file (`folder=False`) or output folder (`folder=True`).
     folder: whether `path` names a folder.
     flag: the command-line flag to name in the message.
+
+  Raises:
+    ValueError: the output cannot be written there; the message names `flag` and `path`.
   """
   path = os.fspath(path)
   if not path:
@@ -73,9 +126,14 @@ def check_writable(path: str, folder: bool = False, flag: str = "--out") -> None
   full = os.path.abspath(path)
   if os.path.exists(full):
     if folder and not os.path.isdir(full):
-      raise ValueError(f"{flag} {path!r} is an existing file, not a folder")
+      what = "an existing file" if os.path.isfile(full) else _kind(os.stat(full).st_mode)
+      raise ValueError(f"{flag} {path!r} is {what}, not a folder")
     if not folder and os.path.isdir(full):
       raise ValueError(f"{flag} {path!r} is an existing folder, not a file")
+    if not folder:
+      reason = not_regular_reason(full)
+      if reason is not None:
+        raise ValueError(f"{flag} {path!r} {reason}; refusing to replace it")
   probe = full if folder and os.path.isdir(full) else os.path.dirname(full)
   while not os.path.exists(probe):
     probe = os.path.dirname(probe)

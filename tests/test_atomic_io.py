@@ -1,6 +1,7 @@
 """Atomic writes (`ospiel_team.atomic_io`): a completed write replaces the file, an interrupted
 one leaves the old file intact and no temp file behind."""
 import os
+import re
 
 import numpy as np
 import pytest
@@ -92,3 +93,100 @@ def test_check_writable_names_the_flag_and_the_path(tmp_path):
     atomic_io.check_writable(str(tmp_path / "file" / "x.json"), flag="--json")
   atomic_io.check_writable(str(tmp_path / "new" / "deeper" / "x.json"))
   assert _entries(tmp_path) == ["file"]  # the probe leaves nothing behind
+
+
+# --- Special files: a device, FIFO or socket at the output path is never replaced. ---------------
+
+
+def _special_paths(tmp_path):
+  import socket
+  import stat
+  fifo = tmp_path / "fifo"
+  os.mkfifo(fifo)
+  sock_path = tmp_path / "sock"
+  sock = socket.socket(socket.AF_UNIX)
+  sock.bind(str(sock_path))
+  sock.close()
+  paths = {"a FIFO (named pipe)": fifo, "a socket": sock_path}
+  try:
+    dev = tmp_path / "dev_copy"
+    os.mknod(dev, 0o600 | stat.S_IFCHR, os.stat("/dev/null").st_rdev)
+    paths["a character device"] = dev
+  except OSError:
+    pass  # not root: the FIFO and the socket still run the check
+  return paths
+
+
+@pytest.mark.parametrize("writer", ["text", "savez"])
+def test_the_writer_refuses_to_replace_a_special_file(tmp_path, writer):
+  import stat
+  for kind, path in _special_paths(tmp_path).items():
+    before = os.stat(path)
+    with pytest.raises(ValueError, match=re.escape(f"{str(path)!r} is {kind}, not a regular file")):
+      if writer == "text":
+        atomic_io.write_text(str(path), "x")
+      else:
+        atomic_io.savez(str(path), a=np.zeros(2))
+    after = os.stat(path)
+    assert (after.st_ino, stat.S_IFMT(after.st_mode)) == (before.st_ino,
+                                                           stat.S_IFMT(before.st_mode))
+  assert not [n for n in os.listdir(tmp_path) if n.startswith(".tmp_")]
+
+
+def test_the_writer_refuses_a_folder_and_a_link_to_a_special_file(tmp_path):
+  (tmp_path / "folder").mkdir()
+  with pytest.raises(ValueError, match="is a folder, not a regular file"):
+    atomic_io.write_text(str(tmp_path / "folder"), "x")
+  os.mkfifo(tmp_path / "fifo")
+  os.symlink(tmp_path / "fifo", tmp_path / "link")
+  with pytest.raises(ValueError, match="'.*link' is a FIFO"):
+    atomic_io.write_text(str(tmp_path / "link"), "x")
+  assert os.path.islink(tmp_path / "link")
+  # A regular file (and a link to one) is still replaced.
+  (tmp_path / "f").write_text("old")
+  atomic_io.write_text(str(tmp_path / "f"), "new")
+  assert (tmp_path / "f").read_text() == "new"
+
+
+def test_a_special_file_appearing_during_the_write_is_not_replaced(tmp_path):
+  import stat
+  path = tmp_path / "out"
+
+  def write(f):
+    f.write(b"data")
+    os.mkfifo(path)  # something else creates a FIFO there meanwhile
+
+  with pytest.raises(ValueError, match="is a FIFO"):
+    atomic_io.write_with(str(path), write)
+  assert stat.S_ISFIFO(os.stat(path).st_mode)
+  assert _entries(tmp_path) == ["out"]
+
+
+def test_check_writable_refuses_special_files(tmp_path):
+  for kind, path in _special_paths(tmp_path).items():
+    with pytest.raises(ValueError,
+                       match=re.escape(f"--out {str(path)!r} is {kind}, not a regular file")):
+      atomic_io.check_writable(str(path))
+    with pytest.raises(ValueError, match=re.escape(
+        f"--out {str(path)!r} is {kind}, not a folder")):
+      atomic_io.check_writable(str(path), folder=True)
+
+
+def test_check_writable_refuses_a_device_by_its_mode(tmp_path, monkeypatch):
+  # Without root: a regular file that `os.stat` reports as a character device.
+  import stat
+  path = tmp_path / "fake_device"
+  path.write_text("")
+  real_stat = os.stat
+
+  def fake_stat(p, *args, **kwargs):
+    st = real_stat(p, *args, **kwargs)
+    if os.fspath(p) == str(path):
+      return os.stat_result((stat.S_IFCHR | 0o666,) + tuple(st)[1:])
+    return st
+
+  monkeypatch.setattr(os, "stat", fake_stat)
+  with pytest.raises(ValueError, match="is a character device, not a regular file"):
+    atomic_io.check_writable(str(path))
+  with pytest.raises(ValueError, match="is a character device, not a regular file"):
+    atomic_io.write_text(str(path), "x")

@@ -138,10 +138,7 @@ def build_dataset(num_deals: int, out: str, seed: int = 0, workers: int | None =
     raise ValueError(f"--workers must be a positive integer, got {workers!r}")
   workers = workers or os.cpu_count() or 1
   out = os.fspath(out)
-  atomic_io.check_writable(out)
-  if os.path.exists(out) and not os.path.isfile(out):  # e.g. /dev/full: not to be replaced
-    raise ValueError(f"--out {out!r} cannot be written: it is not a regular file (a device or "
-                     "other special file)")
+  atomic_io.check_writable(out)  # also refuses a device, FIFO or socket (e.g. /dev/full)
   chunk_dir = out + ".chunks"
   if os.path.exists(out):
     if finished_output_matches(out, num_deals, seed, chunk):

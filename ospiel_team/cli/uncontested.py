@@ -10,6 +10,7 @@ The benchmark itself: `ospiel_team.bridge.uncontested_costs` (cost datasets) and
 
 import glob
 import json
+import sys
 import time
 
 from absl import app
@@ -50,8 +51,9 @@ def main(argv) -> None:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   try:
     _main(flags.FLAGS)
-  except ValueError as e:  # a user error: one line, no traceback
-    raise SystemExit(f"uncontested: error: {e}") from None
+  except ValueError as e:  # a user error: one line, no traceback, exit 2 (as every command)
+    print(f"uncontested: error: {e}", file=sys.stderr)
+    sys.exit(2)
   except KeyboardInterrupt:
     raise SystemExit(f"uncontested: interrupted; finished chunks are kept in "
                      f"{flags.FLAGS.out}.chunks/ -- rerun the same command to resume") from None

@@ -152,7 +152,7 @@ def test_a_device_as_out_cannot_be_written(tmp_path):
                        capture_output=True, timeout=120)
   lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
   assert res.returncode == 2 and len(lines) == 1, res.stderr
-  assert lines[0] == ("make_dataset: error: --out '/dev/full' cannot be written: it is not a "
-                      "regular file (a device or other special file)")
+  assert lines[0] == ("make_dataset: error: --out '/dev/full' is a character device, not a "
+                      "regular file; refusing to replace it")
   assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")
   assert not os.path.exists("/dev/full.chunks")
