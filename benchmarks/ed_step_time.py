@@ -10,6 +10,10 @@ script measures, in one run and on the same policy:
 * their ratio.
 
   python benchmarks/ed_step_time.py --game leduc_poker --steps 200 --out out/ed_step_time
+
+`--out` gets `results.json`; `--json_out` (e.g. `results/ed_step_time.json`) gets the same
+record with its provenance (command, commit, date, machine, 1-minute load average before and
+after), which the results page renders. Timing runs must run alone on the machine.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 
 from absl import app
@@ -27,6 +32,7 @@ from open_spiel.python.algorithms import exploitability
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.nash import exploitability_descent as ed
+from ospiel_team.runner import report
 from ospiel_team.tree.game_tree import GameTree
 
 flags.DEFINE_string("game", "leduc_poker", "Game.")
@@ -34,10 +40,13 @@ flags.DEFINE_integer("steps", 200, "Timed ED steps (after 20 untimed ones).")
 flags.DEFINE_integer("openspiel_calls", 5, "Timed calls of OpenSpiel's nash_conv.")
 flags.DEFINE_string("hidden", "64", "Neural ED hidden layers, e.g. 64 or 128x128.")
 flags.DEFINE_string("out", "out/ed_step_time", "Output directory.")
+flags.DEFINE_string("json_out", None,
+                    "Also write the record with its provenance here (results/ed_step_time.json).")
 FLAGS = flags.FLAGS
 
 
-def _time_steps(solver, steps):
+def _time_steps(solver, steps: int) -> tuple[float, list[float]]:
+  """(compile seconds, wall-clock seconds of each of `steps` timed steps) of `solver`."""
   compile_s = solver.warm_up()
   for _ in range(20):
     solver.step()
@@ -52,6 +61,9 @@ def _time_steps(solver, steps):
 def main(argv):
   del argv
   atomic_io.check_writable(FLAGS.out, folder=True)  # before the work
+  if FLAGS.json_out:
+    atomic_io.check_writable(FLAGS.json_out, flag="--json_out")
+  load_before = [round(x, 2) for x in os.getloadavg()]
   game = pyspiel.load_game(FLAGS.game)
   if FLAGS.steps < 1 or FLAGS.openspiel_calls < 1:
     raise ValueError("steps and openspiel_calls must be positive")
@@ -90,6 +102,13 @@ def main(argv):
     json.dump(results, f, indent=1)
   os.replace(tmp, os.path.join(FLAGS.out, "results.json"))
   print(json.dumps(results, indent=1))
+  if FLAGS.json_out:
+    record = report.provenance(["python"] + sys.argv)
+    machine = dict(record["machine"], cpu=results["machine"])
+    record.update(results, machine=machine, load_before=load_before,
+                  load_after=[round(x, 2) for x in os.getloadavg()])
+    atomic_io.write_text(FLAGS.json_out, json.dumps(record, indent=1) + "\n")
+    print(f"record: {FLAGS.json_out}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,245 @@
+"""The speed page (docs/results/speed.md) and the speed figures other pages quote.
+
+Records: `cfr_solvers.json` (`benchmarks/cfr_solvers.py`), `native_kernels.json`
+(`benchmarks/native_kernels.py`), `jps_speed.json` (`benchmarks/jps_speed.py`) and, once they
+are recorded, `game_tree_speed.json` (`benchmarks/game_tree_speed.py --json_out`) and
+`ed_step_time.json` (`benchmarks/ed_step_time.py --json_out`). A record that does not exist yet
+is shown as "not recorded" with the command that writes it; no ratio is typed by hand.
+"""
+import os
+
+from render import common
+
+GAME_TREE = "game_tree_speed.json"
+ED_STEP = "ed_step_time.json"
+GAME_TREE_COMMAND = ("python benchmarks/game_tree_speed.py --game leduc_poker --repeats 20 "
+                     "--json_out results/game_tree_speed.json")
+ED_STEP_COMMAND = ("python benchmarks/ed_step_time.py --game leduc_poker --steps 200 "
+                   "--json_out results/ed_step_time.json")
+
+SOLVERS = {"openspiel_cpp_cfr_plus": "OpenSpiel C++ CFR+", "cfr_plus": "CFR+",
+           "dcfr": "DCFR", "pcfr_plus": "PCFR+", "pdcfr_plus": "PDCFR+"}
+KERNELS = {
+    "cfr_leduc": "CFR, leduc_poker (batch of {cfr_batch}, {cfr_iterations} iterations)",
+    "cfr_mini_bridge5": "CFR, mini_bridge(size=5) (batch of {cfr_batch}, {cfr_tenth} iterations)",
+    "jps_simple_bidding16": "JPS search, simple_bidding(size=16)",
+    "dag_21L153": "belief DAG, 21L153 ({dag_iterations} iterations)",
+    "bb_simple_bidding": "branch and bound, simple_bidding(size={bb_size})",
+}
+
+
+def _kernel_label(row: str, settings: dict) -> str:
+  """The row's label with its settings (mini_bridge runs a tenth of the CFR iterations)."""
+  tenth = max(1, settings["cfr_iterations"] // 10)
+  return KERNELS.get(row, row).format(cfr_tenth=tenth, **settings)
+
+
+def _optional(name: str):
+  """The record `name`, or None while it has not been recorded."""
+  if not os.path.isfile(os.path.join(common.RESULTS, name)):
+    return None
+  return common.load(name)
+
+
+def _short(commit: str | None) -> str:
+  if not commit:
+    return "not recorded"
+  head, _, rest = commit.partition("+")
+  return head[:7] + ("+" + rest if rest else "")
+
+
+def _load_range(before, after) -> str:
+  """'a-b': the 1-minute load averages before and after a run."""
+  first = before[0] if isinstance(before, list) else before
+  last = after[0] if isinstance(after, list) else after
+  return f"{common.num(first, 2)}-{common.num(last, 2)}"
+
+
+def _command(record: dict) -> str:
+  command = record.get("command")
+  if isinstance(command, list):
+    command = " ".join(command)
+  return command or "not recorded"
+
+
+# Array game tree, ED step and JPS search against OpenSpiel.
+
+def game_tree_ratio() -> str:
+  """Value + NashConv on leduc_poker, ours against OpenSpiel ('414x'), or 'not recorded'."""
+  rec = _optional(GAME_TREE)
+  return f"{common.num(rec['ratio_best'], 0)}x" if rec else "not recorded"
+
+
+def ed_step_ratio() -> str:
+  """OpenSpiel's nash_conv time over one neural ED step on leduc_poker, or 'not recorded'."""
+  rec = _optional(ED_STEP)
+  if not rec:
+    return "not recorded"
+  return f"{common.num(rec['ratio_openspiel_nash_conv_to_neural_step'], 0)}x"
+
+
+def jps_min_speedup() -> str:
+  """The JPS search's smallest speed-up over brute force per search ('158x')."""
+  return f"{common.num(common.load('jps_speed.json')['min_speedup'], 0)}x"
+
+
+def against_openspiel_table() -> str:
+  """The array tree, a neural ED step and the JPS search against their reference."""
+  rows, notes = [], []
+  tree = _optional(GAME_TREE)
+  if tree:
+    rows.append([f"value + NashConv, {tree['game']}",
+                 f"{common.num(tree['ours_best_s'] * 1e3, 2)} ms",
+                 f"OpenSpiel `policy_value` + `nash_conv`: "
+                 f"{common.num(tree['openspiel_best_s'] * 1e3, 0)} ms",
+                 f"**{game_tree_ratio()}**"])
+    notes.append((GAME_TREE, tree))
+  else:
+    rows.append(["value + NashConv, leduc_poker", "not recorded", "OpenSpiel `policy_value` + "
+                 "`nash_conv`", "not recorded"])
+    notes.append((GAME_TREE, None))
+  step = _optional(ED_STEP)
+  if step:
+    rows.append([f"one neural ED step, {step['game']} (MLP {step['hidden']}, float64)",
+                 f"{common.num(step['neural_ed_x64']['median_ms'], 2)} ms",
+                 f"OpenSpiel `nash_conv` alone: "
+                 f"{common.num(step['openspiel_nash_conv_ms'], 0)} ms",
+                 f"**{ed_step_ratio()}**"])
+    notes.append((ED_STEP, step))
+  else:
+    rows.append(["one neural ED step, leduc_poker (MLP 64, float64)", "not recorded",
+                 "OpenSpiel `nash_conv` alone", "not recorded"])
+    notes.append((ED_STEP, None))
+  jps = common.load("jps_speed.json")
+  rows.append([f"JPS search, {jps['game']}, D = {jps['depth']} ({jps['iterations']} searches)",
+               f"{common.num(jps['total_jps_seconds'], 2)} s in all",
+               f"brute force on the same candidates: "
+               f"{common.num(jps['total_brute_force_seconds'], 0)} s",
+               f"**{jps_min_speedup()}** min, {common.num(jps['median_speedup'], 0)}x median"])
+  notes.append(("jps_speed.json", jps))
+  text = common.md_table(["what", "ours", "reference", "ratio"], rows, "lrrr")
+  return text + "\n\n" + "\n".join(_note(name, rec) for name, rec in notes)
+
+
+def _note(name: str, rec: dict | None) -> str:
+  """One bullet: a row's record with its command, commit, date and load."""
+  if rec is None:
+    command = GAME_TREE_COMMAND if name == GAME_TREE else ED_STEP_COMMAND
+    return f"- `results/{name}`: not recorded yet (`{command}`, run alone)."
+  if name == "jps_speed.json":
+    date, load = rec.get("date_utc"), rec.get("load_average_1min")
+  else:
+    date = rec.get("date", "")[:16].replace("T", " ")
+    load = _load_range(rec["load_before"], rec["load_after"])
+  return (f"- `results/{name}`: `{_command(rec)}`; commit `{_short(rec.get('commit'))}`; "
+          f"{date} UTC; load average {load}.")
+
+
+# Native kernels: numba against C.
+
+def native_kernels_table() -> str:
+  """Median CPU seconds of the C and numba kernels per row, their ratio, compile, load."""
+  rec = common.load("native_kernels.json")
+  rows = []
+  for row in rec["rows"]:
+    label = _kernel_label(row["row"], rec["settings"])
+    rows.append([label, f"{common.num(row['old_seconds'], 3, sig=True)} s",
+                 f"{common.num(row['new_seconds'], 3, sig=True)} s",
+                 f"**{common.num(row['ratio_new_over_old'], 2)}**",
+                 f"{common.num(row['numba_compile_seconds'], 1)} s",
+                 "yes" if row["checks_agree"] else "**no**",
+                 _load_range(row["load_before"], row["load_after"])])
+  table = common.md_table(["kernel work", "C", "numba", "numba / C", "numba compile",
+                           "same results", "load"], rows, "lrrrrll")
+  times = sorted(r["measured_utc"] for r in rec["rows"])
+  machine = rec.get("machine", {})
+  prov = common.provenance(
+      rec.get("command"), record="native_kernels.json",
+      commit=f"{_short(rec['old_commit'])} (C) against {_short(rec['new_commit'])} (numba)",
+      date=f"{times[0]} to {times[-1]} UTC",
+      machine=f"{machine.get('cores', '?')} cores ({machine.get('arch', 'x86_64')})",
+      load="per row in the table (before-after)")
+  return table + "\n\n" + prov
+
+
+def native_kernels_worst() -> str:
+  """The row with the largest numba / C ratio and that ratio."""
+  rows = common.load("native_kernels.json")["rows"]
+  worst = max(rows, key=lambda r: r["ratio_new_over_old"])
+  label = _kernel_label(worst["row"], common.load("native_kernels.json")["settings"])
+  return f"{label}, {common.num(worst['ratio_new_over_old'], 2)}"
+
+
+def native_kernels_settings() -> str:
+  """'5 alternating repetitions of 3 calls each' from the record's settings."""
+  s = common.load("native_kernels.json")["settings"]
+  return f"{s['repeats']} alternating repetitions of {s['inner']} calls each"
+
+
+# Tabular CFR solvers against OpenSpiel's C++ CFR+.
+
+def _ms(x: float) -> str:
+  return common.num(x * 1e3, 3, sig=True)
+
+
+def cfr_solvers_table() -> str:
+  """CPU (wall) ms per iteration, ratio to C++ CFR+, iterations and CPU s to the target."""
+  rec = common.load("cfr_solvers.json")
+  rows = []
+  for row in rec["rows"]:
+    cpp = row["speed"]["openspiel_cpp_cfr_plus"]
+    ours = row["convergence"]["cfr_plus"]
+    for i, (key, name) in enumerate(SOLVERS.items()):
+      speed = row["speed"][key]
+      game = f"{row['game']} ({common.thousands(row['num_nodes'])})" if i == 0 else ""
+      ms = f"{_ms(speed['cpu_s_per_iteration'])} ({_ms(speed['wall_s_per_iteration'])})"
+      if key == "openspiel_cpp_cfr_plus":
+        est = ours["iterations"] * cpp["cpu_s_per_iteration"]
+        rows.append([game, name, ms, "1", f"{ours['iterations']} (as CFR+)",
+                     f"{common.num(est, 1)} (est.)"])
+        continue
+      conv = row["convergence"][key]
+      ratio = cpp["cpu_s_per_iteration"] / speed["cpu_s_per_iteration"]
+      reached = conv["iterations"] if conv["reached"] else f"> {conv['iterations']}"
+      rows.append([game, name, ms, f"**{common.num(ratio, 1)}**", reached,
+                   common.num(conv["cpu_s"], 2)])
+  table = common.md_table(["game (histories)", "solver", "ms/iteration CPU (wall)",
+                           "x C++ CFR+",
+                           f"iterations to NashConv {common.num(rec['target'], 0, sig=True)}",
+                           "CPU s to it"], rows, "llrrrr")
+  loads = "; ".join(f"{r['game']} {_load_range(r['load_before'], r['load_after'])}"
+                    for r in rec["rows"])
+  machine = rec["machine"]
+  prov = common.provenance(rec["command"], record="cfr_solvers.json",
+                           commit=_short(rec["commit"]), date=f"{rec['date_utc']} UTC",
+                           machine=f"{machine['cores']} cores ({machine['cpu']})",
+                           load=f"before-after each game: {loads}")
+  return table + "\n\n" + prov
+
+
+def _ratios() -> list[tuple[str, str, float]]:
+  """(game, solver, CPU-time ratio to the C++ CFR+) of every row of ours."""
+  out = []
+  for row in common.load("cfr_solvers.json")["rows"]:
+    cpp = row["speed"]["openspiel_cpp_cfr_plus"]["cpu_s_per_iteration"]
+    for key in SOLVERS:
+      if key != "openspiel_cpp_cfr_plus":
+        out.append((row["game"], SOLVERS[key], cpp / row["speed"][key]["cpu_s_per_iteration"]))
+  return out
+
+
+def cfr_solvers_lowest() -> str:
+  """The lowest ratio to the C++ CFR+ over every game and solver: 'PDCFR+ on liars_dice, 6.4x'."""
+  game, solver, ratio = min(_ratios(), key=lambda r: r[2])
+  return f"{solver} on {game}, {common.num(ratio, 1)}x"
+
+
+def cfr_solvers_max_load() -> str:
+  """The highest 1-minute load average recorded during the CFR solver run."""
+  rows = common.load("cfr_solvers.json")["rows"]
+  return common.num(max(max(r["load_before"][0], r["load_after"][0]) for r in rows), 1)
+
+
+def summary_rows() -> list[dict]:
+  """The speed page reproduces no paper figure: no row in the results summary."""
+  return []
