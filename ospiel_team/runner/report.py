@@ -40,9 +40,75 @@ def series(rows: list[Row]) -> dict[tuple[str, str], dict[int, list[Row]]]:
   return out
 
 
-def format_number(x: float | None) -> str:
-  """Four significant digits; "—" for None or nan."""
-  return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}"
+def format_number(x: float | None, digits: int = 4) -> str:
+  """`digits` significant digits; "—" for None or nan; 0 for |x| < 1e-12 (a spread of
+  floating-point noise, such as 1e-16 between seeds that agree, is 0)."""
+  if x is None or (isinstance(x, float) and math.isnan(x)):
+    return "—"
+  return "0" if abs(x) < 1e-12 else f"{x:.{digits}g}"
+
+
+METRIC_KEY = {
+    "nash_conv": "NashConv: the sum over players of what a best response to the others would "
+                 "gain (0 at a Nash equilibrium; lower is better)",
+    "team_value_vs_br": "team 1's summed return when team 2 best responds jointly (higher is "
+                        "better; at most the TMECor value)",
+    "value": "the common payoff, the number every player receives (higher is better)",
+}
+VARIANT_KEY = {
+    "average": "the solver's average policy (for `team_lp`: each player's marginal of its "
+               "team's correlated plan)",
+    "current": "its current (last-iterate) policy",
+    "purified": "the average policy made pure: its most likely action at every infoset",
+    "sampled": "one joint pure strategy per team drawn (seeded) from `team_lp`'s plan",
+    "jps": "the current policy improved by Joint Policy Search",
+}
+
+
+def key(rows: list[Row]) -> str:
+  """What results.md's numbers are: the metric, the policy variants, what a seed measures."""
+  metric = rows[0]["metric_name"]
+  lines = ["**Key.** Metric: " + METRIC_KEY.get(metric, metric) + ".", ""]
+  variants = list(dict.fromkeys(r["variant"] for r in rows))
+  lines.append("Variants: " + "; ".join(
+      f"*{v}*: {VARIANT_KEY.get(v, v)}" for v in variants) + ".")
+  solvers = list(dict.fromkeys(r["solver"] for r in rows))
+  fixed = [s for s in solvers if s in registry.api.REGISTRY and not registry.spec(s).seeded]
+  if fixed:
+    lines += ["", "Seeds: " + ", ".join(f"`{s}`" for s in fixed) +
+              (" is" if len(fixed) == 1 else " are") + " deterministic (the seed changes "
+              "nothing): their seeds differ only in where the CPU-second budget cut the run, so "
+              "their spread measures the machine, not the algorithm."]
+  return "\n".join(lines) + "\n"
+
+
+def short_runs(infos: list[dict[str, Any]], rows: list[Row]) -> list[str]:
+  """One line per run whose last checkpoint is short of the end of its budget.
+
+  A run is short when it ran iterations after its last checkpoint (`iterations_run`), or,
+  for runs recorded without that count, when its last checkpoint is below a CPU-second budget
+  that the run used up.
+  """
+  last: dict[tuple[str, int], Row] = {}
+  for r in rows:
+    last[(r["solver"], r["seed"])] = r
+  out = []
+  for i in infos:
+    r = last.get((i["solver"], i["seed"]))
+    if r is None:
+      continue
+    ran = i.get("iterations_run")
+    budget = i.get("budget_seconds")
+    if ran is not None:
+      short = r["iteration"] < ran
+    else:
+      short = (budget is not None and r["seconds"] < budget <= i.get("solver_cpu_seconds", 0))
+    if short:
+      out.append(f"- `{i['solver']}` seed {i['seed']}: last checkpoint at iteration "
+                 f"{r['iteration']}, {r['seconds']:.3g} s; the run went on to "
+                 f"{'' if ran is None else f'iteration {ran}, '}"
+                 f"{i.get('solver_cpu_seconds', math.nan):.3g} s")
+  return out
 
 
 def step_band(per_seed: dict[int, list[Row]], xkey: str) -> tuple[np.ndarray, np.ndarray]:
@@ -72,7 +138,7 @@ def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
   metric = rows[0]["metric_name"]
   seeds = sorted({r["seed"] for r in rows})
   better = "lower" if metric in metrics.LOWER_IS_BETTER else "higher"
-  lines = [f"Game: `{rows[0]['game']}`; metric: {metric} ({better} is better); "
+  lines = [key(rows), f"Game: `{rows[0]['game']}`; metric: {metric} ({better} is better); "
            f"{len(seeds)} seeds ({', '.join(map(str, seeds))}); mean ± 95% CI half-width "
            "(Student t) of each run's final checkpoint.", ""]
   if ref is not None:
@@ -91,11 +157,20 @@ def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
             else math.nan)
     ev = np.mean([i["eval_cpu_seconds"] for i in runs]) if runs else math.nan
     name = f"**{variant}**" if finals[0].get("primary") else variant
-    lines.append(f"| {solver} | {name} | {m:.6g} | {format_number(h)} | {its:.0f} | "
+    lines.append(f"| {solver} | {name} | {format_number(m, 6)} | {format_number(h)} | {its:.0f} | "
                  f"{secs:.3g} | {format_number(float(excl))} | {format_number(float(ev))} |")
-  lines += ["", "Bold: the variant a solver is judged by. What one iteration is:", ""]
+  lines += ["", "Bold: the variant a solver is judged by. What one iteration is (a different "
+            "unit per solver):", ""]
   for solver in dict.fromkeys(r["solver"] for r in rows):
-    lines.append(f"- `{solver}`: {registry.spec(solver).unit}")
+    spec = registry.spec(solver)
+    lines.append(f"- `{solver}` ({spec.source}'s): {spec.unit}")
+  if infos and any("iterations_run" in i or "budget_seconds" in i for i in infos):
+    short = short_runs(infos, rows)
+    if short:
+      lines += ["", "**Runs whose last checkpoint is short of their budget** (their final "
+                "numbers are from before the budget ended):", ""] + short
+    else:
+      lines += ["", "Every run's last checkpoint is at the end of its budget."]
   return "\n".join(lines) + "\n"
 
 

@@ -47,7 +47,11 @@ def test_markdown_table_reports_the_final_checkpoint_over_seeds():
   assert f"| cfr | **average** | 0.3 | {half:.4g} | 10 | 1 | 0.5 | 0.25 |" in text
   assert "2 seeds (0, 1)" in text and "lower is better" in text
   assert "Reference: **0** — Nash." in text
-  assert "- `cfr`: one CFR iteration" in text
+  assert "- `cfr` (OpenSpiel's): one CFR iteration" in text
+  # the key says what the metric and the variant are, and that cfr's seeds are not the
+  # algorithm's randomness
+  assert "**Key.** Metric: NashConv" in text and "*average*: the solver's average" in text
+  assert "`cfr` is deterministic" in text
   assert report.markdown_table([]) == "(no results)\n"
 
 
@@ -109,7 +113,44 @@ def test_provenance_names_the_command_versions_and_machine():
   assert prov["versions"]["numpy"] == numpy.__version__
   assert prov["machine"]["cores"] == os.cpu_count()
   assert prov["date"][:4].isdigit() and "T" in prov["date"]
-  # run from this git checkout: HEAD's commit, and whether the package differs from it
-  head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                        cwd=os.path.dirname(report.__file__)).stdout.strip()
-  assert prov["commit"] == head and isinstance(prov["uncommitted_package_changes"], bool)
+  # Run from a git checkout: HEAD's commit, and whether the package differs from it; from a
+  # copy of the source that is no checkout (or an installed package): no commit.
+  repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(report.__file__))))
+  top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                       text=True, cwd=repo).stdout.strip()
+  if top and os.path.samefile(top, repo):
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                          cwd=repo).stdout.strip()
+    assert prov["commit"] == head and isinstance(prov["uncommitted_package_changes"], bool)
+  else:
+    assert prov["commit"] is None and prov["uncommitted_package_changes"] is None
+
+
+def test_spreads_of_floating_point_noise_print_as_zero():
+  assert report.format_number(1.3e-16) == "0" and report.format_number(-2e-17) == "0"
+  assert report.format_number(2.5e-9) == "2.5e-09" and report.format_number(0.123456) == "0.1235"
+  # deterministic seeds that agree: the Student-t half-width is 0 (not 1e-16) in the table
+  rows = [dict(r, metric=0.1 + 1e-17 * r["seed"]) for r in _rows()]
+  line = [x for x in report.markdown_table(rows).splitlines() if x.startswith("| cfr")][0]
+  assert line.split(" | ")[3] == "0"
+
+
+def test_runs_short_of_their_budget_are_flagged():
+  rows = _rows()  # both seeds' last checkpoint: iteration 10, 1.0 s
+  infos = [dict(solver="cfr", seed=0, excluded_cpu_seconds={}, eval_cpu_seconds=0.0,
+                solver_cpu_seconds=2.0, iterations_run=10, budget_seconds=2.0),
+           dict(solver="cfr", seed=1, excluded_cpu_seconds={}, eval_cpu_seconds=0.0,
+                solver_cpu_seconds=2.0, iterations_run=17, budget_seconds=2.0)]
+  text = report.markdown_table(rows, infos)
+  assert "**Runs whose last checkpoint is short of their budget**" in text
+  assert "- `cfr` seed 1: last checkpoint at iteration 10, 1 s; the run went on to " \
+         "iteration 17, 2 s" in text
+  assert "`cfr` seed 0" not in text
+  infos[1]["iterations_run"] = 10
+  assert "Every run's last checkpoint is at the end of its budget." in report.markdown_table(
+      rows, infos)
+  # a record without the count (before it was kept): a used-up seconds budget past the last
+  # checkpoint is flagged all the same
+  old = [{k: v for k, v in i.items() if k != "iterations_run"} for i in infos]
+  assert "- `cfr` seed 0: last checkpoint at iteration 10, 1 s; the run went on to 2 s" in (
+      report.markdown_table(rows, old))
