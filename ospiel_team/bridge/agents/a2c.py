@@ -263,8 +263,24 @@ class Rollout:
   engine: engine_lib.BiddingEngine
 
   def returns(self) -> np.ndarray:
-    r = self.reward_ns[self.table]
-    return np.where(self.seat % 2 == 0, r, -r).astype(np.float32)
+    """(T,) float32 return of each decision: its table's reward for the deciding seat's side."""
+    return seat_returns(self.reward_ns[self.table], self.seat).astype(np.float32)
+
+
+def seat_returns(reward_ns, seat):
+  """Each decision's return for the side that made it: +reward to N-S, -reward to E-W.
+
+  Shared by the numpy trainer (`Rollout.returns`) and the JAX trainer (`jax_trainer`).
+
+  Args:
+    reward_ns: the N-S reward of each decision's table (numpy or jax array).
+    seat: the seat of each decision (0 N, 1 E, 2 S, 3 W), broadcastable to `reward_ns`.
+
+  Returns:
+    `reward_ns` for North and South's decisions and `-reward_ns` for East and West's (an
+    array of `reward_ns`'s kind; arithmetic only, so it traces under `jax.jit`).
+  """
+  return reward_ns * (1 - 2 * (seat % 2))
 
 
 def duplicate_rewards(ns_score: np.ndarray) -> np.ndarray:

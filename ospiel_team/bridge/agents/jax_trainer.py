@@ -232,7 +232,7 @@ def make_round_fn(net, optimizer, cfg: a2c.A2CConfig, options: JaxTrainOptions):
     k_play, k_learn = jax.random.split(key)
     ro = play(params, k_play, pool_holders, pool_dd)
     r = ro["reward_ns"][None, :]
-    returns = jnp.where(ro["seat"] % 2 == 0, r, -r).reshape(-1)
+    returns = a2c.seat_returns(r, ro["seat"]).reshape(-1).astype(jnp.float32)
     obs = ro["obs"].reshape(-1, A.OBSERVATION_SIZE)
     actions, logp = ro["actions"].reshape(-1), ro["logp"].reshape(-1)
     keep = ro["keep"].reshape(-1)
