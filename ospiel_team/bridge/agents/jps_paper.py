@@ -117,20 +117,74 @@ class _StorageRef:
     self.data: np.ndarray | None = None
 
 
+_MAX_TENSOR_ELEMENTS = 1 << 31  # far above any bidder's layer (the largest has ~1e6)
+
+
+def _is_int(x) -> bool:
+  return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 class _TensorRef:
-  """A tensor (storage, offset, size, stride) to materialise once storages are read."""
+  """A tensor (storage, offset, size, stride) to materialise once storages are read.
 
-  def __init__(self, storage: _StorageRef, offset: int, size, stride):
-    self.storage, self.offset, self.size, self.stride = storage, int(offset), tuple(size), tuple(
-        stride)
+  The file's offset, size and stride are kept as given and checked in `to_numpy` against the
+  storage's length before any view is made (a crafted view past the storage would read other
+  memory or crash the process).
+  """
 
-  def to_numpy(self) -> np.ndarray:
+  def __init__(self, storage: _StorageRef, offset, size, stride):
+    self.storage, self.offset, self.size, self.stride = storage, offset, size, stride
+
+  def _check(self, path: str, name: str) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """(offset, size, stride) as ints, each checked against the storage.
+
+    Raises:
+      ValueError: naming `path` and the tensor `name`, when the storage is not one the
+        pickle declared, or the offset, a size or a stride is not an int, is negative, or
+        the tensor reaches past the end of its storage.
+    """
+    where = f"{path!r}: tensor {name!r}"
+    if not isinstance(self.storage, _StorageRef) or self.storage.data is None:
+      raise ValueError(f"{where} has no storage data")
+    length = len(self.storage.data)
+    size, stride = self.size, self.stride
+    if not isinstance(size, (tuple, list)) or not isinstance(stride, (tuple, list)):
+      raise ValueError(f"{where}: size {size!r} and stride {stride!r} must be tuples")
+    if not (_is_int(self.offset) and all(map(_is_int, size)) and all(map(_is_int, stride))):
+      raise ValueError(f"{where}: offset {self.offset!r}, size {tuple(size)!r} and stride "
+                       f"{tuple(stride)!r} must be integers")
+    offset, size, stride = int(self.offset), tuple(map(int, size)), tuple(map(int, stride))
+    if len(size) != len(stride):
+      raise ValueError(f"{where}: size {size} and stride {stride} differ in length")
+    if offset < 0 or any(n < 0 for n in size) or any(st < 0 for st in stride):
+      raise ValueError(f"{where}: negative offset, size or stride (offset {offset}, size "
+                       f"{size}, stride {stride})")
+    numel = 1
+    for n in size:
+      numel *= n  # Python ints: no overflow
+    if numel > _MAX_TENSOR_ELEMENTS:
+      raise ValueError(f"{where}: size {size} has {numel} elements, more than "
+                       f"{_MAX_TENSOR_ELEMENTS}")
+    if numel == 0:
+      if offset > length:
+        raise ValueError(f"{where}: offset {offset} is past its storage of {length} elements")
+      return offset, size, stride
+    last = offset + sum((n - 1) * st for n, st in zip(size, stride, strict=True))
+    if last >= length:
+      raise ValueError(f"{where} reaches element {last} of a storage of {length} elements "
+                       f"(offset {offset}, size {size}, stride {stride}): the file is damaged")
+    return offset, size, stride
+
+  def to_numpy(self, path: str = "<model file>", name: str = "?") -> np.ndarray:
+    """The tensor as a new numpy array, after `_check` (its Raises: ValueError)."""
+    offset, size, stride = self._check(path, name)
     data = self.storage.data
-    item = data.itemsize
-    if not self.size:
-      return data[self.offset].copy()
+    if not size:
+      return data[offset].copy()
+    if 0 in size:
+      return np.zeros(size, dtype=data.dtype)
     view = np.lib.stride_tricks.as_strided(
-        data[self.offset:], shape=self.size, strides=[s * item for s in self.stride])
+        data[offset:], shape=size, strides=[st * data.itemsize for st in stride])
     return np.array(view)
 
 
@@ -175,14 +229,19 @@ class _PlainUnpickler(pickle.Unpickler):
     raise pickle.UnpicklingError(f"unexpected class {module}.{name} in a model file header")
 
 
-def _convert(obj):
+def _convert(obj, path: str, name: str = ""):
+  """`obj` with every tensor materialised; `name` is the dotted key path, for messages."""
   if isinstance(obj, _TensorRef):
-    return obj.to_numpy()
+    return obj.to_numpy(path, name or "<root>")
   if isinstance(obj, dict):
-    return {k: _convert(v) for k, v in obj.items()}
+    return {k: _convert(v, path, f"{name}.{k}" if name else str(k)) for k, v in obj.items()}
   if isinstance(obj, (list, tuple)):
-    return type(obj)(_convert(v) for v in obj)
+    return type(obj)(_convert(v, path, f"{name}[{i}]") for i, v in enumerate(obj))
   return obj
+
+
+class _OurError(ValueError):
+  """A ValueError raised by the reader itself (it already names the file)."""
 
 
 def load_torch_legacy(path: str):
@@ -195,27 +254,36 @@ def load_torch_legacy(path: str):
     The saved object with every tensor replaced by a numpy array.
 
   Raises:
-    ValueError: the file is missing, not a legacy torch file, or truncated.
+    ValueError: the file is missing, not a legacy torch file, truncated, or damaged: a
+      storage longer than the file, or a tensor whose offset, size or stride reaches outside
+      its storage (named with the tensor, before any view of the data is made).
   """
   if not os.path.isfile(path):
     raise ValueError(f"model file {path!r} does not exist")
   storages: dict[str, _StorageRef] = {}
+  file_size = os.path.getsize(path)
   with open(path, "rb") as f:
     try:
       magic = _PlainUnpickler(f).load()
       if magic != _LEGACY_MAGIC:
-        raise ValueError(f"{path!r} is not a legacy torch.save file (magic {magic!r}); files "
-                         "in the zip format of torch >= 1.6 are not supported")
+        raise _OurError(f"{path!r} is not a legacy torch.save file (magic {magic!r}); files "
+                        "in the zip format of torch >= 1.6 are not supported")
       version = _PlainUnpickler(f).load()
       if version != 1001:
-        raise ValueError(f"{path!r}: unsupported torch.save protocol version {version!r}")
+        raise _OurError(f"{path!r}: unsupported torch.save protocol version {version!r}")
       sys_info = _PlainUnpickler(f).load()
-      if not sys_info.get("little_endian", True):
-        raise ValueError(f"{path!r}: big-endian files are not supported")
+      if not isinstance(sys_info, dict) or not sys_info.get("little_endian", True):
+        raise _OurError(f"{path!r}: big-endian files are not supported")
       obj = _LegacyUnpickler(f, storages).load()
       keys = _PlainUnpickler(f).load()
-    except (pickle.UnpicklingError, EOFError, AttributeError, TypeError) as e:
-      raise ValueError(f"{path!r}: cannot parse as a legacy torch.save file: {e}") from e
+      if not isinstance(keys, list):
+        raise _OurError(f"{path!r}: the storage keys are a {type(keys).__name__}, not a list")
+    except _OurError:
+      raise
+    except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ValueError, IndexError,
+            KeyError, struct.error, RecursionError) as e:  # a damaged or crafted pickle
+      raise ValueError(f"{path!r}: cannot parse as a legacy torch.save file: "
+                       f"{type(e).__name__}: {e}") from e
     for key in keys:
       head = f.read(8)
       if len(head) != 8:
@@ -225,6 +293,9 @@ def load_torch_legacy(path: str):
       if ref is None:
         raise ValueError(f"{path!r}: storage {key} is not used by the object")
       nbytes = numel * ref.dtype.itemsize
+      if numel < 0 or nbytes > file_size - f.tell():
+        raise ValueError(f"{path!r}: storage {key} claims {numel} elements, "
+                         f"{'negative' if numel < 0 else 'more than the file holds'}")
       raw = f.read(nbytes)
       if len(raw) != nbytes:
         raise ValueError(f"{path!r}: storage {key} truncated ({len(raw)} of {nbytes} bytes)")
@@ -232,7 +303,7 @@ def load_torch_legacy(path: str):
     missing = [k for k, r in storages.items() if r.data is None]
     if missing:
       raise ValueError(f"{path!r}: storages {missing[:3]} have no data")
-  return _convert(obj)
+  return _convert(obj, path)
 
 
 # ------------------------------------------------------------------------------------------
