@@ -245,3 +245,89 @@ def test_nll_step_raises_the_searched_calls_probability():
     params, st = step(params, st, obs, target, weight)
   p1 = policy_net.PolicyFn(net, params)(obs)[0][np.arange(4), target]
   assert np.all(p1 > p0)
+
+
+# --- the search against a stochastic opponent, by exact enumeration ---------------------------
+_ONE_NT, _THREE_NT = A.string_to_call("1NT"), A.string_to_call("3NT")
+_FOUR_S = A.string_to_call("4S")
+_P_DOUBLE = 0.75  # East doubles North's opening bid with this probability
+
+
+def _stochastic_opponent_deal():
+  """Deal 0 of the shipped set, with North making 10 tricks in NT and South 10 in spades."""
+  holders = dataset_lib.load_dataset().holders[:1]
+  tricks = np.full((1, 5, 4), 6, np.uint8)
+  tricks[0, 4, 0] = 10  # North in NT
+  tricks[0, 3, 2] = 10  # South in spades
+  return dataset_lib.BridgeDataset(holders, tricks)
+
+
+def _stochastic_opponent_policy(holders):
+  """sigma: North opens 1NT (0.6) or 3NT (0.4), then passes; East doubles that opening with
+  probability `_P_DOUBLE`, else passes; South passes (0.8) or bids 4S (0.2); West passes."""
+  hands = A.hands_onehot(holders)[0]  # (4, 52)
+
+  def policy(obs):
+    obs = np.asarray(obs)
+    seat = np.array([int(np.flatnonzero((hands == (o[:52] > 0.5)).all(axis=1))[0])
+                     for o in obs])
+    legal = policy_net.legal_from_obs(obs)
+    lowest_bid = np.where(legal[:, A.FIRST_BID:].any(axis=1),
+                          A.FIRST_BID + np.argmax(legal[:, A.FIRST_BID:], axis=1), -1)
+    probs = np.zeros((len(obs), A.NUM_CALLS))
+    probs[:, A.PASS] = 1.0
+    opening = (seat == 0) & (lowest_bid == A.FIRST_BID)
+    probs[opening] = 0.0
+    probs[opening, _ONE_NT], probs[opening, _THREE_NT] = 0.6, 0.4
+    # East, over North's opening only (the lowest legal bid is the one above it).
+    doubles = (seat == 1) & legal[:, A.DOUBLE] & np.isin(lowest_bid, [_ONE_NT + 1,
+                                                                      _THREE_NT + 1])
+    probs[doubles, A.PASS], probs[doubles, A.DOUBLE] = 1 - _P_DOUBLE, _P_DOUBLE
+    south = (seat == 2) & legal[:, _FOUR_S]
+    probs[south, A.PASS], probs[south, _FOUR_S] = 0.8, 0.2
+    return probs, np.zeros(len(obs))
+
+  return policy
+
+
+def _exact_search_values(tricks, ref_ns_score):
+  """v(a1) = E_o [max_{a2} R(a1, o, a2)] by enumeration of East's two calls (everything after
+  South's call is a pass), R = N-S IMPs against `ref_ns_score` / 24 (dealer N, none vul)."""
+  def r(level, strain, doubled, declarer):
+    score = scoring.contract_score(level, strain, doubled, False, int(tricks[strain, declarer]))
+    return scoring.imps(score - ref_ns_score) / 24.0
+
+  four_spades_by_south = r(4, 3, 0, 2)
+  values = {}
+  for a1, level in ((_ONE_NT, 1), (_THREE_NT, 3)):
+    after_pass = max(r(level, 4, 0, 0), four_spades_by_south)
+    after_double = max(r(level, 4, 1, 0), four_spades_by_south)
+    values[a1] = ((1 - _P_DOUBLE) * after_pass + _P_DOUBLE * after_double,
+                  abs(after_double - after_pass))
+  return values
+
+
+def test_search_averages_over_a_stochastic_opponent_as_enumerated():
+  """JPSBid's v(a1) is the mean over East's sampled calls of South's best reply (Eq. 7):
+  checked against the exact expectation over East's mixed call, within the sampling error."""
+  ds = _stochastic_opponent_deal()
+  policy = _stochastic_opponent_policy(ds.holders)
+  ref = 400
+  exact = _exact_search_values(ds.dd_tricks[0], ref)
+  # Independent of the search code: the opponent's call changes South's best reply's value.
+  assert exact[_ONE_NT][1] > 0 and exact[_THREE_NT][1] > 0
+  n_o = 100
+  eng = engine_lib.BiddingEngine(ds)
+  eng.reset([0], dealer=0, vulnerability=0)
+  res = jps_bid.joint_search(policy, eng, np.array([ref]), np.random.default_rng(0), depth=3,
+                             candidates=2, rollouts=n_o, fresh_returns=False)
+  assert sorted(int(c) for c in res.candidate_calls[0]) == [_ONE_NT, _THREE_NT]
+  for c, v in zip(res.candidate_calls[0], res.candidate_values[0], strict=True):
+    mean, spread = exact[int(c)]
+    # Only East's n_o samples are random (a Bernoulli(_P_DOUBLE) mix of two values `spread`
+    # apart): 4 standard errors; the largest of the two (a max over samples) is further away.
+    tolerance = 4 * spread * np.sqrt(_P_DOUBLE * (1 - _P_DOUBLE) / n_o)
+    assert abs(v - mean) <= tolerance, (A.call_string(int(c)), v, mean, tolerance)
+    assert min(_P_DOUBLE, 1 - _P_DOUBLE) * spread > tolerance  # a max or min over samples fails
+  best = max(exact, key=lambda a1: exact[a1][0])
+  assert int(res.best_call[0]) == best
