@@ -226,6 +226,70 @@ def judged_rows(rows: list[Row]) -> list[Row]:
   return [r for r in rows if r.get("primary")]
 
 
+# One colour per solver in every figure (colour-blind-safe first, then distinct others).
+SOLVER_COLORS = {
+    "cfr": "#1f77b4", "cfr_plus": "#ff7f0e", "xfp": "#2ca02c", "nfsp": "#9467bd",
+    "ed": "#8c564b", "mmd": "#d62728", "jax_cfr": "#7f7f7f", "jps": "#17becf",
+    "cfr+jps": "#bcbd22", "team_lp": "#000000", "tree_cfr_plus": "#e377c2",
+    "dcfr": "#393b79", "pcfr_plus": "#637939", "pdcfr_plus": "#843c39",
+    "neural_ed": "#c49c94",
+}
+_SPARE_COLORS = ["#ffbb78", "#aec7e8", "#98df8a", "#ff9896", "#c5b0d5", "#f7b6d2"]
+
+
+def solver_color(solver: str) -> str:
+  """The colour of `solver` in every figure (`SOLVER_COLORS`; a stable spare otherwise)."""
+  if solver in SOLVER_COLORS:
+    return SOLVER_COLORS[solver]
+  digest = sum(ord(c) * (i + 1) for i, c in enumerate(solver))
+  return _SPARE_COLORS[digest % len(_SPARE_COLORS)]
+
+
+def mean_curve(per_seed: dict[int, list[Row]], xkey: str, log_y: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+  """The seeds' mean metric against `xkey`, interpolated between each seed's checkpoints.
+
+  Linear in log x (and in log y with `log_y`) between a seed's checkpoints, as the figure's
+  axes draw a straight segment, on the union of their x values inside the range every seed
+  covers (no seed is extrapolated).
+
+  Args:
+    per_seed: seed -> rows in checkpoint order (one value of `series`).
+    xkey: "iteration" or "seconds".
+    log_y: interpolate log(metric) (used when every value is positive on a log-like axis).
+
+  Returns:
+    (x, mean, marked): the grid, the mean on it, and a boolean mask of the grid points that are
+    a checkpoint of every seed.
+  """
+  xs = [np.array([max(r[xkey], 1e-9) for r in pts], dtype=np.float64)
+        for pts in per_seed.values()]
+  ys = [np.array([r["metric"] for r in pts], dtype=np.float64) for pts in per_seed.values()]
+  start, end = max(x[0] for x in xs), min(x[-1] for x in xs)
+  grid = np.unique(np.concatenate(xs))
+  grid = grid[(grid >= start) & (grid <= end)]
+  if not grid.size:  # the seeds' ranges do not overlap: their last checkpoints
+    grid = np.array([end])
+  log_y = log_y and all((y > 0).all() for y in ys)
+  vals = []
+  for x, y in zip(xs, ys, strict=True):
+    x, keep = np.unique(x, return_index=True)  # repeated x (several rows): the first
+    at = np.interp(np.log(grid), np.log(x), np.log(y[keep]) if log_y else y[keep])
+    vals.append(np.exp(at) if log_y else at)
+  marked = np.array([all(np.isclose(g, x).any() for x in xs) for g in grid], dtype=bool)
+  return grid, np.mean(vals, axis=0), marked
+
+
+def iterations_label(rows: list[Row]) -> str:
+  """The iterations axis' label: an iteration is each solver's own unit (NFSP: episodes)."""
+  label = "iterations (each solver's own unit, see results.md"
+  eps = {r["episodes"] / r["iteration"] for r in rows
+         if r["solver"] == "nfsp" and r.get("episodes") and r["iteration"]}
+  if len(eps) == 1:
+    label += f"; nfsp: {next(iter(eps)):g} episodes"
+  return label + ")"
+
+
 def _symlog_threshold(values: np.ndarray) -> float:
   positive = values[values > 0]
   return float(10 ** np.floor(np.log10(positive.min()))) if positive.size else 1e-4
@@ -235,8 +299,11 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
                 all_variants: bool = False, formats: Sequence[str] = ("png",)) -> list[str]:
   """The curves figure: each seed's metric (thin) and their mean (thick) per solver.
 
-  Two panels, against iterations and against solver CPU seconds (log axes). Each run's metric
-  is held from its last checkpoint (`step_band`). No confidence band: with 2-3 seeds a
+  Two panels, against iterations (each solver's own unit, named under the axis) and against
+  solver CPU seconds (log axes). Each seed's curve joins its checkpoints (small dots); the
+  thick mean (`mean_curve`) is interpolated between them over the range every seed covers,
+  with a marker where every seed has a checkpoint. Each solver has one colour in every figure
+  (`solver_color`). No confidence band: with 2-3 seeds a
   Student-t band spans several times the spread of the seeds themselves, so the seeds are
   drawn instead. The y range is that of the mean curves and the reference line, widened by the
   seed values that are not outliers (Tukey's fences: one far-off seed is clipped at the axis
@@ -264,32 +331,32 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   metric = rows[0]["metric_name"] if rows else ""
   seeds = sorted({r["seed"] for r in rows})
   fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
-  cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-  colors: dict[str, str] = {}
+  symlog = metric in metrics.LOWER_IS_BETTER
   means, spread = [], []
   for (solver, variant), per_seed in series(shown).items():
-    color = colors.setdefault(solver, cycle[len(colors) % len(cycle)])
+    color = solver_color(solver)
     primary = next(iter(per_seed.values()))[0].get("primary", False)
     style = "-" if primary else {"current": "--", "purified": ":"}.get(variant, "-.")
     label = f"{solver} ({variant})"
     for ax, xkey in zip(axes, ["iteration", "seconds"], strict=True):
-      x, vals = step_band(per_seed, xkey)
-      mean = vals.mean(axis=0)
+      x, mean, marked = mean_curve(per_seed, xkey, log_y=symlog)
       means.append(mean)
-      spread.append(vals.ravel())
-      if len(x) == 1:
+      spread.append(np.array([r["metric"] for pts in per_seed.values() for r in pts]))
+      if len(x) == 1 and all(len(pts) == 1 for pts in per_seed.values()):
         ax.plot(x, mean, "o", color=color, ms=7, label=label if xkey == "seconds" else None)
         continue
-      if primary and vals.shape[0] > 1:
-        for y in vals:
-          ax.plot(x, y, "-", color=color, lw=0.7, alpha=0.4, drawstyle="steps-post")
+      if primary and len(per_seed) > 1:  # each seed at its own checkpoints
+        for pts in per_seed.values():
+          ax.plot([max(r[xkey], 1e-9) for r in pts], [r["metric"] for r in pts], "-",
+                  color=color, lw=0.7, alpha=0.45, marker=".", ms=3.5)
       ax.plot(x, mean, style, color=color, lw=2.2 if primary else 1.2,
-              drawstyle="steps-post", label=label if xkey == "seconds" else None)
+              label=label if xkey == "seconds" else None)
+      ax.plot(x[marked], mean[marked], "o", color=color, ms=4.5 if primary else 3)
   lo, hi = _y_range(means, spread, ref)
   symlog = metric in metrics.LOWER_IS_BETTER
   if symlog:
     thresh = _symlog_threshold(np.concatenate(means) if means else np.zeros(0))
-  for ax, xlabel in zip(axes, ["iterations", "solver CPU seconds"], strict=True):
+  for ax, xlabel in zip(axes, [iterations_label(shown), "solver CPU seconds"], strict=True):
     if ref is not None:
       ax.axhline(ref["value"], color="k", lw=1.6, ls="--", zorder=5,
                  label=f"reference: {ref['value']:.4g}, {ref['label']}"
@@ -317,8 +384,8 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   fig.legend(handles, labels, loc="lower center", ncol=min(4, max(1, len(labels))),
              fontsize=10, frameon=False)
   what = "judged variant of each solver" if not all_variants else "every variant"
-  fig.suptitle(f"{rows[0]['game'] if rows else ''}: {what}; thin: each of {len(seeds)} seeds, "
-               "thick: their mean", fontsize=12)
+  fig.suptitle(f"{rows[0]['game'] if rows else ''}: {what}; thin: each of {len(seeds)} seeds "
+               "(dots: its checkpoints), thick: their mean", fontsize=12)
   rows_of_legend = math.ceil(len(labels) / min(4, max(1, len(labels)))) if labels else 0
   fig.tight_layout(rect=(0, 0.05 + 0.045 * rows_of_legend, 1, 1))
   written = []

@@ -154,3 +154,39 @@ def test_runs_short_of_their_budget_are_flagged():
   old = [{k: v for k, v in i.items() if k != "iterations_run"} for i in infos]
   assert "- `cfr` seed 0: last checkpoint at iteration 10, 1 s; the run went on to 2 s" in (
       report.markdown_table(rows, old))
+
+
+def test_a_solver_has_one_colour_in_every_figure(tmp_path):
+  """xfp's curve has the same colour alone and after cfr (not the next colour of a cycle)."""
+  def xfp_rows(seed_rows):
+    return [dict(r, solver="xfp") for r in seed_rows]
+  fig_alone, _ = _axes_of(xfp_rows(_rows()), tmp_path)
+  fig_after, _ = _axes_of(_rows() + xfp_rows(_rows()), tmp_path)
+
+  def colour_of(fig, label):
+    handles, labels = fig.axes[1].get_legend_handles_labels()
+    return handles[labels.index(label)].get_color()
+  assert colour_of(fig_alone, "xfp (average)") == colour_of(fig_after, "xfp (average)")
+  assert colour_of(fig_after, "cfr (average)") != colour_of(fig_after, "xfp (average)")
+  assert len(set(report.SOLVER_COLORS.values())) == len(report.SOLVER_COLORS)
+
+
+def test_mean_curve_interpolates_between_checkpoints_and_marks_shared_ones():
+  """Seed 0 at iterations 1, 10, 100; seed 1 at 1, 100: at 10, seed 1's value is halfway
+  between its checkpoints in log x (the straight segment the log axis draws)."""
+  def run(points):
+    return [dict(iteration=i, seconds=0.0, metric=m) for i, m in points]
+  per_seed = {0: run([(1, 1.0), (10, 0.4), (100, 0.2)]), 1: run([(1, 1.0), (100, 0.6)])}
+  x, mean, marked = report.mean_curve(per_seed, "iteration")
+  assert x.tolist() == [1, 10, 100]
+  assert mean == pytest.approx([1.0, (0.4 + 0.8) / 2, 0.4])
+  assert marked.tolist() == [True, False, True]
+  # in log y: seed 1 at 10 is the geometric midpoint sqrt(1.0 * 0.6)
+  _, mean, _ = report.mean_curve(per_seed, "iteration", log_y=True)
+  assert mean[1] == pytest.approx((0.4 + math.sqrt(0.6)) / 2)
+
+
+def test_iterations_axis_names_nfsps_unit():
+  rows = [dict(solver="nfsp", iteration=3, episodes=60.0), dict(solver="cfr", iteration=3)]
+  assert report.iterations_label(rows) == (
+      "iterations (each solver's own unit, see results.md; nfsp: 20 episodes)")
