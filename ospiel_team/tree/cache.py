@@ -14,6 +14,11 @@ Python module(s) defining the game and a canonical dump of the first `DUMP_NODES
 (players, legal actions, chance outcomes, keys, returns). A change to a game's rules therefore
 misses the cache instead of loading a stale tree.
 
+Each file also stores a SHA-256 digest of its arrays and its meta (game string, format version,
+definition), checked on load: a damaged file (truncated, empty, a flipped bit, an edited
+array) is never used; `cached_tree` warns (`CacheRebuiltWarning`, naming the file) and
+rebuilds it.
+
 The cache directory is `paths.cache_dir("game_trees")`: `$OSPIEL_TEAM_CACHE/game_trees`
 (default `~/.cache/ospiel_team/game_trees`).
 """
@@ -24,6 +29,9 @@ import collections
 import hashlib
 import inspect
 import os
+import warnings
+import zipfile
+import zlib
 
 import numpy as np
 import pyspiel
@@ -32,7 +40,7 @@ from ospiel_team import atomic_io
 from ospiel_team import paths
 from ospiel_team.tree.game_tree import GameTree
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: the content digest
 DUMP_NODES = 2000  # histories of the canonical dump in `definition_digest` (breadth first)
 _ARRAYS = ["node_parent", "node_action", "node_player", "node_depth", "node_infoset",
            "node_chance_prob", "node_returns", "infoset_player", "infoset_legal"]
@@ -101,29 +109,78 @@ def cache_path(game: pyspiel.Game, directory: str | None = None,
   return os.path.join(directory or paths.cache_dir("game_trees"), f"{safe}-{digest}.npz")
 
 
+class CacheRebuiltWarning(UserWarning):
+  """A cached tree could not be used (damaged or stale) and was walked and stored again."""
+
+
+_STORED = _ARRAYS + ["infoset_keys", "game_string", "format_version", "definition"]
+
+
+def content_digest(data: dict[str, np.ndarray]) -> str:
+  """SHA-256 of the stored arrays of `_STORED` (each one's name, dtype, shape and bytes)."""
+  h = hashlib.sha256()
+  for name in _STORED:
+    a = np.ascontiguousarray(data[name])
+    h.update(f"{name} {a.dtype.str} {a.shape}\n".encode())
+    h.update(a.tobytes())
+  return h.hexdigest()
+
+
 def save_tree(tree: GameTree, path: str, digest: str | None = None) -> None:
-  """Writes the tree's arrays to `path` atomically (`atomic_io.savez`)."""
-  data = {k: getattr(tree, k) for k in _ARRAYS}
+  """Writes the tree's arrays and their content digest to `path` atomically."""
+  data = {k: np.asarray(getattr(tree, k)) for k in _ARRAYS}
   data["infoset_keys"] = np.asarray(tree.infoset_keys, dtype=str)
   data["game_string"] = np.asarray(str(tree.game))
   data["format_version"] = np.asarray(FORMAT_VERSION)
   data["definition"] = np.asarray(digest or definition_digest(tree.game))
+  data["content_digest"] = np.asarray(content_digest(data))
   atomic_io.savez(path, **data)
 
 
+def _read(path: str) -> dict[str, np.ndarray]:
+  """The stored arrays of `path`, their digest checked.
+
+  Raises:
+    ValueError: naming `path`, if it cannot be read (empty, truncated, not an .npz, a bad
+      CRC), lacks an array, or its arrays do not match their digest.
+  """
+  try:
+    # Opened here: np.load leaves its own handle open when the zip directory is unreadable.
+    with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as f:
+      missing = [k for k in _STORED + ["content_digest"] if k not in f.files]
+      if missing:
+        raise ValueError(f"tree cache {path!r} lacks {missing} (another format or damaged)")
+      data = {k: f[k] for k in _STORED}
+      stored = str(f["content_digest"])
+  except (OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
+    raise ValueError(f"tree cache {path!r} cannot be read: {type(e).__name__}: {e}") from e
+  except ValueError as e:
+    if str(path) in str(e):
+      raise
+    raise ValueError(f"tree cache {path!r} cannot be read: {e}") from e
+  if content_digest(data) != stored:
+    raise ValueError(f"tree cache {path!r} is damaged: its arrays do not match their digest")
+  return data
+
+
 def load_tree(game: pyspiel.Game, path: str, digest: str | None = None) -> GameTree:
-  """A `GameTree` of `game` from the arrays at `path` (no walk of the game)."""
-  with np.load(path, allow_pickle=False) as f:
-    if int(f["format_version"]) != FORMAT_VERSION:
-      raise ValueError(f"{path}: cache format {int(f['format_version'])}, "
-                       f"expected {FORMAT_VERSION}")
-    if str(f["game_string"]) != str(game):
-      raise ValueError(f"{path} holds the tree of {str(f['game_string'])!r}, not {str(game)!r}")
-    if str(f["definition"]) != (digest or definition_digest(game)):
-      raise ValueError(f"{path} holds a tree of another definition of {str(game)!r} (its rules, "
-                       "the package or OpenSpiel changed since it was stored)")
-    arrays = {k: f[k] for k in _ARRAYS}
-    keys = [str(k) for k in f["infoset_keys"]]
+  """A `GameTree` of `game` from the arrays at `path` (no walk of the game).
+
+  Raises:
+    ValueError: naming `path`, if the file is damaged (see `_read`) or holds another game,
+      definition or format.
+  """
+  f = _read(path)
+  if int(f["format_version"]) != FORMAT_VERSION:
+    raise ValueError(f"{path}: cache format {int(f['format_version'])}, "
+                     f"expected {FORMAT_VERSION}")
+  if str(f["game_string"]) != str(game):
+    raise ValueError(f"{path} holds the tree of {str(f['game_string'])!r}, not {str(game)!r}")
+  if str(f["definition"]) != (digest or definition_digest(game)):
+    raise ValueError(f"{path} holds a tree of another definition of {str(game)!r} (its rules, "
+                     "the package or OpenSpiel changed since it was stored)")
+  arrays = {k: f[k] for k in _ARRAYS}
+  keys = [str(k) for k in f["infoset_keys"]]
   tree = GameTree.__new__(GameTree)
   tree.game = game
   tree.num_players = game.num_players()
@@ -144,13 +201,21 @@ def load_tree(game: pyspiel.Game, path: str, digest: str | None = None) -> GameT
 
 def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
                 progress: bool = False) -> GameTree:
-  """The game's `GameTree`, from the cache if present, else walked and stored."""
+  """The game's `GameTree`, from the cache if present, else walked and stored.
+
+  A cache file that cannot be used (damaged, or of another game or definition) is replaced:
+  a `CacheRebuiltWarning` names it and says why, and the tree is walked and stored again.
+  """
   if isinstance(game, str):
     game = pyspiel.load_game(game)
   digest = definition_digest(game)  # once: it walks the first histories of the game
   path = cache_path(game, directory, digest)
   if os.path.exists(path):
-    return load_tree(game, path, digest)
+    try:
+      return load_tree(game, path, digest)
+    except ValueError as e:
+      warnings.warn(f"rebuilding the tree cache file {path!r}: {e}", CacheRebuiltWarning,
+                    stacklevel=2)
   tree = GameTree(game, progress=progress)
   save_tree(tree, path, digest)
   return tree
