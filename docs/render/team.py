@@ -1,0 +1,554 @@
+"""Team-correlated equilibria (Zhang & Sandholm): tables and values rendered from `results/`.
+
+Records read (all through `common.load`):
+
+- `published/zhang_sandholm_table1.json`: every cell of the paper's Table 1, as printed;
+- `team_lp_table_quiet_default.json`: the 29 instances on the default path, one after the
+  other on a quiet machine, with each row's second-method check;
+- `team_lp_table_default.json`: the earlier run the second-method checks come from;
+- `team_21L523_long.json`: 21L523 given 1,800 s;
+- `team_21L523.md`: the independent re-derivation of 21L523's lower end (its table is parsed);
+- `team_lp_second_method.json`: the belief DAG's brackets re-derived by exact team best
+  responses on the largest instances;
+- `team_plan_views.json`: 3-player Kuhn poker's TMECor plan scored through per-player views,
+  beside the comparison runner's per-player solvers.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from render import common
+
+PUBLISHED = "published/zhang_sandholm_table1.json"
+TABLE = "team_lp_table_quiet_default.json"
+EARLIER = "team_lp_table_default.json"
+LONG = "team_21L523_long.json"
+CHECK = "team_21L523.md"
+SECOND = "team_lp_second_method.json"
+VIEWS = "team_plan_views.json"
+
+PAGE = "team.md#zhang-sandholm-table-1"
+SAME = "same at 4 decimals"
+EXPLAINED_VERDICT = "differs, explained"
+OPEN_VERDICT = "differs, open"
+NO_VALUE = "none printed"
+UNSETTLED = "unsettled"
+# Rows whose difference from the printed value is explained (the footnote says how).
+EXPLAINED = {
+    "21D4": ("our certified bracket prints the same 4 decimals under both readings of the one "
+             "rule the paper leaves open (the wild face; "
+             "[team games](../games/team.md#reproduction-notes)), and both ends are re-derived "
+             "by exact team best responses; the printed value lies outside it. The paper's "
+             "run took just under 10 minutes (a time limit would explain a value short of the "
+             "optimum: a guess, not checked)"),
+}
+OPEN = {
+    "21L523": ("the value of the game as written is at least the lower end, re-derived bit for "
+               "bit by an independent implementation and best response "
+               "(`results/team_21L523.md`); the sizes of Table 1 fix the tree, not the payoffs"),
+}
+HALF = 5e-5  # half a unit of the fourth decimal
+
+
+# ----------------------------------------------------------------------------------------
+# Records.
+def published() -> dict[str, dict]:
+  """Table 1 as printed, by instance name."""
+  return {r["instance"]: r for r in common.load(PUBLISHED)["rows"]}
+
+
+def rows() -> dict[str, dict]:
+  """Our default-path rows, by instance name (Table 1's order)."""
+  return {r["instance"]: r for r in common.load(TABLE)["rows"]}
+
+
+def _round4(x: float) -> float:
+  return round(x + 0.0, 4) + 0.0
+
+
+def _settled(row: dict) -> float | None:
+  """The 4-decimal value both ends of our bracket round to (None: they differ)."""
+  lo, hi = _round4(row["lower"]), _round4(row["upper"])
+  return lo if abs(lo - hi) < 1e-9 else None
+
+
+def verdict(name: str) -> str:
+  """'same at 4 decimals', 'differs, explained', 'differs, open', 'none printed'."""
+  pub = published()[name]
+  if pub["value"] is None:
+    return NO_VALUE
+  printed = float(pub["value"])
+  ours = _settled(rows()[name])
+  if ours is not None and abs(ours - printed) < 1e-9:
+    return SAME
+  if name in EXPLAINED:
+    return EXPLAINED_VERDICT
+  if ours is None and any(abs(_round4(rows()[name][k]) - printed) < 1e-9
+                          for k in ("lower", "upper")):
+    return UNSETTLED
+  return OPEN_VERDICT
+
+
+def verdicts() -> dict[str, list[str]]:
+  """Instance names by verdict."""
+  out: dict[str, list[str]] = {}
+  for name in rows():
+    out.setdefault(verdict(name), []).append(name)
+  return out
+
+
+def fastest_published(name: str) -> tuple[float, str] | None:
+  """(seconds, column) of the fastest of Table 1's three runtime columns, or None."""
+  pub = published()[name]
+  times = [(pub[k], label) for k, label in (("seconds_ours", "paper"),
+                                            ("seconds_fcgs21", "FCGS-21"),
+                                            ("seconds_zac20", "ZAC-20"))
+           if pub[k] is not None]
+  return min(times) if times else None
+
+
+def ratio(name: str) -> float | None:
+  """Our seconds over the fastest published time."""
+  fastest = fastest_published(name)
+  return None if fastest is None else rows()[name]["seconds"] / fastest[0]
+
+
+# ----------------------------------------------------------------------------------------
+# Cells.
+def _printed(text: str | None) -> str:
+  return "—" if text is None else text
+
+
+def _answer(row: dict) -> str:
+  if row["exact"]:
+    return "exact"
+  return f"[{common.num(row['lower'], 7)}, {common.num(row['upper'], 7)}]"
+
+
+def _rule(row: dict) -> str:
+  """auto's rule as a legend key (a, b, c, d)."""
+  auto = row.get("auto", "")
+  if auto.startswith("LP nonzeros") and "<=" in auto.split(":")[0]:
+    return "a"
+  if auto.startswith("LP nonzeros"):
+    return "b"
+  if "team sequences" in auto:
+    return "c"
+  return "d"
+
+
+def _nonzeros(row: dict) -> str:
+  if row.get("lp_nonzeros") is not None:
+    return common.thousands(row["lp_nonzeros"])
+  m = re.match(r"LP nonzeros >= (\d+)", row.get("auto", ""))
+  if m:
+    return "≥ " + common.thousands(m.group(1))
+  return "not built"
+
+
+def _second(row: dict) -> str:
+  second = row.get("second") or {}
+  if second.get("method") is None:
+    return "—"
+  if not second.get("finished") or second.get("value") is None:
+    return f"{second['method']}: failed²"
+  check = second.get("check", "")
+  word = "agrees" if check.startswith("agrees") else "**DISAGREES**"
+  return f"{second['method']}: {word}"
+
+
+def _load(row: dict) -> str:
+  return f"{row['load_before']}-{row['load_after']}"
+
+
+def _seconds(x: float | None) -> str:
+  if x is None:
+    return "—"
+  return common.num(x, 2) if x < 100 else common.thousands(round(x))
+
+
+# ----------------------------------------------------------------------------------------
+# Tables.
+def values_table() -> str:
+  """Table 1's values: the paper's, ours, exact or bracket, method, second method, verdict."""
+  pub = published()
+  out = []
+  for name, row in rows().items():
+    p = pub[name]
+    out.append([name, _printed(p["value"]), common.num(row["value"], 6), _answer(row),
+                f"`{row['method']}`", _rule(row), _second(row), verdict(name)])
+  return common.md_table(["instance", "paper", "ours", "exact / bracket", "method", "rule¹",
+                          "second method", "verdict³"], out, "lrrllcll")
+
+
+def speed_table() -> str:
+  """Table 1's sizes and times: the paper's LP size and three runtimes beside ours."""
+  pub = published()
+  out = []
+  for name, row in rows().items():
+    p = pub[name]
+    fastest = fastest_published(name)
+    out.append([name, common.thousands(p["lp_size"]) if p["lp_size"] else "—",
+                _nonzeros(row), p["time_ours"], p["time_fcgs21"], p["time_zac20"],
+                _seconds(row["seconds"]),
+                "—" if fastest is None else common.num(ratio(name), 2), _load(row)])
+  return common.md_table(["instance", "LP size (paper)", "LP nonzeros (ours)", "paper",
+                          "FCGS-21", "ZAC-20", "ours (s)", "ratio", "load"], out,
+                         "lrrrrrrrl")
+
+
+def _provenance() -> str:
+  rec = common.load(TABLE)
+  commits = {r.get("commit") for r in rec["rows"]} - {None}
+  commit = ", ".join(sorted(commits)) if commits else (
+      "not in the record; the solver code of `bc69173` (git log of the record)")
+  first = ("python benchmarks/team_lp_table.py --time_limit 600 --max_terminals 2000000 "
+           "--memory_limit_gb 12 \\\n    --out results/team_lp_table_quiet_default.json "
+           "--out_md results/team_lp_table_quiet_default.md\n")
+  loads = [float(x) for r in rec["rows"] for x in (r["load_before"], r["load_after"])]
+  return common.provenance(first + rec["command"], record=TABLE, commit=commit,
+                           date=rec["date"], machine=rec["machine"],
+                           load=f"{min(loads):.2f}-{max(loads):.2f} (per row: *load*)")
+
+
+def table1() -> str:
+  """Both Table 1 tables with their legends and provenance."""
+  pub = common.load(PUBLISHED)
+  rule_counts = {}
+  for row in rows().values():
+    rule_counts[_rule(row)] = rule_counts.get(_rule(row), 0) + 1
+  earlier = common.load(EARLIER)
+  notes = []
+  for name in (list(EXPLAINED) + list(OPEN)):
+    if name in rows():
+      text = EXPLAINED.get(name) or OPEN.get(name)
+      notes.append(f"**{name}** ({verdict(name)}): {text}.")
+  failed = [n for n, r in rows().items()
+            if (r.get("second") or {}).get("method") and not (r["second"].get("finished")
+                                                              and r["second"].get("value")
+                                                              is not None)]
+  failed_text = "; ".join(
+      f"{n}: {rows()[n]['second'].get('check', '').split(':')[-1].strip()[:60]}"
+      for n in failed)
+  parts = [
+      values_table(),
+      "",
+      "¹ *rule*: why `auto` chose the method. "
+      f"a ({rule_counts.get('a', 0)} rows): the LP has at most 150,000 nonzeros: `lp`. "
+      f"b ({rule_counts.get('b', 0)}): a larger LP: the belief DAG to gap 1e-3, then the LP "
+      "restricted to its support (`dag_lp` when that is exact, else the DAG's own bracket). "
+      f"c ({rule_counts.get('c', 0)}): the LP is not built (more than 500,000 local "
+      "solutions) and the team has at most 5,000 sequences: column generation `cg`. "
+      f"d ({rule_counts.get('d', 0)}): the LP is not built: the belief DAG `dag` alone. "
+      "The full reason of each row is its `auto` field in the record.",
+      "",
+      "² *second method*: the same instance solved by a different method in the earlier run "
+      f"`results/{EARLIER}` (its date {earlier['date']}): the belief DAG for an LP answer, "
+      "the LP for a DAG or column-generation answer where the LP is built; it agrees when it "
+      "prints the same 4 decimals as this row's bracket. — : no second method finishes (the "
+      "LP is not built and column generation's MIP oracle stalls). "
+      + (f"Failed: {failed_text}." if failed else ""),
+      "",
+      f"³ *verdict*: *{SAME}* when both ends of our exact value or bracket round to the "
+      "printed value; *" + NO_VALUE + "*: the paper prints no value (its method ran out of "
+      "memory). " + " ".join(notes),
+      "",
+      _provenance(),
+      "",
+      f"Published: {pub['source']} ([arXiv]({pub['url']})), every cell transcribed in "
+      f"`results/{PUBLISHED}`.",
+  ]
+  return "\n".join(parts)
+
+
+def speed_section() -> str:
+  """The sizes-and-times table with its legend (same run as `table1`)."""
+  rec = common.load(TABLE)
+  return "\n".join([
+      speed_table(),
+      "",
+      "*LP size (paper)*: Table 1's LP Size; *LP nonzeros (ours)*: the nonzeros of our LP "
+      "where it is built (≥: the size at which `auto` stopped building it; *not built*: more "
+      "than 500,000 local solutions). *paper*, *FCGS-21*, *ZAC-20*: Table 1's three runtime "
+      "columns as printed (the paper's method; Farina, Celli, Gatti & Sandholm, ICML 2021; "
+      "Zhang, An & Černý, ICML 2020; — : not reported, oom: out of memory). *ours (s)*: the "
+      "solve's own seconds, tree walk and model building included, process start-up and "
+      "imports not; each instance ran cold in its own subprocess, one after the other. "
+      "*ratio*: ours over the fastest of the three published columns. *load*: the load "
+      "average before and after the row.",
+      "",
+      f"*Same run as the values table: `results/{TABLE}`, {rec['date']}, {rec['machine']}.*",
+  ])
+
+
+# ----------------------------------------------------------------------------------------
+# Counts and inline values.
+def count(what: str) -> int:
+  """Counts over the 29 rows.
+
+  Args:
+    what: "rows", "exact", "settled" (a bracket that settles 4 decimals), "unsettled",
+      "second" (confirmed by a second method), "no_second", "disagree", "fast" (ratio <= 1),
+      "slow", "printed" (rows with a published value), "same" (same at 4 decimals).
+
+  Returns:
+    The number of rows.
+  """
+  rs = list(rows().values())
+  second = [r.get("second") or {} for r in rs]
+  table = {
+      "rows": len(rs),
+      "exact": sum(r["exact"] for r in rs),
+      "settled": sum((not r["exact"]) and _settled(r) is not None for r in rs),
+      "unsettled": sum(_settled(r) is None for r in rs),
+      "second": sum(s.get("check", "").startswith("agrees") for s in second),
+      "no_second": sum(s.get("method") is None for s in second),
+      "disagree": sum("DISAGREE" in s.get("check", "").upper() for s in second),
+      "fast": sum((ratio(n) or math.inf) <= 1 for n in rows()),
+      "slow": sum((ratio(n) or math.inf) > 1 for n in rows()),
+      "printed": sum(published()[n]["value"] is not None for n in rows()),
+      "same": sum(verdict(n) == SAME for n in rows()),
+  }
+  return table[what]
+
+
+def names(what: str) -> str:
+  """Comma-separated instance names: "slow", "no_second", "same", "open", "explained"."""
+  if what == "slow":
+    found = [n for n in rows() if (ratio(n) or math.inf) > 1]
+  elif what == "no_second":
+    found = [n for n, r in rows().items() if (r.get("second") or {}).get("method") is None]
+  elif what == "same":
+    found = verdicts().get(SAME, [])
+  elif what == "open":
+    found = verdicts().get(OPEN_VERDICT, []) + verdicts().get(UNSETTLED, [])
+  elif what == "explained":
+    found = verdicts().get(EXPLAINED_VERDICT, [])
+  else:
+    raise ValueError(f"unknown list {what!r}")
+  return ", ".join(found) if found else "none"
+
+
+def paper(name: str) -> str:
+  """The value Table 1 prints for `name` (e.g. '-.0417')."""
+  return _printed(published()[name]["value"])
+
+
+def value(name: str, digits: int = 7) -> str:
+  """Our value of `name` on the default path."""
+  return common.num(rows()[name]["value"], digits)
+
+
+def slower(name: str) -> str:
+  """'2.4x of 207 s (paper)': our ratio to the fastest published time."""
+  fastest = fastest_published(name)
+  return f"{common.num(ratio(name), 1)}x of {_seconds(fastest[0])} s ({fastest[1]})"
+
+
+def boundary(name: str) -> str:
+  """How far `name`'s exact value lies from the nearest 4-decimal rounding boundary."""
+  v = rows()[name]["value"]
+  nearest = (math.floor(v * 1e4) + 0.5) / 1e4
+  return common.num(abs(v - nearest), 2, sig=True)
+
+
+def boundaries(*instances: str) -> str:
+  """'22K5 = -0.0368421 (8e-06 from one), ...' for exact rows."""
+  return ", ".join(f"{n} = {value(n)} ({boundary(n)} from one)" for n in instances)
+
+
+def dag_bracket(name: str) -> str:
+  """The belief DAG's bracket at gap 1e-3 before the restricted LP, as `auto` reported it."""
+  m = re.search(r"DAG bracket (\[[^\]]+\]) after (\d+) iterations", rows()[name]["auto"])
+  if not m:
+    raise KeyError(f"{name}: no DAG bracket in its auto field")
+  return f"{m.group(1)} after {m.group(2)} iterations"
+
+
+def support(name: str) -> str:
+  """'325 of 48,340 and 34 of 48': the restricted LP's local solutions (team 1, team 2)."""
+  m = re.search(r"\[(\d+), (\d+)\] of \[(\d+), (\d+)\]", rows()[name]["precision"])
+  a, b, c, d = (int(x) for x in m.groups())
+  return (f"{common.thousands(a)} of {common.thousands(c)} columns and {common.thousands(b)} "
+          f"of {common.thousands(d)} rows")
+
+
+def _check_bracket() -> tuple[float, float, str]:
+  text = common.load(CHECK)
+  m = re.search(r"\| belief DAG \(([^)]*)\) \| \[([-\d.]+), ([-\d.]+)\]", text)
+  return float(m.group(2)), float(m.group(3)), m.group(1)
+
+
+def l523(run: str, what: str = "bracket") -> str:
+  """21L523's bracket (or one end) from one run, naming the run.
+
+  Args:
+    run: "default" (the 29-row table's run), "long" (1,800 s), "check" (the run whose lower
+      end was re-derived by an independent best response), "earlier" (the second-method
+      table's run), "second" (re-derived by exact team best responses).
+    what: "bracket" ('[a, b] (run)'), "lower", "upper", or "label".
+
+  Returns:
+    Markdown text.
+  """
+  if run == "default":
+    r = rows()["21L523"]
+    lo, hi = r["lower"], r["upper"]
+    label = (f"default path, {common.thousands(round(r['seconds']))} s, "
+             f"{common.thousands(r['iterations'])} iterations, `results/{TABLE}`")
+  elif run == "long":
+    rec = common.load(LONG)
+    r = rec["result"]
+    lo, hi = r["lower"], r["upper"]
+    label = (f"default path given {common.thousands(round(r['seconds']))} s, "
+             f"{common.thousands(r['iterations'])} iterations, `results/{LONG}`")
+  elif run == "check":
+    lo, hi, how = _check_bracket()
+    label = f"the independent check's run: {how}, `results/{CHECK}`"
+  elif run == "earlier":
+    r = {x["instance"]: x for x in common.load(EARLIER)["rows"]}["21L523"]
+    lo, hi = r["lower"], r["upper"]
+    label = (f"the earlier run, {common.thousands(round(r['seconds']))} s, "
+             f"`results/{EARLIER}`")
+  elif run == "second":
+    r = {x["instance"]: x for x in common.load(SECOND)}["21L523"]
+    lo, hi = r["second_lower"], r["second_upper"]
+    label = (f"{r['dag_iterations']} DAG iterations re-derived by exact team best responses, "
+             f"`results/{SECOND}`")
+  else:
+    raise ValueError(f"unknown run {run!r}")
+  if what == "lower":
+    return common.num(lo, 7)
+  if what == "upper":
+    return common.num(hi, 7)
+  if what == "label":
+    return label
+  return f"[{common.num(lo, 7)}, {common.num(hi, 7)}] ({label})"
+
+
+def l523_margin() -> str:
+  """How far the independently checked lower end lies above the largest value printing .9520,
+  and how many certified gaps that is."""
+  lo, hi, _ = _check_bracket()
+  printed = float(paper("21L523"))
+  margin = lo - (printed + HALF)
+  return f"{common.num(margin, 2, sig=True)}, about {round(margin / (hi - lo))} times that gap"
+
+
+def second_method(name: str, what: str = "bracket") -> str:
+  """A row of the exact-best-response re-derivation: bracket, lower, upper or methods."""
+  r = {x["instance"]: x for x in common.load(SECOND)}[name]
+  if what == "lower":
+    return common.num(r["second_lower"], 7)
+  if what == "upper":
+    return common.num(r["second_upper"], 7)
+  if what == "methods":
+    return f"{r['second_lower_method']} / {r['second_upper_method']}"
+  return f"[{common.num(r['second_lower'], 7)}, {common.num(r['second_upper'], 7)}]"
+
+
+def second_method_table() -> str:
+  """The belief DAG's brackets re-derived by exact team best responses (one row each)."""
+  out = []
+  for r in common.load(SECOND):
+    out.append([r["instance"], f"[{common.num(r['dag_lower'], 7)}, "
+                f"{common.num(r['dag_upper'], 7)}]",
+                f"[{common.num(r['second_lower'], 7)}, {common.num(r['second_upper'], 7)}]",
+                "yes" if r["agree"] else "**no**", common.num(r["dag_seconds"], 0),
+                r["finished_utc"], "-".join(r["loadavg"][:1] + r["loadavg"][2:])])
+  return "\n".join([
+      common.md_table(["instance", "DAG bracket", "re-derived", "agree", "DAG (s)",
+                       "finished (UTC)", "load"], out, "lllcrll"),
+      "",
+      "*re-derived*: lower end by team 2's exact best response (backward induction for a "
+      "one-player team, else a flow MIP), upper end by team 1's (flow MIP, hybrid form; a MIP "
+      "stopped at its time limit gives its proven bound, looser). *load*: 1- and 15-minute "
+      "load averages at the end.",
+      "",
+      common.provenance("nice -n 10 python benchmarks/team_second_method.py --instances "
+                        "21L523,31L133,22D3,21D4 --out results/team_lp_second_method.json",
+                        record=SECOND,
+                        commit="not in the record; each row is dated by its finish time",
+                        machine="2 shared CPUs (x86_64)"),
+  ])
+
+
+# ----------------------------------------------------------------------------------------
+# 3-player Kuhn poker: the plan through per-player views.
+_RUNNER_LABELS = {"cfr_plus": "CFR+ average", "cfr": "CFR average", "xfp": "XFP average"}
+
+
+def plan_views_table() -> str:
+  """Team {0, 1}'s policies on 3-player Kuhn poker, each against player 2's best response."""
+  rec = common.load(VIEWS)
+  runner = rec["runner"]
+  ref = runner["reference"]["value"]
+  out = [["TMECor (team LP, correlated plan)", f"**{common.num(ref, 6)}**"]]
+  its = {}
+  for row in runner["rows"]:
+    if row["solver"] in _RUNNER_LABELS and row["variant"] == "average":
+      its[row["solver"]] = row
+  for solver in ("cfr_plus", "cfr", "xfp"):
+    if solver in its:
+      out.append([f"{_RUNNER_LABELS[solver]}, {common.thousands(its[solver]['iteration'])} "
+                  "iterations", common.num(its[solver]["metric"], 6)])
+  for p in rec["plans"]:
+    s = p["solver"]
+    out.append([f"{s} plan: members' marginals", common.num(p["marginals"], 6)])
+    out.append([f"{s} plan: pure strategy drawn (seed {rec['seed']})",
+                common.num(p["sampled"], 6)])
+    out.append([f"{s} plan: its {p['support_size']} pure strategies",
+                f"[{common.num(p['support_min'], 6)}, {common.num(p['support_max'], 6)}]"])
+  prov = runner["provenance"]
+  cmd = " ".join(f'"{a}"' if set(a) & set(" |()") else a for a in prov["command"])
+  cmd = re.sub(r"^\S*ospiel-team-compare", "ospiel-team-compare", cmd)
+  load = prov["machine"]["load_average"]
+  return "\n".join([
+      common.md_table(["team {0, 1}'s policy", "value vs player 2's best response"], out,
+                      "lr"),
+      "",
+      "*simplex* / *ipm*: the plan HiGHS's simplex (what `solve()` uses on an LP this small) "
+      "or its interior point method returns; both are optimal plans of the same LP. "
+      "*marginals*: each member's behaviour strategy induced by the plan (the runner's "
+      "`team_lp` \"average\"); *drawn*: the runner's \"sampled\"; *its pure strategies*: "
+      "the lowest and highest value among the joint pure strategies the plan mixes.",
+      "",
+      common.provenance(cmd + "\n" + rec["command"], record=VIEWS,
+                        commit=f"{prov['commit'][:7]} (runner), {rec['commit']} (plans)",
+                        date=rec["date"], machine=rec["machine"],
+                        load=f"{load[0]} (runner), {rec['load_average'][0]} (plans)"),
+  ])
+
+
+def plan_view(solver: str, what: str) -> str:
+  """One number of `team_plan_views.json`: 'marginals', 'sampled', 'min', 'max', 'mean',
+  'size' of the plan HiGHS's `solver` returned; 'cfr_plus' etc. for a runner row."""
+  rec = common.load(VIEWS)
+  if solver == "runner":
+    for row in rec["runner"]["rows"]:
+      if row["solver"] == what and row["variant"] == "average":
+        return common.num(row["metric"], 6)
+    raise KeyError(what)
+  p = {x["solver"]: x for x in rec["plans"]}[solver]
+  key = {"min": "support_min", "max": "support_max", "mean": "support_mean",
+         "size": "support_size"}.get(what, what)
+  return str(p[key]) if key == "support_size" else common.num(p[key], 6)
+
+
+# ----------------------------------------------------------------------------------------
+def summary_rows() -> list[dict]:
+  """One row: Zhang & Sandholm's Table 1 (values at 4 decimals)."""
+  v = verdicts()
+  differs = [n for n in rows() if verdict(n) not in (SAME, NO_VALUE)]
+  status = "reproduced"
+  if any(verdict(n) in (OPEN_VERDICT, UNSETTLED) for n in differs):
+    status = "differs (open)"
+  elif differs:
+    status = "differs (explained)"
+  why = (f"{count('same')} of {count('printed')} printed values at 4 decimals; differs: "
+         + ", ".join(f"{n} ({verdict(n).split(', ')[-1]})" for n in differs))
+  if v.get(NO_VALUE):
+    why += f"; no printed value: {', '.join(v[NO_VALUE])}"
+  return [{"paper": "Zhang & Sandholm, AAAI 2022", "figure": "Table 1 (values)",
+           "status": status, "why": why, "page": PAGE}]
