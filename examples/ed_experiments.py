@@ -12,8 +12,9 @@ XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the a
 Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and
 NFSP, the current policy of ED (ED has no average).
 
-Example (the command behind docs/algorithms/exploitability_descent.md):
-  python examples/ed_experiments.py --out out/ed_experiments
+Example (the command behind the results page's Figure 1 and `results/ed_figure1.json`):
+  nice -n 10 python examples/ed_experiments.py --out out/ed_experiments \
+      --record results/ed_figure1.json
 
 Small run:
   python examples/ed_experiments.py --games kuhn_poker --seconds 2 --game_seconds "" \
@@ -21,8 +22,10 @@ Small run:
 
 Writes OUT/results.json (rows as the comparison runner writes them, plus `label`), OUT/results.md
 (final NashConv, iterations and seconds of each solver per game, and the equal-iteration and
-equal-time comparisons) and OUT/ed_figure1.png. With --resume, (game, solver) pairs already in
-OUT/results.json with the same budget are not run again.
+equal-time comparisons) and OUT/ed_figure1.png; with --record, also a compact record (command,
+commit, date, machine and load; per game and solver the final NashConv, iterations, seconds and
+the curve of the judged policy) that the results page renders. With --resume, (game, solver)
+pairs already in OUT/results.json with the same budget are not run again.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import time
 from typing import Any
 
@@ -60,14 +64,14 @@ flags.DEFINE_string("game_seconds", DEFAULT_GAME_SECONDS,
 flags.DEFINE_integer("max_iterations", 100_000, "Iteration cap of every solver.")
 flags.DEFINE_bool("resume", False, "Skip (game, solver) pairs already in OUT/results.json.")
 flags.DEFINE_integer("seed", 0, "Random seed.")
+flags.DEFINE_string("record", "", "Also write the compact record here (e.g. "
+                    "results/ed_figure1.json); empty: none.")
 # --solvers, --num_points, --solver_options and --out are the comparison runner's
-# flags (defined by `ospiel_team.cli.compare.define_flags`), with this script's defaults.
+# flags (defined by `ospiel_team.cli.compare.define_flags`), with this script's defaults (no
+# solver options: tabular and neural ED run with their defaults).
 compare_cli.define_flags()
 flags.FLAGS.set_default("solvers", ["ed", "neural_ed", "cfr", "cfr_plus", "xfp", "nfsp"])
 flags.FLAGS.set_default("num_points", 60)
-flags.FLAGS.set_default(
-    "solver_options", "ed.lr=2.0,neural_ed.hidden=64,neural_ed.optimizer=adam,neural_ed.lr=0.01,"
-    "neural_ed.schedule=constant")
 flags.FLAGS.set_default("out", "out/ed_experiments")
 FLAGS = flags.FLAGS
 
@@ -122,6 +126,7 @@ def run_solver(game: pyspiel.Game, tree: GameTree, name: str, seconds: float,
   ctx = api.SolverContext(game=game, tree=tree, seed=seed, iterations=max_iterations,
                           checkpoints=checkpoints, options=dict(options))
   gen = fn(ctx)
+  load_average = [round(x, 2) for x in os.getloadavg()]
   elapsed = elapsed_cpu = 0.0
   rows = []
   while elapsed_cpu < seconds:
@@ -147,6 +152,7 @@ def run_solver(game: pyspiel.Game, tree: GameTree, name: str, seconds: float,
                  label=game_label, seed=seed, budget_seconds=seconds,
                  primary=variant == PRIMARY_VARIANT.get(name, "average"))
       row.update(snap.extra)
+      row["load_average"] = load_average
       rows.append(row)
   gen.close()
   return rows
@@ -261,6 +267,43 @@ def plot_figure(rows: list[dict[str, Any]], path: str) -> None:
   atomic_io.write_bytes(path, image.getvalue())
 
 
+def compact_record(rows: list[dict[str, Any]], command: str,
+                   solver_options: str) -> dict[str, Any]:
+  """The record the results page renders: provenance, and per game and solver the judged
+  policy's final NashConv, iterations, seconds, load and curve.
+
+  Args:
+    rows: the run's rows (`run_solver`).
+    command: the command line that produced them.
+    solver_options: the --solver_options of the run.
+
+  Returns:
+    A JSON-serializable dict: `provenance` (command, commit, date, machine), `solver_options`,
+    `games` = {label: {game, budget_cpu_seconds, solvers: {solver: {variant, iterations,
+    cpu_seconds, wall_seconds, compile_seconds, nash_conv, load_average, curve}}}}, where
+    `curve` lists [iteration, CPU seconds, NashConv] per checkpoint.
+  """
+  from ospiel_team.runner import report
+  record: dict[str, Any] = dict(provenance=report.provenance(command.split(" ")),
+                                solver_options=solver_options, games={})
+  record["provenance"]["command"] = command
+  for game_label in dict.fromkeys(r["label"] for r in rows):
+    first = next(r for r in rows if r["label"] == game_label)
+    entry = dict(game=first["game"], budget_cpu_seconds=first["budget_seconds"], solvers={})
+    for solver in dict.fromkeys(r["solver"] for r in rows if r["label"] == game_label):
+      pts = primary_rows(rows, game_label, solver)
+      if not pts:
+        continue
+      last = pts[-1]
+      entry["solvers"][solver] = dict(
+          variant=last["variant"], iterations=last["iteration"], cpu_seconds=last["seconds"],
+          wall_seconds=last["wall_seconds"], compile_seconds=last.get("compile_seconds"),
+          nash_conv=last["metric"], load_average=last.get("load_average"),
+          curve=[[r["iteration"], r["seconds"], r["metric"]] for r in pts])
+    record["games"][game_label] = entry
+  return record
+
+
 def write_outputs(rows: list[dict[str, Any]], out_dir: str, command: str) -> None:
   os.makedirs(out_dir, exist_ok=True)
   atomic_io.write_text(os.path.join(out_dir, "results.json"), json.dumps(rows, indent=1))
@@ -285,6 +328,8 @@ def _checked_flags():
   table = parse_game_seconds(FLAGS.game_seconds)
   options = api.parse_options(FLAGS.solver_options)
   atomic_io.check_writable(FLAGS.out, folder=True)
+  if FLAGS.record:
+    atomic_io.check_writable(FLAGS.record, flag="--record")
   return games, table, options
 
 
@@ -295,7 +340,8 @@ def main(argv):
   try:
     games, table, options = _checked_flags()
   except ValueError as e:  # a user error: one line, no traceback (bugs keep theirs)
-    raise SystemExit(f"ed_experiments: error: {e}") from None
+    print(f"ed_experiments: error: {e}", file=sys.stderr)
+    sys.exit(2)
   results_path = os.path.join(FLAGS.out, "results.json")
   rows: list[dict[str, Any]] = []
   if FLAGS.resume and os.path.exists(results_path):
@@ -306,7 +352,8 @@ def main(argv):
       for k, v in [("games", FLAGS.games), ("solvers", ",".join(FLAGS.solvers)),
                    ("seconds", FLAGS.seconds), ("game_seconds", FLAGS.game_seconds),
                    ("max_iterations", FLAGS.max_iterations), ("seed", FLAGS.seed),
-                   ("solver_options", FLAGS.solver_options), ("out", FLAGS.out)])
+                   ("solver_options", FLAGS.solver_options), ("out", FLAGS.out)]
+      + ([("record", FLAGS.record)] if FLAGS.record else []))
   pairs = [(g, s) for g in games for s in FLAGS.solvers]
   bar = tqdm.tqdm(pairs, desc="ed_experiments", unit=" runs")
   trees: dict[str, Any] = {}
@@ -326,6 +373,10 @@ def main(argv):
                        FLAGS.seed, options, label(name))
     write_outputs(rows, FLAGS.out, command)
   write_outputs(rows, FLAGS.out, command)
+  if FLAGS.record:
+    record = compact_record(rows, command, FLAGS.solver_options)
+    atomic_io.write_text(FLAGS.record, json.dumps(record, indent=1) + "\n")
+    print(f"Wrote the record {FLAGS.record}")
   print(summary_markdown(rows))
   print(f"Wrote {FLAGS.out}/results.json, results.md, ed_figure1.png")
 

@@ -19,7 +19,9 @@ def test_ed_experiments_small(tmp_path):
          "--games", "kuhn_poker", "--seconds", "0.3", "--game_seconds", "",
          "--solvers", "ed,cfr", "--max_iterations", "30", "--num_points", "8",
          "--out", str(out)]
-  subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
+  record_path = tmp_path / "record.json"
+  subprocess.run(cmd + ["--record", str(record_path)], check=True, capture_output=True,
+                 text=True, timeout=600)
   rows = json.loads((out / "results.json").read_text())
   assert {r["solver"] for r in rows} == {"ed", "cfr"}
   assert (out / "ed_figure1.png").stat().st_size > 10_000
@@ -35,6 +37,27 @@ def test_ed_experiments_small(tmp_path):
   # ED rows carry the NashConv the solver itself reported before its step.
   ed_rows = [r for r in rows if r["solver"] == "ed"]
   assert ed_rows and all("nash_conv_before_step" in r for r in ed_rows)
+  # The compact record holds, per solver, the judged policy's last checkpoint and its curve.
+  record = json.loads(record_path.read_text())
+  assert record["provenance"]["command"].startswith("python examples/ed_experiments.py")
+  assert "--record=" in record["provenance"]["command"]
+  assert record["provenance"]["machine"]["cores"] == os.cpu_count()
+  kuhn = record["games"]["kuhn_poker"]
+  assert kuhn["budget_cpu_seconds"] == 0.3
+  for solver, variant in (("ed", "current"), ("cfr", "average")):
+    entry = kuhn["solvers"][solver]
+    judged = [r for r in rows if r["solver"] == solver and r["variant"] == variant]
+    assert entry["variant"] == variant
+    assert entry["curve"] == [[r["iteration"], r["seconds"], r["metric"]] for r in judged]
+    assert entry["nash_conv"] == judged[-1]["metric"]
+    assert entry["iterations"] == judged[-1]["iteration"] <= 30
+  # The record's CFR NashConv is OpenSpiel's for OpenSpiel's CFR run as long.
+  from open_spiel.python.algorithms import cfr
+  solver = cfr.CFRSolver(game)
+  for _ in range(kuhn["solvers"]["cfr"]["iterations"]):
+    solver.evaluate_and_update_policy()
+  assert abs(exploitability.nash_conv(game, solver.average_policy())
+             - kuhn["solvers"]["cfr"]["nash_conv"]) < 1e-9
   # Resume: nothing is re-run, the results are unchanged.
   subprocess.run(cmd + ["--resume"], check=True, capture_output=True, text=True, timeout=600)
   assert json.loads((out / "results.json").read_text()) == rows

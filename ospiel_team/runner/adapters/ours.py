@@ -210,8 +210,9 @@ def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Equilibria in Sequential Adversarial Games by Exploitability Descent", IJCAI 2019,
   arXiv 1903.05614); JIT compilation is excluded from the budget.
 
-  Options: ed.lr (1.0), ed.schedule ("constant"), ed.optimizer ("sgd"),
-  ed.projection ("softmax" or "l2"), ed.values ("q" or "counterfactual", for l2).
+  Options: ed.lr (1.0), ed.schedule ("constant"), ed.optimizer ("sgd"): the class's defaults,
+  chosen by `benchmarks/ed_defaults.py`; ed.projection ("softmax" or "l2"), ed.values ("q" or
+  "counterfactual", for l2).
   """
   from ospiel_team.algorithms.nash import exploitability_descent as ed
   solver = ed.TabularEDSolver(
@@ -224,22 +225,23 @@ def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
 
 @api.solver("neural_ed", unit="one jitted neural ED step", seeded=True,
-            options={"neural_ed.hidden": "64", "neural_ed.lr": 0.1,
-                     "neural_ed.schedule": "inverse_sqrt", "neural_ed.l2": 1e-3,
-                     "neural_ed.optimizer": "sgd"}, primary="current")
+            options={"neural_ed.hidden": "64", "neural_ed.lr": 0.003,
+                     "neural_ed.schedule": "constant", "neural_ed.l2": 1e-3,
+                     "neural_ed.optimizer": "adam"}, primary="current")
 def neural_ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Neural Exploitability Descent (Lockhart et al. 2019, arXiv 1903.05614, Section 5).
 
-  Options: neural_ed.hidden ("64", or "128x128" for two layers), neural_ed.lr (0.1),
-  neural_ed.schedule ("inverse_sqrt"), neural_ed.l2 (1e-3), neural_ed.optimizer ("sgd").
+  Options: neural_ed.hidden ("64", or "128x128" for two layers), neural_ed.lr (0.003),
+  neural_ed.schedule ("constant"), neural_ed.l2 (1e-3), neural_ed.optimizer ("adam"): the
+  class's defaults, chosen by `benchmarks/ed_defaults.py`.
   """
   from ospiel_team.algorithms.nash import exploitability_descent as ed
   solver = ed.NeuralEDSolver(
       ctx.game, hidden_layers=_hidden(ctx.option("neural_ed.hidden", "64")),
-      init_lr=ctx.option("neural_ed.lr", 0.1),
-      lr_schedule=ctx.option("neural_ed.schedule", "inverse_sqrt"),
+      init_lr=ctx.option("neural_ed.lr", 0.003),
+      lr_schedule=ctx.option("neural_ed.schedule", "constant"),
       l2=ctx.option("neural_ed.l2", 1e-3),
-      optimizer=ctx.option("neural_ed.optimizer", "sgd"), seed=ctx.seed, tree=ctx.tree)
+      optimizer=ctx.option("neural_ed.optimizer", "adam"), seed=ctx.seed, tree=ctx.tree)
   return _ed_snapshots(ctx, solver)
 
 
