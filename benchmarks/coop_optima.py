@@ -10,8 +10,9 @@ payoff, evaluated by the CLI on the array game tree for the returned policy), wh
 optimal, the gap, and seconds. Results are written atomically to `--out` after every run and
 reused on a rerun.
 
-The proven optima of the whole record (every game of `--out`, not only those of `--games`)
-are also written to `--package_data`, the file the comparison runner ships and reads its
+The proven optima of the whole record (every game of `--out`, not only those of `--games`),
+and those of `benchmarks/simple_bidding_exact.py`'s record (`--exact`), are also written to
+`--package_data`, the file the comparison runner ships and reads its
 reference values from (`ospiel_team/runner/data/coop_optima.json`);
 `--package_data_only` rewrites it from the record without running anything.
 
@@ -51,6 +52,9 @@ flags.DEFINE_string("package_data", os.path.join(REPO, "ospiel_team", "runner", 
                     "the proven optima of the whole --out record, as the runner ships them")
 flags.DEFINE_bool("package_data_only", False,
                   "only rewrite --package_data from the stored --out")
+flags.DEFINE_string("exact", os.path.join(REPO, "results", "simple_bidding_exact.json"),
+                    "benchmarks/simple_bidding_exact.py's record, merged into --package_data "
+                    "(a missing file is skipped)")
 
 
 def _split_games(text):
@@ -125,11 +129,43 @@ def markdown(rows):
   return "\n".join(lines) + "\n"
 
 
-def proven_optima(rows):
+def exact_optima(exact: dict) -> dict[str, dict]:
+  """The optima proven by `benchmarks/simple_bidding_exact.py`'s record, with provenance.
+
+  A row is a proof when the branch and bound finished proven (no lower bound), or when it was
+  asked for a strategy worth more than a known achievable total (`lower_bound`) and found none
+  (`total == lower_bound`): then OPT = lower_bound / N^2.
+
+  Args:
+    exact: the parsed record ({"date", "rows": [...]}).
+
+  Returns:
+    {game string: {"value", "method", "provenance"}}.
+  """
+  out = {}
+  for r in exact.get("rows", []):
+    n, total, bound = int(r["size"]), int(r["total"]), r.get("lower_bound")
+    if bound is not None and total == int(bound):
+      how = (f"no joint strategy worth more than {total}/{n * n} (branch and bound, "
+             f"{r['states']:,} canonical subgames, {r['seconds']:.0f} s, "
+             f"{exact.get('date', 'undated')}) and a strategy worth it (simple_bidding_search)")
+    elif bound is None and r.get("proven_optimal"):
+      how = f"branch and bound, {exact.get('date', 'undated')}"
+    else:
+      continue
+    out[f"simple_bidding(size={n})"] = {
+        "value": total / (n * n), "method": "bidding_bb",
+        "provenance": f"results/simple_bidding_exact.json: {how}"}
+  return out
+
+
+def proven_optima(rows, exact: dict | None = None):
   """The record's proven optima: {"optima": {game string: {"value", "method"}}}.
 
   `value` is the common payoff (the runner's `value` metric). A game proven by several methods
-  must have the same value in each (ValueError naming the game otherwise).
+  must have the same value in each (ValueError naming the game otherwise). `exact` (the
+  record of `benchmarks/simple_bidding_exact.py`) adds its proven optima, each with a
+  `provenance` line.
   """
   optima = {}
   for r in rows:
@@ -142,22 +178,32 @@ def proven_optima(rows):
                          f"{optima[game]['value']} and {value}")
       continue
     optima[game] = {"value": value, "method": r.get("method_requested", r["method"])}
-  return {"generated_by": "benchmarks/coop_optima.py (proven rows of its record)",
+  for game, entry in exact_optima(exact or {}).items():
+    if game in optima and abs(optima[game]["value"] - entry["value"]) > 1e-9:
+      raise ValueError(f"the records prove two optima for {game}: "
+                       f"{optima[game]['value']} and {entry['value']}")
+    optima.setdefault(game, entry)
+  return {"generated_by": "benchmarks/coop_optima.py (proven rows of its record and of "
+                          "simple_bidding_exact.py's)",
           "optima": dict(sorted(optima.items()))}
 
 
-def write_package_data(record_path, path):
-  """Writes the proven optima of the record at `record_path` to `path` (atomically)."""
+def write_package_data(record_path, path, exact_path=None):
+  """Writes the proven optima of the records at `record_path` and `exact_path` to `path`."""
   with open(record_path) as f:
     rows = json.load(f)["rows"]
-  atomic_io.write_text(path, json.dumps(proven_optima(rows), indent=1) + "\n")
+  exact = None
+  if exact_path and os.path.exists(exact_path):
+    with open(exact_path) as f:
+      exact = json.load(f)
+  atomic_io.write_text(path, json.dumps(proven_optima(rows, exact), indent=1) + "\n")
 
 
 def main(argv):
   del argv
   atomic_io.check_writable(FLAGS.package_data, flag="--package_data")
   if FLAGS.package_data_only:
-    write_package_data(FLAGS.out, FLAGS.package_data)
+    write_package_data(FLAGS.out, FLAGS.package_data, FLAGS.exact)
     return
   atomic_io.check_writable(FLAGS.out)  # before the work
   atomic_io.check_writable(FLAGS.out_md, flag="--out_md")
@@ -199,7 +245,7 @@ def main(argv):
             command=" ".join(["python"] + sys.argv),
             date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             rows=list(stored.values())), indent=1))
-        write_package_data(FLAGS.out, FLAGS.package_data)
+        write_package_data(FLAGS.out, FLAGS.package_data, FLAGS.exact)
       proven = proven or bool(row.get("proven_optimal"))
       rows.append(row)
       print(json.dumps({k: row.get(k) for k in ("game", "method", "value", "proven_optimal",

@@ -35,14 +35,28 @@ PROVEN_LABEL = "cooperative optimum (proven, coop_optimum)"
 
 
 @functools.lru_cache(maxsize=1)
+def shipped_coop_optima_entries() -> dict[str, dict[str, Any]]:
+  """The shipped optima with their method and, where a record other than
+  `coop_optima.json` proves them, a `provenance` line: game string -> entry."""
+  text = (importlib.resources.files("ospiel_team.runner") / COOP_OPTIMA_RESOURCE).read_text(
+      encoding="utf-8")
+  return dict(json.loads(text)["optima"])
+
+
 def shipped_coop_optima() -> dict[str, float]:
   """The proven cooperative optima shipped with the package: game string -> common payoff.
 
   The same number as `coop_optimum`'s `value` and the runner's `value` metric.
   """
-  text = (importlib.resources.files("ospiel_team.runner") / COOP_OPTIMA_RESOURCE).read_text(
-      encoding="utf-8")
-  return {game: float(row["value"]) for game, row in json.loads(text)["optima"].items()}
+  return {game: float(row["value"]) for game, row in shipped_coop_optima_entries().items()}
+
+
+def shipped_label(game: str) -> str:
+  """The reference label of a shipped optimum: `PROVEN_LABEL`, with its provenance if any."""
+  entry = shipped_coop_optima_entries()[game]
+  if "provenance" in entry:
+    return f"cooperative optimum (proven, {entry['provenance']})"
+  return PROVEN_LABEL
 
 
 def _solve(game: pyspiel.Game, tree: GameTree, metric: str,
@@ -85,7 +99,7 @@ def reference(game: pyspiel.Game, tree: GameTree, metric: str,
   if metric == "value" and teams is not None:
     return None
   if metric == "value" and str(game) in shipped_coop_optima():
-    return {"value": shipped_coop_optima()[str(game)], "label": PROVEN_LABEL}
+    return {"value": shipped_coop_optima()[str(game)], "label": shipped_label(str(game))}
   key = f"{metric}|{game}|{teams}"
   path = os.path.join(out_dir, "reference.json") if out_dir else None
   stored: dict[str, Any] = {}
