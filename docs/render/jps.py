@@ -102,7 +102,8 @@ def provenance() -> str:
   """The paper-protocol run's command, commit, date, machine and load."""
   p = common.load(PROVENANCE)
   text = common.provenance(p["command"].replace(" --", " \\\n    --"), commit=p["commit"],
-                           date=p["date"], machine=p["machine"], load=p["load"],
+                           date=p["date"], machine=p["machine"],
+                           load="-".join(common.num(x, 1) for x in p["load"]),
                            record=EXPERIMENTS)
   minutes, seconds = divmod(int(p["wall_seconds"]), 60)
   return (f"{text}\n\n*One command from an empty store, {minutes} min {seconds} s of wall "
