@@ -8,6 +8,8 @@ The solvers live in `ospiel_team.algorithms.team.solve`; this module only parses
 """
 
 import sys
+import threading
+import time
 
 import pyspiel
 
@@ -25,6 +27,45 @@ def _parse_option_value(text: str):
     except ValueError:
       pass
   return text
+
+
+class _Progress:
+  """A one-line status on stderr every `interval` seconds while a solve runs (a thread).
+
+  The solvers report no iterations to the command line, so the line says what is being solved
+  and for how long; a long C call (HiGHS, a compiled kernel) that holds the interpreter can
+  delay a line.
+  """
+
+  def __init__(self, label: str, interval: float):
+    self._label = label
+    self._interval = interval
+    self._stop = threading.Event()
+    self._start = time.perf_counter()
+    self._thread = None
+    self.lines = 0
+
+  def __enter__(self):
+    if self._interval > 0:
+      self._thread = threading.Thread(target=self._run, daemon=True)
+      self._thread.start()
+    return self
+
+  def _run(self) -> None:
+    while not self._stop.wait(self._interval):
+      elapsed = time.perf_counter() - self._start
+      print(f"ospiel-team-solve: {self._label}: {elapsed:.1f} s elapsed, still solving",
+            file=sys.stderr, flush=True)
+      self.lines += 1
+
+  def __exit__(self, *exc) -> None:
+    self._stop.set()
+    if self._thread is not None:
+      self._thread.join()
+    if self.lines:
+      elapsed = time.perf_counter() - self._start
+      print(f"ospiel-team-solve: {self._label}: done after {elapsed:.1f} s", file=sys.stderr,
+            flush=True)
 
 
 def main(argv) -> int:
@@ -59,6 +100,8 @@ def main(argv) -> int:
                       "the tree is walked and stored on the first run and its arrays loaded on "
                       "later runs (reported: tree_cache hit/miss, tree_seconds)", flag_values=fv)
   flags.DEFINE_bool("json", False, "print one JSON object", flag_values=fv)
+  flags.DEFINE_float("progress_interval", 5.0, "seconds between one-line status messages on "
+                     "stderr while the solve runs (0: none)", flag_values=fv)
 
   def fail(message: str, status: int = 2) -> int:
     lines = message.strip().splitlines() or [""]
@@ -69,6 +112,8 @@ def main(argv) -> int:
   if status is not None:
     return status
   try:
+    if fv.progress_interval < 0:
+      raise ValueError(f"--progress_interval must be >= 0, got {fv.progress_interval}")
     if fv.instance is not None:
       if fv.game is not None or fv.teams is not None:
         raise ValueError("give either --instance or --game/--teams, not both")
@@ -101,9 +146,11 @@ def main(argv) -> int:
                          f"{e.strerror or e}") from None
       tree_info = dict(tree_cache="hit" if hit else "miss",
                        tree_seconds=round(time.perf_counter() - t0, 4))
-    res = team_solve.solve(game, teams, method=fv.method, time_limit=fv.time_limit, tol=fv.tol,
-                solver=fv.solver, highs_options=options or None,
-                certify_time_limit=fv.certify_time_limit)
+    label = fv.instance or fv.game
+    with _Progress(f"{label} by {fv.method}", fv.progress_interval):
+      res = team_solve.solve(game, teams, method=fv.method, time_limit=fv.time_limit,
+                             tol=fv.tol, solver=fv.solver, highs_options=options or None,
+                             certify_time_limit=fv.certify_time_limit)
   except (ValueError, KeyError, pyspiel.SpielError) as e:
     return fail(str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e))
   except TimeoutError as e:  # the LP ran out of its time limit: not a bug, no traceback
