@@ -552,3 +552,36 @@ def summary_rows() -> list[dict]:
     why += f"; no printed value: {', '.join(v[NO_VALUE])}"
   return [{"paper": "Zhang & Sandholm, AAAI 2022", "figure": "Table 1 (values)",
            "status": status, "why": why, "page": PAGE}]
+
+
+# ----------------------------------------------------------------------------------------
+# Liar's Dice readings (games page).
+DICE = "team_dice_readings.json"
+
+
+def dice_table() -> str:
+  """21D3's value under each bid order and wild-face rule (loser -1, winner +1)."""
+  rec = common.load(DICE)
+  printed = float(paper("21D3"))
+  out = []
+  for r in rec["rows"]:
+    order = ("face first (`reset-quantity`)" if r["bidding_rule"] == "reset-quantity"
+             else "quantity first (`reset-face`, OpenSpiel's)")
+    val = (common.num(r["value"], 6) if r["exact"]
+           else f"[{common.num(r['lower'], 6)}, {common.num(r['upper'], 6)}]")
+    same = _round4(r["lower"]) == _round4(r["upper"]) == printed
+    out.append([order, "yes" if r["wild"] else "no", val, "yes" if same else "no"])
+  return "\n".join([
+      common.md_table(["bid order", "wild top face", "21D3 value", f"prints {paper('21D3')}"],
+                      out, "lcrc"),
+      "",
+      common.provenance(rec["command"], record=DICE, commit=rec["commit"], date=rec["date"],
+                        machine=rec["machine"],
+                        load=f"{rec['load_average'][0]}-{rec['load_average'][1]}"),
+  ])
+
+
+def l523_exploratory() -> str:
+  """The exploratory variant of `team_21L523.md` (ranks dealt uniformly): its bracket."""
+  m = re.search(r"ranks dealt uniformly[^|]*\| (\[[^\]]+\])", common.load(CHECK))
+  return m.group(1)
