@@ -1,0 +1,233 @@
+r"""Browser check of the results pages: no table scrolls sideways, no figure is a thumbnail.
+
+Builds the site (`mkdocs build --strict`) unless `--site` names a built one, opens each results
+page in headless Chromium at `--width` pixels (1400 by default), and fails when
+
+* a table, or a box around it inside the article, is wider than it shows (its scrollWidth
+  exceeds its clientWidth: the reader would scroll it sideways), or
+* a figure of the page's content is shown narrower than `--min_image_width` pixels (600), or
+  narrower than its own pixel width and the column when the column would allow more.
+
+Chromium runs from the command line (`--headless --dump-dom`): the page is copied next to
+itself with a small script that measures the laid-out page and writes the measurements into the
+DOM, which Chromium prints. `--screenshots DIR` also saves a full-page PNG of each page.
+
+  python tests/docs/layout_check.py                       # build, then check
+  python tests/docs/layout_check.py --site /tmp/site --screenshots /tmp/shots
+
+Exit status: 0 when every page passes, 1 when a page fails (each problem printed), 2 when the
+build or the browser fails.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MARK = "layout-check-report"
+_REPORT = re.compile(rf'<pre id="{MARK}">(.*?)</pre>', re.S)
+
+# Runs after the page (and Material's script, which wraps tables) has loaded.
+MEASURE_JS = """
+<script>
+window.addEventListener("load", function () {
+  setTimeout(function () {
+    var article = document.querySelector("article.md-content__inner") ||
+        document.querySelector("article") || document.body;
+    var out = {width: window.innerWidth, article: article.clientWidth,
+               height: document.documentElement.scrollHeight, tables: [], images: []};
+    article.querySelectorAll("table").forEach(function (t, i) {
+      var worst = null;
+      for (var el = t; el && el !== article; el = el.parentElement) {
+        var over = el.scrollWidth - el.clientWidth;
+        var style = getComputedStyle(el);
+        if (style.display === "table-row-group") continue;
+        if (over > 1 && (!worst || over > worst.over)) {
+          worst = {over: over, tag: el.tagName.toLowerCase(), cls: el.className || "",
+                   scrollWidth: el.scrollWidth, clientWidth: el.clientWidth};
+        }
+      }
+      var head = t.rows.length ? t.rows[0].innerText.replace(/\\s+/g, " ").slice(0, 70) : "";
+      out.tables.push({index: i, head: head, width: t.getBoundingClientRect().width,
+                       overflow: worst});
+    });
+    article.querySelectorAll("img").forEach(function (img) {
+      out.images.push({src: img.getAttribute("src"), width: img.getBoundingClientRect().width,
+                       natural: img.naturalWidth,
+                       column: (img.parentElement || article).clientWidth});
+    });
+    var pre = document.createElement("pre");
+    pre.id = "__MARK__";
+    pre.textContent = JSON.stringify(out);
+    document.body.appendChild(pre);
+  }, 200);
+});
+</script>
+""".replace("__MARK__", MARK)
+
+
+def find_chromium(path: str | None = None) -> str | None:
+  """The Chromium executable: `path`, else `chromium` or `chromium-browser` on PATH."""
+  if path:
+    return path
+  for name in ("chromium", "chromium-browser", "google-chrome"):
+    found = shutil.which(name)
+    if found:
+      return found
+  return None
+
+
+def _chromium_args(chromium: str, width: int, height: int) -> list[str]:
+  return [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+          "--disable-dev-shm-usage", "--no-first-run", "--mute-audio",
+          "--force-device-scale-factor=1", f"--window-size={width},{height}",
+          "--virtual-time-budget=10000"]
+
+
+def measure(page: str, chromium: str, width: int = 1400, timeout: float = 120) -> dict:
+  """Lays out the built page `page` (an .html file) at `width` pixels and measures it.
+
+  Args:
+    page: path of a built HTML page.
+    chromium: the Chromium executable.
+    width: the window width in CSS pixels.
+    timeout: seconds before the browser is given up.
+
+  Returns:
+    The measurements: `width`, `article` (the content column's width), `height`, `tables`
+    (each with `head`, `width` and `overflow`, None when nothing scrolls sideways) and
+    `images` (each with `src`, shown `width`, `natural` width and `column` width).
+
+  Raises:
+    RuntimeError: Chromium failed or printed no measurements.
+  """
+  with open(page, encoding="utf-8") as f:
+    text = f.read()
+  text = text.replace("</body>", MEASURE_JS + "</body>", 1) if "</body>" in text \
+      else text + MEASURE_JS
+  fd, probe = tempfile.mkstemp(suffix=".html", prefix=".layout_check_",
+                               dir=os.path.dirname(os.path.abspath(page)))
+  try:
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+      f.write(text)
+    with tempfile.TemporaryDirectory() as profile:
+      proc = subprocess.run(
+          _chromium_args(chromium, width, 1000) + [f"--user-data-dir={profile}", "--dump-dom",
+                                                   "file://" + os.path.abspath(probe)],
+          capture_output=True, text=True, timeout=timeout, check=False)
+  finally:
+    os.remove(probe)
+  found = _REPORT.search(proc.stdout)
+  if not found:
+    raise RuntimeError(f"Chromium printed no measurements for {page} (exit {proc.returncode}): "
+                       f"{proc.stderr[-1500:]}")
+  return json.loads(html.unescape(found.group(1)))
+
+
+def problems(report: dict, min_image_width: int = 600) -> list[str]:
+  """What is wrong with a measured page: tables that scroll sideways, figures too small.
+
+  Args:
+    report: `measure`'s measurements.
+    min_image_width: the narrowest a figure may be shown, in CSS pixels.
+
+  Returns:
+    One line per problem (empty when the page passes).
+  """
+  found = []
+  for t in report["tables"]:
+    over = t.get("overflow")
+    if over:
+      found.append(f"table {t['index'] + 1} ({t['head']!r}) scrolls sideways: "
+                   f"{over['tag']}.{over['cls'] or '-'} is {over['scrollWidth']} px wide in "
+                   f"{over['clientWidth']} px")
+  for img in report["images"]:
+    # A figure may be narrower than the limit only when its own pixels are (icons, badges).
+    wanted = min(min_image_width, img["natural"] or min_image_width, img["column"])
+    if img["width"] + 1 < wanted:
+      found.append(f"image {img['src']} shown {img['width']:.0f} px wide (its pixels "
+                   f"{img['natural']}, column {img['column']} px; at least {wanted} wanted)")
+  return found
+
+
+def screenshot(page: str, png: str, chromium: str, width: int, height: int,
+               timeout: float = 120) -> None:
+  """Saves a PNG of `page` laid out at `width` x `height` pixels (the whole page if tall)."""
+  with tempfile.TemporaryDirectory() as profile:
+    subprocess.run(_chromium_args(chromium, width, height) + [
+        f"--user-data-dir={profile}", f"--screenshot={os.path.abspath(png)}",
+        "file://" + os.path.abspath(page)], capture_output=True, timeout=timeout, check=True)
+
+
+def build_site(site: str) -> None:
+  """Builds the documentation into `site` with `mkdocs build --strict`."""
+  subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site],
+                 cwd=REPO, check=True)
+
+
+def results_pages(site: str) -> list[str]:
+  """The built results pages of `site` (index first)."""
+  pages = sorted(glob.glob(os.path.join(site, "results", "**", "index.html"), recursive=True))
+  return sorted(pages, key=lambda p: (os.path.dirname(p) != os.path.join(site, "results"), p))
+
+
+def main(argv: list[str] | None = None) -> int:
+  """Checks every results page; returns the exit status."""
+  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  parser.add_argument("--site", help="a built site (default: build one into a temp folder)")
+  parser.add_argument("--width", type=int, default=1400, help="window width in CSS px")
+  parser.add_argument("--min_image_width", type=int, default=600)
+  parser.add_argument("--screenshots", help="save a full-page PNG of each page here")
+  parser.add_argument("--chromium", help="Chromium executable (default: on PATH)")
+  args = parser.parse_args(argv)
+  chromium = find_chromium(args.chromium)
+  if not chromium:
+    print("layout check: no Chromium found (apt-get install chromium)", file=sys.stderr)
+    return 2
+  with tempfile.TemporaryDirectory() as tmp:
+    site = args.site
+    if not site:
+      site = os.path.join(tmp, "site")
+      try:
+        build_site(site)
+      except subprocess.CalledProcessError:
+        print("layout check: mkdocs build --strict failed", file=sys.stderr)
+        return 2
+    pages = results_pages(site)
+    if not pages:
+      print(f"layout check: no results pages under {site}/results", file=sys.stderr)
+      return 2
+    if args.screenshots:
+      os.makedirs(args.screenshots, exist_ok=True)
+    failed = 0
+    for page in pages:
+      name = os.path.relpath(os.path.dirname(page), site).replace(os.sep, "/")
+      try:
+        report = measure(page, chromium, args.width)
+      except (RuntimeError, subprocess.TimeoutExpired) as e:
+        print(f"layout check: {name}: {e}", file=sys.stderr)
+        return 2
+      found = problems(report, args.min_image_width)
+      print(f"{name}: {'ok' if not found else 'FAIL'} (content column {report['article']} px, "
+            f"{len(report['tables'])} tables, {len(report['images'])} images)")
+      for line in found:
+        print(f"  - {line}")
+      failed += bool(found)
+      if args.screenshots:
+        png = os.path.join(args.screenshots, name.replace("/", "_") + ".png")
+        screenshot(page, png, chromium, args.width, min(max(report["height"], 800), 16000))
+    print(f"layout check: {len(pages) - failed} of {len(pages)} results pages pass at "
+          f"{args.width} px")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
