@@ -30,15 +30,12 @@ solutions per team, then
   returned if it settles first (failed tries then cost at most about half the DAG's time). With an
   explicit `tol`: the belief DAG alone.
 
-Measured on Table 1 instances (2 cores, loaded machine; seconds after the tree walk): below the
-threshold the LP was faster than the DAG on every instance measured both ways (21GL, 21G,
-31GL, 31G) and than the DAG then the restricted LP (21L223 and 31G: the restricted LP did not
-finish in 50 rounds, degenerate duals; 21L133 0.9-1.3 s against 1.2 s). Above it, the DAG to
-gap 1e-3 then the restricted LP took 22K5 0.16 s, 21K6 0.26 s (LP alone 2.4 s), 21D3 1.0 s,
-21L151 2.9 s, 31L'133 0.8 s, 32GL 1.3 s, 21L143 9.5 s, where the DAG alone took 2.3-16 s to
-settle (21K6's -0.0236499585 lies 4e-8 from -0.02365: ~1e7 DAG iterations). Leduc 22L133 (two
-players on each side) needs 30-50 restricted LPs (56 s): there the DAG settles first, as on
-21L143, 32GL, 32G and 33D2 when their DAG brackets settle early.
+Why these thresholds: below them the LP was faster than the DAG on the Table 1 instances
+measured both ways; above them, the DAG to gap 1e-3 then the restricted LP was faster than the
+LP alone and than the DAG waiting for its bracket to settle (a value near a rounding boundary
+needs about 1/distance DAG iterations). Leduc 22L133 (two players on each side) needs many
+restricted LPs: there the DAG settles first. Which route each instance takes, and its time, is
+on the documentation's results page (Team-correlated equilibria, Table 1).
 
 If a team has more than 500k local solutions (the LP is not built): column generation when every
 team of several players has at most `AUTO_CG_MAX_SEQUENCES` = 5,000 team sequences (a small MIP
