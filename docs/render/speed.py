@@ -64,10 +64,19 @@ def _command(record: dict) -> str:
 
 # Array game tree, ED step and JPS search against OpenSpiel.
 
-def game_tree_ratio() -> str:
-  """Value + NashConv on leduc_poker, ours against OpenSpiel ('414x'), or 'not recorded'."""
+def game_tree_ratio(with_game: bool = False) -> str:
+  """Value + NashConv, OpenSpiel's time over ours ('414x'), or 'not recorded'.
+
+  Args:
+    with_game: append the record's game ('414x on leduc_poker').
+
+  Returns:
+    The ratio of the best times, or 'not recorded' while the record is missing.
+  """
   rec = _optional(GAME_TREE)
-  return f"{common.num(rec['ratio_best'], 0)}x" if rec else "not recorded"
+  if not rec:
+    return "not recorded"
+  return f"{common.num(rec['ratio_best'], 0)}x" + (f" on {rec['game']}" if with_game else "")
 
 
 def ed_step_ratio() -> str:
@@ -91,7 +100,7 @@ def against_openspiel_table() -> str:
     rows.append([f"value + NashConv, {tree['game']}",
                  f"{common.num(tree['ours_best_s'] * 1e3, 2)} ms",
                  f"OpenSpiel `policy_value` + `nash_conv`: "
-                 f"{common.num(tree['openspiel_best_s'] * 1e3, 0)} ms",
+                 f"{common.num(tree['openspiel_best_s'] * 1e3, 3, sig=True)} ms",
                  f"**{game_tree_ratio()}**"])
     notes.append((GAME_TREE, tree))
   else:
@@ -103,7 +112,7 @@ def against_openspiel_table() -> str:
     rows.append([f"one neural ED step, {step['game']} (MLP {step['hidden']}, float64)",
                  f"{common.num(step['neural_ed_x64']['median_ms'], 2)} ms",
                  f"OpenSpiel `nash_conv` alone: "
-                 f"{common.num(step['openspiel_nash_conv_ms'], 0)} ms",
+                 f"{common.num(step['openspiel_nash_conv_ms'], 3, sig=True)} ms",
                  f"**{ed_step_ratio()}**"])
     notes.append((ED_STEP, step))
   else:
@@ -131,7 +140,10 @@ def _note(name: str, rec: dict | None) -> str:
   else:
     date = rec.get("date", "")[:16].replace("T", " ")
     load = _load_range(rec["load_before"], rec["load_after"])
-  return (f"- `results/{name}`: `{_command(rec)}`; commit `{_short(rec.get('commit'))}`; "
+  commit = f"`{_short(rec.get('commit'))}`"
+  if rec.get("uncommitted_package_changes"):
+    commit += " with uncommitted package changes"
+  return (f"- `results/{name}`: `{_command(rec)}`; commit {commit}; "
           f"{date} UTC; load average {load}.")
 
 
