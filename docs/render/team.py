@@ -585,3 +585,8 @@ def l523_exploratory() -> str:
   """The exploratory variant of `team_21L523.md` (ranks dealt uniformly): its bracket."""
   m = re.search(r"ranks dealt uniformly[^|]*\| (\[[^\]]+\])", common.load(CHECK))
   return m.group(1)
+
+
+def paper_seconds(name: str) -> str:
+  """The paper's own runtime for `name`, in seconds ('—' when none is printed)."""
+  return _seconds(published()[name]["seconds_ours"])
