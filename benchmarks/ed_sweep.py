@@ -1,8 +1,8 @@
 r"""Small hyper-parameter sweep of tabular and neural ED (a reduced version of Sec. 4.3's).
 
 For each game, runs each setting for a fixed number of steps and records the final and best
-NashConv (of the current policy). The best settings feed `examples/ed_experiments.py`
-(`--solver_options`).
+NashConv (of the current policy). The solvers' defaults are chosen at an equal CPU budget by
+`benchmarks/ed_defaults.py` instead.
 
   python benchmarks/ed_sweep.py --steps 1000 --out out/ed_sweep
   python benchmarks/ed_sweep.py --steps 1000 --tabular_lr "" --neural_optimizer adam \
