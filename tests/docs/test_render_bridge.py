@@ -1,0 +1,78 @@
+"""The bridge pages render from their records (docs/render/bridge.py)."""
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+from tests import repo as tests_repo
+
+DOCS = os.path.join(tests_repo.REPO, "docs")
+if DOCS not in sys.path:
+  sys.path.insert(0, DOCS)
+
+import render  # noqa: E402
+from render import bridge  # noqa: E402
+from render import common  # noqa: E402
+
+PAGES = ("results/bridge.md", "bridge.md", "games/bridge_bidding.md")
+STATUSES = {"reproduced", "differs (explained)", "differs (open)", "not reproducible here"}
+
+
+def _render(page):
+  return render.render_page(os.path.join(DOCS, page))
+
+
+@pytest.fixture
+def fresh_results():
+  original = common.RESULTS
+  common.set_results_dir(original)
+  yield original
+  common.set_results_dir(original)
+
+
+def test_bridge_records_are_all_read_by_the_bridge_pages(fresh_results):
+  for page in PAGES:
+    _render(page)
+  read = common.loaded()
+  names = set()
+  for root, _, files in os.walk(fresh_results):
+    for f in files:
+      rel = os.path.relpath(os.path.join(root, f), fresh_results).replace(os.sep, "/")
+      if rel.startswith(("bridge_", "jpsbid_from_a2c_longer", "published/bridge")):
+        names.add(rel)
+  assert names and not names - read, sorted(names - read)
+
+
+def test_tables_state_the_record_values(fresh_results):
+  text = _render("results/bridge.md")
+  rec = json.load(open(os.path.join(fresh_results, "jpsbid_from_a2c_longer.json")))
+  assert f"{rec['across_runs']['mean']:+.3f}" in text
+  unc = json.load(open(os.path.join(fresh_results, "bridge_uncontested_cost.json")))
+  for row in unc["uncontested"]:
+    assert f"{row['mean_cost']:.3f}" in text
+  assert "```bash\npython benchmarks/bridge_agents.py" in text  # the command is shown
+
+
+def test_a_changed_bridge_record_changes_its_page(fresh_results, tmp_path):
+  before = _render("results/bridge.md")
+  copy = tmp_path / "results"
+  shutil.copytree(fresh_results, copy)
+  target = copy / "bridge_best_cross.json"
+  rec = json.loads(target.read_text())
+  rec["rows"][0]["mean"] = 1.234
+  target.write_text(json.dumps(rec))
+  common.set_results_dir(str(copy))
+  after = _render("results/bridge.md")
+  assert after != before and "+1.234" in after and "+1.234" not in before
+
+
+def test_summary_rows(fresh_results):
+  rows = bridge.summary_rows()
+  assert len(rows) >= 3
+  for row in rows:
+    assert set(row) == {"paper", "figure", "status", "why", "page"}
+    assert row["status"] in STATUSES
+    assert os.path.isfile(os.path.join(DOCS, "results", row["page"]))
+  assert any("Yeh & Lin" in r["paper"] for r in rows)
