@@ -6,6 +6,8 @@ r"""Command line of duplicate bridge-bidding matches (`ospiel-team-match`).
 
 plays on the held-out deals (``heldout``, not the training deals) unless --dataset says
 otherwise, writes ``DIR/match.json`` and ``DIR/match.md`` (atomically) and prints the summary.
+A bidder named ``best`` is recorded with the model it stands for (``bidder_a_model``:
+``a2c_longer``), in the settings of both files.
 The boards' results are stored under ``DIR/boards/`` as they are played: after a failure
 (e.g. a full disk) the same command resumes, and once ``DIR/match.json`` holds the same match
 it does nothing. The match itself is `ospiel_team.bridge.agents.match.run_match`.
@@ -19,6 +21,7 @@ from absl import flags
 
 from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import jps_paper
+from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents.match import run_match, write_report
 from ospiel_team.cli import _flags
 
@@ -62,6 +65,10 @@ def main(argv):
   settings = {"bidder_a": FLAGS.bidder_a, "bidder_b": FLAGS.bidder_b, "boards": FLAGS.boards,
               "dataset": FLAGS.dataset, "seed": FLAGS.seed, "uncontested": FLAGS.uncontested,
               "greedy": not FLAGS.sample}
+  for side in ("bidder_a", "bidder_b"):  # an alias (best) is recorded with its model
+    name = settings[side]
+    if model_bidder.resolved_name(name) != name:
+      settings[f"{side}_model"] = model_bidder.resolved_name(name)
   jpath, mpath = (os.path.join(FLAGS.out, f) for f in ("match.json", "match.md"))
   if os.path.isfile(jpath) and os.path.isfile(mpath):  # the same match, finished: nothing to do
     try:

@@ -43,6 +43,21 @@ SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested
 SHIPPED_MODELS["best"] = SHIPPED_MODELS["a2c_longer"]
 
 
+def resolved_name(name: str) -> str:
+  """The shipped model a name stands for: ``best`` -> ``a2c_longer``; other names unchanged.
+
+  Args:
+    name: a bidder name or a path.
+
+  Returns:
+    The first shipped name with the same model file as `name` (the name itself unless it is
+    an alias such as ``best``).
+  """
+  if name not in SHIPPED_MODELS:
+    return name
+  return next(n for n, f in SHIPPED_MODELS.items() if f == SHIPPED_MODELS[name])
+
+
 def model_path(name_or_path: str = "a2c") -> str:
   """Path of a shipped model name (`SHIPPED_MODELS`) or the path itself."""
   if name_or_path in SHIPPED_MODELS:
