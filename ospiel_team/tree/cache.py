@@ -172,13 +172,15 @@ def load_tree(game: pyspiel.Game, path: str, digest: str | None = None) -> GameT
   """
   f = _read(path)
   if int(f["format_version"]) != FORMAT_VERSION:
-    raise ValueError(f"{path}: cache format {int(f['format_version'])}, "
+    raise ValueError(f"tree cache {path!r}: format {int(f['format_version'])}, "
                      f"expected {FORMAT_VERSION}")
   if str(f["game_string"]) != str(game):
-    raise ValueError(f"{path} holds the tree of {str(f['game_string'])!r}, not {str(game)!r}")
+    raise ValueError(f"tree cache {path!r} holds the tree of {str(f['game_string'])!r}, "
+                     f"not {str(game)!r}")
   if str(f["definition"]) != (digest or definition_digest(game)):
-    raise ValueError(f"{path} holds a tree of another definition of {str(game)!r} (its rules, "
-                     "the package or OpenSpiel changed since it was stored)")
+    raise ValueError(f"tree cache {path!r} holds a tree of another definition of "
+                     f"{str(game)!r} (its rules, the package or OpenSpiel changed since it "
+                     "was stored)")
   arrays = {k: f[k] for k in _ARRAYS}
   keys = [str(k) for k in f["infoset_keys"]]
   tree = GameTree.__new__(GameTree)
@@ -193,7 +195,7 @@ def load_tree(game: pyspiel.Game, path: str, digest: str | None = None) -> GameT
   tree.infoset_index = {k: i for i, k in enumerate(keys)}
   tree.num_infosets = len(keys)
   if tree.infoset_legal.shape != (tree.num_infosets, tree.num_actions):
-    raise ValueError(f"{path}: infoset_legal has shape {tree.infoset_legal.shape}")
+    raise ValueError(f"tree cache {path!r}: infoset_legal has shape {tree.infoset_legal.shape}")
   tree._derive()
   # The representative pyspiel states are replayed on first use (`GameTree.infoset_states`).
   return tree
@@ -214,8 +216,7 @@ def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
     try:
       return load_tree(game, path, digest)
     except ValueError as e:
-      warnings.warn(f"rebuilding the tree cache file {path!r}: {e}", CacheRebuiltWarning,
-                    stacklevel=2)
+      warnings.warn(f"{e}; rebuilding it", CacheRebuiltWarning, stacklevel=2)
   tree = GameTree(game, progress=progress)
   save_tree(tree, path, digest)
   return tree
