@@ -12,6 +12,8 @@ root), both by `check_writable` before a job starts and by the writer itself.
 import os
 import stat
 import tempfile
+import zipfile
+import zlib
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -100,6 +102,30 @@ def savez(path: str, compressed: bool = False, **arrays) -> None:
   """Atomically writes `arrays` as an .npz (np.savez or np.savez_compressed) to `path`."""
   save = np.savez_compressed if compressed else np.savez
   write_with(path, lambda f: save(f, **arrays), suffix=".npz")
+
+
+def read_npz(path: str, what: str = "file") -> dict[str, np.ndarray]:
+  """Every array of the .npz at `path`, read whole (no pickles).
+
+  A damaged file (empty, truncated, a flipped bit: a bad CRC, not a zip) raises one ValueError
+  that names it, instead of numpy's and zipfile's own exceptions.
+
+  Args:
+    path: the .npz file.
+    what: what the file is, for the message (e.g. "cost dataset").
+
+  Raises:
+    ValueError: `path` cannot be read as an .npz; the message names `what` and `path`.
+  """
+  try:
+    # Opened here: np.load leaves its own handle open when the zip directory is unreadable.
+    with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:
+      if not hasattr(z, "files"):
+        raise ValueError("a single .npy array, not an .npz archive")
+      return {k: z[k] for k in z.files}
+  except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as e:
+    raise ValueError(f"{what} {path!r} cannot be read (empty, truncated or damaged?): "
+                     f"{type(e).__name__}: {e}") from e
 
 
 def check_writable(path: str, folder: bool = False, flag: str = "--out") -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 
 import numpy as np
 import tqdm
@@ -141,15 +142,16 @@ def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk
   for i in range(nchunks):
     m = min(chunk, pairs - i * chunk)
     path = os.path.join(cdir, f"chunk_{i:05d}_{m}_{k}.npz")
-    if not os.path.exists(path):
+    stored = _read_chunk(path, m, k) if os.path.exists(path) else None
+    if stored is None:
       rng = np.random.default_rng(np.random.SeedSequence([seed, i]))
       base = deal_lib.random_holders(rng, m)
       red = redeal_east_west(base, k, rng)
       red[:, 0] = base  # the first "redeal" is the deal itself
       tricks = dds.dd_tables(red.reshape(m * k, 52)).reshape(m, k, 5, 4)
       atomic_io.savez(path, compressed=True, redeal_holders=red, dd_tricks=tricks)
-    with np.load(path) as z:
-      parts.append((z["redeal_holders"], z["dd_tricks"]))
+      stored = (red, tricks)
+    parts.append(stored)
     bar.update(m)
   bar.close()
   red = np.concatenate([p[0] for p in parts])
@@ -161,15 +163,39 @@ def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk
   return data
 
 
+def _read_chunk(path: str, m: int, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+  """(redeal holders, DD tricks) of a finished chunk of `m` pairs, or None (with a warning
+  naming the file) when it is damaged: the chunk is then computed again."""
+  try:
+    z = atomic_io.read_npz(path, "chunk")
+    red, tricks = z["redeal_holders"], z["dd_tricks"]
+  except (ValueError, KeyError) as e:
+    print(f"warning: recomputing chunk {path}: {e!s}", file=sys.stderr)
+    return None
+  if red.shape != (m, k, 52) or tricks.shape != (m, k, 5, 4):
+    print(f"warning: recomputing chunk {path}: shapes {red.shape}, {tricks.shape}",
+          file=sys.stderr)
+    return None
+  return red, tricks
+
+
 def load_cost_dataset(path: str) -> dict:
-  """Loads and checks a cost dataset written by `build_cost_dataset`."""
+  """Loads and checks a cost dataset written by `build_cost_dataset`.
+
+  Args:
+    path: the .npz file.
+
+  Raises:
+    ValueError: naming `path`, if it is missing, cannot be read (empty, truncated, a bad
+      CRC), lacks an array or holds inconsistent ones.
+  """
   if not os.path.exists(path):
     raise ValueError(f"cost dataset {path!r} does not exist")
-  with np.load(path, allow_pickle=False) as z:
-    for key in ("holders", "redeal_holders", "dd_tricks"):
-      if key not in z.files:
-        raise ValueError(f"cost dataset {path!r} lacks {key!r}")
-    d = {k: z[k] for k in ("holders", "redeal_holders", "dd_tricks")}
+  z = atomic_io.read_npz(path, "cost dataset")  # a damaged file: one ValueError naming it
+  for key in ("holders", "redeal_holders", "dd_tricks"):
+    if key not in z:
+      raise ValueError(f"cost dataset {path!r} lacks {key!r}")
+  d = {k: z[k] for k in ("holders", "redeal_holders", "dd_tricks")}
   n, k = d["redeal_holders"].shape[:2]
   if d["dd_tricks"].shape != (n, k, 5, 4) or d["holders"].shape != (n, 52):
     raise ValueError(f"cost dataset {path!r}: inconsistent shapes "

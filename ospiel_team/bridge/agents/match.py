@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -154,12 +155,22 @@ class BoardStore:
     return os.path.join(self.folder, f"boards_{lo:07d}_{hi:07d}.npz")
 
   def load(self, lo: int, hi: int) -> dict | None:
-    """The stored results of boards lo+1..hi, or None when not stored yet."""
+    """The stored results of boards lo+1..hi, or None when not stored yet, or damaged (empty,
+    truncated, a bad CRC: then a warning names the file, and the boards are played again)."""
     path = self._path(lo, hi)
     if not os.path.exists(path):
       return None
-    with np.load(path, allow_pickle=False) as z:
-      return {k: z[k] for k in z.files}
+    try:
+      chunk = atomic_io.read_npz(path, "stored boards")
+      keys = [f"{what}_table{t}" for what in ("ns_score", "auctions", "contracts")
+              for t in (1, 2)]
+      bad = [key for key in keys if key not in chunk or chunk[key].shape != (hi - lo,)]
+      if bad:
+        raise ValueError(f"stored boards {path!r} lack {hi - lo} entries of {bad}")
+    except ValueError as e:
+      print(f"warning: playing the boards again: {e}", file=sys.stderr)
+      return None
+    return chunk
 
   def save(self, lo: int, hi: int, chunk: dict) -> None:
     atomic_io.savez(self._path(lo, hi), **chunk)
