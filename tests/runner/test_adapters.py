@@ -1,5 +1,9 @@
 """The solver adapters (`runner.adapters`) give OpenSpiel's numbers for OpenSpiel's solvers."""
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pyspiel
 import pytest
@@ -116,3 +120,17 @@ def test_our_tree_cfr_plus_equals_openspiels_cfr_plus_step_for_step():
     assert by["tree_cfr_plus"][key] == pytest.approx(value, abs=1e-12), key
   # and it converges: CFR+ after 60 iterations is far below uniform play's 11/12
   assert by["cfr_plus"][(60, "average")] < 0.05
+
+
+def test_importing_the_solver_is_setup_not_budget(solver="mmd"):
+  """In a fresh worker, a solver's first iteration is not charged its module's import
+  (OpenSpiel's mmd_dilated imports scipy.stats: over a CPU second, a whole 1 s budget)."""
+  script = textwrap.dedent(f"""
+      from ospiel_team.runner import execute
+      task = dict(game="kuhn_poker()", solver="{solver}", seed=0, iterations=1, seconds=None,
+                  num_points=1, metric="nash_conv", teams=None, options={{}})
+      print(execute.run_task(task)["rows"][0]["seconds"])
+  """)
+  out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       check=True, timeout=300).stdout.split()
+  assert float(out[-1]) < 0.25

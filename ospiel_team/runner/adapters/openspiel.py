@@ -95,8 +95,8 @@ def jax_cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 def xfp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """OpenSpiel's `fictitious_play.XFPSolver` (Heinrich, Lanctot and Silver 2015, "Fictitious
   Self-Play in Extensive-Form Games", ICML 2015); its average policy (it has no current one)."""
-  from open_spiel.python.algorithms import fictitious_play
-  with ctx.excluded("setup"):
+  with ctx.excluded("setup"):  # the import too: a generator's body runs on the clock
+    from open_spiel.python.algorithms import fictitious_play
     solver = fictitious_play.XFPSolver(ctx.game)
   tree = ctx.tree
   for it in ctx.iterate():
@@ -358,9 +358,10 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: mmd.alpha (0.1), mmd.stepsize (0 = OpenSpiel's alpha / max|A|^2),
   mmd.magnet_lr (0.05), mmd.magnet ("moving" or "uniform").
   """
-  import pyspiel
-  from open_spiel.python.algorithms import mmd_dilated
-  from open_spiel.python.algorithms import sequence_form_utils as utils
+  with ctx.excluded("setup"):  # mmd_dilated imports scipy.stats: seconds of CPU, once
+    import pyspiel
+    from open_spiel.python.algorithms import mmd_dilated
+    from open_spiel.python.algorithms import sequence_form_utils as utils
   game = ctx.game
   if (game.num_players() != 2 or
       game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM):
