@@ -863,7 +863,8 @@ def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26,
       `checkpoint_seconds` and when interrupted (KeyboardInterrupt), and resumed from when it
       exists (it must come from the same size, lower_bound and hash_log2). A resumed search
       gives the same answer: every memoised value is a fact about its subgame, and the stack
-      is restored where it paused. None: no checkpoint.
+      is restored where it paused. A digest binds the file's meta to its arrays, and every
+      array is checked before the search sees it. None: no checkpoint.
     checkpoint_seconds: seconds between checkpoints (> 0).
     progress: called as progress(states, memo entries) about every 2^18 states solved.
 
@@ -871,6 +872,11 @@ def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26,
     A `BiddingOptimum` (`seconds` includes the time before a resume); `strategy` maps every
     public bid sequence on which some deal plays to the action of each card of the player to
     move there.
+
+  Raises:
+    ValueError: a bad argument, or a `checkpoint` that is damaged (empty, truncated, failing
+      its digest or its checks) or from another size, lower_bound or hash_log2 (naming it).
+    MemoryError: the memo table cannot be allocated or is 70% full.
   """
   size = _check_size(size)
   if lower_bound is not None and (isinstance(lower_bound, bool) or lower_bound < 0):
