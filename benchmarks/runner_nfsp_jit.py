@@ -109,6 +109,7 @@ def main(argv):
   prov = report.provenance(["python", "benchmarks/runner_nfsp_jit.py",
                             f"--seconds={FLAGS.seconds:g}", f"--seed={FLAGS.seed}"])
   prov["machine"]["load_average_before"] = round(load_before, 2)
+  prov["machine"]["load_average_after"] = round(os.getloadavg()[0], 2)
   record = {"provenance": prov, **record}
   atomic_io.write_text(FLAGS.out, json.dumps(record, indent=1) + "\n")
   print(json.dumps(record["compile_events"]), f"-> {FLAGS.out}")

@@ -20,6 +20,8 @@ def _load_text(prov: dict) -> str:
   before, after = machine.get("load_average_before"), machine.get("load_average_after")
   if before is None:
     return common.num(machine["load_average"][0], 2)
+  if after is None:
+    return common.num(before, 2)
   return f"{common.num(before, 2)} before, {common.num(after, 2)} after"
 
 
@@ -85,9 +87,16 @@ def budgets(name: str) -> str:
   runs = _record(name)["runs"]
   short = [r for r in runs if r["short"]]
   if not short:
-    lo = min(r["last_checkpoint_seconds"] for r in runs)
-    return (f"All {len(runs)} runs have their last checkpoint at the end of their budget "
-            f"(the earliest at {common.num(lo, 2)} solver CPU s).")
+    stopped = [r for r in runs if r["last_checkpoint_seconds"] >= r["budget_seconds"]]
+    own = sorted({r["solver"] for r in runs} - {r["solver"] for r in stopped})
+    text = (f"All {len(runs)} runs have their last checkpoint at their last iteration; the "
+            f"{len(stopped)} that their budget stopped took it at or past the budget")
+    if stopped:
+      lo = min(r["last_checkpoint_seconds"] for r in stopped)
+      text += f" (the earliest at {common.num(lo, 2)} solver CPU s)"
+    if own:
+      text += "; " + ", ".join(f"`{s}`" for s in own) + " ended on its own (one exact solve)"
+    return text + "."
   items = "; ".join(f"`{r['solver']}` seed {r['seed']} at "
                     f"{common.num(r['last_checkpoint_seconds'], 2)} s of "
                     f"{common.num(r['solver_cpu_seconds'], 2)} s" for r in short)
@@ -122,6 +131,18 @@ def nfsp_jit_charged() -> str:
   """'excluded from' or 'charged to': where the measurement found NFSP's compilation."""
   ev = _record("nfsp_jit")["compile_events"]
   return "charged to" if ev["charged_to_budget"][0] else "excluded from"
+
+
+def nfsp_jit_short() -> str:
+  """One clause: where NFSP's compilation went in the measured run, with its CPU seconds."""
+  rec = _record("nfsp_jit")
+  ev = rec["compile_events"]
+  text = (f"{nfsp_jit_charged()} its budget: in a measured run, the {ev['moved_to_jit'][0]} "
+          "compile events inside the agents' jitted calls during the budget "
+          f"({common.num(rec['cpu_seconds_moved_to_jit'], 2)} CPU s) were moved to `jit`")
+  if ev["charged_to_budget"][0]:
+    text += f", and {ev['charged_to_budget'][0]} others were charged to the budget"
+  return text
 
 
 def summary_rows() -> list[dict]:
