@@ -56,8 +56,7 @@ METRIC_KEY = {
     "value": "the common payoff, the number every player receives (higher is better)",
 }
 VARIANT_KEY = {
-    "average": "the solver's average policy (for `team_lp`: each player's marginal of its "
-               "team's correlated plan)",
+    "average": "the solver's average policy",
     "current": "its current (last-iterate) policy",
     "purified": "the average policy made pure: its most likely action at every infoset",
     "sampled": "one joint pure strategy per team drawn (seeded) from `team_lp`'s plan",
@@ -70,9 +69,11 @@ def key(rows: list[Row]) -> str:
   metric = rows[0]["metric_name"]
   lines = ["**Key.** Metric: " + METRIC_KEY.get(metric, metric) + ".", ""]
   variants = list(dict.fromkeys(r["variant"] for r in rows))
-  lines.append("Variants: " + "; ".join(
-      f"*{v}*: {VARIANT_KEY.get(v, v)}" for v in variants) + ".")
   solvers = list(dict.fromkeys(r["solver"] for r in rows))
+  lines.append("Variants: " + "; ".join(
+      f"*{v}*: {VARIANT_KEY.get(v, v)}" for v in variants) + "." + (
+          " For `team_lp`, *average* is each player's marginal of its team's correlated plan."
+          if "team_lp" in solvers else ""))
   fixed = [s for s in solvers if s in registry.api.REGISTRY and not registry.spec(s).seeded]
   if fixed:
     lines += ["", "Seeds: " + ", ".join(f"`{s}`" for s in fixed) +
