@@ -1,0 +1,29 @@
+"""The package's exceptions, in one place.
+
+Each is a subclass of the built-in exception that callers caught before (`ValueError`,
+`RuntimeError`), so that existing `except ValueError:` code keeps working.
+"""
+
+
+class OspielTeamError(Exception):
+  """Base class of every exception this package defines."""
+
+
+class UserError(OspielTeamError, ValueError):
+  """A bad argument or option from the user: the message names the bad value."""
+
+
+class SizeLimitError(OspielTeamError, ValueError):
+  """A computation would exceed a size or memory limit that the caller set or accepted.
+
+  Raised before the memory is spent (a tree walk, a decomposition's local solutions, an LP),
+  never used for the interpreter's own `MemoryError`. The message names the limit, the size
+  reached, and the argument that raises the limit.
+  """
+
+
+class DamagedFileError(OspielTeamError, ValueError):
+  """A file the package reads (cache, checkpoint, dataset, model) fails its checks.
+
+  The message names the file and what is wrong with it.
+  """
