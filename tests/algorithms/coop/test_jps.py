@@ -60,7 +60,7 @@ def test_search_gain_is_best_brute_force_candidate():
   tree = _tree("mini_bridge(size=2)")
   search = jps.JointPolicySearch(tree, depth=3)
   pi = tree_cfr.random_policy_array(tree, 4)
-  sweep = search._sweep(pi, None)
+  sweep = search.sweep(pi)
   for d in search.start_depths:
     res = search.search(sweep, d)
     pred, true, _ = search.brute_force_gains(pi, res)
@@ -118,7 +118,7 @@ def test_comm_length_one_hand_checked_step():
   pi[:, 0] = 1.0
   search = jps.JointPolicySearch(tree)
   assert search.value(pi) == pytest.approx(0.5)
-  sweep = search._sweep(pi, None)
+  sweep = search.sweep(pi)
   res = search.search(sweep, 0)
   assert res.gain == pytest.approx(0.5, abs=1e-15)
   keys = [(tree.infoset_keys[i], a) for i, a in res.chain]
@@ -199,9 +199,9 @@ def test_sampled_jps_with_many_samples_equals_exact_search():
   init = tree_cfr.random_policy_array(tree, 0)
   exact = jps.JointPolicySearch(tree, seed=2)
   sampled = jps.JointPolicySearch(tree, seed=2, samples=400)
-  pi_e = exact._sweep(init, None)
-  pi_s = sampled._sweep(init, np.random.default_rng(0))
-  assert pi_s["weight"].min() == 1.0  # 400 draws from at most 4 histories cover them all
+  pi_e = exact.sweep(init)
+  pi_s = sampled.sweep(init, np.random.default_rng(0))
+  assert pi_s.weight.min() == 1.0  # 400 draws from at most 4 histories cover them all
   for d in exact.start_depths:
     assert exact.search(pi_e, d).gain == pytest.approx(sampled.search(pi_s, d).gain)
 
@@ -245,17 +245,17 @@ def test_both_ways_of_finding_altered_histories_agree(game_name):
   pi /= pi.sum(axis=1, keepdims=True)
   tree.validate_policy_array(pi)
   results = {}
-  for mode in ("always", "never"):
-    search = jps.JointPolicySearch(tree, team=team)
-    search._row_mode = mode
-    sweep = search._sweep(pi, None)
-    results[mode] = [search.search(sweep, d) for d in search.start_depths]
-  for a, b in zip(results["always"], results["never"], strict=True):
+  base = jps.JointPolicySearch(tree, team=team)
+  for mode in ("intervals", "scan"):
+    search = jps.ChainSearch(base.tree, base.structure, base.config, row_finding=mode)
+    sweep = search.sweep(pi)
+    results[mode] = [search.search(sweep, d) for d in base.start_depths]
+  for a, b in zip(results["intervals"], results["scan"], strict=True):
     assert len(a.levels) == len(b.levels)
     for la, lb in zip(a.levels, b.levels, strict=True):
-      np.testing.assert_array_equal(la["inf"], lb["inf"])
-      assert np.all(np.isfinite(la["J"]))
-      np.testing.assert_allclose(la["J"], lb["J"], atol=1e-13)
+      np.testing.assert_array_equal(la.infoset, lb.infoset)
+      assert np.all(np.isfinite(la.j))
+      np.testing.assert_allclose(la.j, lb.j, atol=1e-13)
 
 
 def test_tree_cache_round_trip(tmp_path):
@@ -283,13 +283,13 @@ def test_reach_sampling_draws_only_reached_histories():
   pi[bid0] = 0.0
   pi[bid0, 1] = 1.0  # every player always bids 1 when it can: most histories are unreached
   search = jps.JointPolicySearch(tree, samples=3, sample_by="reach", seed=0)
-  sweep = search._sweep(pi, np.random.default_rng(0))
-  w, reach = sweep["weight"], sweep["reach"]
-  inf = search._row_inf
+  sweep = search.sweep(pi, np.random.default_rng(0))
+  w, reach = sweep.weight, sweep.reach
+  inf = search.structure.row_infoset
   reached = np.bincount(inf, weights=reach, minlength=tree.num_infosets) > 0
   assert np.all(reach[(w > 0) & reached[inf]] > 0)  # reached infosets: only reached histories
   assert np.all(np.bincount(inf, weights=w, minlength=tree.num_infosets)[
-      search._team_infosets] >= 1)
+      search.structure.team_infosets] >= 1)
 
 
 # ------------------------------------------------------------------------------------------
@@ -340,9 +340,10 @@ def test_random_tie_break_picks_a_maximal_candidate(game_name):
 def test_reference_schedule_is_monotone_and_stops_as_the_authors(game_name, depth):
   tree = _tree(game_name)
   for seed in range(3):
+    probe = jps.JointPolicySearch(tree, depth=depth)
     search = jps.JointPolicySearch(tree, depth=depth, seed=seed, schedule="reference",
-                                   tie_break="random", verify=True)
-    search.start_depths = search.reference_start_depths()
+                                   tie_break="random", verify=True,
+                                   start_depths=probe.reference_start_depths())
     res = search.improve(tree_cfr.random_policy_array(tree, seed))
     values = [res.initial_value] + [h.value for h in res.history]
     assert np.all(np.diff(values) >= -1e-12)  # Theorem 2, zero-gain moves included
@@ -351,7 +352,7 @@ def test_reference_schedule_is_monotone_and_stops_as_the_authors(game_name, dept
     assert len(res.history) <= 100
     if depth is None:  # one search from the first level per iteration, stop at no gain
       assert all(h.start_depth == 0 for h in res.history)
-      assert res.history[-1].changes == [] and all(h.changes for h in res.history[:-1])
+      assert res.history[-1].changes == () and all(h.changes for h in res.history[:-1])
     else:  # stop after every starting depth was tried since the last gain above 1e-4
       last_gain = max([i for i, h in enumerate(res.history) if h.predicted_gain > 1e-4]
                       + [0])
@@ -369,8 +370,9 @@ def test_reference_protocol_reaches_comm_optimum():
   for _ in range(50):
     cfr.evaluate_and_update_policy()
   for b, pi in enumerate(cfr.current_policy_array()):
-    search = jps.JointPolicySearch(tree, seed=b, schedule="reference", tie_break="random")
-    search.start_depths = search.reference_start_depths()
+    probe = jps.JointPolicySearch(tree)
+    search = jps.JointPolicySearch(tree, seed=b, schedule="reference", tie_break="random",
+                                   start_depths=probe.reference_start_depths())
     assert search.improve(pi).value == pytest.approx(1.0, abs=1e-12)
 
 
@@ -406,15 +408,16 @@ def test_cached_search_structure_gives_the_same_searches(game_name, depth, sampl
       a, b = cached.search(sweep, d), fresh.search(sweep, d)
       assert a.gain == b.gain and a.chain == b.chain and len(a.levels) == len(b.levels)
       for la, lb in zip(a.levels, b.levels, strict=True):
-        for key in ("inf", "act", "parent", "J"):
-          np.testing.assert_array_equal(la[key], lb[key])
-  assert cached._structures and not fresh._structures
+        for key in ("infoset", "action", "parent", "j"):
+          np.testing.assert_array_equal(getattr(la, key), getattr(lb, key))
+  assert any(cached.chain_search.kept_index_depths.values())
+  assert not fresh.chain_search.kept_index_depths
   tiny = jps.JointPolicySearch(tree, team=team, depth=depth, samples=samples,
                                structure_budget=1)
   sweep = tiny.sweep(pi, np.random.default_rng(5))
   for d in tiny.start_depths:  # over budget: searched without a cache, same answer
     assert tiny.search(sweep, d).gain == fresh.search(sweep, d).gain
-  assert None in tiny._structures.values()
+  assert False in tiny.chain_search.kept_index_depths.values()
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -457,7 +460,7 @@ def test_kernel_search_equals_brute_force(game_name, depth):
         pred, true, _ = search.brute_force_gains(pi, res)
         assert len(pred) == res.num_candidates
         np.testing.assert_allclose(pred, true, rtol=0, atol=1e-9)
-    assert bool(search._structures) == (budget > 0)
+    assert bool(search.chain_search.kept_index_depths) == (budget > 0)
 
 
 @pytest.mark.parametrize("kwargs", [

@@ -1,0 +1,189 @@
+"""The options of Joint Policy Search, validated once.
+
+Tian, Gong, Jiang, "Joint Policy Search for Multi-agent Collaboration with Imperfect
+Information", NeurIPS 2020, arXiv:2008.06495: D (the depth of Algorithm 1), k and T of the
+sample-based variant (Sec. 6), and the schedules of the JPS-Main loop (Algorithm 1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ospiel_team.errors import UserError
+
+SAMPLE_BY = ("uniform", "reach")
+TIE_BREAKS = ("first", "random")
+SCHEDULES = ("passes", "reference")
+DEFAULT_SAMPLED_ITERATIONS = 100  # T of sampled JPS (Sec. 6) and the authors' `--iter`
+
+
+def is_int(x) -> bool:
+  """Whether `x` is an integer (Python or numpy), not a bool."""
+  return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def check_int(name: str, value, minimum: int) -> int:
+  """`value` as an int if it is an integer >= `minimum`.
+
+  Raises:
+    UserError: naming `name` and the value otherwise (floats such as 1.0 included).
+  """
+  if not is_int(value) or value < minimum:
+    raise UserError(f"{name} must be an int >= {minimum}, got {value!r}")
+  return int(value)
+
+
+def _optional_int(name: str, value, minimum: int) -> int | None:
+  return None if value is None else check_int(name, value, minimum)
+
+
+def _real(name: str, value) -> float:
+  """`value` as a float if it is a finite real number >= 0; UserError naming `name` else."""
+  ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+      value, (bool, np.bool_))
+  if not ok or not math.isfinite(value) or value < 0:
+    raise UserError(f"{name} must be a finite number >= 0, got {value!r}")
+  return float(value)
+
+
+def _bool(name: str, value, optional: bool = False) -> bool | None:
+  if optional and value is None:
+    return None
+  if not isinstance(value, (bool, np.bool_)):
+    raise UserError(f"{name} must be a bool{' or None' if optional else ''}, got {value!r}")
+  return bool(value)
+
+
+def _choice(name: str, value, choices: tuple[str, ...]) -> str:
+  if not isinstance(value, str) or value not in choices:
+    raise UserError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+  return value
+
+
+def _ints(name: str, value, what: str) -> tuple[int, ...] | None:
+  """A sequence of ints >= 0 as a tuple (None stays None)."""
+  if value is None:
+    return None
+  if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+    raise UserError(f"{name} must be a sequence of {what}, got {value!r}")
+  bad = next((x for x in value if not is_int(x) or x < 0), None)
+  if bad is not None:
+    raise UserError(f"{name}={list(value)!r}: {bad!r} is not an int >= 0")
+  return tuple(int(x) for x in value)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class JPSConfig:
+  """The options of `JointPolicySearch`, checked on construction.
+
+  Integers may be Python or numpy integers (not bools, not floats such as 1.0); numbers must
+  be finite. A bad value raises `UserError` (a ValueError) naming the option and the value.
+
+  Attributes:
+    team: the players whose policies JPS changes (None: all players, which requires a
+      common-payoff game). Stored sorted. The objective is the team's mean return.
+    depth: D, the most active infosets in a chain (Algorithm 1; None: to the end of the game).
+      D=3 means chains I1 -> I2 -> I3 (the text of Sec. 5.1 and 7.3).
+    samples: k of sampled JPS (Sec. 6; None: exact JPS).
+    sample_by: "uniform" (histories of an infoset equally likely) or "reach" (proportional
+      to their current reach, uniform where the infoset is unreached).
+    seed: seeds the order of starting depths, the samples and random tie-breaks: an int >= 0,
+      or None for a seed that `JointPolicySearch` draws from the operating system's entropy
+      and records in its config.
+    max_iterations: T, the most iterations (searches); None: no limit for exact JPS with the
+      "passes" schedule, else 100 (`iteration_limit`).
+    stop_on_quiet_pass: stop when a pass over the starting depths finds no improvement above
+      `improvement_tol` (exact) or applies no change (sampled). None: True for exact JPS,
+      False for sampled JPS, whose samples change every iteration (`stops_on_quiet_pass`).
+    improvement_tol: a change is applied only if its predicted gain exceeds this.
+    start_depths: the starting depths (team decision depth: team decisions before the
+      infoset) to search from; None: all.
+    verify: re-evaluate every candidate of every search by brute force and check that it
+      equals the Theorem 1 prediction (exact JPS only; one full evaluation per candidate).
+    verify_atol: tolerance of that check.
+    max_rows: refuse searches that would touch more (chain, history) pairs than this.
+    progress: show a progress bar (the "passes" schedule).
+    tie_break: "first": the first chain of maximal predicted gain is applied, if its gain
+      exceeds `improvement_tol`. "random" (the authors' code, facebookresearch/jps
+      `simple_game/search.h`, `Solver::runSearch`): a uniformly random candidate of maximal
+      predicted gain ("no change" included), applied with a depth D even at gain 0.
+    schedule: "passes": passes over the starting depths in a seeded random order until a quiet
+      pass. "reference" (the authors' `runSearch`): with a depth D, starting depths are popped
+      from a seeded shuffled list, reshuffled after every step gaining more than 1e-4, until
+      it runs out; without a depth, every iteration searches from the first starting depth
+      and JPS stops at the first search without gain. Exact JPS only.
+    structure_budget: the searches' policy-independent index arrays are computed once per
+      starting depth and reused while they hold at most this many entries in all (0: compute
+      them in every search). The results are the same either way.
+  """
+  team: tuple[int, ...] | None = None
+  depth: int | None = None
+  samples: int | None = None
+  sample_by: str = "uniform"
+  seed: int | None = 0
+  max_iterations: int | None = None
+  stop_on_quiet_pass: bool | None = None
+  improvement_tol: float = 1e-9
+  start_depths: tuple[int, ...] | None = None
+  verify: bool = False
+  verify_atol: float = 1e-9
+  max_rows: int = 200_000_000
+  progress: bool = False
+  tie_break: str = "first"
+  schedule: str = "passes"
+  structure_budget: int = 30_000_000
+
+  def __post_init__(self):
+    team = self.team
+    if team is not None:
+      if isinstance(team, (str, bytes)) or not isinstance(team, (Sequence, np.ndarray)):
+        raise UserError(f"team must be a sequence of player ids, got {team!r}")
+      bad = next((p for p in team if not is_int(p)), None)
+      if bad is not None:
+        raise UserError(f"team={list(team)!r}: player {bad!r} is not an int")
+      team = [int(p) for p in team]
+      if not team or len(set(team)) != len(team) or min(team) < 0:
+        raise UserError(f"team={team} must be distinct player ids (at least one)")
+      team = tuple(sorted(team))
+    values = dict(
+        team=team, depth=_optional_int("depth", self.depth, 1),
+        samples=_optional_int("samples", self.samples, 1),
+        sample_by=_choice("sample_by", self.sample_by, SAMPLE_BY),
+        seed=_optional_int("seed", self.seed, 0),
+        max_iterations=_optional_int("max_iterations", self.max_iterations, 0),
+        stop_on_quiet_pass=_bool("stop_on_quiet_pass", self.stop_on_quiet_pass, True),
+        improvement_tol=_real("improvement_tol", self.improvement_tol),
+        start_depths=_ints("start_depths", self.start_depths, "team decision depths"),
+        verify=_bool("verify", self.verify), verify_atol=_real("verify_atol", self.verify_atol),
+        max_rows=check_int("max_rows", self.max_rows, 1),
+        progress=_bool("progress", self.progress),
+        tie_break=_choice("tie_break", self.tie_break, TIE_BREAKS),
+        schedule=_choice("schedule", self.schedule, SCHEDULES),
+        structure_budget=check_int("structure_budget", self.structure_budget, 0))
+    for name, value in values.items():
+      object.__setattr__(self, name, value)
+    if self.verify and self.samples is not None:
+      raise UserError("verify=True checks Theorem 1, which sampled JPS does not compute")
+    if self.schedule == "reference" and self.samples is not None:
+      raise UserError("schedule='reference' is the authors' exact JPS; sampled JPS "
+                      f"(samples={self.samples}) uses schedule='passes'")
+
+  @property
+  def iteration_limit(self) -> int | None:
+    """The most iterations: `max_iterations`, or 100 for sampled JPS and the reference
+    schedule when it is None (as the paper's T and the authors' `--iter`)."""
+    if self.max_iterations is None and (self.samples is not None
+                                        or self.schedule == "reference"):
+      return DEFAULT_SAMPLED_ITERATIONS
+    return self.max_iterations
+
+  @property
+  def stops_on_quiet_pass(self) -> bool:
+    """`stop_on_quiet_pass`, or whether JPS is exact when it is None."""
+    if self.stop_on_quiet_pass is None:
+      return self.samples is None
+    return self.stop_on_quiet_pass
