@@ -123,3 +123,22 @@ def test_no_import_cycles():
 def test_layering_catches_an_upward_import():
   assert CLI not in ALLOWED[layer("ospiel_team.tree.game_tree")]
   assert layer("ospiel_team.algorithms.coop.jps") not in ALLOWED[TEAM]
+
+
+JPS = "ospiel_team.algorithms.coop.jps"
+# Joint Policy Search's parts, bottom to top: each imports only parts listed before it, and
+# the facade (the package's `__init__`) sits above them all.
+JPS_PARTS = ["config", "structure", "sweep", "search", "schedule"]
+
+
+def test_jps_parts_point_down():
+  g = graph()
+  bad = []
+  for i, part in enumerate(JPS_PARTS):
+    for d in g[f"{JPS}.{part}"]:
+      if d == JPS or (d.startswith(JPS + ".") and d[len(JPS) + 1:] not in JPS_PARTS[:i]):
+        bad.append(f"{JPS}.{part} imports {d}")
+  # The rest of the package uses JPS through its facade only.
+  bad += [f"{m} imports {d}" for m, deps in g.items() if not m.startswith(JPS)
+          for d in deps if d.startswith(JPS + ".")]
+  assert not bad, "\n".join(sorted(bad))
