@@ -37,13 +37,14 @@ import numpy as np
 import pyspiel
 
 from ospiel_team import atomic_io
+from ospiel_team import errors
 from ospiel_team import paths
+from ospiel_team.tree.arrays import ARRAY_NAMES, TreeArrays
 from ospiel_team.tree.game_tree import GameTree
 
 FORMAT_VERSION = 3  # 3: the content digest
 DUMP_NODES = 2000  # histories of the canonical dump in `definition_digest` (breadth first)
-_ARRAYS = ["node_parent", "node_action", "node_player", "node_depth", "node_infoset",
-           "node_chance_prob", "node_returns", "infoset_player", "infoset_legal"]
+_ARRAYS = list(ARRAY_NAMES)  # the `TreeArrays` schema
 
 
 def _python_sources(game: pyspiel.Game) -> list[bytes]:
@@ -128,8 +129,8 @@ def content_digest(data: dict[str, np.ndarray]) -> str:
 
 def save_tree(tree: GameTree, path: str, digest: str | None = None) -> None:
   """Writes the tree's arrays and their content digest to `path` atomically."""
-  data = {k: np.asarray(getattr(tree, k)) for k in _ARRAYS}
-  data["infoset_keys"] = np.asarray(tree.infoset_keys, dtype=str)
+  data = {k: getattr(tree.arrays, k) for k in _ARRAYS}
+  data["infoset_keys"] = np.asarray(list(tree.infoset_keys), dtype=str)
   data["game_string"] = np.asarray(str(tree.game))
   data["format_version"] = np.asarray(FORMAT_VERSION)
   data["definition"] = np.asarray(digest or definition_digest(tree.game))
@@ -141,64 +142,57 @@ def _read(path: str) -> dict[str, np.ndarray]:
   """The stored arrays of `path`, their digest checked.
 
   Raises:
-    ValueError: naming `path`, if it cannot be read (empty, truncated, not an .npz, a bad
-      CRC), lacks an array, or its arrays do not match their digest.
+    errors.DamagedFileError: naming `path`, if it cannot be read (empty, truncated, not an
+      .npz, a bad CRC), lacks an array, or its arrays do not match their digest.
   """
   try:
     # Opened here: np.load leaves its own handle open when the zip directory is unreadable.
     with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as f:
       missing = [k for k in _STORED + ["content_digest"] if k not in f.files]
       if missing:
-        raise ValueError(f"tree cache {path!r} lacks {missing} (another format or damaged)")
+        raise errors.DamagedFileError(
+            f"tree cache {path!r} lacks {missing} (another format or damaged)")
       data = {k: f[k] for k in _STORED}
       stored = str(f["content_digest"])
   except (OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
-    raise ValueError(f"tree cache {path!r} cannot be read: {type(e).__name__}: {e}") from e
+    raise errors.DamagedFileError(
+        f"tree cache {path!r} cannot be read: {type(e).__name__}: {e}") from e
+  except errors.DamagedFileError:
+    raise
   except ValueError as e:
-    if str(path) in str(e):
-      raise
-    raise ValueError(f"tree cache {path!r} cannot be read: {e}") from e
+    raise errors.DamagedFileError(f"tree cache {path!r} cannot be read: {e}") from e
   if content_digest(data) != stored:
-    raise ValueError(f"tree cache {path!r} is damaged: its arrays do not match their digest")
+    raise errors.DamagedFileError(
+        f"tree cache {path!r} is damaged: its arrays do not match their digest")
   return data
 
 
 def load_tree(game: pyspiel.Game, path: str, digest: str | None = None) -> GameTree:
   """A `GameTree` of `game` from the arrays at `path` (no walk of the game).
 
+  The representative pyspiel states are replayed on first use (`GameTree.infoset_states`).
+
   Raises:
-    ValueError: naming `path`, if the file is damaged (see `_read`) or holds another game,
-      definition or format.
+    errors.DamagedFileError: naming `path`, if the file is damaged (see `_read`), its arrays
+      break the `TreeArrays` invariants, or it holds another game, definition or format.
   """
   f = _read(path)
   if int(f["format_version"]) != FORMAT_VERSION:
-    raise ValueError(f"tree cache {path!r}: format {int(f['format_version'])}, "
-                     f"expected {FORMAT_VERSION}")
+    raise errors.DamagedFileError(f"tree cache {path!r}: format {int(f['format_version'])}, "
+                                  f"expected {FORMAT_VERSION}")
   if str(f["game_string"]) != str(game):
-    raise ValueError(f"tree cache {path!r} holds the tree of {str(f['game_string'])!r}, "
-                     f"not {str(game)!r}")
+    raise errors.DamagedFileError(f"tree cache {path!r} holds the tree of "
+                                  f"{str(f['game_string'])!r}, not {str(game)!r}")
   if str(f["definition"]) != (digest or definition_digest(game)):
-    raise ValueError(f"tree cache {path!r} holds a tree of another definition of "
-                     f"{str(game)!r} (its rules, the package or OpenSpiel changed since it "
-                     "was stored)")
-  arrays = {k: f[k] for k in _ARRAYS}
-  keys = [str(k) for k in f["infoset_keys"]]
-  tree = GameTree.__new__(GameTree)
-  tree.game = game
-  tree.num_players = game.num_players()
-  tree.num_actions = game.num_distinct_actions()
-  tree._use_infostate = game.get_type().provides_information_state_string
-  for k, v in arrays.items():
-    setattr(tree, k, v)
-  tree.num_nodes = len(tree.node_parent)
-  tree.infoset_keys = keys
-  tree.infoset_index = {k: i for i, k in enumerate(keys)}
-  tree.num_infosets = len(keys)
-  if tree.infoset_legal.shape != (tree.num_infosets, tree.num_actions):
-    raise ValueError(f"tree cache {path!r}: infoset_legal has shape {tree.infoset_legal.shape}")
-  tree._derive()
-  # The representative pyspiel states are replayed on first use (`GameTree.infoset_states`).
-  return tree
+    raise errors.DamagedFileError(
+        f"tree cache {path!r} holds a tree of another definition of {str(game)!r} (its rules, "
+        "the package or OpenSpiel changed since it was stored)")
+  try:
+    arrays = TreeArrays(infoset_keys=tuple(str(k) for k in f["infoset_keys"]),
+                        **{k: f[k] for k in _ARRAYS})
+    return GameTree.from_arrays(game, arrays, builder="cache")
+  except errors.UserError as e:
+    raise errors.DamagedFileError(f"tree cache {path!r} holds invalid arrays: {e}") from e
 
 
 def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
@@ -215,7 +209,7 @@ def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
   if os.path.exists(path):
     try:
       return load_tree(game, path, digest)
-    except ValueError as e:
+    except errors.DamagedFileError as e:
       warnings.warn(f"{e}; rebuilding it", CacheRebuiltWarning, stacklevel=2)
   tree = GameTree(game, progress=progress)
   save_tree(tree, path, digest)

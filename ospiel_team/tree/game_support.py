@@ -9,9 +9,10 @@ name (the game type's short name) into a `GameSupport`:
   `TERMINAL_HISTORIES_EXACT = True` the count is exact (and said so in the refusal).
 * `SHADOW_WALK = True` (class attribute): the states' rules are plain Python methods on the
   states' own attributes, so `fast_tree.walk` may run them on plain-Python copies of the states.
-* `tree_arrays(self) -> dict`: a *vector builder*, `GameTree`'s level-ordered arrays made
-  without walking states (the dict `GameTree._build_vector` reads; keys are information-state
-  strings).
+* `tree_arrays(self) -> dict`: a *vector builder*, the level-ordered arrays of the tree made
+  without walking states: a dict of exactly the fields of `arrays.TreeArrays` (keys are
+  information-state strings), except that `infoset_keys` may be a function returning them,
+  called on first use (`builders.vector_arrays` reads it).
 
 The game modules sit below the tree in the package's layers and import nothing from it, which
 is why they declare these on their game classes rather than calling a registration function
@@ -59,3 +60,17 @@ def lookup(game: pyspiel.Game) -> GameSupport:
         vector_builder=builder if callable(builder) else None)
     _BY_NAME[name] = found
   return found
+
+
+def min_terminal_histories(game: pyspiel.Game) -> int | None:
+  """How many terminal histories `game` has at least, known without walking it, or None.
+
+  The package's games state it (their `min_terminal_histories()`, exact where the game class
+  says `TERMINAL_HISTORIES_EXACT`). OpenSpiel's own games state nothing, so the sound fallback
+  is None: no refusal before the walk, whose `max_nodes` limit then stops it.
+
+  Args:
+    game: any pyspiel game.
+  """
+  count = lookup(game).terminal_count
+  return None if count is None else int(count(game))

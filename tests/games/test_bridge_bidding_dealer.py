@@ -4,7 +4,7 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401  #  (registers the games)
-from ospiel_team.tree.game_tree import min_terminal_histories
+from ospiel_team.tree.game_support import min_terminal_histories
 from ospiel_team.games import bridge_bidding
 
 

@@ -26,7 +26,7 @@ def test_cached_tree_equals_the_walk_node_for_node(tmp_path, instance):
   walked = GameTree(game)
   tree_cache.cached_tree(game, str(tmp_path))  # walks and stores
   loaded = tree_cache.cached_tree(game, str(tmp_path))  # loads the arrays
-  assert loaded._infoset_states is None  #  (not replayed yet)
+  assert loaded.builder == "cache" and "infoset_states" not in vars(loaded)  # not replayed yet
   for name in ["node_parent", "node_action", "node_player", "node_depth", "node_infoset",
                "node_chance_prob", "node_returns", "infoset_player", "infoset_legal",
                "terminals"]:

@@ -76,7 +76,7 @@ def test_builder_errors_name_the_value():
 
 
 def test_preorder_is_the_walk_order():
-  """GameTree._preorder inverts the level-order sort: a permutation in which every history
+  """GameTree.preorder inverts the level-order sort: a permutation in which every history
   follows its parent and the infosets' first histories come in infoset-id (discovery) order;
   checked against an explicit recursive preorder of the arrays."""
   tree = GameTree(pyspiel.load_game("team_leduc(players=3,bets=1,ranks=2,suits=2)"),
@@ -91,7 +91,7 @@ def test_preorder_is_the_walk_order():
     expected[n] = count
     count += 1
     stack.extend(reversed(children[n]))
-  pre = tree._preorder()
+  pre = tree.preorder
   np.testing.assert_array_equal(pre, expected)
   assert np.all(np.diff(pre[tree.first_node()]) > 0)
 
@@ -109,7 +109,7 @@ def test_goofspiel_vector_builder_equals_pyspiel_walk(game_string):
   ref = GameTree(game, builder="walk")
   new = GameTree(game, builder="vector")
   assert new.builder == "vector" and GameTree(game).builder == "vector"
-  assert new._infoset_keys is None  #  (made on first use)
+  assert not new.arrays.infoset_keys.made  # (made on first use)
   assert_same_tree(ref, new)
   states = new.infoset_states
   assert [s.history_str() for s in states] == [s.history_str() for s in ref.infoset_states]

@@ -55,4 +55,4 @@ def test_game_tree_matches_a_recursive_walk():
   pre, got_size = traversal.preorder_and_size(tree.node_parent, tree.level_slices)
   np.testing.assert_array_equal(pre, expected)
   np.testing.assert_array_equal(got_size, size)
-  np.testing.assert_array_equal(tree._preorder(), expected)
+  np.testing.assert_array_equal(tree.preorder, expected)

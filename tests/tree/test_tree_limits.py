@@ -6,7 +6,8 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.tree import game_tree
+from ospiel_team import errors
+from ospiel_team.tree import memory
 from ospiel_team.tree.game_tree import GameTree
 
 
@@ -45,17 +46,18 @@ def test_tabular_policy_of_a_valid_array_round_trips(kuhn_tree):
 
 def test_a_tree_past_its_memory_budget_is_refused_naming_the_size():
   game = pyspiel.load_game("team_leduc(players=6)")
-  with pytest.raises(game_tree.TreeTooLargeError, match="max_memory=100,000,000") as e:
+  with pytest.raises(memory.TreeTooLargeError, match="max_memory=100,000,000") as e:
     GameTree(game, max_memory=100_000_000)
-  assert isinstance(e.value, MemoryError) and isinstance(e.value, ValueError)
+  assert isinstance(e.value, errors.SizeLimitError) and isinstance(e.value, ValueError)
+  assert isinstance(e.value, MemoryError)  # as the team solvers still catch it
   needed = int(str(e.value).split("needs more than ")[1].split(" bytes")[0].replace(",", ""))
   assert needed > 100_000_000
 
 
 def test_the_default_budget_comes_from_the_available_memory(monkeypatch):
-  monkeypatch.setattr(game_tree, "available_memory", lambda: 160_000_000)
-  assert game_tree.default_max_memory() == 120_000_000
-  with pytest.raises(game_tree.TreeTooLargeError, match="max_memory=120,000,000"):
+  monkeypatch.setattr(memory, "available_memory", lambda: 160_000_000)
+  assert memory.default_max_memory() == 120_000_000
+  with pytest.raises(memory.TreeTooLargeError, match="max_memory=120,000,000"):
     GameTree(pyspiel.load_game("team_leduc(players=6)"))
   # A small game fits the same budget.
   assert GameTree(pyspiel.load_game("team_leduc(players=3)")).num_nodes > 0
@@ -64,7 +66,7 @@ def test_the_default_budget_comes_from_the_available_memory(monkeypatch):
 def test_available_memory_is_known_here_and_below_the_machine_total():
   with open("/proc/meminfo", encoding="ascii") as f:
     total = int(next(ln for ln in f if ln.startswith("MemTotal:")).split()[1]) * 1024
-  room = game_tree.available_memory()
+  room = memory.available_memory()
   assert room is not None and 0 < room <= total
 
 
