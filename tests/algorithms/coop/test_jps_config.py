@@ -3,6 +3,7 @@
 import dataclasses
 import gc
 import math
+import weakref
 
 import numpy as np
 import pyspiel
@@ -93,11 +94,10 @@ def test_team_structure_is_computed_once_per_tree_and_kept_off_the_tree():
   assert structure.team_structure(tree, [0, 1]) is not a.structure
   assert not any(isinstance(v, jps.TeamStructure) for v in vars(tree).values())
   assert not a.structure.rows.flags.writeable
-  key = id(tree)
-  assert key in structure._CACHE  # pylint: disable=protected-access
+  alive = weakref.ref(tree)
   del a, b, tree
   gc.collect()
-  assert key not in structure._CACHE  # pylint: disable=protected-access
+  assert alive() is None  # the cache does not keep the tree alive
 
 
 def test_search_results_are_typed_and_frozen():
