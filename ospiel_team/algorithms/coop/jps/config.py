@@ -87,7 +87,8 @@ class JPSConfig:
     team: the players whose policies JPS changes (None: all players, which requires a
       common-payoff game). Stored sorted. The objective is the team's mean return.
     depth: D, the most active infosets in a chain (Algorithm 1; None: to the end of the game).
-      D=3 means chains I1 -> I2 -> I3 (the text of Sec. 5.1 and 7.3).
+      D=3 means chains I1 -> I2 -> I3 (the text of Sec. 5.1 and 7.3; Algorithm 1's `d >= D`
+      test with d starting at 1 would allow only D-1).
     samples: k of sampled JPS (Sec. 6; None: exact JPS).
     sample_by: "uniform" (histories of an infoset equally likely) or "reach" (proportional
       to their current reach, uniform where the infoset is unreached).
