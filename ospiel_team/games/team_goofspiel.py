@@ -24,7 +24,6 @@ tied point cards and has other returns; the tests compare the points of the two 
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -329,6 +328,61 @@ def _row_keys(rows: np.ndarray, base: int):
   return first, inv.reshape(-1)
 
 
+def _schedule(n: int, k: int) -> tuple[list, list, list]:
+  """(kind, round) of every depth (kind: CHANCE, a player or TERMINAL), its fan-out (chance:
+  the point cards left; a player: the cards in hand; both k - round) and subtree sizes."""
+  schedule = []
+  for r in range(k):
+    if r < k - 1:
+      schedule.append((_CHANCE, r))
+    schedule += [(p, r) for p in range(n)]
+  schedule.append((_TERMINAL, k))
+  fan = [k - r if kind != _TERMINAL else 0 for kind, r in schedule]
+  size = [1] * len(schedule)
+  for d in range(len(schedule) - 2, -1, -1):
+    size[d] = 1 + fan[d] * size[d + 1]
+  return schedule, fan, size
+
+
+def _play(st: dict, kind: int, r: int, child_act: np.ndarray, n: int, k: int) -> None:
+  """Applies the children's actions `child_act` to the (repeated) state arrays `st`: a point
+  card dealt, or a bid (scoring the round after its last bid)."""
+  if kind == _CHANCE:
+    st["pc"][:, r] = child_act
+    return
+  p, rows = kind, np.arange(len(child_act))
+  st["bids"][:, r, p] = child_act
+  st["used"][rows, p, child_act] = True
+  if p < n - 1:
+    return
+  bids = st["bids"][:, r, :]  # the round is complete: score it
+  top = bids.max(axis=1)
+  win = bids == top[:, None]
+  st["won"][:, r, :] = win
+  gain = (st["pc"][:, r] + 1) / win.sum(axis=1)
+  st["points"] = st["points"] + np.where(win, gain[:, None], 0.0)
+  if r == k - 2:  # the last point card is determined
+    rest = np.ones((len(rows), k), dtype=bool)
+    np.put_along_axis(rest, st["pc"][:, :k - 1], False, axis=1)
+    st["pc"][:, k - 1] = np.argmax(rest, axis=1)
+
+
+def _decision_level(st: dict, d: int, p: int, r: int, k: int, full: bool
+                    ) -> tuple[dict, np.ndarray]:
+  """A decision depth's infosets: their first histories' data and each history's level-local
+  infoset. The infoset is the point cards so far, own past bids, and per past round all bids
+  (full) or the winner set (limited)."""
+  m = len(st["pre"])
+  cols = [st["pc"][:, :r + 1] + 1, st["bids"][:, :r, p] + 1]
+  cols.append((st["bids"][:, :r, :] + 1).reshape(m, -1) if full
+              else st["won"][:, :r, :].reshape(m, -1).astype(np.int64))
+  first, inv = _row_keys(np.concatenate(cols, axis=1), k + 2)
+  level = dict(depth=d, player=p, round=r, first_pre=st["pre"][first],
+               legal=~st["used"][first, p, :], pc=st["pc"][first], bids=st["bids"][first],
+               won=st["won"][first])
+  return level, inv
+
+
 def _tree_arrays(game: TeamGoofspielGame) -> dict:
   """`GameTree`'s arrays of `team_goofspiel`, built level by level without walking states.
 
@@ -342,106 +396,73 @@ def _tree_arrays(game: TeamGoofspielGame) -> dict:
   `tests/tree/test_fast_tree.py` checks every array and key against the pyspiel walk.
 
   Returns:
-    dict of level-ordered arrays (`node_parent`, `node_action`, `node_player`, `node_depth`,
-    `node_infoset`, `node_chance_prob`, `node_returns`, `infoset_player`, `infoset_legal`) and
-    `infoset_keys`, a function returning the key list (in infoset-id order = order of discovery
-    in the walk); the strings are only made when asked for (the solvers on arrays never need
-    them; 32G has 240,585 infosets).
+    dict of the fields of the tree's array schema (`node_parent`, `node_action`,
+    `node_player`, `node_depth`, `node_infoset`, `node_chance_prob`, `node_returns`,
+    `infoset_player`, `infoset_legal`) and `infoset_keys`, a function returning the key list
+    (in infoset-id order = order of discovery in the walk); the strings are only made when
+    asked for (the solvers on arrays never need them; 32G has 240,585 infosets).
   """
   params = game.get_parameters()
   n, k = int(params["players"]), int(params["num_cards"])
   full = str(params["info"]) == "full"
-  # Depth schedule: (kind, round); kind = CHANCE, a player or TERMINAL.
-  schedule = []
-  for r in range(k):
-    if r < k - 1:
-      schedule.append((_CHANCE, r))
-    schedule += [(p, r) for p in range(n)]
-  schedule.append((_TERMINAL, k))
-  # Fan-out per depth (chance: point cards left = k - r; a player: cards in hand = k - r).
-  fan = [k - r if kind != _TERMINAL else 0 for kind, r in schedule]
-  # Subtree sizes (for each history's preorder index = its place in the walk).
-  size = [1] * len(schedule)
-  for d in range(len(schedule) - 2, -1, -1):
-    size[d] = 1 + fan[d] * size[d + 1]
-  # State of the current level's histories.
-  pc = np.full((1, k), -1, dtype=np.int64)  # point card of each round
+  schedule, fan, size = _schedule(n, k)
+  # State of the current level's histories, and its preorder index (its place in the walk).
+  st = dict(pc=np.full((1, k), -1, dtype=np.int64),  # point card of each round
+            bids=np.full((1, k, n), -1, dtype=np.int64),  # bids (the current round partial)
+            used=np.zeros((1, n, k), dtype=bool),  # cards each player has bid
+            won=np.zeros((1, k, n), dtype=bool),  # highest bidders of completed rounds
+            points=np.zeros((1, n)), pre=np.zeros(1, dtype=np.int64))
   if k == 1:
-    pc[:, 0] = 0
-  bids = np.full((1, k, n), -1, dtype=np.int64)  # bids of every round (current one partial)
-  used = np.zeros((1, n, k), dtype=bool)  # cards each player has bid
-  won = np.zeros((1, k, n), dtype=bool)  # highest bidders of completed rounds
-  points = np.zeros((1, n))
-  pre = np.zeros(1, dtype=np.int64)  # preorder index
+    st["pc"][:, 0] = 0
   parent, action, player, depth, chance_prob = [], [], [], [], []
   infoset_level, returns = [], None
-  levels = []  # per decision depth: its infosets' first histories' data (see below)
+  levels = []  # per decision depth: its infosets' first histories' data
   offset = 0
-  par = np.full(1, -1, dtype=np.int64)
-  act = np.full(1, -1, dtype=np.int64)
-  prob = np.ones(1)
+  par, act, prob = np.full(1, -1, dtype=np.int64), np.full(1, -1, dtype=np.int64), np.ones(1)
   for d, (kind, r) in enumerate(schedule):
-    m = len(pre)
+    m = len(st["pre"])
     parent.append(par)
     action.append(act)
     player.append(np.full(m, kind, dtype=np.int64))
     depth.append(np.full(m, d, dtype=np.int32))
     chance_prob.append(prob)
-    node_inf = np.full(m, -1, dtype=np.int64)
     if kind == _TERMINAL:
-      total = points[:, 0].copy()
+      total = st["points"][:, 0].copy()
       for q in range(1, n):
-        total = total + points[:, q]
-      returns = points - (total / n)[:, None]
-      infoset_level.append(node_inf)
+        total = total + st["points"][:, q]
+      returns = st["points"] - (total / n)[:, None]
+      infoset_level.append(np.full(m, -1, dtype=np.int64))
       break
     if kind == _CHANCE:
       left = np.ones((m, k), dtype=bool)  # the point cards not dealt yet
       if r:
-        np.put_along_axis(left, pc[:, :r], False, axis=1)
+        np.put_along_axis(left, st["pc"][:, :r], False, axis=1)
+      infoset_level.append(np.full(m, -1, dtype=np.int64))
     else:
-      p = kind
-      left = ~used[:, p, :]
-      # The infoset: point cards so far, own past bids, and per past round all bids (full) or
-      # the winner set (limited).
-      cols = [pc[:, :r + 1] + 1, bids[:, :r, p] + 1]
-      cols.append((bids[:, :r, :] + 1).reshape(m, -1) if full
-                  else won[:, :r, :].reshape(m, -1).astype(np.int64))
-      rows = np.concatenate(cols, axis=1)
-      first, inv = _row_keys(rows, k + 2)
-      levels.append(dict(depth=d, player=p, round=r, first_pre=pre[first], legal=left[first],
-                         pc=pc[first], bids=bids[first], won=won[first]))
-      node_inf = inv  # level-local for now
-    infoset_level.append(node_inf)
+      left = ~st["used"][:, kind, :]
+      level, inv = _decision_level(st, d, kind, r, k, full)
+      levels.append(level)
+      infoset_level.append(inv)  # level-local for now
     b = fan[d]
     # Children: the first b cards of `left` in increasing order.
-    order = np.argsort(~left, axis=1, kind="stable")[:, :b]
-    child_act = order.reshape(-1)
+    child_act = np.argsort(~left, axis=1, kind="stable")[:, :b].reshape(-1)
     par = offset + np.repeat(np.arange(m), b)
     offset += m
-    pos = np.tile(np.arange(b), m)
-    pre = np.repeat(pre, b) + 1 + pos * size[d + 1]
     act = child_act.astype(np.int64)
     prob = np.full(m * b, 1.0 / b) if kind == _CHANCE else np.ones(m * b)
-    rep = functools.partial(np.repeat, repeats=b, axis=0)
-    pc, bids, used, won, points = rep(pc), rep(bids), rep(used), rep(won), rep(points)
-    if kind == _CHANCE:
-      pc[:, r] = child_act
-      continue
-    rows_all = np.arange(m * b)
-    bids[:, r, p] = child_act
-    used[rows_all, p, child_act] = True
-    if p == n - 1:  # the round is complete: score it
-      top = bids[:, r, :].max(axis=1)
-      win = bids[:, r, :] == top[:, None]
-      won[:, r, :] = win
-      gain = (pc[:, r] + 1) / win.sum(axis=1)
-      points = points + np.where(win, gain[:, None], 0.0)
-      if r == k - 2:  # the last point card is determined
-        rest = np.ones((m * b, k), dtype=bool)
-        np.put_along_axis(rest, pc[:, :k - 1], False, axis=1)
-        pc[:, k - 1] = np.argmax(rest, axis=1)
-  # Infoset ids in order of discovery (first history's preorder index).
+    pre = np.repeat(st["pre"], b) + 1 + np.tile(np.arange(b), m) * size[d + 1]
+    st = {key: np.repeat(v, repeats=b, axis=0) for key, v in st.items() if key != "pre"}
+    st["pre"] = pre
+    _play(st, kind, r, child_act, n, k)
+  return _assemble(game, levels, infoset_level, returns, full, n, k, dict(
+      node_parent=parent, node_action=action, node_player=player, node_depth=depth,
+      node_chance_prob=chance_prob))
+
+
+def _assemble(game: TeamGoofspielGame, levels: list, infoset_level: list,
+              returns: np.ndarray, full: bool, n: int, k: int, per_level: dict) -> dict:
+  """The arrays of `_tree_arrays` from its per-level pieces: infoset ids in order of discovery
+  (their first history's preorder index), returns at the last level, legal actions."""
   first_pre = np.concatenate([lv["first_pre"] for lv in levels])
   gid = np.empty(len(first_pre), dtype=np.int64)
   gid[np.argsort(first_pre, kind="stable")] = np.arange(len(first_pre))
@@ -452,7 +473,7 @@ def _tree_arrays(game: TeamGoofspielGame) -> dict:
     infoset_level[lv["depth"]] = lv["ids"][infoset_level[lv["depth"]]]
     start += count
   num_infosets = len(first_pre)
-  num_nodes = sum(len(x) for x in parent)
+  num_nodes = sum(len(x) for x in per_level["node_parent"])
   node_returns = np.zeros((num_nodes, n))
   node_returns[num_nodes - len(returns):] = returns
   legal = np.zeros((num_infosets, game.num_distinct_actions()), dtype=bool)
@@ -460,11 +481,9 @@ def _tree_arrays(game: TeamGoofspielGame) -> dict:
   for lv in levels:
     legal[lv["ids"], :k] = lv["legal"]
     infoset_player[lv["ids"]] = lv["player"]
+  arrays = {name: np.concatenate(pieces) for name, pieces in per_level.items()}
   return dict(
-      node_parent=np.concatenate(parent), node_action=np.concatenate(action),
-      node_player=np.concatenate(player), node_depth=np.concatenate(depth),
-      node_infoset=np.concatenate(infoset_level), node_chance_prob=np.concatenate(chance_prob),
-      node_returns=node_returns,
+      **arrays, node_infoset=np.concatenate(infoset_level), node_returns=node_returns,
       infoset_player=infoset_player, infoset_legal=legal,
       infoset_keys=lambda: _goofspiel_keys(levels, num_infosets, full))
 

@@ -423,12 +423,8 @@ class GameTree:
                              "observation tensors")
     return _read_only(np.asarray(rows, dtype=np.float32))
 
-  def _describe_infoset(self, i: int) -> str:
-    return (f"infoset {i} (player {int(self.infoset_player[i])}, "
-            f"{self.infoset_keys[i]!r})")
-
   def validate_policy_array(self, pi: np.ndarray, atol: float = 1e-6) -> None:
-    """Raises ValueError unless `pi` is a distribution over legal actions at every infoset.
+    """Raises `errors.UserError` unless `pi` is a distribution over legal actions everywhere.
 
     Checks, in this order: the shape `[num_infosets, num_actions]` (a transposed array or one
     with too few rows is named as such), finite entries, no negative entry, no probability on
@@ -438,46 +434,58 @@ class GameTree:
     Args:
       pi: the policy array to check.
       atol: absolute tolerance of the sum and sign checks.
+
+    Raises:
+      errors.UserError (a ValueError): naming the problem and the first bad infoset.
     """
-    try:
-      arr = np.asarray(pi, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-      raise errors.UserError(f"policy array is not numeric: {e}") from None
-    expected = (self.num_infosets, self.num_actions)
-    if arr.shape != expected:
-      hint = ""
-      if arr.shape == expected[::-1]:
-        hint = " (transposed? rows are infosets, columns actions)"
-      elif arr.ndim == 2 and arr.shape[1] == self.num_actions and arr.shape[0] < expected[0]:
-        hint = f" (too few rows: {self.game} has {self.num_infosets} infosets)"
-      elif arr.ndim == 2 and arr.shape[1] == self.num_actions:
-        hint = f" (too many rows: {self.game} has {self.num_infosets} infosets)"
-      elif arr.ndim == 2:
-        hint = f" ({self.game} has {self.num_actions} distinct actions)"
-      raise errors.UserError(f"policy array has shape {arr.shape}, expected {expected} "
-                             f"[num_infosets, num_actions] for {self.game}{hint}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-      i, a = (int(x) for x in np.argwhere(bad)[0])
-      raise errors.UserError(f"policy array is not finite ({arr[i, a]}) at action {a} of "
-                             f"{self._describe_infoset(i)}")
-    bad = arr < -atol
-    if bad.any():
-      i, a = (int(x) for x in np.argwhere(bad)[0])
-      raise errors.UserError(f"policy array has a negative probability {arr[i, a]} at action "
-                             f"{a} of {self._describe_infoset(i)}")
-    bad = (np.abs(arr) > atol) & ~self.infoset_legal
-    if bad.any():
-      i, a = (int(x) for x in np.argwhere(bad)[0])
-      raise errors.UserError(f"policy array puts probability {arr[i, a]} on illegal action {a} of "
-                             f"{self._describe_infoset(i)}")
-    sums = arr.sum(axis=1)
-    bad = np.nonzero(np.abs(sums - 1.0) > atol)[0]
-    if len(bad):
-      i = int(bad[0])
-      raise errors.UserError(f"policy array row does not sum to 1 (sums to {sums[i]}) at "
-                             f"{self._describe_infoset(i)}")
+    _check_policy_array(self, pi, atol)
 
   def __repr__(self):
     return (f"GameTree({self.game}: {self.num_nodes} histories, {len(self.terminals)} terminal, "
             f"{self.num_infosets} infosets)")
+
+
+def _describe_infoset(tree: GameTree, i: int) -> str:
+  return f"infoset {i} (player {int(tree.infoset_player[i])}, {tree.infoset_keys[i]!r})"
+
+
+def _check_policy_array(tree: GameTree, pi: np.ndarray, atol: float) -> None:
+  """`GameTree.validate_policy_array` (see there)."""
+  try:
+    arr = np.asarray(pi, dtype=np.float64)
+  except (TypeError, ValueError) as e:
+    raise errors.UserError(f"policy array is not numeric: {e}") from None
+  expected = (tree.num_infosets, tree.num_actions)
+  if arr.shape != expected:
+    hint = ""
+    if arr.shape == expected[::-1]:
+      hint = " (transposed? rows are infosets, columns actions)"
+    elif arr.ndim == 2 and arr.shape[1] == tree.num_actions and arr.shape[0] < expected[0]:
+      hint = f" (too few rows: {tree.game} has {tree.num_infosets} infosets)"
+    elif arr.ndim == 2 and arr.shape[1] == tree.num_actions:
+      hint = f" (too many rows: {tree.game} has {tree.num_infosets} infosets)"
+    elif arr.ndim == 2:
+      hint = f" ({tree.game} has {tree.num_actions} distinct actions)"
+    raise errors.UserError(f"policy array has shape {arr.shape}, expected {expected} "
+                           f"[num_infosets, num_actions] for {tree.game}{hint}")
+  bad = ~np.isfinite(arr)
+  if bad.any():
+    i, a = (int(x) for x in np.argwhere(bad)[0])
+    raise errors.UserError(f"policy array is not finite ({arr[i, a]}) at action {a} of "
+                           f"{_describe_infoset(tree, i)}")
+  bad = arr < -atol
+  if bad.any():
+    i, a = (int(x) for x in np.argwhere(bad)[0])
+    raise errors.UserError(f"policy array has a negative probability {arr[i, a]} at action "
+                           f"{a} of {_describe_infoset(tree, i)}")
+  bad = (np.abs(arr) > atol) & ~tree.infoset_legal
+  if bad.any():
+    i, a = (int(x) for x in np.argwhere(bad)[0])
+    raise errors.UserError(f"policy array puts probability {arr[i, a]} on illegal action {a} of "
+                           f"{_describe_infoset(tree, i)}")
+  sums = arr.sum(axis=1)
+  bad = np.nonzero(np.abs(sums - 1.0) > atol)[0]
+  if len(bad):
+    i = int(bad[0])
+    raise errors.UserError(f"policy array row does not sum to 1 (sums to {sums[i]}) at "
+                           f"{_describe_infoset(tree, i)}")
