@@ -28,7 +28,7 @@ import numpy as np
 import pyspiel
 
 from ospiel_team import atomic_io
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import compare
 from ospiel_team.runner import execute
 from ospiel_team.runner import reference

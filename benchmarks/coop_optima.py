@@ -116,7 +116,7 @@ def markdown(rows):
   for r in rows:
     if not r.get("finished"):
       reason = r["reason"]
-      if "MemoryError" in reason:
+      if "MemoryError" in reason or "SizeLimitError" in reason:
         reason = "LP not built: more than lp_max_local local solutions (Theorem 4.1)"
       lines.append(f"| {r['game']} | {r.get('method_requested', r['method'])} | "
                    f"{reason} | no | | | | |")

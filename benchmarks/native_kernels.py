@@ -110,8 +110,8 @@ def _workload(row: str):
     return work, lambda: state["result"].value
   if row == "dag_21L153":
     from ospiel_team.algorithms.team import belief_dag
-    from ospiel_team.algorithms.team.decomposition import TeamDecomposition
-    from ospiel_team.algorithms.team import teams as teams_lib
+    from ospiel_team.lp.decomposition import TeamDecomposition
+    from ospiel_team.tree import teams as teams_lib
     from ospiel_team.games import team_instances
     game, teams = team_instances.load_instance("21L153")
     tree, teams = teams_lib.check_assumptions(

@@ -23,9 +23,9 @@ import numpy as np
 from scipy import sparse
 
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree import cache as tree_cache
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS

@@ -43,9 +43,9 @@ import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
-from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.algorithms.team import lp as team_lp
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "kuhn_poker(players=3)", "pyspiel game string")

@@ -34,8 +34,8 @@ import numpy as np
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.algorithms.team import best_response as team_best_response
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS

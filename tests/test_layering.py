@@ -4,11 +4,14 @@ Every `import` counts, including those inside functions. The layers (ARCHITECTUR
 docs/contributing.md):
 
   cli, entry points  ->  runner  ->  algorithms.coop  ->  algorithms.nash, algorithms.team
-  ->  tree  ->  games  ->  bridge (rules and data)  ->  utilities
+  ->  lp  ->  tree  ->  games  ->  bridge (rules and data)  ->  utilities
   bridge.agents  ->  games, bridge (rules and data), utilities
 
-A cooperative module may use a team best response; a team module never imports a cooperative
-one, and the Nash and team solvers do not import each other.
+`lp` holds the team pieces that cooperative and team solvers share (the HiGHS wrapper, the team
+decomposition, plans, exact team best responses); `tree.teams` says who plays with whom. A
+cooperative module uses those, never a team solver; a team module never imports a cooperative
+one, and the Nash and team solvers do not import each other. The runner and the command lines
+import a team solver only through its public modules (`TEAM_PUBLIC`).
 """
 import ast
 import os
@@ -17,21 +20,25 @@ from tests import repo as tests_repo
 
 PACKAGE = os.path.join(tests_repo.REPO, "ospiel_team")
 
-UTIL, BRIDGE, GAMES, TREE, NASH, TEAM, COOP, AGENTS, RUNNER, CLI, ENTRY = (
-    "util", "bridge", "games", "tree", "nash", "team", "coop", "agents", "runner", "cli", "entry")
+UTIL, BRIDGE, GAMES, TREE, LP, NASH, TEAM, COOP, AGENTS, RUNNER, CLI, ENTRY = (
+    "util", "bridge", "games", "tree", "lp", "nash", "team", "coop", "agents", "runner", "cli",
+    "entry")
 ALLOWED = {
     UTIL: {UTIL},
     BRIDGE: {UTIL, BRIDGE},
     GAMES: {UTIL, BRIDGE, GAMES},
     TREE: {UTIL, GAMES, TREE},
+    LP: {UTIL, GAMES, TREE, LP},
     NASH: {UTIL, GAMES, TREE, NASH},
-    TEAM: {UTIL, GAMES, TREE, TEAM},
-    COOP: {UTIL, GAMES, TREE, NASH, TEAM, COOP},
+    TEAM: {UTIL, GAMES, TREE, LP, TEAM},
+    COOP: {UTIL, GAMES, TREE, LP, NASH, COOP},
     AGENTS: {UTIL, BRIDGE, GAMES, AGENTS},
-    RUNNER: {UTIL, GAMES, TREE, NASH, TEAM, COOP, RUNNER},
-    CLI: {UTIL, BRIDGE, GAMES, TREE, NASH, TEAM, COOP, AGENTS, RUNNER, CLI},
+    RUNNER: {UTIL, GAMES, TREE, LP, NASH, TEAM, COOP, RUNNER},
+    CLI: {UTIL, BRIDGE, GAMES, TREE, LP, NASH, TEAM, COOP, AGENTS, RUNNER, CLI},
     ENTRY: {CLI},
 }
+# The team solvers' public modules: the only ones a module outside `algorithms.team` imports.
+TEAM_PUBLIC = {"ospiel_team.algorithms.team.solve", "ospiel_team.algorithms.team.lp"}
 # Entry points kept for `python -m` (the comparison runner's, and deprecated ones).
 ENTRY_MODULES = {
     "ospiel_team.compare", "ospiel_team.algorithms.team_lp", "ospiel_team.algorithms.team_solve",
@@ -46,7 +53,7 @@ def layer(module: str) -> str:
   if module == "ospiel_team":  # `import ospiel_team` registers the games
     return GAMES
   prefixes = [("ospiel_team.bridge.agents", AGENTS), ("ospiel_team.bridge", BRIDGE),
-              ("ospiel_team.games", GAMES), ("ospiel_team.tree", TREE),
+              ("ospiel_team.games", GAMES), ("ospiel_team.tree", TREE), ("ospiel_team.lp", LP),
               ("ospiel_team.algorithms.nash", NASH), ("ospiel_team.algorithms.team", TEAM),
               ("ospiel_team.algorithms.coop", COOP), ("ospiel_team.runner", RUNNER),
               ("ospiel_team.cli", CLI)]
@@ -99,6 +106,14 @@ def test_every_import_points_down():
   assert not bad, "\n".join(sorted(bad))
 
 
+def test_team_internals_stay_inside():
+  """Outside `algorithms.team`, only the team solvers' public modules are imported."""
+  g = graph()
+  bad = [f"{m} imports {d}" for m, deps in g.items() for d in deps
+         if layer(d) == TEAM and layer(m) != TEAM and d not in TEAM_PUBLIC]
+  assert not bad, "\n".join(sorted(bad))
+
+
 def test_no_import_cycles():
   g = graph()
   state, cycles = {}, []
@@ -123,6 +138,7 @@ def test_no_import_cycles():
 def test_layering_catches_an_upward_import():
   assert CLI not in ALLOWED[layer("ospiel_team.tree.game_tree")]
   assert layer("ospiel_team.algorithms.coop.jps") not in ALLOWED[TEAM]
+  assert TEAM not in ALLOWED[COOP] and TEAM not in ALLOWED[LP]
 
 
 JPS = "ospiel_team.algorithms.coop.jps"

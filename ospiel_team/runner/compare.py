@@ -51,7 +51,7 @@ from typing import Any
 import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import execute
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry

@@ -29,7 +29,7 @@ import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
 from ospiel_team import paths
 from ospiel_team import processes
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import api
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry

@@ -8,7 +8,7 @@ Zhang and Sandholm 2022, arXiv 2109.05284).
 
 * common-payoff games (utility IDENTICAL): `value`, the common payoff, higher is better;
 * two-team zero-sum games (`teams` given): `team_value_vs_br`, team 1's summed return when
-  team 2 best responds jointly (`algorithms.team.best_response.team_value_vs_best_response`),
+  team 2 best responds jointly (`lp.best_response.team_value_vs_best_response`),
   higher is better; `value` there is team 1's summed return against the profile's own team 2;
 * other games: `nash_conv`, lower is better: the sum over players of what a best response
   gains (Lanctot et al. 2017, "A Unified Game-Theoretic Approach to Multiagent Reinforcement
@@ -27,8 +27,8 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
-from ospiel_team.algorithms.team import best_response as team_best_response
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree import evaluation
 from ospiel_team.tree.game_tree import GameTree
 

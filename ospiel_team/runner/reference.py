@@ -27,7 +27,7 @@ import pyspiel
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.algorithms.team import lp as team_lp
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 COOP_OPTIMA_RESOURCE = "data/coop_optima.json"

@@ -186,15 +186,46 @@ def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy"
   if not 0 <= player < tree.num_players:
     raise ValueError(f"player {player} out of range for {tree.num_players}-player game")
   check_policy(tree, pi, validate)
+  xp = _ops(backend).xp
+  cf = counterfactual_reach(tree, pi, player, backend, reach, validate=False)
+  term = tree.terminals
+  weights = cf[term] * xp.asarray(tree.node_returns[term, player])
+  value, actions = sequence_backward_induction(tree, player, weights, backend)
+  own = np.zeros(tree.num_infosets, dtype=bool)
+  own[tree.sequences[player].infosets] = True
+  onehot = (actions[:, None] == np.arange(tree.num_actions)[None, :]).astype(value.dtype)
+  br_policy = xp.where(own[:, None], onehot, xp.asarray(pi))
+  return BestResponse(player=player, value=value, actions=actions, policy=br_policy)
+
+
+def sequence_backward_induction(tree: GameTree, player: int, terminal_weights: Array,
+                                backend: str = "numpy") -> tuple[Array, Array]:
+  """The best pure strategy of `player` against fixed terminal weights, by backward induction.
+
+  Maximises sum_z w[z] [player's strategy plays to z] over the player's pure strategies:
+  bottom-up over the player's sequence tree (a tree by perfect recall), each sequence collects
+  the weights of the terminals it leads to plus the best values of the infosets it leads to;
+  an infoset takes the max over its legal actions (the first maximal action on ties, as
+  OpenSpiel's `best_response.BestResponsePolicy`). The one implementation behind `best_response`
+  and the team best responses of `ospiel_team.lp.best_response`.
+
+  Args:
+    tree: the game tree.
+    player: the responding player.
+    terminal_weights: [num_terminals] w[z]: the other players' and chance's reach times the
+      player's (or its team's) utility.
+    backend: "numpy" or "jax".
+
+  Returns:
+    `(value, actions)`: the best value (a 0-d array) and [num_infosets] the action chosen at
+    each of the player's infosets (-1 elsewhere).
+  """
   ops = _ops(backend)
   xp = ops.xp
   a_count = tree.num_actions
   n_seq = tree.num_infosets * a_count + 1  # index 0: the empty sequence
-  cf = counterfactual_reach(tree, pi, player, backend, reach, validate=False)
   seqs = tree.sequences[player]
-  term = tree.terminals
-  weights = cf[term] * xp.asarray(tree.node_returns[term, player])
-  seq_value = ops.segment_sum(weights, seqs.terminal_last_seq + 1, n_seq)
+  seq_value = ops.segment_sum(terminal_weights, seqs.terminal_last_seq + 1, n_seq)
   actions = xp.full((tree.num_infosets,), -1, dtype=np.int32)
   for level in reversed(seqs.infoset_levels):
     q = seq_value[1 + level[:, None] * a_count + np.arange(a_count)[None, :]]
@@ -206,11 +237,7 @@ def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy"
     else:
       actions[level] = best
     seq_value = seq_value + ops.segment_sum(best_value, seqs.infoset_parent_seq[level] + 1, n_seq)
-  own = np.zeros(tree.num_infosets, dtype=bool)
-  own[seqs.infosets] = True
-  onehot = (actions[:, None] == np.arange(a_count)[None, :]).astype(seq_value.dtype)
-  br_policy = xp.where(own[:, None], onehot, xp.asarray(pi))
-  return BestResponse(player=player, value=seq_value[0], actions=actions, policy=br_policy)
+  return seq_value[0], actions
 
 
 def best_response_values(tree: GameTree, pi: Array, backend: str = "numpy",

@@ -38,13 +38,14 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from ospiel_team import errors
 from ospiel_team.tree import evaluation
-from ospiel_team.algorithms.team import highs
-from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.lp import highs
+from ospiel_team.lp import plan_mip
 from ospiel_team.algorithms.coop import simple_bidding_optimum
-from ospiel_team.algorithms.team import best_response as team_best_response
-from ospiel_team.algorithms.team import decomposition as team_decomposition
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.lp import decomposition as team_decomposition
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 DEFAULT_LP_MAX_LOCAL = 2_000_000
@@ -136,7 +137,7 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
   if method in ("auto", "lp"):
     try:
       dec = team_decomposition.TeamDecomposition(tree, members, max_local=lp_max_local)
-    except MemoryError:
+    except errors.SizeLimitError:
       if method == "lp":
         raise
       dec = None

@@ -43,11 +43,11 @@ import numpy as np
 import pyspiel
 from scipy import sparse
 
-from ospiel_team.algorithms.team import highs
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.lp import highs
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.algorithms.team.decomposition import DEFAULT_MAX_LOCAL
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+from ospiel_team.lp.decomposition import DEFAULT_MAX_LOCAL
+from ospiel_team.lp.decomposition import TeamDecomposition
 
 ALGORITHMS = ("dcfr", "pcfr+")
 
@@ -492,7 +492,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     max_iterations: cap on iterations (ValueError if < 1).
     algorithm: "dcfr" or "pcfr+".
     check_every: iterations between two certifications by exact best responses (>= 1).
-    max_local: cap on a team's DAG edges (MemoryError past it, as for the team LP).
+    max_local: cap on a team's DAG edges (SizeLimitError past it, as for the team LP).
     average_powers: the averages certified (weights t^p per iteration; DCFR's gamma = 2 is
       (2.0,)); each is certified, and the best lower and upper bounds are kept. The default adds
       a recent-weighted t^5 average to DCFR's t^2 one: same iterates, a tighter bracket sooner

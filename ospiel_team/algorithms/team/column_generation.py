@@ -39,10 +39,10 @@ import numpy as np
 import pyspiel
 from scipy import sparse
 
-from ospiel_team.algorithms.team import plan_mip
-from ospiel_team.algorithms.team import highs
-from ospiel_team.algorithms.team import best_response as team_best_response
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.lp import plan_mip
+from ospiel_team.lp import highs
+from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 
@@ -207,9 +207,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     col_hi = np.full(k1 + m_rows, np.inf)
     h = highs.solve(cost, a_mat, row_lo, row_hi, col_lo, col_hi, True, threads=threads,
                     solver="simplex")
-    status = highs.status(h)
-    if status != "Optimal":
-      raise RuntimeError(f"HiGHS did not solve the restricted master LP: {status}")
+    highs.check_status(h, "the restricted master LP", None)
     sol = h.getSolution()
     master = float(h.getInfo().objective_function_value)
     p = np.maximum(np.asarray(sol.col_value)[:k1], 0.0)

@@ -31,13 +31,13 @@ import numpy as np
 import pyspiel
 from scipy import sparse
 
-from ospiel_team.algorithms.team import highs
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.lp import highs
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
-from ospiel_team.algorithms.team.decomposition import DEFAULT_MAX_LOCAL
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
-from ospiel_team.algorithms.team.plan import TeamPlan
+from ospiel_team.lp.decomposition import DEFAULT_MAX_LOCAL
+from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.lp.plan import TeamPlan
 
 
 # `solver="auto"` (the default of `solve.solve` and the CLI): HiGHS's dual simplex for LPs with
@@ -240,7 +240,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       IPM's crossover and the simplex can end at different optimal vertices; e.g. on 3-player
       Kuhn the simplex's team plan shows no correlation between the teammates, the IPM's does,
       which colabs/team_lp.ipynb shows), so the default here stays "ipm".
-    max_local: MemoryError past this many local solutions of a team.
+    max_local: SizeLimitError past this many local solutions of a team.
     highs_options: further HiGHS options, each checked by HiGHS.
     decompositions: both teams' `TeamDecomposition`s of this tree, when already built (e.g. by
       `solve.solve`'s `auto` rule); None: built here.
@@ -268,7 +268,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
                   True, time_limit, threads, solver, options=highs_options)
   solve_seconds = time.perf_counter() - t0
   solve_cpu = time.process_time() - c0
-  highs.require_optimal(h, f"the team LP of {tree.game}", time_limit)
+  highs.check_status(h, f"the team LP of {tree.game}", time_limit)
   sol = h.getSolution()
   x = np.asarray(sol.col_value)
   duals = np.asarray(sol.row_dual)

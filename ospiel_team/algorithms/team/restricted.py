@@ -36,12 +36,13 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
+from ospiel_team import errors
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.algorithms.team import highs
 from ospiel_team.algorithms.team import lp as team_lp
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.lp import highs
+from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
 
 # A local solution joins the starting support when its average flow is at least this share
 # of the largest average flow (besides every local solution of the last iterate's flow).
@@ -175,69 +176,30 @@ def solve(tree: GameTree, teams: teams_lib.Teams, decompositions: Sequence[TeamD
   start = time.perf_counter()
   time_limit = highs.check_time_limit(time_limit)
   if max_rounds < 1:
-    raise ValueError(f"max_rounds={max_rounds!r} must be >= 1")
+    raise errors.UserError(f"max_rounds={max_rounds!r} must be >= 1")
   dec1, dec2 = decompositions
-  for dec, members in ((dec1, teams.teams[0]), (dec2, teams.teams[1])):
-    if dec.tree is not tree or dec.members != tuple(members):
-      raise ValueError(f"decompositions: {dec.members} of another tree or team than {teams}")
+  in1, in2 = _support_masks(tree, teams, dec1, dec2, supports)
   n1, n2 = dec1.num_local, dec2.num_local
-  in1 = np.zeros(n1, dtype=bool)
-  in2 = np.zeros(n2, dtype=bool)
-  for mask, sup, n, team in ((in1, supports[0], n1, 1), (in2, supports[1], n2, 2)):
-    sup = np.asarray(sup, dtype=np.int64)
-    if len(sup) and (sup.min() < 0 or sup.max() >= n):
-      raise ValueError(f"supports[{team - 1}] has indices outside 0..{n - 1}")
-    mask[sup] = True
   dags = [belief_dag(dec1), belief_dag(dec2)]
-  lp_seconds = 0.0
+  lp = _RestrictedLP(tree, teams, dec1, dec2, threads=threads, solver=solver,
+                     highs_options=highs_options, warm_start=warm_start)
   value = lower = upper = 0.0
   exact = False
   lam1 = mu = None
   rounds = 0
-  h = None
   while rounds < max_rounds:
     rounds += 1
     left = None
     if time_limit is not None:
       left = time_limit - (time.perf_counter() - start)
       if left <= 0:  # the best responses and the building count too
-        raise TimeoutError(f"the restricted team LP of {tree.game} was not solved within "
-                           f"time_limit={time_limit} s")
-    t0 = time.perf_counter()
-    if h is None:  # the first restricted LP, from scratch
-      lam_ids = np.nonzero(in1)[0]  # team 1's local solution of each lam column, in order
-      dual_ids = np.nonzero(in2)[0]  # team 2's local solution of each dual row, in order
-      model = team_lp.build_model(tree, teams, dec1, dec2, lam_ids, dual_ids)
-      m_mat = model.m_mat
-      lam_cols = np.arange(len(lam_ids))
-      base = model.a_mat.shape[1] - len(lam_ids)  # x1, u, v columns after the lams
-      first_dual = model.a_mat.shape[0] - len(dual_ids)
-      h = highs.solve(model.cost, model.a_mat, model.row_lo, model.row_hi, model.col_lo,
-                      model.col_hi, True, left, threads,
-                      team_lp.choose_solver(solver, int(model.a_mat.nnz)), options=highs_options)
-      if warm_start:
-        grow = _Grower(dec1, dec2, len(lam_ids), base)
-        if solver == "auto":  # later rounds: the dual simplex from the last basis
-          highs.set_option(h, "solver", "simplex")
-    else:  # the new columns and rows added to the last LP, HiGHS warm-started from its basis
-      if left is not None:
-        highs.set_option(h, "time_limit", left)
-      lam_ids, lam_cols, dual_ids = grow.add(h, lam_ids, lam_cols, dual_ids, in1, in2)
-      h.run()
-    lp_seconds += time.perf_counter() - t0
-    highs.require_optimal(h, f"the restricted team LP of {tree.game}", time_limit)
-    sol = h.getSolution()
-    z = np.asarray(sol.col_value)
-    row_dual = np.asarray(sol.row_dual)
-    lam1 = np.zeros(n1)
-    lam1[lam_ids] = np.maximum(z[lam_cols], 0.0)
-    mu = np.zeros(n2)
-    mu[dual_ids] = np.abs(row_dual[first_dual:first_dual + len(dual_ids)])
-    value = float(h.getInfo().objective_function_value)
+        raise highs.TimeLimitError(f"the restricted team LP of {tree.game} was not solved "
+                                   f"within time_limit={time_limit} s", np.inf)
+    lam1, mu, value = lp.run(in1, in2, left, time_limit)
     # Exact best responses on the DAGs: team 2 against x1 (its gradient -M^T x1), team 1
     # against y2 (M y2): the certified bracket.
-    br2, flow2 = dags[1].best_response(-(m_mat.T @ dec1.leaf_values(lam1)))
-    br1, flow1 = dags[0].best_response(m_mat @ dec2.leaf_values(mu))
+    br2, flow2 = dags[1].best_response(-(lp.m_mat.T @ dec1.leaf_values(lam1)))
+    br1, flow1 = dags[0].best_response(lp.m_mat @ dec2.leaf_values(mu))
     lower, upper = -br2, br1
     scale = IMPROVE_TOL * (1.0 + abs(value))
     if upper - lower <= IMPROVE_TOL and upper - value <= scale and value - lower <= scale:
@@ -247,15 +209,97 @@ def solve(tree: GameTree, teams: teams_lib.Teams, decompositions: Sequence[TeamD
     add2 = dags[1].to_local(flow2) > 0.0 if lower < value - scale else np.zeros(n2, bool)
     if not (np.any(add1 & ~in1) or np.any(add2 & ~in2)):
       break  # an improving best response inside the supports: rounding trouble, not exact
-    if not warm_start or h.getNumNz() > WARM_MAX_NONZEROS:
-      h = None
+    lp.next_round()
     in1 |= add1
     in2 |= add2
   return RestrictedLPResult(
       value=value, lower=min(lower, value) if exact else lower,
       upper=max(upper, value) if exact else upper, exact=exact, rounds=rounds,
       support=[int(in1.sum()), int(in2.sum())], local_solutions=[n1, n2],
-      lp_seconds=lp_seconds, seconds=time.perf_counter() - start,
+      lp_seconds=lp.seconds, seconds=time.perf_counter() - start,
       team1_reach=dec1.terminal_reach(lam1), team2_reach=dec2.terminal_reach(mu), lam1=lam1,
       lam2=mu)
 
+
+def _support_masks(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
+                   dec2: TeamDecomposition, supports: Sequence[np.ndarray]):
+  """Both teams' starting supports as boolean masks over their local solutions.
+
+  Raises:
+    errors.UserError: a decomposition of another tree or team, or a support index out of
+      range.
+  """
+  for dec, members in ((dec1, teams.teams[0]), (dec2, teams.teams[1])):
+    if dec.tree is not tree or dec.members != tuple(members):
+      raise errors.UserError(
+          f"decompositions: {dec.members} of another tree or team than {teams}")
+  masks = []
+  for dec, sup, team in ((dec1, supports[0], 1), (dec2, supports[1], 2)):
+    n = dec.num_local
+    mask = np.zeros(n, dtype=bool)
+    sup = np.asarray(sup, dtype=np.int64)
+    if len(sup) and (sup.min() < 0 or sup.max() >= n):
+      raise errors.UserError(f"supports[{team - 1}] has indices outside 0..{n - 1}")
+    mask[sup] = True
+    masks.append(mask)
+  return masks[0], masks[1]
+
+
+class _RestrictedLP:
+  """The restricted LP of `solve`, round after round: built from scratch, or grown by the new
+  columns and rows and warm-started from HiGHS's last basis (`_Grower`)."""
+
+  def __init__(self, tree, teams, dec1, dec2, *, threads, solver, highs_options, warm_start):
+    self.tree, self.teams, self.dec1, self.dec2 = tree, teams, dec1, dec2
+    self.threads, self.solver, self.highs_options = threads, solver, highs_options
+    self.warm_start = warm_start
+    self.h = None
+    self.seconds = 0.0  # HiGHS's seconds, all rounds
+
+  def run(self, in1: np.ndarray, in2: np.ndarray, left: float | None,
+          time_limit: float | None):
+    """Solves the LP restricted to `in1`/`in2`; returns (lam1, mu, value) in full indices."""
+    t0 = time.perf_counter()
+    if self.h is None:  # the first restricted LP, from scratch
+      self._build(in1, in2, left)
+    else:  # the new columns and rows added to the last LP, HiGHS warm-started from its basis
+      if left is not None:
+        highs.set_option(self.h, "time_limit", left)
+      self.lam_ids, self.lam_cols, self.dual_ids = self.grow.add(
+          self.h, self.lam_ids, self.lam_cols, self.dual_ids, in1, in2)
+      self.h.run()
+    self.seconds += time.perf_counter() - t0
+    h = self.h
+    highs.check_status(h, f"the restricted team LP of {self.tree.game}", time_limit)
+    sol = h.getSolution()
+    z = np.asarray(sol.col_value)
+    row_dual = np.asarray(sol.row_dual)
+    lam1 = np.zeros(self.dec1.num_local)
+    lam1[self.lam_ids] = np.maximum(z[self.lam_cols], 0.0)
+    mu = np.zeros(self.dec2.num_local)
+    first = self.first_dual
+    mu[self.dual_ids] = np.abs(row_dual[first:first + len(self.dual_ids)])
+    return lam1, mu, float(h.getInfo().objective_function_value)
+
+  def _build(self, in1: np.ndarray, in2: np.ndarray, left: float | None) -> None:
+    self.lam_ids = np.nonzero(in1)[0]  # team 1's local solution of each lam column, in order
+    self.dual_ids = np.nonzero(in2)[0]  # team 2's local solution of each dual row, in order
+    model = team_lp.build_model(self.tree, self.teams, self.dec1, self.dec2, self.lam_ids,
+                                self.dual_ids)
+    self.m_mat = model.m_mat
+    self.lam_cols = np.arange(len(self.lam_ids))
+    base = model.a_mat.shape[1] - len(self.lam_ids)  # x1, u, v columns after the lams
+    self.first_dual = model.a_mat.shape[0] - len(self.dual_ids)
+    self.h = highs.solve(model.cost, model.a_mat, model.row_lo, model.row_hi, model.col_lo,
+                         model.col_hi, True, left, self.threads,
+                         team_lp.choose_solver(self.solver, int(model.a_mat.nnz)),
+                         options=self.highs_options)
+    if self.warm_start:
+      self.grow = _Grower(self.dec1, self.dec2, len(self.lam_ids), base)
+      if self.solver == "auto":  # later rounds: the dual simplex from the last basis
+        highs.set_option(self.h, "solver", "simplex")
+
+  def next_round(self) -> None:
+    """Before the next round: keep the LP to grow it, or drop it to rebuild from scratch."""
+    if not self.warm_start or self.h.getNumNz() > WARM_MAX_NONZEROS:
+      self.h = None

@@ -66,16 +66,17 @@ import time
 import numpy as np
 import pyspiel
 
-from ospiel_team.algorithms.team import column_generation
-from ospiel_team.algorithms.team import highs
+from ospiel_team import errors
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted as team_restricted
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.lp import highs
+from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.lp.plan import TeamPlan
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
-from ospiel_team.algorithms.team.plan import TeamPlan
 
 METHODS = ("auto", "lp", "cg", "dag")
 # `certify`: the flow-MIP oracle is used for teams of several players with at most this many
@@ -106,21 +107,69 @@ AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
 AUTO_CG_MAX_SEQUENCES = 5_000
 
 
-@dataclasses.dataclass
+# Keys of a method's own summary that the solve result states itself (`TeamSolveResult`).
+_RESULT_KEYS = frozenset({"game", "teams", "value", "lower", "upper", "gap", "seconds"})
+
+
+@dataclasses.dataclass(frozen=True)
+class MethodChoice:
+  """The method `solve` runs, and why (`choose_method`).
+
+  Attributes:
+    method: "lp", "dag_lp" (the belief DAG, then the LP restricted to its support), "dag" or
+      "cg".
+    reason: why `auto` chose it ("" for a method asked for by name).
+    auto: chosen by `auto` (the belief DAG is then capped at `AUTO_DAG_MAX_LOCAL` edges and
+      falls back to column generation past it).
+    decompositions: both teams' decompositions when the choice built them (then reused), else
+      None.
+  """
+  method: str
+  reason: str = ""
+  auto: bool = False
+  decompositions: tuple[TeamDecomposition, TeamDecomposition] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class TeamSolveResult:
-  """Team 1's TMECor value (sum of its members' values) and how it was obtained."""
+  """Team 1's TMECor value (sum of its members' values) and how it was obtained.
+
+  The one result of every method: an exact optimum (`exact`, `lower == upper` up to
+  `EXACT_GAP`) or an anytime method's certified bracket [lower, upper].
+
+  Attributes:
+    game: the game string.
+    teams: the teams ("0,1|2").
+    method: the method that produced the value ("lp", "dag_lp", "cg" or "dag").
+    value: team 1's value (the LP optimum, or inside the certified bracket).
+    lower: certified lower bound (== value for the LP).
+    upper: certified upper bound.
+    exact: an LP optimum, or a certified bracket no wider than `EXACT_GAP`.
+    seconds: the solve's seconds (without `certify`).
+    details: the method's own numbers (sizes, iterations, seconds), `auto`'s reason under
+      "auto", `precision` (which kind of answer this is) and `certify`'s bracket if asked;
+      printed by `summary`.
+    reason: why `auto` chose the method ("" for a method asked for by name).
+    history: the anytime method's checkpoints (iteration, bracket, seconds), oldest first.
+    plans: both teams' correlated plans where the method gives them (the LP, the restricted
+      LP); None for the anytime methods. Not part of `summary`.
+  """
   game: str
   teams: str
-  method: str  # the method that produced the value ("lp", "dag_lp", "cg" or "dag")
+  method: str
   value: float
-  lower: float  # certified bracket (== value for the LP)
+  lower: float
   upper: float
-  exact: bool  # LP optimum, or a certified bracket no wider than `EXACT_GAP`
+  exact: bool
   seconds: float
   details: dict
-  # Both teams' correlated plans where the method gives them (the LP, the restricted LP);
-  # None for the anytime methods. Not part of `summary`.
+  reason: str = ""
+  history: tuple[dict, ...] = ()
   plans: list[TeamPlan] | None = dataclasses.field(default=None, repr=False)
+
+  @property
+  def gap(self) -> float:
+    return self.upper - self.lower
 
   def summary(self) -> dict:
     return dict(game=self.game, teams=self.teams, method=self.method, value=self.value,
@@ -128,12 +177,86 @@ class TeamSolveResult:
                 exact=self.exact, seconds=round(self.seconds, 4), **self.details)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Run:
+  """One call of `solve`: its game, teams, options and clock (shared by the method runners)."""
+  tree: GameTree
+  teams: teams_lib.Teams
+  start: float
+  time_limit: float | None
+  tol: float | None
+  digits: int
+  solver: str
+  highs_options: dict | None
+  threads: int | None
+  certify_time_limit: float
+
+  def time_left(self) -> float | None:
+    if self.time_limit is None:
+      return None
+    return max(0.0, self.time_limit - (time.perf_counter() - self.start))
+
+  def precision(self, lower: float, upper: float) -> str:
+    """Which kind of answer a certified bracket is (module docstring: Precision)."""
+    gap = upper - lower
+    if gap <= EXACT_GAP:
+      return f"exact (certified gap {gap:.1e} <= {EXACT_GAP:g})"
+    if team_belief_dag.settled(lower, upper, self.digits):
+      return f"certified bracket settles {self.digits} decimals (gap {gap:.1e})"
+    if self.tol is not None and gap <= self.tol:
+      return f"certified gap {gap:.1e} <= tol {self.tol:g}"
+    return f"certified bracket only (gap {gap:.1e}: stopped before the target)"
+
+  def certified(self, team1_reach, team2_reach) -> dict:
+    """`certify`'s bracket when asked for (`certify_time_limit` > 0), else nothing."""
+    if self.certify_time_limit <= 0 or team1_reach is None or team2_reach is None:
+      return {}
+    return certify(self.tree, self.teams, team1_reach, team2_reach, self.certify_time_limit)
+
+  def result(self, method: str, value: float, lower: float, upper: float, exact: bool,
+             details: dict, reason: str, seconds: float | None = None, history=(),
+             plans=None) -> TeamSolveResult:
+    return TeamSolveResult(
+        game=str(self.tree.game), teams=str(self.teams), method=method, value=value,
+        lower=lower, upper=upper, exact=exact,
+        seconds=time.perf_counter() - self.start if seconds is None else seconds,
+        details=details, reason=reason, history=tuple(history), plans=plans)
+
+
+def _own(summary: dict) -> dict:
+  """A method's summary without the keys the solve result states itself."""
+  return {k: v for k, v in summary.items() if k not in _RESULT_KEYS}
+
+
+def _auto(reason: str) -> dict:
+  """`auto`'s reason as it appears in `details` (none for a method asked for by name)."""
+  return {"auto": reason} if reason else {}
+
+
+def _check_options(method, time_limit, tol, digits, certify_time_limit) -> float | None:
+  """Raises UserError naming a bad option; returns the checked time limit."""
+  if method not in METHODS:
+    raise errors.UserError(f"unknown method {method!r}; use one of {METHODS}")
+  time_limit = highs.check_time_limit(time_limit)
+  if tol is not None and not tol >= 0:
+    raise errors.UserError(f"tol={tol!r} must be >= 0")
+  if not (isinstance(digits, int) and digits >= 0):
+    raise errors.UserError(f"digits={digits!r} must be an integer >= 0")
+  if not certify_time_limit >= 0:
+    raise errors.UserError(f"certify_time_limit={certify_time_limit!r} must be >= 0")
+  return time_limit
+
+
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          method: str = "auto", time_limit: float | None = None, tol: float | None = None,
+          method: str = "auto", *, time_limit: float | None = None, tol: float | None = None,
           solver: str = "auto", highs_options: dict | None = None,
           threads: int | None = None, certify_time_limit: float = 0.0,
           digits: int = DEFAULT_DIGITS) -> TeamSolveResult:
   """Solves a two-team zero-sum game for team 1's TMECor value.
+
+  Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
+  Decompositions", AAAI 2022 (arXiv:2109.05284); the methods and `auto`'s rule are in the
+  module docstring (`choose_method`).
 
   Args:
     game: pyspiel game, game string or `GameTree`.
@@ -141,8 +264,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     method: "auto", "lp" (tree-decomposition LP), "cg" (column generation) or "dag" (DCFR on
       the team belief DAGs); "auto" may also answer by "dag_lp" (the DAG, then the LP
       restricted to its support).
-    time_limit: seconds (None: no limit; negative: ValueError). The LP is stopped by HiGHS's
-      limit (an error if not solved); the anytime methods return their certified bracket.
+    time_limit: seconds (None: no limit). The LP is stopped by HiGHS's limit (an error if not
+      solved); the anytime methods return their certified bracket.
     tol: the anytime methods' target certified gap; None (default): the precision rule of
       the module docstring (an exact optimum, or a bracket settling `digits` decimals).
     solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...), or "auto"
@@ -150,174 +273,205 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     highs_options: further HiGHS options for the LP (each checked by HiGHS).
     threads: HiGHS threads.
     certify_time_limit: when > 0, the bracket of an anytime method ("cg", "dag") is re-derived
-      by `certify` (exact team best responses of `best_response.py`, independent of the
-      method), each oracle call limited to this many seconds; added to `details` with its own
-      `certify_seconds` (a check of the result: not counted in the result's `seconds`, whose
-      bracket the method already certified with its own exact best responses).
+      by `certify` (exact team best responses of `ospiel_team.lp.best_response`, independent
+      of the method), each oracle call limited to this many seconds; added to `details` with
+      its own `certify_seconds` (a check of the result: not counted in the result's
+      `seconds`, whose bracket the method already certified with its own exact best
+      responses).
     digits: with `tol=None`, the decimals the answer must settle (default 4, Table 1's).
 
   Returns:
     A `TeamSolveResult`.
+
+  Raises:
+    errors.UserError: a bad option (method, negative time limit, tol, digits), bad teams, or
+      a game that is not a two-team zero-sum game meeting the paper's assumptions.
+    errors.SizeLimitError: "lp" or "dag" asked for by name on a team with too many local
+      solutions.
+    highs.TimeLimitError: the LP was not solved within `time_limit`.
   """
-  if method not in METHODS:
-    raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
-  time_limit = highs.check_time_limit(time_limit)
-  if tol is not None and not tol >= 0:
-    raise ValueError(f"tol={tol!r} must be >= 0")
-  if not (isinstance(digits, int) and digits >= 0):
-    raise ValueError(f"digits={digits!r} must be an integer >= 0")
-  if not certify_time_limit >= 0:
-    raise ValueError(f"certify_time_limit={certify_time_limit!r} must be >= 0")
+  time_limit = _check_options(method, time_limit, tol, digits, certify_time_limit)
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
-    raise ValueError(
+    raise errors.UserError(
         f"{tree.game} with teams {teams} is a cooperative game (one team): the team solvers "
         "need two teams; use ospiel-team-coop-optimum (algorithms.coop.optimum)")
-  details: dict = {}
-  decs = None
-  if method == "auto":
-    try:
-      decs = [TeamDecomposition(tree, t, AUTO_LP_MAX_LOCAL) for t in teams.teams]
-    except MemoryError as e:
-      details["auto"] = f"LP not built: {e}"
-      n_seq = max((TeamDecomposition(tree, t, team_tree_only=True).num_sequences
-                   for t in teams.teams if len(t) > 1), default=0)
-      if n_seq <= AUTO_CG_MAX_SEQUENCES:
-        method = "auto_cg"
-        details["auto"] += f"; {n_seq} team sequences <= {AUTO_CG_MAX_SEQUENCES}: cg"
-    if decs is not None:
-      nnz = team_lp.lp_nonzeros(tree, teams, *decs, stop_above=AUTO_LP_MAX_NONZEROS)
-      if nnz <= AUTO_LP_MAX_NONZEROS:
-        method = "auto_lp"
-        details["auto"] = f"LP nonzeros {nnz} <= {AUTO_LP_MAX_NONZEROS}: lp"
-      elif tol is None:
-        method = "auto_dag_lp"
-        details["auto"] = (f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag to gap "
-                           f"{RESTRICT_GAP:g}, then the LP on its support")
-      else:
-        details["auto"] = f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag"
+  run = _Run(tree=tree, teams=teams, start=start, time_limit=time_limit, tol=tol,
+             digits=digits, solver=solver, highs_options=highs_options, threads=threads,
+             certify_time_limit=certify_time_limit)
+  choice = choose_method(tree, teams, method, tol=tol)
+  if choice.method == "lp":
+    return _solve_lp(run, choice)
+  if choice.method == "dag_lp":
+    return _solve_dag_lp(run, choice)
+  if choice.method == "dag":
+    return _solve_dag(run, choice)
+  return _solve_cg(run, choice.reason)
 
-  def time_left():
-    return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
 
-  def precision(gap: float, lower: float, upper: float) -> str:
-    if gap <= EXACT_GAP:
-      return f"exact (certified gap {gap:.1e} <= {EXACT_GAP:g})"
-    if team_belief_dag.settled(lower, upper, digits):
-      return f"certified bracket settles {digits} decimals (gap {gap:.1e})"
-    if tol is not None and gap <= tol:
-      return f"certified gap {gap:.1e} <= tol {tol:g}"
-    return f"certified bracket only (gap {gap:.1e}: stopped before the target)"
+def choose_method(tree: GameTree, teams: teams_lib.Teams, method: str = "auto", *,
+                  tol: float | None = None) -> MethodChoice:
+  """The method `solve` runs: `method` itself, or `auto`'s rule (module docstring).
 
-  def lp_result() -> TeamSolveResult:
-    res = team_lp.solve(tree, teams, time_limit=time_left(), threads=threads, solver=solver,
-                        highs_options=highs_options, decompositions=decs)
-    s = res.summary()
-    del s["game"], s["teams"], s["value"], s["seconds"]
-    s.update(details)
-    s["precision"] = "exact (LP optimum)"
-    return TeamSolveResult(game=str(tree.game), teams=str(teams), method="lp",
-                           value=res.value, lower=res.value, upper=res.value, exact=True,
-                           seconds=time.perf_counter() - start, details=s, plans=res.plans)
+  `auto` builds both teams' decompositions with at most `AUTO_LP_MAX_LOCAL` local solutions
+  each: the LP when it has at most `AUTO_LP_MAX_NONZEROS` nonzeros, else the belief DAG then
+  the restricted LP ("dag_lp"; with a `tol`: the DAG alone). Past `AUTO_LP_MAX_LOCAL`: column
+  generation when every team of several players has at most `AUTO_CG_MAX_SEQUENCES` team
+  sequences, else the belief DAG.
 
-  if method in ("auto_lp", "lp"):
-    return lp_result()
-  if method == "auto_dag_lp":
-    tries: list[dict] = []
-    found: list[team_restricted.RestrictedLPResult] = []
-    next_try = [0.0]  # DAG seconds before which no restricted LP is tried
+  Args:
+    tree: the game tree.
+    teams: two teams.
+    method: "auto" or a method of `METHODS`.
+    tol: `solve`'s target gap (None: settle `digits` decimals).
 
-    def try_restricted(state: dict) -> bool:
-      """At gap <= RESTRICT_GAP, the restricted LP with a budget of RESTRICT_BUDGET_SHARE
-      times the DAG's seconds so far (at least RESTRICT_MIN_SECONDS); after a failure the DAG
-      runs RESTRICT_RETRY_FACTOR times as long as the failed try before the next."""
-      if state["upper"] - state["lower"] > RESTRICT_GAP or state["seconds"] < next_try[0]:
-        return False
-      budget = max(RESTRICT_MIN_SECONDS, RESTRICT_BUDGET_SHARE * state["seconds"])
-      left = time_left()
-      if left is not None:
-        budget = min(budget, left)
-      t0 = time.perf_counter()
-      try:
-        res = team_restricted.solve(
-            tree, teams, decs, [team_restricted.support_of(f) for f in state["flows"]()],
-            time_limit=budget, threads=threads, solver=solver, highs_options=highs_options,
-            max_rounds=RESTRICT_MAX_ROUNDS)
-      except TimeoutError:
-        res = None
-      spent = time.perf_counter() - t0
-      tries.append(dict(iteration=state["iteration"], gap=state["upper"] - state["lower"],
-                        budget=round(budget, 3), seconds=round(spent, 3),
-                        exact=bool(res is not None and res.exact)))
-      if res is not None and res.exact:
-        found.append(res)
-        return True
-      next_try[0] = state["seconds"] + RESTRICT_RETRY_FACTOR * spent
+  Returns:
+    A `MethodChoice` with the decompositions it built (to be reused).
+  """
+  if method != "auto":
+    return MethodChoice(method=method)
+  try:
+    decs = tuple(TeamDecomposition(tree, t, AUTO_LP_MAX_LOCAL) for t in teams.teams)
+  except errors.SizeLimitError as e:
+    reason = f"LP not built: {e}"
+    n_seq = max((TeamDecomposition(tree, t, team_tree_only=True).num_sequences
+                 for t in teams.teams if len(t) > 1), default=0)
+    if n_seq <= AUTO_CG_MAX_SEQUENCES:
+      return MethodChoice(method="cg", auto=True, reason=(
+          f"{reason}; {n_seq} team sequences <= {AUTO_CG_MAX_SEQUENCES}: cg"))
+    return MethodChoice(method="dag", auto=True, reason=reason)
+  nnz = team_lp.lp_nonzeros(tree, teams, *decs, stop_above=AUTO_LP_MAX_NONZEROS)
+  if nnz <= AUTO_LP_MAX_NONZEROS:
+    return MethodChoice(method="lp", auto=True, decompositions=decs,
+                        reason=f"LP nonzeros {nnz} <= {AUTO_LP_MAX_NONZEROS}: lp")
+  if tol is None:
+    return MethodChoice(method="dag_lp", auto=True, decompositions=decs, reason=(
+        f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag to gap {RESTRICT_GAP:g}, then "
+        "the LP on its support"))
+  return MethodChoice(method="dag", auto=True, decompositions=decs,
+                      reason=f"LP nonzeros >= {nnz} > {AUTO_LP_MAX_NONZEROS}: dag")
+
+
+def _solve_lp(run: _Run, choice: MethodChoice) -> TeamSolveResult:
+  """The tree-decomposition LP (`lp.solve`): exact."""
+  res = team_lp.solve(run.tree, run.teams, time_limit=run.time_left(), threads=run.threads,
+                      solver=run.solver, highs_options=run.highs_options,
+                      decompositions=choice.decompositions)
+  details = _own(res.summary())
+  details.update(_auto(choice.reason), precision="exact (LP optimum)")
+  return run.result("lp", res.value, res.value, res.value, True, details, choice.reason,
+                    plans=res.plans)
+
+
+def _solve_dag(run: _Run, choice: MethodChoice) -> TeamSolveResult:
+  """The belief DAG alone (`belief_dag.solve`); `auto`'s falls back to column generation when
+  its DAG is larger than `AUTO_DAG_MAX_LOCAL`."""
+  if run.tol is not None:
+    dag_tol, dag_digits = run.tol, None
+  else:  # settle `digits` decimals
+    dag_tol, dag_digits = EXACT_GAP, run.digits
+  try:
+    dag = team_belief_dag.solve(
+        run.tree, run.teams, tol=dag_tol, time_limit=run.time_left(),
+        decompositions=choice.decompositions, digits=dag_digits,
+        **({"max_local": AUTO_DAG_MAX_LOCAL} if choice.auto else {}))
+  except errors.SizeLimitError as e:
+    if not choice.auto:
+      raise
+    return _solve_cg(run, f"{choice.reason}; belief DAG not built: {e}")
+  return _dag_result(run, dag, _auto(choice.reason), choice.reason)
+
+
+def _dag_result(run: _Run, dag, details: dict, reason: str) -> TeamSolveResult:
+  """The solve result of a belief-DAG run: its certified bracket."""
+  details = {**details, **_own(dag.summary()),
+             "precision": run.precision(dag.lower, dag.upper)}
+  seconds = time.perf_counter() - run.start
+  details.update(run.certified(dag.team1_reach, dag.team2_reach))  # not part of `seconds`
+  return run.result("dag", dag.value, dag.lower, dag.upper, dag.gap <= EXACT_GAP, details,
+                    reason, seconds=seconds, history=dag.history)
+
+
+def _solve_cg(run: _Run, reason: str) -> TeamSolveResult:
+  """Column generation (`column_generation.solve`): its certified bracket."""
+  cg = column_generation.solve(run.tree, run.teams,
+                               tol=DEFAULT_TOL["cg"] if run.tol is None else run.tol,
+                               time_limit=run.time_left(), threads=run.threads)
+  details = {**_auto(reason), **_own(cg.summary()),
+             "precision": run.precision(cg.lower, cg.upper)}
+  seconds = time.perf_counter() - run.start
+  details.update(run.certified(cg.team1_reach, cg.team2_reach))  # not part of `seconds`
+  return run.result("cg", cg.value, cg.lower, cg.upper, cg.gap <= EXACT_GAP, details, reason,
+                    seconds=seconds, history=cg.history)
+
+
+@dataclasses.dataclass
+class _RestrictedTries:
+  """The restricted LPs tried during one belief-DAG run (`_solve_dag_lp`), as its `on_check`.
+
+  At certified gap <= RESTRICT_GAP, the LP restricted to the DAG's support gets a budget of
+  RESTRICT_BUDGET_SHARE times the DAG's seconds so far (at least RESTRICT_MIN_SECONDS); after a
+  failure the DAG runs RESTRICT_RETRY_FACTOR times as long as the failed try before the next.
+  """
+  run: _Run
+  decompositions: tuple[TeamDecomposition, TeamDecomposition]
+  tries: list[dict] = dataclasses.field(default_factory=list)
+  found: team_restricted.RestrictedLPResult | None = None
+  next_try: float = 0.0  # DAG seconds before which no restricted LP is tried
+
+  def __call__(self, state: dict) -> bool:
+    if state["upper"] - state["lower"] > RESTRICT_GAP or state["seconds"] < self.next_try:
       return False
-
-    dag = team_belief_dag.solve(tree, teams, tol=EXACT_GAP, time_limit=time_left(),
-                                decompositions=decs, digits=digits, keep_flows=True,
-                                on_check=try_restricted)
-    details["restricted_tries"] = tries
-    if found:
-      res = found[0]
-      details["auto"] += (f"; DAG bracket [{dag.lower:.7f}, {dag.upper:.7f}] after "
-                          f"{dag.iterations} iterations, {dag.seconds:.2f} s")
-      details.update(res.summary(), dag_iterations=dag.iterations,
-                     dag_seconds=round(dag.seconds, 4), dag_edges=dag.edges)
-      details["precision"] = (f"exact (the LP restricted to {res.support} of "
-                              f"{res.local_solutions} local solutions; certified gap "
-                              f"{res.upper - res.lower:.1e})")
-      seconds = time.perf_counter() - start
-      if certify_time_limit > 0:
-        details.update(certify(tree, teams, res.team1_reach, res.team2_reach,
-                               certify_time_limit))
-      return TeamSolveResult(game=str(tree.game), teams=str(teams), method="dag_lp",
-                             value=res.value, lower=res.lower, upper=res.upper, exact=True,
-                             seconds=seconds, details=details,
-                             plans=[TeamPlan(decs[0], res.lam1), TeamPlan(decs[1], res.lam2)])
-    method = "auto"  # the DAG's bracket settled first (or time ran out)
-  elif method in ("auto", "dag"):
-    if tol is not None:
-      dag_tol, dag_digits = tol, None
-    else:  # settle `digits` decimals
-      dag_tol, dag_digits = EXACT_GAP, digits
+    budget = max(RESTRICT_MIN_SECONDS, RESTRICT_BUDGET_SHARE * state["seconds"])
+    left = self.run.time_left()
+    if left is not None:
+      budget = min(budget, left)
+    t0 = time.perf_counter()
     try:
-      dag = team_belief_dag.solve(
-          tree, teams, tol=dag_tol, time_limit=time_left(), decompositions=decs,
-          digits=dag_digits,
-          **({"max_local": AUTO_DAG_MAX_LOCAL} if method == "auto" else {}))
-    except MemoryError as e:
-      if method == "dag":
-        raise
-      details["auto"] += f"; belief DAG not built: {e}"
-      dag = None
-  if method in ("auto", "dag") and dag is not None:
-    s = dag.summary()
-    for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
-      del s[k]
-    details.update(s)
-    details["precision"] = precision(dag.gap, dag.lower, dag.upper)
-    seconds = time.perf_counter() - start
-    if certify_time_limit > 0:  # a check of the result, not part of the solve's time
-      details.update(certify(tree, teams, dag.team1_reach, dag.team2_reach, certify_time_limit))
-    return TeamSolveResult(game=str(tree.game), teams=str(teams), method="dag",
-                           value=dag.value, lower=dag.lower, upper=dag.upper,
-                           exact=dag.gap <= EXACT_GAP, seconds=seconds, details=details)
-  cg = column_generation.solve(tree, teams, tol=DEFAULT_TOL["cg"] if tol is None else tol,
-                               time_limit=time_left(), threads=threads)
-  s = cg.summary()
-  for k in ("game", "teams", "value", "lower", "upper", "gap", "seconds"):
-    del s[k]
-  details.update(s)
-  details["precision"] = precision(cg.gap, cg.lower, cg.upper)
-  seconds = time.perf_counter() - start
-  if certify_time_limit > 0 and cg.team1_reach is not None and cg.team2_reach is not None:
-    details.update(certify(tree, teams, cg.team1_reach, cg.team2_reach, certify_time_limit))
-  return TeamSolveResult(game=str(tree.game), teams=str(teams), method="cg", value=cg.value,
-                         lower=cg.lower, upper=cg.upper, exact=cg.gap <= EXACT_GAP,
-                         seconds=seconds, details=details)
+      res = team_restricted.solve(
+          self.run.tree, self.run.teams, self.decompositions,
+          [team_restricted.support_of(f) for f in state["flows"]()], time_limit=budget,
+          threads=self.run.threads, solver=self.run.solver,
+          highs_options=self.run.highs_options, max_rounds=RESTRICT_MAX_ROUNDS)
+    except TimeoutError:
+      res = None
+    spent = time.perf_counter() - t0
+    self.tries.append(dict(iteration=state["iteration"], gap=state["upper"] - state["lower"],
+                           budget=round(budget, 3), seconds=round(spent, 3),
+                           exact=bool(res is not None and res.exact)))
+    if res is not None and res.exact:
+      self.found = res
+      return True
+    self.next_try = state["seconds"] + RESTRICT_RETRY_FACTOR * spent
+    return False
+
+
+def _solve_dag_lp(run: _Run, choice: MethodChoice) -> TeamSolveResult:
+  """The belief DAG, finished by the LP restricted to its support (`restricted.py`); the DAG's
+  own bracket when it settles first (or time runs out)."""
+  decs = choice.decompositions
+  tries = _RestrictedTries(run, decs)
+  dag = team_belief_dag.solve(run.tree, run.teams, tol=EXACT_GAP, time_limit=run.time_left(),
+                              decompositions=decs, digits=run.digits, keep_flows=True,
+                              on_check=tries)
+  if tries.found is None:
+    return _dag_result(run, dag, {"auto": choice.reason, "restricted_tries": tries.tries},
+                       choice.reason)
+  res = tries.found
+  reason = (f"{choice.reason}; DAG bracket [{dag.lower:.7f}, {dag.upper:.7f}] after "
+            f"{dag.iterations} iterations, {dag.seconds:.2f} s")
+  details = {"auto": reason, "restricted_tries": tries.tries, **res.summary(),
+             "dag_iterations": dag.iterations, "dag_seconds": round(dag.seconds, 4),
+             "dag_edges": dag.edges,
+             "precision": (f"exact (the LP restricted to {res.support} of "
+                           f"{res.local_solutions} local solutions; certified gap "
+                           f"{res.upper - res.lower:.1e})")}
+  seconds = time.perf_counter() - run.start
+  details.update(run.certified(res.team1_reach, res.team2_reach))  # not part of `seconds`
+  return run.result("dag_lp", res.value, res.lower, res.upper, True, details, reason,
+                    seconds=seconds, history=dag.history,
+                    plans=[TeamPlan(decs[0], res.lam1), TeamPlan(decs[1], res.lam2)])
 
 
 def certify(tree: GameTree, teams: teams_lib.Teams, team1_reach: np.ndarray,

@@ -274,7 +274,7 @@ def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   whose LP is not built) is an error naming the method.
   """
   from ospiel_team.algorithms.team import solve as team_solve
-  from ospiel_team.algorithms.team import teams as teams_lib
+  from ospiel_team.tree import teams as teams_lib
   teams = ctx.teams or ctx.option("team_lp.teams", "") or teams_lib.default_teams(ctx.game)
   res = team_solve.solve(ctx.tree, teams)
   if res.plans is None:

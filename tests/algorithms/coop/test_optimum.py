@@ -5,7 +5,7 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.lp import plan_mip
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.tree import evaluation
 from ospiel_team.tree.game_tree import GameTree

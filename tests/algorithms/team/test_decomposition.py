@@ -16,9 +16,10 @@ import pytest
 from scipy import sparse
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms.team import decomposition as team_decomposition
+from ospiel_team import errors
+from ospiel_team.lp import decomposition as team_decomposition
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.games import team_instances
 
 
@@ -174,7 +175,7 @@ def test_unique_rows_matches_numpy():
 def test_max_local_refuses():
   game, teams = team_instances.TABLE1_INSTANCES["21K6"]
   tree = GameTree(pyspiel.load_game(game))
-  with pytest.raises(MemoryError, match="max_local=1000"):
+  with pytest.raises(errors.SizeLimitError, match="max_local=1000"):
     TeamDecomposition(tree, teams[0], max_local=1000)
 
 

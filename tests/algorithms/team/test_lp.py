@@ -7,11 +7,12 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.lp import plan_mip
 from ospiel_team.tree import evaluation
-from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.algorithms.team import lp as team_lp
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
+from ospiel_team.tree.arrays import TreeArrays
 from ospiel_team.tree.game_tree import GameTree
 from tests import repo as tests_repo
 
@@ -190,14 +191,29 @@ def test_parse_teams_and_errors():
     teams_lib.parse_teams("0|0,1", 2)
 
 
+def _untimeable_tree(game: pyspiel.Game) -> GameTree:
+  """A two-player, two-action tree whose infoset "B" has histories at depths 1 and 2: player 0
+  moves; after action 1 chance moves once (probability 1) before player 1, who cannot tell."""
+  int64 = lambda *v: np.asarray(v, dtype=np.int64)  # noqa: E731
+  returns = np.zeros((8, 2))
+  returns[[3, 4, 6, 7], 0] = [1.0, -1.0, 2.0, -2.0]
+  returns[:, 1] = -returns[:, 0]
+  arrays = TreeArrays(
+      node_parent=int64(-1, 0, 0, 1, 1, 2, 5, 5), node_action=int64(-1, 0, 1, 0, 1, 0, 0, 1),
+      node_player=int64(0, 1, -1, -4, -4, 1, -4, -4),
+      node_depth=np.asarray([0, 1, 1, 2, 2, 2, 3, 3], dtype=np.int32),
+      node_infoset=int64(0, 1, -1, -1, -1, 1, -1, -1), node_chance_prob=np.ones(8),
+      node_returns=returns, infoset_player=int64(0, 1), infoset_legal=np.ones((2, 2), bool),
+      infoset_keys=("A", "B"))
+  return GameTree.from_arrays(game, arrays)
+
+
 def test_zero_sum_and_timeable_checks():
   with pytest.raises(ValueError, match="not zero-sum"):
     teams_lib.check_assumptions("tiny_hanabi", "0|1")
-  tree = GameTree(pyspiel.load_game("kuhn_poker"))
-  teams_lib.check_timeable(tree)
-  node = int(tree.decisions[-1])
-  tree.node_depth = tree.node_depth.copy()
-  tree.node_depth[node] += 1
+  game = pyspiel.load_game("kuhn_poker")
+  teams_lib.check_timeable(GameTree(game))
+  tree = _untimeable_tree(game)
   with pytest.raises(ValueError, match="not timeable"):
     teams_lib.check_timeable(tree)
   with pytest.raises(ValueError, match="not timeable"):

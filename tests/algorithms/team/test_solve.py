@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms.team import plan_mip
+from ospiel_team.lp import plan_mip
 from ospiel_team.algorithms.team import column_generation
-from ospiel_team.algorithms.team import highs
-from ospiel_team.algorithms.team import best_response as team_best_response
+from ospiel_team.lp import highs
+from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import solve as team_solve
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.cli import team_solve as team_solve_cli
 
 

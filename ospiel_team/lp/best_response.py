@@ -27,34 +27,28 @@ import dataclasses
 import time
 from collections.abc import Sequence
 
-import highspy
 import numpy as np
 
-from ospiel_team.algorithms.team import highs
-from ospiel_team.algorithms.team import plan_mip
-from ospiel_team.algorithms.team import teams as teams_lib
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
-from ospiel_team.algorithms.team.plan import TeamPlan
+from ospiel_team.lp import highs
+from ospiel_team.lp import plan_mip
+from ospiel_team.tree import teams as teams_lib
+from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.lp.plan import TeamPlan
+from ospiel_team.tree import evaluation
 from ospiel_team.tree.game_tree import GameTree
 
 
 # ------------------------------------------------------------------------------------------------
 # One member: backward induction.
 def _single_player_best_plan(tree: GameTree, player: int, terminal_weights: np.ndarray):
-  """(value, strategy infoset -> action) of `player`'s best pure strategy (backward induction)."""
-  a_count = tree.num_actions
-  seqs = tree.sequences[player]
-  n_seq = tree.num_infosets * a_count + 1
-  value = np.bincount(seqs.terminal_last_seq + 1, weights=terminal_weights, minlength=n_seq)
+  """(value, strategy infoset -> action) of `player`'s best pure strategy (backward induction,
+  `evaluation.sequence_backward_induction`)."""
+  value, actions = evaluation.sequence_backward_induction(
+      tree, player, np.asarray(terminal_weights, dtype=np.float64))
   strategy: dict[int, int] = {}
-  for level in reversed(seqs.infoset_levels):
-    q = value[1 + level[:, None] * a_count + np.arange(a_count)[None, :]]
-    q = np.where(tree.infoset_legal[level], q, -np.inf)
-    best = q.argmax(axis=1)
-    strategy.update(zip(level.tolist(), best.tolist(), strict=True))
-    value = value + np.bincount(seqs.infoset_parent_seq[level] + 1,
-                                weights=q[np.arange(len(level)), best], minlength=n_seq)
-  return float(value[0]), strategy
+  for level in reversed(tree.sequences[player].infoset_levels):
+    strategy.update(zip(level.tolist(), actions[level].tolist(), strict=True))
+  return float(value), strategy
 
 
 def single_player_best_response_value(tree: GameTree, player: int,
@@ -121,9 +115,7 @@ def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weigh
   d_mat, rhs = dec.constraint_system()
   h = highs.solve(cost, d_mat, rhs, rhs, np.zeros(dec.num_local), np.full(dec.num_local, np.inf),
                   True, time_limit, None, "simplex")
-  status = highs.status(h)
-  if status != "Optimal":
-    raise RuntimeError(f"HiGHS did not solve the team best-response LP: {status}")
+  highs.check_status(h, "the team best-response LP", time_limit)
   lam = np.maximum(np.asarray(h.getSolution().col_value), 0.0)
   value = float(h.getInfo().objective_function_value) + const
   return TeamBestResponse(value=value, plan=TeamPlan(dec, lam),
@@ -228,19 +220,16 @@ class TeamOracle:
       time_limit = highs.check_time_limit(time_limit)
       highs.set_option(h, "time_limit", np.inf if time_limit is None else time_limit)
       if self._warm_start and self._last is not None:
-        start_sol = highspy.HighsSolution()
-        start_sol.col_value = list(self._last)
-        h.setSolution(start_sol)
+        highs.set_start(h, self._last)
       h.run()
-      status = highs.status(h)
-      info = h.getInfo()
-      if status == "Time limit reached" and info.primal_solution_status < 2:
-        bound = float(info.mip_dual_bound) + const
+      try:
+        highs.check_status(h, "the team best-response MIP", time_limit, incumbent_ok=True)
+      except highs.TimeLimitError as e:
+        bound = e.bound + const
         raise OracleTimeLimit(f"team best-response MIP stopped by its time limit ({time_limit} "
                               f"s) before finding a strategy (proven bound {bound})",
-                              bound if np.isfinite(bound) else np.inf)
-      if status != "Optimal" and status != "Time limit reached":
-        raise RuntimeError(f"team best-response MIP not solved to optimality: {status}")
+                              bound) from e
+      info = h.getInfo()
       col_value = np.asarray(h.getSolution().col_value)
       strategy = self._strategy(col_value, w)
       if self._warm_start and self._free is None:

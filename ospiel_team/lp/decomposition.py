@@ -2,7 +2,7 @@ r"""The tree decomposition of one team's strategy polytope.
 
 Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
 Decompositions", AAAI 2022 (arXiv:2109.05284), Sections 3-4 and Appendix C. For a team (a set
-of players acting as one imperfect-recall player, `teams.py`):
+of players acting as one imperfect-recall player, `ospiel_team.tree.teams`):
 
 1. **Team tree.** Histories with the same *team sequence* (the team infosets reached and the
    team's actions on the path, plus the team infoset at the history itself) are merged, level by
@@ -27,8 +27,8 @@ of players acting as one imperfect-recall player, `teams.py`):
    reach c (C.1).
 
 `TeamDecomposition(tree, members)` builds all of this. A point of the polytope (a correlated
-plan) is `plan.TeamPlan`; the LP over both teams' decompositions is `lp.py`, and exact team best
-responses over one decomposition are in `best_response.py`.
+plan) is `plan.TeamPlan`; the LP over both teams' decompositions is `algorithms.team.lp`, and
+exact team best responses over one decomposition are in `best_response.py`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team import errors
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree, TERMINAL
 
 DEFAULT_MAX_LOCAL = 20_000_000  # cap on the number of local solutions (LP columns) of a team
@@ -106,14 +107,19 @@ class TeamDecomposition:
     Args:
       tree: the game tree.
       members: the team's players.
-      max_local: raise MemoryError past this many local solutions (LP columns).
+      max_local: the most local solutions (LP columns) the team may have.
       team_tree_only: stop after the merged team tree (no public states).
+
+    Raises:
+      errors.SizeLimitError: the team has more than `max_local` local solutions (before they
+        are built).
+      errors.UserError: `members` are not distinct players of the game.
     """
     self.tree = tree
     self.members = tuple(int(p) for p in members)
     if not self.members or len(set(self.members)) != len(self.members) or any(
         not 0 <= p < tree.num_players for p in self.members):
-      raise ValueError(f"members={list(members)!r}: give distinct players of the "
+      raise errors.UserError(f"members={list(members)!r}: give distinct players of the "
                        f"{tree.num_players}-player game {tree.game}")
     self.max_local = max_local
     self._team_tree()
@@ -388,7 +394,7 @@ class TeamDecomposition:
     return self._legal
 
   def _too_many_local(self):
-    raise MemoryError(
+    raise errors.SizeLimitError(
         f"the team {self.members} of {self.tree.game} has more than max_local="
         f"{self.max_local} local solutions (LP columns); the game has too much uncommon "
         "external information for the team LP (Theorem 4.1)")

@@ -5,8 +5,13 @@ option is checked: an option HiGHS does not know, or a value it refuses (e.g. `s
 a negative `time_limit`), raises `ValueError` naming it instead of being silently ignored (HiGHS
 itself only returns an error status from `setOptionValue`).
 
-Used by `lp` (the tree-decomposition LP), `best_response` and `plan_mip` (best-response LPs and
-MIPs), `column_generation` (restricted master LPs) and the cooperative optimum.
+Every caller reads HiGHS's outcome through one status check, `check_status`: it returns the
+model status when the caller can use the solution and raises otherwise (`TimeLimitError` when
+the time limit stopped HiGHS first, `RuntimeError` for any other failure).
+
+Used by the team LP (`algorithms.team.lp`), the restricted LP and column generation's master
+LPs, the best-response LPs and MIPs of `best_response` and `plan_mip`, and the cooperative
+optimum.
 """
 
 from __future__ import annotations
@@ -102,11 +107,16 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
   set_options(h, options)
   h.passModel(model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize, integrality))
   if initial_solution is not None:
-    start = highspy.HighsSolution()
-    start.col_value = list(np.asarray(initial_solution, dtype=np.float64))
-    h.setSolution(start)
+    set_start(h, initial_solution)
   h.run()
   return h
+
+
+def set_start(h, x: np.ndarray) -> None:
+  """Hands the feasible point `x` to HiGHS as the MIP's first incumbent."""
+  start = highspy.HighsSolution()
+  start.col_value = list(np.asarray(x, dtype=np.float64))
+  h.setSolution(start)
 
 
 def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
@@ -134,14 +144,60 @@ def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
 
 
 def status(h) -> str:
+  """HiGHS's model status as text ("Optimal", "Time limit reached", "Infeasible", ...)."""
   return h.modelStatusToString(h.getModelStatus())
 
 
-def require_optimal(h, what: str, time_limit: float | None) -> None:
-  """Raises TimeoutError (time limit hit) or RuntimeError (any other non-optimal status)
-  naming `what` (e.g. "the team LP of kuhn_poker()") unless HiGHS solved it to optimality."""
+OPTIMAL = "Optimal"
+TIME_LIMIT = "Time limit reached"
+
+
+class TimeLimitError(TimeoutError, RuntimeError):
+  """HiGHS stopped at its time limit without a solution the caller can use.
+
+  A `TimeoutError` (what the command lines report as a time-out) and a `RuntimeError` (what a
+  failed solve raised before). `bound` is HiGHS's proven bound on the objective at that moment
+  (a MIP's dual bound; `inf` or `-inf` when it had none).
+  """
+
+  def __init__(self, message: str, bound: float):
+    super().__init__(message)
+    self.bound = float(bound)
+
+
+def check_status(h, what: str, time_limit: float | None, *,
+                 incumbent_ok: bool = False) -> str:
+  """The one check of a HiGHS run: returns its model status when the solution is usable.
+
+  Args:
+    h: the `highspy.Highs` object after `run()`.
+    what: what was solved, for the messages (e.g. "the team LP of kuhn_poker()").
+    time_limit: the time limit the run had (for the messages).
+    incumbent_ok: accept a run that stopped early (time limit or any other status) when it has
+      a feasible primal solution (a MIP's incumbent); otherwise only "Optimal" is accepted.
+
+  Returns:
+    The model status text: "Optimal", or with `incumbent_ok` the status of a run that stopped
+    with a feasible solution.
+
+  Raises:
+    TimeLimitError: the time limit came before a usable solution (its `bound`: HiGHS's dual
+      bound).
+    RuntimeError: any other run without a usable solution.
+  """
   st = status(h)
-  if st == "Time limit reached":
-    raise TimeoutError(f"{what} was not solved within time_limit={time_limit} s (HiGHS: {st})")
-  if st != "Optimal":
-    raise RuntimeError(f"HiGHS did not solve {what}: {st}")
+  if st == OPTIMAL:
+    return st
+  info = h.getInfo()
+  if incumbent_ok and info.primal_solution_status >= 2:  # 2: a feasible primal solution
+    return st
+  if st == TIME_LIMIT:
+    if incumbent_ok:
+      bound = float(info.mip_dual_bound)
+      raise TimeLimitError(f"{what} found no feasible solution within time_limit={time_limit} "
+                           f"s (HiGHS: {st})", bound if np.isfinite(bound) else np.inf)
+    raise TimeLimitError(f"{what} was not solved within time_limit={time_limit} s (HiGHS: "
+                         f"{st})", np.inf)
+  if incumbent_ok:
+    raise RuntimeError(f"HiGHS found no feasible solution of {what}: {st}")
+  raise RuntimeError(f"HiGHS did not solve {what}: {st}")

@@ -14,17 +14,21 @@ at the same depth of the tree.
 
 Besides the assignment itself this module holds team values and the players' terminal reach;
 team best responses and the metric "team 1's value when team 2 best responds" are in
-`best_response.py` (this module imports no solver, so the solvers can import it).
+`ospiel_team.lp.best_response`. It sits with the game tree because cooperative solvers, team
+solvers and the runner all use it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
 
+from ospiel_team import errors
+from ospiel_team.games import team_instances
 from ospiel_team.tree import evaluation
 from ospiel_team.tree.game_tree import GameTree
 
@@ -37,19 +41,19 @@ class Teams:
 
   def __post_init__(self):
     if not 1 <= len(self.teams) <= 2:
-      raise ValueError(f"need one or two teams, got {len(self.teams)}: {self}")
+      raise errors.UserError(f"need one or two teams, got {len(self.teams)}: {self}")
     seen = [p for t in self.teams for p in t]
     for t in self.teams:
       if not t:
-        raise ValueError(f"empty team in {self}")
+        raise errors.UserError(f"empty team in {self}")
     for p in seen:
       if not 0 <= p < self.num_players:
-        raise ValueError(f"player {p} out of range for a {self.num_players}-player game")
+        raise errors.UserError(f"player {p} out of range for a {self.num_players}-player game")
     if len(set(seen)) != len(seen):
-      raise ValueError(f"a player is on two teams in {self}")
+      raise errors.UserError(f"a player is on two teams in {self}")
     if sorted(seen) != list(range(self.num_players)):
       missing = sorted(set(range(self.num_players)) - set(seen))
-      raise ValueError(f"players {missing} are on no team in {self}")
+      raise errors.UserError(f"players {missing} are on no team in {self}")
 
   @property
   def num_teams(self) -> int:
@@ -74,7 +78,8 @@ def parse_teams(text: str | Sequence[Sequence[int]] | Teams, num_players: int) -
   """Parses "0,1|2" (or [[0, 1], [2]]) into `Teams`; raises ValueError naming bad input."""
   if isinstance(text, Teams):
     if text.num_players != num_players:
-      raise ValueError(f"teams {text} are for {text.num_players} players, game has {num_players}")
+      raise errors.UserError(
+          f"teams {text} are for {text.num_players} players, game has {num_players}")
     return text
   if isinstance(text, str):
     parts = text.split("|")
@@ -84,11 +89,11 @@ def parse_teams(text: str | Sequence[Sequence[int]] | Teams, num_players: int) -
       for tok in part.split(","):
         tok = tok.strip()
         if not tok:
-          raise ValueError(f"empty player in teams {text!r}")
+          raise errors.UserError(f"empty player in teams {text!r}")
         try:
           members.append(int(tok))
         except ValueError as e:
-          raise ValueError(f"player {tok!r} in teams {text!r} is not an integer") from e
+          raise errors.UserError(f"player {tok!r} in teams {text!r} is not an integer") from e
       teams.append(tuple(members))
   else:
     teams = [tuple(int(p) for p in t) for t in text]
@@ -113,21 +118,13 @@ def default_teams(game: pyspiel.Game) -> Teams:
   return Teams((tuple(range(n - 1)), (n - 1,)), n)
 
 
-_INSTANCE_TEAMS: dict[str, Sequence[Sequence[int]]] | None = None
-
-
-def _instance_teams() -> dict[str, Sequence[Sequence[int]]]:
+@functools.cache
+def _instance_teams() -> dict[str, tuple[tuple[int, ...], ...]]:
   """Canonical game string -> teams of every Table 1 instance (`games.team_instances`)."""
-  global _INSTANCE_TEAMS
-  if _INSTANCE_TEAMS is None:
-    _INSTANCE_TEAMS = {}
-    try:
-      from ospiel_team.games import team_instances
-    except ImportError:
-      return _INSTANCE_TEAMS
-    for game_str, teams in team_instances.TABLE1_INSTANCES.values():
-      _INSTANCE_TEAMS.setdefault(str(pyspiel.load_game(game_str)), teams)
-  return _INSTANCE_TEAMS
+  found: dict[str, tuple[tuple[int, ...], ...]] = {}
+  for game_str, teams in team_instances.TABLE1_INSTANCES.values():
+    found.setdefault(str(pyspiel.load_game(game_str)), tuple(tuple(t) for t in teams))
+  return found
 
 
 # ------------------------------------------------------------------------------------------------
@@ -146,7 +143,7 @@ def check_timeable(tree: GameTree) -> None:
   bad = np.nonzero(lo != hi)[0]
   if len(bad):
     i = int(bad[0])
-    raise ValueError(
+    raise errors.UserError(
         f"{tree.game} is not timeable: infoset {tree.infoset_keys[i]!r} of player "
         f"{tree.infoset_player[i]} has histories at depths {lo[i]} and {hi[i]}; the team LP "
         "(Zhang & Sandholm, Sec. 2.1) needs every infoset at a single depth")
@@ -166,7 +163,7 @@ def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
   s = np.abs(u.sum(axis=1))
   if len(s) and s.max() > atol:
     z = tree.terminals[int(np.argmax(s))]
-    raise ValueError(
+    raise errors.UserError(
         f"{tree.game} is not zero-sum between teams {teams}: at a terminal history the team "
         f"utilities are {u[int(np.argmax(s))].tolist()} (returns "
         f"{tree.node_returns[z].tolist()})")
@@ -193,8 +190,8 @@ def check_assumptions(game_or_tree, teams) -> tuple[GameTree, Teams]:
       tree = GameTree(game)
     except ValueError as e:
       if "perfect recall" in str(e):
-        raise ValueError(f"{game} violates the paper's assumption that each player has perfect "
-                         f"recall: {e}") from e
+        raise errors.UserError(f"{game} violates the paper's assumption that each player has "
+                               f"perfect recall: {e}") from e
       raise
   teams = parse_teams(teams, tree.num_players)
   check_timeable(tree)

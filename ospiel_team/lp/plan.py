@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-from ospiel_team.algorithms.team.decomposition import TeamDecomposition
+from ospiel_team.lp.decomposition import TeamDecomposition
 
 
 @dataclasses.dataclass

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
-from ospiel_team.algorithms.team import decomposition as team_decomposition
-from ospiel_team.algorithms.team import highs
+from ospiel_team.lp import decomposition as team_decomposition
+from ospiel_team.lp import highs
 from ospiel_team.tree.game_tree import GameTree
 
 
@@ -300,10 +300,8 @@ def _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integr
   h = highs.solve(np.asarray(cost), a_mat, np.asarray(lo), np.asarray(hi), np.zeros(n_cols),
                   np.ones(n_cols), True, time_limit, threads, "", integrality=integrality,
                   mip_gap=mip_gap, initial_solution=x0)
-  status = h.modelStatusToString(h.getModelStatus())
+  status = highs.check_status(h, "the joint pure strategy MIP", time_limit, incumbent_ok=True)
   info = h.getInfo()
-  if info.primal_solution_status < 2 and status != "Optimal":
-    raise RuntimeError(f"MIP found no feasible joint strategy ({status})")
   sol = np.asarray(h.getSolution().col_value)
   strategy: dict[int, int] = {}
   for k in np.nonzero(sol[:n_bin] > 0.5)[0]:
@@ -313,7 +311,7 @@ def _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integr
       strategy[int(i)] = int(np.nonzero(tree.infoset_legal[i])[0][0])
   value = float(info.objective_function_value) + const
   bound = float(info.mip_dual_bound) + const
-  proven = status == "Optimal"
+  proven = status == highs.OPTIMAL
   if proven or not np.isfinite(bound):
     bound = value if proven else bound
   gap = max(0.0, bound - value) / max(1.0, abs(value)) if np.isfinite(bound) else float("inf")

@@ -1,0 +1,13 @@
+"""Team polytope pieces shared by the cooperative and the team solvers, and the HiGHS wrapper.
+
+Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree
+Decompositions", AAAI 2022 (arXiv:2109.05284).
+
+* `highs`: the checked HiGHS wrapper, with the one status check (`highs.check_status`).
+* `decomposition`: `TeamDecomposition`, a team's tree decomposition and local solutions.
+* `plan`: `TeamPlan`, a point of that polytope (a correlated plan): sampling and marginals.
+* `plan_mip`: the members' binary sequence-form plans as a MIP (flow model, brute force).
+* `best_response`: exact team best responses against fixed terminal weights.
+"""
+
+__all__ = ["best_response", "decomposition", "highs", "plan", "plan_mip"]
