@@ -39,9 +39,10 @@ import numpy as np
 import pyspiel
 from scipy import sparse
 
-from ospiel_team.lp import plan_mip
-from ospiel_team.lp import highs
+from ospiel_team import errors
 from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.lp import highs
+from ospiel_team.lp import plan_mip
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
@@ -125,71 +126,110 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   start = time.perf_counter()
   time_limit = highs.check_time_limit(time_limit)
   if tol < 0:
-    raise ValueError(f"tol={tol!r} must be >= 0")
+    raise errors.UserError(f"tol={tol!r} must be >= 0")
   if max_iterations < 1:
-    raise ValueError(f"max_iterations={max_iterations!r} must be >= 1")
+    raise errors.UserError(f"max_iterations={max_iterations!r} must be >= 1")
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
-    raise ValueError(f"column generation needs two teams (got {teams})")
-  chance = tree.chance_reach()[tree.terminals]
-  cu1 = chance * teams_lib.team_terminal_utilities(tree, teams)[:, 0]
-  oracle1 = team_best_response.TeamOracle(tree, teams.teams[0], threads=threads,
-                                          keep_others=extra_columns, hybrid=hybrid,
-                                          warm_start=warm_start)
-  oracle2 = team_best_response.TeamOracle(tree, teams.teams[1], threads=threads,
-                                          keep_others=extra_columns, hybrid=hybrid,
-                                          warm_start=warm_start)
-  single = len(teams.teams[1]) == 1
-  n_z = len(tree.terminals)
-  if single:
-    r2, const2, f_mat, f_rhs = _sequence_form(tree, teams.teams[1][0])
-  else:
-    const2 = np.zeros(n_z)
-  build = time.perf_counter() - start
+    raise errors.UserError(f"column generation needs two teams (got {teams})")
+  cg = _ColumnGeneration(tree, teams, start, time_limit, threads=threads,
+                         extra_columns=extra_columns, hybrid=hybrid, warm_start=warm_start)
+  cg.first_columns()
+  converged = False
+  while not cg.stopped:
+    cg.iterations += 1
+    master, p, x_reach, y_reach = cg.master()
+    br1, br2 = cg.best_responses(master, p, x_reach, y_reach)
+    elapsed = time.perf_counter() - start
+    cg.history.append(dict(iteration=cg.iterations, master=master, lower=cg.lower,
+                           upper=cg.upper, seconds=round(elapsed, 3)))
+    converged = cg.upper - cg.lower <= tol
+    if (converged or cg.stopped or cg.iterations >= max_iterations or
+        (time_limit is not None and elapsed >= time_limit)):
+      break
+    if cg.add_columns(master, br1, br2):
+      continue
+    # The master is exact on the restricted sets and no column improves it.
+    cg.upper = min(cg.upper, master)
+    cg.lower = max(cg.lower, master) if cg.single else cg.lower
+    if cg.upper - cg.lower <= tol:
+      break
+    if br1.bound - br1.value > 1e-9 or (not cg.single and br2.bound - br2.value > 1e-9):
+      break  # an oracle was stopped by the time limit: return the certified bracket
+    raise RuntimeError(f"column generation stalled with gap {cg.upper - cg.lower:.3e}")
+  return cg.result(tol, time.perf_counter() - start)
 
-  oracle_s = master_s = 0.0
-  # Initial columns: team 1's best response to team 2 playing uniformly, and team 2's best
-  # response to that (double oracle).
-  cols1: list[np.ndarray] = []
-  cols2: list[np.ndarray] = []
-  lower, upper = -np.inf, np.inf
-  history: list[dict] = []
-  it = 0
-  p = np.ones(1)
-  y_uniform = _uniform_reach(tree, teams.teams[1])
-  y_reach = y_uniform
-  best_p = best_x_reach = best_y_reach = None
-  stopped = ""  # why the method stopped early ("" when it did not)
-  brs: dict = {}
-  t0 = time.perf_counter()
-  try:
-    br1 = oracle1.best_response(cu1 * y_uniform, time_limit=_left(start, time_limit))
-    cols1.append(br1.reach)
-    upper, best_y_reach = br1.bound, y_uniform  # team 2's uniform plan holds team 1 to this
-    if not single:
-      lower = -_oracle2_bound(oracle2, cu1, br1.reach, brs, start, time_limit)
-      best_p, best_x_reach = p, br1.reach
-      cols2.append(brs["br2"].reach)
-  except team_best_response.OracleTimeLimit as e:
-    # The first oracle call ran out of time without a strategy: the bracket is what is proven.
-    if not cols1:
-      upper, best_y_reach = e.bound, y_uniform
+
+class _ColumnGeneration:
+  """The state of one `solve`: both teams' columns, the certified bracket and the plans that
+  certify it, the oracles, and the seconds spent in each part."""
+
+  def __init__(self, tree: GameTree, teams: teams_lib.Teams, start: float,
+               time_limit: float | None, *, threads, extra_columns, hybrid, warm_start):
+    self.tree, self.teams, self.start, self.time_limit = tree, teams, start, time_limit
+    self.threads = threads
+    chance = tree.chance_reach()[tree.terminals]
+    self.cu1 = chance * teams_lib.team_terminal_utilities(tree, teams)[:, 0]
+    self.oracles = [team_best_response.TeamOracle(tree, t, threads=threads,
+                                                  keep_others=extra_columns, hybrid=hybrid,
+                                                  warm_start=warm_start)
+                    for t in teams.teams]
+    self.single = len(teams.teams[1]) == 1
+    if self.single:
+      self.r2, self.const2, self.f_mat, self.f_rhs = _sequence_form(tree, teams.teams[1][0])
     else:
-      lower, best_p, best_x_reach = -e.bound, p, cols1[0]
-    stopped = str(e)
-  oracle_s += time.perf_counter() - t0
-  while not stopped:
-    it += 1
-    # Master LP over team 1's columns.
+      self.const2 = np.zeros(len(tree.terminals))
+    self.build_seconds = time.perf_counter() - start
+    self.oracle_seconds = self.master_seconds = 0.0
+    self.cols1: list[np.ndarray] = []
+    self.cols2: list[np.ndarray] = []
+    self.lower, self.upper = -np.inf, np.inf
+    self.best_p = self.best_x_reach = self.best_y_reach = None
+    self.history: list[dict] = []
+    self.iterations = 0
+    self.stopped = ""  # why the method stopped early ("" when it did not)
+    self.brs: dict = {}
+
+  def left(self) -> float | None:
+    return _left(self.start, self.time_limit)
+
+  def first_columns(self) -> None:
+    """Team 1's best response to team 2 playing uniformly, and team 2's best response to that
+    (double oracle)."""
     t0 = time.perf_counter()
-    r1 = np.stack(cols1, axis=1)  # [n_z, k1]
+    p = np.ones(1)
+    y_uniform = _uniform_reach(self.tree, self.teams.teams[1])
+    try:
+      br1 = self.oracles[0].best_response(self.cu1 * y_uniform, time_limit=self.left())
+      self.cols1.append(br1.reach)
+      self.upper, self.best_y_reach = br1.bound, y_uniform  # team 2's uniform plan: upper
+      if not self.single:
+        self.lower = -_oracle2_bound(self.oracles[1], self.cu1, br1.reach, self.brs,
+                                     self.start, self.time_limit)
+        self.best_p, self.best_x_reach = p, br1.reach
+        self.cols2.append(self.brs["br2"].reach)
+    except team_best_response.OracleTimeLimit as e:
+      # The first oracle call ran out of time without a strategy: the bracket is what is proven.
+      if not self.cols1:
+        self.upper, self.best_y_reach = e.bound, y_uniform
+      else:
+        self.lower, self.best_p, self.best_x_reach = -e.bound, p, self.cols1[0]
+      self.stopped = str(e)
+    self.oracle_seconds += time.perf_counter() - t0
+
+  def master(self):
+    """The restricted master LP over team 1's columns: (value, team 1's mixture p, its reach,
+    team 2's reach from the duals)."""
+    t0 = time.perf_counter()
+    r1 = np.stack(self.cols1, axis=1)  # [n_z, k1]
     k1 = r1.shape[1]
-    if single:
-      b = np.asarray(r2.T @ (cu1[:, None] * r1))  # [n_seq, k1]
-      b0 = (const2 * cu1) @ r1
-      fm, frhs = f_mat, f_rhs
+    cu1 = self.cu1
+    if self.single:
+      b = np.asarray(self.r2.T @ (cu1[:, None] * r1))  # [n_seq, k1]
+      b0 = (self.const2 * cu1) @ r1
+      fm, frhs = self.f_mat, self.f_rhs
     else:
-      r2d = np.stack(cols2, axis=1)  # [n_z, k2]
+      r2d = np.stack(self.cols2, axis=1)  # [n_z, k2]
       b = r2d.T @ (cu1[:, None] * r1)  # [k2, k1]
       b0 = np.zeros(k1)
       fm = sparse.csr_matrix(np.ones((1, r2d.shape[1])))
@@ -205,7 +245,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     row_hi = np.concatenate([np.zeros(n_y), [1.0]])
     col_lo = np.concatenate([np.zeros(k1), np.full(m_rows, -np.inf)])
     col_hi = np.full(k1 + m_rows, np.inf)
-    h = highs.solve(cost, a_mat, row_lo, row_hi, col_lo, col_hi, True, threads=threads,
+    h = highs.solve(cost, a_mat, row_lo, row_hi, col_lo, col_hi, True, threads=self.threads,
                     solver="simplex")
     highs.check_status(h, "the restricted master LP", None)
     sol = h.getSolution()
@@ -213,66 +253,62 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     p = np.maximum(np.asarray(sol.col_value)[:k1], 0.0)
     p /= p.sum()
     y = np.abs(np.asarray(sol.row_dual)[:n_y])
-    if single:
-      y_reach = np.asarray(r2 @ y).reshape(-1) + const2
+    if self.single:
+      y_reach = np.asarray(self.r2 @ y).reshape(-1) + self.const2
     else:
       y = y / y.sum()
       y_reach = r2d @ y
-    master_s += time.perf_counter() - t0
-    # Exact best responses.
+    self.master_seconds += time.perf_counter() - t0
+    return master, p, r1 @ p, y_reach
+
+  def best_responses(self, master: float, p, x_reach, y_reach):
+    """Exact best responses to the master's plans; tightens the certified bracket."""
     t0 = time.perf_counter()
-    x_reach = r1 @ p
-    if single and master > lower:  # the master value is what team 1's mixture guarantees
-      lower, best_p, best_x_reach = master, p, x_reach
+    if self.single and master > self.lower:  # what team 1's mixture guarantees
+      self.lower, self.best_p, self.best_x_reach = master, p, x_reach
     try:
-      br1 = oracle1.best_response(cu1 * y_reach, time_limit=_left(start, time_limit))
+      br1 = self.oracles[0].best_response(self.cu1 * y_reach, time_limit=self.left())
       bound1 = br1.bound
     except team_best_response.OracleTimeLimit as e:
-      br1, bound1, stopped = None, e.bound, str(e)
-    if bound1 < upper:  # keep the team-2 plan that certifies the best upper bound
-      upper, best_y_reach = bound1, y_reach
-    if not single and not stopped:
+      br1, bound1, self.stopped = None, e.bound, str(e)
+    if bound1 < self.upper:  # keep the team-2 plan that certifies the best upper bound
+      self.upper, self.best_y_reach = bound1, y_reach
+    if not self.single and not self.stopped:
       try:
-        new_lower = -_oracle2_bound(oracle2, cu1, x_reach, brs, start, time_limit)
+        new_lower = -_oracle2_bound(self.oracles[1], self.cu1, x_reach, self.brs, self.start,
+                                    self.time_limit)
       except team_best_response.OracleTimeLimit as e:
-        new_lower, stopped = -e.bound, str(e)
-      if new_lower > lower:  # and the team-1 mixture that certifies the best lower bound
-        lower, best_p, best_x_reach = new_lower, p, x_reach
-    oracle_s += time.perf_counter() - t0
-    elapsed = time.perf_counter() - start
-    history.append(dict(iteration=it, master=master, lower=lower, upper=upper,
-                        seconds=round(elapsed, 3)))
-    converged = upper - lower <= tol
-    if (converged or stopped or it >= max_iterations or
-        (time_limit is not None and elapsed >= time_limit)):
-      break
+        new_lower, self.stopped = -e.bound, str(e)
+      if new_lower > self.lower:  # and the team-1 mixture that certifies the best lower bound
+        self.lower, self.best_p, self.best_x_reach = new_lower, p, x_reach
+    self.oracle_seconds += time.perf_counter() - t0
+    return br1, self.brs.get("br2")
+
+  def add_columns(self, master: float, br1, br2) -> bool:
+    """Adds the improving best responses (and the oracles' other improving plans)."""
     added = False
     if br1.value > master + 1e-12:
-      cols1.append(br1.reach)
-      cols1.extend(r for v, r in br1.others if v > master + 1e-12)
+      self.cols1.append(br1.reach)
+      self.cols1.extend(r for v, r in br1.others if v > master + 1e-12)
       added = True
-    br2 = brs.get("br2")
-    if not single and -br2.value < master - 1e-12:
-      cols2.append(br2.reach)
-      cols2.extend(r for v, r in br2.others if -v < master - 1e-12)
+    if not self.single and -br2.value < master - 1e-12:
+      self.cols2.append(br2.reach)
+      self.cols2.extend(r for v, r in br2.others if -v < master - 1e-12)
       added = True
-    if not added:  # the master is exact on the restricted sets and no column improves it
-      upper = min(upper, master)
-      lower = max(lower, master) if single else lower
-      if upper - lower <= tol:
-        converged = True
-        break
-      if br1.bound - br1.value > 1e-9 or (not single and br2.bound - br2.value > 1e-9):
-        break  # an oracle was stopped by the time limit: return the certified bracket
-      raise RuntimeError(f"column generation stalled with gap {upper - lower:.3e}")
-  converged = upper - lower <= tol
-  value = (lower + upper) / 2 if converged else lower
-  return ColumnGenerationResult(
-      game=str(tree.game), teams=teams, terminals=n_z, value=float(value), lower=float(lower),
-      upper=float(upper), gap=float(upper - lower), converged=bool(converged), iterations=it,
-      columns=[len(cols1), len(cols2)], team1_weights=best_p, team1_reach=best_x_reach,
-      team2_reach=best_y_reach, seconds=time.perf_counter() - start, oracle_seconds=oracle_s,
-      master_seconds=master_s, build_seconds=build, history=history, stopped=stopped)
+    return added
+
+  def result(self, tol: float, seconds: float) -> ColumnGenerationResult:
+    lower, upper = self.lower, self.upper
+    converged = upper - lower <= tol
+    value = (lower + upper) / 2 if converged else lower
+    return ColumnGenerationResult(
+        game=str(self.tree.game), teams=self.teams, terminals=len(self.tree.terminals),
+        value=float(value), lower=float(lower), upper=float(upper), gap=float(upper - lower),
+        converged=bool(converged), iterations=self.iterations,
+        columns=[len(self.cols1), len(self.cols2)], team1_weights=self.best_p,
+        team1_reach=self.best_x_reach, team2_reach=self.best_y_reach, seconds=seconds,
+        oracle_seconds=self.oracle_seconds, master_seconds=self.master_seconds,
+        build_seconds=self.build_seconds, history=self.history, stopped=self.stopped)
 
 
 def _left(start: float, time_limit: float | None) -> float | None:
