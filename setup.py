@@ -82,6 +82,7 @@ setuptools.setup(
             "ospiel-team-match = ospiel_team.cli.match:run",
             "ospiel-team-make-dataset = ospiel_team.cli.make_dataset:run",
             "ospiel-team-uncontested = ospiel_team.cli.uncontested:run",
+            "ospiel-team-train-bridge = ospiel_team.cli.train_bridge:run",
         ],
     },
     extras_require={

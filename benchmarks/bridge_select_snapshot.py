@@ -1,7 +1,7 @@
 r"""Model selection for a bridge training run: every snapshot against a fixed opponent on the
 shipped *validation* deals, and the best one.
 
-`examples/bridge_a2c.py --snapshot_every R` saves the network every R rounds as
+`ospiel-team-train-bridge --snapshot_every R` saves the network every R rounds as
 ``WORKDIR/snapshots/round_RRRRRRR.npz``. This script plays each snapshot a duplicate match
 (greedy, `ospiel_team.bridge.agents.match.run_match`) against ``--opponent`` on ``--boards``
 validation boards, writes one row per snapshot to ``--out`` (JSON, atomically after every

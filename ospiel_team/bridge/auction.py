@@ -154,6 +154,56 @@ def hands_onehot(holders: np.ndarray) -> np.ndarray:
   return h[:, None, :] == np.arange(NUM_SEATS, dtype=h.dtype)[None, :, None]
 
 
+def legal_calls(done, current_player, last_bid, last_bidder, double_status, uncontested,
+                xp=np):
+  """Legal calls of the seat to call from an auction's summary: the rules, written once.
+
+  The numpy `Auctions` (batched) and `jax_env` (one table, traced) both call this.
+
+  Args:
+    done, current_player, last_bid, last_bidder, double_status: the fields of `Auctions`
+      (any leading shape, the same for all).
+    uncontested: East-West may only pass (bool, or an array of that shape).
+    xp: `numpy` or `jax.numpy`.
+
+  Returns:
+    (..., 38) bool: the calls the seat to call may make (all False where `done`).
+  """
+  active = ~done
+  has_bid = last_bid >= 0
+  opp_bid = (last_bidder & 1) != (current_player & 1)
+  dbl = active & has_bid & opp_bid & (double_status == 0)
+  rdbl = active & has_bid & ~opp_bid & (double_status == 1)
+  bids = active[..., None] & (xp.arange(NUM_BIDS) > last_bid[..., None])
+  mask = xp.concatenate([active[..., None], dbl[..., None], rdbl[..., None], bids], axis=-1)
+  only_pass = xp.asarray(uncontested) & ((current_player & 1) == 1)
+  return xp.where(only_pass[..., None], mask & (xp.arange(NUM_CALLS) == PASS), mask)
+
+
+def final_contract(last_bid, last_bidder, double_status, first_bidder, xp=np):
+  """(level (0 = none), strain, double status, declarer) of the current or final contracts.
+
+  The declarer is the player of the winning side who first named the final strain (0 when
+  no bid was made). Shared by `Auctions.contract` and `jax_env.contract_one`.
+
+  Args:
+    last_bid, last_bidder, double_status: the fields of `Auctions` (any leading shape).
+    first_bidder: (..., 2, 5) the seat of each side that first named each strain.
+    xp: `numpy` or `jax.numpy`.
+
+  Returns:
+    Four integer arrays of the leading shape.
+  """
+  has = last_bid >= 0
+  j = xp.where(has, last_bid, 0)
+  level = xp.where(has, 1 + j // NUM_STRAINS, 0)
+  strain = j % NUM_STRAINS
+  flat = first_bidder.reshape(first_bidder.shape[:-2] + (2 * NUM_STRAINS,))
+  idx = (last_bidder & 1) * NUM_STRAINS + strain
+  declarer = xp.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
+  return level, strain, xp.where(has, double_status, 0), xp.where(has, declarer, 0)
+
+
 class Auctions:
   """B bridge auctions advanced together; all fields are numpy arrays with leading axis B.
 
@@ -277,19 +327,8 @@ class Auctions:
     return self._legal & (self.current_player == np.asarray(player))[:, None]
 
   def _compute_legal_mask(self) -> np.ndarray:
-    cur = self.current_player
-    mask = np.zeros((self.batch_size, NUM_CALLS), bool)
-    active = ~self.done
-    has_bid = self.last_bid >= 0
-    opp_bid = (self.last_bidder & 1) != (cur & 1)
-    mask[:, PASS] = active
-    mask[:, DOUBLE] = active & has_bid & opp_bid & (self.double_status == 0)
-    mask[:, REDOUBLE] = active & has_bid & ~opp_bid & (self.double_status == 1)
-    mask[:, FIRST_BID:] = active[:, None] & (
-        np.arange(NUM_BIDS)[None, :] > self.last_bid[:, None])
-    if self.uncontested:
-      mask[(cur & 1) == 1, 1:] = False
-    return mask
+    return legal_calls(self.done, self.current_player, self.last_bid, self.last_bidder,
+                       self.double_status, self.uncontested)
 
   def apply(self, calls: Sequence[int]) -> None:
     """Makes the seat to call at every unfinished table call `calls[b]` (ignored where done).
@@ -367,27 +406,22 @@ class Auctions:
 
   def contract(self):
     """Final (or current) contract: level (0 = none), strain, double status, declarer; (B,)."""
-    has = self.last_bid >= 0
-    j = np.where(has, self.last_bid, 0)
-    level = np.where(has, 1 + j // NUM_STRAINS, 0)
-    strain = j % NUM_STRAINS
-    declarer = self.first_bidder[self._rows, self.last_bidder & 1, strain]
-    declarer = np.where(has, declarer, 0)
-    return level, strain, np.where(has, self.double_status, 0), declarer
+    return final_contract(self.last_bid, self.last_bidder, self.double_status,
+                          self.first_bidder)
 
   def ns_score(self, dd_tricks: np.ndarray) -> np.ndarray:
     """(B,) duplicate score for North-South of the contract, given (B, 5, 4) DDS tricks.
 
     ``dd_tricks[b, strain, declarer]`` (strains C, D, H, S, NT; declarers N, E, S, W). The
-    declaring side scores `scoring.contract_score_array` with its own vulnerability; N-S get
-    that score when they declare and its negative otherwise; a passed-out deal scores 0.
+    declaring side scores `scoring.SCORE_TABLE` with its own vulnerability; N-S get that score
+    when they declare and its negative otherwise; a passed-out deal scores 0
+    (`scoring.ns_score_array`).
     """
     level, strain, doubled, declarer = self.contract()
     tricks = np.asarray(dd_tricks)[self._rows, strain, declarer].astype(np.int64)
-    side = declarer & 1
-    vul = self.vulnerable[self._rows, side]
-    score = scoring.contract_score_array(level, strain, doubled, vul, tricks).astype(np.int64)
-    return np.where(side == 0, score, -score)
+    vul = self.vulnerable[self._rows, declarer & 1]
+    return scoring.ns_score_array(level, strain, doubled, declarer, vul,
+                                  tricks).astype(np.int64)
 
   def auction_strings(self, table: int) -> list[str]:
     """The calls made so far at `table`, as strings."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ospiel_team.bridge import auction as auction_lib
+from ospiel_team.bridge import scoring
 
 
 def _as_dataset(dataset):
@@ -38,7 +39,12 @@ def _as_dataset(dataset):
 
 
 class BiddingEngine:
-  """B bridge auctions over deals of a dataset, advanced together by `step`."""
+  """B bridge auctions over deals of a dataset, advanced together by `step`.
+
+  The numpy implementation of `ospiel_team.bridge.auction_tables.AuctionTables` (the JAX one
+  is `jax_env.JaxAuctionTables`; the pyspiel game `bridge_bidding` holds an engine of one
+  table).
+  """
 
   def __init__(self, dataset=None, uncontested: bool = False):
     self.dataset = _as_dataset(dataset)
@@ -65,6 +71,42 @@ class BiddingEngine:
     self.holders = np.asarray(self.dataset.holders[idx])
     self.dd_tricks = np.asarray(self.dataset.dd_tricks[idx])
     self.hands = auction_lib.hands_onehot(self.holders)
+
+  @classmethod
+  def from_auctions(cls, dataset, uncontested: bool, auctions: auction_lib.Auctions,
+                    deal_index) -> BiddingEngine:
+    """An engine positioned at `auctions` (taken over, not copied) of the dataset's deals.
+
+    Args:
+      dataset: the deals (a dataset object, a path, or None: the shipped default).
+      uncontested: East-West may only pass (must match `auctions`).
+      auctions: the auctions, one per table.
+      deal_index: (B,) the deal of each table.
+
+    Returns:
+      The engine.
+    """
+    eng = cls(dataset, uncontested=uncontested)
+    idx = np.asarray(deal_index, np.int64).reshape(-1)
+    if idx.shape[0] != auctions.batch_size:
+      raise ValueError(f"{idx.shape[0]} deals for {auctions.batch_size} auctions")
+    eng.auctions = auctions
+    eng.deal_index = idx
+    eng.holders = np.asarray(eng.dataset.holders[idx])
+    eng.dd_tricks = np.asarray(eng.dataset.dd_tricks[idx])
+    eng.hands = auction_lib.hands_onehot(eng.holders)
+    return eng
+
+  def take(self, tables) -> BiddingEngine:
+    """A new engine (sharing the dataset) with copies of tables `tables` (repeats allowed)."""
+    a = self._check()
+    idx = np.asarray(tables, np.int64).reshape(-1)
+    return BiddingEngine.from_auctions(self.dataset, self.uncontested, a.take(idx),
+                                       self.deal_index[idx])
+
+  def copy(self) -> BiddingEngine:
+    """An independent copy of every table (the dataset is shared)."""
+    return self.take(np.arange(self.batch_size))
 
   def reset_tables(self, tables, deal_index, dealer=0, vulnerability=0) -> None:
     """Restarts only tables `tables` (indices) with new deals, dealers and vulnerabilities.
@@ -151,7 +193,7 @@ class BiddingEngine:
   def returns(self) -> np.ndarray:
     """(B, 4) float returns of N, E, S, W: +score to N-S, -score to E-W (0 where not done)."""
     s = self.ns_score().astype(np.float64)
-    return np.stack([s, -s, s, -s], axis=1)
+    return scoring.seat_returns(s[:, None], np.arange(auction_lib.NUM_SEATS))
 
   def contract(self):
     """(level, strain, doubled, declarer) arrays of the (current or final) contracts."""

@@ -4,9 +4,11 @@ The same game as the numpy engine (`ospiel_team.bridge.engine.BiddingEngine`, wh
 `auction.Auctions`): the same 38 calls, the same legality rules, the same 267-bit observation
 (Appendix D of the JPS paper: Tian, Gong & Jiang, "Joint Policy Search for Multi-agent
 Collaboration with Imperfect Information", NeurIPS 2020, arXiv:2008.06495), the same final
-contract and declarer, the same duplicate score (`scoring.SCORE_TABLE`) and the same duplicate
-IMP reward of two tables bidding one deal (as `agents.a2c.duplicate_rewards`).
-tests/bridge/test_jax_env.py checks every step of random auctions against the numpy engine.
+contract and declarer and the same duplicate score: the legality rules, the contract and the
+score are the functions of `auction` and `scoring` that the numpy engine calls, given
+`jax.numpy`. `JaxAuctionTables` presents this auction through the interface the engine and
+the pyspiel game share (`auction_tables.AuctionTables`). tests/bridge/test_jax_env.py and
+tests/bridge/test_auction_tables.py check random auctions step by step against the engine.
 
 A batch of B tables is an `AuctionState` pytree of arrays with leading axis B; every function
 here is pure, so a whole self-play auction can run inside `jax.jit` and `jax.lax.while_loop`
@@ -38,10 +40,6 @@ import numpy as np
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import scoring
 
-IMP_SCALE = 24.0  # reward = duplicate IMPs / 24, as in agents.a2c
-
-_SCORE_TABLE = np.asarray(scoring.SCORE_TABLE, np.int32)  # (8, 5, 3, 2, 14)
-_IMP_THRESHOLDS = np.asarray(scoring.IMP_THRESHOLDS, np.int32)
 _REL_OFFSETS = np.asarray(A.RELATIVE_SEAT_OFFSETS, np.int32)
 
 
@@ -106,16 +104,8 @@ def current_player_one(s: AuctionState) -> jax.Array:
 
 def legal_mask_one(s: AuctionState) -> jax.Array:
   """(38,) bool legal calls of the seat to call (all False when the auction is over)."""
-  cur = current_player_one(s)
-  active = ~s.done
-  has_bid = s.last_bid >= 0
-  opp_bid = (s.last_bidder & 1) != (cur & 1)
-  dbl = active & has_bid & opp_bid & (s.double_status == 0)
-  rdbl = active & has_bid & ~opp_bid & (s.double_status == 1)
-  bids = active & (jnp.arange(A.NUM_BIDS) > s.last_bid)
-  mask = jnp.concatenate([active[None], dbl[None], rdbl[None], bids])
-  only_pass = s.uncontested & ((cur & 1) == 1)
-  return jnp.where(only_pass, mask & (jnp.arange(A.NUM_CALLS) == A.PASS), mask)
+  return A.legal_calls(s.done, current_player_one(s), s.last_bid, s.last_bidder,
+                       s.double_status, s.uncontested, xp=jnp)
 
 
 def observation_one(s: AuctionState, player=None, dtype=jnp.float32) -> jax.Array:
@@ -161,23 +151,16 @@ def step_one(s: AuctionState, call) -> AuctionState:
 
 def contract_one(s: AuctionState):
   """(level (0 = none), strain, double status, declarer) of the current or final contract."""
-  has = s.last_bid >= 0
-  j = jnp.maximum(s.last_bid, 0)
-  level = jnp.where(has, 1 + j // A.NUM_STRAINS, 0)
-  strain = j % A.NUM_STRAINS
-  declarer = jnp.where(has, s.first_bidder[s.last_bidder & 1, strain], 0)
-  return level, strain, jnp.where(has, s.double_status, 0), declarer
+  return A.final_contract(s.last_bid, s.last_bidder, s.double_status, s.first_bidder, xp=jnp)
 
 
 def ns_score_one(s: AuctionState) -> jax.Array:
   """N-S duplicate score of the final contract from the DDS table (0 while not done)."""
   level, strain, doubled, declarer = contract_one(s)
-  declarer = jnp.maximum(declarer, 0)
-  side = declarer & 1
-  tricks = s.dd_tricks[strain, declarer]
-  vul = s.vulnerable[side].astype(jnp.int32)
-  score = jnp.asarray(_SCORE_TABLE)[level, strain, doubled, vul, tricks]
-  return jnp.where(s.done, jnp.where(side == 0, score, -score), 0)
+  score = scoring.ns_score_array(level, strain, doubled, declarer,
+                                 s.vulnerable[declarer & 1], s.dd_tricks[strain, declarer],
+                                 xp=jnp)
+  return jnp.where(s.done, score, 0)
 
 
 # ------------------------------------------------------------------------------------------
@@ -250,25 +233,6 @@ def ns_score(state: AuctionState) -> jax.Array:
   return jax.vmap(ns_score_one)(state)
 
 
-def imps(score_diff) -> jax.Array:
-  """IMPs of score differences (sign kept), the scale of `scoring.imps_array`."""
-  d = jnp.asarray(score_diff, jnp.int32)
-  mag = jnp.searchsorted(jnp.asarray(_IMP_THRESHOLDS), jnp.abs(d), side="right")
-  return jnp.sign(d) * mag.astype(jnp.int32)
-
-
-def duplicate_rewards(ns_scores) -> jax.Array:
-  """(2K,) N-S scores of paired tables (k, K + k) -> N-S rewards imps(own - other) / 24.
-
-  Args:
-    ns_scores: (2K,) N-S scores; tables k and K + k bid the same deal.
-  """
-  s = jnp.asarray(ns_scores, jnp.int32)
-  k = s.shape[0] // 2
-  other = jnp.concatenate([s[k:], s[:k]])
-  return imps(s - other).astype(jnp.float32) / IMP_SCALE
-
-
 # ------------------------------------------------------------------------------------------
 # Host-side checks
 # ------------------------------------------------------------------------------------------
@@ -299,3 +263,74 @@ def check_calls(state: AuctionState, calls) -> None:
     seat = A.SEAT_CHARS[int(current_player(state)[t])]
     raise ValueError(f"table {t}: call {A.call_string(safe[t])} (id {safe[t]}) is illegal for "
                      f"{seat} after {' '.join(A.CALL_STRINGS[c] for c in hist) or 'no calls'}")
+
+
+# ------------------------------------------------------------------------------------------
+# The auction interface
+# ------------------------------------------------------------------------------------------
+_jit_step = jax.jit(step)
+_jit_views = jax.jit(lambda s: (legal_mask(s), current_player(s), contract(s), ns_score(s)))
+_jit_observation = jax.jit(observation, static_argnames=("dtype",))
+
+
+class JaxAuctionTables:
+  """`auction_tables.AuctionTables` over the pure-JAX auction: a host-side, mutable holder of
+  an `AuctionState` whose views are numpy arrays.
+
+  `step` checks the calls (`check_calls`) before the jitted `step`, so an illegal call raises
+  ValueError as the numpy engine's does. For speed, jit the pure functions of this module
+  themselves (as `agents.jax_trainer` does); this class is the same auction behind the
+  interface that the numpy engine and the pyspiel game share.
+
+  Args:
+    holders: (B, 52) seat of each card.
+    dd_tricks: (B, 5, 4) double-dummy tricks [strain, declarer].
+    dealer: (B,) seats (or one int).
+    vulnerability: (B,) codes 0..3 (or one int).
+    uncontested: East-West may only pass.
+  """
+
+  def __init__(self, holders, dd_tricks, dealer=0, vulnerability=0, uncontested: bool = False):
+    self.state = reset(np.asarray(holders, np.int32), np.asarray(dd_tricks, np.int32), dealer,
+                       vulnerability, uncontested)
+    self._views = None
+
+  def _view(self, i: int):
+    if self._views is None:
+      self._views = jax.device_get(_jit_views(self.state))
+    return self._views[i]
+
+  @property
+  def batch_size(self) -> int:
+    return int(self.state.done.shape[0])
+
+  @property
+  def done(self) -> np.ndarray:
+    return np.asarray(self.state.done)
+
+  @property
+  def current_player(self) -> np.ndarray:
+    return np.asarray(self._view(1), np.int64)
+
+  def legal_mask(self) -> np.ndarray:
+    return np.asarray(self._view(0))
+
+  def step(self, calls) -> None:
+    check_calls(self.state, calls)
+    self.state = _jit_step(self.state, np.asarray(calls, np.int32).reshape(-1))
+    self._views = None
+
+  def observation(self, player=None, dtype=np.float32) -> np.ndarray:
+    p = None if player is None else np.broadcast_to(
+        np.asarray(player, np.int32), (self.batch_size,))
+    return np.asarray(_jit_observation(self.state, p, dtype=jnp.dtype(dtype)))
+
+  def contract(self):
+    return tuple(np.asarray(x, np.int64) for x in self._view(2))
+
+  def ns_score(self) -> np.ndarray:
+    return np.asarray(self._view(3), np.int64)
+
+  def returns(self) -> np.ndarray:
+    s = self.ns_score().astype(np.float64)
+    return scoring.seat_returns(s[:, None], np.arange(A.NUM_SEATS))

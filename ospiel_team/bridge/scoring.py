@@ -42,6 +42,7 @@ IMP_THRESHOLDS = np.array([
     20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 600, 750, 900, 1100, 1300, 1500,
     1750, 2000, 2250, 2500, 3000, 3500, 4000
 ], dtype=np.int64)
+IMP_SCALE = 24.0  # the largest IMP swing: rewards are IMPs / IMP_SCALE, in [-1, 1]
 
 
 def _score_formula(level: int, strain: int, doubled: int, vulnerable: bool, tricks: int) -> int:
@@ -135,20 +136,91 @@ def contract_score_array(level, strain, doubled, vulnerable, tricks) -> np.ndarr
   return SCORE_TABLE[lv, st, db, vu.astype(np.intp), tr]
 
 
-def imps_array(score_diff) -> np.ndarray:
-  """Vectorized IMPs of score differences (sign kept) -> int64 array of the same shape."""
-  d = np.asarray(score_diff)
-  if d.size and not (np.issubdtype(d.dtype, np.integer) or np.issubdtype(d.dtype, np.floating)):
-    raise ValueError(f"score differences must be numbers, got dtype {d.dtype}")
-  if d.size and not np.all(np.isfinite(d)):
-    raise ValueError("score differences must be finite")
-  mag = np.searchsorted(IMP_THRESHOLDS, np.abs(d), side="right")
-  return (np.sign(d).astype(np.int64) * mag).astype(np.int64)
+def imps_array(score_diff, xp=np):
+  """Vectorized IMPs of score differences (sign kept), the same shape.
+
+  Args:
+    score_diff: score differences (any shape).
+    xp: the array module, `numpy` (default: checks the input, returns int64) or `jax.numpy`
+      (no checks, so that it traces under `jax.jit`; int32).
+
+  Returns:
+    The IMPs of each difference.
+
+  Raises:
+    ValueError: (numpy only) when the differences are not finite numbers.
+  """
+  if xp is np:
+    d = np.asarray(score_diff)
+    if d.size and not (np.issubdtype(d.dtype, np.integer)
+                       or np.issubdtype(d.dtype, np.floating)):
+      raise ValueError(f"score differences must be numbers, got dtype {d.dtype}")
+    if d.size and not np.all(np.isfinite(d)):
+      raise ValueError("score differences must be finite")
+  else:
+    d = xp.asarray(score_diff, xp.int32)
+  mag = xp.searchsorted(xp.asarray(IMP_THRESHOLDS), xp.abs(d), side="right")
+  return xp.sign(d).astype(mag.dtype) * mag
 
 
 def imps(score_diff) -> int:
   """IMPs for one score difference, e.g. imps(420) == 9, imps(-50) == -2."""
   return int(imps_array(np.asarray(score_diff)).item())
+
+
+def duplicate_rewards(ns_scores, xp=np):
+  """N-S rewards of paired tables: IMPs of (own N-S score - the other table's) / `IMP_SCALE`.
+
+  Tables ``k`` and ``K + k`` bid the same deal; the reward lies in [-1, 1] and is zero-sum
+  between the two tables of a deal. The numpy trainer and the JAX trainer both use it.
+
+  Args:
+    ns_scores: (2K,) N-S duplicate scores.
+    xp: `numpy` (float64 result) or `jax.numpy` (float32; traceable).
+
+  Returns:
+    (2K,) rewards for North-South.
+  """
+  s = xp.asarray(ns_scores, np.int64 if xp is np else xp.int32)
+  k = s.shape[0] // 2
+  other = xp.concatenate([s[k:], s[:k]])
+  return imps_array(s - other, xp=xp) / IMP_SCALE
+
+
+def ns_score_array(level, strain, doubled, declarer, vulnerable, tricks, xp=np):
+  """North-South's duplicate score of contracts: the declaring side's score, N-S's sign.
+
+  No range checks (the inputs come from an auction): ``level`` 0 (passed out) scores 0.
+
+  Args:
+    level, strain, doubled, declarer: the contracts (`auction.contract`), equal shapes.
+    vulnerable: whether the declaring side is vulnerable (0/1 or bool).
+    tricks: tricks the declaring side takes double-dummy.
+    xp: `numpy` or `jax.numpy` (traceable).
+
+  Returns:
+    +score where North or South declares, -score where East or West does (int32).
+  """
+  score = xp.asarray(SCORE_TABLE)[level, strain, doubled, xp.asarray(vulnerable).astype(
+      xp.int32), tricks]
+  return xp.where((declarer & 1) == 0, score, -score)
+
+
+def seat_returns(reward_ns, seat):
+  """Each seat's return from its table's North-South reward: +reward to N-S, -reward to E-W.
+
+  The one returns-by-seat of the package: the engine's and the pyspiel game's `returns`, and
+  the numpy and JAX trainers' per-decision returns.
+
+  Args:
+    reward_ns: the N-S reward (or score) of each decision's table (numpy or jax array).
+    seat: the seat of each decision (0 N, 1 E, 2 S, 3 W), broadcastable to `reward_ns`.
+
+  Returns:
+    `reward_ns` for North and South's decisions and `-reward_ns` for East and West's (an
+    array of `reward_ns`'s kind; arithmetic only, so it traces under `jax.jit`).
+  """
+  return reward_ns * (1 - 2 * (seat % 2))
 
 
 def contract_string(level: int, strain: int, doubled: int, declarer: int | None = None) -> str:

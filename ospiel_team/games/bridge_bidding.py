@@ -53,6 +53,7 @@ import pyspiel
 
 from ospiel_team.bridge import auction as auction_lib
 from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
 
 _NUM_PLAYERS = 4
@@ -203,7 +204,9 @@ class BridgeBiddingGame(pyspiel.Game):
 
 
 class BridgeBiddingState(pyspiel.State):
-  """One table: the deal index, dealer, vulnerability and an `Auctions` of batch size 1."""
+  """One table: the deal index, dealer, vulnerability and, once they are known, a
+  `BiddingEngine` of one table (`tables`, the package's one auction interface
+  `auction_tables.AuctionTables`) that plays, checks and scores the calls."""
 
   def __init__(self, game: BridgeBiddingGame):
     super().__init__(game)
@@ -214,20 +217,22 @@ class BridgeBiddingState(pyspiel.State):
     self.vulnerability: int | None = self._rules.fixed_vulnerability
     self.holders: np.ndarray | None = None      # (52,) seat of each card
     self.dd_tricks: np.ndarray | None = None    # (5, 4) tricks[strain, declarer]
-    self.auction: auction_lib.Auctions | None = None
-    self._hands: np.ndarray | None = None       # (1, 4, 52) bool
+    self.tables: engine_lib.BiddingEngine | None = None  # one table, after the chance nodes
 
   def __deepcopy__(self, memo):
     # Share the game (and its dataset); copy the small per-table arrays.
     new = self.__class__.__new__(self.__class__)
     pyspiel.State.__init__(new, self._game)
     for k, v in self.__dict__.items():
-      if isinstance(v, np.ndarray):
-        v = v.copy()
-      elif isinstance(v, auction_lib.Auctions):
+      if isinstance(v, (np.ndarray, engine_lib.BiddingEngine)):
         v = v.copy()
       new.__dict__[k] = v
     return new
+
+  @property
+  def auction(self) -> auction_lib.Auctions | None:
+    """The table's `Auctions` (what rule-based bidders read), None before the auction."""
+    return None if self.tables is None else self.tables.auctions
 
   # --- chance ----------------------------------------------------------------------------
   def _chance_stage(self) -> str | None:
@@ -242,9 +247,9 @@ class BridgeBiddingState(pyspiel.State):
   def current_player(self) -> int:
     if self._chance_stage() is not None:
       return pyspiel.PlayerId.CHANCE
-    if self.auction.done[0]:
+    if self.tables.done[0]:
       return pyspiel.PlayerId.TERMINAL
-    return int(self.auction.current_player[0])
+    return int(self.tables.current_player[0])
 
   def chance_outcomes(self) -> list[tuple[int, float]]:
     stage = self._chance_stage()
@@ -255,11 +260,11 @@ class BridgeBiddingState(pyspiel.State):
     return [(i, 0.25) for i in range(4)]
 
   def _legal_actions(self, player: int) -> list[int]:
-    if self.auction is None or self.auction.done[0]:
+    if self.tables is None or self.tables.done[0]:
       return []
-    if player != int(self.auction.current_player[0]):
+    if player != int(self.tables.current_player[0]):
       return []
-    return np.flatnonzero(self.auction.legal_mask()[0]).tolist()
+    return np.flatnonzero(self.tables.legal_mask()[0]).tolist()
 
   def _apply_action(self, action: int) -> None:
     stage = self._chance_stage()
@@ -270,7 +275,6 @@ class BridgeBiddingState(pyspiel.State):
       self.deal_index = int(action)
       self.holders = np.asarray(self._rules.dataset.holders[action], np.uint8).copy()
       self.dd_tricks = np.asarray(self._rules.dataset.dd_tricks[action], np.int64).copy()
-      self._hands = auction_lib.hands_onehot(self.holders[None])
     elif stage == "dealer":
       if not 0 <= action < 4:
         raise ValueError(f"bridge_bidding: dealer chance outcome {action} not in 0..3")
@@ -280,11 +284,12 @@ class BridgeBiddingState(pyspiel.State):
         raise ValueError(f"bridge_bidding: vulnerability chance outcome {action} not in 0..3")
       self.vulnerability = int(action)
     else:
-      self.auction.apply([action])
+      self.tables.step([action])
       return
     if self._chance_stage() is None:
-      self.auction = auction_lib.Auctions([self.dealer], [self.vulnerability],
-                                          uncontested=self._rules.uncontested)
+      self.tables = engine_lib.BiddingEngine(self._rules.dataset,
+                                             uncontested=self._rules.uncontested)
+      self.tables.reset([self.deal_index], self.dealer, self.vulnerability)
 
   def _action_to_string(self, player: int, action: int) -> str:
     if player == pyspiel.PlayerId.CHANCE:
@@ -297,23 +302,24 @@ class BridgeBiddingState(pyspiel.State):
     return auction_lib.call_string(action)
 
   def is_terminal(self) -> bool:
-    return self.auction is not None and bool(self.auction.done[0])
+    return self.tables is not None and bool(self.tables.done[0])
 
   def ns_score(self) -> int:
     """N-S duplicate score of the final contract (0 before the end or when passed out)."""
     if not self.is_terminal():
       return 0
-    return int(self.auction.ns_score(self.dd_tricks[None])[0])
+    return int(self.tables.ns_score()[0])
 
   def returns(self) -> list[float]:
-    s = float(self.ns_score())
-    return [s, -s, s, -s]
+    if not self.is_terminal():
+      return [0.0] * _NUM_PLAYERS
+    return [float(r) for r in self.tables.returns()[0]]
 
   def contract_string(self) -> str:
     """'4SX by N', 'Pass' (passed out) or '' before the auction ends."""
     if not self.is_terminal():
       return ""
-    level, strain, doubled, declarer = (int(x[0]) for x in self.auction.contract())
+    level, strain, doubled, declarer = (int(x[0]) for x in self.tables.contract())
     return scoring.contract_string(level, strain, doubled, declarer if level else None)
 
   # --- strings ---------------------------------------------------------------------------
@@ -326,13 +332,13 @@ class BridgeBiddingState(pyspiel.State):
     return deal_lib.holders_to_pbn(self.holders, player)[2:].split(" ")[0]
 
   def auction_string(self) -> str:
-    return " ".join(self.auction.auction_strings(0)) if self.auction is not None else ""
+    return " ".join(self.tables.auction_strings(0)) if self.tables is not None else ""
 
   def __str__(self) -> str:
     if self.deal_index is None:
       return "(no deal yet)"
     parts = [f"Deal {self.deal_index}: {deal_lib.holders_to_pbn(self.holders)}"]
-    if self.auction is not None:
+    if self.tables is not None:
       parts.append(self._header())
       parts.append(f"Auction: {self.auction_string()}")
       if self.is_terminal():
@@ -352,19 +358,19 @@ class BridgeBiddingObserver:
   def set_from(self, state: BridgeBiddingState, player: int) -> None:
     if self.perfect_recall:
       return
-    if state.auction is None:
+    if state.tables is None:
       self.tensor.fill(0)
       return
-    self.tensor[:] = state.auction.observation(state._hands, player=player)[0]
+    self.tensor[:] = state.tables.observation(player=player)[0]
 
   def string_from(self, state: BridgeBiddingState, player: int) -> str:
-    if state.auction is None:
+    if state.tables is None:
       return f"Player {player}: dealing"
     if self.perfect_recall:
       return (f"Seat {auction_lib.SEAT_CHARS[player]} {state._header()}\n"
               f"Hand {state.hand_string(player)}\n"
               f"Auction {state.auction_string()}")
-    return observation_string(state.auction.observation(state._hands, player=player)[0])
+    return observation_string(state.tables.observation(player=player)[0])
 
 
 def observation_string(obs: np.ndarray) -> str:

@@ -14,6 +14,7 @@ COMMANDS = {  # console script -> module, and one flag its help must list
     "ospiel-team-match": ("ospiel_team.cli.match", "--bidder_a"),
     "ospiel-team-make-dataset": ("ospiel_team.cli.make_dataset", "--deals"),
     "ospiel-team-uncontested": ("ospiel_team.cli.uncontested", "--pairs"),
+    "ospiel-team-train-bridge": ("ospiel_team.cli.train_bridge", "--deals_per_round"),
 }
 
 

@@ -56,16 +56,6 @@ def test_bridge_opening_table_user_errors(tmp_path):
   assert f"--json {str(tmp_path)!r} is an existing folder" in line
 
 
-def test_bridge_a2c_checks_workdir_and_datasets_before_work(tmp_path):
-  afile = tmp_path / "afile"
-  afile.write_text("x")
-  line = _run("bridge_a2c.py", "--workdir", str(afile), cwd=tmp_path)
-  assert f"--workdir {str(afile)!r} is an existing file, not a folder" in line
-  line = _run("bridge_a2c.py", "--workdir", str(tmp_path / "w"), "--datasets",
-              str(tmp_path / "nothing*.npz"), cwd=tmp_path)
-  assert "matches no file" in line
-
-
 def test_team_lp_table_checks_outputs_before_solving(tmp_path):
   res = subprocess.run([sys.executable, os.path.join(REPO, "benchmarks", "team_lp_table.py"),
                         "--out", str(tmp_path), "--instances", "21K3"],

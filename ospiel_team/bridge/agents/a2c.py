@@ -59,14 +59,10 @@ round, written with each checkpoint); a tqdm progress bar over rounds.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
-import json
 import os
 import threading
 import time
-import zipfile
 from collections.abc import Callable
 
 import haiku as hk
@@ -74,73 +70,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-import tqdm
 
-from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
+from ospiel_team.bridge.agents.a2c_config import A2CConfig
 from ospiel_team.bridge.agents.policy_net import (
-    OBS_SIZE, PolicyFn, flatten_params, init_params, legal_from_obs, load_model, make_network,
-    sample_calls, save_model, unflatten_params)
-
-PACKED_OBS_SIZE = (OBS_SIZE + 7) // 8  # 34 bytes
-IMP_SCALE = 24.0  # reward = IMPs / IMP_SCALE
-
-
-# ------------------------------------------------------------------------------------------
-# Configuration
-# ------------------------------------------------------------------------------------------
-@dataclasses.dataclass
-class A2CConfig:
-  """Hyper-parameters (defaults: a CPU-sized version of the JPS paper's Appendix E)."""
-  hidden: int = 200
-  num_blocks: int = 2
-  learning_rate: float = 3e-4       # paper: 1e-4 (2 GPU-days); larger for short CPU runs
-  entropy_coef: float = 0.01
-  entropy_coef_start: float = 0.01  # linear schedule from this to entropy_coef ...
-  entropy_decay_rounds: int = 0     # ... over this many rounds (0: constant entropy_coef)
-  value_coef: float = 0.5
-  ratio_clip: float = 1.0
-  deals_per_round: int = 256        # each deal is bid at 2 tables -> 512 games per round
-  batch_size: int = 1024
-  updates_per_round: int = 4
-  buffer_size: int = 100_000
-  burn_in: int = 10_000
-  uncontested: bool = False
-  seed: int = 0
-  # Speed (docs/bridge.md). fast_acting: uint8
-  # observations and finer jit padding in acting (the same calls for the same random numbers,
-  # tests/bridge/agents/test_a2c_fast_loop.py). overlap_learning: the learner's Adam steps of
-  # round k run in a thread while round k's games are played with the parameters from before
-  # those steps, sampling the buffer as it was after round k - 1 (own RNG stream; deterministic,
-  # but one round staler than the sequential loop). Off by default; ignored when a search is
-  # attached.
-  fast_acting: bool = True
-  overlap_learning: bool = False
-
-  def validate(self) -> None:
-    for name in ("hidden", "deals_per_round", "batch_size", "buffer_size"):
-      if getattr(self, name) < 1:
-        raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-    for name in ("num_blocks", "updates_per_round", "burn_in"):
-      if getattr(self, name) < 0:
-        raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-    if self.learning_rate <= 0:
-      raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
-    if self.ratio_clip <= 0:
-      raise ValueError(f"ratio_clip must be > 0, got {self.ratio_clip}")
-    if self.burn_in > self.buffer_size:
-      raise ValueError(f"burn_in {self.burn_in} exceeds buffer_size {self.buffer_size}")
-
-  def entropy_at(self, round_: int) -> float:
-    if self.entropy_decay_rounds <= 0 or round_ >= self.entropy_decay_rounds:
-      return self.entropy_coef
-    f = round_ / self.entropy_decay_rounds
-    return (1 - f) * self.entropy_coef_start + f * self.entropy_coef
-
-  def network_dict(self) -> dict:
-    return {"hidden": self.hidden, "num_blocks": self.num_blocks}
+    OBS_SIZE, PolicyFn, init_params, legal_from_obs, load_model, make_network, sample_calls)
+from ospiel_team.bridge.agents.replay_buffer import ReplayBuffer
+from ospiel_team.bridge.agents.round_trainer import RoundTrainer, read_checkpoint
 
 
 # ------------------------------------------------------------------------------------------
@@ -190,63 +128,6 @@ def make_update_fn(net: hk.Transformed, optimizer, cfg: A2CConfig):
 
 
 # ------------------------------------------------------------------------------------------
-# Replay buffer
-# ------------------------------------------------------------------------------------------
-class ReplayBuffer:
-  """FIFO buffer of decisions with bit-packed observations."""
-
-  def __init__(self, capacity: int):
-    if capacity < 1:
-      raise ValueError(f"replay buffer capacity must be >= 1, got {capacity}")
-    self.capacity = int(capacity)
-    self.obs = np.zeros((capacity, PACKED_OBS_SIZE), np.uint8)
-    self.actions = np.zeros(capacity, np.int8)
-    self.logp = np.zeros(capacity, np.float32)
-    self.returns = np.zeros(capacity, np.float32)
-    self.ptr = 0
-    self.size = 0
-    self.total_added = 0
-
-  def add(self, obs: np.ndarray, actions, logp, returns) -> None:
-    obs = np.asarray(obs)
-    n = obs.shape[0]
-    if n == 0:
-      return
-    packed = np.packbits(obs > 0.5, axis=1)
-    m = min(n, self.capacity)  # only the newest `capacity` decisions survive
-    idx = (self.ptr + np.arange(n)[n - m:]) % self.capacity
-    self.obs[idx] = packed[n - m:]
-    self.actions[idx] = np.asarray(actions)[n - m:]
-    self.logp[idx] = np.asarray(logp)[n - m:]
-    self.returns[idx] = np.asarray(returns)[n - m:]
-    self.ptr = int((self.ptr + n) % self.capacity)
-    self.size = int(min(self.capacity, self.size + n))
-    self.total_added += n
-
-  def sample(self, rng: np.random.Generator, batch_size: int, obs_dtype=np.float32):
-    """(obs (B, 267) of `obs_dtype`, actions, behaviour log-probs, returns), uniform rows."""
-    if self.size == 0:
-      raise ValueError("cannot sample from an empty replay buffer")
-    idx = rng.integers(0, self.size, batch_size)
-    obs = np.unpackbits(self.obs[idx], axis=1, count=OBS_SIZE).astype(obs_dtype, copy=False)
-    return obs, self.actions[idx].astype(np.int32), self.logp[idx], self.returns[idx]
-
-  def state_dict(self) -> dict[str, np.ndarray]:
-    return {"buf_obs": self.obs, "buf_actions": self.actions, "buf_logp": self.logp,
-            "buf_returns": self.returns,
-            "buf_meta": np.array([self.ptr, self.size, self.total_added], np.int64)}
-
-  def load_state_dict(self, d) -> None:
-    if d["buf_obs"].shape != self.obs.shape:
-      raise ValueError(f"checkpoint buffer shape {d['buf_obs'].shape} != {self.obs.shape}")
-    self.obs[:] = d["buf_obs"]
-    self.actions[:] = d["buf_actions"]
-    self.logp[:] = d["buf_logp"]
-    self.returns[:] = d["buf_returns"]
-    self.ptr, self.size, self.total_added = (int(x) for x in d["buf_meta"])
-
-
-# ------------------------------------------------------------------------------------------
 # Self-play collection
 # ------------------------------------------------------------------------------------------
 @dataclasses.dataclass
@@ -264,31 +145,7 @@ class Rollout:
 
   def returns(self) -> np.ndarray:
     """(T,) float32 return of each decision: its table's reward for the deciding seat's side."""
-    return seat_returns(self.reward_ns[self.table], self.seat).astype(np.float32)
-
-
-def seat_returns(reward_ns, seat):
-  """Each decision's return for the side that made it: +reward to N-S, -reward to E-W.
-
-  Shared by the numpy trainer (`Rollout.returns`) and the JAX trainer (`jax_trainer`).
-
-  Args:
-    reward_ns: the N-S reward of each decision's table (numpy or jax array).
-    seat: the seat of each decision (0 N, 1 E, 2 S, 3 W), broadcastable to `reward_ns`.
-
-  Returns:
-    `reward_ns` for North and South's decisions and `-reward_ns` for East and West's (an
-    array of `reward_ns`'s kind; arithmetic only, so it traces under `jax.jit`).
-  """
-  return reward_ns * (1 - 2 * (seat % 2))
-
-
-def duplicate_rewards(ns_score: np.ndarray) -> np.ndarray:
-  """(2K,) N-S scores of paired tables (k, K + k) -> N-S rewards imps(own - other) / 24."""
-  s = np.asarray(ns_score, np.int64)
-  k = s.shape[0] // 2
-  other = np.concatenate([s[k:], s[:k]])
-  return scoring.imps_array(s - other).astype(np.float64) / IMP_SCALE
+    return scoring.seat_returns(self.reward_ns[self.table], self.seat).astype(np.float32)
 
 
 def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.random.Generator,
@@ -335,217 +192,14 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
   return Rollout(obs=cat(obs_l, (0, OBS_SIZE), obs_dtype), actions=cat(act_l, (0,), np.int64),
                  logp=cat(logp_l, (0,), np.float64), table=cat(tab_l, (0,), np.int64),
                  seat=cat(seat_l, (0,), np.int64), ns_score=ns,
-                 reward_ns=duplicate_rewards(ns), num_calls=eng.auctions.num_calls.copy(),
+                 reward_ns=scoring.duplicate_rewards(ns),
+                 num_calls=eng.auctions.num_calls.copy(),
                  engine=eng)
 
 
 # ------------------------------------------------------------------------------------------
 # Trainer
 # ------------------------------------------------------------------------------------------
-def split_deals(num_deals: int, holdout: int, seed: int = 12345):
-  """(train indices, held-out indices): a fixed seeded permutation, the last `holdout` held out."""
-  if not 0 <= holdout < num_deals:
-    raise ValueError(f"holdout {holdout} must be in 0..{num_deals - 1}")
-  perm = np.random.default_rng(seed).permutation(num_deals)
-  return np.sort(perm[:num_deals - holdout]), np.sort(perm[num_deals - holdout:])
-
-
-class RoundTrainer:
-  """What the self-play trainers share: the round loop, checkpoint files, logs and snapshots.
-
-  A subclass (`A2CTrainer` here, `jax_trainer.JaxA2CTrainer`) sets ``cfg``, ``workdir``,
-  ``params``, ``opt_state``, the counters ``round``, ``games``, ``wall``, ``total_wall`` and
-  ``log_rows``, and defines `train_round` (one round; returns its log row) and
-  `save_checkpoint`; it may define `evaluate`.
-  """
-
-  # Timing columns: ``wall_s`` seconds inside training rounds (self-play + learning, summed),
-  # ``games_per_s`` this round's games / its round time; ``total_wall_s`` wall-clock seconds of
-  # the whole run so far including evaluation, checkpoints and logs (the time of a checkpoint
-  # written after round k counts in round k + 1's row), ``games_per_s_wall`` all games /
-  # ``total_wall_s``. Both survive resuming.
-  LOG_FIELDS = ["round", "games", "decisions", "wall_s", "games_per_s", "total_wall_s",
-                "games_per_s_wall", "mean_auction_len",
-                "loss", "policy_loss", "value_loss", "entropy", "mean_rho", "search_points",
-                "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
-  TRAIN_DESC = "rounds"  # the progress bar's label
-
-  cfg: A2CConfig
-  workdir: str | None
-
-  def train_round(self) -> dict:
-    raise NotImplementedError
-
-  def save_checkpoint(self, path: str | None = None) -> None:
-    raise NotImplementedError
-
-  def evaluate(self, boards: int, seed: int = 0) -> tuple[float, float, int]:
-    raise NotImplementedError
-
-  @property
-  def checkpoint_path(self) -> str:
-    return os.path.join(self.workdir, "checkpoint.npz")
-
-  def _write_checkpoint(self, path: str, rng_state: dict, learner_rng_state: dict,
-                        compressed: bool, extra_arrays: dict | None = None) -> None:
-    """Writes parameters, Adam state, counters, RNG states, config and log atomically."""
-    params, opt_state = jax.device_get((self.params, self.opt_state))
-    arrays = {"param/" + k: v for k, v in flatten_params(params).items()}
-    leaves = jax.tree_util.tree_leaves(opt_state)
-    arrays.update({f"opt/{i:04d}": np.asarray(x) for i, x in enumerate(leaves)})
-    arrays.update(extra_arrays or {})
-    state = {"round": self.round, "games": self.games, "wall": self.wall,
-             "total_wall": self.total_wall, "rng": rng_state,
-             "learner_rng": learner_rng_state, "config": dataclasses.asdict(self.cfg),
-             "log_rows": self.log_rows}
-    meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
-    atomic_io.savez(path, compressed=compressed, state=np.array(json.dumps(state)),
-                    meta=np.array(json.dumps(meta)), **arrays)
-
-  def write_logs(self) -> None:
-    """Writes ``workdir/log.csv`` (the columns of `LOG_FIELDS`; nothing without a workdir)."""
-    if self.workdir is None:
-      return
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=self.LOG_FIELDS, extrasaction="ignore")
-    w.writeheader()
-    for r in self.log_rows:
-      w.writerow(r)
-    atomic_io.write_text(os.path.join(self.workdir, "log.csv"), buf.getvalue())
-
-  def snapshot_path(self, round_: int) -> str:
-    return os.path.join(self.workdir, "snapshots", f"round_{round_:07d}.npz")
-
-  def save_snapshot(self) -> str:
-    """Saves the current network as ``workdir/snapshots/round_RRRRRRR.npz``; returns the path."""
-    path = self.snapshot_path(self.round)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    save_model(path, jax.device_get(self.params), self.cfg,
-               extra={"rounds": self.round, "games": self.games,
-                      "wall_s": round(self.wall, 2),
-                      "total_wall_s": round(self.total_wall, 2)})
-    return path
-
-  def throughput(self) -> dict:
-    """Games per second of the run so far: self-play + learning only, and wall-inclusive
-    (evaluation, checkpoints and logs included)."""
-    return {"games": self.games, "train_s": self.wall, "total_wall_s": self.total_wall,
-            "games_per_s_selfplay": self.games / max(self.wall, 1e-9),
-            "games_per_s_wall": self.games / max(self.total_wall, 1e-9)}
-
-  def train(self, rounds: int, eval_every: int = 0, eval_boards: int = 256,
-            checkpoint_every: int = 10, progress: bool = True,
-            max_seconds: float | None = None,
-            refresh: Callable[[RoundTrainer], None] | None = None,
-            refresh_seconds: float = 300.0, snapshot_every: int = 0) -> list[dict]:
-    """Trains until `rounds` rounds in total (counting resumed ones) or `max_seconds` pass.
-
-    Args:
-      rounds: total rounds to reach (resumed rounds count).
-      eval_every: evaluate against the natural bidder every this many rounds (0: never; only
-        trainers that define `evaluate`).
-      eval_boards: boards per evaluation.
-      checkpoint_every: write ``workdir/checkpoint.npz`` and the log every this many rounds
-        (and at the end).
-      progress: show a tqdm bar.
-      max_seconds: stop (with a checkpoint) after this many seconds.
-      refresh: called as ``refresh(trainer)`` every `refresh_seconds` (e.g. to add new deals).
-      refresh_seconds: see `refresh`.
-      snapshot_every: also save the model (`policy_net.save_model`) as
-        ``workdir/snapshots/round_RRRRRRR.npz`` every this many rounds (0: never); the
-        snapshots are the candidates of model selection on the validation deals.
-
-    Returns:
-      The log rows of all rounds (resumed ones included).
-    """
-    if checkpoint_every < 1:
-      raise ValueError(f"checkpoint_every must be >= 1, got {checkpoint_every}")
-    if snapshot_every < 0:
-      raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
-    if eval_every < 0:
-      raise ValueError(f"eval_every must be >= 0, got {eval_every}")
-    if eval_every and type(self).evaluate is RoundTrainer.evaluate:
-      raise ValueError(f"eval_every={eval_every}: {type(self).__name__} does not evaluate "
-                       "during training; use 0")
-    start = time.time()
-    last_refresh = start
-    bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc=self.TRAIN_DESC,
-                    disable=not progress)
-    while self.round < rounds:
-      t_iter = time.time()
-      if refresh is not None and time.time() - last_refresh > refresh_seconds:
-        refresh(self)
-        last_refresh = time.time()
-      row = self.train_round()
-      if eval_every and (self.round % eval_every == 0 or self.round == rounds):
-        m, se, nb = self.evaluate(eval_boards)
-        row.update(eval_boards=nb, eval_imps_vs_natural=round(m, 4), eval_stderr=round(se, 4))
-      total = self.total_wall + (time.time() - t_iter)
-      row.update(total_wall_s=round(total, 2),
-                 games_per_s_wall=round(self.games / max(total, 1e-9), 1))
-      self.log_rows.append(row)
-      bar.update(1)
-      ent = row.get("entropy", "")
-      bar.set_postfix(games=self.games, len=f"{row['mean_auction_len']:.1f}",
-                      ent=f"{ent:.2f}" if isinstance(ent, float) else ent,
-                      ev=row.get("eval_imps_vs_natural", ""))
-      timed_out = max_seconds is not None and time.time() - start > max_seconds
-      if self.round % checkpoint_every == 0 or self.round >= rounds or timed_out:
-        self.total_wall += time.time() - t_iter  # the checkpoint saves this iteration's time
-        t_iter = time.time()
-        self.save_checkpoint()
-        self.write_logs()
-      if snapshot_every and self.round % snapshot_every == 0 and self.workdir is not None:
-        self.save_snapshot()
-      self.total_wall += time.time() - t_iter
-      if timed_out:
-        break
-    bar.close()
-    return self.log_rows
-
-
-def read_checkpoint(path: str, cfg: A2CConfig, optimizer, check_buffer_size: bool = False):
-  """(state, params, opt_state, buffer arrays or None) of a trainer checkpoint (slim or full).
-
-  Args:
-    path: the checkpoint (`RoundTrainer` format).
-    cfg: the reading trainer's configuration; the checkpoint's network must be the same.
-    optimizer: the trainer's optax optimizer (gives the Adam state's structure).
-    check_buffer_size: also require the same replay-buffer size.
-
-  Raises:
-    ValueError: naming the file, when it is not a readable checkpoint of this network.
-  """
-  if not os.path.isfile(path):
-    raise ValueError(f"checkpoint {path!r} is not a file")
-  try:
-    z = np.load(path, allow_pickle=False)
-  except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
-    raise ValueError(f"checkpoint {path!r} cannot be read as an .npz: {e}") from None
-  if not isinstance(z, np.lib.npyio.NpzFile):
-    raise ValueError(f"checkpoint {path!r} is a single .npy array, not an .npz checkpoint")
-  with z:
-    if "state" not in z.files:
-      raise ValueError(f"{path!r} is not an a2c training checkpoint (no 'state' entry)")
-    state = json.loads(str(z["state"]))
-    saved = A2CConfig(**state["config"])
-    if saved.network_dict() != cfg.network_dict():
-      raise ValueError(f"checkpoint {path!r} has network {saved.network_dict()}, this "
-                       f"trainer {cfg.network_dict()}")
-    if check_buffer_size and saved.buffer_size != cfg.buffer_size:
-      raise ValueError(f"checkpoint {path!r} has buffer_size {saved.buffer_size}, this "
-                       f"trainer {cfg.buffer_size}")
-    params = unflatten_params({k[6:]: z[k] for k in z.files if k.startswith("param/")})
-    treedef = jax.tree_util.tree_structure(optimizer.init(params))
-    leaves = [np.asarray(z[k]) for k in sorted(k for k in z.files if k.startswith("opt/"))]
-    buffer = ({k: z[k] for k in z.files if k.startswith("buf_")} if "buf_meta" in z.files
-              else None)
-  if len(leaves) != treedef.num_leaves:
-    raise ValueError(f"checkpoint {path!r} has {len(leaves)} Adam state arrays, expected "
-                     f"{treedef.num_leaves}")
-  return state, params, jax.tree_util.tree_unflatten(treedef, leaves), buffer
-
-
 class A2CTrainer(RoundTrainer):
   """Self-play A2C on the batched engine; see the module docstring."""
 
@@ -554,7 +208,6 @@ class A2CTrainer(RoundTrainer):
   def __init__(self, cfg: A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
                eval_dataset=None, workdir: str | None = None,
                init_params_from: str | None = None):
-    cfg.validate()
     self.cfg = cfg
     self.dataset = dataset_lib.load_datasets(dataset)
     n = self.dataset.holders.shape[0]

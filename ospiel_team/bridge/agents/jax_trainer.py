@@ -13,7 +13,7 @@ plays and learns on whatever device JAX uses:
   vulnerability (uniform), sampling calls from the current policy (`jax.lax.while_loop` over
   the calls of a vmapped batch of tables);
 * the same reward: duplicate IMPs against the other table of the deal / 24, +r for N-S and
-  -r for E-W (`jax_env.duplicate_rewards` = `a2c.duplicate_rewards`);
+  -r for E-W (`scoring.duplicate_rewards`, the numpy trainer's function given `jax.numpy`);
 * the same loss and Adam step (`a2c.make_update_fn`, i.e. `a2c.a2c_loss_terms`), on
   ``updates_per_round`` minibatches of ``batch_size`` decisions drawn uniformly (with
   replacement) from the round's own decisions (on-policy: no replay buffer; the stored
@@ -24,7 +24,7 @@ plays and learns on whatever device JAX uses:
 
 Checkpoints are the *slim* checkpoints of `a2c.A2CTrainer.save_checkpoint(include_buffer=False)`
 (parameters, Adam state leaves, configuration, counters, log rows; written atomically):
-``examples/bridge_a2c.py --resume_from`` continues one on the numpy engine,
+``ospiel-team-train-bridge --resume_from`` continues one on either engine,
 `policy_net.load_model` plays it, and this trainer resumes from its own or from `a2c`'s
 (e.g. ``checkpoints/bridge/a2c_longer.npz``). Each round's random key is
 ``fold_in(PRNGKey(seed), round)``, so a resumed run is the uninterrupted one on the same device.
@@ -49,23 +49,37 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import jax_env
+from ospiel_team.bridge import scoring
 from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import round_trainer
+from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.errors import UserError
 from ospiel_team.bridge.agents.policy_net import (
     init_params, legal_from_obs, make_network)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class JaxTrainOptions:
-  """Settings of the JAX trainer beyond `a2c.A2CConfig` (not stored in checkpoints)."""
-  max_stored_calls: int = 64   # calls per table stored for learning
-  augment: bool = True         # one random symmetry of the 96 per deal and round
-  platform: str | None = None  # "cpu", "gpu", "tpu" or None (JAX's default device)
+  """Settings of the JAX trainer beyond `A2CConfig` (not stored in checkpoints).
 
-  def validate(self) -> None:
+  Raises:
+    UserError: on construction, naming a bad setting.
+  """
+  max_stored_calls: int = dataclasses.field(
+      default=64, metadata={"help": "Calls per table stored for learning (JAX engine)."})
+  augment: bool = dataclasses.field(
+      default=True, metadata={"help": "Augment the training deals by their 96 seat-rotation "
+                              "x suit-permutation symmetries (JAX: one drawn per deal and "
+                              "round; numpy engine: all 96)."})
+  platform: str | None = dataclasses.field(
+      default=None, metadata={"help": "JAX device to train on: cpu, gpu, tpu, or None for "
+                              "JAX's default (the GPU when there is one)."})
+
+  def __post_init__(self):
     if self.max_stored_calls < 1:
-      raise ValueError(f"max_stored_calls must be >= 1, got {self.max_stored_calls}")
+      raise UserError(f"max_stored_calls must be >= 1, got {self.max_stored_calls}")
     if self.platform not in (None, "cpu", "gpu", "tpu", "cuda", "rocm"):
-      raise ValueError(f"platform {self.platform!r} is not one of cpu, gpu, tpu")
+      raise UserError(f"platform {self.platform!r} is not one of cpu, gpu, tpu")
 
 
 def pick_device(platform: str | None) -> jax.Device:
@@ -191,7 +205,7 @@ def make_selfplay_fn(net, num_deals: int, max_stored_calls: int = 64, augment: b
         cond, body, carry)
     ns = jax_env.ns_score(state)
     return {"obs": obs_b, "actions": act_b, "logp": logp_b, "keep": keep_b, "seat": seat_b,
-            "ns_score": ns, "reward_ns": jax_env.duplicate_rewards(ns),
+            "ns_score": ns, "reward_ns": scoring.duplicate_rewards(ns, xp=jnp),
             "num_calls": state.num_calls, "not_stored": not_stored}
 
   return play
@@ -200,7 +214,7 @@ def make_selfplay_fn(net, num_deals: int, max_stored_calls: int = 64, augment: b
 _ROUND_FNS: dict = {}  # compiled rounds, shared by trainers of equal settings
 
 
-def cached_round_fn(cfg: a2c.A2CConfig, options: JaxTrainOptions):
+def cached_round_fn(cfg: A2CConfig, options: JaxTrainOptions):
   """`make_round_fn` for `cfg` and `options`, made once per distinct setting (so that several
   trainers in one process compile one program)."""
   key = (dataclasses.astuple(dataclasses.replace(cfg, seed=0)), options.max_stored_calls,
@@ -211,7 +225,7 @@ def cached_round_fn(cfg: a2c.A2CConfig, options: JaxTrainOptions):
   return _ROUND_FNS[key]
 
 
-def make_round_fn(net, optimizer, cfg: a2c.A2CConfig, options: JaxTrainOptions):
+def make_round_fn(net, optimizer, cfg: A2CConfig, options: JaxTrainOptions):
   """The jitted round ``(params, opt_state, key, entropy_coef, pool_holders, pool_dd) ->
   (params, opt_state, metrics, stats)``: self-play (`make_selfplay_fn`), then
   ``updates_per_round`` Adam steps of `a2c.make_update_fn` on uniform samples of the round's
@@ -232,7 +246,7 @@ def make_round_fn(net, optimizer, cfg: a2c.A2CConfig, options: JaxTrainOptions):
     k_play, k_learn = jax.random.split(key)
     ro = play(params, k_play, pool_holders, pool_dd)
     r = ro["reward_ns"][None, :]
-    returns = a2c.seat_returns(r, ro["seat"]).reshape(-1).astype(jnp.float32)
+    returns = scoring.seat_returns(r, ro["seat"]).reshape(-1).astype(jnp.float32)
     obs = ro["obs"].reshape(-1, A.OBSERVATION_SIZE)
     actions, logp = ro["actions"].reshape(-1), ro["logp"].reshape(-1)
     keep = ro["keep"].reshape(-1)
@@ -259,11 +273,11 @@ def make_round_fn(net, optimizer, cfg: a2c.A2CConfig, options: JaxTrainOptions):
 # ------------------------------------------------------------------------------------------
 # Trainer
 # ------------------------------------------------------------------------------------------
-class JaxA2CTrainer(a2c.RoundTrainer):
+class JaxA2CTrainer(round_trainer.RoundTrainer):
   """Self-play A2C with acting and learning in JAX; see the module docstring.
 
   Args:
-    cfg: hyper-parameters (`a2c.A2CConfig`; the replay-buffer fields are unused but stored).
+    cfg: hyper-parameters (`A2CConfig`; the replay-buffer fields are unused but stored).
     dataset: training deals (a `dataset.BridgeDataset`, path(s), or None: the shipped set).
     train_deals: indices of the training deals in `dataset` (None: all).
     workdir: folder of ``checkpoint.npz`` and ``log.csv`` (None: nothing written); training
@@ -272,12 +286,10 @@ class JaxA2CTrainer(a2c.RoundTrainer):
     options: `JaxTrainOptions`.
   """
 
-  def __init__(self, cfg: a2c.A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
+  def __init__(self, cfg: A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
                workdir: str | None = None, resume_from: str | None = None,
                options: JaxTrainOptions | None = None):
-    cfg.validate()
     self.options = options or JaxTrainOptions()
-    self.options.validate()
     self.cfg = cfg
     self.device = pick_device(self.options.platform)
     ds = dataset_lib.load_datasets(dataset)
@@ -311,12 +323,19 @@ class JaxA2CTrainer(a2c.RoundTrainer):
   TRAIN_DESC = "jax a2c rounds"
 
   # --- checkpoints --------------------------------------------------------------------------
-  def save_checkpoint(self, path: str | None = None) -> None:
+  def save_checkpoint(self, path: str | None = None, include_buffer: bool = False) -> None:
     """Writes a slim `a2c` checkpoint atomically to `path` (default ``workdir/checkpoint.npz``).
 
     Args:
       path: output file; None: the workdir's checkpoint (nothing when there is no workdir).
+      include_buffer: must be False: this trainer has no replay buffer (the argument is
+        `a2c.A2CTrainer.save_checkpoint`'s).
+
+    Raises:
+      ValueError: when `include_buffer` is True.
     """
+    if include_buffer:
+      raise ValueError("the JAX trainer has no replay buffer to save")
     if path is None:
       if self.workdir is None:
         return
@@ -329,7 +348,7 @@ class JaxA2CTrainer(a2c.RoundTrainer):
     Args:
       path: the checkpoint; its network must be this trainer's.
     """
-    state, params, opt_state, _ = a2c.read_checkpoint(path, self.cfg, self.optimizer)
+    state, params, opt_state, _ = round_trainer.read_checkpoint(path, self.cfg, self.optimizer)
     put = lambda x: jax.device_put(x, self.device)
     self.params = put(params)
     self.opt_state = put(opt_state)

@@ -60,30 +60,12 @@ from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
+from ospiel_team.errors import UserError
 
 
 # ------------------------------------------------------------------------------------------
 # Auctions and the engine
 # ------------------------------------------------------------------------------------------
-def engine_from_auctions(dataset, uncontested: bool, auctions: A.Auctions,
-                         deal_index) -> engine_lib.BiddingEngine:
-  """A `BiddingEngine` positioned at the given auctions of the dataset's deals."""
-  eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
-  idx = np.asarray(deal_index, np.int64)
-  eng.auctions = auctions
-  eng.deal_index = idx
-  eng.holders = np.asarray(eng.dataset.holders[idx])
-  eng.dd_tricks = np.asarray(eng.dataset.dd_tricks[idx])
-  eng.hands = A.hands_onehot(eng.holders)
-  return eng
-
-
-def _replicate(eng: engine_lib.BiddingEngine, idx) -> engine_lib.BiddingEngine:
-  idx = np.asarray(idx, np.int64)
-  return engine_from_auctions(eng.dataset, eng.uncontested, eng.auctions.take(idx),
-                              eng.deal_index[idx])
-
-
 def _step_policy(eng: engine_lib.BiddingEngine, policy: Callable, rng: np.random.Generator,
                  forced: np.ndarray | None = None) -> None:
   """One call at every unfinished table: `forced[b]` where >= 0, else sampled from `policy`."""
@@ -204,11 +186,11 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
   # Table order: (root, cand1, opp sample).
   r1 = np.repeat(np.arange(r_n), k1 * n_o)
   i1 = np.tile(np.repeat(np.arange(k1), n_o), r_n)
-  eng = _replicate(root, r1)
+  eng = root.take(r1)
   eng.step(np.where(valid1, c1, c1[:, :1])[r1, i1])  # invalid candidates: masked later
   if depth == 1:
     # Everything after P1's call follows sigma: n_o * n_r rollouts per candidate.
-    eng = _replicate(eng, np.repeat(np.arange(eng.batch_size), n_r))
+    eng = eng.take(np.repeat(np.arange(eng.batch_size), n_r))
     _rollout_to_end(eng, policy, rng)
     rew = _team_reward(eng.ns_score(), np.repeat(ref_ns_score, k1 * n_o * n_r),
                        np.repeat(sign, k1 * n_o * n_r))
@@ -219,7 +201,7 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
     res.root_return, res.partner_return = res.best_value, np.zeros(0)
     if fresh_returns:
       m = n_o * n_r
-      ef = _replicate(root, np.repeat(np.arange(r_n), m))
+      ef = root.take(np.repeat(np.arange(r_n), m))
       ef.step(np.repeat(res.best_call, m))
       _rollout_to_end(ef, policy, rng)
       res.root_return = _team_reward(ef.ns_score(), np.repeat(ref_ns_score, m),
@@ -236,7 +218,7 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
   valid2[finished, 0] = True  # auction over: one (dummy) candidate, the final result
   t2 = np.repeat(np.arange(eng.batch_size), k2 * n_r)
   j2 = np.tile(np.repeat(np.arange(k2), n_r), eng.batch_size)
-  eng3 = _replicate(eng, t2)
+  eng3 = eng.take(t2)
   eng3.step(np.where(valid2, c2, c2[:, :1])[t2, j2])  # finished tables ignore their call
   _rollout_to_end(eng3, policy, rng)
   n_tab2 = r_n * k1 * n_o
@@ -268,7 +250,7 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
   res.root_return, res.partner_return = res.best_value, res.partner_value
   if fresh_returns:
     # n_r fresh rollouts after each chosen (a1*, o, a2*(o)), independent of the choice.
-    ef = _replicate(eng, np.repeat(rows, n_r))
+    ef = eng.take(np.repeat(rows, n_r))
     ef.step(np.repeat(np.where(valid2, c2, c2[:, :1])[rows, best2[rows]], n_r))
     _rollout_to_end(ef, policy, rng)
     root_of = np.repeat(rows // (k1 * n_o), n_r)
@@ -290,7 +272,7 @@ def team_reward(ns_score, ref_ns_score, sign, kind: str = "imps") -> np.ndarray:
   diff = np.asarray(ns_score) - np.asarray(ref_ns_score)
   if kind == "score":
     return sign * diff.astype(np.float64)
-  return sign * scoring.imps_array(diff) / a2c.IMP_SCALE
+  return sign * scoring.imps_array(diff) / scoring.IMP_SCALE
 
 
 def _finish(v1, valid1, c1, obs0, probs0, p_obs, p_call, p_val, p_logp, p_root,
@@ -318,32 +300,60 @@ def _finish(v1, valid1, c1, obs0, probs0, p_obs, p_call, p_val, p_logp, p_root,
 # ------------------------------------------------------------------------------------------
 # Hook into A2C self-play
 # ------------------------------------------------------------------------------------------
-def _check_search_options(fraction: float, depth: int, min_gain: float) -> None:
-  """Raises ValueError naming the first bad option shared by the two search hooks."""
-  if not 0.0 <= fraction <= 1.0:
-    raise ValueError(f"search fraction must be in [0, 1], got {fraction}")
-  if depth not in (1, 3):
-    raise ValueError(f"search depth must be 1 or 3, got {depth}")
-  if min_gain < 0:
-    raise ValueError(f"min_gain must be >= 0, got {min_gain}")
+@dataclasses.dataclass(frozen=True)
+class SearchOptions:
+  """The options both search hooks (`JPSBidSearch`, `GameSearch`) share (see `joint_search`).
+
+  Raises:
+    UserError: on construction, naming the first bad option.
+  """
+  fraction: float = 0.05            # fraction p of the self-play games searched
+  depth: int = 3                    # 3: JPS (P1, opponent, P2); 1: the 1-search ablation
+  candidates: int = 5               # at most this many candidate calls per searching player
+  rollouts: int = 5                 # opponent samples, and rollouts per stage (paper: 5 x 5)
+  candidate_threshold: float = 0.0  # candidates: sigma-probability above this (0: top-k)
+  partner: str = "max"              # P2's candidates: "max" (Eq. 7-8) or "mean"
+  min_gain: float = 0.0             # a change is used only if its estimated gain reaches this
+  seed: int = 7                     # the search's own random numbers
+
+  def __post_init__(self):
+    if not 0.0 <= self.fraction <= 1.0:
+      raise UserError(f"search fraction must be in [0, 1], got {self.fraction}")
+    if self.depth not in (1, 3):
+      raise UserError(f"search depth must be 1 or 3, got {self.depth}")
+    if self.candidates < 1 or self.rollouts < 1:
+      raise UserError(f"candidates and rollouts must be >= 1, got {self.candidates}, "
+                      f"{self.rollouts}")
+    if not 0.0 <= self.candidate_threshold < 1.0:
+      raise UserError(f"candidate_threshold must be in [0, 1), got {self.candidate_threshold}")
+    if self.partner not in ("max", "mean"):
+      raise UserError(f"partner must be 'max' or 'mean', got {self.partner!r}")
+    if self.min_gain < 0:
+      raise UserError(f"min_gain must be >= 0, got {self.min_gain}")
+
+  def search_kwargs(self) -> dict:
+    """The `joint_search` arguments these options set."""
+    return {"depth": self.depth, "candidates": self.candidates, "rollouts": self.rollouts,
+            "candidate_threshold": self.candidate_threshold, "partner": self.partner}
 
 
 class JPSBidSearch:
-  """Attach to `a2c.A2CTrainer.search`: searches a fraction of each round's games."""
+  """Attach to `a2c.A2CTrainer.search`: searches a fraction of each round's games.
 
-  def __init__(self, fraction: float = 0.05, depth: int = 3, candidates: int = 5,
-               rollouts: int = 5, seed: int = 7, fresh_returns: bool = True,
-               candidate_threshold: float = 0.0, partner: str = "max", min_gain: float = 0.0):
-    _check_search_options(fraction, depth, min_gain)
-    self.fraction = fraction
-    self.depth = depth
-    self.candidates = candidates
-    self.rollouts = rollouts
+  Args:
+    options: the search's `SearchOptions` (default `DEFAULTS`); keyword `overrides` replace
+      single fields (e.g. ``JPSBidSearch(fraction=0.01)``).
+    fresh_returns: store fresh-rollout returns of the chosen change (see the module
+      docstring).
+  """
+
+  DEFAULTS = SearchOptions()
+
+  def __init__(self, options: SearchOptions | None = None, *, fresh_returns: bool = True,
+               **overrides):
+    self.options = dataclasses.replace(options or self.DEFAULTS, **overrides)
     self.fresh_returns = fresh_returns
-    self.candidate_threshold = candidate_threshold
-    self.partner = partner
-    self.min_gain = min_gain
-    self.rng = np.random.default_rng(seed)
+    self.rng = np.random.default_rng(self.options.seed)
     self.total_points = 0
     self.total_gain = 0.0
 
@@ -353,7 +363,7 @@ class JPSBidSearch:
     self.rng = np.random.default_rng(seed)
 
   def begin_round(self, trainer, num_tables: int) -> None:
-    self.selected = self.rng.random(num_tables) < self.fraction
+    self.selected = self.rng.random(num_tables) < self.options.fraction
     self.count = np.zeros(num_tables, np.int64)
     self.snap = {}
 
@@ -377,15 +387,13 @@ class JPSBidSearch:
     tables = sorted(self.snap)
     auctions = A.Auctions.concat([self.snap[t][0] for t in tables])
     deals = [self.snap[t][1] for t in tables]
-    root = engine_from_auctions(trainer.engine.dataset, trainer.engine.uncontested, auctions,
-                                deals)
+    root = engine_lib.BiddingEngine.from_auctions(
+        trainer.engine.dataset, trainer.engine.uncontested, auctions, deals)
     k = len(ro.ns_score) // 2
     other = np.array([(t + k) % (2 * k) for t in tables])
-    res = joint_search(trainer.policy, root, ro.ns_score[other], self.rng, depth=self.depth,
-                       candidates=self.candidates, rollouts=self.rollouts,
-                       fresh_returns=self.fresh_returns,
-                       candidate_threshold=self.candidate_threshold, partner=self.partner)
-    ok = (res.num_candidates >= 2) & (res.gain >= self.min_gain)
+    res = joint_search(trainer.policy, root, ro.ns_score[other], self.rng,
+                       fresh_returns=self.fresh_returns, **self.options.search_kwargs())
+    ok = (res.num_candidates >= 2) & (res.gain >= self.options.min_gain)
     trainer.buffer.add(res.root_obs[ok], res.best_call[ok], res.root_logp[ok],
                        res.root_return[ok])
     if len(res.partner_call):
@@ -419,25 +427,18 @@ class GameSearch:
   per round towards the searched calls, weight `nll_coef`, as in their ``A2CAgent.loss_search``).
   """
 
-  def __init__(self, fraction: float = 0.01, depth: int = 3, candidates: int = 5,
-               rollouts: int = 5, candidate_threshold: float = 0.05, partner: str = "max",
-               min_gain: float = 0.0, target: str = "a2c", nll_coef: float = 1.0,
-               seed: int = 7):
-    _check_search_options(fraction, depth, min_gain)
+  DEFAULTS = SearchOptions(fraction=0.01, candidate_threshold=0.05)
+
+  def __init__(self, options: SearchOptions | None = None, *, target: str = "a2c",
+               nll_coef: float = 1.0, **overrides):
     if target not in ("a2c", "nll"):
-      raise ValueError(f"target must be 'a2c' or 'nll', got {target!r}")
+      raise UserError(f"target must be 'a2c' or 'nll', got {target!r}")
     if nll_coef <= 0:
-      raise ValueError(f"nll_coef must be > 0, got {nll_coef}")
-    self.fraction = fraction
-    self.depth = depth
-    self.candidates = candidates
-    self.rollouts = rollouts
-    self.candidate_threshold = candidate_threshold
-    self.partner = partner
-    self.min_gain = min_gain
+      raise UserError(f"nll_coef must be > 0, got {nll_coef}")
+    self.options = dataclasses.replace(options or self.DEFAULTS, **overrides)
     self.target = target
     self.nll_coef = nll_coef
-    self.rng = np.random.default_rng(seed)
+    self.rng = np.random.default_rng(self.options.seed)
     self.total_points = 0
     self.total_changed = 0
     self._nll_step = None
@@ -448,7 +449,7 @@ class GameSearch:
 
   def begin_round(self, trainer, num_tables: int) -> None:
     self.trainer = trainer
-    self.selected = self.rng.random(num_tables) < self.fraction
+    self.selected = self.rng.random(num_tables) < self.options.fraction
     self.obs, self.calls = [], []
 
   def on_step(self, step: int, eng: engine_lib.BiddingEngine) -> np.ndarray | None:
@@ -459,12 +460,10 @@ class GameSearch:
       rows = rows[eng.legal_mask()[rows].sum(axis=1) > 1]
     if len(rows) == 0:
       return None
-    root = _replicate(eng, rows)
+    root = eng.take(rows)
     res = joint_search(self.trainer.policy, root, np.zeros(len(rows)), self.rng,
-                       depth=self.depth, candidates=self.candidates, rollouts=self.rollouts,
-                       fresh_returns=False, candidate_threshold=self.candidate_threshold,
-                       partner=self.partner, reward="score")
-    ok = (res.num_candidates >= 2) & (res.gain >= self.min_gain)
+                       fresh_returns=False, reward="score", **self.options.search_kwargs())
+    ok = (res.num_candidates >= 2) & (res.gain >= self.options.min_gain)
     forced = np.full(eng.batch_size, -1, np.int64)
     forced[rows[ok]] = res.best_call[ok]
     self.total_points += int((res.num_candidates >= 2).sum())

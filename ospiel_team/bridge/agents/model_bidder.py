@@ -19,7 +19,7 @@ Shipped models live in ``ospiel_team/bridge/models/`` (parameters only, ~0.9 MB 
 ``a2c_finetuned``, ``a2c_1search`` and ``jpsbid`` (that experiment's fine-tuned models) and
 ``a2c_uncontested`` (trained with East-West passing). The training checkpoints they come from
 (parameters, Adam state, RNG states and the whole training log), which training resumes from
-with ``examples/bridge_a2c.py --resume_from``, are kept in the repository's
+with ``ospiel-team-train-bridge --resume_from``, are kept in the repository's
 ``checkpoints/bridge/`` with the command and data of each, not in the package.
 `load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
 `policy_net.save_model` (or an A2C checkpoint). Loading a model imports only the network

@@ -1,4 +1,4 @@
-"""Behaviour cloning of a rule-based bidder (the warm start of `examples/bridge_a2c.py`)."""
+"""Behaviour cloning of a rule-based bidder (the warm start of `ospiel-team-train-bridge`)."""
 import numpy as np
 import pytest
 

@@ -83,7 +83,7 @@ def test_jax_trainer_round_trips_with_the_numpy_trainer(ds, tmp_path):
   _, params, meta = policy_net.load_model(slim)
   assert meta["network"] == cfg.network_dict()
   _assert_params_equal(params, tr.params)
-  # a2c resumes it (as examples/bridge_a2c.py --resume_from does) and goes on training.
+  # a2c resumes it (as ospiel-team-train-bridge --resume_from does) and goes on training.
   os.makedirs(tmp_path / "np")
   shutil.copyfile(slim, tmp_path / "np" / "checkpoint.npz")
   np_tr = a2c.A2CTrainer(cfg, ds, workdir=str(tmp_path / "np"))

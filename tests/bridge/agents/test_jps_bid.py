@@ -92,7 +92,8 @@ def test_take_and_concat_auctions_roundtrip():
   eng.step([A.string_to_call("1S"), A.PASS, A.string_to_call("1NT")])
   parts = [eng.auctions.take([i]) for i in (2, 0)]
   both = A.Auctions.concat(parts)
-  e2 = jps_bid.engine_from_auctions(eng.dataset, False, both, eng.deal_index[[2, 0]])
+  e2 = engine_lib.BiddingEngine.from_auctions(eng.dataset, False, both,
+                                              eng.deal_index[[2, 0]])
   np.testing.assert_array_equal(e2.observation(), eng.observation()[[2, 0]])
   np.testing.assert_array_equal(e2.legal_mask(), eng.legal_mask()[[2, 0]])
   # The pieces are independent copies: stepping them leaves the original untouched.

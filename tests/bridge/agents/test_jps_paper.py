@@ -209,7 +209,7 @@ def test_bidders_bid_legally_and_agree_in_the_pyspiel_game():
       state = game.new_initial_state()
       state.apply_action(int(res.deal_index[b]))
       while not state.is_terminal():
-        hands = state._hands
+        hands = state.tables.hands
         call = int(bidder.act_auction(state.auction, hands, np.array([0]))[0])
         assert call in state.legal_actions()
         state.apply_action(call)

@@ -13,6 +13,7 @@ from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import scoring
 
 # WBF IMP scale: (lowest point difference, IMPs).
 _IMP_SCALE = [(0, 0), (20, 1), (50, 2), (90, 3), (130, 4), (170, 5), (220, 6), (270, 7),
@@ -55,7 +56,7 @@ def _rollout_of_two_tables(deal: int, declarer: int, vulnerability: int):
   ro = a2c.Rollout(obs=np.zeros((len(tables), A.OBSERVATION_SIZE), np.float32),
                    actions=np.zeros(len(tables), np.int64), logp=np.zeros(len(tables)),
                    table=np.array(tables), seat=np.array(seats), ns_score=ns,
-                   reward_ns=a2c.duplicate_rewards(ns), num_calls=np.array([4, 4]),
+                   reward_ns=scoring.duplicate_rewards(ns), num_calls=np.array([4, 4]),
                    engine=eng)
   return ro, eng
 
@@ -81,15 +82,15 @@ def test_returns_per_seat_are_the_hand_scored_duplicate_result(declarer, vulnera
     np.testing.assert_allclose(ro.returns(), expected, rtol=1e-6)
     # The JAX trainer's returns come from the same function, under jit and on jax arrays.
     reward_per_decision = jnp.asarray(ro.reward_ns[ro.table], jnp.float32)
-    jitted = jax.jit(a2c.seat_returns)(reward_per_decision, jnp.asarray(ro.seat, jnp.int32))
+    jitted = jax.jit(scoring.seat_returns)(reward_per_decision, jnp.asarray(ro.seat, jnp.int32))
     np.testing.assert_allclose(np.asarray(jitted), expected, rtol=1e-6)
 
 
 def test_jax_trainer_round_uses_the_shared_returns():
-  """The JAX round computes its returns with `a2c.seat_returns` (one definition for both)."""
+  """The JAX round computes its returns with `scoring.seat_returns` (one definition for both)."""
   import inspect
 
   from ospiel_team.bridge.agents import jax_trainer
   source = inspect.getsource(jax_trainer.make_round_fn)
-  assert "a2c.seat_returns(" in source
+  assert "scoring.seat_returns(" in source
   assert "% 2" not in source  # no second copy of the seat logic

@@ -1,0 +1,81 @@
+"""The self-play A2C trainers' hyper-parameters: the one place their defaults are declared.
+
+`A2CConfig` is read by the numpy trainer (`a2c.A2CTrainer`), the JAX trainer
+(`jax_trainer.JaxA2CTrainer`), the training command ``ospiel-team-train-bridge`` (whose flags
+are generated from its fields: `ospiel_team.cli.config_flags`) and the fine-tuning benchmark.
+Each field's help text is its ``metadata["help"]``. Defaults: the JPS paper's Appendix E
+(Tian, Gong & Jiang, "Joint Policy Search for Multi-agent Collaboration with Imperfect
+Information", NeurIPS 2020, arXiv:2008.06495) at CPU size: learning rate 1e-4 and entropy
+bonus 0.01 as in the paper, 2 residual blocks instead of more (Table 4: no difference).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ospiel_team.errors import UserError
+
+
+def _field(default, help_text: str):
+  return dataclasses.field(default=default, metadata={"help": help_text})
+
+
+@dataclasses.dataclass(frozen=True)
+class A2CConfig:
+  """Hyper-parameters of self-play A2C for bridge bidding (validated when made).
+
+  Raises:
+    UserError: on construction, naming the first field out of its range.
+  """
+  hidden: int = _field(200, "Units per fully connected layer.")
+  num_blocks: int = _field(2, "Residual blocks (two fully connected layers each).")
+  learning_rate: float = _field(1e-4, "Adam learning rate (the JPS paper: 1e-4).")
+  entropy_coef: float = _field(0.01, "Entropy bonus (after the schedule).")
+  entropy_coef_start: float = _field(
+      0.01, "Entropy bonus at round 0, decayed linearly to entropy_coef over "
+      "entropy_decay_rounds rounds.")
+  entropy_decay_rounds: int = _field(0, "Rounds of the entropy schedule (0: constant "
+                                     "entropy_coef).")
+  value_coef: float = _field(0.5, "Weight of the value loss.")
+  ratio_clip: float = _field(1.0, "Clip of the importance ratio pi/mu.")
+  deals_per_round: int = _field(256, "Deals per round, each bid at two tables.")
+  batch_size: int = _field(1024, "Decisions per Adam step.")
+  updates_per_round: int = _field(4, "Adam steps per round.")
+  buffer_size: int = _field(100_000, "Replay buffer capacity in decisions (numpy engine).")
+  burn_in: int = _field(10_000, "Decisions in the replay buffer before the first Adam step "
+                        "(numpy engine).")
+  uncontested: bool = _field(False, "East-West may only pass (Yeh & Lin's setting).")
+  seed: int = _field(0, "Random seed (network initialisation, deals, self-play).")
+  fast_acting: bool = _field(True, "uint8 observations and finer jit padding when acting "
+                             "(the same calls for the same random numbers; numpy engine).")
+  overlap_learning: bool = _field(
+      False, "Run the round's Adam steps in a thread while its games are played with the "
+      "parameters from before them (faster, one round staler; numpy engine without search).")
+
+  def __post_init__(self):
+    for name in ("hidden", "deals_per_round", "batch_size", "buffer_size"):
+      if getattr(self, name) < 1:
+        raise UserError(f"{name} must be >= 1, got {getattr(self, name)}")
+    for name in ("num_blocks", "updates_per_round", "burn_in", "entropy_decay_rounds"):
+      if getattr(self, name) < 0:
+        raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
+    for name in ("entropy_coef", "entropy_coef_start", "value_coef"):
+      if getattr(self, name) < 0:
+        raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
+    if self.learning_rate <= 0:
+      raise UserError(f"learning_rate must be > 0, got {self.learning_rate}")
+    if self.ratio_clip <= 0:
+      raise UserError(f"ratio_clip must be > 0, got {self.ratio_clip}")
+    if self.burn_in > self.buffer_size:
+      raise UserError(f"burn_in {self.burn_in} exceeds buffer_size {self.buffer_size}")
+
+  def entropy_at(self, round_: int) -> float:
+    """The entropy coefficient of round `round_` (0-based) under the linear schedule."""
+    if self.entropy_decay_rounds <= 0 or round_ >= self.entropy_decay_rounds:
+      return self.entropy_coef
+    f = round_ / self.entropy_decay_rounds
+    return (1 - f) * self.entropy_coef_start + f * self.entropy_coef
+
+  def network_dict(self) -> dict:
+    """The network's shape, as stored in model files: ``{"hidden", "num_blocks"}``."""
+    return {"hidden": self.hidden, "num_blocks": self.num_blocks}

@@ -1,0 +1,281 @@
+r"""Trains a self-play A2C bridge bidder (`ospiel-team-train-bridge`), JPS paper Sec. 7.2.
+
+  ospiel-team-train-bridge --workdir /tmp/bridge_a2c --max_minutes 30
+  # fine-tune with JPSBid on 5% of the games from a saved model:
+  ospiel-team-train-bridge --workdir /tmp/jps --init_model /tmp/bridge_a2c/model.npz \
+      --search jps --search_fraction 0.05 --rounds 250
+  # Yeh & Lin's uncontested setting (learns without a warm start):
+  ospiel-team-train-bridge --workdir /tmp/unc --uncontested --bc_teacher= --learning_rate 3e-4
+  # acting and learning in JAX on a GPU, from a committed checkpoint, 8192 tables a round:
+  ospiel-team-train-bridge --engine jax --platform gpu --workdir /tmp/bridge_jax \
+      --resume_from checkpoints/bridge/a2c_longer.npz --deals_per_round 4096 \
+      --max_minutes 60 --export_checkpoint /tmp/bridge_jax/slim.npz
+
+Engines: ``numpy`` (default; `ospiel_team.bridge.agents.a2c`: the batched numpy auction engine,
+a replay buffer, optional JPSBid search, evaluation against the natural bidder) and ``jax``
+(`ospiel_team.bridge.agents.jax_trainer`: one jitted function per round plays the pure-JAX
+auction and takes the Adam steps, on the device --platform names). Both write the same
+checkpoints, so a run can move between them with --resume_from. The hyper-parameter flags are
+the fields of `ospiel_team.bridge.agents.a2c_config.A2CConfig` with its defaults (the JAX
+options those of `jax_trainer.JaxTrainOptions`).
+
+By default (--bc_teacher natural) a fresh run is warm-started by behaviour cloning of the
+built-in natural bidder, then trained by self-play A2C (not in the JPS paper; without it
+contested self-play collapsed to all-pass on a CPU budget). Interrupt and rerun the same
+command to resume from ``WORKDIR/checkpoint.npz``. Outputs in --workdir: checkpoint.npz, log.csv
+(with every checkpoint), model.npz (the network, loadable with
+`ospiel_team.bridge.agents.model_bidder.load_bidder(path)`), learning_curve.png.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import resource
+import shutil
+
+from absl import flags
+import numpy as np
+
+from ospiel_team import atomic_io
+from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge.agents import jax_trainer
+from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents import round_trainer
+from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.cli import _flags
+from ospiel_team.cli import config_flags
+from ospiel_team.errors import UserError
+
+FLAGS = flags.FLAGS
+PROGRAM = "train_bridge"
+_NUMPY_ONLY = ("eval_every", "search", "refresh_minutes", "init_model")
+
+
+def define_flags() -> None:
+  """Defines the command's flags: the configuration's fields, then the run's own."""
+  config_flags.define_config_flags(A2CConfig, module_name=__name__)
+  config_flags.define_config_flags(jax_trainer.JaxTrainOptions, module_name=__name__)
+  flags.DEFINE_enum("engine", "numpy", ["numpy", "jax"], "Auction engine and trainer: numpy "
+                    "(replay buffer, search, evaluation) or jax (one jitted round).")
+  flags.DEFINE_string("workdir", "/tmp/bridge_a2c", "Checkpoint / log folder (resumes from it).")
+  flags.DEFINE_string("datasets", None, "Comma-separated .npz datasets or globs (default: "
+                      "shipped).")
+  flags.DEFINE_integer("holdout", 200, "Deals held out of training (when no --eval_dataset).",
+                       lower_bound=0)
+  flags.DEFINE_string("eval_dataset", None, "Held-out .npz for evaluation (its deals are "
+                      "removed from the training data).")
+  flags.DEFINE_float("refresh_minutes", 0.0, "Re-read --datasets globs this often (a dataset "
+                     "being built); 0: never. Runs that refresh are not bit-reproducible.")
+  flags.DEFINE_integer("rounds", 100000, "Total rounds (resumed rounds count).", lower_bound=1)
+  flags.DEFINE_float("max_minutes", 30.0, "Stop (with a checkpoint) after this many minutes.")
+  flags.DEFINE_integer("eval_every", 20, "Evaluate vs natural every this many rounds (0: never).",
+                       lower_bound=0)
+  flags.DEFINE_integer("eval_boards", 200, "Boards per evaluation (<= holdout).", lower_bound=1)
+  flags.DEFINE_integer("snapshot_every", 0, "Save the model as WORKDIR/snapshots/round_R.npz "
+                       "every this many rounds (0: never).", lower_bound=0)
+  flags.DEFINE_integer("checkpoint_every", 10, "Checkpoint every this many rounds.",
+                       lower_bound=1)
+  flags.DEFINE_string("init_model", None, "Start from this model/checkpoint .npz (fine-tuning).")
+  flags.DEFINE_enum("search", "none", ["none", "jps", "1search"],
+                    "JPSBid joint search (jps), its 1-search ablation, or plain A2C (none).")
+  flags.DEFINE_float("search_fraction", 0.05, "Fraction p of games that run the search.")
+  flags.DEFINE_integer("search_candidates", 5, "Candidate calls per searching player (top-k).")
+  flags.DEFINE_integer("search_rollouts", 5, "Rollouts per stage (paper: 5 x 5).")
+  flags.DEFINE_bool("search_fresh_returns", True, "Store fresh-rollout returns of the chosen "
+                    "change (unbiased) instead of the search's max-biased estimates.")
+  flags.DEFINE_bool("progress", True, "Show a progress bar.")
+  flags.DEFINE_string("resume_from", None, "Start from this training checkpoint (e.g. a slim "
+                      "one committed to the repository) when --workdir has none.")
+  flags.DEFINE_string("export_checkpoint", None, "At the end, also write a slim checkpoint "
+                      "(no replay buffer; resumable with --resume_from) to this path.")
+  flags.DEFINE_string("bc_teacher", "natural", "Warm start of a fresh run: behaviour-clone this "
+                      "bidder first (empty: none).")
+  flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models, for "
+                      "--bc_teacher jps_paper_* (research use under their CC BY-NC 4.0 license).")
+  flags.DEFINE_integer("bc_deals", 20000, "Deals of teacher auctions for behaviour cloning.")
+  flags.DEFINE_integer("bc_steps", 1500, "Behaviour-cloning Adam steps.")
+
+
+def expand_datasets(spec: str | None) -> list[str] | None:
+  """The files of a comma-separated list of paths and globs (None: the shipped dataset).
+
+  Raises:
+    UserError: when nothing matches.
+  """
+  if not spec:
+    return None
+  paths = []
+  for part in spec.split(","):
+    paths.extend(sorted(glob.glob(part)))  # a glob may match nothing yet (refresh)
+  if not paths:
+    raise UserError(f"--datasets {spec!r} matches no file")
+  return paths
+
+
+def _check_flags() -> tuple[A2CConfig, jax_trainer.JaxTrainOptions]:
+  """The configuration and JAX options of the flags; UserError for a bad flag, before work."""
+  atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
+  if FLAGS.eval_dataset:
+    dataset_lib.load_dataset(FLAGS.eval_dataset)
+  expand_datasets(FLAGS.datasets)
+  if FLAGS.resume_from and not os.path.isfile(FLAGS.resume_from):
+    raise UserError(f"--resume_from {FLAGS.resume_from!r} is not a file")
+  if FLAGS.resume_from and FLAGS.init_model:
+    raise UserError("give --resume_from or --init_model, not both")
+  if FLAGS.export_checkpoint:
+    atomic_io.check_writable(FLAGS.export_checkpoint, flag="--export_checkpoint")
+  if FLAGS.max_minutes <= 0:
+    raise UserError(f"--max_minutes {FLAGS.max_minutes} must be > 0")
+  if FLAGS.engine == "jax":
+    given = [f"--{n}" for n in _NUMPY_ONLY if FLAGS[n].present]
+    if given:
+      raise UserError(f"{', '.join(given)}: numpy engine only (not with --engine jax)")
+    if FLAGS.platform == "cpu":
+      import jax
+      jax.config.update("jax_platforms", "cpu")
+  elif FLAGS["platform"].present or FLAGS["max_stored_calls"].present:
+    raise UserError("--platform and --max_stored_calls are for --engine jax")
+  try:
+    cfg = config_flags.config_from_flags(A2CConfig)
+    options = config_flags.config_from_flags(jax_trainer.JaxTrainOptions)
+  except UserError as e:
+    raise UserError(f"--{e}") from None
+  if FLAGS.engine == "jax":
+    jax_trainer.pick_device(options.platform)
+  return cfg, options
+
+
+def training_data(eval_ds, augment: bool):
+  """(training dataset, held-out dataset, number of base training deals) of the flags."""
+  ds = dataset_lib.load_datasets(expand_datasets(FLAGS.datasets))
+  h, t = ds.holders, ds.dd_tricks
+  if eval_ds is not None:
+    held = eval_ds
+    h, t = dataset_lib.remove_deals(h, t, eval_ds.holders)
+  else:
+    tr, ev = round_trainer.split_deals(h.shape[0], FLAGS.holdout)
+    held = dataset_lib.BridgeDataset(h[ev], t[ev])
+    h, t = h[tr], t[tr]
+  n_base = h.shape[0]
+  if augment:
+    h, t = dataset_lib.augment_deals(h, t)
+  return dataset_lib.BridgeDataset(h, t), held, n_base
+
+
+def _make_trainer(cfg: A2CConfig, options, train_ds, held):
+  """The engine's trainer, resuming from the workdir's checkpoint or --resume_from."""
+  os.makedirs(FLAGS.workdir, exist_ok=True)
+  if FLAGS.engine == "jax":
+    return jax_trainer.JaxA2CTrainer(cfg, train_ds, None, workdir=FLAGS.workdir,
+                                     resume_from=FLAGS.resume_from, options=options)
+  from ospiel_team.bridge.agents import a2c
+  ckpt = os.path.join(FLAGS.workdir, "checkpoint.npz")
+  if FLAGS.resume_from and not os.path.exists(ckpt):
+    shutil.copyfile(FLAGS.resume_from, ckpt)
+  trainer = a2c.A2CTrainer(cfg, train_ds, None, held, workdir=FLAGS.workdir,
+                           init_params_from=FLAGS.init_model)
+  if FLAGS.search != "none":
+    from ospiel_team.bridge.agents import jps_bid
+    trainer.search = jps_bid.JPSBidSearch(
+        jps_bid.SearchOptions(fraction=FLAGS.search_fraction,
+                              depth=3 if FLAGS.search == "jps" else 1,
+                              candidates=FLAGS.search_candidates,
+                              rollouts=FLAGS.search_rollouts),
+        fresh_returns=FLAGS.search_fresh_returns)
+  return trainer
+
+
+def _warm_start(trainer, train_ds) -> None:
+  """Behaviour cloning of --bc_teacher before the first round of a fresh run."""
+  if not FLAGS.bc_teacher or trainer.round or FLAGS.init_model or FLAGS.resume_from:
+    return
+  import jax
+  from ospiel_team.bridge.agents import behaviour_cloning as bc_lib
+  from ospiel_team.bridge.agents import bidders as bidders_lib
+  rng = np.random.default_rng(FLAGS.seed + 1000)
+  teacher = bidders_lib.make_bidder(FLAGS.bc_teacher, reference_dir=FLAGS.reference_dir)
+  obs, calls = bc_lib.collect_teacher_states(teacher, train_ds, rng, FLAGS.bc_deals,
+                                             uncontested=FLAGS.uncontested)
+  params, acc = bc_lib.behaviour_cloning(trainer.net, jax.device_get(trainer.params), obs,
+                                         calls, FLAGS.bc_steps, seed=FLAGS.seed,
+                                         progress=FLAGS.progress)
+  device = getattr(trainer, "device", None)
+  trainer.params = params if device is None else jax.device_put(params, device)
+  trainer.opt_state = trainer.optimizer.init(trainer.params)
+  print(f"behaviour cloning of {FLAGS.bc_teacher}: {len(calls)} states, "
+        f"greedy agreement {acc:.3f}")
+
+
+def _train(trainer, train_ds, held, n_base: int) -> None:
+  """Runs the rounds (re-reading --datasets every --refresh_minutes on the numpy engine)."""
+  state = {"n_base": n_base}
+
+  def refresh(tr):
+    new_ds, _, nb = training_data(held if FLAGS.eval_dataset else None, FLAGS.augment)
+    if nb != state["n_base"]:
+      print(f"\nrefresh: {nb} base training deals (was {state['n_base']})")
+      state["n_base"] = nb
+      tr.set_training_data(new_ds)
+
+  trainer.train(FLAGS.rounds, eval_every=FLAGS.eval_every if FLAGS.engine == "numpy" else 0,
+                eval_boards=FLAGS.eval_boards, checkpoint_every=FLAGS.checkpoint_every,
+                progress=FLAGS.progress, max_seconds=FLAGS.max_minutes * 60,
+                refresh=refresh if FLAGS.refresh_minutes > 0 else None,
+                refresh_seconds=FLAGS.refresh_minutes * 60,
+                snapshot_every=FLAGS.snapshot_every)
+
+
+def _write_outputs(trainer, cfg: A2CConfig, start_games: int, start_wall: float) -> None:
+  """model.npz, learning_curve.png, the exported checkpoint, and the summary lines."""
+  import jax
+  from ospiel_team.bridge.agents import training_plots
+  policy_net.save_model(os.path.join(FLAGS.workdir, "model.npz"), jax.device_get(trainer.params),
+                        cfg, extra={"rounds": trainer.round, "games": trainer.games,
+                                    "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,
+                                    "search": FLAGS.search, "trainer": FLAGS.engine})
+  training_plots.plot_learning_curve(trainer.log_rows,
+                                     os.path.join(FLAGS.workdir, "learning_curve.png"))
+  if FLAGS.export_checkpoint:
+    trainer.save_checkpoint(FLAGS.export_checkpoint, include_buffer=False)
+  games, secs = trainer.games - start_games, trainer.wall - start_wall
+  ru = resource.getrusage(resource.RUSAGE_SELF)
+  evals = [r for r in trainer.log_rows if r.get("eval_imps_vs_natural", "") != ""]
+  print(f"CPU seconds of this process (all threads, this invocation): "
+        f"{ru.ru_utime + ru.ru_stime:.0f}")
+  print(f"rounds {trainer.round}, games {trainer.games}; this run: {games} games in "
+        f"{secs:.1f} s of rounds ({games / max(secs, 1e-9):.0f} games/s, first-round "
+        f"compilation included); "
+        + (f"last eval vs natural {evals[-1]['eval_imps_vs_natural']:+.3f} ± "
+           f"{evals[-1]['eval_stderr']:.3f} IMPs/b" if evals else "no eval"))
+
+
+def main(argv: list[str]) -> None:
+  if len(argv) > 1:
+    raise SystemExit(f"{PROGRAM}: error: unexpected arguments {argv[1:]}")
+  try:  # user errors found before any work are one line (bugs keep their traceback)
+    cfg, options = _check_flags()
+    eval_ds = dataset_lib.load_dataset(FLAGS.eval_dataset) if FLAGS.eval_dataset else None
+    train_ds, held, n_base = training_data(eval_ds, FLAGS.augment and FLAGS.engine == "numpy")
+    trainer = _make_trainer(cfg, options, train_ds, held)
+  except (ValueError, FileNotFoundError) as e:
+    raise SystemExit(f"{PROGRAM}: error: {e}") from None
+  _warm_start(trainer, train_ds)
+  where = f"device: {trainer.device}; " if FLAGS.engine == "jax" else ""
+  aug = (f"x{train_ds.holders.shape[0] // max(n_base, 1)} by augmentation"
+         if FLAGS.engine == "numpy" else "x96 symmetries drawn per round" if FLAGS.augment
+         else "not augmented")
+  print(f"{where}training deals: {n_base} ({aug}), held out: {held.holders.shape[0]}; "
+        f"resuming at round {trainer.round}")
+  start_games, start_wall = trainer.games, trainer.wall
+  _train(trainer, train_ds, held, n_base)
+  _write_outputs(trainer, cfg, start_games, start_wall)
+
+
+def run() -> None:
+  """Console-script entry point (`ospiel-team-train-bridge`)."""
+  _flags.run(main, define_flags)
+
+
+if __name__ == "__main__":
+  run()
