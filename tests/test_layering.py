@@ -158,3 +158,22 @@ def test_jps_parts_point_down():
   bad += [f"{m} imports {d}" for m, deps in g.items() if not m.startswith(JPS)
           for d in deps if d.startswith(JPS + ".")]
   assert not bad, "\n".join(sorted(bad))
+
+
+# The tree core's own order, bottom up: the array schema and the memory budget, the builders
+# that make arrays, then `GameTree`, the one class that makes a tree from them.
+TREE_CORE = ("ospiel_team.tree.arrays", "ospiel_team.tree.memory", "ospiel_team.tree.builders",
+             "ospiel_team.tree.game_tree")
+
+
+def test_tree_arrays_are_built_below_the_tree():
+  """A builder never needs a tree; nothing but `GameTree.from_arrays` makes one without
+  `GameTree(...)`, and no module writes onto a tree (algorithms keep their caches)."""
+  g = graph()
+  bad = [f"{m} imports {above}" for i, m in enumerate(TREE_CORE) for above in TREE_CORE[i + 1:]
+         if above in g[m]]
+  for m, path in modules().items():
+    source = open(path, encoding="utf-8").read()
+    bad += [f"{m} uses {s}" for s in ("GameTree.__new__", "tree.__dict__", "tree.__setattr__")
+            if s in source and m != TREE_CORE[-1]]
+  assert not bad, "\n".join(sorted(bad))

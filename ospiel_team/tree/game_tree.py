@@ -103,8 +103,8 @@ class GameTree:
 
     Raises:
       errors.UserError: for a bad argument or a game the tree cannot represent.
-      errors.SizeLimitError: for a game past `max_nodes` (`memory.TreeTooLargeError`, also a
-        `MemoryError`, past `max_memory`).
+      errors.SizeLimitError: for a game past `max_nodes`, or past `max_memory`
+        (`memory.TreeTooLargeError`).
     """
     builder = builders.choose(game, builder)
     max_memory = memory.resolve_max_memory(max_memory)

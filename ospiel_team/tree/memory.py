@@ -22,10 +22,11 @@ MEMORY_SHARE = 0.75
 CHECK_EVERY = 1 << 15  # histories between two memory checks of a walk
 
 
-class TreeTooLargeError(errors.SizeLimitError, MemoryError):
+class TreeTooLargeError(errors.SizeLimitError):
   """The game's tree does not fit in the memory budget of `GameTree` (`max_memory`).
 
-  A `SizeLimitError` (so a `ValueError`), and still a `MemoryError` for callers that catch that.
+  Raised before the memory is spent; a `SizeLimitError` (so a `ValueError`), never the
+  interpreter's `MemoryError`.
   """
 
 

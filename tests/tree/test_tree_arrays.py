@@ -86,7 +86,8 @@ def test_dtypes_shapes_and_keys_are_checked(kuhn):
     TreeArrays(**{**fields, "infoset_legal": fields["infoset_legal"][:-1]})
   with pytest.raises(errors.UserError, match="11 keys for 12 infosets"):
     TreeArrays(**{**fields, "infoset_keys": fields["infoset_keys"][:-1]})
-  with pytest.raises(errors.UserError, match="2 players and 2 actions; kuhn_poker\(players=3\) has 3"):
+  with pytest.raises(errors.UserError,
+                     match=r"2 players and 2 actions; kuhn_poker\(players=3\) has 3"):
     GameTree.from_arrays(pyspiel.load_game("kuhn_poker(players=3)"), kuhn.arrays)
 
 
