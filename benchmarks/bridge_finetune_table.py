@@ -71,9 +71,10 @@ flags.DEFINE_string("variants", "a2c,1search,jps", "Comma-separated variants (se
 flags.DEFINE_string("init_model", "a2c", "Starting model: shipped name or .npz path.")
 flags.DEFINE_integer("rounds", 300, "Fine-tuning rounds per variant.")
 flags.DEFINE_integer("snapshot_every", 50, "Snapshot (and checkpoint) interval in rounds.")
-flags.DEFINE_integer("deals_per_round", 256, "Deals per round (2 tables each).")
-flags.DEFINE_float("learning_rate", 1e-4, "Adam learning rate.")
-flags.DEFINE_float("entropy_coef", 0.01, "Entropy bonus.")
+_CFG = a2c.A2CConfig()  # the trainer's defaults, declared there only
+flags.DEFINE_integer("deals_per_round", _CFG.deals_per_round, "Deals per round (2 tables each).")
+flags.DEFINE_float("learning_rate", _CFG.learning_rate, "Adam learning rate.")
+flags.DEFINE_float("entropy_coef", _CFG.entropy_coef, "Entropy bonus.")
 flags.DEFINE_integer("seed", 10, "Trainer seed (the same for every variant).")
 flags.DEFINE_float("search_fraction", 0.01, "Fraction of games searched.")
 flags.DEFINE_integer("search_candidates", 5, "At most this many candidates per player.")

@@ -93,7 +93,7 @@ LOOPS = {"old (float32, pow2 padding, sequential)": (False, False),
 
 
 def _trainer(ds, d, fast, overlap):
-  cfg = a2c.A2CConfig(deals_per_round=d, burn_in=1, buffer_size=400_000,
+  cfg = a2c.A2CConfig(learning_rate=3e-4, deals_per_round=d, burn_in=1, buffer_size=400_000,
                       updates_per_round=FLAGS.updates_per_round, fast_acting=fast,
                       overlap_learning=overlap)
   trainer = a2c.A2CTrainer(cfg, ds)
