@@ -68,6 +68,8 @@ def write_with(path: str, write: Callable[[BinaryIO], None], suffix: str = "") -
   Raises:
     ValueError: `path` exists and is not a regular file (a folder, device, FIFO or socket);
       checked before and again just before the rename, and nothing is left behind.
+    OSError: the write failed (e.g. ENOSPC, a full disk); its `filename` is `path` when the
+      failing call named none; the temp file is removed and `path` keeps its former content.
   """
   path = os.fspath(path)
   _refuse_special(path)
@@ -82,9 +84,11 @@ def write_with(path: str, write: Callable[[BinaryIO], None], suffix: str = "") -
     os.chmod(tmp, 0o644)  # mkstemp makes private files; outputs are meant to be shared
     _refuse_special(path)  # again: something may have appeared there during the write
     os.replace(tmp, path)
-  except BaseException:
+  except BaseException as e:
     if os.path.exists(tmp):
       os.remove(tmp)
+    if isinstance(e, OSError) and e.filename is None:  # e.g. ENOSPC from write: name the file
+      e.filename = path
     raise
 
 

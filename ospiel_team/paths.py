@@ -5,9 +5,18 @@ cache) lives under one folder: `$OSPIEL_TEAM_CACHE` if set, else `~/.cache/ospie
 Each user of the cache asks for its own sub-folder, e.g. `cache_dir("game_trees")`.
 """
 
+import errno
 import os
 
 ENV_VAR = "OSPIEL_TEAM_CACHE"
+
+
+class CacheFolderError(OSError):
+  """The cache folder cannot be created or written (an `OSError`, as before).
+
+  The message names the folder and says to set `OSPIEL_TEAM_CACHE` to a writable folder; the
+  command lines print it as one line (exit status 2), without a traceback.
+  """
 
 
 def cache_dir(*subdirs: str) -> str:
@@ -21,7 +30,9 @@ def cache_dir(*subdirs: str) -> str:
 
   Raises:
     ValueError: a sub-folder name is empty or absolute, or climbs out of the cache root.
-    OSError: the folder cannot be created (the message names the path and `OSPIEL_TEAM_CACHE`).
+    CacheFolderError: (an `OSError`) the folder cannot be created, or exists but cannot be
+      written (a read-only folder or file system); the message names the path and
+      `OSPIEL_TEAM_CACHE`.
   """
   root = os.environ.get(ENV_VAR) or os.path.join(os.path.expanduser("~"), ".cache",
                                                  "ospiel_team")
@@ -34,6 +45,9 @@ def cache_dir(*subdirs: str) -> str:
   try:
     os.makedirs(path, exist_ok=True)
   except OSError as e:
-    raise OSError(e.errno, f"cannot create the cache folder {path!r} ({e.strerror}); "
-                  f"set {ENV_VAR} to a writable folder") from None
+    raise CacheFolderError(e.errno, f"cannot create the cache folder {path!r} "
+                           f"({e.strerror}); set {ENV_VAR} to a writable folder") from None
+  if not os.access(path, os.W_OK | os.X_OK):  # e.g. a read-only folder or file system
+    raise CacheFolderError(errno.EACCES, f"cannot write in the cache folder {path!r} "
+                           f"(read-only); set {ENV_VAR} to a writable folder")
   return path

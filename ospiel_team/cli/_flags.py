@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
 
 from absl import app
 from absl import flags
+
+from ospiel_team import errors
 
 HELP_FLAGS = ("--help", "-h", "-?", "--helpshort", "--helpfull")
 
@@ -57,3 +61,183 @@ def parse_private(fv: flags.FlagValues, argv: Sequence[str], doc: str) -> int | 
     print(f"{_program(argv)}: error: {str(e).splitlines()[0]}", file=sys.stderr)
     return 2
   return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks at the command-line boundary, shared by every command.
+#
+# Exit statuses of every command: 0 done; 2 a user error (a bad flag value, an unknown game, a
+# cost refused without --force, a missing optional dependency), one line on stderr; 1 a write
+# failed for lack of space (ENOSPC, EDQUOT), one line naming the file, finished work kept;
+# 3 a solver's time limit ran out (ospiel-team-solve, ospiel-team-coop-optimum).
+# A bug keeps its traceback.
+
+EXIT_USER_ERROR = 2
+EXIT_DISK_FULL = 1
+EXIT_TIME_LIMIT = 3
+DISK_FULL_ERRNOS = tuple(e for e in (getattr(errno, "ENOSPC", None),
+                                     getattr(errno, "EDQUOT", None)) if e is not None)
+
+
+def check_number(name: str, value: float | int | None, *, minimum: float | None = None,
+                 above: float | None = None, maximum: float | None = None,
+                 integer: bool = False, allow_none: bool = True, why: str = "") -> None:
+  """Raises `UserError` naming the flag when its value is out of range (the one shared check).
+
+  Every number must be finite (NaN and +-inf are refused); `minimum` is inclusive, `above`
+  exclusive, `maximum` inclusive (a plausible size: past it the run would not finish or fit).
+
+  Args:
+    name: the flag's name without dashes, e.g. "time_limit".
+    value: the parsed value (None: unset, accepted when `allow_none`).
+    minimum: smallest allowed value.
+    above: the value must be strictly greater than this.
+    maximum: largest allowed value.
+    integer: the value must be a whole number.
+    allow_none: whether an unset flag is fine.
+    why: a short reason appended to the message (e.g. what the maximum stands for).
+
+  Raises:
+    errors.UserError: "--name=VALUE must be ...".
+  """
+  if value is None:
+    if allow_none:
+      return
+    raise errors.UserError(f"--{name} is required")
+  def shown(v: float) -> str:
+    return str(v) if isinstance(v, int) else f"{v:g}"
+
+  wants = ["an integer" if integer else "a finite number"]
+  if minimum is not None and maximum is not None:
+    wants.append(f"from {shown(minimum)} to {shown(maximum)}")
+  else:
+    if minimum is not None:
+      wants.append(f">= {shown(minimum)}")
+    if maximum is not None:
+      wants.append(f"<= {shown(maximum)}")
+  if above is not None:
+    wants.insert(1, f"> {shown(above)}" + (" and" if maximum is not None else ""))
+  try:
+    x = float(value)
+  except (TypeError, ValueError, OverflowError):
+    x = math.nan
+  ok = (math.isfinite(x) and (not integer or float(x).is_integer())
+        and (minimum is None or value >= minimum) and (above is None or value > above)
+        and (maximum is None or value <= maximum))
+  if not ok:
+    raise errors.UserError(f"--{name}={value} must be {' '.join(wants)}"
+                           + (f" ({why})" if why else ""))
+
+
+def error_line(program: str, message: object) -> str:
+  """`program: error: <first line of message>` (one line, whatever the message holds)."""
+  first = (str(message).strip().splitlines() or [""])[0]
+  return f"{program}: error: {first}" if program else f"error: {first}"
+
+
+def is_disk_full(e: BaseException) -> bool:
+  """Whether `e` is an `OSError` for a full disk or an exhausted quota (ENOSPC, EDQUOT)."""
+  return isinstance(e, OSError) and e.errno in DISK_FULL_ERRNOS
+
+
+def disk_full_line(program: str, e: OSError, kept: str, resume: str = "") -> str:
+  """One line for a write that failed on a full disk: the file, and that finished work is kept.
+
+  The package's writers are atomic (`atomic_io`): a failed write leaves the file it was
+  replacing, and every earlier file, as they were.
+  """
+  what = "disk quota exceeded" if e.errno == getattr(errno, "EDQUOT", None) else (
+      "no space left on the device")
+  name = e.filename or "an output file"
+  return (f"{program}: error: cannot write {name}: {what}; nothing finished was lost "
+          f"({kept}); free some space and {resume or 'run the same command again'}")
+
+
+def check_game_name(text: str, flag: str = "--game") -> None:
+  """Raises `UserError` for a game string whose game pyspiel does not know.
+
+  Checked before `pyspiel.load_game`, which for an unknown game prints OpenSpiel's whole list of
+  games on stderr (from C++, even when the error is caught). The message names the game and at
+  most three close names (`difflib.get_close_matches` over `pyspiel.registered_names()`).
+  """
+  import difflib
+  import pyspiel
+  short = str(text).split("(", 1)[0].strip()
+  names = pyspiel.registered_names()
+  if short in names:
+    return
+  close = difflib.get_close_matches(short, names, n=3)
+  hint = f"; did you mean {' or '.join(close)}?" if close else ""
+  raise errors.UserError(f"{flag} {text!r}: unknown game {short!r}{hint}")
+
+
+def load_game(text: str, flag: str = "--game"):
+  """`pyspiel.load_game(text)` after `check_game_name`; a bad parameter is a `UserError`."""
+  import pyspiel
+  check_game_name(text, flag)
+  try:
+    return pyspiel.load_game(text)
+  except pyspiel.SpielError as e:
+    first = (str(e).strip().splitlines() or [""])[0]
+    raise errors.UserError(f"{flag} {text!r}: {first}") from None
+
+
+def say_cost(program: str, text: str) -> None:
+  """Prints the one-line cost estimate of a run on stderr, before the run starts."""
+  print(f"{program}: {text}", file=sys.stderr, flush=True)
+
+
+def refuse_unless_forced(force: bool, reason: str) -> None:
+  """Raises `UserError` (reason + how to insist) unless `--force` was given."""
+  if not force:
+    raise errors.UserError(f"{reason}; refusing to start (--force starts it anyway)")
+
+
+def call(main: Callable[[list[str]], int | None], define_flags: Callable[[], None],
+         argv: Sequence[str]) -> int:
+  """Runs a command that uses the global `flags.FLAGS` in this process; returns its status.
+
+  For tests and scripts: the flags that the package's commands defined on `flags.FLAGS` before
+  (several commands share names such as --out with other defaults) are removed, this command's
+  are defined afresh, `argv` is parsed (a bad flag: one line, status 2, as `run`), and
+  `main(argv)` runs; its `SystemExit` becomes the returned status.
+  """
+  fv = flags.FLAGS
+  for module, defined in list(fv.flags_by_module_dict().items()):
+    if module.startswith("ospiel_team.cli.") or module == define_flags.__module__:
+      for flag in list(defined):
+        for name in {flag.name, flag.short_name} - {None}:
+          if name in fv:
+            delattr(fv, name)
+  define_flags()
+  try:
+    rest = one_line_flags_parser(list(argv))
+    status = main(rest)
+  except SystemExit as e:
+    status = e.code
+  except app.UsageError as e:
+    print(error_line(_program(argv), e), file=sys.stderr)
+    status = 2
+  if status is None:
+    return 0
+  if isinstance(status, str):
+    print(status, file=sys.stderr)
+    return 1
+  return int(status)
+
+
+def rough_duration(seconds: float) -> str:
+  """An order-of-magnitude duration in words: "about 3 minutes", "about 270 years"."""
+  for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600),
+                     ("minutes", 60)):
+    if seconds >= 2 * size:
+      return f"about {_one_or_two_digits(seconds / size)} {unit}"
+  if seconds < 2:
+    return "about a second or less"
+  return f"about {_one_or_two_digits(seconds)} seconds"
+
+
+def _one_or_two_digits(x: float) -> str:
+  if x >= 1e6:
+    return f"{x:.0e}"
+  return f"{round(x, -int(math.floor(math.log10(x))) + 1):,.0f}" if x >= 100 else f"{x:.0f}"

@@ -17,7 +17,9 @@ import sys
 from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.tree import teams as teams_lib
+from ospiel_team import errors
+from ospiel_team import paths
+from ospiel_team.algorithms.team import teams as teams_lib
 from ospiel_team.runner import api
 from ospiel_team.cli import _flags
 from ospiel_team.runner import compare as runner
@@ -69,6 +71,14 @@ def define_flags() -> None:
   define("list", "formats", ["png"], "Figure formats: png (always) and any of svg, pdf.")
 
 
+# Plausible sizes (past them a run would not finish on any machine the runner targets).
+MAX_SEEDS = 10_000
+MAX_ITERATIONS = 2**40
+MAX_SECONDS = 1e7  # about 4 months of CPU per run
+MAX_POINTS = 10_000
+MAX_WORKERS = 4096
+
+
 def _game_folder(out: str, game: str, several: bool) -> str:
   if not several:
     return out
@@ -80,6 +90,17 @@ def _check_flags() -> tuple[list[int], float | None, dict[str, str], int]:
   """The flags' values checked before any work: (seeds, seconds, options, workers)."""
   if not FLAGS.out or not FLAGS.out.strip():
     raise api.UserError("--out is empty: give the output folder")
+  _flags.check_number("iterations", FLAGS.iterations, minimum=1, maximum=MAX_ITERATIONS,
+                      integer=True)
+  _flags.check_number("seconds", FLAGS.seconds, above=0, maximum=MAX_SECONDS,
+                      why="solver CPU seconds per run")
+  _flags.check_number("num_points", FLAGS.num_points, minimum=1, maximum=MAX_POINTS,
+                      integer=True)
+  _flags.check_number("workers", FLAGS.workers, minimum=0, maximum=MAX_WORKERS, integer=True)
+  text = str(FLAGS.seeds).strip()
+  if "," not in text and text.lstrip("+-").isdigit():  # a count: checked before range(count)
+    _flags.check_number("seeds", int(text), minimum=1, maximum=MAX_SEEDS, integer=True,
+                        why="a count of seeds")
   seeds = runner.parse_seeds(FLAGS.seeds)
   seconds = FLAGS.seconds
   if seconds is None and FLAGS.iterations is None:
@@ -88,9 +109,11 @@ def _check_flags() -> tuple[list[int], float | None, dict[str, str], int]:
     options = api.parse_options(FLAGS.solver_options)
   except ValueError as e:
     raise api.UserError(str(e)) from None
-  if FLAGS.workers < 0:
-    raise api.UserError(f"--workers must be >= 0, got {FLAGS.workers}")
   runner.check_ray(FLAGS.ray)
+  try:  # the workers' JAX compilation cache: a bad OSPIEL_TEAM_CACHE is said before any run
+    paths.cache_dir("jax_compilation_cache")
+  except paths.CacheFolderError as e:
+    raise api.UserError(e.strerror or str(e)) from None
   bad = [f for f in FLAGS.formats if f not in ("png", "svg", "pdf")]
   if bad:
     raise api.UserError(f"--formats {','.join(FLAGS.formats)}: {bad[0]!r} is not png, svg or "
@@ -105,6 +128,8 @@ def main(argv):
   done: dict[str, tuple] = {}
   try:
     seeds, seconds, options, workers = _check_flags()
+    for g in FLAGS.game:  # an unknown game in one line, with close names
+      _flags.check_game_name(g)
     games = [runner.load_game(g) for g in FLAGS.game]  # every game checked before any run
     several = len(games) > 1
     if workers <= 1 and not FLAGS.ray:
@@ -133,9 +158,22 @@ def main(argv):
                              f"seeds; one folder per game under {FLAGS.out}.\n\n"
                              + report.summary_table(done))
         print(f"Wrote {path}")
-  except api.UserError as e:  # a bad command-line value; bugs keep their tracebacks
-    print(f"error: {e}", file=sys.stderr)
-    return 2
+  except (api.UserError, errors.UserError) as e:  # a bad value; bugs keep their tracebacks
+    print(_flags.error_line("", e), file=sys.stderr)
+    return _flags.EXIT_USER_ERROR
+  except paths.CacheFolderError as e:  # OSPIEL_TEAM_CACHE unusable (a user setting)
+    print(_flags.error_line("", e.strerror or e), file=sys.stderr)
+    return _flags.EXIT_USER_ERROR
+  except OSError as e:
+    if not _flags.is_disk_full(e):
+      raise
+    # The writers are atomic: finished runs (the result store) and every file written before
+    # are intact; a rerun resumes the runs and writes (draws) the outputs again.
+    print(_flags.disk_full_line("ospiel-team-compare", e, f"finished runs are kept in "
+                                f"{FLAGS.out}", "rerun the same command: it redraws the "
+                                "missing outputs without repeating finished runs"),
+          file=sys.stderr)
+    return _flags.EXIT_DISK_FULL
   except KeyboardInterrupt:  # the pool's workers ignore Ctrl-C and are terminated
     print(f"interrupted: finished runs are kept in {FLAGS.out}; rerun the command to "
           "resume", file=sys.stderr)

@@ -16,16 +16,66 @@ from collections.abc import Sequence
 import pyspiel
 
 from ospiel_team.algorithms.coop import optimum as coop_optimum
-from ospiel_team.lp import highs
+from ospiel_team.algorithms.team import highs
 from ospiel_team.cli import _flags
 from ospiel_team.tree.game_tree import GameTree
+
+PROGRAM = "ospiel-team-coop-optimum"
+
+# Rough costs, measured on the shared 2-core machine (results/coop_optima.md): a tree walk goes
+# at roughly 1e5 terminal histories a second (comm(length=7): 2,097,152 in 17.6 s;
+# mini_bridge(size=5): 73,692 in 2.6 s). The simple_bidding branch and bound solved 2.6e6,
+# 1.1e7 and 4.3e7 canonical subgames for N = 14, 15, 16 (x2.0-x4.2 per added card) at roughly
+# 8e3 a second (N = 16: 42,593,417 in 5,382 s), so states(N) ~ 4.3e7 * 3^(N - 16); the formula
+# gives 2.0e4 for N = 9 (measured 19,034) and 5.3e5 for N = 12 (measured 247,923).
+WALK_HISTORIES_PER_SECOND = 1e5
+BB_STATES_AT_16 = 4.3e7
+BB_GROWTH_PER_CARD = 3.0
+BB_STATES_PER_SECOND = 8e3
+SAY_COST_FROM_SECONDS = 60.0  # runs estimated shorter start silently
+REFUSE_FROM_SECONDS = 30 * 86400.0  # past a month: refused without --force
+MAX_LP_MAX_LOCAL = 2**40
+MAX_SECONDS = 1e9
+
+
+def estimate_cost(game: pyspiel.Game, method: str) -> tuple[float, str]:
+  """A rough (order-of-magnitude) cost of solving `game` by `method`: (seconds, description).
+
+  The tree walk: the game's terminal histories (its `min_terminal_histories()`, a closed form
+  in its parameters for the package's games; unknown for OpenSpiel's own games) at
+  `WALK_HISTORIES_PER_SECOND`. `bidding_bb`: `BB_STATES_AT_16 * BB_GROWTH_PER_CARD^(N - 16)`
+  canonical subgames at `BB_STATES_PER_SECOND`. The MIP's time has no useful estimate (finding
+  a cooperative optimum is NP-hard); `--time_limit` bounds it.
+  """
+  count = getattr(game, "min_terminal_histories", None)
+  terminals = int(count()) if callable(count) else None
+  seconds, parts = 0.0, []
+  if terminals is not None:
+    walk = terminals / WALK_HISTORIES_PER_SECOND
+    seconds += walk
+    parts.append(f"{terminals:,} terminal histories (from the game's parameters): the tree "
+                 f"walk takes {_flags.rough_duration(walk)}")
+  if method == "bidding_bb" and game.get_type().short_name == "simple_bidding":
+    n = int(game.get_parameters()["size"])
+    states = BB_STATES_AT_16 * BB_GROWTH_PER_CARD ** (n - 16)
+    bb = states / BB_STATES_PER_SECOND
+    seconds += bb
+    parts.append(f"the branch and bound solves roughly {states:.0e} subgames, "
+                 f"{_flags.rough_duration(bb)} (x2-x4 per card; N=16 took 90 minutes)")
+  elif method in ("auto", "mip", "brute_force"):
+    parts.append(f"the {method} solve's time is not predictable (NP-hard; --time_limit "
+                 "bounds it)")
+  return seconds, "; ".join(parts)
 
 
 def main(argv: Sequence[str]) -> int:
   """CLI: ospiel-team-coop-optimum --game G [--method M] [--json].
 
   User errors (a game that is not common-payoff, an unknown method or warm start, a negative
-  time limit, a game pyspiel does not know) print one line and exit with status 2.
+  time limit, a game pyspiel does not know, a run estimated at over a month without --force)
+  print one line and exit with status 2; a solve that runs out of --time_limit prints one line
+  and exits with status 3. A run estimated at a minute or more says its rough cost in one line
+  on stderr before it starts (`estimate_cost`).
   """
   from absl import flags
   import ospiel_team  # noqa: F401
@@ -44,12 +94,14 @@ def main(argv: Sequence[str]) -> int:
   flags.DEFINE_integer("jps_depth", 3, "JPS search depth D", flag_values=fv)
   flags.DEFINE_integer("cfr_iterations", 1000, "CFR iterations (cfr_jps)", flag_values=fv)
   flags.DEFINE_bool("json", False, "print one JSON object", flag_values=fv)
+  flags.DEFINE_bool("force", False, "start a run whose estimated cost is clearly beyond the "
+                    "machine (over a month) instead of refusing it", flag_values=fv)
   flags.DEFINE_bool("record", True, "with --method auto and no warm start, answer a game whose "
                     "proven optimum ships with the package from that record", flag_values=fv)
 
-  def fail(message: str) -> int:
+  def fail(message: str, status: int = _flags.EXIT_USER_ERROR) -> int:
     print(f"error: {(message.strip().splitlines() or [''])[0]}", file=sys.stderr)
-    return 2
+    return status
 
   status = _flags.parse_private(fv, argv, __doc__)
   if status is not None:
@@ -57,8 +109,15 @@ def main(argv: Sequence[str]) -> int:
   try:
     if fv.game is None:
       raise ValueError("--game is required")
+    _flags.check_number("time_limit", fv.time_limit, minimum=0, maximum=MAX_SECONDS,
+                        why="seconds")
+    _flags.check_number("lp_max_local", fv.lp_max_local, minimum=1, maximum=MAX_LP_MAX_LOCAL,
+                        integer=True)
+    _flags.check_number("jps_depth", fv.jps_depth, minimum=1, maximum=64, integer=True)
+    _flags.check_number("cfr_iterations", fv.cfr_iterations, minimum=1, maximum=2**40,
+                        integer=True)
     start = time.perf_counter()
-    game = pyspiel.load_game(fv.game)
+    game = _flags.load_game(fv.game)
     highs.check_time_limit(fv.time_limit)
     if fv.record and fv.method == "auto" and fv.warm_start == "none":
       from ospiel_team.runner import reference
@@ -70,6 +129,11 @@ def main(argv: Sequence[str]) -> int:
                  total_seconds=round(time.perf_counter() - start, 3))
         _print(s, fv.json)
         return 0
+    seconds, cost = estimate_cost(game, fv.method)
+    if seconds >= REFUSE_FROM_SECONDS:
+      _flags.refuse_unless_forced(fv.force, f"--game {fv.game!r} by {fv.method}: {cost}")
+    if seconds >= SAY_COST_FROM_SECONDS:
+      _flags.say_cost(PROGRAM, f"{game}: {cost}")
     tree = GameTree(game)
     coop_optimum.check_common_payoff(tree)
     tree_seconds = time.perf_counter() - start
@@ -81,6 +145,8 @@ def main(argv: Sequence[str]) -> int:
                 lp_max_local=fv.lp_max_local, initial_policy=initial_policy)
   except (flags.Error, ValueError, pyspiel.SpielError) as e:
     return fail(str(e))
+  except TimeoutError as e:  # the solver ran out of --time_limit: not a bug, no traceback
+    return fail(f"{e} (raise --time_limit)", status=_flags.EXIT_TIME_LIMIT)
   s = res.summary()
   if fv.warm_start != "none":
     s.update(warm_start=fv.warm_start, warm_start_seconds=round(jps_seconds, 3))

@@ -62,6 +62,12 @@ def _print_summary(s: dict, jpath: str, mpath: str, note: str = "") -> None:
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  try:  # flag values out of range: one line naming the flag, exit 2, before any work
+    _flags.check_number("boards", FLAGS.boards, minimum=1, maximum=2**31, integer=True)
+    _flags.check_number("seed", FLAGS.seed, minimum=0, maximum=2**63 - 1, integer=True)
+  except ValueError as e:
+    print(_flags.error_line("match", e), file=sys.stderr)
+    sys.exit(_flags.EXIT_USER_ERROR)
   settings = {"bidder_a": FLAGS.bidder_a, "bidder_b": FLAGS.bidder_b, "boards": FLAGS.boards,
               "dataset": FLAGS.dataset, "seed": FLAGS.seed, "uncontested": FLAGS.uncontested,
               "greedy": not FLAGS.sample}

@@ -94,7 +94,7 @@ def main(argv) -> int:
   flags.DEFINE_multi_string("highs_option", [], "extra HiGHS option for the LP, key=value "
                             "(repeatable); unknown options are errors", flag_values=fv)
   flags.DEFINE_float("certify_time_limit", 0.0, "anytime methods: re-derive the bracket by "
-                     "exact team best responses (lp.best_response), each oracle "
+                     "exact team best responses (algorithms.team.best_response), each oracle "
                      "limited to this many seconds (0: off)", flag_values=fv)
   flags.DEFINE_string("tree_cache", None, "directory of cached game trees (tree/cache.py): "
                       "the tree is walked and stored on the first run and its arrays loaded on "
@@ -112,15 +112,19 @@ def main(argv) -> int:
   if status is not None:
     return status
   try:
-    if fv.progress_interval < 0:
-      raise ValueError(f"--progress_interval must be >= 0, got {fv.progress_interval}")
+    _flags.check_number("progress_interval", fv.progress_interval, minimum=0, maximum=1e9,
+                        why="seconds")
+    _flags.check_number("time_limit", fv.time_limit, minimum=0, maximum=1e9, why="seconds")
+    _flags.check_number("tol", fv.tol, minimum=0, maximum=1e9, why="a certified gap")
+    _flags.check_number("certify_time_limit", fv.certify_time_limit, minimum=0, maximum=1e9,
+                        why="seconds")
     if fv.instance is not None:
       if fv.game is not None or fv.teams is not None:
         raise ValueError("give either --instance or --game/--teams, not both")
       game, teams = team_instances.load_instance(fv.instance)
       teams = "|".join(",".join(str(p) for p in t) for t in teams)
     elif fv.game is not None:
-      game, teams = pyspiel.load_game(fv.game), fv.teams
+      game, teams = _flags.load_game(fv.game), fv.teams  # unknown game: one line
     else:
       raise ValueError("give --game (and --teams) or --instance")
     options = {}

@@ -63,14 +63,34 @@ def main(argv) -> None:
   try:
     _main(flags.FLAGS)
   except ValueError as e:  # a user error: one line, no traceback, exit 2 (as every command)
-    print(f"uncontested: error: {e}", file=sys.stderr)
-    sys.exit(2)
+    print(_flags.error_line("uncontested", e), file=sys.stderr)
+    sys.exit(_flags.EXIT_USER_ERROR)
+  except OSError as e:  # a full disk: one line, the finished chunks kept, exit 1
+    if not _flags.is_disk_full(e):
+      raise
+    print(_flags.disk_full_line("uncontested", e, f"finished chunks are kept in "
+                                f"{flags.FLAGS.out}.chunks/", "rerun the same command to "
+                                "resume"), file=sys.stderr)
+    sys.exit(_flags.EXIT_DISK_FULL)
   except KeyboardInterrupt:
     raise SystemExit(f"uncontested: interrupted; finished chunks are kept in "
                      f"{flags.FLAGS.out}.chunks/ -- rerun the same command to resume") from None
 
 
+def _check_flags(a) -> None:
+  """One line naming the flag (exit 2) for a value out of range, before any work."""
+  _flags.check_number("pairs", a.pairs, minimum=1, maximum=2**31, integer=True)
+  _flags.check_number("k", a.k, minimum=1, maximum=10_000, integer=True)
+  _flags.check_number("seed", a.seed, minimum=0, maximum=2**63 - 1, integer=True,
+                      why="a numpy SeedSequence entropy")
+  _flags.check_number("chunk", a.chunk, minimum=1, maximum=2**31, integer=True)
+  _flags.check_number("q_iterations", a.q_iterations, minimum=0, maximum=2**40, integer=True)
+  _flags.check_number("q_rounds", a.q_rounds, minimum=1, maximum=64, integer=True)
+  _flags.check_number("q_ucb", a.q_ucb, minimum=0, maximum=1e6)
+
+
 def _main(a) -> None:
+  _check_flags(a)
   if a.q_iterations <= 0:
     costs_lib.build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk,
                                  keep_chunks=a.keep_chunks)
