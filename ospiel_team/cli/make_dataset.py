@@ -111,7 +111,7 @@ def main(argv: Sequence[str]) -> None:
   f = flags.FLAGS
   try:
     _flags.check_number("deals", f.deals, minimum=1, integer=True, allow_none=False)
-    _flags.check_number("chunk", f.chunk, minimum=1, integer=True)
+    _flags.check_number("chunk", f.chunk, minimum=1, maximum=MAX_DEALS, integer=True)
     _flags.check_number("seed", f.seed, minimum=0, maximum=2**63 - 1, integer=True)
     _flags.check_number("workers", f.workers, minimum=1, maximum=MAX_WORKERS, integer=True)
     if f.ray and importlib.util.find_spec("ray") is None:
