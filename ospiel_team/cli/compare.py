@@ -19,7 +19,7 @@ from absl import flags
 from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team import paths
-from ospiel_team.algorithms.team import teams as teams_lib
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import api
 from ospiel_team.cli import _flags
 from ospiel_team.runner import compare as runner

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pyspiel
 
 from ospiel_team.algorithms.coop import optimum as coop_optimum
-from ospiel_team.algorithms.team import highs
+from ospiel_team.lp import highs
 from ospiel_team.cli import _flags
 from ospiel_team.tree.game_tree import GameTree
 

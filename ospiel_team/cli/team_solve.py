@@ -94,7 +94,7 @@ def main(argv) -> int:
   flags.DEFINE_multi_string("highs_option", [], "extra HiGHS option for the LP, key=value "
                             "(repeatable); unknown options are errors", flag_values=fv)
   flags.DEFINE_float("certify_time_limit", 0.0, "anytime methods: re-derive the bracket by "
-                     "exact team best responses (algorithms.team.best_response), each oracle "
+                     "exact team best responses (lp.best_response), each oracle "
                      "limited to this many seconds (0: off)", flag_values=fv)
   flags.DEFINE_string("tree_cache", None, "directory of cached game trees (tree/cache.py): "
                       "the tree is walked and stored on the first run and its arrays loaded on "
