@@ -34,7 +34,7 @@ exact team best responses over one decomposition are in `best_response.py`.
 from __future__ import annotations
 
 import dataclasses
-import math
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,6 +42,7 @@ from scipy import sparse
 from scipy.sparse import csgraph
 
 from ospiel_team import errors
+from ospiel_team.lp import local_solutions
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree, TERMINAL
 
@@ -63,38 +64,6 @@ class _PublicState:
   num_sets: int  # number of reachable sets R (non-empty)
   parent_to_set: np.ndarray | None  # [num_local of anchor] R reached in S (-1: none)
   offset: int = 0  # first LP column of this public state's lambdas
-
-
-@dataclasses.dataclass
-class _SingletonBatch:
-  """All one-node acting public states of a team, prepared at once (`_singleton_batch`)."""
-  pos: list  # slot -> index i among the one-node states (-1: not one)
-  inf: np.ndarray  # [k] the node's team infoset
-  acts: np.ndarray  # [sum of legal counts, 1] int16: the legal actions, state after state
-  act_off: list  # [k + 1] offsets into acts
-  ones: np.ndarray  # [len(acts), 1] bool (the reach column, shared as views)
-  zeros: np.ndarray  # [len(acts)] int64 (local_set, shared as views)
-  anchor: list  # [k] anchor slot (-1: none)
-  u: list  # [k] the anchor's node above this state (-1: none)
-  a: list  # [k] the action from u (-1: u is not the team's)
-  pts: np.ndarray  # parent_to_set of the states whose anchor is a one-node state, concatenated
-  pts_off: list  # [k] offset into pts (-1: anchor has several nodes, or none)
-  pts_len: list  # [k]
-
-
-def _unique_rows(packed: np.ndarray):
-  """np.unique(packed, axis=0, return_inverse=True) for uint8 rows, via one 1-D unique of the
-  rows read as big-endian integers (same sorted order: lexicographic by byte) when they fit
-  in 8 bytes; the generic (slower) row unique otherwise."""
-  rows, width = packed.shape
-  if width == 0 or width > 8:
-    uniq, inv = np.unique(packed, axis=0, return_inverse=True)
-    return uniq, inv.reshape(-1)
-  padded = np.zeros((rows, 8), dtype=np.uint8)
-  padded[:, :width] = packed
-  keys = padded.view(">u8").reshape(-1).astype(np.uint64)
-  ukeys, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-  return packed[first], inv.reshape(-1)
 
 
 class TeamDecomposition:
@@ -236,31 +205,41 @@ class TeamDecomposition:
 
   # --- 3./4. decomposition and reachable local solutions ------------------------------------
   def _local_solutions(self):
+    """Algorithm 1: the acting public states in depth order, each with its anchor, reachable
+    sets and local solutions (built by `local_solutions.build`, wrapped as per-state views)."""
+    grouped, bounds, loc_inf, slot_infosets, inf_bounds = self._acting_states()
+    slot_of_node = np.where(self.tt_ps >= 0, self.ps_slot[np.maximum(self.tt_ps, 0)], -1)
+    legal_count, legal_order = self._legal_tables()
+    try:
+      flat = local_solutions.build(
+          grouped, bounds, loc_inf, slot_infosets, inf_bounds, self.tt_anchor_child,
+          self.tt_parent, self.tt_action, slot_of_node, legal_count, legal_order,
+          self.max_local)
+    except local_solutions.TooManyLocalSolutions:
+      self._too_many_local()
+    self.tt_local, self.tt_local_inf = flat.tt_local, flat.tt_local_inf
+    self._single = (np.diff(bounds) == 1) & (self.tt_infoset[grouped[bounds[:-1]]] >= 0)
+    self._flat = flat
+    self._acting = (grouped, bounds, slot_infosets, inf_bounds)
+    self.state_offsets = flat.local_off[:-1]
+    self.num_local = int(flat.local_off[-1])
+
+  def _acting_states(self):
+    """The acting public states in depth order (`ps_slot`), their nodes `grouped` (state after
+    state, `bounds`), each node's index among its state's distinct team infosets (`loc_inf`,
+    -1: not the team's) and those infosets, increasing (`slot_infosets`, `inf_bounds`)."""
     ps = self.tt_ps
     team_nodes = np.nonzero((ps >= 0) & self.ps_team[np.maximum(ps, 0)])[0]
     # Order public states by depth (nodes are level ordered, so by first node).
     order_ps, first = np.unique(ps[team_nodes], return_index=True)
     order_ps = order_ps[np.argsort(team_nodes[first], kind="stable")]
-    ps_slot = np.full(self.num_public_states, -1, dtype=np.int64)
-    ps_slot[order_ps] = np.arange(len(order_ps))
-    self.ps_slot = ps_slot
-    # Group nodes by public state.
-    slot_of_node = ps_slot[ps[team_nodes]]
+    self.ps_slot = np.full(self.num_public_states, -1, dtype=np.int64)
+    self.ps_slot[order_ps] = np.arange(len(order_ps))
+    slot_of_node = self.ps_slot[ps[team_nodes]]
     sort = np.argsort(slot_of_node, kind="stable")
     grouped = team_nodes[sort]
-    num_slots = len(order_ps)
-    bounds = np.searchsorted(slot_of_node[sort], np.arange(num_slots + 1))
-    self.tt_local = np.full(self.num_tt, -1, dtype=np.int64)
-    self.tt_local_inf = np.full(self.num_tt, -1, dtype=np.int64)
-    self.states: list[_PublicState] = []
-    # One-node public states (the node is the team's: the state is one where the team acts)
-    # are prepared in numpy batches; the loop below then only wraps views of them.
-    single = (np.diff(bounds) == 1) & (self.tt_infoset[grouped[bounds[:-1]]] >= 0)
-    batch = self._singleton_batch(grouped, bounds, single) if single.any() else None
-    self._single = single
-    # Every state's distinct team infosets (increasing) and each node's index among them, for
-    # all states at once.
     slot_sorted = slot_of_node[sort]
+    bounds = np.searchsorted(slot_sorted, np.arange(len(order_ps) + 1))
     inf_all = self.tt_infoset[grouped]
     idx = np.nonzero(inf_all >= 0)[0]
     o = np.lexsort((inf_all[idx], slot_sorted[idx]))
@@ -271,188 +250,45 @@ class TeamDecomposition:
     new_slot[1:] = s_o[1:] != s_o[:-1]
     c = np.cumsum(new_inf) - 1
     base = np.maximum.accumulate(np.where(new_slot, c, 0))
-    loc_inf_all = np.full(len(grouped), -1, dtype=np.int64)
-    loc_inf_all[idx[o]] = c - base
-    slot_infosets = i_o[new_inf]
-    inf_bounds = np.searchsorted(s_o[new_inf], np.arange(num_slots + 1))
-    total = 0
-    for slot in range(num_slots):
-      if single[slot]:
-        i = batch.pos[slot]
-        o, e = batch.act_off[i], batch.act_off[i + 1]
-        anchor = batch.anchor[i]
-        if anchor < 0:
-          parent_to_set = None
-        elif batch.pts_off[i] >= 0:
-          parent_to_set = batch.pts[batch.pts_off[i]:batch.pts_off[i] + batch.pts_len[i]]
-        else:  # the anchor has several nodes: read its reach and actions
-          parent_to_set = self._parent_to_singleton(self.states[anchor], batch.u[i],
-                                                    batch.a[i])
-        b = bounds[slot]
-        st = _PublicState(
-            index=slot, nodes=grouped[b:b + 1], infosets=batch.inf[i:i + 1], anchor=anchor,
-            reach=batch.ones[o:e], actions=batch.acts[o:e], local_set=batch.zeros[o:e],
-            num_sets=1, parent_to_set=parent_to_set)
-        total += e - o
-        if total > self.max_local:
-          self._too_many_local()
-        self.states.append(st)
-        continue
-      nodes = grouped[bounds[slot]:bounds[slot + 1]]
-      self.tt_local[nodes] = np.arange(len(nodes))
-      infosets = slot_infosets[inf_bounds[slot]:inf_bounds[slot + 1]]
-      loc_inf = loc_inf_all[bounds[slot]:bounds[slot + 1]]
-      self.tt_local_inf[nodes] = loc_inf
-      achild = self.tt_anchor_child[nodes]
-      if achild[0] < 0:
-        if np.any(achild >= 0):
-          raise AssertionError("public state with mixed anchors")
-        sets = np.ones((1, len(nodes)), dtype=bool)
-        anchor = -1
-        parent_to_set = None
-      else:
-        u = self.tt_parent[achild]
-        anchor = int(ps_slot[ps[u[0]]])
-        if np.any(ps_slot[ps[u]] != anchor):
-          raise AssertionError("public state with several anchors")
-        par = self.states[anchor]
-        a = self.tt_action[achild]
-        reached = par.reach[:, self.tt_local[u]]
-        team_u = a >= 0
-        if team_u.any():
-          acts = par.actions[:, self.tt_local_inf[u[team_u]]]
-          reached[:, team_u] &= acts == a[team_u][None, :]
-        packed = np.packbits(reached, axis=1)
-        uniq, inv = _unique_rows(packed)
-        nonempty = uniq.any(axis=1)
-        new_id = np.cumsum(nonempty) - 1
-        new_id[~nonempty] = -1
-        parent_to_set = new_id[inv]
-        sets = np.unpackbits(uniq[nonempty], axis=1, count=len(nodes)).astype(bool)
-      # Local solutions: every joint action of the team infosets meeting each R.
-      reach, actions, local_set = self._joint_actions(sets, loc_inf, infosets, total)
-      total += len(local_set)
-      st = _PublicState(
-          index=slot, nodes=nodes, infosets=infosets, anchor=anchor, reach=reach,
-          actions=actions, local_set=local_set, num_sets=len(sets),
-          parent_to_set=parent_to_set)
-      self.states.append(st)
-    counts = np.fromiter((len(st.local_set) for st in self.states), dtype=np.int64,
-                         count=len(self.states))
-    offsets = np.concatenate([[0], np.cumsum(counts)])
-    for st, off in zip(self.states, offsets[:-1].tolist(), strict=True):
-      st.offset = off
-    self.state_offsets = offsets[:-1]
-    self.num_local = int(offsets[-1])
+    loc_inf = np.full(len(grouped), -1, dtype=np.int64)
+    loc_inf[idx[o]] = c - base
+    inf_bounds = np.searchsorted(s_o[new_inf], np.arange(len(order_ps) + 1))
+    return grouped, bounds, loc_inf, i_o[new_inf], inf_bounds
 
-  def _joint_actions(self, sets, loc_inf, infosets, total):
-    """Local solutions of the reachable sets `sets` [num_sets, |S|] of one public state.
-
-    For each R (in order), every joint action of the infosets meeting R, enumerated like
-    `np.meshgrid(..., indexing="ij")` over those infosets in increasing order (the last one
-    varies fastest): a mixed-radix count over all sets at once. Returns (reach [num_local, |S|],
-    actions [num_local, num_infosets] int16 with -1 off R, local_set [num_local]).
-    """
-    ns, n = sets.shape
-    k = len(infosets)
-    team = np.nonzero(loc_inf >= 0)[0]
-    onehot = np.zeros((len(team), k), dtype=np.int64)
-    onehot[np.arange(len(team)), loc_inf[team]] = 1
-    meet = (sets[:, team].astype(np.int64) @ onehot) > 0  # [ns, k]
-    legal_count, legal_order = self._legal_tables()
-    c = legal_count[infosets]
-    radix = np.where(meet, c[None, :], 1)
-    # Exact count check before any int64 product can overflow (none can when every product
-    # of k radices is below 2^62).
-    if k and k * math.log2(max(int(c.max()), 1)) >= 62:
-      log_count = np.log2(radix).sum(axis=1)
-      if total + float(np.exp2(log_count).sum()) > 2.0 * self.max_local + 1:
-        self._too_many_local()
-    count = radix.prod(axis=1) if k else np.ones(ns, dtype=np.int64)
-    if total + int(count.sum()) > self.max_local:
-      self._too_many_local()
-    # stride[r, j] = product of the radices after j.
-    stride = np.ones((ns, k), dtype=np.int64)
-    if k > 1:
-      stride[:, :-1] = np.cumprod(radix[:, ::-1], axis=1)[:, ::-1][:, 1:]
-    set_id = np.repeat(np.arange(ns), count)
-    start = np.concatenate([[0], np.cumsum(count)])
-    t = np.arange(int(start[-1])) - np.repeat(start[:-1], count)
-    digit = (t[:, None] // stride[set_id]) % radix[set_id]  # [num_local, k]
-    # Legal actions of each infoset in increasing order, padded: act_of[j, d].
-    order = legal_order[infosets]
-    picked = order[np.arange(k)[None, :], digit] if k else digit
-    actions = np.where(meet[set_id], picked, -1).astype(np.int16)
-    return sets[set_id], actions, set_id
+  @functools.cached_property
+  def states(self) -> list[_PublicState]:
+    """The acting public states in depth order: read-only views into the flat arrays of
+    `local_solutions.build` (made on first use; the LP and its size estimate need none)."""
+    flat = self._flat
+    grouped, bounds, slot_infosets, inf_bounds = self._acting
+    states = []
+    lo, ro, ao, po = (x.tolist() for x in (flat.local_off, flat.reach_off, flat.act_off,
+                                           flat.pts_off))
+    bd, ib = bounds.tolist(), inf_bounds.tolist()
+    for slot, (anchor, num_sets) in enumerate(zip(flat.anchor.tolist(), flat.num_sets.tolist(),
+                                                  strict=True)):
+      n, k, nl = bd[slot + 1] - bd[slot], ib[slot + 1] - ib[slot], lo[slot + 1] - lo[slot]
+      states.append(_PublicState(
+          index=slot, nodes=grouped[bd[slot]:bd[slot + 1]],
+          infosets=slot_infosets[ib[slot]:ib[slot + 1]], anchor=anchor,
+          reach=flat.reach[ro[slot]:ro[slot + 1]].reshape(nl, n),
+          actions=flat.actions[ao[slot]:ao[slot + 1]].reshape(nl, k),
+          local_set=flat.local_set[lo[slot]:lo[slot + 1]], num_sets=num_sets,
+          parent_to_set=None if anchor < 0 else flat.parent_to_set[po[slot]:po[slot + 1]],
+          offset=lo[slot]))
+    return states
 
   def _legal_tables(self):
     """Per infoset of the tree: its number of legal actions and its legal actions first, in
-    increasing order (computed once per decomposition, used by `_joint_actions`)."""
-    if getattr(self, "_legal", None) is None:
-      lg = self.tree.infoset_legal
-      self._legal = (lg.sum(axis=1), np.argsort(~lg, axis=1, kind="stable"))
-    return self._legal
+    increasing order."""
+    lg = self.tree.infoset_legal
+    return lg.sum(axis=1), np.argsort(~lg, axis=1, kind="stable")
 
   def _too_many_local(self):
     raise errors.SizeLimitError(
         f"the team {self.members} of {self.tree.game} has more than max_local="
         f"{self.max_local} local solutions (LP columns); the game has too much uncommon "
         "external information for the team LP (Theorem 4.1)")
-
-  def _singleton_batch(self, grouped, bounds, single):
-    """Arrays of all one-node acting public states at once (see `_local_solutions`).
-
-    For the i-th such state (slot `slots[i]`): its infoset `inf[i]`, its local solutions (one
-    per legal action, increasing) `acts[act_off[i]:act_off[i+1]]`, its anchor slot and, when the
-    anchor is itself a one-node state, its `parent_to_set` as `pts[pts_off[i]:...+pts_len[i]]`
-    (-1 in pts_off: computed in the loop from the anchor's arrays).
-    """
-    slots = np.nonzero(single)[0]
-    node = grouped[bounds[slots]]
-    inf = self.tt_infoset[node]
-    self.tt_local[node] = 0
-    self.tt_local_inf[node] = 0
-    lg = self.tree.infoset_legal[inf]
-    cnt = lg.sum(axis=1)
-    _, act = np.nonzero(lg)  # row-major: each state's legal actions in increasing order
-    act_off = np.concatenate([[0], np.cumsum(cnt)])
-    pos = np.full(len(single), -1, dtype=np.int64)
-    pos[slots] = np.arange(len(slots))
-    achild = self.tt_anchor_child[node]
-    has = achild >= 0
-    u = np.full(len(slots), -1, dtype=np.int64)
-    a = np.full(len(slots), -1, dtype=np.int64)
-    anchor = np.full(len(slots), -1, dtype=np.int64)
-    u[has] = self.tt_parent[achild[has]]
-    a[has] = self.tt_action[achild[has]]
-    anchor[has] = self.ps_slot[self.tt_ps[u[has]]]
-    # parent_to_set of states whose anchor is a one-node state: 0 where the anchor's local
-    # solution (an action of the anchor's node, which is u) is a (or any, if u is not the
-    # team's: a = -1), else -1.
-    linked = np.nonzero(has & single[np.maximum(anchor, 0)])[0]
-    ap = pos[anchor[linked]]
-    lengths = cnt[ap]
-    pts_off = np.full(len(slots), -1, dtype=np.int64)
-    pts_len = np.zeros(len(slots), dtype=np.int64)
-    seg = np.concatenate([[0], np.cumsum(lengths)])
-    pts_off[linked] = seg[:-1]
-    pts_len[linked] = lengths
-    within = np.arange(int(seg[-1])) - np.repeat(seg[:-1], lengths)
-    parent_act = act[np.repeat(act_off[ap], lengths) + within]
-    a_rep = np.repeat(a[linked], lengths)
-    pts = np.where((a_rep < 0) | (parent_act == a_rep), 0, -1).astype(np.int64)
-    return _SingletonBatch(
-        pos=pos.tolist(), inf=inf, acts=act.astype(np.int16)[:, None],
-        act_off=act_off.tolist(), ones=np.ones((len(act), 1), dtype=bool),
-        zeros=np.zeros(len(act), dtype=np.int64), anchor=anchor.tolist(), u=u.tolist(),
-        a=a.tolist(), pts=pts, pts_off=pts_off.tolist(), pts_len=pts_len.tolist())
-
-  def _parent_to_singleton(self, par: _PublicState, u: int, a: int) -> np.ndarray:
-    """parent_to_set of a one-node state entered from node u of `par` by action a (-1: any)."""
-    col = par.reach[:, self.tt_local[u]].copy()
-    if a >= 0:
-      col &= par.actions[:, self.tt_local_inf[u]] == a
-    return np.where(col, 0, -1)
 
   # --- 5. constraint system ---------------------------------------------------------------------
   def constraint_system(self):
@@ -463,24 +299,22 @@ class TeamDecomposition:
     return self._constraints
 
   def _build_constraint_system(self):
-    states = self.states
-    k = len(states)
-    num_sets = np.fromiter((st.num_sets for st in states), dtype=np.int64, count=k)
-    counts = np.fromiter((len(st.local_set) for st in states), dtype=np.int64, count=k)
-    anchors = np.fromiter((st.anchor for st in states), dtype=np.int64, count=k)
+    flat = self._flat
+    k = len(flat.anchor)
+    num_sets, counts, anchors = flat.num_sets, np.diff(flat.local_off), flat.anchor
     row_start = np.concatenate([[0], np.cumsum(num_sets)])
     num_rows = int(row_start[-1])
     if k == 0:
       return sparse.csr_matrix((0, self.num_local)), np.zeros(0)
     # +lambda_S(R, A) in row (S, R).
-    local_set = np.concatenate([st.local_set for st in states])
+    local_set = flat.local_set
     rows = [np.repeat(row_start[:-1], counts) + local_set]
     cols = [np.arange(self.num_local)]
     vals = [np.ones(self.num_local)]
     # -lambda(R', A') of the anchor in the row (S, R) it reaches.
     linked = np.nonzero(anchors >= 0)[0]
     if len(linked):
-      pts = np.concatenate([states[i].parent_to_set for i in linked])
+      pts = flat.parent_to_set  # the linked states' parent_to_set, in order
       lengths = counts[anchors[linked]]
       seg = np.concatenate([[0], np.cumsum(lengths)])
       within = np.arange(int(seg[-1])) - np.repeat(seg[:-1], lengths)
@@ -533,16 +367,16 @@ class TeamDecomposition:
       rest = np.nonzero(~(self._single[slots] & (a >= 0)))[0]
     rest_slots = slots[rest]
     for slot in np.unique(rest_slots):
-      st = self.states[slot]
+      st_reach, st_actions = self._state_arrays(slot)
       sel = rest[rest_slots == slot]
-      reached = st.reach[:, self.tt_local[u[sel]]].copy()
+      reached = st_reach[:, self.tt_local[u[sel]]]
       team_u = a[sel] >= 0
       if team_u.any():
-        acts = st.actions[:, self.tt_local_inf[u[sel][team_u]]]
+        acts = st_actions[:, self.tt_local_inf[u[sel][team_u]]]
         reached[:, team_u] &= acts == a[sel][team_u][None, :]
       j, c = np.nonzero(reached)
       rows.append(base + sel[c])
-      cols.append(st.offset + j)
+      cols.append(self.state_offsets[slot] + j)
     if rows:
       r = np.concatenate(rows)
       c = np.concatenate(cols)
@@ -550,6 +384,15 @@ class TeamDecomposition:
       r = c = np.zeros(0, dtype=np.int64)
     self.leaf_matrix = sparse.csr_matrix((np.ones(len(r)), (r, c)),
                                          shape=(self.num_leaves, self.num_local))
+
+  def _state_arrays(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
+    """(reach [num_local, |S|], actions [num_local, num_infosets]) of one acting state."""
+    flat, (_, bounds, _, inf_bounds) = self._flat, self._acting
+    nl = int(flat.local_off[slot + 1] - flat.local_off[slot])
+    reach = flat.reach[flat.reach_off[slot]:flat.reach_off[slot + 1]]
+    actions = flat.actions[flat.act_off[slot]:flat.act_off[slot + 1]]
+    return (reach.reshape(nl, int(bounds[slot + 1] - bounds[slot])),
+            actions.reshape(nl, int(inf_bounds[slot + 1] - inf_bounds[slot])))
 
   def leaf_values(self, lam: np.ndarray) -> np.ndarray:
     """Plan value x[c] of every leaf sequence (constant leaf: 1)."""
@@ -564,6 +407,6 @@ class TeamDecomposition:
 
   def sizes(self) -> dict[str, int]:
     return dict(sequences=self.num_sequences, public_states=self.num_public_states,
-                acting_public_states=len(self.states),
-                reachable_sets=int(sum(st.num_sets for st in self.states)),
+                acting_public_states=len(self._flat.anchor),
+                reachable_sets=int(self._flat.num_sets.sum()),
                 local_solutions=self.num_local, team_tree_nodes=self.num_tt)

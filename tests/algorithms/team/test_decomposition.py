@@ -17,8 +17,8 @@ from scipy import sparse
 
 import ospiel_team  # noqa: F401
 from ospiel_team import errors
-from ospiel_team.lp import decomposition as team_decomposition
 from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.lp import local_solutions
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.games import team_instances
 
@@ -161,15 +161,23 @@ def test_decomposition_equals_per_state_reference(name):
     assert_same_as_reference(reference(dec), dec)
 
 
-def test_unique_rows_matches_numpy():
-  rng = np.random.default_rng(0)
-  for width in (1, 3, 8, 9):
-    packed = rng.integers(0, 4, size=(200, width)).astype(np.uint8)
-    packed[rng.integers(0, 2, size=200).astype(bool)] = 0
-    u0, i0 = np.unique(packed, axis=0, return_inverse=True)
-    u1, i1 = team_decomposition._unique_rows(packed)
-    np.testing.assert_array_equal(u0, u1)
-    np.testing.assert_array_equal(i0.reshape(-1), i1)
+@pytest.mark.parametrize("n", [1, 7, 64, 65, 130])
+def test_reached_sets_kernel_equals_numpy_unique(n):
+  """The kernel's distinct reachable sets (one and several 64-bit words per row) are numpy's
+  sorted unique non-empty rows, and parent_to_set their inverse (-1: the empty set)."""
+  rng = np.random.default_rng(n)
+  rows = rng.integers(0, 2, size=(300, n)).astype(bool)
+  rows[rng.integers(0, 300, size=20)] = rows[0]
+  rows[rng.integers(0, 300, size=20)] = False
+  words = np.zeros((len(rows), (n + 63) // 64), dtype=np.uint64)
+  for j in range(n):
+    words[:, j // 64] |= rows[:, j].astype(np.uint64) << np.uint64(63 - j % 64)
+  sets, ids = local_solutions._reached_sets(words, n)
+  uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+  keep = uniq.any(axis=1)
+  new_id = np.where(keep, np.cumsum(keep) - 1, -1)
+  np.testing.assert_array_equal(sets, uniq[keep])
+  np.testing.assert_array_equal(ids, new_id[inv.reshape(-1)])
 
 
 def test_max_local_refuses():
