@@ -202,7 +202,7 @@ def sequence_backward_induction(tree: GameTree, player: int, terminal_weights: A
                                 backend: str = "numpy") -> tuple[Array, Array]:
   """The best pure strategy of `player` against fixed terminal weights, by backward induction.
 
-  Maximises sum_z w[z] [player's strategy plays to z] over the player's pure strategies:
+  Maximises sum_z w[z] 1(the player's strategy plays to z) over the player's pure strategies:
   bottom-up over the player's sequence tree (a tree by perfect recall), each sequence collects
   the weights of the terminals it leads to plus the best values of the infosets it leads to;
   an infoset takes the max over its legal actions (the first maximal action on ties, as
