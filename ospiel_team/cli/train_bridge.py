@@ -4,6 +4,11 @@ r"""Trains a self-play A2C bridge bidder (`ospiel-team-train-bridge`), JPS paper
   # fine-tune with JPSBid on 5% of the games from a saved model:
   ospiel-team-train-bridge --workdir /tmp/jps --init_model /tmp/bridge_a2c/model.npz \
       --search jps --search_fraction 0.05 --rounds 250
+  # PPO with fictitious self-play (a quarter of the rounds against the last 10 snapshots),
+  # from the shipped model, for 60 CPU minutes:
+  ospiel-team-train-bridge --workdir /tmp/ppo_fsp \
+      --init_model ospiel_team/bridge/models/a2c_longer.npz --algorithm ppo \
+      --opponent_pool_size 10 --pool_probability 0.25 --max_cpu_minutes 60
   # Yeh & Lin's uncontested setting (learns without a warm start):
   ospiel-team-train-bridge --workdir /tmp/unc --uncontested --bc_teacher= --learning_rate 3e-4
   # acting and learning in JAX on a GPU, from a committed checkpoint, 8192 tables a round:
@@ -12,7 +17,9 @@ r"""Trains a self-play A2C bridge bidder (`ospiel-team-train-bridge`), JPS paper
       --max_minutes 60 --export_checkpoint /tmp/bridge_jax/slim.npz
 
 Engines: ``numpy`` (default; `ospiel_team.bridge.agents.a2c`: the batched numpy auction engine,
-a replay buffer, optional JPSBid search, evaluation against the natural bidder) and ``jax``
+a replay buffer, optional JPSBid search, evaluation against the natural bidder; also
+``--algorithm ppo``, `ospiel_team.bridge.agents.ppo`, and fictitious self-play against a pool of
+past snapshots, `ospiel_team.bridge.agents.opponent_pool`) and ``jax``
 (`ospiel_team.bridge.agents.jax_trainer`: one jitted function per round plays the pure-JAX
 auction and takes the Adam steps, on the device --platform names). Both write the same
 checkpoints, so a run can move between them with --resume_from. The hyper-parameter flags are
@@ -50,6 +57,10 @@ from ospiel_team.errors import UserError
 FLAGS = flags.FLAGS
 PROGRAM = "train_bridge"
 _NUMPY_ONLY = ("eval_every", "search", "refresh_minutes", "init_model")
+# A2CConfig fields the JAX trainer does not implement (PPO and the opponent pool).
+_NUMPY_ONLY_CONFIG = ("algorithm", "clip_eps", "gae_lambda", "epochs_per_batch",
+                      "minibatch_size", "opponent_pool_size", "pool_snapshot_every",
+                      "pool_probability")
 
 
 def define_flags() -> None:
@@ -69,6 +80,9 @@ def define_flags() -> None:
                      "being built); 0: never. Runs that refresh are not bit-reproducible.")
   flags.DEFINE_integer("rounds", 100000, "Total rounds (resumed rounds count).", lower_bound=1)
   flags.DEFINE_float("max_minutes", 30.0, "Stop (with a checkpoint) after this many minutes.")
+  flags.DEFINE_float("max_cpu_minutes", 0.0, "Also stop (with a checkpoint) once the run's "
+                     "training loop has used this many CPU minutes (all threads, counted over "
+                     "resumes; 0: no CPU budget).", lower_bound=0.0)
   flags.DEFINE_integer("eval_every", 20, "Evaluate vs natural every this many rounds (0: never).",
                        lower_bound=0)
   flags.DEFINE_integer("eval_boards", 200, "Boards per evaluation (<= holdout).", lower_bound=1)
@@ -128,7 +142,7 @@ def _check_flags() -> tuple[A2CConfig, jax_trainer.JaxTrainOptions]:
   if FLAGS.max_minutes <= 0:
     raise UserError(f"--max_minutes {FLAGS.max_minutes} must be > 0")
   if FLAGS.engine == "jax":
-    given = [f"--{n}" for n in _NUMPY_ONLY if FLAGS[n].present]
+    given = [f"--{n}" for n in _NUMPY_ONLY + _NUMPY_ONLY_CONFIG if FLAGS[n].present]
     if given:
       raise UserError(f"{', '.join(given)}: numpy engine only (not with --engine jax)")
     if FLAGS.platform == "cpu":
@@ -143,6 +157,9 @@ def _check_flags() -> tuple[A2CConfig, jax_trainer.JaxTrainOptions]:
     raise UserError(f"--{e}") from None
   if FLAGS.engine == "jax":
     jax_trainer.pick_device(options.platform)
+  if FLAGS.search != "none" and (cfg.algorithm != "a2c" or cfg.pool_probability > 0):
+    raise UserError("--search is for plain A2C self-play (not with --algorithm ppo or "
+                    "--pool_probability > 0)")
   return cfg, options
 
 
@@ -173,8 +190,8 @@ def _make_trainer(cfg: A2CConfig, options, train_ds, held):
   ckpt = os.path.join(FLAGS.workdir, "checkpoint.npz")
   if FLAGS.resume_from and not os.path.exists(ckpt):
     shutil.copyfile(FLAGS.resume_from, ckpt)
-  trainer = a2c.A2CTrainer(cfg, train_ds, None, held, workdir=FLAGS.workdir,
-                           init_params_from=FLAGS.init_model)
+  trainer = a2c.make_trainer(cfg, train_ds, None, held, workdir=FLAGS.workdir,
+                             init_params_from=FLAGS.init_model)
   if FLAGS.search != "none":
     from ospiel_team.bridge.agents import jps_bid
     trainer.search = jps_bid.JPSBidSearch(
@@ -223,7 +240,8 @@ def _train(trainer, train_ds, held, n_base: int) -> None:
                 progress=FLAGS.progress, max_seconds=FLAGS.max_minutes * 60,
                 refresh=refresh if FLAGS.refresh_minutes > 0 else None,
                 refresh_seconds=FLAGS.refresh_minutes * 60,
-                snapshot_every=FLAGS.snapshot_every)
+                snapshot_every=FLAGS.snapshot_every,
+                max_cpu_seconds=FLAGS.max_cpu_minutes * 60 if FLAGS.max_cpu_minutes else None)
 
 
 def _write_outputs(trainer, cfg: A2CConfig, start_games: int, start_wall: float) -> None:
@@ -233,7 +251,9 @@ def _write_outputs(trainer, cfg: A2CConfig, start_games: int, start_wall: float)
   policy_net.save_model(os.path.join(FLAGS.workdir, "model.npz"), jax.device_get(trainer.params),
                         cfg, extra={"rounds": trainer.round, "games": trainer.games,
                                     "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,
-                                    "search": FLAGS.search, "trainer": FLAGS.engine})
+                                    "search": FLAGS.search, "trainer": FLAGS.engine,
+                                    "algorithm": cfg.algorithm,
+                                    "pool_probability": cfg.pool_probability})
   training_plots.plot_learning_curve(trainer.log_rows,
                                      os.path.join(FLAGS.workdir, "learning_curve.png"))
   if FLAGS.export_checkpoint:

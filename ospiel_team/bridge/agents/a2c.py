@@ -74,6 +74,7 @@ import optax
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
+from ospiel_team.bridge.agents import opponent_pool
 from ospiel_team.bridge.agents.a2c_config import A2CConfig
 from ospiel_team.bridge.agents.policy_net import (
     OBS_SIZE, PolicyFn, init_params, legal_from_obs, load_model, make_network, sample_calls)
@@ -133,7 +134,7 @@ def make_update_fn(net: hk.Transformed, optimizer, cfg: A2CConfig):
 @dataclasses.dataclass
 class Rollout:
   """Result of one self-play round on 2K tables (tables k and K + k bid the same deal)."""
-  obs: np.ndarray        # (T, 267) decisions with >= 2 legal calls
+  obs: np.ndarray        # (T, 267) the learner's decisions with >= 2 legal calls
   actions: np.ndarray    # (T,)
   logp: np.ndarray       # (T,) behaviour log-prob
   table: np.ndarray      # (T,) table of each decision
@@ -142,6 +143,8 @@ class Rollout:
   reward_ns: np.ndarray  # (2K,) IMPs/24 for N-S at each table vs the other table
   num_calls: np.ndarray  # (2K,) auction lengths
   engine: engine_lib.BiddingEngine
+  values: np.ndarray | None = None  # (T,) the acting policy's value of each decision
+  step: np.ndarray | None = None    # (T,) the auction step of each decision
 
   def returns(self) -> np.ndarray:
     """(T,) float32 return of each decision: its table's reward for the deciding seat's side."""
@@ -150,7 +153,8 @@ class Rollout:
 
 def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.random.Generator,
                   deal_pool: np.ndarray, num_deals: int,
-                  on_step: Callable | None = None, obs_dtype=np.float32) -> Rollout:
+                  on_step: Callable | None = None, obs_dtype=np.float32,
+                  opponent: Callable | None = None) -> Rollout:
   """Plays `num_deals` deals from `deal_pool` at two tables each, sampling from `policy`.
 
   `policy(obs) -> (probs, values)`; `on_step(step, eng)` (optional) is called before each step
@@ -158,6 +162,11 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
   and stored in the rollout (np.uint8 moves a quarter of float32's bytes; same bits). The
   random numbers are drawn in the same order whatever the dtype, so the same `rng` state gives
   the same calls wherever `policy` gives the same probabilities.
+
+  `opponent` (optional, a policy like `policy`; fictitious self-play,
+  `ospiel_team.bridge.agents.opponent_pool`): it calls for East-West at each deal's first table
+  and for North-South at its second (`opponent_pool.opponent_mask`), with the same random
+  numbers; its decisions are not in the rollout (only the learner's are learnt from).
   """
   deals = deal_pool[rng.integers(0, len(deal_pool), num_deals)]
   dealer = rng.integers(0, 4, num_deals)
@@ -165,26 +174,38 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
   eng.reset(np.concatenate([deals, deals]), np.concatenate([dealer, dealer]),
             np.concatenate([vul, vul]))
   b = 2 * num_deals
-  obs_l, act_l, logp_l, tab_l, seat_l = [], [], [], [], []
+  obs_l, act_l, logp_l, tab_l, seat_l, val_l, step_l = [], [], [], [], [], [], []
   step = 0
   while not eng.done.all():
     forced = on_step(step, eng) if on_step is not None else None  # may force calls (-1: no)
     active = np.flatnonzero(~eng.done)
     obs = eng.observation(dtype=obs_dtype)[active]
     legal = legal_from_obs(obs)
-    probs, _ = policy(obs)
+    seats = eng.current_player[active]
+    if opponent is None:
+      probs, values = policy(obs)
+      mine = np.ones(len(active), bool)
+    else:
+      mine = ~opponent_pool.opponent_mask(active, seats, num_deals)
+      probs = np.zeros((len(active), legal.shape[1]))
+      values = np.zeros(len(active))
+      for rows, fn in ((np.flatnonzero(mine), policy), (np.flatnonzero(~mine), opponent)):
+        if len(rows):
+          probs[rows], values[rows] = fn(obs[rows])
     u = rng.random(len(active))
     a = sample_calls(probs, legal, u)
     if forced is not None:  # jps_bid.GameSearch plays its searched calls
       a = np.where(forced[active] >= 0, forced[active], a)
     calls = np.zeros(b, np.int64)
     calls[active] = a
-    keep = legal.sum(axis=1) > 1
+    keep = (legal.sum(axis=1) > 1) & mine
     obs_l.append(obs[keep])
     act_l.append(a[keep])
     logp_l.append(np.log(np.maximum(probs[np.arange(len(a)), a], 1e-30))[keep])
     tab_l.append(active[keep])
-    seat_l.append(eng.current_player[active][keep])
+    seat_l.append(seats[keep])
+    val_l.append(np.asarray(values, np.float64)[keep])
+    step_l.append(np.full(int(keep.sum()), step, np.int64))
     eng.step(calls)
     step += 1
   ns = eng.ns_score()
@@ -194,20 +215,41 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
                  seat=cat(seat_l, (0,), np.int64), ns_score=ns,
                  reward_ns=scoring.duplicate_rewards(ns),
                  num_calls=eng.auctions.num_calls.copy(),
-                 engine=eng)
+                 engine=eng, values=cat(val_l, (0,), np.float64),
+                 step=cat(step_l, (0,), np.int64))
 
 
 # ------------------------------------------------------------------------------------------
 # Trainer
 # ------------------------------------------------------------------------------------------
+def make_trainer(cfg: A2CConfig, *args, **kwargs) -> A2CTrainer:
+  """The numpy-engine trainer of ``cfg.algorithm``: `A2CTrainer` or `ppo.PPOTrainer`.
+
+  The arguments are `A2CTrainer`'s.
+  """
+  if cfg.algorithm == "ppo":
+    from ospiel_team.bridge.agents import ppo  # ppo imports this module
+    return ppo.PPOTrainer(cfg, *args, **kwargs)
+  return A2CTrainer(cfg, *args, **kwargs)
+
+
 class A2CTrainer(RoundTrainer):
-  """Self-play A2C on the batched engine; see the module docstring."""
+  """Self-play A2C on the batched engine; see the module docstring.
+
+  With ``cfg.opponent_pool_size`` > 0 the trainer keeps a pool of its past snapshots
+  (`opponent_pool.OpponentPool`) and plays a round against one of them with probability
+  ``cfg.pool_probability`` (fictitious self-play).
+  """
 
   TRAIN_DESC = "a2c rounds"
+  ALGORITHM = "a2c"
 
   def __init__(self, cfg: A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
                eval_dataset=None, workdir: str | None = None,
                init_params_from: str | None = None):
+    if cfg.algorithm != self.ALGORITHM:
+      raise ValueError(f"{type(self).__name__} runs algorithm {self.ALGORITHM!r}, the "
+                       f"configuration says {cfg.algorithm!r} (use a2c.make_trainer)")
     self.cfg = cfg
     self.dataset = dataset_lib.load_datasets(dataset)
     n = self.dataset.holders.shape[0]
@@ -240,6 +282,9 @@ class A2CTrainer(RoundTrainer):
     self.learner_rng = np.random.default_rng([cfg.seed, 1])
     self.overlap_threads = True  # False: the overlapped schedule run in one thread (tests)
     self.search = None  # optional JPSBid hook: search(trainer, on_step registry) (jps_bid.py)
+    self.pool = opponent_pool.OpponentPool(cfg.opponent_pool_size, cfg.pool_probability,
+                                           cfg.seed)
+    self._opponent_policy = PolicyFn(self.net, self.params, fine_padding=cfg.fast_acting)
     if workdir is not None and os.path.exists(self.checkpoint_path):
       self.load_checkpoint()
 
@@ -271,10 +316,12 @@ class A2CTrainer(RoundTrainer):
       if self.workdir is None:
         return
       path = self.checkpoint_path
+    extra = self.buffer.state_dict() if include_buffer else {}
+    if self.pool.size:
+      extra.update(self.pool.state_dict())
     self._write_checkpoint(path, self.rng.bit_generator.state,
                            self.learner_rng.bit_generator.state,
-                           compressed=not include_buffer,
-                           extra_arrays=self.buffer.state_dict() if include_buffer else None)
+                           compressed=not include_buffer, extra_arrays=extra)
 
   def load_checkpoint(self) -> None:
     """Resumes from ``workdir/checkpoint.npz`` (slim: with an empty replay buffer)."""
@@ -290,6 +337,25 @@ class A2CTrainer(RoundTrainer):
     if "learner_rng" in state:  # older checkpoints: the sequential loop only
       self.learner_rng.bit_generator.state = state["learner_rng"]
     self.log_rows = state["log_rows"]
+    self.total_cpu = state.get("total_cpu", 0.0)  # older checkpoints: not counted
+    if self.pool.size:
+      with np.load(self.checkpoint_path, allow_pickle=False) as z:
+        if "pool_meta" in z.files:  # a checkpoint without a pool (e.g. a2c_longer): empty
+          self.pool.load_state_dict({k: z[k] for k in z.files if k.startswith("pool")})
+
+  # --- fictitious self-play -----------------------------------------------------------------
+  def _round_opponent(self, params) -> tuple[Callable | None, str]:
+    """This round's opponent (None: self-play) and its log entry (the snapshot's round).
+
+    First adds `params` (the parameters the round plays with) to the pool when due.
+    """
+    if self.pool.wants_snapshot(self.round, self.cfg.pool_snapshot_every):
+      self.pool.add(self.round, params)
+    i = self.pool.draw()
+    if i is None:
+      return None, ""
+    self._opponent_policy.params = self.pool.params[i]
+    return self._opponent_policy, str(self.pool.rounds[i])
 
   # --- training -----------------------------------------------------------------------------
   def _learn(self, rng: np.random.Generator, params, opt_state, entropy_coef: float):
@@ -324,6 +390,7 @@ class A2CTrainer(RoundTrainer):
     search_points = 0
     if cfg.overlap_learning and self.search is None:
       params, opt_state = self.params, self.opt_state
+      opponent, opponent_round = self._round_opponent(params)
       out = {}
 
       def learner():
@@ -341,7 +408,7 @@ class A2CTrainer(RoundTrainer):
       self._policy.params = params
       try:
         ro = play_selfplay(self._policy, self.engine, self.rng, self.train_deals,
-                           cfg.deals_per_round, obs_dtype=obs_dtype)
+                           cfg.deals_per_round, obs_dtype=obs_dtype, opponent=opponent)
       finally:
         if thread is not None:
           thread.join()
@@ -351,10 +418,14 @@ class A2CTrainer(RoundTrainer):
       self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
     else:
       on_step = self.search.on_step if self.search is not None else None
+      opponent, opponent_round = self._round_opponent(self.params)
       if self.search is not None:
+        if opponent is not None:
+          raise ValueError("JPSBid search and fictitious self-play cannot run together")
         self.search.begin_round(self, 2 * cfg.deals_per_round)
       ro = play_selfplay(self.policy, self.engine, self.rng, self.train_deals,
-                         cfg.deals_per_round, on_step=on_step, obs_dtype=obs_dtype)
+                         cfg.deals_per_round, on_step=on_step, obs_dtype=obs_dtype,
+                         opponent=opponent)
       self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
       if self.search is not None:
         search_points = self.search.end_round(self, ro)
@@ -367,7 +438,8 @@ class A2CTrainer(RoundTrainer):
     self.wall += dt
     row = {"round": self.round, "games": self.games, "decisions": self.buffer.total_added,
            "wall_s": round(self.wall, 2), "games_per_s": round(games / max(dt, 1e-9), 1),
-           "mean_auction_len": float(np.mean(ro.num_calls)), "search_points": search_points}
+           "mean_auction_len": float(np.mean(ro.num_calls)), "search_points": search_points,
+           "opponent": opponent_round}
     row.update({k: metrics.get(k, "") for k in ("loss", "policy_loss", "value_loss",
                                                  "entropy", "mean_rho")})
     return row

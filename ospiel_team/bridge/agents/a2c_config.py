@@ -7,6 +7,18 @@ Each field's help text is its ``metadata["help"]``. Defaults: the JPS paper's Ap
 (Tian, Gong & Jiang, "Joint Policy Search for Multi-agent Collaboration with Imperfect
 Information", NeurIPS 2020, arXiv:2008.06495) at CPU size: learning rate 1e-4 and entropy
 bonus 0.01 as in the paper, 2 residual blocks instead of more (Table 4: no difference).
+
+Two options beyond the paper's A2C (`ospiel_team.bridge.agents.ppo`,
+`ospiel_team.bridge.agents.opponent_pool`):
+
+* ``algorithm="ppo"``: proximal policy optimisation (Schulman et al., "Proximal Policy
+  Optimization Algorithms", arXiv:1707.06347) with generalised advantage estimation (Schulman
+  et al., "High-Dimensional Continuous Control Using Generalized Advantage Estimation",
+  arXiv:1506.02438): ``clip_eps``, ``gae_lambda``, ``epochs_per_batch``, ``minibatch_size``.
+* fictitious self-play against a pool of the learner's past snapshots (Heinrich, Lanctot &
+  Silver, "Fictitious Self-Play in Extensive-Form Games", ICML 2015; as Kita et al., "A Simple,
+  Solid, and Reproducible Baseline for Bridge Bidding AI", IEEE CoG 2024, use it for bridge):
+  ``opponent_pool_size``, ``pool_snapshot_every``, ``pool_probability``.
 """
 
 from __future__ import annotations
@@ -51,6 +63,21 @@ class A2CConfig:
   overlap_learning: bool = _field(
       False, "Run the round's Adam steps in a thread while its games are played with the "
       "parameters from before them (faster, one round staler; numpy engine without search).")
+  algorithm: str = _field("a2c", "Learner: a2c (replay buffer, importance-ratio clipped "
+                          "A2C) or ppo (clipped surrogate, GAE, several epochs per round's "
+                          "batch; numpy engine).")
+  clip_eps: float = _field(0.2, "PPO: clip range of the probability ratio (1 - eps, 1 + eps).")
+  gae_lambda: float = _field(0.95, "PPO: lambda of generalised advantage estimation (1: the "
+                             "return minus the value).")
+  epochs_per_batch: int = _field(4, "PPO: passes over each round's decisions.")
+  minibatch_size: int = _field(1024, "PPO: decisions per Adam step within an epoch.")
+  opponent_pool_size: int = _field(0, "Fictitious self-play: past snapshots of the learner "
+                                   "kept as opponents (the newest N; 0: no pool).")
+  pool_snapshot_every: int = _field(100, "Fictitious self-play: add the learner to the pool "
+                                    "every this many rounds (and when the pool is empty).")
+  pool_probability: float = _field(0.0, "Fictitious self-play: probability that a round is "
+                                   "played against a pool snapshot (drawn uniformly from the "
+                                   "pool) instead of the current learner.")
 
   def __post_init__(self):
     for name in ("hidden", "deals_per_round", "batch_size", "buffer_size"):
@@ -68,6 +95,28 @@ class A2CConfig:
       raise UserError(f"ratio_clip must be > 0, got {self.ratio_clip}")
     if self.burn_in > self.buffer_size:
       raise UserError(f"burn_in {self.burn_in} exceeds buffer_size {self.buffer_size}")
+    self._check_ppo_and_pool()
+
+  def _check_ppo_and_pool(self) -> None:
+    if self.algorithm not in ("a2c", "ppo"):
+      raise UserError(f"algorithm must be 'a2c' or 'ppo', got {self.algorithm!r}")
+    if not 0 < self.clip_eps < 1:
+      raise UserError(f"clip_eps must be in (0, 1), got {self.clip_eps}")
+    if not 0 <= self.gae_lambda <= 1:
+      raise UserError(f"gae_lambda must be in [0, 1], got {self.gae_lambda}")
+    for name in ("epochs_per_batch", "minibatch_size", "pool_snapshot_every"):
+      if getattr(self, name) < 1:
+        raise UserError(f"{name} must be >= 1, got {getattr(self, name)}")
+    if self.opponent_pool_size < 0:
+      raise UserError(f"opponent_pool_size must be >= 0, got {self.opponent_pool_size}")
+    if not 0 <= self.pool_probability <= 1:
+      raise UserError(f"pool_probability must be in [0, 1], got {self.pool_probability}")
+    if self.pool_probability > 0 and self.opponent_pool_size == 0:
+      raise UserError(f"pool_probability {self.pool_probability} needs opponent_pool_size "
+                      ">= 1")
+    if self.algorithm == "ppo" and self.overlap_learning:
+      raise UserError("overlap_learning is for algorithm a2c (PPO learns on the round's own "
+                      "games)")
 
   def entropy_at(self, round_: int) -> float:
     """The entropy coefficient of round `round_` (0-based) under the linear schedule."""

@@ -47,11 +47,18 @@ class RoundTrainer:
   # the whole run so far including evaluation, checkpoints and logs (the time of a checkpoint
   # written after round k counts in round k + 1's row), ``games_per_s_wall`` all games /
   # ``total_wall_s``. Both survive resuming.
+  # ``cpu_s``: CPU seconds of the process (all threads: `time.process_time`) spent in the
+  # training loop since the run's first round (evaluation and checkpoints included; the
+  # budget of `train`'s ``max_cpu_seconds``); ``opponent``: the round of the pool snapshot a
+  # fictitious self-play round played against (empty: self-play); ``clip_frac``: PPO's share of
+  # clipped ratios.
   LOG_FIELDS = ["round", "games", "decisions", "wall_s", "games_per_s", "total_wall_s",
-                "games_per_s_wall", "mean_auction_len",
-                "loss", "policy_loss", "value_loss", "entropy", "mean_rho", "search_points",
+                "games_per_s_wall", "cpu_s", "mean_auction_len",
+                "loss", "policy_loss", "value_loss", "entropy", "mean_rho", "clip_frac",
+                "opponent", "search_points",
                 "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
   TRAIN_DESC = "rounds"  # the progress bar's label
+  total_cpu = 0.0  # CPU seconds of the training loop, over resumes (checkpointed)
 
   cfg: A2CConfig
   workdir: str | None
@@ -78,7 +85,7 @@ class RoundTrainer:
     arrays.update({f"opt/{i:04d}": np.asarray(x) for i, x in enumerate(leaves)})
     arrays.update(extra_arrays or {})
     state = {"round": self.round, "games": self.games, "wall": self.wall,
-             "total_wall": self.total_wall, "rng": rng_state,
+             "total_wall": self.total_wall, "total_cpu": self.total_cpu, "rng": rng_state,
              "learner_rng": learner_rng_state, "config": dataclasses.asdict(self.cfg),
              "log_rows": self.log_rows}
     meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
@@ -120,7 +127,8 @@ class RoundTrainer:
             checkpoint_every: int = 10, progress: bool = True,
             max_seconds: float | None = None,
             refresh: Callable[[RoundTrainer], None] | None = None,
-            refresh_seconds: float = 300.0, snapshot_every: int = 0) -> list[dict]:
+            refresh_seconds: float = 300.0, snapshot_every: int = 0,
+            max_cpu_seconds: float | None = None) -> list[dict]:
     """Trains until `rounds` rounds in total (counting resumed ones) or `max_seconds` pass.
 
     Args:
@@ -137,6 +145,9 @@ class RoundTrainer:
       snapshot_every: also save the model (`policy_net.save_model`) as
         ``workdir/snapshots/round_RRRRRRR.npz`` every this many rounds (0: never); the
         snapshots are the candidates of model selection on the validation deals.
+      max_cpu_seconds: stop (with a checkpoint) once the run's CPU seconds in this loop
+        (``total_cpu``: all threads of the process, counted over resumes) reach this many; the
+        budget of runs compared at equal CPU (`time.process_time` deltas).
 
     Returns:
       The log rows of all rounds (resumed ones included).
@@ -152,6 +163,16 @@ class RoundTrainer:
                        "during training; use 0")
     start = time.time()
     last_refresh = start
+    cpu_mark = time.process_time()
+
+    def count_cpu():
+      nonlocal cpu_mark
+      now = time.process_time()
+      self.total_cpu += now - cpu_mark
+      cpu_mark = now
+
+    if max_cpu_seconds is not None and self.total_cpu >= max_cpu_seconds:
+      return self.log_rows
     bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc=self.TRAIN_DESC,
                     disable=not progress)
     while self.round < rounds:
@@ -164,15 +185,18 @@ class RoundTrainer:
         m, se, nb = self.evaluate(eval_boards)
         row.update(eval_boards=nb, eval_imps_vs_natural=round(m, 4), eval_stderr=round(se, 4))
       total = self.total_wall + (time.time() - t_iter)
+      count_cpu()
       row.update(total_wall_s=round(total, 2),
-                 games_per_s_wall=round(self.games / max(total, 1e-9), 1))
+                 games_per_s_wall=round(self.games / max(total, 1e-9), 1),
+                 cpu_s=round(self.total_cpu, 2))
       self.log_rows.append(row)
       bar.update(1)
       ent = row.get("entropy", "")
       bar.set_postfix(games=self.games, len=f"{row['mean_auction_len']:.1f}",
                       ent=f"{ent:.2f}" if isinstance(ent, float) else ent,
                       ev=row.get("eval_imps_vs_natural", ""))
-      timed_out = max_seconds is not None and time.time() - start > max_seconds
+      timed_out = ((max_seconds is not None and time.time() - start > max_seconds)
+                   or (max_cpu_seconds is not None and self.total_cpu >= max_cpu_seconds))
       if self.round % checkpoint_every == 0 or self.round >= rounds or timed_out:
         self.total_wall += time.time() - t_iter  # the checkpoint saves this iteration's time
         t_iter = time.time()
@@ -181,6 +205,7 @@ class RoundTrainer:
       if snapshot_every and self.round % snapshot_every == 0 and self.workdir is not None:
         self.save_snapshot()
       self.total_wall += time.time() - t_iter
+      count_cpu()
       if timed_out:
         break
     bar.close()
