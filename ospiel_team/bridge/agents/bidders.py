@@ -16,7 +16,9 @@ vulnerability and the legal calls.
 `make_bidder(name)` returns a bidder by name: the built-in ``pass``, ``random``, ``natural``;
 our shipped models (``a2c``, ...; `ospiel_team.bridge.agents.model_bidder`, imported on use as
 it needs JAX); the JPS authors' published models (``jps_paper_0.63``, ...;
-`ospiel_team.bridge.agents.jps_paper`, given the folder that holds them); or a model file path.
+`ospiel_team.bridge.agents.jps_paper`, given the folder that holds them); a model file path;
+or ``search:<model>[?options]``, a model searched at play time
+(`ospiel_team.bridge.agents.search_bidder`).
 """
 
 from __future__ import annotations
@@ -321,7 +323,9 @@ def make_bidder(name: str, reference_dir: str | None = None, greedy: bool = True
       models (``jps_paper_0.63``, ``jps_paper_baseline``, ``jps_paper_baseline2``,
       ``jps_paper_2day5``, ``jps_paper_2day8``; see `jps_paper`), which needs
       `reference_dir`; or a path to a saved model (``.npz`` of `policy_net.save_model` or
-      an A2C checkpoint, or one of the authors' ``.pth`` files).
+      an A2C checkpoint, or one of the authors' ``.pth`` files); or ``search:<model>``,
+      optionally ``search:<model>?k=8&m=3``: that model of ours searched at play time over
+      sampled deals (`search_bidder`).
     reference_dir: folder holding the authors' ``bridge_models/`` (only for their models).
     greedy: model bidders bid their most probable legal call (True, the JPS paper's
       evaluation) or sample with the match's uniforms.
@@ -333,6 +337,9 @@ def make_bidder(name: str, reference_dir: str | None = None, greedy: bool = True
     raise ValueError(f"bidder name must be a non-empty string, got {name!r}")
   if name in _BIDDERS:
     return _BIDDERS[name]()
+  if name.startswith("search:"):  # play-time search over a model of ours (search_bidder)
+    from ospiel_team.bridge.agents import search_bidder
+    return search_bidder.make_search_bidder(name, greedy=greedy)
   from ospiel_team.bridge.agents import jps_paper
   if name in jps_paper.REFERENCE_MODELS or name.endswith(".pth"):
     return jps_paper.load_bidder(name, reference_dir=reference_dir, greedy=greedy)
