@@ -11,11 +11,14 @@ Records read (all through `common.load`):
 - `team_lp_second_method.json`: the belief DAG's brackets re-derived by exact team best
   responses on the largest instances;
 - `team_plan_views.json`: 3-player Kuhn poker's TMECor plan scored through per-player views,
-  beside the comparison runner's per-player solvers.
+  beside the comparison runner's per-player solvers;
+- `team_scaling.json` (optional until recorded): the families past Table 1
+  (`benchmarks/team_scaling.py`).
 """
 from __future__ import annotations
 
 import math
+import os
 import re
 
 from render import common
@@ -27,6 +30,7 @@ LONG = "team_21L523_long.json"
 CHECK = "team_21L523.md"
 SECOND = "team_lp_second_method.json"
 VIEWS = "team_plan_views.json"
+SCALING = "team_scaling.json"
 
 PAGE = "team.md#zhang-sandholm-table-1"
 SAME = "same at 4 decimals"
@@ -590,3 +594,49 @@ def l523_exploratory() -> str:
 def paper_seconds(name: str) -> str:
   """The paper's own runtime for `name`, in seconds ('—' when none is printed)."""
   return _seconds(published()[name]["seconds_ours"])
+
+
+# ----------------------------------------------------------------------------------------
+# Past Table 1 (`benchmarks/team_scaling.py`).
+SCALING_FAMILIES = {
+    "kuhn_ranks": "Kuhn, ranks", "leduc_ranks": "Leduc, ranks", "leduc_bets": "Leduc, bets",
+    "dice_faces": "Liar's Dice, faces", "goofspiel_ranks": "Goofspiel, cards",
+    "split_3v2": "3 vs 2 players", "smoke": "smoke test",
+}
+_STOPS = {"time": "time limit", "memory": "memory cap", "size": "tree too large (refused)",
+          "error": "error"}
+
+
+def _scaling_answer(row: dict) -> str:
+  if not row["finished"]:
+    return "—"
+  if row["exact"]:
+    return f"{common.num(row['value'], 7)} (exact)"
+  return f"[{common.num(row['lower'], 7)}, {common.num(row['upper'], 7)}]"
+
+
+def scaling_table() -> str:
+  """The families past Table 1: per instance the method `auto` chose, the exact value or
+  certified bracket, seconds, peak memory, histories, and where and why a family stopped
+  (a sentence instead while `results/team_scaling.json` is not recorded)."""
+  if not os.path.isfile(os.path.join(common.RESULTS, SCALING)):
+    return ("*Not recorded yet: `nice -n 10 python benchmarks/team_scaling.py --out "
+            "results/team_scaling.json` writes the record this table is rendered from.*")
+  rec = common.load(SCALING)
+  out = []
+  for row in rec["rows"]:
+    hist = common.thousands(row["histories"]) if "histories" in row else "—"
+    stop = "" if row["finished"] else _STOPS.get(row.get("stop"), str(row.get("stop")))
+    out.append([SCALING_FAMILIES.get(row["family"], row["family"]), row["name"],
+                f"`{row['game']}`, " + row["teams"].replace("|", " vs "), hist,
+                f"`{row['method']}`" if row["finished"] else "—", _scaling_answer(row),
+                _seconds(row["seconds"]), common.num(row["peak_rss_gb"], 2), stop])
+  table = common.md_table(["family", "instance", "game, teams", "histories", "method",
+                           "value", "seconds", "peak GB", "stopped by"], out, "lllrllrrl")
+  loads = [float(r["load_before"]) for r in rec["rows"]]
+  prov = common.provenance(rec["command"], record=SCALING, date=rec["date"],
+                           machine=rec["machine"],
+                           load=f"{min(loads):.2f}-{max(loads):.2f} before each instance")
+  limits = (f"Each instance: {common.num(rec['time_limit'], 0)} s, "
+            f"{common.num(rec['memory_gb'], 0)} GB address space.")
+  return f"{table}\n\n{limits}\n\n{prov}"

@@ -40,11 +40,19 @@ import pyspiel
 from scipy import sparse
 
 from ospiel_team import errors
+from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import highs
 from ospiel_team.lp import plan_mip
+from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
+
+
+ORACLES = ("mip", "dag")
+# oracle="dag": the most belief-DAG edges (local solutions) a team's oracle may build (21K8's
+# team 1 has 1,710,448; 21K12's is far larger).
+DAG_ORACLE_MAX_LOCAL = 5_000_000
 
 
 @dataclasses.dataclass
@@ -100,7 +108,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
           tol: float = 1e-6, time_limit: float | None = None, max_iterations: int = 100_000,
           threads: int | None = None, extra_columns: bool = False,
           hybrid: bool = False,
-          warm_start: bool = False) -> ColumnGenerationResult:
+          warm_start: bool = False, oracle: str = "mip",
+          max_local: int = DAG_ORACLE_MAX_LOCAL) -> ColumnGenerationResult:
   """Team 1's team-correlated equilibrium value by column generation (single/double oracle).
 
   Args:
@@ -119,6 +128,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       AAAI 2021, arXiv:2009.12629): same exact best responses, fewer binaries.
     warm_start: each oracle MIP starts from the previous call's solution
       (`TeamOracle(warm_start=True)`).
+    oracle: "mip" (`best_response.TeamOracle`: backward induction for one player, the flow
+      MIP for several) or "dag" (for a team of several players, the best response of its team
+      belief DAG, `DagOracle`; one player keeps backward induction).
+    max_local: with oracle="dag", SizeLimitError past this many DAG edges (local solutions) of
+      a team.
 
   Returns:
     A `ColumnGenerationResult`; `lower` and `upper` are certified by exact team best responses.
@@ -129,11 +143,14 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise errors.UserError(f"tol={tol!r} must be >= 0")
   if max_iterations < 1:
     raise errors.UserError(f"max_iterations={max_iterations!r} must be >= 1")
+  if oracle not in ORACLES:
+    raise errors.UserError(f"oracle={oracle!r}: use one of {ORACLES}")
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
     raise errors.UserError(f"column generation needs two teams (got {teams})")
   cg = _ColumnGeneration(tree, teams, start, time_limit, threads=threads,
-                         extra_columns=extra_columns, hybrid=hybrid, warm_start=warm_start)
+                         extra_columns=extra_columns, hybrid=hybrid, warm_start=warm_start,
+                         oracle=oracle, max_local=max_local)
   cg.first_columns()
   converged = False
   while not cg.stopped:
@@ -165,15 +182,17 @@ class _ColumnGeneration:
   certify it, the oracles, and the seconds spent in each part."""
 
   def __init__(self, tree: GameTree, teams: teams_lib.Teams, start: float,
-               time_limit: float | None, *, threads, extra_columns, hybrid, warm_start):
+               time_limit: float | None, *, threads, extra_columns, hybrid, warm_start,
+               oracle="mip", max_local=DAG_ORACLE_MAX_LOCAL):
     self.tree, self.teams, self.start, self.time_limit = tree, teams, start, time_limit
     self.threads = threads
     chance = tree.chance_reach()[tree.terminals]
     self.cu1 = chance * teams_lib.team_terminal_utilities(tree, teams)[:, 0]
-    self.oracles = [team_best_response.TeamOracle(tree, t, threads=threads,
-                                                  keep_others=extra_columns, hybrid=hybrid,
-                                                  warm_start=warm_start)
-                    for t in teams.teams]
+    self.oracles = [
+        DagOracle(tree, t, max_local) if oracle == "dag" and len(t) > 1 else
+        team_best_response.TeamOracle(tree, t, threads=threads, keep_others=extra_columns,
+                                      hybrid=hybrid, warm_start=warm_start)
+        for t in teams.teams]
     self.single = len(teams.teams[1]) == 1
     if self.single:
       self.r2, self.const2, self.f_mat, self.f_rhs = _sequence_form(tree, teams.teams[1][0])
@@ -309,6 +328,35 @@ class _ColumnGeneration:
         team1_reach=self.best_x_reach, team2_reach=self.best_y_reach, seconds=seconds,
         oracle_seconds=self.oracle_seconds, master_seconds=self.master_seconds,
         build_seconds=self.build_seconds, history=self.history, stopped=self.stopped)
+
+
+class DagOracle:
+  """Exact pure team best response by the team belief DAG (`TeamOracle`'s interface).
+
+  Zhang, Farina & Sandholm, "Team Belief DAG", ICML 2023 (arXiv:2202.00789): one bottom-up pass
+  over the team's belief DAG (every belief takes its best prescription) gives a best joint pure
+  plan, with no MIP. Building the DAG needs the team's tree decomposition (Zhang & Sandholm,
+  AAAI 2022), whose local solutions are the DAG's edges: worth it where the decomposition is
+  small enough and the flow MIP slow (measured on Kuhn 21K8 by `benchmarks/team_cg_oracle.py`).
+  """
+
+  def __init__(self, tree: GameTree, members, max_local: int = DAG_ORACLE_MAX_LOCAL):
+    self.members = [int(p) for p in members]
+    self.dec = TeamDecomposition(tree, self.members, max_local)
+    self.dag = team_belief_dag.BeliefDAG(self.dec)
+
+  def best_response(self, terminal_weights: np.ndarray,
+                    time_limit: float | None = None) -> team_best_response.PureBestResponse:
+    """The best joint pure plan against `terminal_weights` (exact; no time limit needed)."""
+    del time_limit
+    start = time.perf_counter()
+    dec = self.dec
+    grad = np.bincount(dec.terminal_leaf, weights=terminal_weights, minlength=dec.num_leaves)
+    value, flow = self.dag.best_response(grad)
+    reach = np.rint(dec.terminal_reach(self.dag.to_local(flow)))
+    return team_best_response.PureBestResponse(
+        value=float(value), bound=float(value), strategy={}, reach=reach,
+        seconds=time.perf_counter() - start)
 
 
 def _left(start: float, time_limit: float | None) -> float | None:
