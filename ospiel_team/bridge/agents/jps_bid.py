@@ -57,53 +57,17 @@ import numpy as np
 
 from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.rollouts import rollout_to_end as _rollout_to_end
+from ospiel_team.bridge.agents.rollouts import step_policy as _step_policy
+from ospiel_team.bridge.agents.rollouts import team_reward, top_candidates
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge import scoring
 from ospiel_team.errors import UserError
 
 
 # ------------------------------------------------------------------------------------------
 # Auctions and the engine
 # ------------------------------------------------------------------------------------------
-def _step_policy(eng: engine_lib.BiddingEngine, policy: Callable, rng: np.random.Generator,
-                 forced: np.ndarray | None = None) -> None:
-  """One call at every unfinished table: `forced[b]` where >= 0, else sampled from `policy`."""
-  b = eng.batch_size
-  active = np.flatnonzero(~eng.done)
-  calls = np.zeros(b, np.int64)
-  if forced is not None:
-    f = np.asarray(forced)[active]
-    sample_rows = active[f < 0]
-    calls[active[f >= 0]] = f[f >= 0]
-  else:
-    sample_rows = active
-  if len(sample_rows):
-    obs = eng.observation()[sample_rows]
-    probs, _ = policy(obs)
-    calls[sample_rows] = policy_net.sample_calls(probs, policy_net.legal_from_obs(obs),
-                                                 rng.random(len(sample_rows)))
-  eng.step(calls)
-
-
-def _rollout_to_end(eng, policy, rng) -> None:
-  while not eng.done.all():
-    _step_policy(eng, policy, rng)
-
-
-def top_candidates(probs: np.ndarray, legal: np.ndarray, k: int, threshold: float = 0.0):
-  """(calls (n, k), valid (n, k)): the k most probable legal calls (ties: lower call id);
-  with `threshold` > 0 only those with probability above it are valid (the first always is)."""
-  score = np.where(legal, probs, -1.0)
-  order = np.argsort(-score, axis=1, kind="stable")[:, :k]
-  valid = np.take_along_axis(legal, order, axis=1)
-  if threshold > 0:
-    above = np.take_along_axis(probs, order, axis=1) > threshold
-    above[:, 0] = True
-    valid &= above
-  return order, valid
-
-
 # ------------------------------------------------------------------------------------------
 # The search
 # ------------------------------------------------------------------------------------------
@@ -264,15 +228,6 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
     res.partner_value = res.partner_logp = res.partner_return = np.zeros(0)
     res.partner_root = none
   return res
-
-
-def team_reward(ns_score, ref_ns_score, sign, kind: str = "imps") -> np.ndarray:
-  """The searching team's reward: IMPs of (N-S score - reference) / 24, or the raw score
-  difference in points (``kind="score"``), times `sign` (+1 for N-S, -1 for E-W)."""
-  diff = np.asarray(ns_score) - np.asarray(ref_ns_score)
-  if kind == "score":
-    return sign * diff.astype(np.float64)
-  return sign * scoring.imps_array(diff) / scoring.IMP_SCALE
 
 
 def _finish(v1, valid1, c1, obs0, probs0, p_obs, p_call, p_val, p_logp, p_root,

@@ -6,9 +6,10 @@ r"""Search at play time: a bidder that checks its policy's call by double-dummy 
 its bidding network: sample the hidden hands consistent with what the seat knows, play each
 candidate call out on them, and score the results double-dummy. The candidate search over
 calls with rollouts of the policy is the JPSBid search of Tian, Gong & Jiang (JPS,
-arXiv:2008.06495, Sec. 7.3; `jps_bid`), whose pieces are reused here (`jps_bid.top_candidates`,
-`jps_bid.team_reward`, the rollout loop); JPSBid searches with the true deal during training,
-this bidder searches at play time, where the deal is hidden, over sampled deals.
+arXiv:2008.06495, Sec. 7.3; `jps_bid`), whose pieces are reused here (`rollouts`: the
+candidate calls, the team's reward, the rollout loop); JPSBid searches with the true deal
+during training, this bidder searches at play time, where the deal is hidden, over sampled
+deals.
 
 At one call of seat P (its 13 cards and the auction so far are all it uses; the other hands of
 the match engine are never read):
@@ -66,7 +67,7 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import jps_bid
+from ospiel_team.bridge.agents import rollouts
 from ospiel_team.bridge.agents import policy_net
 from ospiel_team.errors import UserError
 
@@ -274,14 +275,14 @@ def candidate_calls(probs: np.ndarray, legal: np.ndarray, m: int,
                     floor: float) -> list[np.ndarray]:
   """Per row: the `m` most probable legal calls and the legal calls above `floor`, most
   probable first (ties: lower call id), so the first is the policy's greedy call."""
-  order, valid = jps_bid.top_candidates(probs, legal, A.NUM_CALLS)
+  order, valid = rollouts.top_candidates(probs, legal, A.NUM_CALLS)
   p = np.take_along_axis(np.asarray(probs), order, axis=1)
   keep = valid & ((np.arange(A.NUM_CALLS)[None, :] < m) | (p > floor))
   return [order[i][keep[i]] for i in range(len(order))]
 
 
 def _greedy_policy(policy: Policy) -> Policy:
-  """The policy's most probable legal call with probability 1 (for `jps_bid`'s rollouts)."""
+  """The policy's most probable legal call with probability 1 (for `rollouts.rollout_to_end`)."""
   def greedy(obs):
     probs, values = policy(obs)
     calls = policy_net.greedy_calls(np.asarray(probs), policy_net.legal_from_obs(obs))
@@ -319,10 +320,10 @@ def candidate_values(policy: Policy, root: A.Auctions, holders: np.ndarray,
   eng = engine_lib.BiddingEngine.from_auctions(ds, root.uncontested, root.take(deal), deal)
   eng.step(np.tile(np.asarray(candidates, np.int64), n))
   play = _greedy_policy(policy) if rollout == "greedy" else policy
-  jps_bid._rollout_to_end(eng, play, rng or np.random.default_rng(0))
+  rollouts.rollout_to_end(eng, play, rng or np.random.default_rng(0))
   ns = eng.ns_score().reshape(n, c)
   sign = 1.0 if seat % 2 == 0 else -1.0
-  per_deal = jps_bid.team_reward(ns, ns[:, :1], sign, reward)
+  per_deal = rollouts.team_reward(ns, ns[:, :1], sign, reward)
   if reward == "imps":
     per_deal = per_deal * scoring.IMP_SCALE
   w = np.asarray(weights, np.float64)
