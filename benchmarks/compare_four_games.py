@@ -29,7 +29,7 @@ import pyspiel
 
 from ospiel_team import atomic_io
 from ospiel_team.tree import teams as teams_lib
-from ospiel_team.runner import compare
+from ospiel_team.runner import comparison
 from ospiel_team.runner import execute
 from ospiel_team.runner import reference
 from ospiel_team.runner import report
@@ -67,7 +67,7 @@ def main(argv):
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
-  seeds = compare.parse_seeds(FLAGS.seeds)
+  seeds = comparison.parse_seeds(FLAGS.seeds)
   chosen = ([GAMES[int(i)] for i in FLAGS.games.split()] if FLAGS.games else GAMES)
   workers = FLAGS.workers or os.cpu_count()
   fig, axes = plt.subplots(1, len(chosen), figsize=(5 * len(chosen), 4.2), squeeze=False)
@@ -77,7 +77,7 @@ def main(argv):
   for ax, (game, teams, solvers, options) in zip(axes[0], chosen, strict=True):
     out = os.path.join(FLAGS.out, _slug(game))
     t0 = time.time()
-    rows, infos = compare.run_all(game, solvers, seconds=FLAGS.seconds, seeds=seeds,
+    rows, infos = comparison.run_all(game, solvers, seconds=FLAGS.seconds, seeds=seeds,
                                   num_points=FLAGS.num_points, teams=teams, workers=workers,
                                   options=options,
                                   ray_address=FLAGS.ray, out=out)

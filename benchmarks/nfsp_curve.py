@@ -20,7 +20,7 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.runner import api
-from ospiel_team.runner import compare
+from ospiel_team.runner import comparison
 from ospiel_team.runner import execute
 from ospiel_team.runner import metrics
 from ospiel_team.runner import report
@@ -43,7 +43,7 @@ def main(argv):
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
-  seeds = compare.parse_seeds(FLAGS.seeds)
+  seeds = comparison.parse_seeds(FLAGS.seeds)
   options = api.parse_options(FLAGS.solver_options)
   fig, axes = plt.subplots(1, 2, figsize=(11, 4))
   lines = ["| game | seed | episodes | CPU min | NashConv start | NashConv end | uniform | "
@@ -51,7 +51,7 @@ def main(argv):
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
   for game in FLAGS.games:
     out = os.path.join(FLAGS.out, game)
-    rows, infos = compare.run_all(game, ["nfsp"], seconds=FLAGS.seconds, seeds=seeds,
+    rows, infos = comparison.run_all(game, ["nfsp"], seconds=FLAGS.seconds, seeds=seeds,
                                   num_points=FLAGS.num_points, options=options,
                                   workers=FLAGS.workers or os.cpu_count(), out=out)
     report.write_outputs(rows, out, infos, {"value": 0.0, "label": "Nash (NashConv 0)"})

@@ -103,7 +103,7 @@ def main(argv):
       continue
     out = os.path.join(FLAGS.out, name)
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [sys.executable, "-m", "ospiel_team.compare", *args, "--out", out]
+    cmd = [sys.executable, "-m", "ospiel_team.cli.compare", *args, "--out", out]
     load_before = os.getloadavg()[0]
     wall = time.perf_counter()
     subprocess.run(cmd, check=True, cwd=repo, stdout=subprocess.DEVNULL)

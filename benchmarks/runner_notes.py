@@ -6,7 +6,7 @@ r"""Measurements behind the runner page's reproduction notes (`docs/runner.md`).
 - `mmd_magnet`: the current policy's NashConv of `mmd` on Kuhn poker at log-spaced iterations,
   with the moving magnet (the runner's default) and with OpenSpiel's uniform magnet.
 
-Every run goes through `compare.run_all` (the runner's code path) with an iteration budget, so
+Every run goes through `comparison.run_all` (the runner's code path) with an iteration budget, so
 its numbers do not depend on the machine. Writes `<records>/nfsp_settings.json` and
 `<records>/mmd_magnet.json`.
 
@@ -56,13 +56,13 @@ def nfsp_settings(episodes: int, seed: int) -> dict:
   Returns:
     {"episodes", "uniform_nash_conv", "settings": one dict per setting}.
   """
-  from ospiel_team.runner import compare
+  from ospiel_team.runner import comparison
   from ospiel_team.runner.adapters import openspiel
   per_iteration = openspiel.NFSP_OPTIONS["nfsp.episodes"]
   iterations = max(1, episodes // per_iteration)
   out = []
   for name, options in NFSP_SETTINGS:
-    rows, _ = compare.run_all("kuhn_poker", ["nfsp"], iterations=iterations, num_points=2,
+    rows, _ = comparison.run_all("kuhn_poker", ["nfsp"], iterations=iterations, num_points=2,
                               seeds=[seed], options={k: str(v) for k, v in options.items()},
                               progress=False)
     last = [r for r in rows if r["variant"] == "average"][-1]
@@ -92,10 +92,10 @@ def mmd_magnet(iterations: int) -> dict:
   Returns:
     {"iterations", "curves": {"moving"|"uniform": [[iteration, NashConv], ...]}}.
   """
-  from ospiel_team.runner import compare
+  from ospiel_team.runner import comparison
   curves = {}
   for magnet in ("moving", "uniform"):
-    rows, _ = compare.run_all("kuhn_poker", ["mmd"], iterations=iterations, num_points=12,
+    rows, _ = comparison.run_all("kuhn_poker", ["mmd"], iterations=iterations, num_points=12,
                               options={"mmd.magnet": magnet}, progress=False)
     curves[magnet] = [[r["iteration"], r["metric"]] for r in rows if r["variant"] == "current"]
     print(f"mmd {magnet}: {curves[magnet][-1]}")

@@ -23,7 +23,7 @@ from ospiel_team.bridge.agents import model_bidder
 
 FLAGS = flags.FLAGS
 # The match command's flags (--boards, --dataset, --uncontested, --seed, ...) are reused here.
-match_cli.define_flags()
+match_cli.define_flags(FLAGS)
 flags.DEFINE_string("model", "a2c", "Shipped model name, model .npz path, or built-in bidder.")
 flags.DEFINE_string("json", None, "Also write the statistics to this JSON file.")
 

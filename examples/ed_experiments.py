@@ -69,7 +69,7 @@ flags.DEFINE_string("record", "", "Also write the compact record here (e.g. "
 # --solvers, --num_points, --solver_options and --out are the comparison runner's
 # flags (defined by `ospiel_team.cli.compare.define_flags`), with this script's defaults (no
 # solver options: tabular and neural ED run with their defaults).
-compare_cli.define_flags()
+compare_cli.define_flags(flags.FLAGS)
 flags.FLAGS.set_default("solvers", ["ed", "neural_ed", "cfr", "cfr_plus", "xfp", "nfsp"])
 flags.FLAGS.set_default("num_points", 60)
 flags.FLAGS.set_default("out", "out/ed_experiments")

@@ -1,9 +1,8 @@
 """The package's layers: imports point down only, and no module imports itself in a circle.
 
-Every `import` counts, including those inside functions. The layers (ARCHITECTURE in
-docs/contributing.md):
+Every `import` counts, including those inside functions. The layers (docs/contributing.md):
 
-  cli, entry points  ->  runner  ->  algorithms.coop  ->  algorithms.nash, algorithms.team
+  cli  ->  runner  ->  algorithms.coop  ->  algorithms.nash, algorithms.team
   ->  lp  ->  tree  ->  games  ->  bridge (rules and data)  ->  utilities
   bridge.agents  ->  games, bridge (rules and data), utilities
 
@@ -20,9 +19,8 @@ from tests import repo as tests_repo
 
 PACKAGE = os.path.join(tests_repo.REPO, "ospiel_team")
 
-UTIL, BRIDGE, GAMES, TREE, LP, NASH, TEAM, COOP, AGENTS, RUNNER, CLI, ENTRY = (
-    "util", "bridge", "games", "tree", "lp", "nash", "team", "coop", "agents", "runner", "cli",
-    "entry")
+UTIL, BRIDGE, GAMES, TREE, LP, NASH, TEAM, COOP, AGENTS, RUNNER, CLI = (
+    "util", "bridge", "games", "tree", "lp", "nash", "team", "coop", "agents", "runner", "cli")
 ALLOWED = {
     UTIL: {UTIL},
     BRIDGE: {UTIL, BRIDGE},
@@ -35,21 +33,14 @@ ALLOWED = {
     AGENTS: {UTIL, BRIDGE, GAMES, AGENTS},
     RUNNER: {UTIL, GAMES, TREE, LP, NASH, TEAM, COOP, RUNNER},
     CLI: {UTIL, BRIDGE, GAMES, TREE, LP, NASH, TEAM, COOP, AGENTS, RUNNER, CLI},
-    ENTRY: {CLI},
 }
-# The team solvers' public modules: the only ones a module outside `algorithms.team` imports.
-TEAM_PUBLIC = {"ospiel_team.algorithms.team.solve", "ospiel_team.algorithms.team.lp"}
-# Entry points kept for `python -m` (the comparison runner's, and deprecated ones).
-ENTRY_MODULES = {
-    "ospiel_team.compare", "ospiel_team.algorithms.team_lp", "ospiel_team.algorithms.team_solve",
-    "ospiel_team.algorithms.coop_optimum", "ospiel_team.bridge.match",
-    "ospiel_team.bridge.uncontested", "ospiel_team.bridge.make_dataset",
-}
+# The team solvers' public API (the package and its public modules): all that a module outside
+# `algorithms.team` imports.
+TEAM_PUBLIC = {"ospiel_team.algorithms.team", "ospiel_team.algorithms.team.solve",
+               "ospiel_team.algorithms.team.lp"}
 
 
 def layer(module: str) -> str:
-  if module in ENTRY_MODULES:
-    return ENTRY
   if module == "ospiel_team":  # `import ospiel_team` registers the games
     return GAMES
   prefixes = [("ospiel_team.bridge.agents", AGENTS), ("ospiel_team.bridge", BRIDGE),

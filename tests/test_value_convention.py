@@ -22,7 +22,7 @@ from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.tree import teams as teams_lib
-from ospiel_team.runner import compare
+from ospiel_team.runner import comparison
 from ospiel_team.runner import metrics
 from ospiel_team.runner import reference
 from ospiel_team.tree import evaluation
@@ -60,7 +60,7 @@ def test_a_cooperative_policy_has_one_value_in_every_tool(tmp_path):
   cli = _cli_json("ospiel_team.cli.coop_optimum", "--game", "mini_bridge(size=3)")
   assert cli["value"] == pytest.approx(common, abs=1e-12) and "team_value" not in cli
   # the runner's rows: a JPS result read by the runner's metric, against the same reference
-  rows, _ = compare.run_all("mini_bridge(size=3)", ["jps"], iterations=2, num_points=1,
+  rows, _ = comparison.run_all("mini_bridge(size=3)", ["jps"], iterations=2, num_points=1,
                             progress=False, out=str(tmp_path))
   for r in rows:
     assert r["metric_name"] == "value" and r["metric"] <= common + 1e-12

@@ -30,7 +30,10 @@ def one_line_flags_parser(argv: list[str]) -> list[str]:
 
 
 def run(main: Callable[[list[str]], int | None], define_flags: Callable[[], None]) -> None:
-  """Defines the command's flags and runs `main` under absl.
+  """Defines the command's flags on absl's global `flags.FLAGS` and runs `main` under absl.
+
+  Only `ospiel-team-train-bridge` still uses the global flags (with `call` for tests); every
+  other command parses its own `flags.FlagValues` (`parse_private`).
 
   ``--help`` (``-h``, ``--helpshort``) prints the docstring of the module that defines the
   flags (the command's usage) and those flags, however the command was started (console script
@@ -46,20 +49,29 @@ def run(main: Callable[[list[str]], int | None], define_flags: Callable[[], None
 
 
 def parse_private(fv: flags.FlagValues, argv: Sequence[str], doc: str) -> int | None:
-  """Parses `argv` into a command's own `FlagValues` (commands callable in-process as
-  ``main(argv) -> status``).
+  """Parses `argv` into a command's own `FlagValues`: the one pattern of every command.
+
+  Each command module defines ``main(argv) -> status``, which makes a fresh `flags.FlagValues`,
+  defines its flags on it and calls this, so that a command runs in-process (tests, scripts)
+  as it runs from its console script (``run()``: ``sys.exit(main(sys.argv))``), and no two
+  commands share absl's global flags.
 
   Returns 0 after printing the command's help when `argv` asks for it (``--help``, ``-h``,
-  ``--helpshort``, ``--helpfull``), 2 after printing one line for a bad flag, else None (parsed).
+  ``--helpshort``, ``--helpfull``), 2 after printing one line for a bad flag or an unexpected
+  positional argument, else None (parsed).
   """
   if any(a in HELP_FLAGS for a in argv[1:]):
     print(f"{doc.strip()}\n\nFlags:\n{fv.get_help()}")
     return 0
   try:
-    fv(list(argv))
+    rest = fv(list(argv))
   except flags.Error as e:
     print(f"{_program(argv)}: error: {str(e).splitlines()[0]}", file=sys.stderr)
-    return 2
+    return EXIT_USER_ERROR
+  if len(rest) > 1:
+    print(f"{_program(argv)}: error: unexpected arguments {rest[1:]} (every option is a "
+          "--flag)", file=sys.stderr)
+    return EXIT_USER_ERROR
   return None
 
 

@@ -1,4 +1,4 @@
-"""Command line of the comparison runner (`ospiel-team-compare`, `python -m ospiel_team.compare`).
+"""Command line of the comparison runner (`ospiel-team-compare`).
 
   ospiel-team-compare                                   # the default comparison (< 1 minute)
   ospiel-team-compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \\
@@ -6,13 +6,14 @@
   ospiel-team-compare --game kuhn_poker --game "mini_bridge(size=3)" --solvers cfr_plus \\
       --out out/two                   # one folder per game under out/two, and summary.md
 
-The runner itself is `ospiel_team.runner`: `compare` (the orchestration), `metrics`,
+The runner itself is `ospiel_team.runner`: `comparison` (the orchestration), `metrics`,
 `reference`, `execute` (tasks, pool, Ray, result store) and `report` (tables and figures).
 """
 
 import os
 import re
 import sys
+from collections.abc import Sequence
 
 from absl import flags
 
@@ -22,27 +23,26 @@ from ospiel_team import paths
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import api
 from ospiel_team.cli import _flags
-from ospiel_team.runner import compare as runner
+from ospiel_team.runner import comparison as runner
 from ospiel_team.runner import execute
 from ospiel_team.runner import reference
 from ospiel_team.runner import registry
 from ospiel_team.runner import report
 
 
-FLAGS = flags.FLAGS
+def define_flags(fv: flags.FlagValues) -> None:
+  """Defines the runner's command-line flags on `fv`.
 
-
-def define_flags() -> None:
-  """Defines the runner's command-line flags (not on import, so scripts can import the runner).
-
-  Scripts that reuse the runner's flags call this, then `FLAGS.set_default(...)` as needed;
-  a flag the script has already defined itself (e.g. its own --seconds) is left to it.
+  `main` defines them on a fresh `flags.FlagValues`; a script that reuses them (an example on
+  absl's global flags) passes `flags.FLAGS`, then sets its own defaults with
+  `fv.set_default(...)`; a flag the script has already defined itself (e.g. its own --seconds)
+  is left to it.
   """
-  defined = set(FLAGS)
+  defined = set(fv)
 
   def define(kind, name, *args):
     if name not in defined:
-      getattr(flags, f"DEFINE_{kind}")(name, *args)
+      getattr(flags, f"DEFINE_{kind}")(name, *args, flag_values=fv)
 
   define("multi_string", "game", [runner.DEFAULT_GAME],
          "Game string for pyspiel.load_game; repeat the flag for several games (one output "
@@ -86,76 +86,93 @@ def _game_folder(out: str, game: str, several: bool) -> str:
   return os.path.join(out, safe)
 
 
-def _check_flags() -> tuple[list[int], float | None, dict[str, str], int]:
+def _check_flags(fv: flags.FlagValues) -> tuple[list[int], float | None, dict[str, str], int]:
   """The flags' values checked before any work: (seeds, seconds, options, workers)."""
-  if not FLAGS.out or not FLAGS.out.strip():
+  if not fv.out or not fv.out.strip():
     raise api.UserError("--out is empty: give the output folder")
-  _flags.check_number("iterations", FLAGS.iterations, minimum=1, maximum=MAX_ITERATIONS,
+  _flags.check_number("iterations", fv.iterations, minimum=1, maximum=MAX_ITERATIONS,
                       integer=True)
-  _flags.check_number("seconds", FLAGS.seconds, above=0, maximum=MAX_SECONDS,
+  _flags.check_number("seconds", fv.seconds, above=0, maximum=MAX_SECONDS,
                       why="solver CPU seconds per run")
-  _flags.check_number("num_points", FLAGS.num_points, minimum=1, maximum=MAX_POINTS,
+  _flags.check_number("num_points", fv.num_points, minimum=1, maximum=MAX_POINTS,
                       integer=True)
-  _flags.check_number("workers", FLAGS.workers, minimum=0, maximum=MAX_WORKERS, integer=True)
-  text = str(FLAGS.seeds).strip()
+  _flags.check_number("workers", fv.workers, minimum=0, maximum=MAX_WORKERS, integer=True)
+  text = str(fv.seeds).strip()
   if "," not in text and text.lstrip("+-").isdigit():  # a count: checked before range(count)
     _flags.check_number("seeds", int(text), minimum=1, maximum=MAX_SEEDS, integer=True,
                         why="a count of seeds")
-  seeds = runner.parse_seeds(FLAGS.seeds)
-  seconds = FLAGS.seconds
-  if seconds is None and FLAGS.iterations is None:
+  seeds = runner.parse_seeds(fv.seeds)
+  seconds = fv.seconds
+  if seconds is None and fv.iterations is None:
     seconds = runner.DEFAULT_SECONDS
   try:
-    options = api.parse_options(FLAGS.solver_options)
+    options = api.parse_options(fv.solver_options)
   except ValueError as e:
     raise api.UserError(str(e)) from None
-  runner.check_ray(FLAGS.ray)
+  runner.check_ray(fv.ray)
   try:  # the workers' JAX compilation cache: a bad OSPIEL_TEAM_CACHE is said before any run
     paths.cache_dir("jax_compilation_cache")
   except paths.CacheFolderError as e:
     raise api.UserError(e.strerror or str(e)) from None
-  bad = [f for f in FLAGS.formats if f not in ("png", "svg", "pdf")]
+  bad = [f for f in fv.formats if f not in ("png", "svg", "pdf")]
   if bad:
-    raise api.UserError(f"--formats {','.join(FLAGS.formats)}: {bad[0]!r} is not png, svg or "
+    raise api.UserError(f"--formats {','.join(fv.formats)}: {bad[0]!r} is not png, svg or "
                         "pdf")
-  if len(set(FLAGS.game)) != len(FLAGS.game):
-    raise api.UserError(f"--game names a game twice: {FLAGS.game}")
-  return seeds, seconds, options, FLAGS.workers or os.cpu_count() or 1
+  if len(set(fv.game)) != len(fv.game):
+    raise api.UserError(f"--game names a game twice: {fv.game}")
+  return seeds, seconds, options, fv.workers or os.cpu_count() or 1
 
 
-def main(argv):
-  del argv
+def main(argv: Sequence[str]) -> int:
+  """Runs the command with the arguments `argv` (`argv[0]` is the program) in this process.
+
+  Returns:
+    The exit status: 0 done (or help printed), 2 a user error (one line on stderr), 1 a write
+    failed for lack of space (one line; finished runs kept), 130 interrupted.
+  """
+  fv = flags.FlagValues()
+  define_flags(fv)
+  status = _flags.parse_private(fv, argv, __doc__)
+  if status is not None:
+    return status
+  return run_flags(fv, command=list(argv))
+
+
+def run_flags(fv: flags.FlagValues, command: Sequence[str] | None = None) -> int:
+  """Runs the comparison of the parsed flags `fv` (see `main`; `command` is recorded in the
+  outputs, default `sys.argv`); returns the exit status."""
   done: dict[str, tuple] = {}
   try:
-    seeds, seconds, options, workers = _check_flags()
-    for g in FLAGS.game:  # an unknown game in one line, with close names
+    seeds, seconds, options, workers = _check_flags(fv)
+    for g in fv.game:  # an unknown game in one line, with close names
       _flags.check_game_name(g)
-    games = [runner.load_game(g) for g in FLAGS.game]  # every game checked before any run
+    games = [runner.load_game(g) for g in fv.game]  # every game checked before any run
     several = len(games) > 1
-    if workers <= 1 and not FLAGS.ray:
+    if workers <= 1 and not fv.ray:
       execute.configure_worker()  # inline runs get the workers' settings
-    with execute.out_lock(FLAGS.out):
+    with execute.out_lock(fv.out):
       for (game, tree) in games:
-        out = _game_folder(FLAGS.out, str(game), several)
-        rows, infos = runner.run_all(game, FLAGS.solvers, FLAGS.iterations, tree=tree,
-                                     num_points=FLAGS.num_points, options=options,
-                                     metric=FLAGS.metric, seeds=seeds, seconds=seconds,
-                                     teams=FLAGS.teams, workers=workers,
-                                     ray_address=FLAGS.ray, out=out)
+        out = _game_folder(fv.out, str(game), several)
+        rows, infos = runner.run_all(game, fv.solvers, fv.iterations, tree=tree,
+                                     num_points=fv.num_points, options=options,
+                                     metric=fv.metric, seeds=seeds, seconds=seconds,
+                                     teams=fv.teams, workers=workers,
+                                     ray_address=fv.ray, out=out)
         ref = None
-        if FLAGS.reference:
-          teams = (teams_lib.parse_teams(FLAGS.teams, game.num_players()) if FLAGS.teams
+        if fv.reference:
+          teams = (teams_lib.parse_teams(fv.teams, game.num_players()) if fv.teams
                    else None)
           ref = reference.reference(game, tree, rows[0]["metric_name"], teams, out_dir=out)
-        report.write_outputs(rows, out, infos, ref, all_variants=FLAGS.all_variants,
-                             formats=FLAGS.formats, command=sys.argv)
+        report.write_outputs(rows, out, infos, ref, all_variants=fv.all_variants,
+                             formats=fv.formats,
+                             command=list(command or sys.argv))
         print(report.markdown_table(rows, infos, ref))
         print(f"Wrote {out}/results.json, results.md, curves.png")
         done[str(game)] = (rows, ref)
       if several:
-        path = os.path.join(FLAGS.out, "summary.md")
+        path = os.path.join(fv.out, "summary.md")
         atomic_io.write_text(path, "Judged variant of each solver, final checkpoint, mean over "
-                             f"seeds; one folder per game under {FLAGS.out}.\n\n"
+                             f"seeds; one folder per game under {fv.out}.\n\n"
                              + report.summary_table(done))
         print(f"Wrote {path}")
   except (api.UserError, errors.UserError) as e:  # a bad value; bugs keep their tracebacks
@@ -170,12 +187,12 @@ def main(argv):
     # The writers are atomic: finished runs (the result store) and every file written before
     # are intact; a rerun resumes the runs and writes (draws) the outputs again.
     print(_flags.disk_full_line("ospiel-team-compare", e, f"finished runs are kept in "
-                                f"{FLAGS.out}", "rerun the same command: it redraws the "
+                                f"{fv.out}", "rerun the same command: it redraws the "
                                 "missing outputs without repeating finished runs"),
           file=sys.stderr)
     return _flags.EXIT_DISK_FULL
   except KeyboardInterrupt:  # the pool's workers ignore Ctrl-C and are terminated
-    print(f"interrupted: finished runs are kept in {FLAGS.out}; rerun the command to "
+    print(f"interrupted: finished runs are kept in {fv.out}; rerun the command to "
           "resume", file=sys.stderr)
     return 130
   return 0
@@ -183,7 +200,7 @@ def main(argv):
 
 def run() -> None:
   """Entry point of `ospiel-team-compare`."""
-  _flags.run(lambda argv: sys.exit(main(argv)), define_flags)
+  sys.exit(main(sys.argv))
 
 
 if __name__ == "__main__":

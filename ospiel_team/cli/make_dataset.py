@@ -13,7 +13,6 @@ import shutil
 import sys
 from collections.abc import Sequence
 
-from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
@@ -37,25 +36,26 @@ SAY_COST_FROM_SECONDS = 60.0  # builds estimated shorter start silently
 MAX_WORKERS = 4096
 
 
-def define_flags() -> None:
-  """The command's absl flags (defined only when run as a command, not on import)."""
-  flags.DEFINE_integer("deals", None, "Number of deals.", lower_bound=1)
-  flags.DEFINE_string("out", None, "Output .npz path (its chunks go to <out>.chunks/).")
+def define_flags(fv: flags.FlagValues) -> None:
+  """Defines the command's flags on `fv` (`main` passes a fresh `flags.FlagValues`)."""
+  flags.DEFINE_integer("deals", None, "Number of deals.", lower_bound=1, flag_values=fv)
+  flags.DEFINE_string("out", None, "Output .npz path (its chunks go to <out>.chunks/).",
+                      flag_values=fv)
   flags.DEFINE_integer("seed", 0, "Base seed: chunk i uses SeedSequence([seed, i]).",
-                       lower_bound=0)
+                       lower_bound=0, flag_values=fv)
   flags.DEFINE_integer("workers", None, "Worker processes (default: all local cores).",
-                       lower_bound=1)
+                       lower_bound=1, flag_values=fv)
   flags.DEFINE_integer("chunk", 1000, "Deals per chunk (the unit of resumption).",
-                       lower_bound=1)
+                       lower_bound=1, flag_values=fv)
   flags.DEFINE_string("ray", None, "Run chunks as Ray tasks at this address ('auto', "
-                      "'local', 'ray://...') instead of local worker processes.")
+                      "'local', 'ray://...') instead of local worker processes.", flag_values=fv)
   flags.DEFINE_bool("keep_chunks", False, "Keep <out>.chunks/ after merging (to grow the "
-                    "dataset later with a larger --deals).")
-  flags.DEFINE_bool("no_progress", False, "Hide the progress bar.")
+                    "dataset later with a larger --deals).", flag_values=fv)
+  flags.DEFINE_bool("no_progress", False, "Hide the progress bar.", flag_values=fv)
   flags.DEFINE_bool("force", False, "Start a build that is clearly beyond this machine (more "
                     "deals than 2^40, more disk than is free, more memory than it has) instead "
-                    "of refusing it.")
-  flags.mark_flags_as_required(["deals", "out"])
+                    "of refusing it.", flag_values=fv)
+  flags.mark_flags_as_required(["deals", "out"], flag_values=fv)
 
 
 def _total_memory() -> int | None:
@@ -102,13 +102,19 @@ def check_cost(deals: int, out: str, workers: int, force: bool) -> None:
     _flags.say_cost(PROGRAM, cost)
 
 
-def main(argv: Sequence[str]) -> None:
-  """Builds the dataset. Exit status 2: a user error or a refused cost (one line on stderr);
-  1: a chunk or the output could not be written for lack of space (one line; the finished
-  chunks are kept, and the same command resumes)."""
-  if len(argv) > 1:
-    raise app.UsageError(f"unexpected arguments {argv[1:]}")
-  f = flags.FLAGS
+def main(argv: Sequence[str]) -> int:
+  """Builds the dataset of the arguments `argv` (`argv[0]` is the program) in this process.
+
+  Returns:
+    The exit status: 0 built (or help printed); 2 a user error or a refused cost (one line on
+    stderr); 1 a chunk or the output could not be written for lack of space (one line; the
+    finished chunks are kept, and the same command resumes).
+  """
+  f = flags.FlagValues()
+  define_flags(f)
+  status = _flags.parse_private(f, argv, __doc__)
+  if status is not None:
+    return status
   try:
     _flags.check_number("deals", f.deals, minimum=1, integer=True, allow_none=False)
     _flags.check_number("chunk", f.chunk, minimum=1, maximum=MAX_DEALS, integer=True)
@@ -125,21 +131,22 @@ def main(argv: Sequence[str]) -> None:
                   ray_address=f.ray, keep_chunks=f.keep_chunks, progress=not f.no_progress)
   except ValueError as e:  # a user error: one line, no traceback
     print(_flags.error_line(PROGRAM, e), file=sys.stderr)
-    sys.exit(_flags.EXIT_USER_ERROR)
+    return _flags.EXIT_USER_ERROR
   except OSError as e:
     if not _flags.is_disk_full(e):
       raise
     print(_flags.disk_full_line(PROGRAM, e, f"finished chunks are kept in {f.out}.chunks/",
                                 "rerun the same command to resume"), file=sys.stderr)
-    sys.exit(_flags.EXIT_DISK_FULL)
+    return _flags.EXIT_DISK_FULL
   except KeyboardInterrupt:
     raise SystemExit(f"make_dataset: interrupted; finished chunks are kept in {f.out}.chunks/ "
                      "-- rerun the same command to resume") from None
+  return 0
 
 
 def run() -> None:
   """Entry point of `ospiel-team-make-dataset`."""
-  _flags.run(main, define_flags)
+  sys.exit(main(sys.argv))
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ import glob
 import json
 import sys
 import time
+from collections.abc import Sequence
 
-from absl import app
 from absl import flags
 
 from ospiel_team.bridge import dataset as dataset_lib
@@ -33,48 +33,61 @@ from ospiel_team.bridge.agents import uncontested as U
 from ospiel_team.cli import _flags
 
 
-def define_flags() -> None:
-  """The command's absl flags (defined only when run as a command, not on import)."""
+def define_flags(fv: flags.FlagValues) -> None:
+  """Defines the command's flags on `fv` (`main` passes a fresh `flags.FlagValues`)."""
   flags.DEFINE_integer("pairs", 200, "North-South hand pairs of the cost dataset.",
-                       lower_bound=1)
+                       lower_bound=1, flag_values=fv)
   flags.DEFINE_integer("k", 5, "Random East-West redeals per pair (Yeh & Lin: 5).",
-                       lower_bound=1)
-  flags.DEFINE_integer("seed", 2016, "Base seed: chunk i uses SeedSequence([seed, i]).")
-  flags.DEFINE_integer("chunk", 20, "Pairs per chunk (the unit of resumption).", lower_bound=1)
+                       lower_bound=1, flag_values=fv)
+  flags.DEFINE_integer("seed", 2016, "Base seed: chunk i uses SeedSequence([seed, i]).",
+                       flag_values=fv)
+  flags.DEFINE_integer("chunk", 20, "Pairs per chunk (the unit of resumption).", lower_bound=1,
+                       flag_values=fv)
   flags.DEFINE_string("out", None, "Cost dataset .npz to build (with --q_iterations > 0: "
-                      "the cost dataset to evaluate on).")
-  flags.DEFINE_bool("keep_chunks", False, "Keep <out>.chunks/ after the build.")
+                      "the cost dataset to evaluate on).", flag_values=fv)
+  flags.DEFINE_bool("keep_chunks", False, "Keep <out>.chunks/ after the build.", flag_values=fv)
   flags.DEFINE_integer("q_iterations", 0, "Training iterations of the Q-per-round baseline "
-                       "(0: only build the cost dataset).", lower_bound=0)
+                       "(0: only build the cost dataset).", lower_bound=0, flag_values=fv)
   flags.DEFINE_integer("q_rounds", 4, "Bidding rounds of the Q-per-round baseline.",
-                       lower_bound=1)
+                       lower_bound=1, flag_values=fv)
   flags.DEFINE_float("q_ucb", 0.1, "UCB exploration constant of the Q-per-round baseline.",
-                     lower_bound=0.0)
+                     lower_bound=0.0, flag_values=fv)
   flags.DEFINE_string("train_datasets", None, "Comma-separated training .npz datasets or "
-                      "globs (default: the shipped training dataset).")
-  flags.mark_flag_as_required("out")
+                      "globs (default: the shipped training dataset).", flag_values=fv)
+  flags.mark_flag_as_required("out", flag_values=fv)
 
 
-def main(argv) -> None:
+def main(argv: Sequence[str]) -> int:
   """Builds a cost dataset, or (--q_iterations > 0) trains and evaluates the Q-per-round
-  baseline on augmented training deals (--train_datasets) against a cost dataset (--out)."""
-  if len(argv) > 1:
-    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  baseline on augmented training deals (--train_datasets) against a cost dataset (--out).
+
+  Runs in this process with the arguments `argv` (`argv[0]` is the program).
+
+  Returns:
+    The exit status: 0 done (or help printed), 2 a user error (one line on stderr), 1 a write
+    failed for lack of space (one line; the finished chunks kept).
+  """
+  fv = flags.FlagValues()
+  define_flags(fv)
+  status = _flags.parse_private(fv, argv, __doc__)
+  if status is not None:
+    return status
   try:
-    _main(flags.FLAGS)
+    _main(fv)
   except ValueError as e:  # a user error: one line, no traceback, exit 2 (as every command)
     print(_flags.error_line("uncontested", e), file=sys.stderr)
-    sys.exit(_flags.EXIT_USER_ERROR)
+    return _flags.EXIT_USER_ERROR
   except OSError as e:  # a full disk: one line, the finished chunks kept, exit 1
     if not _flags.is_disk_full(e):
       raise
     print(_flags.disk_full_line("uncontested", e, f"finished chunks are kept in "
-                                f"{flags.FLAGS.out}.chunks/", "rerun the same command to "
+                                f"{fv.out}.chunks/", "rerun the same command to "
                                 "resume"), file=sys.stderr)
-    sys.exit(_flags.EXIT_DISK_FULL)
+    return _flags.EXIT_DISK_FULL
   except KeyboardInterrupt:
     raise SystemExit(f"uncontested: interrupted; finished chunks are kept in "
-                     f"{flags.FLAGS.out}.chunks/ -- rerun the same command to resume") from None
+                     f"{fv.out}.chunks/ -- rerun the same command to resume") from None
+  return 0
 
 
 def _check_flags(a) -> None:
@@ -114,7 +127,7 @@ def _main(a) -> None:
 
 def run() -> None:
   """Entry point of `ospiel-team-uncontested`."""
-  _flags.run(main, define_flags)
+  sys.exit(main(sys.argv))
 
 
 if __name__ == "__main__":

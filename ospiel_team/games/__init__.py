@@ -11,3 +11,6 @@ from ospiel_team.games import team_leduc  # noqa: F401
 from ospiel_team.games import team_liars_dice  # noqa: F401
 from ospiel_team.games import team_goofspiel  # noqa: F401
 from ospiel_team.games import bridge_bidding  # noqa: F401
+
+__all__ = ["comm", "simple_bidding", "mini_bridge", "team_kuhn", "team_leduc", "team_liars_dice",
+           "team_goofspiel", "bridge_bidding"]

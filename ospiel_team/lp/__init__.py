@@ -4,12 +4,23 @@ Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum Extensive-Form Games v
 Decompositions", AAAI 2022 (arXiv:2109.05284).
 
 * `highs`: the checked HiGHS wrapper, with the one status check (`highs.check_status`).
-* `decomposition`: `TeamDecomposition`, a team's tree decomposition and local solutions.
-* `local_solutions`: the numba pass building every public state's reachable sets and local
-  solutions (Algorithm 1) for `decomposition`.
-* `plan`: `TeamPlan`, a point of that polytope (a correlated plan): sampling and marginals.
+* `TeamDecomposition` (`decomposition`): a team's tree decomposition and local solutions, built
+  by `local_solutions` (the numba pass of Algorithm 1).
+* `TeamPlan` (`plan`): a point of that polytope (a correlated plan): sampling and marginals.
 * `plan_mip`: the members' binary sequence-form plans as a MIP (flow model, brute force).
-* `best_response`: exact team best responses against fixed terminal weights.
+* `best_response`: exact team best responses against fixed terminal weights
+  (`team_best_response_value`, `team_value_vs_best_response`).
 """
 
-__all__ = ["best_response", "decomposition", "highs", "local_solutions", "plan", "plan_mip"]
+from ospiel_team import _exports
+_PUBLIC = {
+    "TeamDecomposition": "ospiel_team.lp.decomposition",
+    "TeamPlan": "ospiel_team.lp.plan",
+    "TimeLimitError": "ospiel_team.lp.highs",
+    "team_best_response_value": "ospiel_team.lp.best_response",
+    "team_value_vs_best_response": "ospiel_team.lp.best_response",
+    "highs": "ospiel_team.lp.highs",
+    "best_response": "ospiel_team.lp.best_response",
+    "plan_mip": "ospiel_team.lp.plan_mip",
+}
+__all__, __getattr__, __dir__ = _exports.attach(__name__, _PUBLIC)

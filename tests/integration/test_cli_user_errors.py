@@ -1,8 +1,8 @@
 """Command-line user errors are one line on stderr (exit 2), a full disk is one line (exit 1)
 naming the file with finished work kept, and expensive runs say their cost before they start.
 
-Every command runs in this process (`main`, or `_flags.call` for the commands on absl's global
-flags), so no test pays for a fresh interpreter.
+Every command runs in this process (each command's `main(argv)`, on its own flags), so no test
+pays for a fresh interpreter.
 """
 import errno
 import importlib.util
@@ -12,7 +12,6 @@ import pytest
 
 from ospiel_team import atomic_io
 from ospiel_team import paths
-from ospiel_team.cli import _flags
 from ospiel_team.cli import compare as compare_cli
 from ospiel_team.cli import coop_optimum as coop_cli
 from ospiel_team.cli import make_dataset as make_dataset_cli
@@ -35,15 +34,13 @@ def _error_line(err: str) -> str:
 
 
 def _compare(out, *args) -> int:
-  return _flags.call(compare_cli.main, compare_cli.define_flags,
-                     ["ospiel-team-compare", "--solvers", "cfr_plus", "--seconds", "0.05",
-                      "--seeds", "1", "--workers", "1", "--noreference", "--num_points", "2",
-                      "--out", str(out), *args])
+  return compare_cli.main(["ospiel-team-compare", "--solvers", "cfr_plus", "--seconds", "0.05",
+                           "--seeds", "1", "--workers", "1", "--noreference", "--num_points",
+                           "2", "--out", str(out), *args])
 
 
 def _make_dataset(*args) -> int:
-  return _flags.call(make_dataset_cli.main, make_dataset_cli.define_flags,
-                     ["make_dataset", "--no_progress", *args])
+  return make_dataset_cli.main(["make_dataset", "--no_progress", *args])
 
 
 def test_lp_max_local_zero_is_one_line(capfd):

@@ -2,15 +2,14 @@
 infinity, a huge number) makes every command exit with status 2 after exactly one line on
 stderr that names the flag, without a traceback and before any work.
 
-Each command runs in this process (`main`, or `_flags.call` for the commands on absl's global
-flags); a handful of examples per command keeps the file within seconds.
+Each command runs in this process (each command's `main(argv)`, on its own flags); a handful of
+examples per command keeps the file within seconds.
 """
 import math
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
-from ospiel_team.cli import _flags
 from ospiel_team.cli import compare as compare_cli
 from ospiel_team.cli import coop_optimum as coop_cli
 from ospiel_team.cli import make_dataset as make_dataset_cli
@@ -55,16 +54,12 @@ def _run(command: str, flag: str, value: str, tmp: str) -> int:
   if command == "team_solve":
     return solve_cli.main(["solve", "--game", "kuhn_poker(players=3)", "--teams", "0,1|2", arg])
   if command == "compare":
-    return _flags.call(compare_cli.main, compare_cli.define_flags,
-                       ["compare", "--out", f"{tmp}/compare", "--workers", "1", arg])
+    return compare_cli.main(["compare", "--out", f"{tmp}/compare", "--workers", "1", arg])
   if command == "make_dataset":
-    return _flags.call(make_dataset_cli.main, make_dataset_cli.define_flags,
-                       ["make_dataset", "--deals", "1", "--out", f"{tmp}/d.npz", arg])
+    return make_dataset_cli.main(["make_dataset", "--deals", "1", "--out", f"{tmp}/d.npz", arg])
   if command == "match":
-    return _flags.call(match_cli.main, match_cli.define_flags,
-                       ["match", "--out", f"{tmp}/match", arg])
-  return _flags.call(uncontested_cli.main, uncontested_cli.define_flags,
-                     ["uncontested", "--out", f"{tmp}/cost.npz", arg])
+    return match_cli.main(["match", "--out", f"{tmp}/match", arg])
+  return uncontested_cli.main(["uncontested", "--out", f"{tmp}/cost.npz", arg])
 
 
 CASES = [(c, f) for c, flags in FLAGS.items() for f in flags]

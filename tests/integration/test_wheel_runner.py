@@ -1,8 +1,9 @@
 """The comparison runner from the built wheel, outside the source tree.
 
 The wheel ships the proven cooperative optima (`ospiel_team/runner/data/coop_optima.json`), so
-the installed `python -m ospiel_team.compare` reads mini_bridge(size=4)'s optimum instead of
-solving it again (about 50 s), and leaves nothing in the cache folder but what it uses.
+the installed command (`python -m ospiel_team.cli.compare`, the module of `ospiel-team-compare`)
+reads mini_bridge(size=4)'s optimum instead of solving it again (about 50 s), and leaves nothing
+in the cache folder but what it uses.
 """
 
 import json
@@ -25,7 +26,7 @@ def test_wheel_ships_the_coop_optima(built_wheel):  # noqa: F811
 def test_installed_runner_reads_the_shipped_optimum(built_wheel, tmp_path):  # noqa: F811
   py, work, env = install_outside_the_source_tree(built_wheel[0], tmp_path)
   env["OSPIEL_TEAM_CACHE"] = str(tmp_path / "cache")
-  res = subprocess.run([py, "-m", "ospiel_team.compare", "--game", "mini_bridge(size=4)",
+  res = subprocess.run([py, "-m", "ospiel_team.cli.compare", "--game", "mini_bridge(size=4)",
                         "--solvers", "cfr", "--iterations", "2", "--num_points", "2",
                         "--seeds", "1", "--workers", "1", "--out", str(work / "out")],
                        cwd=work, env=env, capture_output=True, text=True, timeout=600)

@@ -12,7 +12,7 @@ from open_spiel.python.algorithms import exploitability
 from open_spiel.python.algorithms import fictitious_play
 
 import ospiel_team  # noqa: F401
-from ospiel_team.runner import compare
+from ospiel_team.runner import comparison
 
 
 def _openspiel_purified(pol):
@@ -26,7 +26,7 @@ def _openspiel_purified(pol):
 def test_cfr_adapters_give_openspiel_numbers(name, cls):
   """Runner CFR / CFR+ == OpenSpiel's solver run by hand, judged by OpenSpiel's nash_conv."""
   game = pyspiel.load_game("kuhn_poker")
-  rows, _ = compare.run_all(game, [name], iterations=20, num_points=3, progress=False)
+  rows, _ = comparison.run_all(game, [name], iterations=20, num_points=3, progress=False)
   final = {r["variant"]: r for r in rows if r["iteration"] == 20}
   solver = cls(game)
   for _ in range(20):
@@ -42,7 +42,7 @@ def test_cfr_adapters_give_openspiel_numbers(name, cls):
 
 def test_xfp_and_jax_cfr_adapters_give_openspiel_numbers():
   game = pyspiel.load_game("kuhn_poker")
-  rows, _ = compare.run_all(game, ["xfp", "jax_cfr"], iterations=8, num_points=2,
+  rows, _ = comparison.run_all(game, ["xfp", "jax_cfr"], iterations=8, num_points=2,
                             progress=False)
   final = {(r["solver"], r["variant"]): r["metric"] for r in rows if r["iteration"] == 8}
   xfp = fictitious_play.XFPSolver(game)
@@ -60,10 +60,10 @@ def test_xfp_and_jax_cfr_adapters_give_openspiel_numbers():
 
 def test_mmd_moving_magnet_converges_to_nash():
   """Kuhn's Nash equilibria have NashConv 0; the uniform-magnet MMD stops at an alpha-QRE."""
-  rows, _ = compare.run_all("kuhn_poker", ["mmd"], iterations=400, num_points=2, progress=False)
+  rows, _ = comparison.run_all("kuhn_poker", ["mmd"], iterations=400, num_points=2, progress=False)
   moving = [r["metric"] for r in rows if r["variant"] == "current"]
   assert moving[-1] < 0.02 < moving[0]
-  rows, _ = compare.run_all("kuhn_poker", ["mmd"], iterations=400, num_points=2, progress=False,
+  rows, _ = comparison.run_all("kuhn_poker", ["mmd"], iterations=400, num_points=2, progress=False,
                             options={"mmd.magnet": "uniform", "mmd.alpha": "0.5"})
   uniform = [r["metric"] for r in rows if r["variant"] == "current"]
   assert uniform[-1] > 0.05
@@ -71,7 +71,7 @@ def test_mmd_moving_magnet_converges_to_nash():
 
 def test_team_lp_adapter_reports_the_tmecor_value():
   from ospiel_team.algorithms.team import lp as team_lp
-  rows, _ = compare.run_all("kuhn_poker(players=3)", ["team_lp"], iterations=1, teams="0,1|2",
+  rows, _ = comparison.run_all("kuhn_poker(players=3)", ["team_lp"], iterations=1, teams="0,1|2",
                             progress=False)
   value = team_lp.solve(pyspiel.load_game("kuhn_poker(players=3)"), "0,1|2").value
   assert {r["variant"] for r in rows} == {"average", "sampled", "purified"}
@@ -87,7 +87,7 @@ def test_team_lp_adapter_follows_the_default_path(monkeypatch):
   shows; its value is the plain LP's (22K5 = -7/190)."""
   from ospiel_team.algorithms.team import solve as team_solve
   monkeypatch.setattr(team_solve, "AUTO_LP_MAX_NONZEROS", 10)
-  rows, _ = compare.run_all("kuhn_poker(players=4)", ["team_lp"], iterations=1,
+  rows, _ = comparison.run_all("kuhn_poker(players=4)", ["team_lp"], iterations=1,
                             teams="0,1|2,3", progress=False)
   assert {r["variant"] for r in rows} == {"average", "sampled", "purified"}
   for r in rows:
@@ -99,7 +99,7 @@ def test_team_lp_adapter_follows_the_default_path(monkeypatch):
 @pytest.mark.slow
 def test_nfsp_learns_on_kuhn():
   """Uniform play has NashConv 11/12 on Kuhn; NFSP's average policy ends well below it."""
-  rows, _ = compare.run_all("kuhn_poker", ["nfsp"], iterations=150, num_points=4,
+  rows, _ = comparison.run_all("kuhn_poker", ["nfsp"], iterations=150, num_points=4,
                             progress=False)
   avg = [r["metric"] for r in rows if r["variant"] == "average"]
   assert avg[-1] < 11 / 12 - 0.2 and avg[-1] < avg[0] - 0.2
@@ -110,7 +110,7 @@ def test_our_tree_cfr_plus_equals_openspiels_cfr_plus_step_for_step():
   the same NashConv at every checkpoint: the same algorithm, so "tree_cfr_plus vs dcfr" in one
   comparison compares algorithms on one implementation."""
   game = pyspiel.load_game("kuhn_poker")
-  rows, _ = compare.run_all(game, ["cfr_plus", "tree_cfr_plus"], iterations=60, num_points=5,
+  rows, _ = comparison.run_all(game, ["cfr_plus", "tree_cfr_plus"], iterations=60, num_points=5,
                             progress=False)
   by = {}
   for r in rows:

@@ -11,7 +11,7 @@ import time
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.runner import compare
+from ospiel_team.runner import comparison
 from ospiel_team.runner import execute
 from tests import repo as tests_repo
 
@@ -47,8 +47,8 @@ def test_same_results_inline_and_in_a_process_pool():
   """Seeded runs give identical rows whatever the parallelism (randomized solvers included)."""
   kwargs = dict(iterations=6, num_points=3, seeds=[0, 1], progress=False)
   solvers = ["cfr", "jps"]
-  inline, _ = compare.run_all("mini_bridge(size=2)", solvers, workers=1, **kwargs)
-  pooled, _ = compare.run_all("mini_bridge(size=2)", solvers, workers=2, **kwargs)
+  inline, _ = comparison.run_all("mini_bridge(size=2)", solvers, workers=1, **kwargs)
+  pooled, _ = comparison.run_all("mini_bridge(size=2)", solvers, workers=2, **kwargs)
   assert _strip(inline) == _strip(pooled)
   # Different seeds do differ for a randomized solver (JPS's CFR starts from a random policy).
   by_seed = {r["seed"]: r["metric"] for r in inline
@@ -75,8 +75,8 @@ def _alive(pid):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_pool_workers_die_with_a_killed_parent():
   script = textwrap.dedent("""
-      from ospiel_team.runner import compare
-      compare.run_all("kuhn_poker", ["cfr"], seconds=120, seeds=[0, 1], workers=2,
+      from ospiel_team.runner import comparison
+      comparison.run_all("kuhn_poker", ["cfr"], seconds=120, seeds=[0, 1], workers=2,
                       progress=False)
   """)
   proc = subprocess.Popen([sys.executable, "-c", script], cwd=tests_repo.REPO)
@@ -101,13 +101,13 @@ def test_out_that_cannot_be_written_fails_before_work(tmp_path):
   a_file = tmp_path / "file"
   a_file.write_text("x")
   with pytest.raises(ValueError, match="is an existing file, not a folder"):
-    compare.run_all("kuhn_poker", ["cfr"], iterations=2, out=str(a_file), progress=False)
+    comparison.run_all("kuhn_poker", ["cfr"], iterations=2, out=str(a_file), progress=False)
   if os.geteuid() != 0:
     locked = tmp_path / "locked"
     locked.mkdir()
     os.chmod(locked, 0o500)
     with pytest.raises(ValueError, match="locked"):
-      compare.run_all("kuhn_poker", ["cfr"], iterations=2, out=str(locked / "sub"),
+      comparison.run_all("kuhn_poker", ["cfr"], iterations=2, out=str(locked / "sub"),
                       progress=False)
 
 
@@ -122,7 +122,7 @@ def test_store_keeps_finished_tasks(tmp_path):
 
 
 def _cli(args, **kw):
-  return subprocess.run([sys.executable, "-m", "ospiel_team.compare", *args],
+  return subprocess.run([sys.executable, "-m", "ospiel_team.cli.compare", *args],
                         capture_output=True, text=True, timeout=600, **kw)
 
 
@@ -132,7 +132,7 @@ def test_kill_and_resume(tmp_path):
   out = tmp_path / "run"
   args = ["--game", "kuhn_poker", "--solvers", "cfr,cfr_plus,xfp", "--seeds", "3",
           "--iterations", "150", "--workers", "1", "--out", str(out)]
-  proc = subprocess.Popen([sys.executable, "-m", "ospiel_team.compare", *args],
+  proc = subprocess.Popen([sys.executable, "-m", "ospiel_team.cli.compare", *args],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
   runs = out / "runs"
   deadline = time.time() + 300
@@ -148,7 +148,7 @@ def test_kill_and_resume(tmp_path):
   assert len(done) == 9
   for name, (mtime, data) in kept.items():  # not recomputed
     assert done[name] == mtime and (runs / name).read_bytes() == data
-  fresh, _ = compare.run_all("kuhn_poker", ["cfr", "cfr_plus", "xfp"], iterations=150,
+  fresh, _ = comparison.run_all("kuhn_poker", ["cfr", "cfr_plus", "xfp"], iterations=150,
                              seeds=[0, 1, 2], progress=False)
   resumed = json.loads((out / "results.json").read_text())["rows"]
   assert _strip(resumed) == _strip(fresh)
@@ -179,7 +179,7 @@ def test_workers_use_the_one_cache_folder(tmp_path):
 def test_same_results_on_ray_local():
   pytest.importorskip("ray", reason="Ray is the optional extra ospiel-team[ray]")
   kwargs = dict(iterations=4, num_points=2, seeds=[0, 1], progress=False)
-  inline, _ = compare.run_all("kuhn_poker", ["cfr", "neural_ed"], workers=1, **kwargs)
-  on_ray, _ = compare.run_all("kuhn_poker", ["cfr", "neural_ed"], workers=2,
+  inline, _ = comparison.run_all("kuhn_poker", ["cfr", "neural_ed"], workers=1, **kwargs)
+  on_ray, _ = comparison.run_all("kuhn_poker", ["cfr", "neural_ed"], workers=2,
                               ray_address="local", **kwargs)
   assert _strip(inline) == _strip(on_ray)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ospiel_team.runner import compare
+from ospiel_team.runner import comparison
 from ospiel_team.runner import registry
 
 
@@ -36,7 +36,7 @@ def test_source_names_whose_implementation_a_solver_is():
 
 
 def _finals(game, solver, seeds):
-  rows, _ = compare.run_all(game, [solver], iterations=4, num_points=2, seeds=seeds,
+  rows, _ = comparison.run_all(game, [solver], iterations=4, num_points=2, seeds=seeds,
                             progress=False)
   return [r["metric"] for s in seeds for r in rows if r["seed"] == s and r["iteration"] == 4]
 

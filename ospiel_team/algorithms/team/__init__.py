@@ -1,8 +1,23 @@
 """Team solvers of two-team zero-sum games (team-correlated equilibria).
 
-Public modules: `solve` (`solve.solve`, one entry point choosing among the methods) and `lp`
-(the tree-decomposition LP). The pieces they share with cooperative solvers (decomposition,
-plans, best responses, HiGHS) are in `ospiel_team.lp`; teams are in `ospiel_team.tree.teams`.
+`solve.solve` is the one entry point (it chooses among the methods: the tree-decomposition LP
+`lp`, column generation, the restricted LP, the team belief DAG) and returns a
+`TeamSolveResult`; `choose_method` says which method it would take. The pieces they share with
+cooperative solvers (decomposition, plans, best responses, HiGHS) are in `ospiel_team.lp`;
+teams are in `ospiel_team.tree` (`Teams`).
+
+Example:
+  from ospiel_team.algorithms.team import solve
+  solve.solve("kuhn_poker(players=3)", "0,1|2").value  # -1/24
 """
 
-__all__ = ["lp", "solve"]
+from ospiel_team import _exports
+_PUBLIC = {
+    "solve": "ospiel_team.algorithms.team.solve",
+    "lp": "ospiel_team.algorithms.team.lp",
+    "TeamSolveResult": "ospiel_team.algorithms.team.solve",
+    "MethodChoice": "ospiel_team.algorithms.team.solve",
+    "choose_method": "ospiel_team.algorithms.team.solve",
+    "TeamLPResult": "ospiel_team.algorithms.team.lp",
+}
+__all__, __getattr__, __dir__ = _exports.attach(__name__, _PUBLIC)

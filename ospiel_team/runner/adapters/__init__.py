@@ -1,5 +1,14 @@
 """Runner solver adapters: `openspiel` wraps OpenSpiel's solvers, `ours` this package's.
 
 Each adapter is a generator function registered with `@api.solver(...)`; importing
-`ospiel_team.runner.registry` imports both modules and so registers every solver.
+`ospiel_team.runner.registry` imports both modules and so registers every solver. A new
+adapter module goes here and is imported by `registry`.
 """
+
+from ospiel_team import _exports
+
+_PUBLIC = {
+    "openspiel": "ospiel_team.runner.adapters.openspiel",
+    "ours": "ospiel_team.runner.adapters.ours",
+}
+__all__, __getattr__, __dir__ = _exports.attach(__name__, _PUBLIC)

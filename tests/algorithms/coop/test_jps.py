@@ -8,7 +8,7 @@ import pytest
 from open_spiel.python.algorithms import expected_game_score
 
 import ospiel_team  # noqa: F401  (registers the games)
-from ospiel_team.runner import compare
+from ospiel_team.runner import comparison
 from ospiel_team.tree import evaluation
 from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.nash import cfr as tree_cfr
@@ -225,7 +225,7 @@ def test_bad_policy_raises():
 
 
 def test_compare_runner_jps_solver():
-  rows, _ = compare.run_all("simple_bidding(size=3)", ["jps"], iterations=30, seed=1,
+  rows, _ = comparison.run_all("simple_bidding(size=3)", ["jps"], iterations=30, seed=1,
                             progress=False)
   final = {r["variant"]: r for r in rows if r["iteration"] == 30}
   assert set(final) == {"average", "current", "purified", "jps"}

@@ -182,8 +182,8 @@ def test_bad_rule_arguments():
 
 @pytest.mark.parametrize("solver", ["dcfr", "pcfr_plus", "pdcfr_plus"])
 def test_runner_solvers_equal_the_classes(solver):
-  from ospiel_team.runner import compare  # (the runner sits above the algorithms)
-  rows, _ = compare.run_all("kuhn_poker", [solver], iterations=30, seed=1, progress=False)
+  from ospiel_team.runner import comparison  # (the runner sits above the algorithms)
+  rows, _ = comparison.run_all("kuhn_poker", [solver], iterations=30, seed=1, progress=False)
   final = {r["variant"]: r for r in rows if r["iteration"] == 30}
   game = pyspiel.load_game("kuhn_poker")
   cls = {"dcfr": tree_cfr.TreeDCFRSolver, "pcfr_plus": tree_cfr.TreePCFRPlusSolver,

@@ -143,7 +143,7 @@ def test_sampling_reproduces_the_plan_exactly_and_empirically():
 
 
 def test_team_value_vs_best_response_and_runner():
-  from ospiel_team.runner import compare
+  from ospiel_team.runner import comparison
   game = "kuhn_poker(players=3)"
   res = _solve(game, "0,1|2")
   tree = res.plans[0].decomposition.tree
@@ -167,7 +167,7 @@ def test_team_value_vs_best_response_and_runner():
   pi2 = res2.plans[1].marginal_policy_array(res2.plans[0].marginal_policy_array())
   assert float(evaluation.nash_conv(tree2, pi2)) == pytest.approx(0.0, abs=1e-9)
   assert float(evaluation.game_value(tree2, pi2)[0]) == pytest.approx(res2.value, abs=1e-9)
-  rows, _ = compare.run_all(game, ["team_lp", "cfr"], iterations=4, metric="team_value_vs_br",
+  rows, _ = comparison.run_all(game, ["team_lp", "cfr"], iterations=4, metric="team_value_vs_br",
                             progress=False, tree=tree)
   lp_rows = [r for r in rows if r["solver"] == "team_lp"]
   assert lp_rows and lp_rows[0]["tmecor_value"] == pytest.approx(res.value, abs=1e-9)

@@ -1,4 +1,4 @@
-"""The comparison's orchestration (`runner.compare.run_all`) and its command line."""
+"""The comparison's orchestration (`runner.comparison.run_all`) and its command line."""
 
 import importlib.util
 import json
@@ -15,7 +15,7 @@ from open_spiel.python.algorithms import expected_game_score
 
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import lp as team_lp
-from ospiel_team.runner import compare
+from ospiel_team.runner import comparison
 from ospiel_team.runner import execute
 from ospiel_team.runner import reference
 
@@ -23,7 +23,7 @@ from ospiel_team.runner import reference
 def test_common_payoff_rows_are_the_common_payoff_and_stay_below_the_optimum():
   """value = the common payoff every player receives (OpenSpiel's policy_value)."""
   game = pyspiel.load_game("comm(length=2)")
-  rows, _ = compare.run_all(game, ["cfr_plus"], iterations=5, num_points=2, progress=False)
+  rows, _ = comparison.run_all(game, ["cfr_plus"], iterations=5, num_points=2, progress=False)
   assert {r["metric_name"] for r in rows} == {"value"}
   solver = cfr.CFRPlusSolver(game)
   for _ in range(5):
@@ -38,51 +38,51 @@ def test_common_payoff_rows_are_the_common_payoff_and_stay_below_the_optimum():
 
 def test_teams_metric_stays_below_the_tmecor_value():
   game = pyspiel.load_game("kuhn_poker(players=3)")
-  rows, _ = compare.run_all(game, ["cfr", "team_lp"], iterations=3, num_points=2,
+  rows, _ = comparison.run_all(game, ["cfr", "team_lp"], iterations=3, num_points=2,
                             teams="0,1|2", progress=False)
   assert {r["metric_name"] for r in rows} == {"team_value_vs_br"}
   value = team_lp.solve(game, "0,1|2").value
   for r in rows:  # no profile gets team 1 more than its TMECor value
     assert r["metric"] <= value + 1e-9
   with pytest.raises(ValueError, match="'0,1'"):
-    compare.run_all(game, ["cfr"], iterations=1, teams="0,1", progress=False)
+    comparison.run_all(game, ["cfr"], iterations=1, teams="0,1", progress=False)
   with pytest.raises(ValueError, match="'0,x|2'"):
-    compare.run_all(game, ["cfr"], iterations=1, teams="0,x|2", progress=False)
+    comparison.run_all(game, ["cfr"], iterations=1, teams="0,x|2", progress=False)
 
 
 def test_bad_arguments_are_errors_naming_them():
-  with pytest.raises(compare.UserError, match=r"'jps\.dpeth'.*jps\.depth"):
-    compare.run_all("simple_bidding(size=3)", ["jps"], iterations=2, progress=False,
+  with pytest.raises(comparison.UserError, match=r"'jps\.dpeth'.*jps\.depth"):
+    comparison.run_all("simple_bidding(size=3)", ["jps"], iterations=2, progress=False,
                     options={"jps.dpeth": "3"})
-  with pytest.raises(compare.UserError, match="unknown solver 'nope'"):
-    compare.run_all("kuhn_poker", ["nope"], iterations=2, progress=False)
-  with pytest.raises(compare.UserError, match="names a solver twice"):
-    compare.run_all("kuhn_poker", ["cfr", "cfr"], iterations=2, progress=False)
-  with pytest.raises(compare.UserError, match="mmd cannot run on .*two-player zero-sum"):
-    compare.run_all("kuhn_poker(players=3)", ["mmd"], iterations=2, progress=False)
-  with pytest.raises(compare.UserError, match="unknown metric 'bogus'"):
-    compare.run_all("kuhn_poker", ["cfr"], iterations=2, metric="bogus", progress=False)
-  with pytest.raises(compare.UserError, match="--num_points must be >= 1, got 0"):
-    compare.run_all("kuhn_poker", ["cfr"], iterations=2, num_points=0, progress=False)
+  with pytest.raises(comparison.UserError, match="unknown solver 'nope'"):
+    comparison.run_all("kuhn_poker", ["nope"], iterations=2, progress=False)
+  with pytest.raises(comparison.UserError, match="names a solver twice"):
+    comparison.run_all("kuhn_poker", ["cfr", "cfr"], iterations=2, progress=False)
+  with pytest.raises(comparison.UserError, match="mmd cannot run on .*two-player zero-sum"):
+    comparison.run_all("kuhn_poker(players=3)", ["mmd"], iterations=2, progress=False)
+  with pytest.raises(comparison.UserError, match="unknown metric 'bogus'"):
+    comparison.run_all("kuhn_poker", ["cfr"], iterations=2, metric="bogus", progress=False)
+  with pytest.raises(comparison.UserError, match="--num_points must be >= 1, got 0"):
+    comparison.run_all("kuhn_poker", ["cfr"], iterations=2, num_points=0, progress=False)
 
 
 @pytest.mark.parametrize("text, match", [("0", "'0'"), ("a,b", "'a,b'"), ("1,1", "repeats"),
                                          ("-1,2", "'-1,2'"), ("", "empty")])
 def test_bad_seeds(text, match):
-  with pytest.raises(compare.UserError, match=match):
-    compare.parse_seeds(text)
+  with pytest.raises(comparison.UserError, match=match):
+    comparison.parse_seeds(text)
 
 
 def test_seeds_and_budgets():
-  assert compare.parse_seeds("3") == [0, 1, 2]
-  assert compare.parse_seeds("4,9") == [4, 9]
-  assert compare.parse_seeds([2, 5]) == [2, 5]
+  assert comparison.parse_seeds("3") == [0, 1, 2]
+  assert comparison.parse_seeds("4,9") == [4, 9]
+  assert comparison.parse_seeds([2, 5]) == [2, 5]
   with pytest.raises(ValueError, match="-2"):
-    compare.run_all("kuhn_poker", ["cfr"], seconds=-2, progress=False)
+    comparison.run_all("kuhn_poker", ["cfr"], seconds=-2, progress=False)
   with pytest.raises(ValueError, match="budget"):
-    compare.run_all("kuhn_poker", ["cfr"], progress=False)
+    comparison.run_all("kuhn_poker", ["cfr"], progress=False)
   # A CPU-seconds budget: the run stops once the solver's own CPU time passes it.
-  rows, infos = compare.run_all("kuhn_poker", ["cfr"], seconds=0.3, seeds=[0, 1],
+  rows, infos = comparison.run_all("kuhn_poker", ["cfr"], seconds=0.3, seeds=[0, 1],
                                 progress=False)
   assert {r["seed"] for r in rows} == {0, 1}
   for info in infos:
@@ -91,7 +91,7 @@ def test_seeds_and_budgets():
 
 
 def _cli(args, **kw):
-  return subprocess.run([sys.executable, "-m", "ospiel_team.compare", *args],
+  return subprocess.run([sys.executable, "-m", "ospiel_team.cli.compare", *args],
                         capture_output=True, text=True, timeout=600, **kw)
 
 
@@ -223,7 +223,7 @@ def _ignores_sigint(pid: int) -> bool:
 
 
 def test_command_line_ctrl_c_stops_the_pool_and_says_so_in_one_line(tmp_path):
-  proc = subprocess.Popen([sys.executable, "-m", "ospiel_team.compare", "--game", "kuhn_poker",
+  proc = subprocess.Popen([sys.executable, "-m", "ospiel_team.cli.compare", "--game", "kuhn_poker",
                            "--solvers", "cfr", "--seconds", "120", "--seeds", "2",
                            "--workers", "2", "--out", str(tmp_path / "o")],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

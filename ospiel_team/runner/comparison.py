@@ -26,8 +26,8 @@ the parallelism (every task is seeded; under `--seconds` the number of iteration
 fits into its budget of course depends on the machine).
 
 Usage:
-  python -m ospiel_team.compare                       # the default comparison (< 1 minute)
-  python -m ospiel_team.compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \
+  ospiel-team-compare                       # the default comparison (< 1 minute)
+  ospiel-team-compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \
       --seconds 10 --seeds 5 --out out/leduc
 
 It writes OUT/results.json (the command, versions, date, commit and cores, then rows with
