@@ -3,7 +3,7 @@ r"""CPU seconds of the exact team LP under HiGHS options, and the DAG-support wa
 The tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
 Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284 (`lp.build_model`),
 built once per instance, solved by HiGHS under each option set (`VARIANTS`: the interior point
-method with and without crossover, the dual and primal simplex, presolve off, parallel off), and
+method with and without crossover, the dual simplex, presolve off, parallel off), and
 by the belief DAG to gap 1e-3 followed by the LP restricted to its support (`restricted.py`,
 the route `solve`'s `auto` takes above its LP threshold). Every answer is certified: team 1's and
 team 2's plans from the LP are scored by the belief DAG's exact team best responses, and the
@@ -49,8 +49,6 @@ VARIANTS = (
     ("ipm, parallel off", "ipm", {"parallel": "off"}),
     ("dual simplex", "simplex", {"simplex_strategy": 1}),
     ("dual simplex, presolve off", "simplex", {"simplex_strategy": 1, "presolve": "off"}),
-    ("primal simplex", "simplex", {"simplex_strategy": 4}),
-    ("simplex, parallel on (PAMI)", "simplex", {"simplex_strategy": 2, "parallel": "on"}),
     ("choose (HiGHS's pick)", "choose", {}),
 )
 
