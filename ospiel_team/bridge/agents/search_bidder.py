@@ -40,8 +40,11 @@ the match engine are never read):
    contract reached after the policy's own (most probable) call on the same deal: in IMPs
    (``reward="imps"``, the match's unit; default) or raw points (``reward="score"``, what the
    JPS authors' search actor maximises). The policy's call therefore scores exactly 0.
-8. **Choice.** The candidate with the best weighted mean; ties (in particular no candidate
-   better than 0) keep the policy's call.
+8. **Choice.** The candidate with the best weighted mean among those whose mean gain is
+   above 0 and at least ``min_z`` standard errors (``sqrt(sum_d w_d (v_d - mean)^2 / k)``
+   over the k draws); if none is, the policy's call. ``min_z = 0`` (default) takes the best
+   mean; the best of several noisy means is biased upwards (the winner's curse), which a
+   positive ``min_z`` guards against.
 
 The random numbers of a call are seeded by ``(seed, the match's uniform for that call)``: the
 same hand, auction and uniform give the same call, so a match is reproducible and resumable,
@@ -91,6 +94,8 @@ class SearchBidderOptions:
     rollout: ``"greedy"`` or ``"sample"``: how the policy plays after a candidate.
     reward: ``"imps"`` (IMPs against the policy's call on the same deal) or ``"score"``
       (duplicate points against it).
+    min_z: a candidate replaces the policy's call only if its mean gain is at least this
+      many standard errors (0: any positive gain).
     seed: seed of the search's random numbers (combined with the match's uniforms).
 
   Raises:
@@ -105,6 +110,7 @@ class SearchBidderOptions:
   tremble: float = 0.05
   rollout: str = "greedy"
   reward: str = "imps"
+  min_z: float = 0.0
   seed: int = 0
 
   def __post_init__(self):
@@ -112,7 +118,7 @@ class SearchBidderOptions:
       v = getattr(self, name)
       if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise UserError(f"search option {name} must be an integer, got {v!r}")
-    for name in ("candidate_floor", "min_ess", "tremble"):
+    for name in ("candidate_floor", "min_ess", "tremble", "min_z"):
       v = getattr(self, name)
       if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
         raise UserError(f"search option {name} must be a number, got {v!r}")
@@ -135,6 +141,8 @@ class SearchBidderOptions:
                       f"{self.rollout!r}")
     if self.reward not in ("imps", "score"):
       raise UserError(f"search option reward must be 'imps' or 'score', got {self.reward!r}")
+    if self.min_z < 0:
+      raise UserError(f"search option min_z must be >= 0, got {self.min_z}")
     if self.seed < 0:
       raise UserError(f"search option seed must be >= 0, got {self.seed}")
 
@@ -442,11 +450,13 @@ class SearchBidder:
       start = 0
       for i, rng, root, deals, weights, ess in pending:
         n = len(deals)
-        values, _ = candidate_values(self.policy, root, deals, tricks[start:start + n],
-                                     weights, cands[i], int(seats[i]), opt.rollout,
-                                     opt.reward, rng)
+        values, per_deal = candidate_values(self.policy, root, deals,
+                                            tricks[start:start + n], weights, cands[i],
+                                            int(seats[i]), opt.rollout, opt.reward, rng)
         start += n
-        best = int(np.argmax(values))  # first maximum: the policy's call unless beaten
+        se = np.sqrt(weights @ (per_deal - values) ** 2 / opt.k)
+        eligible = (values > 0) & (values >= opt.min_z * se)
+        best = int(np.argmax(np.where(eligible, values, -np.inf))) if eligible.any() else 0
         call = int(cands[i][best]) if best > 0 else int(calls[i])
         decisions[i] = SearchDecision(call, int(policy_call[i]), "searched",
                                       tuple(int(c) for c in cands[i]),

@@ -7,6 +7,7 @@ product of a stub policy's probabilities, computed from the hands directly (not 
 observations); a bidder playing itself at both tables of a duplicate board scores 0.
 """
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -84,6 +85,11 @@ def test_choice_equals_exact_enumeration_of_the_posterior():
   assert int(call[0]) == _bid(4, 3) == d.call
   assert d.values[0] == 0.0
   assert abs(d.values[1] - 20 / 19) < 0.4  # s.e. of the 4000-draw estimate is about 0.13
+  # A gain of about 8 standard errors passes min_z = 4, not min_z = 20.
+  for min_z, want in ((4.0, _bid(4, 3)), (20.0, _bid(2, 3))):
+    strict = sb.SearchBidder(_opening_stub(0.1), dataclasses.replace(opts, min_z=min_z),
+                             dd_fn=_spade_table)
+    assert int(strict.act_auction(auction, hands, [0], np.array([0.25]))[0]) == want
   # Without information in W's pass (the same probability either way) the prior decides: 2S.
   bidder = sb.SearchBidder(_opening_stub(0.5), opts, dd_fn=_spade_table)
   call = bidder.act_auction(auction, hands, [0], np.array([0.25]))
