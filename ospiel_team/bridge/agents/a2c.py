@@ -284,7 +284,6 @@ class A2CTrainer(RoundTrainer):
     self.search = None  # optional JPSBid hook: search(trainer, on_step registry) (jps_bid.py)
     self.pool = opponent_pool.OpponentPool(cfg.opponent_pool_size, cfg.pool_probability,
                                            cfg.seed)
-    self._opponent_policy = PolicyFn(self.net, self.params, fine_padding=cfg.fast_acting)
     if workdir is not None and os.path.exists(self.checkpoint_path):
       self.load_checkpoint()
 
@@ -354,8 +353,17 @@ class A2CTrainer(RoundTrainer):
     i = self.pool.draw()
     if i is None:
       return None, ""
-    self._opponent_policy.params = self.pool.params[i]
-    return self._opponent_policy, str(self.pool.rounds[i])
+    snapshot = self.pool.params[i]
+
+    def opponent(obs):  # the learner's jitted network (compiled once) with the snapshot
+      own = self._policy.params
+      self._policy.params = snapshot
+      try:
+        return self._policy(obs)
+      finally:
+        self._policy.params = own
+
+    return opponent, str(self.pool.rounds[i])
 
   # --- training -----------------------------------------------------------------------------
   def _learn(self, rng: np.random.Generator, params, opt_state, entropy_coef: float):
