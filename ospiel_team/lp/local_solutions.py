@@ -209,6 +209,20 @@ def _set_radices(sets, loc_inf, infosets, legal_count, k):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _counts(radix, total, max_local):
+  """(local solutions per set, the running total after them), or total -1 past `max_local`
+  (checked after every product, so no int64 product can overflow)."""
+  count = np.ones(radix.shape[0], dtype=np.int64)
+  for s in range(radix.shape[0]):
+    for i in range(radix.shape[1]):
+      count[s] *= radix[s, i]
+      if total + count[s] > max_local:
+        return count, -1
+    total += count[s]
+  return count, total
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _enumerate(sets, meet, radix, count, infosets, legal_order, reach, rr, actions, ra,
                local_set, row):
   """Writes the local solutions of one state from reach[rr], actions[ra] and local_set[row]:
@@ -293,15 +307,10 @@ def _kernel(grouped, bounds, loc_inf_all, slot_infosets, inf_bounds, anchor_chil
     ns = sets.shape[0]
     num_sets[slot] = ns
     meet, radix = _set_radices(sets, loc_inf, infosets, legal_count, k)
-    count = np.ones(ns, dtype=np.int64)
-    total = local_off[slot]
-    for s in range(ns):
-      for i in range(k):
-        count[s] *= radix[s, i]
-        if total + count[s] > max_local:
-          return _TOO_MANY, tt_local, tt_local_inf, anchor, num_sets, local_off, reach, \
-              reach_off, actions, act_off, local_set, pts, pts_off
-      total += count[s]
+    count, total = _counts(radix, local_off[slot], max_local)
+    if total < 0:
+      return _TOO_MANY, tt_local, tt_local_inf, anchor, num_sets, local_off, reach, \
+          reach_off, actions, act_off, local_set, pts, pts_off
     local_off[slot + 1] = total
     nl = total - local_off[slot]
     reach = _reserve(reach, reach_off[slot] + nl * n)
