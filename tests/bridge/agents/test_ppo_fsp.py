@@ -8,6 +8,8 @@ snapshots and draws pool rounds at its probability (binomial check); pool probab
 plain self-play bit for bit; PPO and pool training resume exactly from checkpoints.
 """
 import math
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -21,6 +23,7 @@ from ospiel_team.bridge.agents import opponent_pool
 from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge.agents import ppo
 from ospiel_team.errors import UserError
+from tests import repo as tests_repo
 
 SMALL = dict(hidden=32, num_blocks=1, deals_per_round=8, batch_size=16, updates_per_round=2,
              buffer_size=2000, burn_in=20)
@@ -282,3 +285,25 @@ def test_cpu_budget_stops_training_and_counts_over_resumes(tmp_path, ds):
   assert again.round == 1 and 0 < again.total_cpu <= used
   again.train(1000, max_cpu_seconds=1e-9, progress=False)  # budget spent: nothing to do
   assert again.round == 1
+
+
+# --- the command line -----------------------------------------------------------------------
+def _cli(tmp_path, *args):
+  cmd = [sys.executable, "-m", "ospiel_team.cli.train_bridge", f"--workdir={tmp_path}",
+         "--rounds=2", "--deals_per_round=8", "--hidden=16", "--num_blocks=1",
+         "--holdout=16", "--progress=false", "--bc_teacher=", *args]
+  return subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=tests_repo.REPO)
+
+
+def test_command_trains_ppo_with_a_pool_and_refuses_them_on_the_jax_engine(tmp_path):
+  out = _cli(tmp_path / "p", "--algorithm=ppo", "--minibatch_size=32", "--eval_every=0",
+             "--opponent_pool_size=2", "--pool_probability=0.5", "--pool_snapshot_every=1")
+  assert out.returncode == 0, out.stderr[-3000:]
+  assert "rounds 2" in out.stdout
+  with np.load(tmp_path / "p" / "checkpoint.npz") as z:
+    assert "pool_meta" in z.files and not any(k.startswith("buf_") for k in z.files)
+  out = _cli(tmp_path / "j", "--engine=jax", "--algorithm=ppo")
+  assert out.returncode != 0 and "--algorithm: numpy engine only" in out.stderr
+  out = _cli(tmp_path / "s", "--search=jps", "--pool_probability=0.5",
+             "--opponent_pool_size=1")
+  assert out.returncode != 0 and "--search is for plain A2C" in out.stderr
