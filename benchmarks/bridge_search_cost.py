@@ -18,8 +18,10 @@ again (also in a later session), resumes where it stopped (a workdir holds one m
 ``--match_boards`` needs another workdir). ``--skip_cost`` runs the match only (the cost part
 of an existing ``--out`` is kept).
 
-The record (``--out``) holds the command, commit, date, machine load before and after each
-part, and the numbers. A small match is evidence, not a claim: its interval is wide.
+The record (``--out``) holds the command, commit and date of each part, the machine load before
+and after each, and the numbers; the match's CPU counters cover only the boards it played in
+its last run (boards read back from ``--workdir`` cost nothing). A small match is evidence,
+not a claim: its interval is wide.
 """
 
 from __future__ import annotations
@@ -116,10 +118,9 @@ def match_part() -> dict:
                                  s["boards_tied"]],
          "imps": [int(x) for x in r.imps],
          "load_before": load0, "load_after": _load(),
-         "note": ("evidence, not a claim: a small match; boards replayed from --workdir "
-                  "cost nothing, so the CPU counters cover only the boards played in this "
-                  "run"),
-         **_stats_row(bidder, time.process_time() - c0, time.time() - w0)}
+         "note": "evidence, not a claim: a small match"}
+  if bidder.stats.calls:  # boards replayed from --workdir are not counted
+    out["played_in_this_run"] = _stats_row(bidder, time.process_time() - c0, time.time() - w0)
   print(json.dumps({k: v for k, v in out.items() if k != "imps"}), flush=True)
   return out
 
@@ -130,14 +131,15 @@ def main(argv):
   if FLAGS.skip_cost and os.path.isfile(FLAGS.out):
     with open(FLAGS.out, encoding="utf-8") as f:
       record = json.load(f)
-  record.update({"command": "python benchmarks/bridge_search_cost.py " + " ".join(sys.argv[1:]),
-                 "commit": _commit(), "date": datetime.date.today().isoformat(),
-                 "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"})
-  if not FLAGS.skip_cost:
+  provenance = {"command": "python benchmarks/bridge_search_cost.py " + " ".join(sys.argv[1:]),
+                "commit": _commit(), "date": datetime.date.today().isoformat(),
+                "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"}
+  if not FLAGS.skip_cost:  # the top-level provenance is the cost part's
+    record.update(provenance)
     record["cost"] = cost_part()
     atomic_io.write_text(FLAGS.out, json.dumps(record, indent=1) + "\n")
   if FLAGS.match_boards > 0:
-    record["match"] = match_part()
+    record["match"] = {**provenance, **match_part()}
   atomic_io.write_text(FLAGS.out, json.dumps(record, indent=1) + "\n")
   print(f"wrote {FLAGS.out}")
 
