@@ -4,7 +4,8 @@ Records (all under `results/`): `bridge_jps_paper.json`, `bridge_best_cross.json
 `bridge_seeded_baselines.json` / `.csv`, `bridge_selection.json`, `bridge_learning_curve.csv`,
 `bridge_finetune_seed<S>.json` and `bridge_replication.json` (JPSBid from `a2c`),
 `jpsbid_from_a2c_longer/` and `jpsbid_from_a2c_longer.json` (JPSBid from `a2c_longer`),
-`bridge_uncontested_cost.json`, and the published values `published/bridge.json`.
+`bridge_uncontested_cost.json`, `bridge_search_bidder.json` (the play-time search bidder),
+and the published values `published/bridge.json`.
 """
 from __future__ import annotations
 
@@ -446,3 +447,32 @@ def summary_rows() -> list[dict]:
               f"{unc['pairs']} pairs vs their {common.num(yl, 2)} (other test set)",
        "page": PAGE},
   ]
+
+
+# ------------------------------------------------------------------------------------------
+# Play-time search (search:<model>)
+# ------------------------------------------------------------------------------------------
+def search_bidder_cost_table() -> str:
+  """CPU seconds per searched call of ``search:<model>`` for each K of the record."""
+  rec = common.load("bridge_search_bidder.json")
+  header = ["bidder", "CPU s per searched call", "deals solved per searched call",
+            "DDS CPU s per deal", "searched / calls", "changed", "too little evidence"]
+  rows = [[f"`{r['spec']}`", common.num(r["cpu_s_per_searched_call"], 2),
+           common.num(r["deals_per_searched_call"], 1), common.num(r["dd_cpu_s_per_deal"], 2),
+           f"{r['searched']} / {r['calls']}", r["changed"], r["low_ess"]]
+          for r in rec["cost"]]
+  loads = [x for r in rec["cost"] for x in (r["load_before"][0], r["load_after"][0])]
+  return common.md_table(header, rows, "lrrrrrr") + "\n\n" + _provenance(
+      rec, "bridge_search_bidder.json", extra_loads=loads)
+
+
+def search_bidder_match() -> str:
+  """The record's small match: IMPs/board ± clustered s.e. [95% interval], with its command."""
+  m = common.load("bridge_search_bidder.json")["match"]
+  text = (f"`{m['bidder_a']}` against `{m['bidder_b']}` on {m['boards']} `{m['dataset']}` "
+          f"boards: {_signed(m['imps_per_board'], 2)} ± {common.num(m['stderr_clustered'], 2)} "
+          f"IMPs/board {_interval(m['ci95'], 2)}, standard error clustered by deal.")
+  return text + "\n\n" + common.provenance(
+      m.get("command"), record="bridge_search_bidder.json", commit=m.get("commit"),
+      date=m.get("date"), machine=m.get("machine"),
+      load=_load_range([m["load_before"][0], m["load_after"][0]]))
