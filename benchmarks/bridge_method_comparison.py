@@ -47,6 +47,7 @@ import tqdm
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import trainers
 from ospiel_team.bridge.agents import match as match_lib
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
@@ -135,7 +136,7 @@ def run_one(arm: str, seed: int, train_ds) -> dict:
     if os.path.exists(snap):
       continue
     if trainer is None:
-      trainer = a2c.make_trainer(cfg, train_ds, workdir=os.path.join(rdir, "train"),
+      trainer = trainers.make_trainer(cfg, train_ds, workdir=os.path.join(rdir, "train"),
                                  init_params_from=model_bidder.model_path(FLAGS.start))
     trainer.train(10**9, checkpoint_every=200, progress=FLAGS.progress,
                   max_cpu_seconds=budget * j / k)

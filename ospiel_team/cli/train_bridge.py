@@ -186,11 +186,11 @@ def _make_trainer(cfg: A2CConfig, options, train_ds, held):
   if FLAGS.engine == "jax":
     return jax_trainer.JaxA2CTrainer(cfg, train_ds, None, workdir=FLAGS.workdir,
                                      resume_from=FLAGS.resume_from, options=options)
-  from ospiel_team.bridge.agents import a2c
+  from ospiel_team.bridge.agents import trainers
   ckpt = os.path.join(FLAGS.workdir, "checkpoint.npz")
   if FLAGS.resume_from and not os.path.exists(ckpt):
     shutil.copyfile(FLAGS.resume_from, ckpt)
-  trainer = a2c.make_trainer(cfg, train_ds, None, held, workdir=FLAGS.workdir,
+  trainer = trainers.make_trainer(cfg, train_ds, None, held, workdir=FLAGS.workdir,
                              init_params_from=FLAGS.init_model)
   if FLAGS.search != "none":
     from ospiel_team.bridge.agents import jps_bid

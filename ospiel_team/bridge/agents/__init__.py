@@ -6,6 +6,8 @@
   bot.
 * `policy_net`: the policy network (`load_model`, `save_model`); JAX is imported on first use.
 * Training: `A2CConfig` (`a2c_config`, every default), `A2CTrainer` (`a2c`, numpy engine),
+  `PPOTrainer` (`ppo`), `OpponentPool` (`opponent_pool`, fictitious self-play),
+  `make_trainer` (`trainers`),
   `JaxA2CTrainer` and `JaxTrainOptions` (`jax_trainer`); `behaviour_cloning`.
 * `jps_bid`: JPSBid search (`JPSBidSearch`, `SearchOptions`).
 * `match`: duplicate matches between two bidders (`run_match` -> `MatchResult`,
@@ -24,6 +26,9 @@ _PUBLIC = {
     "save_model": "ospiel_team.bridge.agents.policy_net",
     "A2CConfig": "ospiel_team.bridge.agents.a2c_config",
     "A2CTrainer": "ospiel_team.bridge.agents.a2c",
+    "PPOTrainer": "ospiel_team.bridge.agents.ppo",
+    "OpponentPool": "ospiel_team.bridge.agents.opponent_pool",
+    "make_trainer": "ospiel_team.bridge.agents.trainers",
     "JaxA2CTrainer": "ospiel_team.bridge.agents.jax_trainer",
     "JaxTrainOptions": "ospiel_team.bridge.agents.jax_trainer",
     "behaviour_cloning": "ospiel_team.bridge.agents.behaviour_cloning",

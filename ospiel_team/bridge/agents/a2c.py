@@ -222,17 +222,6 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
 # ------------------------------------------------------------------------------------------
 # Trainer
 # ------------------------------------------------------------------------------------------
-def make_trainer(cfg: A2CConfig, *args, **kwargs) -> A2CTrainer:
-  """The numpy-engine trainer of ``cfg.algorithm``: `A2CTrainer` or `ppo.PPOTrainer`.
-
-  The arguments are `A2CTrainer`'s.
-  """
-  if cfg.algorithm == "ppo":
-    from ospiel_team.bridge.agents import ppo  # ppo imports this module
-    return ppo.PPOTrainer(cfg, *args, **kwargs)
-  return A2CTrainer(cfg, *args, **kwargs)
-
-
 class A2CTrainer(RoundTrainer):
   """Self-play A2C on the batched engine; see the module docstring.
 
@@ -249,7 +238,7 @@ class A2CTrainer(RoundTrainer):
                init_params_from: str | None = None):
     if cfg.algorithm != self.ALGORITHM:
       raise ValueError(f"{type(self).__name__} runs algorithm {self.ALGORITHM!r}, the "
-                       f"configuration says {cfg.algorithm!r} (use a2c.make_trainer)")
+                       f"configuration says {cfg.algorithm!r} (use trainers.make_trainer)")
     self.cfg = cfg
     self.dataset = dataset_lib.load_datasets(dataset)
     n = self.dataset.holders.shape[0]

@@ -19,6 +19,7 @@ import scipy.stats
 
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import trainers
 from ospiel_team.bridge.agents import opponent_pool
 from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge.agents import ppo
@@ -75,7 +76,7 @@ def test_gae_equals_its_closed_form_and_lambda_one_is_return_minus_value():
 
 
 def test_rollout_advantages_with_lambda_one_are_each_decisions_return_minus_value(ds):
-  t = a2c.make_trainer(a2c.A2CConfig(**SMALL, **PPO), ds)
+  t = trainers.make_trainer(a2c.A2CConfig(**SMALL, **PPO), ds)
   ro = a2c.play_selfplay(t.policy, t.engine, np.random.default_rng(3), t.train_deals, 16)
   adv, target = ppo.rollout_advantages(ro, 1.0)
   np.testing.assert_allclose(adv, ro.returns() - ro.values, atol=1e-6)
@@ -135,7 +136,7 @@ def test_clipped_loss_matches_a_hand_computation():
 
 def test_one_ppo_update_lowers_the_loss_of_its_batch(ds):
   cfg = a2c.A2CConfig(**SMALL, **PPO, learning_rate=1e-3)
-  t = a2c.make_trainer(cfg, ds)
+  t = trainers.make_trainer(cfg, ds)
   ro = a2c.play_selfplay(t.policy, t.engine, np.random.default_rng(0), t.train_deals, 16)
   adv, targets = ppo.rollout_advantages(ro, cfg.gae_lambda)
   n = len(ro.actions)
@@ -158,11 +159,11 @@ def test_one_ppo_update_lowers_the_loss_of_its_batch(ds):
 @pytest.mark.parametrize("extra", [PPO, FSP, {**PPO, **FSP}], ids=["ppo", "fsp", "ppo_fsp"])
 def test_training_resumes_exactly(tmp_path, ds, extra):
   cfg = a2c.A2CConfig(**SMALL, **extra)
-  straight = a2c.make_trainer(cfg, ds, workdir=str(tmp_path / "a"))
+  straight = trainers.make_trainer(cfg, ds, workdir=str(tmp_path / "a"))
   straight.train(6, checkpoint_every=100, progress=False)
-  half = a2c.make_trainer(cfg, ds, workdir=str(tmp_path / "b"))
+  half = trainers.make_trainer(cfg, ds, workdir=str(tmp_path / "b"))
   half.train(3, checkpoint_every=1, progress=False)
-  resumed = a2c.make_trainer(cfg, ds, workdir=str(tmp_path / "b"))
+  resumed = trainers.make_trainer(cfg, ds, workdir=str(tmp_path / "b"))
   assert resumed.round == 3 and type(resumed) is type(straight)
   if cfg.opponent_pool_size:
     assert resumed.pool.rounds == half.pool.rounds == [0, 2]
@@ -184,9 +185,9 @@ def test_training_resumes_exactly(tmp_path, ds, extra):
 @pytest.mark.parametrize("extra", [{}, PPO, {"overlap_learning": True}],
                          ids=["a2c", "ppo", "a2c_overlap"])
 def test_pool_probability_zero_is_plain_self_play_bit_for_bit(ds, extra):
-  plain = a2c.make_trainer(a2c.A2CConfig(**SMALL, **extra), ds)
+  plain = trainers.make_trainer(a2c.A2CConfig(**SMALL, **extra), ds)
   plain.train(4, progress=False)
-  pooled = a2c.make_trainer(a2c.A2CConfig(**SMALL, **extra, opponent_pool_size=3,
+  pooled = trainers.make_trainer(a2c.A2CConfig(**SMALL, **extra, opponent_pool_size=3,
                                           pool_snapshot_every=1, pool_probability=0.0), ds)
   pooled.train(4, progress=False)
   assert len(pooled.pool) == 3  # snapshots were taken, none played
@@ -195,7 +196,7 @@ def test_pool_probability_zero_is_plain_self_play_bit_for_bit(ds, extra):
 
 
 def test_ppo_is_on_policy_at_its_first_step(ds):
-  t = a2c.make_trainer(a2c.A2CConfig(**SMALL, algorithm="ppo", minibatch_size=10_000,
+  t = trainers.make_trainer(a2c.A2CConfig(**SMALL, algorithm="ppo", minibatch_size=10_000,
                                      epochs_per_batch=1), ds)
   row = t.train_round()  # one minibatch, one step: the parameters that acted
   assert row["mean_rho"] == pytest.approx(1.0, abs=1e-5) and row["clip_frac"] == 0.0
@@ -233,7 +234,7 @@ def test_pool_round_frequency_matches_the_probability_and_draws_are_uniform():
 
 
 def test_pool_rounds_learn_only_from_the_learners_seats(ds):
-  t = a2c.make_trainer(a2c.A2CConfig(**SMALL, **FSP), ds)
+  t = trainers.make_trainer(a2c.A2CConfig(**SMALL, **FSP), ds)
   ro = a2c.play_selfplay(t.policy, t.engine, np.random.default_rng(1), t.train_deals, 16,
                          opponent=t.policy)
   k = 16
@@ -270,18 +271,18 @@ def test_bad_ppo_and_pool_settings_are_refused(bad, match):
 
 
 def test_trainer_classes_follow_the_configuration(ds):
-  assert type(a2c.make_trainer(a2c.A2CConfig(**SMALL, **PPO), ds)) is ppo.PPOTrainer
+  assert type(trainers.make_trainer(a2c.A2CConfig(**SMALL, **PPO), ds)) is ppo.PPOTrainer
   with pytest.raises(ValueError, match="make_trainer"):
     a2c.A2CTrainer(a2c.A2CConfig(**SMALL, **PPO), ds)
 
 
 def test_cpu_budget_stops_training_and_counts_over_resumes(tmp_path, ds):
   cfg = a2c.A2CConfig(**SMALL, **PPO)
-  t = a2c.make_trainer(cfg, ds, workdir=str(tmp_path))
+  t = trainers.make_trainer(cfg, ds, workdir=str(tmp_path))
   t.train(1000, max_cpu_seconds=1e-9, progress=False, checkpoint_every=100)
   assert t.round == 1 and t.total_cpu > 0 and t.log_rows[-1]["cpu_s"] > 0
   used = t.total_cpu
-  again = a2c.make_trainer(cfg, ds, workdir=str(tmp_path))
+  again = trainers.make_trainer(cfg, ds, workdir=str(tmp_path))
   assert again.round == 1 and 0 < again.total_cpu <= used
   again.train(1000, max_cpu_seconds=1e-9, progress=False)  # budget spent: nothing to do
   assert again.round == 1

@@ -1,0 +1,24 @@
+"""The numpy-engine bridge trainer for a configuration: A2C or PPO.
+
+`a2c.A2CTrainer` (Tian, Gong & Jiang's A2C self-play, arXiv:2008.06495) and `ppo.PPOTrainer`
+(Schulman et al., "Proximal Policy Optimization Algorithms", arXiv:1707.06347) share the
+configuration `A2CConfig`; its `algorithm` field picks one.
+"""
+from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import ppo
+from ospiel_team.bridge.agents.a2c_config import A2CConfig
+
+
+def make_trainer(cfg: A2CConfig, *args, **kwargs) -> a2c.A2CTrainer:
+  """The trainer of ``cfg.algorithm``: `a2c.A2CTrainer` or `ppo.PPOTrainer`.
+
+  Args:
+    cfg: the training configuration.
+    *args, **kwargs: the remaining arguments of `a2c.A2CTrainer` (training deals, workdir...).
+
+  Returns:
+    A new trainer (resuming from `workdir`'s checkpoint when there is one).
+  """
+  if cfg.algorithm == "ppo":
+    return ppo.PPOTrainer(cfg, *args, **kwargs)
+  return a2c.A2CTrainer(cfg, *args, **kwargs)
