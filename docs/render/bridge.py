@@ -476,3 +476,33 @@ def search_bidder_match() -> str:
       m.get("command"), record="bridge_search_bidder.json", commit=m.get("commit"),
       date=m.get("date"), machine=m.get("machine"),
       load=_load_range([m["load_before"][0], m["load_after"][0]]))
+
+
+# ------------------------------------------------------------------------------------------
+# Fictitious self-play and PPO: the pre-registration and its pilot
+# ------------------------------------------------------------------------------------------
+FSP_PPO = "bridge_fsp_ppo"
+
+
+def fsp_ppo_preregistration() -> str:
+  """The pre-registration of the FSP / PPO comparison, shown folded (its own Markdown)."""
+  text = common.load(f"{FSP_PPO}/PREREGISTRATION.md")
+  body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
+  return f'??? note "Pre-registration (`results/{FSP_PPO}/PREREGISTRATION.md`)"\n{body}\n'
+
+
+def fsp_ppo_pilot_table() -> str:
+  """The pilot of the four arms (one seed, a few CPU minutes, validation boards only):
+  cost per game and the validation IMPs of each snapshot. Not a decision."""
+  summary = common.load(f"{FSP_PPO}/pilot/summary.json")
+  runs = common.load_dir(f"{FSP_PPO}/pilot/runs")
+  out = []
+  for arm, s in summary.items():
+    run = runs[f"{arm}_seed{s['seeds'][0]}.json"]
+    vals = [m for k, m in run["matches"].items() if k.startswith("select/")]
+    snaps = ", ".join(f"{common.num(m['mean'], 2, signed=True)} ± {common.num(m['se'], 2)}"
+                      for m in vals)
+    out.append([f"`{arm}`", str(s["runs"]), common.thousands(round(s["games_per_cpu_s"])),
+                str(s["rounds"][0]), common.num(run["cpu_budget_s"], 0), snaps])
+  return common.md_table(["arm", "runs", "games / CPU s", "rounds", "CPU s", "validation "
+                          "IMPs/b of the snapshots vs `a2c_longer`"], out, "lrrrrl")

@@ -640,3 +640,54 @@ def scaling_table() -> str:
   limits = (f"Each instance: {common.num(rec['time_limit'], 0)} s, "
             f"{common.num(rec['memory_gb'], 0)} GB address space.")
   return f"{table}\n\n{limits}\n\n{prov}"
+
+
+# ----------------------------------------------------------------------------------------
+# What bounds the slow rows: HiGHS options on the exact LP, column generation's oracle.
+HIGHS_OPTIONS = "team_lp_highs_options.json"
+CG_ORACLE = "team_cg_oracle.json"
+
+
+def highs_options_table() -> str:
+  """CPU seconds of the exact LP of each instance under HiGHS options (and the DAG-support
+  route), each answer checked by exact team best responses (`exact`: bracket <= 1e-9)."""
+  rec = common.load(HIGHS_OPTIONS)
+  names: list[str] = []
+  for row in rec["rows"]:
+    for v in row["variants"]:
+      if v["name"] not in names:
+        names.append(v["name"])
+  out = []
+  for name in names:
+    cells = [name]
+    for row in rec["rows"]:
+      v = next((v for v in row["variants"] if v["name"] == name), None)
+      if v is None or v.get("cpu_seconds") is None:
+        cells.append("—")
+      else:
+        mark = "" if v.get("exact") else " (inexact)"
+        cells.append(f"{common.num(v['cpu_seconds'], 2)}{mark}")
+    out.append(cells)
+  header = ["HiGHS variant"] + [f"{r['instance']} CPU s" for r in rec["rows"]]
+  table = common.md_table(header, out, "l" + "r" * len(rec["rows"]))
+  prov = common.provenance(rec["command"], record=HIGHS_OPTIONS, date=rec["date"],
+                           machine=rec["machine"], load=f"{rec['load_before']:.1f} before")
+  return (f"{table}\n\n*{rec['timing']}; a loaded machine, one run each: differences of "
+          f"a few tenths of a second are noise.*\n\n{prov}")
+
+
+def cg_oracle_table() -> str:
+  """Column generation on the instances of `team_cg_oracle.json` with each team
+  best-response oracle: value, iterations, oracle calls and CPU seconds."""
+  rec = common.load(CG_ORACLE)
+  out = []
+  for row in rec["rows"]:
+    out.append([row["instance"], f"`{row['oracle']}`", common.num(row["value"], 6),
+                str(row["iterations"]), str(row["team_oracle_calls"]),
+                common.num(row["team_oracle_cpu_per_call"], 3),
+                common.num(row["setup_cpu_seconds"], 2), common.num(row["cpu_seconds"], 2)])
+  table = common.md_table(["instance", "oracle", "value", "iterations", "oracle calls",
+                           "CPU s per call", "set-up CPU s", "solve CPU s"], out, "llrrrrrr")
+  prov = common.provenance(rec["command"], record=CG_ORACLE, date=rec["date"],
+                           machine=rec["machine"], load=f"{rec['load']:.1f}")
+  return f"{table}\n\n*{rec['timing']}.*\n\n{prov}"

@@ -28,6 +28,8 @@ from render import common  # noqa: E402
 NOT_ON_A_PAGE = {
     "README.md": "the index of the records",
     "team_lp_table_default.md": "the table script's Markdown of the JSON record beside it",
+    "bridge_fsp_ppo/pilot/README.md": "the pilot folder's description (the page shows its records)",
+    "bridge_fsp_ppo/pilot/summary.md": "the driver's Markdown of summary.json beside it",
     "team_lp_table_quiet_default.md": "the table script's Markdown of the JSON record beside it",
 }
 

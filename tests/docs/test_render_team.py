@@ -106,4 +106,5 @@ def test_negative_progress_interval_is_one_line_exit_2(capsys):
                                 "--progress_interval", "-1"])
   _, err = capsys.readouterr()
   assert status == 2
-  assert err.strip().splitlines() == ["error: --progress_interval must be >= 0, got -1.0"]
+  assert err.strip().splitlines() == [
+      "error: --progress_interval=-1.0 must be a finite number from 0 to 1e+09 (seconds)"]

@@ -55,10 +55,9 @@ def test_results_index_names_every_record_and_nothing_else():
   with open(os.path.join(results, "README.md"), encoding="utf-8") as f:
     index = f.read()
   named = set(re.findall(r"`([\w*./-]+\.(?:json|md|csv))`", index))
-  files = {f for f in os.listdir(results)
-           if f != "README.md" and not os.path.isdir(os.path.join(results, f))}
-  files |= {f"{d}/{f}" for d in os.listdir(results) if os.path.isdir(os.path.join(results, d))
-            for f in os.listdir(os.path.join(results, d))}
+  files = {os.path.relpath(os.path.join(root, f), results).replace(os.sep, "/")
+           for root, _, names in os.walk(results) for f in names}
+  files.discard("README.md")
   patterns = [re.compile(fnmatch.translate(n)) for n in named if "*" in n]
   unlisted = sorted(f for f in files if f not in named and not any(p.match(f) for p in patterns))
   assert not unlisted, f"results/README.md does not list {unlisted}"
