@@ -16,17 +16,17 @@ import json
 import os
 import time
 
+import numpy as np
 from absl import app
 from absl import flags
-import numpy as np
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import uncontested_costs as costs_lib
+from ospiel_team.bridge.agents import bidders as bidders_lib
+from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import uncontested as U
-from ospiel_team.bridge.agents import match
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("models", "a2c=a2c", "Comma-separated name=path (or name=shipped name).")

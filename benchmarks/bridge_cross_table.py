@@ -20,17 +20,16 @@ import json
 import os
 import time
 
+import numpy as np
 from absl import app
 from absl import flags
-
-import numpy as np
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import jps_paper
+from ospiel_team.bridge.agents import match
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("bidders", "a2c,natural,jps_paper_baseline,jps_paper_0.63",

@@ -27,14 +27,14 @@ import resource
 import tempfile
 import time
 
+import numpy as np
 from absl import app
 from absl import flags
-import numpy as np
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset
-from ospiel_team.bridge import dds
 from ospiel_team.bridge import dataset_builder as make_dataset
+from ospiel_team.bridge import dds
 
 _DEALS = flags.DEFINE_integer("deals", 400, "deals per measurement")
 _WORKERS = flags.DEFINE_integer("workers", None, "builder workers (default: all cores)")

@@ -23,17 +23,16 @@ import sys
 import tempfile
 import time
 
+import numpy as np
+import pyspiel
 from absl import app
 from absl import flags
-import numpy as np
-
-import pyspiel
 
 import ospiel_team  # noqa: F401
-from ospiel_team.bridge.agents import bidders
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge.agents import bidders
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("batch_sizes", ["1024", "4096"], "Engine batch sizes B.")

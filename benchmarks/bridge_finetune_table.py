@@ -50,15 +50,15 @@ import os
 import sys
 import time
 
-from absl import app
-from absl import flags
 import numpy as np
 import tqdm
+from absl import app
+from absl import flags
 
 from ospiel_team import atomic_io
+from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import jps_bid
 from ospiel_team.bridge.agents import jps_paper
 from ospiel_team.bridge.agents import match

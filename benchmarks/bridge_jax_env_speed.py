@@ -25,10 +25,10 @@ import os
 import resource
 import time
 
-from absl import app
-from absl import flags
 import jax
 import numpy as np
+from absl import app
+from absl import flags
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("deals", ["64", "256", "1024"], "Deals per round (2 games each).")

@@ -38,19 +38,19 @@ import os
 import platform
 import time
 
-from absl import app
-from absl import flags
 import numpy as np
 import scipy.stats
 import tqdm
+from absl import app
+from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import trainers
 from ospiel_team.bridge.agents import match as match_lib
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents import trainers
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("workdir", "/tmp/bridge_fsp_ppo", "Training folders (resumed).")

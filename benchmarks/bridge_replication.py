@@ -53,9 +53,9 @@ import re
 import time
 from collections.abc import Sequence
 
+import numpy as np
 from absl import app
 from absl import flags
-import numpy as np
 from scipy import stats
 
 from ospiel_team import atomic_io

@@ -24,15 +24,15 @@ import functools
 import resource
 import time
 
-from absl import app
-from absl import flags
 import jax
 import numpy as np
 import optax
+from absl import app
+from absl import flags
 
-from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import policy_net
 
 FLAGS = flags.FLAGS

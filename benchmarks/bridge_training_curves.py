@@ -20,9 +20,9 @@ import io
 import json
 import os
 
+import numpy as np
 from absl import app
 from absl import flags
-import numpy as np
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge.agents import model_bidder

@@ -22,17 +22,17 @@ import math
 import os
 import time
 
-from absl import app
-from absl import flags
 import numpy as np
 import pyspiel
+from absl import app
+from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import comparison
 from ospiel_team.runner import execute
 from ospiel_team.runner import reference
 from ospiel_team.runner import report
+from ospiel_team.tree import teams as teams_lib
 
 ZERO_SUM = ["cfr", "cfr_plus", "jax_cfr", "xfp", "nfsp", "mmd", "ed", "neural_ed", "team_lp"]
 # (game, teams, solvers, solver options). Full-depth JPS on mini_bridge(size=4) needs more

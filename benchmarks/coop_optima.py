@@ -30,6 +30,7 @@ import time
 
 from absl import app
 from absl import flags
+
 from ospiel_team import atomic_io
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -23,9 +23,9 @@ import sys
 import time
 from typing import Any
 
+import pyspiel
 from absl import app
 from absl import flags
-import pyspiel
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.nash import exploitability_descent as ed

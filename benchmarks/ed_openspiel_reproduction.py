@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import sys
 
+import pyspiel
 from absl import app
 from absl import flags
-import pyspiel
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.nash import exploitability_descent as ed

@@ -25,9 +25,9 @@ import statistics
 import sys
 import time
 
+import pyspiel
 from absl import app
 from absl import flags
-import pyspiel
 from open_spiel.python.algorithms import exploitability
 
 from ospiel_team import atomic_io

@@ -17,9 +17,9 @@ import os
 import tempfile
 import time
 
+import pyspiel
 from absl import app
 from absl import flags
-import pyspiel
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.nash import exploitability_descent as ed

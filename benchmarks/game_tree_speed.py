@@ -16,10 +16,10 @@ import os
 import sys
 import time
 
-from absl import app
-from absl import flags
 import numpy as np
 import pyspiel
+from absl import app
+from absl import flags
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability

@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 from absl import app
 from absl import flags
-import numpy as np
 
 from ospiel_team import atomic_io
 

@@ -14,10 +14,9 @@ the default run of this script.
 
 import time
 
+import pyspiel
 from absl import app
 from absl import flags
-
-import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team.games import comm

@@ -19,15 +19,15 @@ predictions are also checked against the brute-force values.
 import json
 import time
 
-from absl import app
-from absl import flags
 import numpy as np
 import pyspiel
+from absl import app
+from absl import flags
 
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.coop import jps
-from ospiel_team.tree import cache as tree_cache
 from ospiel_team.algorithms.nash import cfr as tree_cfr
+from ospiel_team.tree import cache as tree_cache
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("game", "simple_bidding(size=16)", "Game.")

@@ -28,9 +28,9 @@ import subprocess
 import sys
 import time
 
+import pyspiel
 from absl import app
 from absl import flags
-import pyspiel
 
 from ospiel_team import atomic_io
 

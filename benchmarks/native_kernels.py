@@ -71,8 +71,10 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _workload(row: str):
   """(setup-free callable doing the kernel's work, callable giving the check value)."""
   import inspect
+
   import numpy as np
   import pyspiel
+
   import ospiel_team  # noqa: F401
   from ospiel_team.tree.game_tree import GameTree
   if row.startswith("cfr_"):
@@ -110,9 +112,9 @@ def _workload(row: str):
     return work, lambda: state["result"].value
   if row == "dag_21L153":
     from ospiel_team.algorithms.team import belief_dag
+    from ospiel_team.games import team_instances
     from ospiel_team.lp.decomposition import TeamDecomposition
     from ospiel_team.tree import teams as teams_lib
-    from ospiel_team.games import team_instances
     game, teams = team_instances.load_instance("21L153")
     tree, teams = teams_lib.check_assumptions(
         GameTree(game), "|".join(",".join(str(p) for p in t) for t in teams))

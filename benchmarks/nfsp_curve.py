@@ -11,8 +11,8 @@ Usage:
       --out out/nfsp_curve --figure docs/img/nfsp_curve.png
 """
 
-import json
 import io
+import json
 import os
 
 from absl import app

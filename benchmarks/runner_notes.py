@@ -74,8 +74,8 @@ def nfsp_settings(episodes: int, seed: int) -> dict:
                     nash_conv=last["metric"], nash_conv_first_checkpoint=first["metric"],
                     reservoir_size_p0=last["reservoir_size_p0"]))
     print(f"{name}: NashConv {last['metric']:.4f}, reservoir {last['reservoir_size_p0']:.0f}")
-  from open_spiel.python import policy
   import pyspiel
+  from open_spiel.python import policy
   from open_spiel.python.algorithms import exploitability
   game = pyspiel.load_game("kuhn_poker")
   uniform = exploitability.nash_conv(game, policy.TabularPolicy(game))

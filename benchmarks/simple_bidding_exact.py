@@ -22,9 +22,9 @@ import json
 import os
 import time
 
+import tqdm
 from absl import app
 from absl import flags
-import tqdm
 
 from ospiel_team import atomic_io
 
@@ -48,6 +48,7 @@ def main(argv):
   del argv
   import pyspiel
   from open_spiel.python.algorithms import expected_game_score
+
   import ospiel_team  # noqa: F401
   from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo
   try:

@@ -17,16 +17,16 @@ import json
 import os
 import time
 
+import numpy as np
 from absl import app
 from absl import flags
-import numpy as np
 from scipy import sparse
 
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.tree import teams as teams_lib
-from ospiel_team.tree import cache as tree_cache
-from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.games import team_instances
+from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.tree import cache as tree_cache
+from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("instances", "22D3", "comma-separated Table 1 instance names")

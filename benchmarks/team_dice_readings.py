@@ -17,9 +17,9 @@ import platform
 import subprocess
 import sys
 
+import pyspiel
 from absl import app
 from absl import flags
-import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io

@@ -23,9 +23,9 @@ import os
 import platform
 import time
 
+import numpy as np
 from absl import app
 from absl import flags
-import numpy as np
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag

@@ -35,8 +35,8 @@ import time
 from absl import app
 from absl import flags
 
-from ospiel_team.games import team_instances
 from ospiel_team import atomic_io
+from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS
 flags.DEFINE_float("time_limit", 60.0, "seconds per instance (subprocess wall clock)")

@@ -36,15 +36,15 @@ import platform
 import subprocess
 import sys
 
-from absl import app
-from absl import flags
 import numpy as np
 import pyspiel
+from absl import app
+from absl import flags
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
-from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS

@@ -28,15 +28,15 @@ import os
 import resource
 import time
 
+import numpy as np
 from absl import app
 from absl import flags
-import numpy as np
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
+from ospiel_team.games import team_instances
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.tree import teams as teams_lib
-from ospiel_team.games import team_instances
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("instances", "21L523", "comma-separated Table 1 instance names")

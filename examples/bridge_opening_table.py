@@ -17,9 +17,9 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.cli import match as match_cli
 from ospiel_team.bridge.agents import bidding_stats
 from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.cli import match as match_cli
 
 FLAGS = flags.FLAGS
 # The match command's flags (--boards, --dataset, --uncontested, --seed, ...) are reused here.

@@ -37,10 +37,10 @@ import sys
 import time
 from typing import Any
 
-from absl import app
-from absl import flags
 import numpy as np
 import pyspiel
+from absl import app
+from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.cli import compare as compare_cli

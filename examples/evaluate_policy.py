@@ -9,9 +9,9 @@ with OpenSpiel's own `expected_game_score` / `exploitability` functions.
 """
 import time
 
+import pyspiel
 from absl import app
 from absl import flags
-import pyspiel
 from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability

@@ -26,23 +26,23 @@ Markdown table.
 
 from __future__ import annotations
 
-from concurrent import futures
 import json
 import multiprocessing
 import os
 import time
+from concurrent import futures
 
-from absl import app
-from absl import flags
 import numpy as np
 import pyspiel
+from absl import app
+from absl import flags
 
 import ospiel_team  # noqa: F401  (registers the games)
-from ospiel_team.algorithms.coop import jps
-from ospiel_team.tree import cache as tree_cache
-from ospiel_team.algorithms.nash import cfr as tree_cfr
-from ospiel_team.tree.game_tree import GameTree
 from ospiel_team import atomic_io
+from ospiel_team.algorithms.coop import jps
+from ospiel_team.algorithms.nash import cfr as tree_cfr
+from ospiel_team.tree import cache as tree_cache
+from ospiel_team.tree.game_tree import GameTree
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("games", ["comm(length=3)", "tiny_hanabi", "simple_bidding(size=4)",

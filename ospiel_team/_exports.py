@@ -9,7 +9,8 @@ and `import ospiel_team` imports none of them (nor JAX, numba or HiGHS).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 
 
 def attach(package: str, exports: Mapping[str, str]

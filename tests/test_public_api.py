@@ -40,9 +40,11 @@ def test_unknown_name_is_an_attribute_error():
 
 
 def test_the_documented_imports():
-  from ospiel_team.algorithms.coop import JointPolicySearch, JPSConfig
+  from ospiel_team.algorithms.coop import JointPolicySearch
+  from ospiel_team.algorithms.coop import JPSConfig
   from ospiel_team.algorithms.team import solve
-  from ospiel_team.tree import GameTree, evaluation
+  from ospiel_team.tree import GameTree
+  from ospiel_team.tree import evaluation
   assert JointPolicySearch.__module__ == "ospiel_team.algorithms.coop.jps"
   assert JPSConfig.__name__ == "JPSConfig" and callable(solve.solve)
   assert GameTree.__module__ == "ospiel_team.tree.game_tree" and callable(evaluation.nash_conv)

@@ -3,6 +3,7 @@
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "coop": "ospiel_team.algorithms.coop",
     "nash": "ospiel_team.algorithms.nash",

@@ -15,6 +15,7 @@ The agents (bidders, trainers, matches) are in `ospiel_team.bridge.agents`.
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "Auctions": "ospiel_team.bridge.auction",
     "BiddingEngine": "ospiel_team.bridge.engine",

@@ -16,7 +16,8 @@ random auctions and checks that they agree call by call.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol
+from typing import runtime_checkable
 
 import numpy as np
 

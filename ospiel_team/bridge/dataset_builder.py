@@ -43,6 +43,7 @@ from ospiel_team import processes
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 
+
 def chunk_seed_sequence(seed: int, index: int) -> np.random.SeedSequence:
   """The seed of chunk `index` of a build with base seed `seed`."""
   return np.random.SeedSequence([int(seed), int(index)])

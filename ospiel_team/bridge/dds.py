@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import ctypes
 
-import numpy as np
 import endplay._dds as _dds
+import numpy as np
 
 from ospiel_team.bridge import deal as deal_lib
 

@@ -6,7 +6,8 @@ import errno
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 
 from absl import app
 from absl import flags
@@ -173,6 +174,7 @@ def check_game_name(text: str, flag: str = "--game") -> None:
   most three close names (`difflib.get_close_matches` over `pyspiel.registered_names()`).
   """
   import difflib
+
   import pyspiel
   short = str(text).split("(", 1)[0].strip()
   names = pyspiel.registered_names()

@@ -20,14 +20,14 @@ from absl import flags
 from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team import paths
-from ospiel_team.tree import teams as teams_lib
-from ospiel_team.runner import api
 from ospiel_team.cli import _flags
+from ospiel_team.runner import api
 from ospiel_team.runner import comparison as runner
 from ospiel_team.runner import execute
 from ospiel_team.runner import reference
 from ospiel_team.runner import registry
 from ospiel_team.runner import report
+from ospiel_team.tree import teams as teams_lib
 
 
 def define_flags(fv: flags.FlagValues) -> None:

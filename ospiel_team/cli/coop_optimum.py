@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import pyspiel
 
 from ospiel_team.algorithms.coop import optimum as coop_optimum
-from ospiel_team.lp import highs
 from ospiel_team.cli import _flags
+from ospiel_team.lp import highs
 from ospiel_team.tree.game_tree import GameTree
 
 PROGRAM = "ospiel-team-coop-optimum"
@@ -78,6 +78,7 @@ def main(argv: Sequence[str]) -> int:
   on stderr before it starts (`estimate_cost`).
   """
   from absl import flags
+
   import ospiel_team  # noqa: F401
   fv = flags.FlagValues()
   flags.DEFINE_string("game", None, "pyspiel game string (common-payoff)", flag_values=fv)

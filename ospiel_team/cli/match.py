@@ -22,7 +22,8 @@ from absl import flags
 from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import jps_paper
 from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents.match import run_match, write_report
+from ospiel_team.bridge.agents.match import run_match
+from ospiel_team.bridge.agents.match import write_report
 from ospiel_team.cli import _flags
 
 

@@ -76,7 +76,9 @@ def main(argv) -> int:
   game or teams) print one line and exit with status 2.
   """
   import json
+
   from absl import flags
+
   import ospiel_team  # noqa: F401
   from ospiel_team.games import team_instances
   fv = flags.FlagValues()
@@ -137,8 +139,9 @@ def main(argv) -> int:
     if fv.tree_cache is not None:
       import os
       import time
-      from ospiel_team.tree import cache as tree_cache
+
       from ospiel_team import atomic_io
+      from ospiel_team.tree import cache as tree_cache
       atomic_io.check_writable(fv.tree_cache, folder=True, flag="--tree_cache")
       t0 = time.perf_counter()
       game = pyspiel.load_game(game) if isinstance(game, str) else game

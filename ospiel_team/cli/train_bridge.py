@@ -41,8 +41,8 @@ import os
 import resource
 import shutil
 
-from absl import flags
 import numpy as np
+from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
@@ -208,6 +208,7 @@ def _warm_start(trainer, train_ds) -> None:
   if not FLAGS.bc_teacher or trainer.round or FLAGS.init_model or FLAGS.resume_from:
     return
   import jax
+
   from ospiel_team.bridge.agents import behaviour_cloning as bc_lib
   from ospiel_team.bridge.agents import bidders as bidders_lib
   rng = np.random.default_rng(FLAGS.seed + 1000)
@@ -247,6 +248,7 @@ def _train(trainer, train_ds, held, n_base: int) -> None:
 def _write_outputs(trainer, cfg: A2CConfig, start_games: int, start_wall: float) -> None:
   """model.npz, learning_curve.png, the exported checkpoint, and the summary lines."""
   import jax
+
   from ospiel_team.bridge.agents import training_plots
   policy_net.save_model(os.path.join(FLAGS.workdir, "model.npz"), jax.device_get(trainer.params),
                         cfg, extra={"rounds": trainer.round, "games": trainer.games,

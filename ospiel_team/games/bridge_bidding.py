@@ -48,7 +48,6 @@ import dataclasses
 import functools
 
 import numpy as np
-
 import pyspiel
 
 from ospiel_team.bridge import auction as auction_lib

@@ -31,7 +31,6 @@ bytes of its action history and two ints.
 
 
 import numpy as np
-
 import pyspiel
 
 _NUM_PLAYERS = 2

@@ -42,7 +42,6 @@ bytes of its history [s1, s2, actions...] and one int.
 
 
 import numpy as np
-
 import pyspiel
 
 _NUM_PLAYERS = 2

@@ -37,7 +37,6 @@ bytes of its history [s1, s2, actions...] and two ints.
 
 
 import numpy as np
-
 import pyspiel
 
 _NUM_PLAYERS = 2

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 import pyspiel
 
 from ospiel_team.games.cheap_clone import FlatList

@@ -17,7 +17,6 @@ tests); other `ranks` need this game, e.g. Table 1's `21K3` = `team_kuhn(players
 import math
 
 import numpy as np
-
 import pyspiel
 
 from ospiel_team.games.cheap_clone import FlatList

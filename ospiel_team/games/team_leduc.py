@@ -33,10 +33,10 @@ and 3,991 / 151 team sequences only when the *three-player* team {0,1,2} may not
 import math
 
 import numpy as np
-
 import pyspiel
 
-from ospiel_team.games.cheap_clone import FlatList, NestedList
+from ospiel_team.games.cheap_clone import FlatList
+from ospiel_team.games.cheap_clone import NestedList
 
 FOLD = 0
 CALL = 1

@@ -44,7 +44,6 @@ players, hence this one.
 
 
 import numpy as np
-
 import pyspiel
 
 from ospiel_team.games.cheap_clone import FlatList

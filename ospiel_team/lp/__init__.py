@@ -13,6 +13,7 @@ Decompositions", AAAI 2022 (arXiv:2109.05284).
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "TeamDecomposition": "ospiel_team.lp.decomposition",
     "TeamPlan": "ospiel_team.lp.plan",

@@ -31,10 +31,10 @@ import numpy as np
 
 from ospiel_team.lp import highs
 from ospiel_team.lp import plan_mip
-from ospiel_team.tree import teams as teams_lib
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.lp.plan import TeamPlan
 from ospiel_team.tree import evaluation
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 

@@ -44,7 +44,8 @@ from scipy.sparse import csgraph
 from ospiel_team import errors
 from ospiel_team.lp import local_solutions
 from ospiel_team.tree import teams as teams_lib
-from ospiel_team.tree.game_tree import GameTree, TERMINAL
+from ospiel_team.tree.game_tree import TERMINAL
+from ospiel_team.tree.game_tree import GameTree
 
 DEFAULT_MAX_LOCAL = 20_000_000  # cap on the number of local solutions (LP columns) of a team
 

@@ -18,6 +18,7 @@ The command line is `ospiel-team-compare` (`ospiel_team.cli.compare`).
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "run_all": "ospiel_team.runner.comparison",
     "parse_seeds": "ospiel_team.runner.comparison",

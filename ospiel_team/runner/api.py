@@ -29,7 +29,9 @@ import contextlib
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np

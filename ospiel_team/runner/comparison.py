@@ -51,11 +51,11 @@ from typing import Any
 import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
-from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import execute
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry
 from ospiel_team.runner.api import UserError
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 DEFAULT_GAME = "kuhn_poker"

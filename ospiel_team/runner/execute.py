@@ -29,10 +29,10 @@ import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
 from ospiel_team import paths
 from ospiel_team import processes
-from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import api
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 Task = dict[str, Any]

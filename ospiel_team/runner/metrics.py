@@ -28,8 +28,8 @@ import numpy as np
 import pyspiel
 
 from ospiel_team.lp import best_response as team_best_response
-from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree import evaluation
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 

@@ -14,6 +14,7 @@ Example:
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "GameTree": "ospiel_team.tree.game_tree",
     "TreeArrays": "ospiel_team.tree.arrays",

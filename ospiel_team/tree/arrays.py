@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
 
 import numpy as np
 import pyspiel

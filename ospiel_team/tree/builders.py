@@ -22,7 +22,10 @@ from ospiel_team import errors
 from ospiel_team.tree import fast_tree
 from ospiel_team.tree import game_support
 from ospiel_team.tree import memory
-from ospiel_team.tree.arrays import CHANCE, TERMINAL, InfosetKeys, TreeArrays
+from ospiel_team.tree.arrays import CHANCE
+from ospiel_team.tree.arrays import TERMINAL
+from ospiel_team.tree.arrays import InfosetKeys
+from ospiel_team.tree.arrays import TreeArrays
 
 BUILDERS = ("auto", "walk", "shadow", "vector")
 DEFAULT_MAX_NODES = 30_000_000

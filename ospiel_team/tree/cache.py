@@ -39,7 +39,8 @@ import pyspiel
 from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team import paths
-from ospiel_team.tree.arrays import ARRAY_NAMES, TreeArrays
+from ospiel_team.tree.arrays import ARRAY_NAMES
+from ospiel_team.tree.arrays import TreeArrays
 from ospiel_team.tree.game_tree import GameTree
 
 FORMAT_VERSION = 3  # 3: the content digest

@@ -18,11 +18,13 @@ the resulting `GameTree` against the reference walk node for node (all arrays an
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 
 import pyspiel
 
-from ospiel_team.games.cheap_clone import FlatList, NestedList
+from ospiel_team.games.cheap_clone import FlatList
+from ospiel_team.games.cheap_clone import NestedList
 from ospiel_team.tree import game_support
 
 _CHANCE = int(pyspiel.PlayerId.CHANCE)

@@ -40,7 +40,9 @@ from ospiel_team import errors
 from ospiel_team.tree import builders
 from ospiel_team.tree import memory
 from ospiel_team.tree import traversal
-from ospiel_team.tree.arrays import CHANCE, TERMINAL, TreeArrays
+from ospiel_team.tree.arrays import CHANCE
+from ospiel_team.tree.arrays import TERMINAL
+from ospiel_team.tree.arrays import TreeArrays
 
 __all__ = ["CHANCE", "TERMINAL", "GameTree", "PlayerSequences"]
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import dataset_builder as make_dataset
+from ospiel_team.bridge import deal as deal_lib
 
 SIZES = {"train": 50_000, "validation": 1_000, "heldout": 2_000, "heldout2": 4_000}
 SEEDS = {"train": 0, "validation": 1, "heldout": 2, "heldout2": 20261123}  # documented builds

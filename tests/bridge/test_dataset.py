@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from ospiel_team.bridge import dataset
+from ospiel_team.bridge import dataset_builder as make_dataset
 from ospiel_team.bridge import dds
 from ospiel_team.bridge import deal
-from ospiel_team.bridge import dataset_builder as make_dataset
 from tests import repo as tests_repo
 from tests.bridge import test_dds
 

@@ -13,7 +13,8 @@ import pyspiel
 import pytest
 from endplay.dds import calc_dd_table
 from endplay.types import Deal as EndplayDeal
-from endplay.types import Denom, Player
+from endplay.types import Denom
+from endplay.types import Player
 
 from ospiel_team.bridge import dataset
 from ospiel_team.bridge import dds
@@ -138,6 +139,7 @@ def test_tables_agree_with_openspiel_double_dummy_200_deals():
 def test_endplay_is_pinned_to_the_installed_tested_version():
   # dds.py uses the private endplay._dds: setup.py pins the version these tests run on.
   import importlib.metadata
+
   from tests import repo as tests_repo
   with open(f"{tests_repo.REPO}/setup.py", encoding="utf-8") as f:
     pins = re.findall(r'"endplay==([^"]+)"', f.read())

@@ -4,8 +4,8 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401  #  (registers the games)
-from ospiel_team.tree.game_support import min_terminal_histories
 from ospiel_team.games import bridge_bidding
+from ospiel_team.tree.game_support import min_terminal_histories
 
 
 def test_dealer_messages_promise_only_what_is_accepted():

@@ -3,8 +3,8 @@
 import pyspiel
 import pytest
 
-from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.tree.game_support import min_terminal_histories
+from ospiel_team.tree.game_tree import GameTree
 
 
 @pytest.mark.parametrize("name", [

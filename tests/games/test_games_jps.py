@@ -13,9 +13,8 @@ import math
 import random
 
 import numpy as np
-import pytest
-
 import pyspiel
+import pytest
 from open_spiel.python import observation
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score

@@ -17,11 +17,10 @@ import math
 import zlib
 
 import numpy as np
+import pyspiel
 import pytest
-
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
-import pyspiel
 
 from ospiel_team.games import team_goofspiel  # noqa: F401
 from ospiel_team.games import team_instances
@@ -656,7 +655,9 @@ def test_clones_are_independent_and_serialize(game_string):
 
 def test_cheap_clone_lists_deepcopy():
   import copy
-  from ospiel_team.games.cheap_clone import FlatList, NestedList
+
+  from ospiel_team.games.cheap_clone import FlatList
+  from ospiel_team.games.cheap_clone import NestedList
   flat = FlatList([1, 2])
   dup = copy.deepcopy(flat)
   dup.append(3)

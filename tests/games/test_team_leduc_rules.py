@@ -16,8 +16,8 @@ from fractions import Fraction
 import pyspiel
 import pytest
 
-from ospiel_team.games import team_leduc  # noqa: F401  (registers team_leduc)
 from ospiel_team.games import team_instances
+from ospiel_team.games import team_leduc  # noqa: F401  (registers team_leduc)
 
 FOLD, CALL, RAISE = 0, 1, 2
 

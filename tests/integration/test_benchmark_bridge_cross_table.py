@@ -5,7 +5,8 @@ import subprocess
 import sys
 
 from tests import repo as tests_repo
-from tests.bridge.agents.test_jps_paper import REF_DIR, needs_ref
+from tests.bridge.agents.test_jps_paper import REF_DIR
+from tests.bridge.agents.test_jps_paper import needs_ref
 
 SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_cross_table.py")
 

@@ -1,6 +1,5 @@
 """benchmarks/bridge_finetune_table.py: one-line user errors; (slow) resume and model selection."""
 
-from tests import repo as tests_repo
 import json
 import os
 import subprocess
@@ -8,6 +7,8 @@ import sys
 
 import numpy as np
 import pytest
+
+from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
 SCRIPT = os.path.join(REPO, "benchmarks", "bridge_finetune_table.py")

@@ -1,12 +1,13 @@
 """benchmarks/bridge_replication.py: the pre-registered decision rule, its statistics, errors."""
 
-from tests import repo as tests_repo
 import json
 import os
 import subprocess
 import sys
 
 import numpy as np
+
+from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
 SCRIPT = os.path.join(REPO, "benchmarks", "bridge_replication.py")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO

@@ -1,11 +1,12 @@
 """benchmarks/jps_beyond_search.py: its CFR1k+JPS equals the experiment script's for the same
 seeds, alternating CFR/JPS is never below it, and a rerun of a finished store does nothing."""
 
-from tests import repo as tests_repo
 import json
 import os
 import subprocess
 import sys
+
+from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
 sys.path.insert(0, os.path.join(REPO, "examples"))
@@ -40,8 +41,9 @@ def test_beyond_search_ed_start(tmp_path):
   changes of non-negative predicted gain, which are exact: Theorem 1/2 of the JPS paper)."""
   import numpy as np
   import pyspiel
-  from ospiel_team.tree import evaluation
+
   from ospiel_team.algorithms.nash import exploitability_descent
+  from ospiel_team.tree import evaluation
   store = tmp_path / "beyond.json"
   env = dict(os.environ, OSPIEL_TEAM_CACHE=str(tmp_path / "cache"))
   cmd = [sys.executable, os.path.join(REPO, "benchmarks", "jps_beyond_search.py"),

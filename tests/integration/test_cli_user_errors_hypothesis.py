@@ -7,8 +7,11 @@ examples per command keeps the file within seconds.
 """
 import math
 
-from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from ospiel_team.cli import compare as compare_cli
 from ospiel_team.cli import coop_optimum as coop_cli

@@ -1,5 +1,6 @@
 """The bridge agents notebook runs end to end on small settings."""
 import os
+
 from tests import repo as tests_repo
 
 _REPO = tests_repo.REPO

@@ -4,6 +4,7 @@ import os
 
 import nbformat
 import pytest
+
 from tests import repo as tests_repo
 
 nbclient = pytest.importorskip("nbclient")

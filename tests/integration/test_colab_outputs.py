@@ -16,6 +16,7 @@ import types
 
 import nbformat
 import pytest
+
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+
 from tests import repo as tests_repo
 
 SCRIPT = os.path.join(tests_repo.REPO, "examples", "jps_experiments.py")

@@ -3,6 +3,7 @@ import os
 import re
 import subprocess
 import sys
+
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO

@@ -6,6 +6,7 @@ path to the JPS authors' reference models (`jps_reference`) and skip without it.
 
 import os
 import re
+
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO

@@ -18,6 +18,7 @@ import venv
 import zipfile
 
 import pytest
+
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO

@@ -9,9 +9,9 @@ was shared (kept here, verbatim, as the reference).
 import numpy as np
 import pyspiel
 import pytest
+from open_spiel.python import policy
 
 import ospiel_team  # noqa: F401
-from open_spiel.python import policy
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.tree import evaluation
 from ospiel_team.tree.game_tree import GameTree

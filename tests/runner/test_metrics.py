@@ -8,8 +8,8 @@ from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability
 
 import ospiel_team  # noqa: F401
-from ospiel_team.tree import teams as teams_lib
 from ospiel_team.runner import metrics
+from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 

@@ -14,9 +14,9 @@ import pytest
 
 import ospiel_team
 from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.games import team_instances
 from ospiel_team.tree import cache as tree_cache
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.games import team_instances
 
 
 @pytest.mark.parametrize("instance", ["21K4", "21GL"])
@@ -41,8 +41,9 @@ def test_cached_tree_equals_the_walk_node_for_node(tmp_path, instance):
 
 
 def test_cli_tree_cache_miss_then_hit(tmp_path):
-  from tests.algorithms.team.test_solve import _cli
   import json
+
+  from tests.algorithms.team.test_solve import _cli
   runs = []
   for _ in range(2):
     rc, out, _ = _cli(["--instance", "21K4", "--tree_cache", str(tmp_path), "--json"])
@@ -56,6 +57,7 @@ def test_cli_tree_cache_miss_then_hit(tmp_path):
 def _register_copy_of_python_kuhn(tmp_path, name):
   """OpenSpiel's Python Kuhn poker, written to a module file of its own as game `name`."""
   import importlib.util
+
   from open_spiel.python.games import kuhn_poker
   source = open(kuhn_poker.__file__, encoding="utf-8").read()
   source = source.replace('short_name="python_kuhn_poker"', f'short_name="{name}"')

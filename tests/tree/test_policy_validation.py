@@ -6,9 +6,9 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 
-from ospiel_team.tree import evaluation as ev
 from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.nash import cfr as tree_cfr
+from ospiel_team.tree import evaluation as ev
 from ospiel_team.tree.game_tree import GameTree
 
 

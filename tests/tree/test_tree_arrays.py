@@ -12,7 +12,9 @@ import ospiel_team  # noqa: F401
 from ospiel_team import errors
 from ospiel_team.tree import cache as tree_cache
 from ospiel_team.tree import evaluation
-from ospiel_team.tree.arrays import ARRAY_NAMES, InfosetKeys, TreeArrays
+from ospiel_team.tree.arrays import ARRAY_NAMES
+from ospiel_team.tree.arrays import InfosetKeys
+from ospiel_team.tree.arrays import TreeArrays
 from ospiel_team.tree.game_tree import GameTree
 
 

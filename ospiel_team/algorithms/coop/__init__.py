@@ -9,6 +9,7 @@
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "JointPolicySearch": "ospiel_team.algorithms.coop.jps",
     "JPSConfig": "ospiel_team.algorithms.coop.jps",

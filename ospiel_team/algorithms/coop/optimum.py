@@ -39,12 +39,12 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from ospiel_team import errors
-from ospiel_team.tree import evaluation
-from ospiel_team.lp import highs
-from ospiel_team.lp import plan_mip
 from ospiel_team.algorithms.coop import simple_bidding_optimum
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import decomposition as team_decomposition
+from ospiel_team.lp import highs
+from ospiel_team.lp import plan_mip
+from ospiel_team.tree import evaluation
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 

@@ -44,12 +44,12 @@ strategies it returns.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import dataclasses
 import json
 import mmap
 import os
 import time
+from collections.abc import Callable
 
 import numba
 import numpy as np

@@ -8,6 +8,7 @@
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "TreeCFRSolver": "ospiel_team.algorithms.nash.cfr",
     "TreeCFRPlusSolver": "ospiel_team.algorithms.nash.cfr",

@@ -12,6 +12,7 @@ Example:
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "solve": "ospiel_team.algorithms.team.solve",
     "lp": "ospiel_team.algorithms.team.lp",

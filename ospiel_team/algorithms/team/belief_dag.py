@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 
 import numba
 import numpy as np
@@ -44,10 +45,10 @@ import pyspiel
 from scipy import sparse
 
 from ospiel_team.lp import highs
-from ospiel_team.tree import teams as teams_lib
-from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.lp.decomposition import DEFAULT_MAX_LOCAL
 from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.tree import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
 
 ALGORITHMS = ("dcfr", "pcfr+")
 

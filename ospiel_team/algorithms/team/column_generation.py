@@ -48,7 +48,6 @@ from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
-
 ORACLES = ("mip", "dag")
 # oracle="dag": the most belief-DAG edges (local solutions) a team's oracle may build (21K8's
 # team 1 has 1,710,448; 21K12's is far larger).

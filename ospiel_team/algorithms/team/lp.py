@@ -32,13 +32,11 @@ import pyspiel
 from scipy import sparse
 
 from ospiel_team.lp import highs
-from ospiel_team.tree import teams as teams_lib
-from ospiel_team.tree.game_tree import GameTree
-
 from ospiel_team.lp.decomposition import DEFAULT_MAX_LOCAL
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.lp.plan import TeamPlan
-
+from ospiel_team.tree import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
 
 # `solver="auto"` (the default of `solve.solve` and the CLI): HiGHS's dual simplex for LPs with
 # at most this many constraint-matrix nonzeros, its interior point method (IPX, with crossover)

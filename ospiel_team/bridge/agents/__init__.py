@@ -15,6 +15,7 @@
 """
 
 from ospiel_team import _exports
+
 _PUBLIC = {
     "Bidder": "ospiel_team.bridge.agents.bidders",
     "make_bidder": "ospiel_team.bridge.agents.bidders",

@@ -76,10 +76,16 @@ from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
 from ospiel_team.bridge.agents import opponent_pool
 from ospiel_team.bridge.agents.a2c_config import A2CConfig
-from ospiel_team.bridge.agents.policy_net import (
-    OBS_SIZE, PolicyFn, init_params, legal_from_obs, load_model, make_network, sample_calls)
+from ospiel_team.bridge.agents.policy_net import OBS_SIZE
+from ospiel_team.bridge.agents.policy_net import PolicyFn
+from ospiel_team.bridge.agents.policy_net import init_params
+from ospiel_team.bridge.agents.policy_net import legal_from_obs
+from ospiel_team.bridge.agents.policy_net import load_model
+from ospiel_team.bridge.agents.policy_net import make_network
+from ospiel_team.bridge.agents.policy_net import sample_calls
 from ospiel_team.bridge.agents.replay_buffer import ReplayBuffer
-from ospiel_team.bridge.agents.round_trainer import RoundTrainer, read_checkpoint
+from ospiel_team.bridge.agents.round_trainer import RoundTrainer
+from ospiel_team.bridge.agents.round_trainer import read_checkpoint
 
 
 # ------------------------------------------------------------------------------------------

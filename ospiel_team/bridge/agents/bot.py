@@ -22,7 +22,6 @@ same input as in a duplicate match) and returns a call id, which is the game's a
 from __future__ import annotations
 
 import numpy as np
-
 import pyspiel
 
 from ospiel_team.bridge.agents import bidders as bidders_lib

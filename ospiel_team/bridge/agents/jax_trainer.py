@@ -53,9 +53,10 @@ from ospiel_team.bridge import scoring
 from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import round_trainer
 from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.bridge.agents.policy_net import init_params
+from ospiel_team.bridge.agents.policy_net import legal_from_obs
+from ospiel_team.bridge.agents.policy_net import make_network
 from ospiel_team.errors import UserError
-from ospiel_team.bridge.agents.policy_net import (
-    init_params, legal_from_obs, make_network)
 
 
 @dataclasses.dataclass(frozen=True)

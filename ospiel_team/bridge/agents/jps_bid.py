@@ -55,13 +55,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ospiel_team.bridge import auction as A
+from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge.agents.rollouts import rollout_to_end as _rollout_to_end
 from ospiel_team.bridge.agents.rollouts import step_policy as _step_policy
-from ospiel_team.bridge.agents.rollouts import team_reward, top_candidates
-from ospiel_team.bridge import auction as A
-from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge.agents.rollouts import team_reward
+from ospiel_team.bridge.agents.rollouts import top_candidates
 from ospiel_team.errors import UserError
 
 

@@ -32,12 +32,12 @@ from collections.abc import Sequence
 import numpy as np
 import tqdm
 
+from ospiel_team import atomic_io
 from ospiel_team.bridge import auction as auction_lib
-from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team import atomic_io
+from ospiel_team.bridge.agents import bidders as bidders_lib
 
 # Dealer and vulnerability of duplicate boards 1..16 (the cycle repeats every 16 boards).
 _BOARD_VUL = "none ns ew both ns ew both none ew both none ns both none ns ew".split()

@@ -26,8 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ospiel_team.bridge import auction as A
 from ospiel_team import atomic_io
+from ospiel_team.bridge import auction as A
 
 NUM_CALLS = A.NUM_CALLS
 OBS_SIZE = A.OBSERVATION_SIZE

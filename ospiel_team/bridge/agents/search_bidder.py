@@ -70,8 +70,8 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import rollouts
 from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents import rollouts
 from ospiel_team.errors import UserError
 
 PREFIX = "search:"

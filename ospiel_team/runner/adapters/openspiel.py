@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from ospiel_team.runner import api
-from ospiel_team.runner.api import Snapshot, SolverContext
+from ospiel_team.runner.api import Snapshot
+from ospiel_team.runner.api import SolverContext
 
 
 def cfr_policies(ctx: SolverContext, solver) -> dict:

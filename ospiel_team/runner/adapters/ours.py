@@ -13,7 +13,8 @@ import pyspiel
 
 from ospiel_team.runner import api
 from ospiel_team.runner.adapters import openspiel as openspiel_adapters
-from ospiel_team.runner.api import Snapshot, SolverContext
+from ospiel_team.runner.api import Snapshot
+from ospiel_team.runner.api import SolverContext
 
 _JPS_OPTIONS = {"jps.depth": 0, "jps.samples": 0, "jps.max_iterations": 0, "jps.seed": -1}
 

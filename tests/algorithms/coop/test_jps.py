@@ -8,10 +8,10 @@ import pytest
 from open_spiel.python.algorithms import expected_game_score
 
 import ospiel_team  # noqa: F401  (registers the games)
-from ospiel_team.runner import comparison
-from ospiel_team.tree import evaluation
 from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.nash import cfr as tree_cfr
+from ospiel_team.runner import comparison
+from ospiel_team.tree import evaluation
 from ospiel_team.tree.game_tree import GameTree
 
 BENCHMARK_GAMES = ["tiny_hanabi", "comm(length=2)", "simple_bidding(size=3)",

@@ -13,7 +13,8 @@ import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.coop.jps import structure
 from ospiel_team.algorithms.nash import cfr as tree_cfr
-from ospiel_team.errors import SizeLimitError, UserError
+from ospiel_team.errors import SizeLimitError
+from ospiel_team.errors import UserError
 from ospiel_team.tree.game_tree import GameTree
 
 

@@ -5,11 +5,11 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.lp import plan_mip
 from ospiel_team.algorithms.coop import optimum as coop_optimum
+from ospiel_team.cli import coop_optimum as coop_optimum_cli
+from ospiel_team.lp import plan_mip
 from ospiel_team.tree import evaluation
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.cli import coop_optimum as coop_optimum_cli
 
 
 def _openspiel_value(game_string, policy):

@@ -5,7 +5,8 @@ against a direct recursive transcription of the papers' updates over pyspiel sta
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import discounted_cfr, exploitability
+from open_spiel.python.algorithms import discounted_cfr
+from open_spiel.python.algorithms import exploitability
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team.algorithms.nash import cfr as tree_cfr

@@ -13,14 +13,14 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.lp import plan_mip
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.lp import plan_mip
+from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.lp.decomposition import TeamDecomposition
 from tests.algorithms.team.test_solve import _cli
 
 

@@ -15,8 +15,8 @@ r = 12, 2,169,771,528 (> the 20M cap; at >= 40 bytes per edge for the DAG's floa
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.tree import teams as teams_lib
 from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.tree import teams as teams_lib
 
 
 def _response_state_by_hand(r: int):

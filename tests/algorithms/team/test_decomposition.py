@@ -17,10 +17,10 @@ from scipy import sparse
 
 import ospiel_team  # noqa: F401
 from ospiel_team import errors
-from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.games import team_instances
 from ospiel_team.lp import local_solutions
 from ospiel_team.lp.decomposition import TeamDecomposition
-from ospiel_team.games import team_instances
+from ospiel_team.tree.game_tree import GameTree
 
 
 def _reference_joint_actions(legal, sets, loc_inf, infosets):

@@ -11,8 +11,8 @@ import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted
-from ospiel_team.tree import teams as teams_lib
 from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.tree import teams as teams_lib
 
 GAMES = [
     ("kuhn_poker(players=3)", "0,1|2"),

@@ -13,17 +13,17 @@ import numpy as np
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.lp import plan_mip
-from ospiel_team.algorithms.team import column_generation
-from ospiel_team.lp import highs
-from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
+from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.cli import team_solve as team_solve_cli
+from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.lp import highs
+from ospiel_team.lp import plan_mip
+from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
-from ospiel_team.lp.decomposition import TeamDecomposition
-from ospiel_team.cli import team_solve as team_solve_cli
 
 
 @pytest.mark.parametrize("game,teams", [
@@ -312,6 +312,7 @@ def test_restricted_lp_that_is_never_exact_leaves_the_dag_to_settle(monkeypatch)
   """When the restricted LP is not exact (forced here), the DAG goes on and retries it later;
   its bracket settles 4 decimals around the plain LP's value (22K5 = -7/190)."""
   import dataclasses
+
   from ospiel_team.algorithms.team import restricted
   real = restricted.solve
   calls = []

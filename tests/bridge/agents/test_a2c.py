@@ -8,12 +8,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
+from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge.agents import replay_buffer
 from tests import repo as tests_repo
 

@@ -18,10 +18,10 @@ import numpy as np
 import optax
 import pytest
 
-from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
 from tests import repo as tests_repo

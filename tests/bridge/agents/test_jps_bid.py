@@ -5,9 +5,9 @@ import pytest
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge import scoring
 from ospiel_team.bridge.agents import jps_bid
 from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge import scoring
 
 
 def always_pass(obs):

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from ospiel_team.bridge import auction as A
-from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import jps_paper as J
 from tests import repo as tests_repo
 
@@ -195,6 +195,7 @@ def test_loader_and_forward_match_torch():
 @needs_ref
 def test_bidders_bid_legally_and_agree_in_the_pyspiel_game():
   import pyspiel
+
   import ospiel_team  # noqa: F401
   from ospiel_team.bridge.agents import match
   for name in ("jps_paper_0.63", "jps_paper_baseline"):

@@ -17,10 +17,10 @@ import pytest
 
 import ospiel_team  # noqa: F401
 from ospiel_team.bridge import auction as A
-from ospiel_team.bridge.agents import bidders
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
+from ospiel_team.bridge.agents import bidders
 from ospiel_team.bridge.agents import match
 
 

@@ -41,11 +41,17 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from ospiel_team.algorithms.coop.jps import schedule as schedule_lib
-from ospiel_team.algorithms.coop.jps.config import JPSConfig, check_int
-from ospiel_team.algorithms.coop.jps.schedule import JPSIteration, JPSResult
-from ospiel_team.algorithms.coop.jps.search import (Chain, ChainSearch, Level, SearchResult,
-                                                    apply_chain)
-from ospiel_team.algorithms.coop.jps.structure import TeamStructure, team_structure
+from ospiel_team.algorithms.coop.jps.config import JPSConfig
+from ospiel_team.algorithms.coop.jps.config import check_int
+from ospiel_team.algorithms.coop.jps.schedule import JPSIteration
+from ospiel_team.algorithms.coop.jps.schedule import JPSResult
+from ospiel_team.algorithms.coop.jps.search import Chain
+from ospiel_team.algorithms.coop.jps.search import ChainSearch
+from ospiel_team.algorithms.coop.jps.search import Level
+from ospiel_team.algorithms.coop.jps.search import SearchResult
+from ospiel_team.algorithms.coop.jps.search import apply_chain
+from ospiel_team.algorithms.coop.jps.structure import TeamStructure
+from ospiel_team.algorithms.coop.jps.structure import team_structure
 from ospiel_team.algorithms.coop.jps.sweep import Sweep
 from ospiel_team.errors import UserError
 from ospiel_team.tree.game_tree import GameTree

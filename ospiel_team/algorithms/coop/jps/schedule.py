@@ -20,7 +20,10 @@ from collections.abc import Sequence
 import numpy as np
 from open_spiel.python import policy as policy_lib
 
-from ospiel_team.algorithms.coop.jps.search import ChainSearch, SearchResult, Sweep, apply_chain
+from ospiel_team.algorithms.coop.jps.search import ChainSearch
+from ospiel_team.algorithms.coop.jps.search import SearchResult
+from ospiel_team.algorithms.coop.jps.search import Sweep
+from ospiel_team.algorithms.coop.jps.search import apply_chain
 
 # A step of the authors' schedule that gains more than this reshuffles the starting depths.
 REFERENCE_RESHUFFLE_GAIN = 1e-4

@@ -31,14 +31,18 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
 
 import numba
 import numpy as np
 
 from ospiel_team.algorithms.coop.jps import sweep as sweep_lib
 from ospiel_team.algorithms.coop.jps.config import JPSConfig
-from ospiel_team.algorithms.coop.jps.structure import TeamStructure, check_rows, ranges
+from ospiel_team.algorithms.coop.jps.structure import TeamStructure
+from ospiel_team.algorithms.coop.jps.structure import check_rows
+from ospiel_team.algorithms.coop.jps.structure import ranges
 from ospiel_team.algorithms.coop.jps.sweep import Sweep
 from ospiel_team.errors import UserError
 from ospiel_team.tree import evaluation
