@@ -30,7 +30,6 @@ import datetime
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 
@@ -40,6 +39,7 @@ from absl import flags
 from ospiel_team import atomic_io
 from ospiel_team.bridge.agents import bidders
 from ospiel_team.bridge.agents import match
+from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", "best", "Policy model searched in the cost part.")
@@ -61,12 +61,8 @@ def _load() -> list[float]:
 
 
 def _commit() -> str:
-  try:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=True,
-                          cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
-  except (OSError, subprocess.CalledProcessError):
-    return "unknown"
+  """The short git commit of the checkout (the runner's provenance), or 'unknown'."""
+  return (report.provenance([])["commit"] or "unknown")[:7]
 
 
 def _stats_row(bidder, cpu: float, wall: float) -> dict:

@@ -24,7 +24,6 @@ Usage:
 import itertools
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -33,6 +32,7 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
+from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("out", "results/jps_tiny_hanabi_game.json", "JSON record")
@@ -134,12 +134,8 @@ def joint_values(payoff_fn, deals) -> list[float]:
 
 
 def _commit() -> str:
-  try:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=True,
-                          cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
-  except (OSError, subprocess.CalledProcessError):
-    return "unknown"
+  """The short git commit of the checkout (the runner's provenance), or 'unknown'."""
+  return (report.provenance([])["commit"] or "unknown")[:7]
 
 
 def compare() -> dict:

@@ -14,7 +14,6 @@ import datetime
 import json
 import os
 import platform
-import subprocess
 import sys
 
 import pyspiel
@@ -24,6 +23,7 @@ from absl import flags
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("out", "results/team_dice_readings.json", "JSON record")
@@ -32,8 +32,7 @@ flags.DEFINE_integer("sides", 3, "die sides (21D3: 3)")
 
 def main(argv):
   del argv
-  commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=False).stdout.strip() or None
+  commit = (report.provenance([])["commit"] or "")[:7] or None
   load_before = os.getloadavg()[0]
   rows = []
   for rule in ("reset-face", "reset-quantity"):

@@ -33,7 +33,6 @@ import datetime
 import json
 import os
 import platform
-import subprocess
 import sys
 
 import numpy as np
@@ -45,6 +44,7 @@ import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.runner import report
 from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
@@ -122,8 +122,7 @@ def main(argv):
   except (ValueError, pyspiel.SpielError, OSError, KeyError) as e:
     print(f"error: {e}", file=sys.stderr)
     return 2
-  commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=False).stdout.strip() or None
+  commit = (report.provenance([])["commit"] or "")[:7] or None
   record = {
       "command": " ".join(["python", "benchmarks/team_plan_views.py"] + sys.argv[1:]),
       "commit": commit,
