@@ -29,6 +29,7 @@ EARLIER = "team_lp_table_default.json"
 LONG = "team_21L523_long.json"
 CHECK = "team_21L523.md"
 SECOND = "team_lp_second_method.json"
+FULL_LP = "team_21L523_lp.json"
 VIEWS = "team_plan_views.json"
 SCALING = "team_scaling.json"
 
@@ -388,8 +389,9 @@ def l523(run: str, what: str = "bracket") -> str:
   """21L523's bracket (or one end) from one run, naming the run.
 
   Args:
-    run: "default" (the 29-row table's run), "long" (1,800 s), "check" (the run whose lower
-      end was re-derived by an independent best response), "earlier" (the second-method
+    run: "lp" (the full LP, certified), "default" (the 29-row table's run), "long"
+      (1,800 s), "check" (the run whose lower end was re-derived by an independent best
+      response), "earlier" (the second-method
       table's run), "second" (re-derived by exact team best responses).
     what: "bracket" ('[a, b] (run)'), "lower", "upper", or "label".
 
@@ -415,6 +417,12 @@ def l523(run: str, what: str = "bracket") -> str:
     lo, hi = r["lower"], r["upper"]
     label = (f"the earlier run, {common.thousands(round(r['seconds']))} s, "
              f"`results/{EARLIER}`")
+  elif run == "lp":
+    r = common.load(FULL_LP)
+    lo, hi = r["lower"], r["upper"]
+    label = (f"the full tree-decomposition LP ({common.thousands(r['lp_nonzeros'])} nonzeros, "
+             f"HiGHS {r['solver']}, {common.thousands(round(r['lp_solve_seconds']))} s), its "
+             f"two plans certified by exact team best responses, `results/{FULL_LP}`")
   elif run == "second":
     r = {x["instance"]: x for x in common.load(SECOND)}["21L523"]
     lo, hi = r["second_lower"], r["second_upper"]
@@ -691,3 +699,14 @@ def cg_oracle_table() -> str:
   prov = common.provenance(rec["command"], record=CG_ORACLE, date=rec["date"],
                            machine=rec["machine"], load=f"{rec['load']:.1f}")
   return f"{table}\n\n*{rec['timing']}.*\n\n{prov}"
+
+
+def l523_settled() -> str:
+  """What the full LP's certified bracket settles: the 4-decimal value both ends print, or
+  that they print differently."""
+  r = common.load(FULL_LP)
+  lo, hi = f"{r['lower']:.4f}", f"{r['upper']:.4f}"
+  gap = common.num(r["upper"] - r["lower"], 2, sig=True)
+  if lo == hi:
+    return f"both ends print {lo} (gap {gap}): the fourth decimal is settled"
+  return f"its ends print {lo} and {hi} (gap {gap}): the fourth decimal is not settled"
