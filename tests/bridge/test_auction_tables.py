@@ -17,6 +17,7 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import jax_env
 from ospiel_team.bridge import scoring
+from tests.bridge.random_calls import random_legal_calls
 
 TABLES = 24
 
@@ -27,21 +28,8 @@ def ds():
 
 
 def _random_legal_calls(rng, legal):
-  """One legal call per row (Pass where none is legal): doubles and redoubles often, passes
-  with a per-row probability, otherwise a uniform legal bid."""
-  calls = np.zeros(legal.shape[0], np.int64)
-  p_pass = rng.random(legal.shape[0])
-  for t in np.flatnonzero(legal.any(axis=1)):
-    u = rng.random()
-    if legal[t, A.REDOUBLE] and u < 0.5:
-      calls[t] = A.REDOUBLE
-    elif legal[t, A.DOUBLE] and u < 0.3:
-      calls[t] = A.DOUBLE
-    elif rng.random() < p_pass[t] or not legal[t, A.FIRST_BID:].any():
-      calls[t] = A.PASS
-    else:
-      calls[t] = rng.choice(np.flatnonzero(legal[t, A.FIRST_BID:])) + A.FIRST_BID
-  return calls
+  """One legal call per row, with a per-row probability of passing."""
+  return random_legal_calls(rng, legal, rng.random(legal.shape[0]))
 
 
 def _both(ds, seed, uncontested):

@@ -20,6 +20,7 @@ from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import jax_env
 from ospiel_team.bridge import scoring
+from tests.bridge.random_calls import random_legal_calls
 
 
 @pytest.fixture(scope="module")
@@ -43,24 +44,8 @@ _ns_score = jax.jit(jax_env.ns_score)
 
 
 def _random_calls(rng, legal, p_pass):
-  """A legal call per row: Dbl / RDbl often when legal, Pass with probability p_pass, else a
-  uniform bid (Pass where no bid is legal)."""
-  b = legal.shape[0]
-  calls = np.zeros(b, np.int64)
-  for t in range(b):
-    if not legal[t].any():
-      continue
-    u = rng.random()
-    if legal[t, A.REDOUBLE] and u < 0.5:
-      calls[t] = A.REDOUBLE
-    elif legal[t, A.DOUBLE] and u < 0.3:
-      calls[t] = A.DOUBLE
-    elif rng.random() < p_pass[t] or not legal[t, A.FIRST_BID:].any():
-      calls[t] = A.PASS
-    else:
-      bids = np.flatnonzero(legal[t, A.FIRST_BID:]) + A.FIRST_BID
-      calls[t] = rng.choice(bids[:6])  # low bids: longer auctions
-  return calls
+  """Low bids (the 6 lowest legal): longer auctions."""
+  return random_legal_calls(rng, legal, p_pass, max_bids=6)
 
 
 @pytest.mark.parametrize("uncontested", [False, True])
