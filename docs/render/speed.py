@@ -3,19 +3,13 @@
 Records: `cfr_solvers.json` (`benchmarks/cfr_solvers.py`), `native_kernels.json`
 (`benchmarks/native_kernels.py`), `jps_speed.json` (`benchmarks/jps_speed.py`) and, once they
 are recorded, `game_tree_speed.json` (`benchmarks/game_tree_speed.py --json_out`) and
-`ed_step_time.json` (`benchmarks/ed_step_time.py --json_out`). A record that does not exist yet
-is shown as "not recorded" with the command that writes it; no ratio is typed by hand.
+`ed_step_time.json` (`benchmarks/ed_step_time.py --json_out`); no ratio is typed by hand.
 """
-import os
 
 from render import common
 
 GAME_TREE = "game_tree_speed.json"
 ED_STEP = "ed_step_time.json"
-GAME_TREE_COMMAND = ("python benchmarks/game_tree_speed.py --game leduc_poker --repeats 20 "
-                     "--json_out results/game_tree_speed.json")
-ED_STEP_COMMAND = ("python benchmarks/ed_step_time.py --game leduc_poker --steps 200 "
-                   "--json_out results/ed_step_time.json")
 
 SOLVERS = {"openspiel_cpp_cfr_plus": "OpenSpiel C++ CFR+", "cfr_plus": "CFR+",
            "dcfr": "DCFR", "pcfr_plus": "PCFR+", "pdcfr_plus": "PDCFR+"}
@@ -32,13 +26,6 @@ def _kernel_label(row: str, settings: dict) -> str:
   """The row's label with its settings (mini_bridge runs a tenth of the CFR iterations)."""
   tenth = max(1, settings["cfr_iterations"] // 10)
   return KERNELS.get(row, row).format(cfr_tenth=tenth, **settings)
-
-
-def _optional(name: str):
-  """The record `name`, or None while it has not been recorded."""
-  if not os.path.isfile(os.path.join(common.RESULTS, name)):
-    return None
-  return common.load(name)
 
 
 def _short(commit: str | None) -> str:
@@ -65,25 +52,21 @@ def _command(record: dict) -> str:
 # Array game tree, ED step and JPS search against OpenSpiel.
 
 def game_tree_ratio(with_game: bool = False) -> str:
-  """Value + NashConv, OpenSpiel's time over ours ('414x'), or 'not recorded'.
+  """Value + NashConv on the array tree: OpenSpiel's best time over ours ('171x').
 
   Args:
-    with_game: append the record's game ('414x on leduc_poker').
+    with_game: append the record's game ('171x on leduc_poker').
 
   Returns:
-    The ratio of the best times, or 'not recorded' while the record is missing.
+    The ratio of the best times.
   """
-  rec = _optional(GAME_TREE)
-  if not rec:
-    return "not recorded"
+  rec = common.load(GAME_TREE)
   return f"{common.num(rec['ratio_best'], 0)}x" + (f" on {rec['game']}" if with_game else "")
 
 
 def ed_step_ratio() -> str:
-  """OpenSpiel's nash_conv time over one neural ED step on leduc_poker, or 'not recorded'."""
-  rec = _optional(ED_STEP)
-  if not rec:
-    return "not recorded"
+  """OpenSpiel's nash_conv time over one neural ED step on leduc_poker."""
+  rec = common.load(ED_STEP)
   return f"{common.num(rec['ratio_openspiel_nash_conv_to_neural_step'], 0)}x"
 
 
@@ -95,30 +78,20 @@ def jps_min_speedup() -> str:
 def against_openspiel_table() -> str:
   """The array tree, a neural ED step and the JPS search against their reference."""
   rows, notes = [], []
-  tree = _optional(GAME_TREE)
-  if tree:
-    rows.append([f"value + NashConv, {tree['game']}",
-                 f"{common.num(tree['ours_best_s'] * 1e3, 2)} ms",
-                 f"OpenSpiel `policy_value` + `nash_conv`: "
-                 f"{common.num(tree['openspiel_best_s'] * 1e3, 3, sig=True)} ms",
-                 f"**{game_tree_ratio()}**"])
-    notes.append((GAME_TREE, tree))
-  else:
-    rows.append(["value + NashConv, leduc_poker", "not recorded", "OpenSpiel `policy_value` + "
-                 "`nash_conv`", "not recorded"])
-    notes.append((GAME_TREE, None))
-  step = _optional(ED_STEP)
-  if step:
-    rows.append([f"one neural ED step, {step['game']} (MLP {step['hidden']}, float64)",
-                 f"{common.num(step['neural_ed_x64']['median_ms'], 2)} ms",
-                 f"OpenSpiel `nash_conv` alone: "
-                 f"{common.num(step['openspiel_nash_conv_ms'], 3, sig=True)} ms",
-                 f"**{ed_step_ratio()}**"])
-    notes.append((ED_STEP, step))
-  else:
-    rows.append(["one neural ED step, leduc_poker (MLP 64, float64)", "not recorded",
-                 "OpenSpiel `nash_conv` alone", "not recorded"])
-    notes.append((ED_STEP, None))
+  tree = common.load(GAME_TREE)
+  rows.append([f"value + NashConv, {tree['game']}",
+               f"{common.num(tree['ours_best_s'] * 1e3, 2)} ms",
+               f"OpenSpiel `policy_value` + `nash_conv`: "
+               f"{common.num(tree['openspiel_best_s'] * 1e3, 3, sig=True)} ms",
+               f"**{game_tree_ratio()}**"])
+  notes.append((GAME_TREE, tree))
+  step = common.load(ED_STEP)
+  rows.append([f"one neural ED step, {step['game']} (MLP {step['hidden']}, float64)",
+               f"{common.num(step['neural_ed_x64']['median_ms'], 2)} ms",
+               f"OpenSpiel `nash_conv` alone: "
+               f"{common.num(step['openspiel_nash_conv_ms'], 3, sig=True)} ms",
+               f"**{ed_step_ratio()}**"])
+  notes.append((ED_STEP, step))
   jps = common.load("jps_speed.json")
   rows.append([f"JPS search, {jps['game']}, D = {jps['depth']} ({jps['iterations']} searches)",
                f"{common.num(jps['total_jps_seconds'], 2)} s in all",
@@ -130,11 +103,8 @@ def against_openspiel_table() -> str:
   return text + "\n\n" + "\n".join(_note(name, rec) for name, rec in notes)
 
 
-def _note(name: str, rec: dict | None) -> str:
+def _note(name: str, rec: dict) -> str:
   """One bullet: a row's record with its command, commit, date and load."""
-  if rec is None:
-    command = GAME_TREE_COMMAND if name == GAME_TREE else ED_STEP_COMMAND
-    return f"- `results/{name}`: not recorded yet (`{command}`, run alone)."
   if name == "jps_speed.json":
     date, load = rec.get("date_utc"), rec.get("load_average_1min")
   else:
