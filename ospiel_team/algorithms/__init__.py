@@ -1,5 +1,7 @@
-"""Algorithms on the array game tree: `nash` (CFR family, Exploitability Descent), `coop`
-(Joint Policy Search, cooperative optima) and `team` (team-correlated equilibria).
+"""Algorithms on the array game tree.
+
+`nash` (CFR family, Exploitability Descent), `coop` (Joint Policy Search, cooperative optima) and
+`team` (team-correlated equilibria).
 """
 
 from ospiel_team import _exports

@@ -161,8 +161,11 @@ def legal_calls(done, current_player, last_bid, last_bidder, double_status, unco
   The numpy `Auctions` (batched) and `jax_env` (one table, traced) both call this.
 
   Args:
-    done, current_player, last_bid, last_bidder, double_status: the fields of `Auctions`
-      (any leading shape, the same for all).
+    done: whether the auction is over (the fields below have the same leading shape).
+    current_player: the seat to call.
+    last_bid: the highest bid index 0..34 (-1: none yet).
+    last_bidder: the seat that made `last_bid`.
+    double_status: 0 (undoubled), 1 (doubled) or 2 (redoubled) of the last bid.
     uncontested: East-West may only pass (bool, or an array of that shape).
     xp: `numpy` or `jax.numpy`.
 
@@ -187,7 +190,9 @@ def final_contract(last_bid, last_bidder, double_status, first_bidder, xp=np):
   no bid was made). Shared by `Auctions.contract` and `jax_env.contract_one`.
 
   Args:
-    last_bid, last_bidder, double_status: the fields of `Auctions` (any leading shape).
+    last_bid: the highest bid index 0..34 (-1: none), any leading shape.
+    last_bidder: the seat that made `last_bid`.
+    double_status: 0 (undoubled), 1 (doubled) or 2 (redoubled) of the last bid.
     first_bidder: (..., 2, 5) the seat of each side that first named each strain.
     xp: `numpy` or `jax.numpy`.
 

@@ -61,8 +61,11 @@ def named_dataset_path(name: str) -> str:
 
 
 def resolve_dataset(name_or_path: PathLike | None) -> BridgeDataset:
-  """Loads a shipped dataset by name ('train', 'validation', 'heldout', 'heldout2'), a path,
-  or None (the default training dataset)."""
+  """Loads a shipped dataset by name or path.
+
+  Loads a shipped dataset by name ('train', 'validation', 'heldout', 'heldout2'), a path,
+  or None (the default training dataset).
+  """
   if isinstance(name_or_path, str) and name_or_path in NAMED_DATASETS:
     return load_dataset(named_dataset_path(name_or_path))
   return load_dataset(name_or_path)
@@ -165,9 +168,12 @@ def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
 
 
 def load_datasets(paths) -> BridgeDataset:
-  """One dataset from a path, a comma-separated list of paths, a list of paths, a
+  """One dataset from paths, a `BridgeDataset`, or the shipped default.
+
+  One dataset from a path, a comma-separated list of paths, a list of paths, a
   `BridgeDataset` (returned as is), or None / "" (the shipped default); several are
-  concatenated in the given order."""
+  concatenated in the given order.
+  """
   if isinstance(paths, BridgeDataset):
     return paths
   if paths is None or (isinstance(paths, str) and not paths):
@@ -209,8 +215,11 @@ def augment_deals(holders: np.ndarray, dd_tricks: np.ndarray, rotations: bool = 
 
 def remove_deals(holders: np.ndarray, dd_tricks: np.ndarray, exclude_holders: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
-  """Drops the deals (and their tables) that also appear in `exclude_holders` (same 52
-  holders; a deal equal to an excluded one only up to symmetry stays)."""
+  """Drops the deals that also appear in `exclude_holders`.
+
+  Drops the deals (and their tables) that also appear in `exclude_holders` (same 52
+  holders; a deal equal to an excluded one only up to symmetry stays).
+  """
   ex = {bytes(r) for r in np.asarray(exclude_holders, np.uint8)}
   keep = np.array([bytes(r) not in ex for r in np.asarray(holders, np.uint8)], bool)
   return holders[keep], dd_tricks[keep]

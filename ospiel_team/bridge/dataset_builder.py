@@ -84,6 +84,7 @@ def _compute_chunk_star(args):
 
 
 def chunk_path(chunk_dir: str, index: int) -> str:
+  """The file of chunk `index` in `chunk_dir`."""
   return os.path.join(chunk_dir, f"chunk_{index:06d}.npz")
 
 

@@ -175,8 +175,11 @@ NUM_SYMMETRIES = len(SUIT_PERMUTATIONS) * NUM_SEATS  # 96
 
 
 def _suit_permutation_sources() -> np.ndarray:
-  """(24, 52): row k, entry c = the card whose holder card c takes under suit permutation k
-  (card ``(rank, s)`` becomes ``(rank, perm_k[s])``)."""
+  """The card permutations of the 24 suit permutations, shape (24, 52).
+
+  (24, 52): row k, entry c = the card whose holder card c takes under suit permutation k
+  (card ``(rank, s)`` becomes ``(rank, perm_k[s])``).
+  """
   cards = np.arange(NUM_CARDS)
   ranks, suits = cards // 4, cards % 4
   src = np.empty((len(SUIT_PERMUTATIONS), NUM_CARDS), np.int64)
@@ -241,7 +244,9 @@ def symmetric_dd_tricks(dd_tricks: np.ndarray, rotations: bool = True,
 
 
 def canonical_keys(holders: np.ndarray, chunk: int = 128) -> np.ndarray:
-  """One key per deal, equal for two deals iff one is the other under a seat rotation and a
+  """A key per deal, equal for deals that are symmetric to each other.
+
+  One key per deal, equal for two deals iff one is the other under a seat rotation and a
   suit permutation (the 96 `symmetric_deals`, the symmetries training augmentation uses).
 
   The key is the lexicographically smallest of the 96 images' ``holders`` rows, packed as

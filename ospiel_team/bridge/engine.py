@@ -150,6 +150,7 @@ class BiddingEngine:
   # --- views -------------------------------------------------------------------------------
   @property
   def batch_size(self) -> int:
+    """B, the number of tables."""
     return self._check().batch_size
 
   @property
@@ -164,10 +165,12 @@ class BiddingEngine:
 
   @property
   def dealer(self) -> np.ndarray:
+    """(B,) dealer seat of each table."""
     return self._check().dealer
 
   @property
   def vulnerability(self) -> np.ndarray:
+    """(B, 2) bool vulnerability of [N-S, E-W] at each table."""
     return self._check().vulnerability
 
   def legal_mask(self) -> np.ndarray:
@@ -200,4 +203,5 @@ class BiddingEngine:
     return self._check().contract()
 
   def auction_strings(self, table: int) -> list[str]:
+    """The calls of table `table` so far, as strings ("1C", "Pass", ...)."""
     return self._check().auction_strings(table)

@@ -213,7 +213,9 @@ def observation(state: AuctionState, player=None, dtype=jnp.float32) -> jax.Arra
 
 
 def step(state: AuctionState, calls) -> AuctionState:
-  """Each unfinished table's seat to call makes `calls[b]` (must be legal); finished tables
+  """Makes one call at each unfinished table.
+
+  Each unfinished table's seat to call makes `calls[b]` (must be legal); finished tables
   stay as they are.
 
   Args:
@@ -274,8 +276,9 @@ _jit_observation = jax.jit(observation, static_argnames=("dtype",))
 
 
 class JaxAuctionTables:
-  """`auction_tables.AuctionTables` over the pure-JAX auction: a host-side, mutable holder of
-  an `AuctionState` whose views are numpy arrays.
+  """`auction_tables.AuctionTables` over the pure-JAX auction.
+
+  A host-side, mutable holder of an `AuctionState` whose views are numpy arrays.
 
   `step` checks the calls (`check_calls`) before the jitted `step`, so an illegal call raises
   ValueError as the numpy engine's does. For speed, jit the pure functions of this module
@@ -302,35 +305,44 @@ class JaxAuctionTables:
 
   @property
   def batch_size(self) -> int:
+    """B, the number of tables."""
     return int(self.state.done.shape[0])
 
   @property
   def done(self) -> np.ndarray:
+    """(B,) bool: the auction at the table is over."""
     return np.asarray(self.state.done)
 
   @property
   def current_player(self) -> np.ndarray:
+    """(B,) seat to call (meaningless where done)."""
     return np.asarray(self._view(1), np.int64)
 
   def legal_mask(self) -> np.ndarray:
+    """(B, 38) bool legal calls of the seat to call (all False where done)."""
     return np.asarray(self._view(0))
 
   def step(self, calls) -> None:
+    """The seat to call at each unfinished table makes `calls[b]`; ValueError if illegal."""
     check_calls(self.state, calls)
     self.state = _jit_step(self.state, np.asarray(calls, np.int32).reshape(-1))
     self._views = None
 
   def observation(self, player=None, dtype=np.float32) -> np.ndarray:
+    """(B, 267) JPS observations of `player` (int or (B,) seats; default the seat to call)."""
     p = None if player is None else np.broadcast_to(
         np.asarray(player, np.int32), (self.batch_size,))
     return np.asarray(_jit_observation(self.state, p, dtype=jnp.dtype(dtype)))
 
   def contract(self):
+    """(level (0 = none), strain, double status, declarer), each (B,)."""
     return tuple(np.asarray(x, np.int64) for x in self._view(2))
 
   def ns_score(self) -> np.ndarray:
+    """(B,) North-South duplicate score of each final contract (0 where not done)."""
     return np.asarray(self._view(3), np.int64)
 
   def returns(self) -> np.ndarray:
+    """(B, 4) returns by seat: +N-S score to N and S, its negative to E and W."""
     s = self.ns_score().astype(np.float64)
     return scoring.seat_returns(s[:, None], np.arange(A.NUM_SEATS))

@@ -164,7 +164,7 @@ def imps_array(score_diff, xp=np):
 
 
 def imps(score_diff) -> int:
-  """IMPs for one score difference, e.g. imps(420) == 9, imps(-50) == -2."""
+  """IMPs for one score difference: 420 gives 9 IMPs, -50 gives -2."""
   return int(imps_array(np.asarray(score_diff)).item())
 
 
@@ -193,7 +193,10 @@ def ns_score_array(level, strain, doubled, declarer, vulnerable, tricks, xp=np):
   No range checks (the inputs come from an auction): ``level`` 0 (passed out) scores 0.
 
   Args:
-    level, strain, doubled, declarer: the contracts (`auction.contract`), equal shapes.
+    level: the contracts' levels 1..7 (0: passed out), as `auction.contract` returns them.
+    strain: their strains (same shape).
+    doubled: 0 (undoubled), 1 (doubled) or 2 (redoubled).
+    declarer: the declaring seat (0=N, 1=E, 2=S, 3=W).
     vulnerable: whether the declaring side is vulnerable (0/1 or bool).
     tricks: tricks the declaring side takes double-dummy.
     xp: `numpy` or `jax.numpy` (traceable).

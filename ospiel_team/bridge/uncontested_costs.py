@@ -99,8 +99,11 @@ def contract_index(level, strain) -> np.ndarray:
 
 
 def summarize(c: np.ndarray, reached: np.ndarray) -> dict:
-  """Mean cost (with its standard error), the fraction of best contracts and the 8 most
-  frequent contracts of (n,) costs `c` of the reached contract indices `reached`."""
+  """Summary statistics of the costs of reached contracts.
+
+  Mean cost (with its standard error), the fraction of best contracts and the 8 most
+  frequent contracts of (n,) costs `c` of the reached contract indices `reached`.
+  """
   n = len(c)
   names = ["Pass"] + [A.call_string(3 + j) for j in range(A.NUM_BIDS)]
   counts = np.bincount(reached, minlength=NUM_CONTRACTS)
@@ -164,8 +167,11 @@ def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk
 
 
 def _read_chunk(path: str, m: int, k: int) -> tuple[np.ndarray, np.ndarray] | None:
-  """(redeal holders, DD tricks) of a finished chunk of `m` pairs, or None (with a warning
-  naming the file) when it is damaged: the chunk is then computed again."""
+  """Loads a finished chunk of redeals, or None when its file is damaged.
+
+  (redeal holders, DD tricks) of a finished chunk of `m` pairs, or None (with a warning
+  naming the file) when it is damaged: the chunk is then computed again.
+  """
   try:
     z = atomic_io.read_npz(path, "chunk")
     red, tricks = z["redeal_holders"], z["dd_tricks"]

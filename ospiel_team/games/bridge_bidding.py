@@ -203,9 +203,12 @@ class BridgeBiddingGame(pyspiel.Game):
 
 
 class BridgeBiddingState(pyspiel.State):
-  """One table: the deal index, dealer, vulnerability and, once they are known, a
+  """One table of the game: its deal, dealer, vulnerability and auction engine.
+
+  One table: the deal index, dealer, vulnerability and, once they are known, a
   `BiddingEngine` of one table (`tables`, the package's one auction interface
-  `auction_tables.AuctionTables`) that plays, checks and scores the calls."""
+  `auction_tables.AuctionTables`) that plays, checks and scores the calls.
+  """
 
   def __init__(self, game: BridgeBiddingGame):
     super().__init__(game)

@@ -1,4 +1,6 @@
-"""Goofspiel with n players (the `G` and `GL` families of Zhang & Sandholm, "Team Correlated
+"""Goofspiel with n players, the `G` and `GL` families of Zhang & Sandholm.
+
+Goofspiel with n players (the `G` and `GL` families of Zhang & Sandholm, "Team Correlated
 Equilibria in Zero-Sum Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284,
 Sec. 5).
 
@@ -190,9 +192,12 @@ class TeamGoofspielState(pyspiel.State):
 
 
 class TeamGoofspielObserver:
-  """Perfect recall: point cards, own bids, and per past round all bids (full) or the winner
+  """Observer of team Goofspiel's information states and observations.
+
+  Perfect recall: point cards, own bids, and per past round all bids (full) or the winner
   set (limited). Default observation: current point card, own hand, everybody's points, and
-  the last round's bids (full) or winners (limited)."""
+  the last round's bids (full) or winners (limited).
+  """
 
   def __init__(self, iig_obs_type, game: TeamGoofspielGame, params):
     if params:
@@ -314,8 +319,11 @@ _CHANCE = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 def _row_keys(rows: np.ndarray, base: int):
-  """Row-wise unique of small non-negative integer rows: (first index, inverse) in the order of
-  the sorted rows; one 1-D unique of mixed-radix keys when they fit in int64."""
+  """Row-wise unique of small non-negative integer rows.
+
+  (first index, inverse) in the order of the sorted rows; one 1-D unique of mixed-radix keys when
+  they fit in int64.
+  """
   width = rows.shape[1]
   if width * np.log2(base) < 62:
     keys = np.zeros(len(rows), dtype=np.int64)
@@ -328,8 +336,11 @@ def _row_keys(rows: np.ndarray, base: int):
 
 
 def _schedule(n: int, k: int) -> tuple[list, list, list]:
-  """(kind, round) of every depth (kind: CHANCE, a player or TERMINAL), its fan-out (chance:
-  the point cards left; a player: the cards in hand; both k - round) and subtree sizes."""
+  """The shape of the tree by depth.
+
+  (kind, round) of every depth (kind: CHANCE, a player or TERMINAL), its fan-out (chance: the
+  point cards left; a player: the cards in hand; both k - round) and subtree sizes.
+  """
   schedule = []
   for r in range(k):
     if r < k - 1:
@@ -344,8 +355,11 @@ def _schedule(n: int, k: int) -> tuple[list, list, list]:
 
 
 def _play(st: dict, kind: int, r: int, child_act: np.ndarray, n: int, k: int) -> None:
-  """Applies the children's actions `child_act` to the (repeated) state arrays `st`: a point
-  card dealt, or a bid (scoring the round after its last bid)."""
+  """Applies the children's actions to the repeated state arrays.
+
+  Applies the children's actions `child_act` to the (repeated) state arrays `st`: a point
+  card dealt, or a bid (scoring the round after its last bid).
+  """
   if kind == _CHANCE:
     st["pc"][:, r] = child_act
     return
@@ -368,9 +382,12 @@ def _play(st: dict, kind: int, r: int, child_act: np.ndarray, n: int, k: int) ->
 
 def _decision_level(st: dict, d: int, p: int, r: int, k: int, full: bool
                     ) -> tuple[dict, np.ndarray]:
-  """A decision depth's infosets: their first histories' data and each history's level-local
+  """The infosets of one decision depth.
+
+  A decision depth's infosets: their first histories' data and each history's level-local
   infoset. The infoset is the point cards so far, own past bids, and per past round all bids
-  (full) or the winner set (limited)."""
+  (full) or the winner set (limited).
+  """
   m = len(st["pre"])
   cols = [st["pc"][:, :r + 1] + 1, st["bids"][:, :r, p] + 1]
   cols.append((st["bids"][:, :r, :] + 1).reshape(m, -1) if full
@@ -460,8 +477,11 @@ def _tree_arrays(game: TeamGoofspielGame) -> dict:
 
 def _assemble(game: TeamGoofspielGame, levels: list, infoset_level: list,
               returns: np.ndarray, full: bool, n: int, k: int, per_level: dict) -> dict:
-  """The arrays of `_tree_arrays` from its per-level pieces: infoset ids in order of discovery
-  (their first history's preorder index), returns at the last level, legal actions."""
+  """Assembles `_tree_arrays`' arrays from its per-level pieces.
+
+  The arrays of `_tree_arrays` from its per-level pieces: infoset ids in order of discovery
+  (their first history's preorder index), returns at the last level, legal actions.
+  """
   first_pre = np.concatenate([lv["first_pre"] for lv in levels])
   gid = np.empty(len(first_pre), dtype=np.int64)
   gid[np.argsort(first_pre, kind="stable")] = np.arange(len(first_pre))
@@ -488,8 +508,11 @@ def _assemble(game: TeamGoofspielGame, levels: list, infoset_level: list,
 
 
 def _goofspiel_keys(levels: list, num_infosets: int, full: bool) -> list:
-  """The information-state strings of `_tree_arrays`' infosets (the observer's format,
-  `TeamGoofspielObserver.string_from` with perfect recall), in infoset-id order."""
+  """The information-state strings of `_tree_arrays`' infosets, in id order.
+
+  The information-state strings of `_tree_arrays`' infosets (the observer's format,
+  `TeamGoofspielObserver.string_from` with perfect recall), in infoset-id order.
+  """
   keys = [None] * num_infosets
   pieces = {}  # (round, point card, own bid, bids or winners) -> the round's piece
   for lv in levels:

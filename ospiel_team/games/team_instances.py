@@ -1,4 +1,6 @@
-"""The benchmark instances of Table 1 of Zhang & Sandholm (team-correlated equilibria by tree
+"""The benchmark instances of Table 1 of Zhang & Sandholm (AAAI 2022).
+
+The benchmark instances of Table 1 of Zhang & Sandholm (team-correlated equilibria by tree
 decomposition, Sec. 5): name -> (pyspiel game string, teams).
 
 Names read `<n1><n2><letter><parameters>` (Table 1 of Zhang & Sandholm, AAAI 2022): team 1 is

@@ -67,8 +67,11 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 def max_actions_per_round(num_players: int, bets: int) -> int:
-  """Most betting actions in one round: n-1 checks, then per raise up to n-2 replies before the
-  next raise, and n-1 replies to the last raise."""
+  """The largest number of betting actions in one round.
+
+  Most betting actions in one round: n-1 checks, then per raise up to n-2 replies before the
+  next raise, and n-1 replies to the last raise.
+  """
   if bets == 0:
     return num_players
   return 2 * (num_players - 1) + bets + (bets - 1) * (num_players - 2)

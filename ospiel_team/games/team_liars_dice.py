@@ -1,4 +1,6 @@
-"""Liar's Dice with one d-sided die per player and n players (the `D` family of Zhang & Sandholm,
+"""Liar's Dice with n players and one d-sided die each (Zhang & Sandholm's `D`).
+
+Liar's Dice with one d-sided die per player and n players (the `D` family of Zhang & Sandholm,
 "Team Correlated Equilibria in Zero-Sum Extensive-Form Games via Tree Decompositions", AAAI 2022,
 Sec. 5, Table 1; the game of Farina, Celli, Gatti & Sandholm, "Connecting Optimal Ex-Ante
 Collusion in Teams to Extensive-Form Correlation: Faster Algorithms and Positive Complexity
@@ -213,9 +215,11 @@ class TeamLiarsDiceState(pyspiel.State):
 
 
 class TeamLiarsDiceObserver:
-  """Observer. The perfect-recall string and tensor are those of OpenSpiel's `liars_dice`
-  (own die, then every bid); the default observation keeps only the last n bids, like
-  OpenSpiel's observation tensor."""
+  """Observer.
+
+  The perfect-recall string and tensor are those of OpenSpiel's `liars_dice` (own die, then every
+  bid); the default observation keeps only the last n bids, like OpenSpiel's observation tensor.
+  """
 
   def __init__(self, iig_obs_type, num_players: int, sides: int, params):
     if params:

@@ -41,8 +41,11 @@ from ospiel_team.tree.game_tree import GameTree
 # ------------------------------------------------------------------------------------------------
 # One member: backward induction.
 def _single_player_best_plan(tree: GameTree, player: int, terminal_weights: np.ndarray):
-  """(value, strategy infoset -> action) of `player`'s best pure strategy (backward induction,
-  `evaluation.sequence_backward_induction`)."""
+  """A player's best pure strategy by backward induction.
+
+  (value, strategy infoset -> action) of `player`'s best pure strategy (backward induction,
+  `evaluation.sequence_backward_induction`).
+  """
   value, actions = evaluation.sequence_backward_induction(
       tree, player, np.asarray(terminal_weights, dtype=np.float64))
   strategy: dict[int, int] = {}
@@ -53,7 +56,7 @@ def _single_player_best_plan(tree: GameTree, player: int, terminal_weights: np.n
 
 def single_player_best_response_value(tree: GameTree, player: int,
                                       terminal_weights: np.ndarray) -> float:
-  """max over `player`'s pure strategies of sum_z w[z] * (player reaches z's sequence).
+  """Max over `player`'s pure strategies of sum_z w[z] * (player reaches z's sequence).
 
   Backward induction over the player's sequence tree (perfect recall); `terminal_weights` already
   holds chance, the other players' reach and the utility.
@@ -91,7 +94,7 @@ class TeamBestResponse:
 def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weights: np.ndarray,
                           decomposition: TeamDecomposition | None = None,
                           time_limit: float | None = None) -> TeamBestResponse:
-  """max over the team's correlated plans of sum_z w[z] x[z]: an exact team best response.
+  """Max over the team's correlated plans of sum_z w[z] x[z]: an exact team best response.
 
   The plan polytope of the decomposition is the convex hull of pure plans (Prop. 2.9), so the
   LP optimum is the best joint pure strategy's value; sampling the plan gives one.
@@ -139,6 +142,8 @@ class OracleTimeLimit(RuntimeError):
 
 @dataclasses.dataclass
 class PureBestResponse:
+  """A joint pure team best response, as `TeamOracle.best_response` returns it."""
+
   value: float  # value of `strategy`
   bound: float  # proven upper bound on the best response value (>= value; == for one player)
   strategy: dict[int, int]  # infoset -> action for the team's infosets
@@ -153,27 +158,27 @@ class TeamOracle:
 
   One member: backward induction. Several: the flow MIP of `plan_mip.flow_model` (built once;
   each call changes only the objective and re-solves to proven optimality with HiGHS).
+
+  Args:
+    tree: the game tree.
+    members: the team's players.
+    threads: HiGHS threads.
+    keep_others: also return the improving solutions the MIP found before its optimum
+      (HiGHS's `mip_improving_solution_save`), extra columns for column generation.
+    hybrid: declare integral only the sequence variables of the members other than the one
+      with the most sequences (the *free* member), as in the hybrid-form best response of
+      Zhang, An & Cerny (AAAI 2021, arXiv:2009.12629, Sec. 4: one member's pure strategy,
+      the other's sequence form). Exact: with the other members' 0/1 plans fixed, the flow
+      rows force every edge into a free member's node to carry the product of the fixed
+      choices and the free member's sequence-form reach, so the LP left is the free
+      member's sequence-form best response, whose optimum is a pure plan; the free member's
+      plan is then re-derived by backward induction against the fixed members' plan.
+    warm_start: give each MIP the previous call's solution as its starting incumbent
+      (feasible for any weights: only the objective changes between calls).
   """
 
   def __init__(self, tree: GameTree, members: Sequence[int], threads: int | None = None,
                keep_others: bool = False, hybrid: bool = False, warm_start: bool = False):
-    """Args:
-      tree: the game tree.
-      members: the team's players.
-      threads: HiGHS threads.
-      keep_others: also return the improving solutions the MIP found before its optimum
-        (HiGHS's `mip_improving_solution_save`), extra columns for column generation.
-      hybrid: declare integral only the sequence variables of the members other than the one
-        with the most sequences (the *free* member), as in the hybrid-form best response of
-        Zhang, An & Cerny (AAAI 2021, arXiv:2009.12629, Sec. 4: one member's pure strategy,
-        the other's sequence form). Exact: with the other members' 0/1 plans fixed, the flow
-        rows force every edge into a free member's node to carry the product of the fixed
-        choices and the free member's sequence-form reach, so the LP left is the free
-        member's sequence-form best response, whose optimum is a pure plan; the free member's
-        plan is then re-derived by backward induction against the fixed members' plan.
-      warm_start: give each MIP the previous call's solution as its starting incumbent
-        (feasible for any weights: only the objective changes between calls).
-    """
     self.tree = tree
     self.keep_others = keep_others
     self.members = [int(p) for p in members]
@@ -253,8 +258,11 @@ class TeamOracle:
                             seconds=time.perf_counter() - start, others=others)
 
   def _strategy(self, sol: np.ndarray, w: np.ndarray) -> dict[int, int]:
-    """The joint pure strategy of a MIP solution (hybrid: the integral members' choices, then
-    the free member's best response to them by backward induction against weights `w`)."""
+    """The joint pure strategy of a MIP solution.
+
+    The joint pure strategy of a MIP solution (hybrid: the integral members' choices, then
+    the free member's best response to them by backward induction against weights `w`).
+    """
     fm = self._fm
     strategy = {}
     fixed = sol[:fm.n_bin] > 0.5

@@ -206,8 +206,11 @@ class TeamDecomposition:
 
   # --- 3./4. decomposition and reachable local solutions ------------------------------------
   def _local_solutions(self):
-    """Algorithm 1: the acting public states in depth order, each with its anchor, reachable
-    sets and local solutions (built by `local_solutions.build`, wrapped as per-state views)."""
+    """Algorithm 1: the acting public states with their local solutions.
+
+    Algorithm 1: the acting public states in depth order, each with its anchor, reachable
+    sets and local solutions (built by `local_solutions.build`, wrapped as per-state views).
+    """
     grouped, bounds, loc_inf, slot_infosets, inf_bounds = self._acting_states()
     slot_of_node = np.where(self.tt_ps >= 0, self.ps_slot[np.maximum(self.tt_ps, 0)], -1)
     legal_count, legal_order = self._legal_tables()
@@ -226,9 +229,12 @@ class TeamDecomposition:
     self.num_local = int(flat.local_off[-1])
 
   def _acting_states(self):
-    """The acting public states in depth order (`ps_slot`), their nodes `grouped` (state after
+    """The acting public states in depth order, with their nodes and team infosets.
+
+    The acting public states in depth order (`ps_slot`), their nodes `grouped` (state after
     state, `bounds`), each node's index among its state's distinct team infosets (`loc_inf`,
-    -1: not the team's) and those infosets, increasing (`slot_infosets`, `inf_bounds`)."""
+    -1: not the team's) and those infosets, increasing (`slot_infosets`, `inf_bounds`).
+    """
     ps = self.tt_ps
     team_nodes = np.nonzero((ps >= 0) & self.ps_team[np.maximum(ps, 0)])[0]
     # Order public states by depth (nodes are level ordered, so by first node).
@@ -258,8 +264,11 @@ class TeamDecomposition:
 
   @functools.cached_property
   def states(self) -> list[_PublicState]:
-    """The acting public states in depth order: read-only views into the flat arrays of
-    `local_solutions.build` (made on first use; the LP and its size estimate need none)."""
+    """The acting public states in depth order, as views into flat arrays.
+
+    The acting public states in depth order: read-only views into the flat arrays of
+    `local_solutions.build` (made on first use; the LP and its size estimate need none).
+    """
     flat = self._flat
     grouped, bounds, slot_infosets, inf_bounds = self._acting
     states = []
@@ -280,8 +289,11 @@ class TeamDecomposition:
     return states
 
   def _legal_tables(self):
-    """Per infoset of the tree: its number of legal actions and its legal actions first, in
-    increasing order."""
+    """Each infoset's number of legal actions and those actions first.
+
+    Per infoset of the tree: its number of legal actions and its legal actions first, in
+    increasing order.
+    """
     lg = self.tree.infoset_legal
     return lg.sum(axis=1), np.argsort(~lg, axis=1, kind="stable")
 
@@ -293,8 +305,11 @@ class TeamDecomposition:
 
   # --- 5. constraint system ---------------------------------------------------------------------
   def constraint_system(self):
-    """(D, d): rows (S, R) of C.2 (and the root-bag rows) over this team's lambdas (built once
-    and kept: the LP, its size estimate and the plans' checks share it; do not modify)."""
+    """The constraint system (D, d) of the team's plan polytope.
+
+    (D, d): rows (S, R) of C.2 (and the root-bag rows) over this team's lambdas (built once
+    and kept: the LP, its size estimate and the plans' checks share it; do not modify).
+    """
     if getattr(self, "_constraints", None) is None:
       self._constraints = self._build_constraint_system()
     return self._constraints
@@ -407,6 +422,7 @@ class TeamDecomposition:
     return self.leaf_values(lam)[self.terminal_leaf]
 
   def sizes(self) -> dict[str, int]:
+    """The decomposition's sizes by name (sequences, public states, sets, ...)."""
     return dict(sequences=self.num_sequences, public_states=self.num_public_states,
                 acting_public_states=len(self._flat.anchor),
                 reachable_sets=int(self._flat.num_sets.sum()),

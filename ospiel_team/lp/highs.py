@@ -59,6 +59,7 @@ def set_option(h, key: str, value: Any) -> None:
 
 
 def set_options(h, options: dict[str, Any] | None) -> None:
+  """Sets each HiGHS option of `options` (None: none) with `set_option`'s check."""
   for key, value in (options or {}).items():
     set_option(h, key, value)
 
@@ -81,7 +82,12 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
   """Solves max/min c.x s.t. row_lo <= A x <= row_hi, col_lo <= x <= col_hi with HiGHS.
 
   Args:
-    c, a_mat, row_lo, row_hi, col_lo, col_hi: the model (a_mat: any scipy sparse matrix).
+    c: the objective coefficients, one per column.
+    a_mat: the constraint matrix A (any scipy sparse matrix).
+    row_lo: the rows' lower bounds (-inf: none).
+    row_hi: the rows' upper bounds (inf: none).
+    col_lo: the columns' lower bounds.
+    col_hi: the columns' upper bounds.
     maximize: the objective sense.
     time_limit: seconds (None: no limit); negative is an error.
     threads: HiGHS threads (None: HiGHS's default).

@@ -120,8 +120,11 @@ def _sort_rows(words):
 
 @numba.njit(cache=True, error_model="numpy")
 def _distinct_rows(words):
-  """(first, ids): the first row of each distinct non-zero row of `words` (in order of first
-  appearance) and each row's index into `first` (-1: a zero row), by open addressing."""
+  """The distinct non-zero rows of `words`, by open addressing.
+
+  (first, ids): the first row of each distinct non-zero row of `words` (in order of first
+  appearance) and each row's index into `first` (-1: a zero row), by open addressing.
+  """
   rows, nw = words.shape
   size = 1
   while size < 2 * rows:
@@ -162,9 +165,12 @@ def _distinct_rows(words):
 
 @numba.njit(cache=True, error_model="numpy")
 def _reached_sets(words, n):
-  """(sets [num_sets, n] bool, parent_to_set [rows]) from the membership rows `words` (bit j of
+  """The distinct non-zero membership rows, sorted, and each row's set.
+
+  (sets [num_sets, n] bool, parent_to_set [rows]) from the membership rows `words` (bit j of
   a row: 63 - j % 64 of word j // 64, so that word order is row order): the distinct non-zero
-  rows in lexicographic order, and each row's index among them (-1: the empty set)."""
+  rows in lexicographic order, and each row's index among them (-1: the empty set).
+  """
   first, ids = _distinct_rows(words)
   order = _sort_rows(words[first])
   rank = np.empty(len(first), dtype=np.int64)
@@ -183,8 +189,11 @@ def _reached_sets(words, n):
 
 @numba.njit(cache=True, error_model="numpy")
 def _anchor_rows(reach, actions, nl, pn, pk, lu, li, a):
-  """Membership rows of C(R', A') n S for the anchor's nl local solutions: node j of S is in it
-  when R' holds its anchor node (local index lu[j]) and A' plays a[j] there (any: a[j] < 0)."""
+  """Membership rows of C(R', A') n S for the anchor's local solutions.
+
+  Membership rows of C(R', A') n S for the anchor's nl local solutions: node j of S is in it
+  when R' holds its anchor node (local index lu[j]) and A' plays a[j] there (any: a[j] < 0).
+  """
   n = len(lu)
   words = np.zeros((nl, (n + 63) // 64), dtype=np.uint64)
   for r in range(nl):
@@ -196,8 +205,11 @@ def _anchor_rows(reach, actions, nl, pn, pk, lu, li, a):
 
 @numba.njit(cache=True, error_model="numpy")
 def _set_radices(sets, loc_inf, infosets, legal_count, k):
-  """(meet, radix) [num_sets, k]: infoset i meets set s (a node of s is in it), and its legal
-  action count there (1 where it does not meet s)."""
+  """Which infosets meet each set, and their action counts there.
+
+  (meet, radix) [num_sets, k]: infoset i meets set s (a node of s is in it), and its legal
+  action count there (1 where it does not meet s).
+  """
   meet = np.zeros((sets.shape[0], k), dtype=np.bool_)
   radix = np.ones((sets.shape[0], k), dtype=np.int64)
   for s in range(sets.shape[0]):
@@ -210,8 +222,11 @@ def _set_radices(sets, loc_inf, infosets, legal_count, k):
 
 @numba.njit(cache=True, error_model="numpy")
 def _counts(radix, total, max_local):
-  """(local solutions per set, the running total after them), or total -1 past `max_local`
-  (checked after every product, so no int64 product can overflow)."""
+  """Counts the local solutions per set, stopping past `max_local`.
+
+  (local solutions per set, the running total after them), or total -1 past `max_local`
+  (checked after every product, so no int64 product can overflow).
+  """
   count = np.ones(radix.shape[0], dtype=np.int64)
   for s in range(radix.shape[0]):
     for i in range(radix.shape[1]):
@@ -225,9 +240,12 @@ def _counts(radix, total, max_local):
 @numba.njit(cache=True, error_model="numpy")
 def _enumerate(sets, meet, radix, count, infosets, legal_order, reach, rr, actions, ra,
                local_set, row):
-  """Writes the local solutions of one state from reach[rr], actions[ra] and local_set[row]:
+  """Writes the local solutions of one public state.
+
+  Writes the local solutions of one state from reach[rr], actions[ra] and local_set[row]:
   for each set s, its count[s] joint actions (a mixed-radix count, the last infoset fastest;
-  -1 for an infoset that does not meet s)."""
+  -1 for an infoset that does not meet s).
+  """
   n, k = sets.shape[1], meet.shape[1]
   for s in range(sets.shape[0]):
     for t in range(count[s]):
@@ -333,13 +351,18 @@ def build(grouped: np.ndarray, bounds: np.ndarray, loc_inf: np.ndarray,
   """Runs the kernel over the acting states (slot order: each anchor before its states).
 
   Args:
-    grouped: the acting states' team-tree nodes, state after state (`bounds` [num_states + 1]).
+    grouped: the acting states' team-tree nodes, state after state.
+    bounds: [num_states + 1] where each state's nodes start in `grouped`.
     loc_inf: [len(grouped)] each node's index among its state's infosets (-1: not the team's).
-    slot_infosets: each state's distinct team infosets, increasing (`inf_bounds`).
-    anchor_child, tt_parent, tt_action: the decomposition's team-tree arrays.
+    slot_infosets: each state's distinct team infosets, increasing.
+    inf_bounds: [num_states + 1] where each state's infosets start in `slot_infosets`.
+    anchor_child: [num_tt] each node's anchor child: the child of its nearest ancestor whose
+      public state is one where the team acts (-1: none).
+    tt_parent: [num_tt] each team-tree node's parent.
+    tt_action: [num_tt] the action from a team parent (-1 otherwise).
     slot_of_node: [num_tt] the acting state (slot) of each team-tree node (-1: none).
-    legal_count, legal_order: per infoset, its number of legal actions and its legal actions
-      first, increasing.
+    legal_count: per infoset, its number of legal actions.
+    legal_order: per infoset, its legal actions first, increasing.
     max_local: the most local solutions allowed.
 
   Returns:

@@ -31,6 +31,7 @@ class TeamPlan:
 
   @property
   def members(self):
+    """The team's players."""
     return self.decomposition.members
 
   def terminal_reach(self) -> np.ndarray:

@@ -65,10 +65,12 @@ class SolverClock:
     self.excluded_seconds: dict[str, float] = {}
 
   def start(self) -> None:
+    """Starts charging CPU time to the solver (no-op when already running)."""
     if self._t0 is None:
       self._t0 = time.process_time()
 
   def stop(self) -> None:
+    """Stops charging CPU time to the solver (no-op when stopped)."""
     if self._t0 is not None:
       self._acc += time.process_time() - self._t0
       self._t0 = None
@@ -85,6 +87,7 @@ class SolverClock:
 
   @contextlib.contextmanager
   def excluded(self, kind: str):
+    """Context manager: CPU time inside it is charged to the excluded `kind`, not the solver."""
     running = self._t0 is not None
     self.stop()
     start = time.process_time()

@@ -295,6 +295,7 @@ class ResultStore:
       raise api.UserError(f"--out {out!r} cannot be created: {e.strerror}") from None
 
   def path(self, task: Task) -> str:
+    """The JSON file of `task`'s result in the cache."""
     return os.path.join(self.runs, task_key(task) + ".json")
 
   def load(self, task: Task) -> Result | None:
@@ -306,4 +307,5 @@ class ResultStore:
       return json.load(f)
 
   def save(self, task: Task, result: Result) -> None:
+    """Stores `task`'s result in the cache (atomically)."""
     atomic_io.write_text(self.path(task), json.dumps(result))

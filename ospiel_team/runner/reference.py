@@ -36,8 +36,11 @@ PROVEN_LABEL = "cooperative optimum (proven, coop_optimum)"
 
 @functools.lru_cache(maxsize=1)
 def shipped_coop_optima_entries() -> dict[str, dict[str, Any]]:
-  """The shipped optima with their method and, where a record other than
-  `coop_optima.json` proves them, a `provenance` line: game string -> entry."""
+  """The shipped optima, keyed by game string.
+
+  The shipped optima with their method and, where a record other than
+  `coop_optima.json` proves them, a `provenance` line: game string -> entry.
+  """
   text = (importlib.resources.files("ospiel_team.runner") / COOP_OPTIMA_RESOURCE).read_text(
       encoding="utf-8")
   return dict(json.loads(text)["optima"])

@@ -36,13 +36,13 @@ class InfosetKeys(collections.abc.Sequence):
   A vector builder knows how many infosets it made but builds their key strings only when
   asked (the solvers on arrays never need them; team_goofspiel(num_cards=3) with 32 players'
   worth of bids has hundreds of thousands). The sequence is immutable once made.
+
+  Args:
+    count: the number of keys that `make` returns.
+    make: returns the keys in infoset-id order; called once, on first use.
   """
 
   def __init__(self, count: int, make: Callable[[], Sequence[str]]):
-    """Args:
-      count: the number of keys that `make` returns.
-      make: returns the keys in infoset-id order; called once, on first use.
-    """
     self._count = int(count)
     self._make = make
     self._keys: tuple[str, ...] | None = None
@@ -153,18 +153,22 @@ class TreeArrays:
 
   @property
   def num_nodes(self) -> int:
+    """The number of histories (nodes)."""
     return len(self.node_parent)
 
   @property
   def num_infosets(self) -> int:
+    """The number of information sets."""
     return len(self.infoset_player)
 
   @property
   def num_players(self) -> int:
+    """The number of players."""
     return self.node_returns.shape[1]
 
   @property
   def num_actions(self) -> int:
+    """The size of the action axis (the game's number of distinct actions)."""
     return self.infoset_legal.shape[1]
 
   def _fail(self, message: str):

@@ -43,8 +43,11 @@ _COPIERS[NestedList] = NestedList
 
 
 def _copy_attributes(src: dict, dst: dict) -> None:
-  """What pyspiel's clone of a Python state does (a deepcopy of every attribute), with
-  `cheap_clone`'s list semantics spelled out."""
+  """What pyspiel's clone of a Python state does, written out.
+
+  What pyspiel's clone of a Python state does (a deepcopy of every attribute), with
+  `cheap_clone`'s list semantics spelled out.
+  """
   for k, v in src.items():
     copier = _COPIERS.get(type(v))
     dst[k] = copier(v) if copier is not None else copy.deepcopy(v)
@@ -119,15 +122,20 @@ def shadow_root(game: pyspiel.Game):
 
 
 def key_function(game: pyspiel.Game, use_infostate: bool) -> Callable:
-  """key(state, player): the information-state (or observation) string of a shadow state,
-  from the game's own observer (what pyspiel's `information_state_string` calls)."""
+  """The information-state (or observation) string of a shadow state.
+
+  key(state, player): the information-state (or observation) string of a shadow state,
+  from the game's own observer (what pyspiel's `information_state_string` calls).
+  """
   iig = pyspiel.IIGObservationType(perfect_recall=use_infostate)
   observer = game.make_py_observer(iig)
   return observer.string_from
 
 
 def walk(game: pyspiel.Game, use_infostate: bool) -> Iterator[tuple]:
-  """Depth-first walk of shadow states in `GameTree`'s order (children in the order of
+  """Depth-first walk of shadow states in `GameTree`'s order.
+
+  Depth-first walk of shadow states in `GameTree`'s order (children in the order of
   `chance_outcomes()` / `legal_actions()`), yielding per history
 
     (kind, parent, action, chance prob, depth, payload)

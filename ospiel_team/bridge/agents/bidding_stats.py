@@ -1,5 +1,6 @@
-"""Bidding statistics of a bidder (JPS paper Appendix H, Table 8): opening table, call and
-contract frequencies, auction lengths.
+"""Bidding statistics of a bidder (JPS paper Appendix H, Table 8).
+
+Opening table, call and contract frequencies, auction lengths.
 
   from ospiel_team.bridge.agents import bidding_stats
 

@@ -28,14 +28,18 @@ from ospiel_team.bridge.agents import bidders as bidders_lib
 
 
 class BidderBot(pyspiel.Bot):
-  """A `pyspiel.Bot` that bids with a batched bidder (`bidders.Bidder`) for one seat."""
+  """A `pyspiel.Bot` that bids with a batched bidder (`bidders.Bidder`) for one seat.
+
+  Args:
+    bidder: an object with ``act(observations, uniforms) -> calls`` (`bidders.Bidder`).
+    player_id: the seat the bot plays (0=N, 1=E, 2=S, 3=W).
+    seed: seed of the uniforms handed to a sampling bidder (greedy bidders ignore them).
+
+  Raises:
+    ValueError: a bidder that needs the whole auction, or a seat other than 0-3.
+  """
 
   def __init__(self, bidder, player_id: int, seed: int | None = None):
-    """Args:
-      bidder: an object with ``act(observations, uniforms) -> calls`` (`bidders.Bidder`).
-      player_id: the seat the bot plays (0=N, 1=E, 2=S, 3=W).
-      seed: seed of the uniforms handed to a sampling bidder (greedy bidders ignore them).
-    """
     pyspiel.Bot.__init__(self)
     if getattr(bidder, "needs_auction", False):
       raise ValueError(f"bidder {getattr(bidder, 'name', bidder)!r} reads the whole auction "
@@ -48,12 +52,15 @@ class BidderBot(pyspiel.Bot):
     self._rng = np.random.default_rng(seed)
 
   def restart_at(self, state) -> None:
+    """Nothing to reset: the bidders keep no state between calls."""
     del state  # the bidders keep no state between calls
 
   def inform_action(self, state, player_id, action) -> None:
+    """Ignores the action: the bidder reads the whole auction from the observation."""
     del state, player_id, action
 
   def step(self, state) -> int:
+    """The bidder's call for this bot's seat at `state`; ValueError at another seat's turn."""
     if state.current_player() != self.player_id:
       raise ValueError(f"bot of seat {self.player_id} asked to act at seat "
                        f"{state.current_player()}")

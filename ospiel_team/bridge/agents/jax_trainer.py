@@ -216,8 +216,11 @@ _ROUND_FNS: dict = {}  # compiled rounds, shared by trainers of equal settings
 
 
 def cached_round_fn(cfg: A2CConfig, options: JaxTrainOptions):
-  """`make_round_fn` for `cfg` and `options`, made once per distinct setting (so that several
-  trainers in one process compile one program)."""
+  """`make_round_fn` for `cfg` and `options`, cached per distinct setting.
+
+  `make_round_fn` for `cfg` and `options`, made once per distinct setting (so that several
+  trainers in one process compile one program).
+  """
   key = (dataclasses.astuple(dataclasses.replace(cfg, seed=0)), options.max_stored_calls,
          options.augment)
   if key not in _ROUND_FNS:
@@ -227,7 +230,9 @@ def cached_round_fn(cfg: A2CConfig, options: JaxTrainOptions):
 
 
 def make_round_fn(net, optimizer, cfg: A2CConfig, options: JaxTrainOptions):
-  """The jitted round ``(params, opt_state, key, entropy_coef, pool_holders, pool_dd) ->
+  """The jitted training round: self-play, then A2C updates.
+
+  The jitted round ``(params, opt_state, key, entropy_coef, pool_holders, pool_dd) ->
   (params, opt_state, metrics, stats)``: self-play (`make_selfplay_fn`), then
   ``updates_per_round`` Adam steps of `a2c.make_update_fn` on uniform samples of the round's
   decisions.

@@ -90,6 +90,7 @@ class ModelBidder:
     return probs
 
   def act(self, observations: np.ndarray, uniforms: np.ndarray | None = None) -> np.ndarray:
+    """The calls of the n tables' seats to call, from their (n, 267) observations."""
     obs = np.asarray(observations, np.float32)
     if obs.ndim != 2 or obs.shape[1] != policy_net.OBS_SIZE:
       raise ValueError(f"observations must have shape (n, {policy_net.OBS_SIZE}), got {obs.shape}")

@@ -42,7 +42,7 @@ def legal_from_obs(obs):
 
 
 def make_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
-  """haiku transform of obs (B, 267) -> (masked logits (B, 38), value (B,))."""
+  """Haiku transform of obs (B, 267) -> (masked logits (B, 38), value (B,))."""
   if hidden < 1 or num_blocks < 0:
     raise ValueError(f"bad network size hidden={hidden}, num_blocks={num_blocks}")
 
@@ -61,6 +61,7 @@ def make_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
 
 
 def init_params(net: hk.Transformed, seed: int):
+  """The network's initial parameters, drawn from `jax.random.PRNGKey(seed)`."""
   return net.init(jax.random.PRNGKey(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
 
 
@@ -95,6 +96,7 @@ class PolicyFn:
     self._apply = jax.jit(lambda p, o: _probs_value(net, p, o))
 
   def __call__(self, obs: np.ndarray):
+    """(probabilities (n, 38), values (n,)) of the observations `obs` (float32 or uint8 bits)."""
     obs = np.asarray(obs)
     if obs.dtype != np.uint8:
       obs = obs.astype(np.float32, copy=False)
@@ -127,10 +129,12 @@ def sample_calls(probs: np.ndarray, legal: np.ndarray, uniforms: np.ndarray) -> 
 
 
 def greedy_calls(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+  """The most probable legal call of each row of `probs` (B, 38) under the mask `legal`."""
   return np.argmax(np.where(legal, probs, -1.0), axis=1)
 
 
 def flatten_params(params) -> dict[str, np.ndarray]:
+  """Haiku parameters as one flat dict, ``"module/name" -> numpy array`` (for `.npz` files)."""
   out = {}
   for mod, d in params.items():
     for name, v in d.items():
@@ -139,6 +143,7 @@ def flatten_params(params) -> dict[str, np.ndarray]:
 
 
 def unflatten_params(flat: dict[str, np.ndarray]):
+  """The inverse of `flatten_params`: nested haiku parameters of JAX arrays."""
   params: dict[str, dict[str, jnp.ndarray]] = {}
   for key, v in flat.items():
     mod, name = key.rsplit("/", 1)

@@ -116,8 +116,11 @@ def ppo_loss_terms(logits, values, actions, behaviour_logp, advantages, targets,
 
 
 def make_ppo_update_fn(net, optimizer, cfg: A2CConfig):
-  """Jitted Adam step on the PPO loss: (params, opt_state, batch..., entropy_coef) ->
-  (params, opt_state, metrics); ``obs`` float32 or uint8 bits."""
+  """Jitted Adam step on the PPO loss.
+
+  (params, opt_state, batch..., entropy_coef) -> (params, opt_state, metrics); ``obs`` float32 or
+  uint8 bits.
+  """
 
   def loss_fn(params, obs, actions, mu_logp, adv, targets, weights, entropy_coef):
     obs = obs.astype(jnp.float32)

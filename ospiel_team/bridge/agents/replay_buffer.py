@@ -29,6 +29,7 @@ class ReplayBuffer:
     self.total_added = 0
 
   def add(self, obs: np.ndarray, actions, logp, returns) -> None:
+    """Appends n transitions, overwriting the oldest once the buffer is full."""
     obs = np.asarray(obs)
     n = obs.shape[0]
     if n == 0:
@@ -53,11 +54,13 @@ class ReplayBuffer:
     return obs, self.actions[idx].astype(np.int32), self.logp[idx], self.returns[idx]
 
   def state_dict(self) -> dict[str, np.ndarray]:
+    """The buffer's arrays and counters, for a checkpoint."""
     return {"buf_obs": self.obs, "buf_actions": self.actions, "buf_logp": self.logp,
             "buf_returns": self.returns,
             "buf_meta": np.array([self.ptr, self.size, self.total_added], np.int64)}
 
   def load_state_dict(self, d) -> None:
+    """Restores a `state_dict`; ValueError when its shape is not this buffer's."""
     if d["buf_obs"].shape != self.obs.shape:
       raise ValueError(f"checkpoint buffer shape {d['buf_obs'].shape} != {self.obs.shape}")
     self.obs[:] = d["buf_obs"]

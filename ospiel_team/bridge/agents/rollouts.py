@@ -1,5 +1,6 @@
-"""Pieces shared by the bridge searches: candidate calls, the searching team's reward, and
-policy rollouts on the numpy engine.
+"""Pieces shared by the bridge searches.
+
+Candidate calls, the searching team's reward, and policy rollouts on the numpy engine.
 
 JPSBid (`jps_bid`, after Tian et al., arXiv:2008.06495) and the play-time search bidder
 (`search_bidder`) both use them; they live below both so that neither imports the other (nor
@@ -45,8 +46,11 @@ def rollout_to_end(eng: engine_lib.BiddingEngine, policy: Callable,
 
 
 def top_candidates(probs: np.ndarray, legal: np.ndarray, k: int, threshold: float = 0.0):
-  """(calls (n, k), valid (n, k)): the k most probable legal calls (ties: lower call id);
-  with `threshold` > 0 only those with probability above it are valid (the first always is)."""
+  """The k most probable legal calls of each row, and which of them are valid.
+
+  (calls (n, k), valid (n, k)): the k most probable legal calls (ties: lower call id);
+  with `threshold` > 0 only those with probability above it are valid (the first always is).
+  """
   score = np.where(legal, probs, -1.0)
   order = np.argsort(-score, axis=1, kind="stable")[:, :k]
   valid = np.take_along_axis(legal, order, axis=1)
@@ -58,8 +62,11 @@ def top_candidates(probs: np.ndarray, legal: np.ndarray, k: int, threshold: floa
 
 
 def team_reward(ns_score, ref_ns_score, sign, kind: str = "imps") -> np.ndarray:
-  """The searching team's reward: IMPs of (N-S score - reference) / 24, or the raw score
-  difference in points (``kind="score"``), times `sign` (+1 for N-S, -1 for E-W)."""
+  """The searching team's reward.
+
+  IMPs of (N-S score - reference) / 24, or the raw score difference in points (``kind="score"``),
+  times `sign` (+1 for N-S, -1 for E-W).
+  """
   diff = np.asarray(ns_score) - np.asarray(ref_ns_score)
   if kind == "score":
     return sign * diff.astype(np.float64)

@@ -14,7 +14,8 @@ def make_trainer(cfg: A2CConfig, *args, **kwargs) -> a2c.A2CTrainer:
 
   Args:
     cfg: the training configuration.
-    *args, **kwargs: the remaining arguments of `a2c.A2CTrainer` (training deals, workdir...).
+    *args: the remaining positional arguments of `a2c.A2CTrainer` (training deals, ...).
+    **kwargs: the remaining keyword arguments of `a2c.A2CTrainer` (workdir, ...).
 
   Returns:
     A new trainer (resuming from `workdir`'s checkpoint when there is one).

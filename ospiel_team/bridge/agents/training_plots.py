@@ -14,8 +14,11 @@ from ospiel_team import atomic_io
 
 
 def plot_learning_curve(rows: Sequence[dict], path: str, title: str = "bridge A2C") -> None:
-  """Eval IMPs/board vs games (with stderr bars), entropy and auction length of the log rows
-  (`A2CTrainer.log_rows`); written atomically as a PNG."""
+  """Plots a training run's log rows into a PNG.
+
+  Eval IMPs/board vs games (with stderr bars), entropy and auction length of the log rows
+  (`A2CTrainer.log_rows`); written atomically as a PNG.
+  """
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt

@@ -1,5 +1,6 @@
-r"""Yeh & Lin 2016's uncontested bidding benchmark, bidder side: reached contracts and a
-Q-learning baseline.
+r"""Yeh & Lin 2016's uncontested bidding benchmark, bidder side.
+
+Reached contracts and a Q-learning baseline.
 
 Yeh & Lin, "Automatic Bridge Bidding Using Deep Reinforcement Learning", ECAI 2016,
 arXiv:1607.03290. The cost datasets and IMP costs (the data side) are
@@ -57,8 +58,11 @@ def reached_contracts(bidder, holders: np.ndarray, dd_tricks: np.ndarray | None 
 
 
 def evaluate_costs(bidder, cost_data: dict, vulnerable: bool = False, seed: int = 0) -> dict:
-  """Mean Yeh & Lin cost (IMPs) of `bidder` on a cost dataset
-  (`uncontested_costs.load_cost_dataset`)."""
+  """Mean Yeh & Lin cost of a bidder on a cost dataset.
+
+  Mean Yeh & Lin cost (IMPs) of `bidder` on a cost dataset
+  (`uncontested_costs.load_cost_dataset`).
+  """
   costs = costs_lib.cost_vectors(cost_data["dd_tricks"], vulnerable)
   reached = reached_contracts(bidder, cost_data["holders"], vulnerability=1 if vulnerable else 0,
                               seed=seed)
@@ -138,6 +142,7 @@ class RoundQLearner:
                            np.arange(1, costs_lib.NUM_CONTRACTS)[None, :] > last[:, None]], axis=1)
 
   def q_values(self, t, hands, bids):
+    """Round `t`'s Q-values of each next bid, for the given hands and bid histories."""
     return np.asarray(self._apply(self.params[t], self._inputs(hands, bids, t)))
 
   def _play(self, hands, t0, bids, last, alive, explore=False):
@@ -158,6 +163,7 @@ class RoundQLearner:
     return last
 
   def hands_of(self, holders):
+    """(n, 2, 52) float32 one-hot hands of North and South from (n, 52) card holders."""
     h = np.asarray(holders)
     return np.stack([h == 0, h == 2], axis=1).astype(np.float32)  # (n, 2, 52): N, S
 
@@ -214,6 +220,7 @@ class RoundQLearner:
                       np.ones(n, bool))
 
   def evaluate_costs(self, cost_data: dict, vulnerable: bool = False) -> dict:
+    """Cost summary (`uncontested_costs.summarize`) of the contracts this bidder reaches."""
     costs = costs_lib.cost_vectors(cost_data["dd_tricks"], vulnerable)
     reached = self.reached(cost_data["holders"])
     return costs_lib.summarize(costs[np.arange(len(reached)), reached], reached)

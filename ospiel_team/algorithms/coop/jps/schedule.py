@@ -1,4 +1,6 @@
-"""JPS-Main (Algorithm 1 of Tian, Gong & Jiang, NeurIPS 2020, arXiv:2008.06495): which
+"""JPS-Main: the schedule of searches and its stopping rule.
+
+JPS-Main (Algorithm 1 of Tian, Gong & Jiang, NeurIPS 2020, arXiv:2008.06495): which
 searches run, in which order, and when JPS stops.
 
 Two schedules (`JPSConfig.schedule`):
@@ -58,8 +60,11 @@ class JPSIteration:
   def of_step(cls, it: int, depth: int, res: SearchResult,
               changes: tuple[tuple[str, int], ...], value: float, new_value: float,
               t0: float) -> JPSIteration:
-    """The record of one step: search result `res` applied (or not) from `value` to
-    `new_value`; the iteration began at `t0` (`time.perf_counter`)."""
+    """One step of a schedule: a search result and the values around it.
+
+    The record of one step: search result `res` applied (or not) from `value` to
+    `new_value`; the iteration began at `t0` (`time.perf_counter`).
+    """
     return cls(iteration=it, start_depth=int(depth), value=new_value,
                predicted_gain=res.gain if res.chain else 0.0, true_gain=new_value - value,
                changes=changes, num_candidates=res.num_candidates, search_seconds=res.seconds,
@@ -91,8 +96,11 @@ class JPSResult:
 
 @dataclasses.dataclass(frozen=True)
 class Run:
-  """What a schedule needs besides the policy: the searches, the starting depths, the
-  factor from the search objective (team mean) to the reported value, the clock's start."""
+  """The fixed inputs of a schedule run.
+
+  What a schedule needs besides the policy: the searches, the starting depths, the
+  factor from the search objective (team mean) to the reported value, the clock's start.
+  """
   search: ChainSearch
   start_depths: tuple[int, ...]
   value_scale: int
@@ -100,8 +108,11 @@ class Run:
 
   def step(self, pi: np.ndarray, res: SearchResult, sweep_after: bool
            ) -> tuple[np.ndarray, tuple[tuple[str, int], ...], Sweep | None]:
-    """Applies the search's chain to `pi` (Eq. 6). Returns the new policy, its changes by
-    infoset key, and its sweep (only with `sweep_after` and a change; None otherwise)."""
+    """Applies the search's chain to `pi` (Eq. 6).
+
+    Returns the new policy, its changes by infoset key, and its sweep (only with `sweep_after` and a
+    change; None otherwise).
+    """
     if not res.chain:
       return pi, (), None
     pi = apply_chain(pi, res.chain)
@@ -111,6 +122,7 @@ class Run:
 
   def result(self, pi: np.ndarray, value: float, initial_value: float,
              history: Sequence[JPSIteration], best_iteration: int) -> JPSResult:
+    """The `JPSResult` of a finished run: the final policy, its value and the history."""
     return JPSResult(policy=self.search.tree.tabular_policy(pi), policy_array=pi,
                      value=value * self.value_scale,
                      initial_value=initial_value * self.value_scale, history=tuple(history),

@@ -54,9 +54,12 @@ Chain = tuple[tuple[int, int], ...]  # (infoset, action) of every active infoset
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Level:
-  """The chains of one search level: chain c extends chain `parent[c]` of the level above
+  """The chains of one search level, as parallel arrays.
+
+  The chains of one search level: chain c extends chain `parent[c]` of the level above
   (-1 on the first level) by the active infoset `infoset[c]` set one-hot to `action[c]`;
-  `j[c]` is its J(I, a) (Algorithm 1, line 12) given the parent chain."""
+  `j[c]` is its J(I, a) (Algorithm 1, line 12) given the parent chain.
+  """
   infoset: np.ndarray
   action: np.ndarray
   parent: np.ndarray
@@ -116,7 +119,9 @@ class SearchResult:
 # ----------------------------------------------------------------------------------------------
 @numba.njit(cache=True, boundscheck=False)
 def _jps_level(codes, row, row_pair, factor, zero_hit, pnz, zc, weight, base_r, dv, jp, acc):
-  """J(I, a) of every (chain, next infoset) pair of one search level, in place in `jp` (J under
+  """Computes J(I, a) of one search level's (chain, next infoset) pairs in place.
+
+  J(I, a) of every (chain, next infoset) pair of one search level, in place in `jp` (J under
   sigma on entry): Algorithm 1, line 12, on the (chain, history) entries whose reach the chain
   can alter.
 
@@ -170,8 +175,10 @@ def _unsigned(a: np.ndarray) -> np.ndarray:
 
 
 def _level_j(sweep: Sweep, index: LevelIndex, acc: np.ndarray) -> np.ndarray:
-  """J(I, a) of every new chain of a level: J under sigma of its pair, corrected by the
-  histories whose reach the chain alters (`_jps_level`)."""
+  """J(I, a) of every new chain of a level.
+
+  J under sigma of its pair, corrected by the histories whose reach the chain alters (`_jps_level`).
+  """
   kern = sweep.kernel
   jp = sweep.j_base[index.pair_infoset]
   _jps_level(index.codes, index.row, index.row_pair, kern.factor, kern.zero_hit,
@@ -183,9 +190,12 @@ def _level_j(sweep: Sweep, index: LevelIndex, acc: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 def _altered_rows(s: TeamStructure, pair_c, pair_inf, act_inf, k: int, row_ptr, row_ids,
                   row_finding: str, max_rows: int) -> tuple[np.ndarray, np.ndarray]:
-  """(pair, row) of the candidate histories whose reach a pair's chain may alter: those below
+  """The (pair, row) entries whose reach a pair's chain may alter.
+
+  (pair, row) of the candidate histories whose reach a pair's chain may alter: those below
   a history of an active infoset, found by subtree intervals when that is cheaper than
-  checking every candidate history ("auto"), or always one way ("intervals", "scan")."""
+  checking every candidate history ("auto"), or always one way ("intervals", "scan").
+  """
   r0 = row_ptr[pair_inf]
   rcnt = row_ptr[pair_inf + 1] - r0
   n_rows = int(rcnt.sum())
@@ -216,8 +226,9 @@ def level_indices(s: TeamStructure, start_depth: int, *, depth: int | None,
     s: the team's structure.
     start_depth: the team decision depth of the first active infoset.
     depth: D (None: to the end of the game).
-    row_ptr, row_ids: the rows that take part (`Sweep.row_ptr`, `Sweep.row_ids`; the
-      structure's `infoset_ptr` and None for all).
+    row_ptr: per infoset, where its rows start in `row_ids` (`Sweep.row_ptr`; the structure's
+      `infoset_ptr` for all rows).
+    row_ids: the rows that take part (`Sweep.row_ids`; None for all).
     row_finding: "auto", "intervals" or "scan" (`_altered_rows`).
     max_rows: the most (chain, history) entries of a level.
 
@@ -277,7 +288,7 @@ def chain_at(levels: Sequence[Level], k: int, c: int) -> Chain:
 
 
 def apply_chain(pi: np.ndarray, chain: Iterable[tuple[int, int]]) -> np.ndarray:
-  """sigma' of Eq. 6: `pi` with every (infoset, action) of the chain set one-hot."""
+  """Sigma' of Eq. 6: `pi` with every (infoset, action) of the chain set one-hot."""
   new = pi.copy()
   for i, a in chain:
     new[i] = 0.0
@@ -303,8 +314,11 @@ def _first_maximal(x: np.ndarray) -> int:
 
 
 def _best_below(levels: Sequence[Level]) -> list[np.ndarray]:
-  """r(I, a) = J(I, a) + max(0, best child) of every chain, bottom-up (Algorithm 1, lines
-  17-19)."""
+  """The predicted gain r(I, a) of every chain, bottom-up.
+
+  r(I, a) = J(I, a) + max(0, best child) of every chain, bottom-up (Algorithm 1, lines
+  17-19).
+  """
   best: list[np.ndarray] = [np.empty(0)] * len(levels)
   below = None
   for k in range(len(levels) - 1, -1, -1):
@@ -321,8 +335,11 @@ def _best_below(levels: Sequence[Level]) -> list[np.ndarray]:
 
 
 def _first_maximal_chain(levels: Sequence[Level], tol: float) -> tuple[float, Chain]:
-  """The first chain of maximal predicted gain, descending while a child gains more than
-  `tol`; no change if the best gain is at most `tol`."""
+  """The chain of maximal predicted gain (Algorithm 1's choice).
+
+  The first chain of maximal predicted gain, descending while a child gains more than
+  `tol`; no change if the best gain is at most `tol`.
+  """
   best = _best_below(levels)
   c = _first_maximal(best[0])
   gain = float(max(0.0, best[0][c]))
@@ -414,9 +431,12 @@ class ChainSearch:
 
   # --------------------------------------------------------------------------------------------
   def _kept_levels(self, start_depth: int) -> tuple[LevelIndex, ...] | None:
-    """The kept `LevelIndex` arrays from `start_depth` (computed on first use), or None when
+    """The kept `LevelIndex` arrays from `start_depth`, or None past the memory budget.
+
+    The kept `LevelIndex` arrays from `start_depth` (computed on first use), or None when
     they would exceed the budget. Sampled JPS reads them too: an undrawn history has weight 0,
-    so its reach change is 0 and it adds nothing, as when left out."""
+    so its reach change is 0 and it adds nothing, as when left out.
+    """
     if start_depth not in self._levels:
       levels, entries = [], 0
       for index in level_indices(self.structure, start_depth, depth=self.config.depth,

@@ -95,8 +95,10 @@ class TeamStructure:
     return [int(d) for d in np.unique(self.infoset_depth[self.team_infosets])]
 
   def start_chains(self, start_depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """(infoset, action) of every one-infoset chain from `start_depth`: Algorithm 1's I_cand
-    (every team infoset at that depth) with each legal action."""
+    """(infoset, action) of every one-infoset chain from `start_depth`.
+
+    Algorithm 1's I_cand (every team infoset at that depth) with each legal action.
+    """
     ti = self.team_infosets
     start = ti[self.infoset_depth[ti] == start_depth]
     ci, ca = np.nonzero(self.infoset_legal[start])
@@ -104,8 +106,11 @@ class TeamStructure:
 
   def successor_pairs(self, ch_inf: np.ndarray, ch_act: np.ndarray, act_inf: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """(chain index, next infoset) for every I' in succ(I, a) of a chain's last (I, a) that is
-    not already active on that chain (`act_inf`: [chains, k] the chains' active infosets)."""
+    """The (chain, next infoset) pairs that extend each chain by one level.
+
+    (chain index, next infoset) for every I' in succ(I, a) of a chain's last (I, a) that is
+    not already active on that chain (`act_inf`: [chains, k] the chains' active infosets).
+    """
     seq = ch_inf * self.num_actions + ch_act
     s0 = self.succ_ptr[seq]
     cnt = self.succ_ptr[seq + 1] - s0
@@ -119,9 +124,12 @@ class TeamStructure:
 
   def on_path(self, row: np.ndarray, ij: np.ndarray, aj: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
-    """For rows `row` and active (infoset, action) pairs (ij, aj), one per row: whether the
+    """Whether each row's path passes an active infoset and takes its action there.
+
+    For rows `row` and active (infoset, action) pairs (ij, aj), one per row: whether the
     row's path passes infoset ij (`passes`) and takes action aj there (`hit`), read off the
-    sequence of ij's player at the row (perfect recall)."""
+    sequence of ij's player at the row (perfect recall).
+    """
     a = self.num_actions
     tj = self.team_index[self.infoset_player[ij]]
     lj = self.seq_level[ij]
@@ -136,7 +144,9 @@ class TeamStructure:
   def rows_below_active(self, pair_inf: np.ndarray, pair_act: np.ndarray,
                         act_cnt: np.ndarray, row_ids: np.ndarray | None,
                         max_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """(pair, row) of the candidate rows of every (chain, next infoset) pair that lie below a
+    """The candidate rows of each (chain, next infoset) pair below an active infoset.
+
+    (pair, row) of the candidate rows of every (chain, next infoset) pair that lie below a
     history of one of the chain's active infosets (found by subtree intervals).
 
     Args:
@@ -198,8 +208,11 @@ def _team_ancestors(tree: GameTree, is_team: np.ndarray
 
 
 def _successors(tree: GameTree, nodes, inf, tp, tpa) -> tuple[np.ndarray, np.ndarray]:
-  """(succ_ptr, succ_infoset): the team infosets whose histories have (I, a) as their last
-  team decision, per flat sequence I * A + a."""
+  """The team infosets that follow each team sequence (I, a), as CSR arrays.
+
+  (succ_ptr, succ_infoset): the team infosets whose histories have (I, a) as their last
+  team decision, per flat sequence I * A + a.
+  """
   a = tree.num_actions
   has = tp[nodes] >= 0
   key = tree.node_infoset[tp[nodes[has]]] * a + tpa[nodes[has]]
@@ -281,7 +294,9 @@ _CACHE: dict[int, tuple[weakref.ref, dict[tuple[int, ...], TeamStructure]]] = {}
 
 
 def team_structure(tree: GameTree, team: Sequence[int]) -> TeamStructure:
-  """The `TeamStructure` of `team` on `tree`, computed once per (tree, team) and kept here
+  """The `TeamStructure` of `team` on `tree`, cached per (tree, team).
+
+  The `TeamStructure` of `team` on `tree`, computed once per (tree, team) and kept here
   while the tree lives (the tree object itself is never modified).
 
   Args:
