@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from absl import app
 from absl import flags
 
+from ospiel_team import checks
 from ospiel_team import errors
 
 HELP_FLAGS = ("--help", "-h", "-?", "--helpshort", "--helpfull")
@@ -117,29 +118,14 @@ def check_number(name: str, value: float | int | None, *, minimum: float | None 
     if allow_none:
       return
     raise errors.UserError(f"--{name} is required")
-  def shown(v: float) -> str:
-    return str(v) if isinstance(v, int) else f"{v:g}"
-
-  wants = ["an integer" if integer else "a finite number"]
-  if minimum is not None and maximum is not None:
-    wants.append(f"from {shown(minimum)} to {shown(maximum)}")
-  else:
-    if minimum is not None:
-      wants.append(f">= {shown(minimum)}")
-    if maximum is not None:
-      wants.append(f"<= {shown(maximum)}")
-  if above is not None:
-    wants.insert(1, f"> {shown(above)}" + (" and" if maximum is not None else ""))
   try:
     x = float(value)
   except (TypeError, ValueError, OverflowError):
     x = math.nan
-  ok = (math.isfinite(x) and (not integer or float(x).is_integer())
-        and (minimum is None or value >= minimum) and (above is None or value > above)
-        and (maximum is None or value <= maximum))
-  if not ok:
-    raise errors.UserError(f"--{name}={value} must be {' '.join(wants)}"
-                           + (f" ({why})" if why else ""))
+  if not (checks.in_range(x, minimum=minimum, above=above, maximum=maximum)
+          and (not integer or x.is_integer())):
+    want = checks.requirement(integer=integer, minimum=minimum, above=above, maximum=maximum)
+    raise errors.UserError(f"--{name}={value} must be {want}" + (f" ({why})" if why else ""))
 
 
 def error_line(program: str, message: object) -> str:

@@ -68,6 +68,7 @@ import struct
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 
 REFERENCE_MODELS = {
@@ -120,10 +121,6 @@ class _StorageRef:
 _MAX_TENSOR_ELEMENTS = 1 << 31  # far above any bidder's layer (the largest has ~1e6)
 
 
-def _is_int(x) -> bool:
-  return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
 class _TensorRef:
   """A tensor (storage, offset, size, stride) to materialise once storages are read.
 
@@ -150,7 +147,8 @@ class _TensorRef:
     size, stride = self.size, self.stride
     if not isinstance(size, (tuple, list)) or not isinstance(stride, (tuple, list)):
       raise ValueError(f"{where}: size {size!r} and stride {stride!r} must be tuples")
-    if not (_is_int(self.offset) and all(map(_is_int, size)) and all(map(_is_int, stride))):
+    if not (checks.is_integer(self.offset) and all(map(checks.is_integer, size))
+            and all(map(checks.is_integer, stride))):
       raise ValueError(f"{where}: offset {self.offset!r}, size {tuple(size)!r} and stride "
                        f"{tuple(stride)!r} must be integers")
     offset, size, stride = int(self.offset), tuple(map(int, size)), tuple(map(int, stride))

@@ -512,9 +512,9 @@ def test_bad_team_names_the_value(team, message):
 @pytest.mark.parametrize("seed", [1.7, 1.0, -1, "x", True])
 def test_bad_seed_names_the_value(seed):
   tree = _tree("comm(length=1)")
-  with pytest.raises(ValueError, match=f"seed must be an int >= 0, got {seed!r}"):
+  with pytest.raises(ValueError, match=f"seed must be an integer >= 0 or None, got {seed!r}"):
     jps.JointPolicySearch(tree, seed=seed)
-  with pytest.raises(ValueError, match=f"seed must be an int >= 0, got {seed!r}"):
+  with pytest.raises(ValueError, match=f"seed must be an integer >= 0, got {seed!r}"):
     jps.JointPolicySearch(tree).improve(seed=seed)
 
 

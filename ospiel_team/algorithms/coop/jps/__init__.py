@@ -40,9 +40,9 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from ospiel_team import checks
 from ospiel_team.algorithms.coop.jps import schedule as schedule_lib
 from ospiel_team.algorithms.coop.jps.config import JPSConfig
-from ospiel_team.algorithms.coop.jps.config import check_int
 from ospiel_team.algorithms.coop.jps.schedule import JPSIteration
 from ospiel_team.algorithms.coop.jps.schedule import JPSResult
 from ospiel_team.algorithms.coop.jps.search import Chain
@@ -88,7 +88,9 @@ class JointPolicySearch:
                fixed_policy: PolicyLike = None, **options):
     if config is not None and options:
       raise UserError(f"pass either config or options, not both (got {sorted(options)})")
-    config = JPSConfig(**options) if config is None else config
+    config = JPSConfig(**options) if config is None else checks.check_type(
+        "config", config, JPSConfig, "a JPSConfig or None")
+    checks.check_game("game", game, allow_tree=True)
     self.tree = game if isinstance(game, GameTree) else GameTree(game)
     num_p = self.tree.num_players
     common = _is_common_payoff(self.tree)
@@ -212,7 +214,8 @@ class JointPolicySearch:
     if self._fixed is not None:
       others = ~np.isin(self.tree.infoset_player, self.team)
       pi[others] = self._fixed[others]
-    rng = np.random.default_rng(self.seed if seed is None else check_int("seed", seed, 0))
+    rng = np.random.default_rng(
+        self.seed if seed is None else checks.check_int("seed", seed, minimum=0))
     run = schedule_lib.Run(search=self.chain_search, start_depths=self._start_depths,
                            value_scale=self._value_scale, t_start=t_start)
     if self.config.schedule == "reference":

@@ -8,72 +8,17 @@ sample-based variant (Sec. 6), and the schedules of the JPS-Main loop (Algorithm
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.errors import UserError
 
 SAMPLE_BY = ("uniform", "reach")
 TIE_BREAKS = ("first", "random")
 SCHEDULES = ("passes", "reference")
 DEFAULT_SAMPLED_ITERATIONS = 100  # T of sampled JPS (Sec. 6) and the authors' `--iter`
-
-
-def is_int(x) -> bool:
-  """Whether `x` is an integer (Python or numpy), not a bool."""
-  return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def check_int(name: str, value, minimum: int) -> int:
-  """`value` as an int if it is an integer >= `minimum`.
-
-  Raises:
-    UserError: naming `name` and the value otherwise (floats such as 1.0 included).
-  """
-  if not is_int(value) or value < minimum:
-    raise UserError(f"{name} must be an int >= {minimum}, got {value!r}")
-  return int(value)
-
-
-def _optional_int(name: str, value, minimum: int) -> int | None:
-  return None if value is None else check_int(name, value, minimum)
-
-
-def _real(name: str, value) -> float:
-  """`value` as a float if it is a finite real number >= 0; UserError naming `name` else."""
-  ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-      value, (bool, np.bool_))
-  if not ok or not math.isfinite(value) or value < 0:
-    raise UserError(f"{name} must be a finite number >= 0, got {value!r}")
-  return float(value)
-
-
-def _bool(name: str, value, optional: bool = False) -> bool | None:
-  if optional and value is None:
-    return None
-  if not isinstance(value, (bool, np.bool_)):
-    raise UserError(f"{name} must be a bool{' or None' if optional else ''}, got {value!r}")
-  return bool(value)
-
-
-def _choice(name: str, value, choices: tuple[str, ...]) -> str:
-  if not isinstance(value, str) or value not in choices:
-    raise UserError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
-  return value
-
-
-def _ints(name: str, value, what: str) -> tuple[int, ...] | None:
-  """A sequence of ints >= 0 as a tuple (None stays None)."""
-  if value is None:
-    return None
-  if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
-    raise UserError(f"{name} must be a sequence of {what}, got {value!r}")
-  bad = next((x for x in value if not is_int(x) or x < 0), None)
-  if bad is not None:
-    raise UserError(f"{name}={list(value)!r}: {bad!r} is not an int >= 0")
-  return tuple(int(x) for x in value)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -143,7 +88,7 @@ class JPSConfig:
     if team is not None:
       if isinstance(team, (str, bytes)) or not isinstance(team, (Sequence, np.ndarray)):
         raise UserError(f"team must be a sequence of player ids, got {team!r}")
-      bad = next((p for p in team if not is_int(p)), None)
+      bad = next((p for p in team if not checks.is_integer(p)), None)
       if bad is not None:
         raise UserError(f"team={list(team)!r}: player {bad!r} is not an int")
       team = [int(p) for p in team]
@@ -151,20 +96,25 @@ class JPSConfig:
         raise UserError(f"team={team} must be distinct player ids (at least one)")
       team = tuple(sorted(team))
     values = dict(
-        team=team, depth=_optional_int("depth", self.depth, 1),
-        samples=_optional_int("samples", self.samples, 1),
-        sample_by=_choice("sample_by", self.sample_by, SAMPLE_BY),
-        seed=_optional_int("seed", self.seed, 0),
-        max_iterations=_optional_int("max_iterations", self.max_iterations, 0),
-        stop_on_quiet_pass=_bool("stop_on_quiet_pass", self.stop_on_quiet_pass, True),
-        improvement_tol=_real("improvement_tol", self.improvement_tol),
-        start_depths=_ints("start_depths", self.start_depths, "team decision depths"),
-        verify=_bool("verify", self.verify), verify_atol=_real("verify_atol", self.verify_atol),
-        max_rows=check_int("max_rows", self.max_rows, 1),
-        progress=_bool("progress", self.progress),
-        tie_break=_choice("tie_break", self.tie_break, TIE_BREAKS),
-        schedule=_choice("schedule", self.schedule, SCHEDULES),
-        structure_budget=check_int("structure_budget", self.structure_budget, 0))
+        team=team, depth=checks.check_int("depth", self.depth, minimum=1, allow_none=True),
+        samples=checks.check_int("samples", self.samples, minimum=1, allow_none=True),
+        sample_by=checks.check_choice("sample_by", self.sample_by, SAMPLE_BY),
+        seed=checks.check_int("seed", self.seed, minimum=0, allow_none=True),
+        max_iterations=checks.check_int("max_iterations", self.max_iterations, minimum=0,
+                                        allow_none=True),
+        stop_on_quiet_pass=checks.check_bool("stop_on_quiet_pass", self.stop_on_quiet_pass,
+                                             allow_none=True),
+        improvement_tol=checks.check_real("improvement_tol", self.improvement_tol, minimum=0),
+        start_depths=checks.check_int_sequence("start_depths", self.start_depths, minimum=0,
+                                               what="team decision depths", allow_none=True),
+        verify=checks.check_bool("verify", self.verify),
+        verify_atol=checks.check_real("verify_atol", self.verify_atol, minimum=0),
+        max_rows=checks.check_int("max_rows", self.max_rows, minimum=1),
+        progress=checks.check_bool("progress", self.progress),
+        tie_break=checks.check_choice("tie_break", self.tie_break, TIE_BREAKS),
+        schedule=checks.check_choice("schedule", self.schedule, SCHEDULES),
+        structure_budget=checks.check_int("structure_budget", self.structure_budget,
+                                          minimum=0))
     for name, value in values.items():
       object.__setattr__(self, name, value)
     if self.verify and self.samples is not None:
