@@ -12,12 +12,15 @@ policy) left out of the timing:
   `--dag_iterations` iterations, certification every 10; decompositions built untimed);
 * `bb_simple_bidding`: `simple_bidding_optimum.solve(--bb_size)`, the exact branch and bound.
 
-The old side is the package at `--old_commit` (the last commit with the C kernels, compiled by
-the system C compiler through ctypes), checked out as a `git worktree` under /tmp and imported
+The old side is the package at `--old_commit` (by default the last commit with the C kernels,
+compiled by the system C compiler through ctypes; with `--old_kind package`, any earlier commit
+of the package, for an A/B of a change), checked out as a `git worktree` under /tmp and imported
 in a subprocess with PYTHONPATH pointing at it; the new side is this working tree. Every
 repetition runs one subprocess per side, alternating which side goes first; a subprocess
 times `--inner` calls after one untimed warm-up call and reports their median; the row's
-time is the median over `--repeats` repetitions, and its ratio new / old. Each side also
+time is the median over `--repeats` repetitions, and its ratio new / old (the ratio of the
+two sides' fastest repetitions is recorded beside it: on a shared machine, load only ever
+slows a run down). Each side also
 reports a check value of its result (policy checksum, JPS value, DAG bracket, optimum total),
 which must agree. One more new-side subprocess with an empty NUMBA_CACHE_DIR gives the numba
 compile time: its setup and first call less the median of the same with the cache warm. The
@@ -28,6 +31,8 @@ updates that row of an existing `--json_out`.
 Usage:
   python benchmarks/native_kernels.py                      # all rows, 5 repetitions
   python benchmarks/native_kernels.py --rows jps_simple_bidding16 --repeats 7
+  python benchmarks/native_kernels.py --old_kind package --old_commit <commit> --repeats 9 \
+      --json_out results/speed/native_kernels_ab.json     # an A/B across a change
 """
 
 from __future__ import annotations
@@ -48,6 +53,10 @@ ROWS = ("cfr_leduc", "cfr_mini_bridge5", "jps_simple_bidding16", "dag_21L153",
         "bb_simple_bidding")
 flags.DEFINE_string("old_commit", "bacc4c351211b7fcb1ea8328a1a255a0f072b950",
                     "Commit of the C kernels (the old side).")
+flags.DEFINE_enum("old_kind", "c", ["c", "package"],
+                  "What --old_commit holds: 'c', the C kernels (checked: the commit must have "
+                  "ospiel_team/native.py), or 'package', any earlier commit of the package (an "
+                  "A/B of the numba kernels and their callers across a change).")
 flags.DEFINE_string("old_tree", None,
                     "Worktree of --old_commit (default /tmp/native_kernels_old_<commit>; "
                     "created with `git worktree add --detach` if missing).")
@@ -113,8 +122,12 @@ def _workload(row: str):
   if row == "dag_21L153":
     from ospiel_team.algorithms.team import belief_dag
     from ospiel_team.games import team_instances
-    from ospiel_team.lp.decomposition import TeamDecomposition
-    from ospiel_team.tree import teams as teams_lib
+    try:
+      from ospiel_team.lp.decomposition import TeamDecomposition
+      from ospiel_team.tree import teams as teams_lib
+    except ImportError:  # the old side: before the team concepts moved one layer down
+      from ospiel_team.algorithms.team import teams as teams_lib
+      from ospiel_team.algorithms.team.decomposition import TeamDecomposition
     game, teams = team_instances.load_instance("21L153")
     tree, teams = teams_lib.check_assumptions(
         GameTree(game), "|".join(",".join(str(p) for p in t) for t in teams))
@@ -168,7 +181,8 @@ def _old_tree() -> str:
                         capture_output=True, text=True).stdout.strip()
   if head != FLAGS.old_commit and not head.startswith(FLAGS.old_commit):
     raise ValueError(f"{path} is at {head}, not --old_commit={FLAGS.old_commit}")
-  if not os.path.exists(os.path.join(path, "ospiel_team", "native.py")):
+  if FLAGS.old_kind == "c" and not os.path.exists(os.path.join(path, "ospiel_team",
+                                                              "native.py")):
     raise ValueError(f"{path} has no ospiel_team/native.py: --old_commit={FLAGS.old_commit} "
                      "is not a commit with the C kernels")
   return path
@@ -217,6 +231,8 @@ def _measure(row: str, old_root: str) -> dict:
   checks = {json.dumps(r["check"]) for r in old + new}
   return dict(row=row, old_seconds=round(old_s, 5), new_seconds=round(new_s, 5),
               ratio_new_over_old=round(new_s / old_s, 3),
+              ratio_of_minimums=round(min(r["seconds"] for r in new)
+                                      / min(r["seconds"] for r in old), 3),
               old_all=[round(r["seconds"], 5) for r in old],
               new_all=[round(r["seconds"], 5) for r in new],
               numba_compile_seconds=round(cold["setup"] + cold["first_call"] - warm, 3),
@@ -226,7 +242,8 @@ def _measure(row: str, old_root: str) -> dict:
 
 
 def _table(rows: list[dict]) -> str:
-  lines = ["| row | old (C) s | new (numba) s | new / old | numba compile s | load before | "
+  old = "old (C)" if FLAGS.old_kind == "c" else "old"
+  lines = [f"| row | {old} s | new s | new / old | numba compile s | load before | "
            "load after | results agree |", "|---|---|---|---|---|---|---|---|"]
   for r in rows:
     lines.append(f"| {r['row']} | {r['old_seconds']:.4f} | {r['new_seconds']:.4f} | "
@@ -264,7 +281,9 @@ def main(argv):
     by_row[row]["measured_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
   new_commit = subprocess.run(["git", "-C", _REPO, "rev-parse", "HEAD"], capture_output=True,
                               text=True).stdout.strip()
-  record = dict(old_commit=FLAGS.old_commit, new_commit=new_commit,
+  from ospiel_team.runner import report
+  record = dict(report.provenance(["python"] + sys.argv),
+                old_commit=FLAGS.old_commit, old_kind=FLAGS.old_kind, new_commit=new_commit,
                 settings=dict(repeats=FLAGS.repeats, inner=FLAGS.inner,
                               cfr_batch=FLAGS.cfr_batch, cfr_iterations=FLAGS.cfr_iterations,
                               dag_iterations=FLAGS.dag_iterations, bb_size=FLAGS.bb_size),

@@ -225,3 +225,61 @@ def cfr_solvers_max_load() -> str:
 def summary_rows() -> list[dict]:
   """The speed page reproduces no paper figure: no row in the results summary."""
   return []
+
+
+# The same tables before and after the core refactor (issue: typed tree, JPS in parts).
+
+BEFORE = "speed_before_core_refactor"
+
+
+def _change(before: float, after: float) -> str:
+  """'+3.1%' (slower) or '-2.0%' (faster): after over before, less one."""
+  return f"{common.num(100 * (after / before - 1), 1, signed=True)}%"
+
+
+def refactor_rows() -> list[dict]:
+  """Per row of both speed tables: the ratio to its in-run reference before and after.
+
+  A kernel row's figure is numba / C (lower is faster); a CFR solver row's is its CPU time
+  per iteration over OpenSpiel's C++ CFR+'s (lower is faster). Each figure is measured within
+  one run against a reference that the refactor did not touch, so the change between the two
+  runs is the package's own, not the machine's.
+  """
+  out = []
+  before = {r["row"]: r for r in common.load(f"{BEFORE}/native_kernels.json")["rows"]}
+  after = common.load("native_kernels.json")
+  for row in after["rows"]:
+    old = before[row["row"]]
+    out.append(dict(table="kernels", what=_kernel_label(row["row"], after["settings"]),
+                    before=old["ratio_new_over_old"], after=row["ratio_new_over_old"]))
+  before = {r["game"]: r for r in common.load(f"{BEFORE}/cfr_solvers.json")["rows"]}
+  for row in common.load("cfr_solvers.json")["rows"]:
+    old = before[row["game"]]
+
+    def rel(r, key):
+      return r["speed"][key]["cpu_s_per_iteration"] / (
+          r["speed"]["openspiel_cpp_cfr_plus"]["cpu_s_per_iteration"])
+    for key, name in SOLVERS.items():
+      if key != "openspiel_cpp_cfr_plus":
+        out.append(dict(table="cfr", what=f"{name}, {row['game']}", before=rel(old, key),
+                        after=rel(row, key)))
+  return out
+
+
+def refactor_table() -> str:
+  """Before / after the refactor: each row's in-run ratio and the change."""
+  rows = [[r["what"], "numba / C" if r["table"] == "kernels" else "CPU time / C++ CFR+",
+           common.num(r["before"], 3, sig=True), common.num(r["after"], 3, sig=True),
+           f"**{_change(r['before'], r['after'])}**"] for r in refactor_rows()]
+  return common.md_table(["work", "ratio", "before", "after", "change"], rows, "llrrr")
+
+
+def refactor_worst() -> str:
+  """The row that slowed most, with its change."""
+  worst = max(refactor_rows(), key=lambda r: r["after"] / r["before"])
+  return f"{worst['what']}, {_change(worst['before'], worst['after'])}"
+
+
+def refactor_slower_than(limit: float) -> int:
+  """How many rows slowed by more than `limit` (0.05: 5%)."""
+  return sum(r["after"] / r["before"] > 1 + limit for r in refactor_rows())
