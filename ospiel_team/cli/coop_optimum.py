@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 
 import pyspiel
+from absl import flags
 
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.cli import _flags
@@ -68,19 +69,8 @@ def estimate_cost(game: pyspiel.Game, method: str) -> tuple[float, str]:
   return seconds, "; ".join(parts)
 
 
-def main(argv: Sequence[str]) -> int:
-  """CLI: ospiel-team-coop-optimum --game G [--method M] [--json].
-
-  User errors (a game that is not common-payoff, an unknown method or warm start, a negative
-  time limit, a game pyspiel does not know, a run estimated at over a month without --force)
-  print one line and exit with status 2; a solve that runs out of --time_limit prints one line
-  and exits with status 3. A run estimated at a minute or more says its rough cost in one line
-  on stderr before it starts (`estimate_cost`).
-  """
-  from absl import flags
-
-  import ospiel_team  # noqa: F401
-  fv = flags.FlagValues()
+def define_flags(fv: flags.FlagValues) -> None:
+  """Defines the command's flags on `fv` (`main` passes a fresh `flags.FlagValues`)."""
   flags.DEFINE_string("game", None, "pyspiel game string (common-payoff)", flag_values=fv)
   flags.DEFINE_string("method", "auto", "auto, lp, mip, brute_force or bidding_bb "
                      "(simple_bidding only: exact branch and bound over reach sets)",
@@ -100,6 +90,20 @@ def main(argv: Sequence[str]) -> int:
   flags.DEFINE_bool("record", True, "with --method auto and no warm start, answer a game whose "
                     "proven optimum ships with the package from that record", flag_values=fv)
 
+
+def main(argv: Sequence[str]) -> int:
+  """CLI: ospiel-team-coop-optimum --game G [--method M] [--json].
+
+  User errors (a game that is not common-payoff, an unknown method or warm start, a negative
+  time limit, a game pyspiel does not know, a run estimated at over a month without --force)
+  print one line and exit with status 2; a solve that runs out of --time_limit prints one line
+  and exits with status 3. A run estimated at a minute or more says its rough cost in one line
+  on stderr before it starts (`estimate_cost`).
+  """
+  import ospiel_team  # noqa: F401
+  fv = flags.FlagValues()
+  define_flags(fv)
+
   def fail(message: str, status: int = _flags.EXIT_USER_ERROR) -> int:
     print(f"error: {(message.strip().splitlines() or [''])[0]}", file=sys.stderr)
     return status
@@ -108,53 +112,70 @@ def main(argv: Sequence[str]) -> int:
   if status is not None:
     return status
   try:
-    if fv.game is None:
-      raise ValueError("--game is required")
-    _flags.check_number("time_limit", fv.time_limit, minimum=0, maximum=MAX_SECONDS,
-                        why="seconds")
-    _flags.check_number("lp_max_local", fv.lp_max_local, minimum=1, maximum=MAX_LP_MAX_LOCAL,
-                        integer=True)
-    _flags.check_number("jps_depth", fv.jps_depth, minimum=1, maximum=64, integer=True)
-    _flags.check_number("cfr_iterations", fv.cfr_iterations, minimum=1, maximum=2**40,
-                        integer=True)
-    start = time.perf_counter()
-    game = _flags.load_game(fv.game)
-    highs.check_time_limit(fv.time_limit)
-    if fv.record and fv.method == "auto" and fv.warm_start == "none":
-      from ospiel_team.runner import reference
-      entry = reference.shipped_coop_optima_entries().get(str(game))
-      if entry is not None:
-        s = dict(game=str(game), value=float(entry["value"]), bound=float(entry["value"]),
-                 proven_optimal=True, gap=0.0, method="record",
-                 source=reference.shipped_label(str(game)), proved_by=entry["method"],
-                 total_seconds=round(time.perf_counter() - start, 3))
-        _print(s, fv.json)
-        return 0
-    seconds, cost = estimate_cost(game, fv.method)
-    if seconds >= REFUSE_FROM_SECONDS:
-      _flags.refuse_unless_forced(fv.force, f"--game {fv.game!r} by {fv.method}: {cost}")
-    if seconds >= SAY_COST_FROM_SECONDS:
-      _flags.say_cost(PROGRAM, f"{game}: {cost}")
-    tree = GameTree(game)
-    coop_optimum.check_common_payoff(tree)
-    tree_seconds = time.perf_counter() - start
-    t0 = time.perf_counter()
-    initial_policy = coop_optimum.warm_start_policy(tree, fv.warm_start, depth=fv.jps_depth,
-                                                    cfr_iterations=fv.cfr_iterations)
-    jps_seconds = time.perf_counter() - t0
-    res = coop_optimum.solve(tree, method=fv.method, time_limit=fv.time_limit,
-                lp_max_local=fv.lp_max_local, initial_policy=initial_policy)
+    summary = _run(fv)
   except (flags.Error, ValueError, pyspiel.SpielError) as e:
     return fail(str(e))
   except TimeoutError as e:  # the solver ran out of --time_limit: not a bug, no traceback
     return fail(f"{e} (raise --time_limit)", status=_flags.EXIT_TIME_LIMIT)
+  _print(summary, fv.json)
+  return 0
+
+
+def _check_flags(fv: flags.FlagValues) -> None:
+  """One line naming the flag (exit 2) for a missing game or a value out of range."""
+  if fv.game is None:
+    raise ValueError("--game is required")
+  _flags.check_number("time_limit", fv.time_limit, minimum=0, maximum=MAX_SECONDS,
+                      why="seconds")
+  _flags.check_number("lp_max_local", fv.lp_max_local, minimum=1, maximum=MAX_LP_MAX_LOCAL,
+                      integer=True)
+  _flags.check_number("jps_depth", fv.jps_depth, minimum=1, maximum=64, integer=True)
+  _flags.check_number("cfr_iterations", fv.cfr_iterations, minimum=1, maximum=2**40,
+                      integer=True)
+
+
+def _run(fv: flags.FlagValues) -> dict:
+  """The summary to print: the shipped record's answer, or a solve (after its cost check)."""
+  _check_flags(fv)
+  start = time.perf_counter()
+  game = _flags.load_game(fv.game)
+  highs.check_time_limit(fv.time_limit)
+  if fv.record and fv.method == "auto" and fv.warm_start == "none":
+    recorded = _recorded(game, start)
+    if recorded is not None:
+      return recorded
+  seconds, cost = estimate_cost(game, fv.method)
+  if seconds >= REFUSE_FROM_SECONDS:
+    _flags.refuse_unless_forced(fv.force, f"--game {fv.game!r} by {fv.method}: {cost}")
+  if seconds >= SAY_COST_FROM_SECONDS:
+    _flags.say_cost(PROGRAM, f"{game}: {cost}")
+  tree = GameTree(game)
+  coop_optimum.check_common_payoff(tree)
+  tree_seconds = time.perf_counter() - start
+  t0 = time.perf_counter()
+  initial_policy = coop_optimum.warm_start_policy(tree, fv.warm_start, depth=fv.jps_depth,
+                                                  cfr_iterations=fv.cfr_iterations)
+  jps_seconds = time.perf_counter() - t0
+  res = coop_optimum.solve(tree, method=fv.method, time_limit=fv.time_limit,
+                           lp_max_local=fv.lp_max_local, initial_policy=initial_policy)
   s = res.summary()
   if fv.warm_start != "none":
     s.update(warm_start=fv.warm_start, warm_start_seconds=round(jps_seconds, 3))
   s.update(tree_seconds=round(tree_seconds, 3), terminals=len(tree.terminals),
            infosets=tree.num_infosets, total_seconds=round(time.perf_counter() - start, 3))
-  _print(s, fv.json)
-  return 0
+  return s
+
+
+def _recorded(game: pyspiel.Game, start: float) -> dict | None:
+  """The summary of `game`'s optimum shipped with the package (`method: record`), or None."""
+  from ospiel_team.runner import reference
+  entry = reference.shipped_coop_optima_entries().get(str(game))
+  if entry is None:
+    return None
+  return dict(game=str(game), value=float(entry["value"]), bound=float(entry["value"]),
+              proven_optimal=True, gap=0.0, method="record",
+              source=reference.shipped_label(str(game)), proved_by=entry["method"],
+              total_seconds=round(time.perf_counter() - start, 3))
 
 
 def _print(summary: dict, as_json: bool) -> None:

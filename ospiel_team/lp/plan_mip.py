@@ -68,6 +68,13 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
     raise ValueError("initial_strategy needs formulation='flow'")
   if formulation != "mccormick":
     raise ValueError(f"unknown MIP formulation {formulation!r}; use 'flow' or 'mccormick'")
+  return _mip_mccormick(tree, members, terminal_weights, time_limit, threads, mip_gap)
+
+
+def _mip_mccormick(tree: GameTree, members: Sequence[int], terminal_weights: np.ndarray,
+                   time_limit: float | None, threads: int | None,
+                   mip_gap: float) -> JointPureResult:
+  """The per-terminal-group product linearisation of the module docstring (McCormick)."""
   start = time.perf_counter()
   members = [int(p) for p in members]
   # Binary columns (every legal (infoset, action) of every member) and sequence-form rows:

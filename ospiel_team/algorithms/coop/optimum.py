@@ -38,6 +38,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.algorithms.coop import simple_bidding_optimum
 from ospiel_team.lp import best_response as team_best_response
@@ -110,13 +111,58 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
 
   `initial_policy` (a policy array or OpenSpiel policy, e.g. a JPS result; purified by argmax)
   is the MIP's first incumbent: the MIP then returns a strategy at least as good.
+
+  Raises:
+    errors.UserError: a bad argument, named (a game that is no game, a method, a negative or
+      non-finite time limit, lp_max_local or threads not an integer >= 1), checked first.
   """
+  checks.check_game("game", game, allow_string=True, allow_tree=True)
+  game = checks.load_game("game", game) if isinstance(game, str) else game
+  checks.check_choice("method", method, METHODS)
+  time_limit = checks.check_real("time_limit", time_limit, minimum=0, allow_none=True)
+  lp_max_local = checks.check_int("lp_max_local", lp_max_local, minimum=1)
+  threads = checks.check_int("threads", threads, minimum=1, allow_none=True)
   start = time.perf_counter()
-  if isinstance(game, str):
-    game = pyspiel.load_game(game)
   n = (game.num_players if isinstance(game, GameTree) else game.num_players())
   if callable(n):
     n = n()
+  _check_method(game, method, time_limit)
+  time_limit = highs.check_time_limit(time_limit)
+  tree, teams = teams_lib.check_assumptions(game, [list(range(n))])
+  check_common_payoff(tree)
+  members = teams.teams[0]
+  w = team_weights(tree, members)
+  details: dict = {}
+  res = None
+  if method in ("auto", "lp"):
+    res = _solve_lp(tree, members, w, method, lp_max_local, time_limit, details)
+  start_strategy = _initial_strategy(tree, members, initial_policy, details)
+  if res is None and method in ("auto", "mip"):
+    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit,
+                                                threads=threads, initial_strategy=start_strategy)
+  if res is None and method == "brute_force":
+    res = plan_mip.brute_force_best_joint(tree, members, w)
+  if res is None and method == "bidding_bb":
+    res = _solve_bidding_bb(tree, members, details)
+  pi, evaluated_team = _evaluate(tree, members, res)
+  if res.method == "lp" and abs(evaluated_team - res.value) > 1e-6 * max(1.0, abs(res.value)):
+    # The LP value is exact, but the greedy pure strategy read off a numerically noisy plan
+    # may not be optimal: fall back to the MIP, which returns an optimal pure strategy.
+    details["lp_value"] = res.value
+    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit,
+                                                threads=threads, initial_strategy=start_strategy)
+    pi, evaluated_team = _evaluate(tree, members, res)
+  k = len(members)
+  return CoopOptimum(
+      game=str(tree.game), value=evaluated_team / k, bound=res.bound / k,
+      proven_optimal=res.proven_optimal, gap=res.gap, seconds=time.perf_counter() - start,
+      method=res.method, policy=tree.tabular_policy(pi), policy_array=pi,
+      details=dict(details, solver_value=res.value / k))
+
+
+def _check_method(game: pyspiel.Game | GameTree, method: str, time_limit: float | None) -> None:
+  """Raises ValueError for an unknown method, or 'bidding_bb' on another game or with a
+  time limit."""
   if method not in METHODS:
     raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
   if method == "bidding_bb":
@@ -127,72 +173,66 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
     if time_limit is not None:
       raise ValueError(f"method 'bidding_bb' runs to the end (no time limit), got "
                        f"time_limit={time_limit}; limit the process instead")
-  time_limit = highs.check_time_limit(time_limit)
-  tree, teams = teams_lib.check_assumptions(game, [list(range(n))])
-  check_common_payoff(tree)
-  members = teams.teams[0]
-  w = team_weights(tree, members)
-  details: dict = {}
-  res = None
-  if method in ("auto", "lp"):
-    try:
-      dec = team_decomposition.TeamDecomposition(tree, members, max_local=lp_max_local)
-    except errors.SizeLimitError:
-      if method == "lp":
-        raise
-      dec = None
-    if dec is not None:
-      br = team_best_response.team_best_response_lp(tree, members, w, decomposition=dec,
-                                                    time_limit=time_limit)
-      strategy = br.plan.sample_pure_strategy(greedy=True)
-      details.update(local_solutions=dec.num_local, sequences=dec.num_sequences)
-      res = plan_mip.JointPureResult(value=br.value, bound=br.value, proven_optimal=True, gap=0.0,
-                            seconds=br.seconds, strategy=strategy, method="lp")
-  start_strategy = None
-  if initial_policy is not None:
-    pi0 = (tree.policy_array(initial_policy) if isinstance(initial_policy, policy_lib.Policy)
-           else np.asarray(initial_policy, dtype=np.float64))
-    if pi0.shape != (tree.num_infosets, tree.num_actions):
-      raise ValueError(f"initial_policy has shape {pi0.shape}; the tree needs "
-                       f"{(tree.num_infosets, tree.num_actions)}")
-    start_strategy = {i: int(a) for i, a in
-                      enumerate(np.argmax(tree.purified_policy_array(pi0), axis=1))}
-    details["initial_value"] = float(sum(evaluation.game_value(
-        tree, _pure_policy_array(tree, start_strategy))[p] for p in members)) / len(members)
-  if res is None and method in ("auto", "mip"):
-    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit,
-                                                threads=threads, initial_strategy=start_strategy)
-  if res is None and method == "brute_force":
-    res = plan_mip.brute_force_best_joint(tree, members, w)
-  if res is None and method == "bidding_bb":
-    size = int(tree.game.get_parameters()["size"])
-    bb = simple_bidding_optimum.solve(size)
-    pi_bb = tree.policy_array(simple_bidding_optimum.tabular_policy(tree.game, bb.strategy))
-    k = len(members)
-    strategy = {i: int(a) for i, a in enumerate(np.argmax(pi_bb, axis=1))
-                if tree.infoset_player[i] in members}
-    details.update(bb_total=bb.total, bb_states=bb.states)
-    res = plan_mip.JointPureResult(value=bb.value * k, bound=bb.value * k, proven_optimal=True,
-                                   gap=0.0, seconds=bb.seconds, strategy=strategy,
-                                   method="bidding_bb")
+
+
+def _solve_lp(tree: GameTree, members: list[int], w: np.ndarray, method: str,
+              lp_max_local: int, time_limit: float | None,
+              details: dict) -> plan_mip.JointPureResult | None:
+  """The team LP's optimum and a greedy pure strategy of its plan; None when `auto` finds more
+  than `lp_max_local` local solutions (method "lp": SizeLimitError)."""
+  try:
+    dec = team_decomposition.TeamDecomposition(tree, members, max_local=lp_max_local)
+  except errors.SizeLimitError:
+    if method == "lp":
+      raise
+    return None
+  br = team_best_response.team_best_response_lp(tree, members, w, decomposition=dec,
+                                                time_limit=time_limit)
+  strategy = br.plan.sample_pure_strategy(greedy=True)
+  details.update(local_solutions=dec.num_local, sequences=dec.num_sequences)
+  return plan_mip.JointPureResult(value=br.value, bound=br.value, proven_optimal=True, gap=0.0,
+                                  seconds=br.seconds, strategy=strategy, method="lp")
+
+
+def _initial_strategy(tree: GameTree, members: list[int],
+                      initial_policy: np.ndarray | policy_lib.Policy | None,
+                      details: dict) -> dict[int, int] | None:
+  """The purified `initial_policy` as infoset -> action (its value in `details`), or None."""
+  if initial_policy is None:
+    return None
+  pi0 = (tree.policy_array(initial_policy) if isinstance(initial_policy, policy_lib.Policy)
+         else np.asarray(initial_policy, dtype=np.float64))
+  if pi0.shape != (tree.num_infosets, tree.num_actions):
+    raise ValueError(f"initial_policy has shape {pi0.shape}; the tree needs "
+                     f"{(tree.num_infosets, tree.num_actions)}")
+  start_strategy = {i: int(a) for i, a in
+                    enumerate(np.argmax(tree.purified_policy_array(pi0), axis=1))}
+  details["initial_value"] = float(sum(evaluation.game_value(
+      tree, _pure_policy_array(tree, start_strategy))[p] for p in members)) / len(members)
+  return start_strategy
+
+
+def _solve_bidding_bb(tree: GameTree, members: list[int],
+                      details: dict) -> plan_mip.JointPureResult:
+  """simple_bidding's exact branch and bound (`simple_bidding_optimum`), in team units."""
+  size = int(tree.game.get_parameters()["size"])
+  bb = simple_bidding_optimum.solve(size)
+  pi_bb = tree.policy_array(simple_bidding_optimum.tabular_policy(tree.game, bb.strategy))
+  k = len(members)
+  strategy = {i: int(a) for i, a in enumerate(np.argmax(pi_bb, axis=1))
+              if tree.infoset_player[i] in members}
+  details.update(bb_total=bb.total, bb_states=bb.states)
+  return plan_mip.JointPureResult(value=bb.value * k, bound=bb.value * k, proven_optimal=True,
+                                  gap=0.0, seconds=bb.seconds, strategy=strategy,
+                                  method="bidding_bb")
+
+
+def _evaluate(tree: GameTree, members: list[int],
+              res: plan_mip.JointPureResult) -> tuple[np.ndarray, float]:
+  """(policy array of the pure strategy `res.strategy`, its team value by the game tree)."""
   pi = _pure_policy_array(tree, res.strategy)
   v = evaluation.game_value(tree, pi)
-  evaluated_team = float(sum(v[p] for p in members))
-  k = len(members)
-  if res.method == "lp" and abs(evaluated_team - res.value) > 1e-6 * max(1.0, abs(res.value)):
-    # The LP value is exact, but the greedy pure strategy read off a numerically noisy plan
-    # may not be optimal: fall back to the MIP, which returns an optimal pure strategy.
-    details["lp_value"] = res.value
-    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit,
-                                                threads=threads, initial_strategy=start_strategy)
-    pi = _pure_policy_array(tree, res.strategy)
-    v = evaluation.game_value(tree, pi)
-    evaluated_team = float(sum(v[p] for p in members))
-  return CoopOptimum(
-      game=str(tree.game), value=evaluated_team / k, bound=res.bound / k,
-      proven_optimal=res.proven_optimal, gap=res.gap, seconds=time.perf_counter() - start,
-      method=res.method, policy=tree.tabular_policy(pi), policy_array=pi,
-      details=dict(details, solver_value=res.value / k))
+  return pi, float(sum(v[p] for p in members))
 
 
 WARM_STARTS = ("none", "jps", "cfr_jps")

@@ -189,73 +189,93 @@ def root_partition_search(size: int, start: list[int], max_rounds: int = 50,
   if len(start) != k or any(g < 0 for g in start) or sum(start) != full or \
       any(start[i] & start[j] for i in range(k) for j in range(i + 1, k)):
     raise ValueError(f"start must be {k} disjoint bitmasks covering the {size} cards, got {start}")
-  solver = sbo._Solver(size, int(hash_log2))
-  cache: dict[tuple[int, int], int] = {}
-
-  def val(c: int, g: int) -> int:
-    if (c, g) not in cache:
-      cache[(c, g)] = solver.value(c, full, g) if g else 0
-    return cache[(c, g)]
-
-  groups = list(start)
-  total = sum(val(c, g) for c, g in enumerate(groups))
-
-  def apply(change: dict[int, int]) -> bool:
-    """Takes the change {opening: new card set} if it raises the total; says whether it did."""
-    nonlocal total
-    new = total + sum(val(c, g) - val(c, groups[c]) for c, g in change.items())
-    if new <= total:
-      return False
-    for c, g in change.items():
-      groups[c] = g
-    total = new
-    return True
+  climb = _RootClimb(sbo._Solver(size, int(hash_log2)), size, k, start)
   if log:
-    log(f"start total={total} value={total / size ** 2:.6f}")
+    log(f"start total={climb.total} value={climb.total / size ** 2:.6f}")
   for _ in range(max_rounds):
-    improved = False
-    where = {x: c for c, g in enumerate(groups) for x in range(size) if g >> x & 1}
-    for x in range(size):  # move one card
-      a = where[x]
-      for b in range(k):
-        if b == a:
-          continue
-        if apply({a: groups[a] & ~(1 << x), b: groups[b] | (1 << x)}):
-          improved = True
-          break
-      if improved:
-        break
-    if not improved:  # swap two cards of different openings
-      for x in range(size):
-        for y in range(x + 1, size):
-          a, b = where[x], where[y]
-          if a == b:
-            continue
-          if apply({a: groups[a] & ~(1 << x) | (1 << y), b: groups[b] & ~(1 << y) | (1 << x)}):
-            improved = True
-            break
-        if improved:
-          break
-    if not improved and pair_moves:  # send two cards to any two openings
-      for x, y in itertools.combinations(range(size), 2):
-        for bx, by in itertools.product(range(k), repeat=2):
-          if (bx, by) == (where[x], where[y]):
-            continue
-          new_groups = list(groups)
-          new_groups[where[x]] &= ~(1 << x)
-          new_groups[where[y]] &= ~(1 << y)
-          new_groups[bx] |= 1 << x
-          new_groups[by] |= 1 << y
-          if apply({c: new_groups[c] for c in range(k) if new_groups[c] != groups[c]}):
-            improved = True
-            break
-        if improved:
-          break
+    improved = climb.move_one_card()
+    if not improved:
+      improved = climb.swap_two_cards()
+    if not improved and pair_moves:
+      improved = climb.send_two_cards()
     if log:
-      log(f"total={total} value={total / size ** 2:.6f} groups={groups} "
-          f"improved={improved} evaluations={len(cache)}")
+      log(f"total={climb.total} value={climb.total / size ** 2:.6f} groups={climb.groups} "
+          f"improved={improved} evaluations={len(climb.cache)}")
     if not improved:
       break
-  strategy = sbo._strategy(solver, size, k, groups)
-  return RootSearchResult(total=total, value=total / size ** 2, groups=groups,
-                          strategy=strategy, evaluations=len(cache))
+  strategy = sbo._strategy(climb.solver, size, k, climb.groups)
+  return RootSearchResult(total=climb.total, value=climb.total / size ** 2, groups=climb.groups,
+                          strategy=strategy, evaluations=len(climb.cache))
+
+
+class _RootClimb:
+  """The hill climb of `root_partition_search`: P1's opening partition `groups`, its exact
+  `total`, and the memoised exact values of the opening groups tried (`cache`)."""
+
+  def __init__(self, solver, size: int, k: int, start: list[int]):
+    self.solver, self.size, self.k = solver, size, k
+    self.full = (1 << size) - 1
+    self.cache: dict[tuple[int, int], int] = {}
+    self.groups = list(start)
+    self.total = sum(self.val(c, g) for c, g in enumerate(self.groups))
+
+  def val(self, c: int, g: int) -> int:
+    """The exact value W(c, all cards, g) of the cards g opening bid 2^c (0 for none)."""
+    if (c, g) not in self.cache:
+      self.cache[(c, g)] = self.solver.value(c, self.full, g) if g else 0
+    return self.cache[(c, g)]
+
+  def apply(self, change: dict[int, int]) -> bool:
+    """Takes the change {opening: new card set} if it raises the total; says whether it did."""
+    new = self.total + sum(self.val(c, g) - self.val(c, self.groups[c])
+                           for c, g in change.items())
+    if new <= self.total:
+      return False
+    for c, g in change.items():
+      self.groups[c] = g
+    self.total = new
+    return True
+
+  def _where(self) -> dict[int, int]:
+    """card -> the opening it is in."""
+    return {x: c for c, g in enumerate(self.groups) for x in range(self.size) if g >> x & 1}
+
+  def move_one_card(self) -> bool:
+    """The first move of one card to another opening that raises the total."""
+    groups, where = self.groups, self._where()
+    for x in range(self.size):
+      a = where[x]
+      for b in range(self.k):
+        if b == a:
+          continue
+        if self.apply({a: groups[a] & ~(1 << x), b: groups[b] | (1 << x)}):
+          return True
+    return False
+
+  def swap_two_cards(self) -> bool:
+    """The first swap of two cards of different openings that raises the total."""
+    groups, where = self.groups, self._where()
+    for x in range(self.size):
+      for y in range(x + 1, self.size):
+        a, b = where[x], where[y]
+        if a == b:
+          continue
+        if self.apply({a: groups[a] & ~(1 << x) | (1 << y), b: groups[b] & ~(1 << y) | (1 << x)}):
+          return True
+    return False
+
+  def send_two_cards(self) -> bool:
+    """The first pair of cards sent to any two openings that raises the total."""
+    groups, where = self.groups, self._where()
+    for x, y in itertools.combinations(range(self.size), 2):
+      for bx, by in itertools.product(range(self.k), repeat=2):
+        if (bx, by) == (where[x], where[y]):
+          continue
+        new_groups = list(groups)
+        new_groups[where[x]] &= ~(1 << x)
+        new_groups[where[y]] &= ~(1 << y)
+        new_groups[bx] |= 1 << x
+        new_groups[by] |= 1 << y
+        if self.apply({c: new_groups[c] for c in range(self.k) if new_groups[c] != groups[c]}):
+          return True
+    return False
