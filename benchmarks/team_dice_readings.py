@@ -2,9 +2,9 @@ r"""21D3 (Liar's Dice, teams {0, 1} against {2}, 3 sides) under each reading of 
 
 Table 1 of Zhang & Sandholm (AAAI 2022, arXiv:2109.05284) prints one Liar's Dice value, 21D3,
 and its sizes are the same for every bid order and wild-face rule; this script solves 21D3
-exactly (`solve.solve`, the default path) under the bid orders (`reset-face`: quantity first,
-OpenSpiel's default; `reset-quantity`: face first) and with or without the wild top face, and
-records each value beside the tree's sizes.
+exactly (`algorithms.team.solve`, the default path) under the bid orders (`reset-face`:
+quantity first, OpenSpiel's default; `reset-quantity`: face first) and with or without the wild
+top face, and records each value beside the tree's sizes.
 
 Usage:
   nice -n 10 python benchmarks/team_dice_readings.py --out results/team_dice_readings.json
@@ -22,7 +22,7 @@ from absl import flags
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
-from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.algorithms.team import solve
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
@@ -40,7 +40,7 @@ def main(argv):
       game = (f"team_liars_dice(players=3,sides={FLAGS.sides},bidding_rule={rule},"
               f"wild={wild})")
       try:
-        res = team_solve.solve(pyspiel.load_game(game), "0,1|2")
+        res = solve(pyspiel.load_game(game), "0,1|2")
       except (ValueError, pyspiel.SpielError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -7,7 +7,7 @@ Python tree walk alone would not finish) is marked "not finished". Results are w
 atomically to `--out` (JSON) after every instance and reused on a rerun (resume); a Markdown
 table goes to `--out_md`.
 
-The default `--method auto` is the solve's default path (`algorithms.team.solve`: an exact
+The default `--method auto` is the solve's default path (`algorithms.team.solver`: an exact
 optimum, or a certified bracket that settles the value to 4 decimals, Table 1's precision).
 With `--second` every finished instance is solved again by a second method (`second_method`:
 the belief DAG for an LP answer, the LP for a DAG or column-generation answer where the LP is
@@ -58,7 +58,7 @@ flags.DEFINE_float("memory_limit_gb", 20.0,
                    "fails with MemoryError instead of waking the OOM killer on a shared machine")
 flags.DEFINE_float("certify_time_limit", 30.0,
                    "anytime methods: seconds per independent best-response MIP that re-derives "
-                   "the bracket (team_solve.certify; 0: off)")
+                   "the bracket (solver.certify; 0: off)")
 flags.DEFINE_string("tree_cache", None,
                     "directory of cached game trees passed to the solver (--tree_cache): the "
                     "first run walks and stores the tree, later runs load its arrays (rows say "
@@ -161,7 +161,7 @@ def run_instance(name: str, time_limit: float, solver: str,
 
 def parse_methods(items) -> dict:
   """{"21K3": "lp", ...} from ["21K3=lp", ...]; ValueError naming a bad item, instance or method."""
-  from ospiel_team.algorithms.team import solve as team_solve
+  from ospiel_team.algorithms.team import solver as team_solve
   out = {}
   for item in items:
     name, sep, method = item.partition("=")

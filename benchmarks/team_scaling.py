@@ -70,7 +70,7 @@ resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 import pyspiel, ospiel_team
 from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.tree.memory import TreeTooLargeError
-from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.algorithms.team import solve
 start = time.perf_counter()
 try:
   tree = GameTree(pyspiel.load_game(sys.argv[1]))
@@ -83,7 +83,7 @@ except MemoryError:
 print(json.dumps(dict(histories=int(tree.num_nodes), terminals=len(tree.terminals),
                       tree_seconds=round(time.perf_counter() - start, 3))), flush=True)
 try:
-  res = team_solve.solve(tree, sys.argv[2], time_limit=float(sys.argv[4]))
+  res = solve(tree, sys.argv[2], time_limit=float(sys.argv[4]))
 except MemoryError:
   print(json.dumps(dict(stop="memory", error="MemoryError in the solve")), flush=True)
   sys.exit(0)

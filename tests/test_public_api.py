@@ -46,7 +46,8 @@ def test_the_documented_imports():
   from ospiel_team.tree import GameTree
   from ospiel_team.tree import evaluation
   assert JointPolicySearch.__module__ == "ospiel_team.algorithms.coop.jps"
-  assert JPSConfig.__name__ == "JPSConfig" and callable(solve.solve)
+  assert JPSConfig.__name__ == "JPSConfig"
+  assert callable(solve) and solve.__module__ == "ospiel_team.algorithms.team.solver"
   assert GameTree.__module__ == "ospiel_team.tree.game_tree" and callable(evaluation.nash_conv)
 
 

@@ -82,10 +82,10 @@ def test_team_lp_adapter_reports_the_tmecor_value():
 
 
 def test_team_lp_adapter_follows_the_default_path(monkeypatch):
-  """The adapter answers as `solve.solve` (and the CLI) does: with the LP's nonzero threshold
+  """The adapter answers as `solver.solve` (and the CLI) does: with the LP's nonzero threshold
   lowered, the default path is the belief DAG then the restricted LP, whose plans the snapshot
   shows; its value is the plain LP's (22K5 = -7/190)."""
-  from ospiel_team.algorithms.team import solve as team_solve
+  from ospiel_team.algorithms.team import solver as team_solve
   monkeypatch.setattr(team_solve, "AUTO_LP_MAX_NONZEROS", 10)
   rows, _ = comparison.run_all("kuhn_poker(players=4)", ["team_lp"], iterations=1,
                             teams="0,1|2,3", progress=False)

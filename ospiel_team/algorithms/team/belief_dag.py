@@ -29,7 +29,7 @@ U - L <= tol or at the time limit and returns the best bracket found (anytime).
 
 Public API: `BeliefDAG(decomposition)` (`best_response`, `values`, `flows`) and
 `solve(game, teams, ...)` -> `BeliefDAGResult`. One entry point for every team method:
-`solve.solve(game, teams, method="dag")`.
+`solver.solve(game, teams, method="dag")`.
 """
 
 from __future__ import annotations
@@ -39,11 +39,20 @@ import time
 from collections.abc import Callable
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 import pyspiel
 from scipy import sparse
 
+from ospiel_team.algorithms.team.belief_dag_kernels import _DCFR
+from ospiel_team.algorithms.team.belief_dag_kernels import _MAX
+from ospiel_team.algorithms.team.belief_dag_kernels import _PCFR_PLUS
+from ospiel_team.algorithms.team.belief_dag_kernels import _VALUES
+from ospiel_team.algorithms.team.belief_dag_kernels import _dag_bottom_up
+from ospiel_team.algorithms.team.belief_dag_kernels import _dag_leaf_values
+from ospiel_team.algorithms.team.belief_dag_kernels import _dag_regret_matching
+from ospiel_team.algorithms.team.belief_dag_kernels import _dag_top_down
+from ospiel_team.algorithms.team.result import AnytimeResult
+from ospiel_team.algorithms.team.result import settled
 from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import DEFAULT_MAX_LOCAL
 from ospiel_team.lp.decomposition import TeamDecomposition
@@ -52,177 +61,6 @@ from ospiel_team.tree.game_tree import GameTree
 
 ALGORITHMS = ("dcfr", "pcfr+")
 
-# Instantaneous regrets within this (relative to 1 + |v|) of zero are rounding noise (a belief
-# whose prescriptions are all worth the same in exact arithmetic, whose computed values differ
-# in the last bits): set to 0, else regret matching would turn +1e-16 into a pure strategy and
-# -1e-16 into the uniform one, and the iterates would depend on the summation order. Without
-# it DCFR still converges on the Table 1 instances, to the same values within the gap, but
-# after other numbers of iterations (0.7x to 1.4x on 12 instances).
-_NOISE = 1e-13
-
-# numba kernels of the per-iteration passes. Nodes are numbered by depth, so a belief's
-# children have larger numbers: the bottom-up pass runs over the nodes in decreasing order, the
-# top-down pass in increasing order. Edge e's leaves are row e of F^T (CSR lptr/lidx/lval) and
-# its child beliefs row e of the link matrix (cptr/cidx). With skip0 the constant leaf 0 is on
-# no edge (its gradient ignored, its value 1).
-_VALUES, _MAX, _DCFR, _PCFR_PLUS = 0, 1, 2, 3
-
-
-@numba.njit(cache=True, boundscheck=False, error_model="numpy", inline="always")
-def _regret_match(x, off, sigma, a, b):
-  """sigma[a:b] = positive part of x[a - off:b - off], normalised (uniform where none is
-  positive); sums left to right."""
-  tot = 0.0
-  for e in range(a, b):
-    if x[e - off] > 0.0:
-      tot += x[e - off]
-  if tot > 0.0:
-    for e in range(a, b):
-      sigma[e] = (x[e - off] if x[e - off] > 0.0 else 0.0) / tot
-  else:
-    u = 1.0 / (b - a)
-    for e in range(a, b):
-      sigma[e] = u
-
-
-@numba.njit(cache=True, boundscheck=False, error_model="numpy")
-def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, q, v, mode, pos,
-                   neg, pred):
-  """Edge values q = F^T g + (values of the child beliefs) and node values v, bottom-up.
-
-  mode _VALUES: v = sum sigma q; _MAX: v = max q; _DCFR: then the DCFR update of r (positive
-  regrets times pos, negative ones times neg, plus q - v) and sigma = RM(r); _PCFR_PLUS: then
-  predictive CFR+ (r = max(r + q - v, 0), sigma = RM(r + q - v)). pred: scratch of the largest
-  node's size. Instantaneous regrets within _NOISE (1 + |v|) of zero are set to 0. (The max
-  pass has its own loop, without a mode test per edge; the edge sums and the regret matching
-  are written out in the loops, as an inlined function taking the arrays would pay reference
-  counting per call.)
-  """
-  if mode == _MAX:
-    for n in range(len(nes) - 2, -1, -1):
-      best = -np.inf
-      for e in range(nes[n], nes[n + 1]):
-        s = 0.0
-        if unit:
-          for k in range(lptr[e], lptr[e + 1]):
-            if not (skip0 and lidx[k] == 0):
-              s += g[lidx[k]]
-        else:
-          for k in range(lptr[e], lptr[e + 1]):
-            if not (skip0 and lidx[k] == 0):
-              s += lval[k] * g[lidx[k]]
-        for k in range(cptr[e], cptr[e + 1]):
-          s += v[cidx[k]]
-        q[e] = s
-        if s > best:
-          best = s
-      v[n] = best
-    return
-  for n in range(len(nes) - 2, -1, -1):
-    a, b = nes[n], nes[n + 1]
-    acc = 0.0
-    for e in range(a, b):
-      s = 0.0
-      if unit:
-        for k in range(lptr[e], lptr[e + 1]):
-          if not (skip0 and lidx[k] == 0):
-            s += g[lidx[k]]
-      else:
-        for k in range(lptr[e], lptr[e + 1]):
-          if not (skip0 and lidx[k] == 0):
-            s += lval[k] * g[lidx[k]]
-      for k in range(cptr[e], cptr[e + 1]):
-        s += v[cidx[k]]
-      q[e] = s
-      acc += sigma[e] * s
-    vn = acc
-    v[n] = vn
-    if mode == _VALUES:
-      continue
-    tiny = _NOISE * (1.0 + abs(vn))
-    if mode == _DCFR:
-      for e in range(a, b):
-        inst = q[e] - vn
-        if -tiny <= inst <= tiny:
-          inst = 0.0
-        r[e] = r[e] * (pos if r[e] > 0.0 else neg) + inst
-        pred[e - a] = r[e]
-    else:
-      for e in range(a, b):
-        inst = q[e] - vn
-        if -tiny <= inst <= tiny:
-          inst = 0.0
-        x = r[e] + inst
-        r[e] = x if x > 0.0 else 0.0
-        pred[e - a] = r[e] + inst
-    # sigma = regret matching of pred (written out here: a function taking the arrays costs
-    # reference counting per node).
-    tot = 0.0
-    for e in range(a, b):
-      if pred[e - a] > 0.0:
-        tot += pred[e - a]
-    if tot > 0.0:
-      for e in range(a, b):
-        sigma[e] = (pred[e - a] if pred[e - a] > 0.0 else 0.0) / tot
-    else:
-      u = 1.0 / (b - a)
-      for e in range(a, b):
-        sigma[e] = u
-
-
-@numba.njit(cache=True, boundscheck=False)
-def _dag_top_down(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, sigma, roots, inflow, lam,
-                  leaf, with_leaf, avg, with_avg, w):
-  """lam = flow of sigma (roots get inflow 1); leaf = F lam (with_leaf); avg += w lam
-  (with_avg)."""
-  inflow[:] = 0.0
-  for i in range(len(roots)):
-    inflow[roots[i]] = 1.0
-  if with_leaf:
-    leaf[:] = 0.0
-  for n in range(len(nes) - 1):
-    x_in = inflow[n]
-    for e in range(nes[n], nes[n + 1]):
-      x = sigma[e] * x_in
-      lam[e] = x
-      if with_avg:
-        avg[e] += w * x
-      for k in range(cptr[e], cptr[e + 1]):
-        inflow[cidx[k]] += x
-      if with_leaf:
-        if unit:
-          for k in range(lptr[e], lptr[e + 1]):
-            leaf[lidx[k]] += x
-        else:
-          for k in range(lptr[e], lptr[e + 1]):
-            leaf[lidx[k]] += lval[k] * x
-  if with_leaf and skip0:
-    leaf[0] = 1.0
-
-
-@numba.njit(cache=True, boundscheck=False)
-def _dag_leaf_values(lptr, lidx, lval, unit, skip0, x, leaf):
-  """leaf = F x (with skip0: leaf[0] = 1)."""
-  leaf[:] = 0.0
-  for e in range(len(lptr) - 1):
-    y = x[e]
-    if unit:
-      for k in range(lptr[e], lptr[e + 1]):
-        leaf[lidx[k]] += y
-    else:
-      for k in range(lptr[e], lptr[e + 1]):
-        leaf[lidx[k]] += lval[k] * y
-  if skip0:
-    leaf[0] = 1.0
-
-
-@numba.njit(cache=True, boundscheck=False, error_model="numpy")
-def _dag_regret_matching(nes, r, sigma):
-  """sigma = regret matching of r at every node."""
-  for n in range(len(nes) - 1):
-    a, b = nes[n], nes[n + 1]
-    _regret_match(r, a - a, sigma, a, b)
-
 
 class BeliefDAG:
   """The team belief DAG of one team, as flat arrays over its decomposition's local solutions.
@@ -230,7 +68,7 @@ class BeliefDAG:
   Edges (prescriptions) are the decomposition's local solutions; decision nodes (beliefs) are its
   reachable sets (S, R). Internally both are renumbered by DAG depth (the depth of S in the
   chain of anchors), so that every depth is one contiguous slice and the edges of a node are
-  contiguous: the bottom-up pass (numba kernel `_dag_bottom_up`) runs over the nodes in
+  contiguous: the bottom-up pass (`belief_dag_kernels._dag_bottom_up`) runs over the nodes in
   decreasing order, the top-down pass (`_dag_top_down`) in increasing order. `edge_order[i]`
   is the decomposition's column (local solution) of internal edge i; `to_local` maps a flow
   back to the decomposition's order.
@@ -425,36 +263,24 @@ class BeliefDAG:
     return lam, leaf
 
 
-def settled(lower: float, upper: float, digits: int) -> bool:
-  """Whether every value in [lower, upper] rounds to the same number at `digits` decimals.
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class BeliefDAGResult(AnytimeResult):
+  """Certified bracket [lower, upper] on team 1's TMECor value, and the average plans.
 
-  Python's `round` (as `format(x, '.4f')`) rounds the exact binary value correctly, hence
-  monotonically: this holds exactly when both ends round alike (-0.0 == 0.0).
+  `value` is (lower + upper) / 2 when converged or settled to `digits`, else `lower`; `lower`
+  is what team 1's average plan guarantees (exact team-2 best response), `upper` what team
+  2's average plan holds team 1 to (exact team-1 best response).
   """
-  return bool(np.isfinite(lower) and np.isfinite(upper)
-              and round(lower, digits) == round(upper, digits))
-
-
-@dataclasses.dataclass
-class BeliefDAGResult:
-  """Certified bracket [lower, upper] on team 1's TMECor value, and the average plans."""
-  game: str
   teams: teams_lib.Teams
   terminals: int
   algorithm: str
-  value: float  # (lower + upper) / 2 when converged or settled to `digits`, else `lower`
-  lower: float  # team 1's average plan guarantees this (exact team-2 best response)
-  upper: float  # team 2's average plan holds team 1 to this (exact team-1 best response)
-  gap: float
   converged: bool
   iterations: int
   edges: list[int]  # DAG edges (local solutions) per team
   nodes: list[int]  # DAG decision nodes (beliefs) per team
   team1_reach: np.ndarray  # [num_terminals] team 1's plan certifying `lower`
   team2_reach: np.ndarray  # [num_terminals] team 2's plan certifying `upper`
-  seconds: float
   build_seconds: float
-  history: list[dict] = dataclasses.field(default_factory=list)
   # With `keep_flows`: per team, (last iterate's flow, t^2-weighted average flow), both in the
   # decomposition's local-solution (LP column) order; None otherwise.
   flows: list[tuple[np.ndarray, np.ndarray]] | None = None
@@ -500,19 +326,54 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       (measured: 21L153 reaches gap 1e-4 after 1,450 instead of 2,340 iterations, 22D3 after
       180 instead of 340).
     decompositions: both teams' `TeamDecomposition`s of this tree when already built (by
-      `solve.solve`'s `auto` rule); None: built here.
+      `solver.solve`'s `auto` rule); None: built here.
     digits: also stop as soon as the bracket settles the value to this many decimals (both
       ends round to the same number: `settled`), whatever the gap (None: only `tol`).
     give_up: (gap, factor), with `digits`: stop unsettled (`converged=False`) once the bracket
       has been no wider than `gap` for `factor` times the seconds it took to become that
       narrow: a value very near a rounding boundary takes regret minimisation ~1/distance
-      iterations, and `solve.solve` then finishes it exactly with the LP.
+      iterations, and `solver.solve` then finishes it exactly with the LP.
+    keep_flows: keep both teams' flows (last iterate and average) for the result's `flows`
+      and `on_check`'s `flows`.
+    on_check: called after every certification with {iteration, lower, upper, seconds,
+      flows} (`flows()`: the flows as in the result's `flows`, with `keep_flows`); the solve
+      stops when it returns True.
 
   Returns:
     A `BeliefDAGResult` whose `lower`/`upper` are certified by exact team best responses.
   """
   start = time.perf_counter()
   time_limit = highs.check_time_limit(time_limit)
+  average_powers = _check_options(algorithm, tol, max_iterations, check_every, digits, give_up,
+                                  average_powers)
+  tree, teams = teams_lib.check_assumptions(game, teams)
+  if teams.num_teams != 2:
+    raise ValueError(f"the team belief DAG solver needs two teams (got {teams})")
+  dec = (list(decompositions) if decompositions is not None
+         else [TeamDecomposition(tree, t, max_local) for t in teams.teams])
+  run = _RegretMinimisation(tree, teams, dec, start, algorithm, average_powers, keep_flows)
+  it = 0
+  converged = False
+  while True:
+    it += 1
+    run.iterate(it)
+    elapsed = time.perf_counter() - start
+    out_of_time = time_limit is not None and elapsed >= time_limit
+    if it % check_every == 0 or it >= max_iterations or out_of_time:
+      run.certify(it)
+      if run.upper - run.lower <= tol:
+        converged = True
+        break
+      if run.stops_unconverged(it, elapsed, digits, give_up, on_check):
+        break
+    if it >= max_iterations or out_of_time:
+      break
+  return run.result(it, converged, digits)
+
+
+def _check_options(algorithm, tol, max_iterations, check_every, digits, give_up,
+                   average_powers) -> tuple[float, ...]:
+  """Raises ValueError naming a bad option of `solve`; returns `average_powers` as a tuple."""
   if algorithm not in ALGORITHMS:
     raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
   if not tol >= 0:
@@ -525,104 +386,122 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     raise ValueError(f"digits={digits!r} must be an integer >= 0 or None")
   if give_up is not None and not (len(give_up) == 2 and give_up[0] > 0 and give_up[1] >= 0):
     raise ValueError(f"give_up={give_up!r} must be (gap > 0, factor >= 0) or None")
-  narrow_since = None  # seconds when the gap first became <= give_up[0]
   average_powers = tuple(average_powers)
   if not average_powers or not all(p >= 0 for p in average_powers):
     raise ValueError(f"average_powers={average_powers!r}: give one or more powers >= 0")
-  tree, teams = teams_lib.check_assumptions(game, teams)
-  if teams.num_teams != 2:
-    raise ValueError(f"the team belief DAG solver needs two teams (got {teams})")
-  dec = (list(decompositions) if decompositions is not None
-         else [TeamDecomposition(tree, t, max_local) for t in teams.teams])
-  dags = [BeliefDAG(d) for d in dec]
-  util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
-  w = tree.chance_reach()[tree.terminals] * util1
-  m_mat = sparse.csr_matrix((w, (dec[0].terminal_leaf, dec[1].terminal_leaf)),
-                            shape=(dec[0].num_leaves, dec[1].num_leaves))
-  m_t = m_mat.T.tocsr()
-  build = time.perf_counter() - start
+  return average_powers
 
-  # grads: team 1 maximises x^T M y, team 2 maximises -x^T M y.
-  def grad(team, leaf_other):
-    return m_mat @ leaf_other if team == 0 else -(m_t @ leaf_other)
 
-  regrets = [np.zeros(g.num_edges) for g in dags]
-  # The average plans are only needed on the leaves (F is linear: F avg(lam) = avg(F lam)).
-  # One average per weight exponent in `average_powers` (t^p weights); any team-1 plan gives a
-  # certified lower bound and any team-2 plan an upper bound, so every average is certified.
-  avg_leaf = [[np.zeros(g.leaf_matrix.shape[0]) for g in dags] for _ in average_powers]
-  avg_w = [0.0 for _ in average_powers]
-  sig = [g.regret_matching(r) for g, r in zip(dags, regrets, strict=True)]
-  lam = [g.flows(s) for g, s in zip(dags, sig, strict=True)]
-  leaf = [g.leaf_values(x) for g, x in zip(dags, lam, strict=True)]
-  avg_lam = [np.zeros(g.num_edges) for g in dags] if keep_flows else None
-  avg_lam_w = 0.0
+class _RegretMinimisation:
+  """The state of one `solve`: both teams' DAGs and payoff matrix, their regrets, local
+  strategies, flows and leaves, the running averages, and the best certified bracket.
 
-  def current_flows(weight):
-    if avg_lam is None:
-      return None
-    return [(g.to_local(x), g.to_local(a / weight))
-            for g, x, a in zip(dags, lam, avg_lam, strict=True)]
+  Team 1 maximises x^T M y and team 2 maximises -x^T M y (x, y: the teams' plans on their
+  leaves). The average plans are only needed on the leaves (F is linear: F avg(lam) =
+  avg(F lam)): one average per weight exponent in `average_powers` (t^p weights); any team-1
+  plan gives a certified lower bound and any team-2 plan an upper bound, so every average is
+  certified.
+  """
 
-  lower, upper = -np.inf, np.inf
-  best_x = best_y = None
-  history: list[dict] = []
-  it = 0
-  converged = False
-  while True:
-    it += 1
+  def __init__(self, tree: GameTree, teams: teams_lib.Teams, dec: list[TeamDecomposition],
+               start: float, algorithm: str, average_powers: tuple[float, ...],
+               keep_flows: bool):
+    self.tree, self.teams, self.dec, self.start = tree, teams, dec, start
+    self.algorithm, self.average_powers = algorithm, average_powers
+    self.dags = dags = [BeliefDAG(d) for d in dec]
+    util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
+    w = tree.chance_reach()[tree.terminals] * util1
+    self.m_mat = sparse.csr_matrix((w, (dec[0].terminal_leaf, dec[1].terminal_leaf)),
+                                   shape=(dec[0].num_leaves, dec[1].num_leaves))
+    self.m_t = self.m_mat.T.tocsr()
+    self.build_seconds = time.perf_counter() - start
+    self.regrets = [np.zeros(g.num_edges) for g in dags]
+    self.avg_leaf = [[np.zeros(g.leaf_matrix.shape[0]) for g in dags] for _ in average_powers]
+    self.avg_w = [0.0 for _ in average_powers]
+    self.sig = [g.regret_matching(r) for g, r in zip(dags, self.regrets, strict=True)]
+    self.lam = [g.flows(s) for g, s in zip(dags, self.sig, strict=True)]
+    self.leaf = [g.leaf_values(x) for g, x in zip(dags, self.lam, strict=True)]
+    self.avg_lam = [np.zeros(g.num_edges) for g in dags] if keep_flows else None
+    self.avg_lam_w = 0.0
+    self.lower, self.upper = -np.inf, np.inf
+    self.best_x = self.best_y = None
+    self.history: list[dict] = []
+    self.narrow_since = None  # seconds when the gap first became <= give_up[0]
+
+  def grad(self, team: int, leaf_other: np.ndarray) -> np.ndarray:
+    """The leaf gradient of `team` against the other team's leaves."""
+    return self.m_mat @ leaf_other if team == 0 else -(self.m_t @ leaf_other)
+
+  def iterate(self, it: int) -> None:
+    """Iteration `it`: both teams' regret updates (alternating), flows and averages."""
+    dags, lam, leaf, avg_lam = self.dags, self.lam, self.leaf, self.avg_lam
     for team in (0, 1):  # alternating updates
       g = dags[team]
-      g.regret_update(grad(team, leaf[1 - team]), sig[team], regrets[team], algorithm, it)
+      g.regret_update(self.grad(team, leaf[1 - team]), self.sig[team], self.regrets[team],
+                      self.algorithm, it)
       if avg_lam is None:
-        lam[team], leaf[team] = g.flows_and_leaves(sig[team])
+        lam[team], leaf[team] = g.flows_and_leaves(self.sig[team])
       else:
-        lam[team], leaf[team] = g.flows_and_leaves(sig[team], avg_lam[team], float(it) ** 2)
+        lam[team], leaf[team] = g.flows_and_leaves(self.sig[team], avg_lam[team],
+                                                   float(it) ** 2)
     if avg_lam is not None:
-      avg_lam_w += float(it) ** 2
+      self.avg_lam_w += float(it) ** 2
     # Average plans: DCFR gamma = 2 weights (t / (t + 1))^2 per step (t^2 weights);
     # predictive CFR+ quadratic weights t^2 too; optionally further powers.
-    for k, p in enumerate(average_powers):
+    for k, p in enumerate(self.average_powers):
       weight = float(it) ** p
-      avg_w[k] += weight
+      self.avg_w[k] += weight
       for team in (0, 1):
-        avg_leaf[k][team] += weight * leaf[team]
-    elapsed = time.perf_counter() - start
-    out_of_time = time_limit is not None and elapsed >= time_limit
-    if it % check_every == 0 or it >= max_iterations or out_of_time:
-      for k in range(len(average_powers)):
-        lx = avg_leaf[k][0] / avg_w[k]
-        ly = avg_leaf[k][1] / avg_w[k]
-        br2 = dags[1].best_response_value(grad(1, lx))  # team 2's best value against x
-        br1 = dags[0].best_response_value(grad(0, ly))  # team 1's best value against y
-        if -br2 > lower:
-          lower, best_x = -br2, lx
-        if br1 < upper:
-          upper, best_y = br1, ly
-      history.append(dict(iteration=it, lower=lower, upper=upper,
-                          seconds=round(time.perf_counter() - start, 3)))
-      if upper - lower <= tol:
-        converged = True
-        break
-      if digits is not None and settled(lower, upper, digits):
-        break
-      if give_up is not None and digits is not None and upper - lower <= give_up[0]:
-        narrow_since = elapsed if narrow_since is None else narrow_since
-        if elapsed - narrow_since > give_up[1] * narrow_since:
-          break
-      if on_check is not None and on_check(dict(
-          iteration=it, lower=lower, upper=upper, seconds=time.perf_counter() - start,
-          flows=lambda w=avg_lam_w: current_flows(w))):
-        break
-    if it >= max_iterations or out_of_time:
-      break
-  value = (lower + upper) / 2 if converged or (
-      digits is not None and settled(lower, upper, digits)) else lower
-  return BeliefDAGResult(
-      game=str(tree.game), teams=teams, terminals=len(tree.terminals), algorithm=algorithm,
-      value=float(value), lower=float(lower), upper=float(upper), gap=float(upper - lower),
-      converged=converged, iterations=it, edges=[g.num_edges for g in dags],
-      nodes=[g.num_nodes for g in dags], team1_reach=best_x[dec[0].terminal_leaf],
-      team2_reach=best_y[dec[1].terminal_leaf], seconds=time.perf_counter() - start,
-      build_seconds=build, history=history,
-      flows=current_flows(avg_lam_w))
+        self.avg_leaf[k][team] += weight * leaf[team]
+
+  def certify(self, it: int) -> None:
+    """Exact team best responses against every average plan: the best bracket, recorded."""
+    for k in range(len(self.average_powers)):
+      lx = self.avg_leaf[k][0] / self.avg_w[k]
+      ly = self.avg_leaf[k][1] / self.avg_w[k]
+      br2 = self.dags[1].best_response_value(self.grad(1, lx))  # team 2's best value vs x
+      br1 = self.dags[0].best_response_value(self.grad(0, ly))  # team 1's best value vs y
+      if -br2 > self.lower:
+        self.lower, self.best_x = -br2, lx
+      if br1 < self.upper:
+        self.upper, self.best_y = br1, ly
+    self.history.append(dict(iteration=it, lower=self.lower, upper=self.upper,
+                             seconds=round(time.perf_counter() - self.start, 3)))
+
+  def stops_unconverged(self, it: int, elapsed: float, digits: int | None,
+                        give_up: tuple[float, float] | None,
+                        on_check: Callable[[dict], bool] | None) -> bool:
+    """After a certification short of `tol`: whether the bracket settles `digits` decimals,
+    has stayed narrow past `give_up`, or `on_check` asks to stop."""
+    lower, upper = self.lower, self.upper
+    if digits is not None and settled(lower, upper, digits):
+      return True
+    if give_up is not None and digits is not None and upper - lower <= give_up[0]:
+      self.narrow_since = elapsed if self.narrow_since is None else self.narrow_since
+      if elapsed - self.narrow_since > give_up[1] * self.narrow_since:
+        return True
+    return bool(on_check is not None and on_check(dict(
+        iteration=it, lower=lower, upper=upper, seconds=time.perf_counter() - self.start,
+        flows=lambda w=self.avg_lam_w: self.current_flows(w))))
+
+  def current_flows(self, weight: float) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """Per team, (last iterate's flow, average flow with total weight `weight`) in the
+    decomposition's order; None without `keep_flows`."""
+    if self.avg_lam is None:
+      return None
+    return [(g.to_local(x), g.to_local(a / weight))
+            for g, x, a in zip(self.dags, self.lam, self.avg_lam, strict=True)]
+
+  def result(self, it: int, converged: bool, digits: int | None) -> BeliefDAGResult:
+    """The result after `it` iterations: the best certified bracket and its plans."""
+    lower, upper, dec = self.lower, self.upper, self.dec
+    value = (lower + upper) / 2 if converged or (
+        digits is not None and settled(lower, upper, digits)) else lower
+    return BeliefDAGResult(
+        game=str(self.tree.game), teams=self.teams, terminals=len(self.tree.terminals),
+        algorithm=self.algorithm, value=float(value), lower=float(lower), upper=float(upper),
+        converged=converged, iterations=it, edges=[g.num_edges for g in self.dags],
+        nodes=[g.num_nodes for g in self.dags], team1_reach=self.best_x[dec[0].terminal_leaf],
+        team2_reach=self.best_y[dec[1].terminal_leaf],
+        seconds=time.perf_counter() - self.start, build_seconds=self.build_seconds,
+        history=tuple(self.history), flows=self.current_flows(self.avg_lam_w))

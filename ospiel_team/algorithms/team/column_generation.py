@@ -41,6 +41,7 @@ from scipy import sparse
 
 from ospiel_team import errors
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
+from ospiel_team.algorithms.team.result import AnytimeResult
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import highs
 from ospiel_team.lp import plan_mip
@@ -54,27 +55,25 @@ ORACLES = ("mip", "dag")
 DAG_ORACLE_MAX_LOCAL = 5_000_000
 
 
-@dataclasses.dataclass
-class ColumnGenerationResult:
-  """Result of `solve`: certified bracket [lower, upper] on team 1's value, and the plans."""
-  game: str
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ColumnGenerationResult(AnytimeResult):
+  """Result of `solve`: certified bracket [lower, upper] on team 1's value, and the plans.
+
+  `value` is (lower + upper) / 2 when converged, else `lower`; `lower` is what team 1's plan
+  guarantees against every team-2 strategy (exact best response), `upper` what team 2's plan
+  holds team 1 to (exact team-1 best response).
+  """
   teams: teams_lib.Teams
   terminals: int
-  value: float  # team 1's value: (lower + upper) / 2 when converged, else `lower`
-  lower: float  # team 1's plan guarantees this against every team-2 strategy (exact BR)
-  upper: float  # team 2's plan holds team 1 to this (exact team-1 BR)
-  gap: float  # upper - lower
   converged: bool  # gap <= tol
   iterations: int
   columns: list[int]  # pure plans of each team in the master (team 2: 0 with sequence form)
   team1_weights: np.ndarray  # mixture over team 1's first len(team1_weights) plans
   team1_reach: np.ndarray  # [num_terminals] team 1's correlated reach x = R1 p: certifies lower
   team2_reach: np.ndarray  # [num_terminals] team 2's terminal reach: certifies upper
-  seconds: float
   oracle_seconds: float
   master_seconds: float
   build_seconds: float
-  history: list[dict] = dataclasses.field(default_factory=list)
   # Why the method stopped before its gap closed or its time ran out ("" otherwise), e.g. an
   # oracle MIP stopped by the time limit before finding any strategy: the bracket is kept.
   stopped: str = ""
@@ -321,12 +320,12 @@ class _ColumnGeneration:
     value = (lower + upper) / 2 if converged else lower
     return ColumnGenerationResult(
         game=str(self.tree.game), teams=self.teams, terminals=len(self.tree.terminals),
-        value=float(value), lower=float(lower), upper=float(upper), gap=float(upper - lower),
+        value=float(value), lower=float(lower), upper=float(upper),
         converged=bool(converged), iterations=self.iterations,
         columns=[len(self.cols1), len(self.cols2)], team1_weights=self.best_p,
         team1_reach=self.best_x_reach, team2_reach=self.best_y_reach, seconds=seconds,
         oracle_seconds=self.oracle_seconds, master_seconds=self.master_seconds,
-        build_seconds=self.build_seconds, history=self.history, stopped=self.stopped)
+        build_seconds=self.build_seconds, history=tuple(self.history), stopped=self.stopped)
 
 
 class DagOracle:

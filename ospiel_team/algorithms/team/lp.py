@@ -15,7 +15,7 @@ Team 2's correlated plan is the dual solution of the `<=` rows (mu = its lambdas
 
 Public API: `solve(game, teams)` -> `TeamLPResult` (value, both teams' plans, sizes, seconds).
 Other solvers of the same problem: `column_generation.py`, `belief_dag.py`; one entry point:
-`solve.solve(game, teams, method="auto")`. Command line (one CLI for every method):
+`solver.solve(game, teams, method="auto")`. Command line (one CLI for every method):
 
   ospiel-team-solve --game "kuhn_poker(players=3)" --teams "0,1|2" --json
   ospiel-team-solve --instance 21D3 --method auto --time_limit 600 --json
@@ -38,7 +38,7 @@ from ospiel_team.lp.plan import TeamPlan
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
-# `solver="auto"` (the default of `solve.solve` and the CLI): HiGHS's dual simplex for LPs with
+# `solver="auto"` (the default of `solver.solve` and the CLI): HiGHS's dual simplex for LPs with
 # at most this many constraint-matrix nonzeros, its interior point method (IPX, with crossover)
 # above. Measured HiGHS CPU seconds, simplex / ipm: 21K3 (1,136 nonzeros) 0.003 / 0.007, 21K4
 # (7,524) 0.028 / 0.034, 21GL (11,196) 0.020 / 0.028, 21G (15,960) 0.029 / 0.036; above it
@@ -114,7 +114,7 @@ def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
                 dec2: TeamDecomposition, stop_above: int | None = None) -> int:
   """The constraint matrix's nonzeros of `solve`'s LP from the two decompositions, without
   assembling it (counted before zero payoffs are dropped: >= `TeamLPResult.lp_nonzeros`).
-  `solve.solve`'s `auto` rule chooses between the LP and the belief DAG by it.
+  `solver.solve`'s `auto` rule chooses between the LP and the belief DAG by it.
 
   With `stop_above`, a lower bound read off the decompositions' sizes (one entry per local
   solution in D1 and E2, and the leaf maps F1 and G2) is returned as soon as it exceeds it,
@@ -233,7 +233,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     time_limit: HiGHS seconds (None: no limit); TimeoutError when reached.
     threads: HiGHS threads.
     solver: HiGHS's `solver` option ("ipm", "simplex", "choose", ...) or "auto" (simplex up to
-      `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else ipm; the default of `solve.solve` and the
+      `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else ipm; the default of `solver.solve` and the
       CLI). The value is the LP optimum either way; the plans are optimal but may differ (the
       IPM's crossover and the simplex can end at different optimal vertices; e.g. on 3-player
       Kuhn the simplex's team plan shows no correlation between the teammates, the IPM's does,
@@ -241,7 +241,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     max_local: SizeLimitError past this many local solutions of a team.
     highs_options: further HiGHS options, each checked by HiGHS.
     decompositions: both teams' `TeamDecomposition`s of this tree, when already built (e.g. by
-      `solve.solve`'s `auto` rule); None: built here.
+      `solver.solve`'s `auto` rule); None: built here.
   """
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)

@@ -23,7 +23,7 @@ in the worst case).
 
 The starting supports come from regret minimisation on the belief DAG (`belief_dag.solve` with
 `keep_flows`): the local solutions carrying flow in its last iterate or a share of its average
-flow. `solve.solve`'s `auto` rule uses this to finish exactly a DAG bracket that straddles a
+flow. `solver.solve`'s `auto` rule uses this to finish exactly a DAG bracket that straddles a
 rounding boundary, instead of solving the full LP.
 """
 

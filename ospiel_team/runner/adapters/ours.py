@@ -259,7 +259,7 @@ def _check_team_lp(game, teams) -> str | None:
             options={"team_lp.teams": ""}, check=_check_team_lp, seeded=True)
 def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """The TMECor of a two-team zero-sum game by the team solvers' default path
-  (`algorithms.team.solve.solve(method="auto")`, the answer `ospiel-team-solve` prints): the
+  (`algorithms.team.solve(method="auto")`, the answer `ospiel-team-solve` prints): the
   tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
   Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284, or, for larger
   games, that LP restricted to the support found on the team belief DAG (Zhang, Farina &
@@ -274,10 +274,10 @@ def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   default path answers without plans (column generation or the belief DAG alone, on games
   whose LP is not built) is an error naming the method.
   """
-  from ospiel_team.algorithms.team import solve as team_solve
+  from ospiel_team.algorithms.team import solve
   from ospiel_team.tree import teams as teams_lib
   teams = ctx.teams or ctx.option("team_lp.teams", "") or teams_lib.default_teams(ctx.game)
-  res = team_solve.solve(ctx.tree, teams)
+  res = solve(ctx.tree, teams)
   if res.plans is None:
     raise ValueError(f"team_lp: the default path answered {ctx.game} by {res.method!r}, which "
                      "gives no correlated plans (its value and bracket: ospiel-team-solve)")

@@ -16,7 +16,8 @@ import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import lp as team_lp
-from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.algorithms.team import result as team_result
+from ospiel_team.algorithms.team import solver as team_solve
 from ospiel_team.cli import team_solve as team_solve_cli
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import highs
@@ -117,6 +118,35 @@ def test_solve_auto_lp_dag_and_cg_agree(monkeypatch):
   cg = team_solve.solve("kuhn_poker(players=3)", "0,1|2", method="auto")
   assert cg.method == "cg" and cg.exact and "belief DAG not built" in cg.details["auto"]
   assert cg.value == pytest.approx(lp.value, abs=1e-6) == -1.0 / 24.0
+
+
+def test_every_method_answers_with_the_one_anytime_result_type():
+  """The package's `solve` is the function (importing its module does not replace it), and
+  every method's result is an `AnytimeResult` whose certified bracket holds Kuhn's closed-form
+  TMECor value -1/24 (test_lp.py derives it), with `gap` = upper - lower."""
+  import importlib
+
+  from ospiel_team.algorithms import team
+  importlib.import_module("ospiel_team.algorithms.team.solver")
+  assert team.solve is team_solve.solve and team.solver is team_solve
+  game, teams = "kuhn_poker(players=3)", "0,1|2"
+  results = [team.solve(game, teams, method="lp"), team.solve(game, teams, method="dag"),
+             team_belief_dag.solve(game, teams, tol=1e-3),
+             column_generation.solve(game, teams)]
+  for res in results:
+    assert isinstance(res, team.AnytimeResult), type(res)
+    assert res.gap == res.upper - res.lower >= 0
+    assert res.lower - 1e-9 <= -1 / 24 <= res.upper + 1e-9
+    assert isinstance(res.history, tuple) and res.game == game
+    with pytest.raises(AttributeError):
+      res.value = 0.0  # frozen: a result is a record
+  dag = results[2]
+  assert [h["iteration"] for h in dag.history] == list(range(10, dag.iterations + 1, 10))
+  assert (dag.history[-1]["lower"], dag.history[-1]["upper"]) == (dag.lower, dag.upper)
+  # The solve's history is its belief DAG's (tol=None: settle 4 decimals).
+  same = team_belief_dag.solve(game, teams, tol=team_solve.EXACT_GAP, digits=4)
+  brackets = lambda r: [(h["iteration"], h["lower"], h["upper"]) for h in r.history]  # noqa: E731
+  assert brackets(results[1]) == brackets(same) and results[1].value == same.value
 
 
 def test_auto_rule_by_lp_nonzeros_shares_the_decompositions(monkeypatch):
@@ -271,7 +301,7 @@ def test_column_generation_returns_its_bracket_when_an_oracle_times_out(monkeypa
     (0.12344, 0.12346, 4, False), (0.5, float("inf"), 4, False), (1.2, 1.4, 0, True),
 ])
 def test_settled(lower, upper, digits, expected):
-  assert team_belief_dag.settled(lower, upper, digits) is expected
+  assert team_result.settled(lower, upper, digits) is expected
   # the definition: every value of the bracket prints the same
   if expected and np.isfinite(upper):
     prints = {f"{v:.{digits}f}".replace("-0.0000", "0.0000")
@@ -341,7 +371,7 @@ def test_exact_flag_means_an_exact_bracket(method):
     assert res.lower - 1e-9 <= -1 / 24 <= res.upper + 1e-9
     if tol is None:
       assert round(res.lower, 4) == round(res.upper, 4) == -0.0417
-  with pytest.raises(ValueError, match="digits=-1"):
+  with pytest.raises(ValueError, match="digits must be an integer from 0 to 15, got -1"):
     team_solve.solve("kuhn_poker(players=3)", "0,1|2", digits=-1)
 
 

@@ -66,13 +66,15 @@ import time
 import numpy as np
 import pyspiel
 
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted as team_restricted
+from ospiel_team.algorithms.team.result import AnytimeResult
+from ospiel_team.algorithms.team.result import settled
 from ospiel_team.lp import best_response as team_best_response
-from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.lp.plan import TeamPlan
 from ospiel_team.tree import teams as teams_lib
@@ -130,46 +132,33 @@ class MethodChoice:
   decompositions: tuple[TeamDecomposition, TeamDecomposition] | None = None
 
 
-@dataclasses.dataclass(frozen=True)
-class TeamSolveResult:
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TeamSolveResult(AnytimeResult):
   """Team 1's TMECor value (sum of its members' values) and how it was obtained.
 
   The one result of every method: an exact optimum (`exact`, `lower == upper` up to
-  `EXACT_GAP`) or an anytime method's certified bracket [lower, upper].
+  `EXACT_GAP`) or an anytime method's certified bracket [lower, upper] (the fields of
+  `result.AnytimeResult`: `game`, `value`, `lower`, `upper`, `gap`, `seconds`, `history`).
 
   Attributes:
-    game: the game string.
     teams: the teams ("0,1|2").
     method: the method that produced the value ("lp", "dag_lp", "cg" or "dag").
-    value: team 1's value (the LP optimum, or inside the certified bracket).
-    lower: certified lower bound (== value for the LP).
-    upper: certified upper bound.
     exact: an LP optimum, or a certified bracket no wider than `EXACT_GAP`.
-    seconds: the solve's seconds (without `certify`).
     details: the method's own numbers (sizes, iterations, seconds), `auto`'s reason under
       "auto", `precision` (which kind of answer this is) and `certify`'s bracket if asked;
       printed by `summary`.
     reason: why `auto` chose the method ("" for a method asked for by name).
-    history: the anytime method's checkpoints (iteration, bracket, seconds), oldest first.
     plans: both teams' correlated plans where the method gives them (the LP, the restricted
       LP); None for the anytime methods. Not part of `summary`.
+
+  `seconds` is the solve's seconds (without `certify`); `lower == value` for the LP.
   """
-  game: str
   teams: str
   method: str
-  value: float
-  lower: float
-  upper: float
   exact: bool
-  seconds: float
   details: dict
   reason: str = ""
-  history: tuple[dict, ...] = ()
   plans: list[TeamPlan] | None = dataclasses.field(default=None, repr=False)
-
-  @property
-  def gap(self) -> float:
-    return self.upper - self.lower
 
   def summary(self) -> dict:
     return dict(game=self.game, teams=self.teams, method=self.method, value=self.value,
@@ -201,7 +190,7 @@ class _Run:
     gap = upper - lower
     if gap <= EXACT_GAP:
       return f"exact (certified gap {gap:.1e} <= {EXACT_GAP:g})"
-    if team_belief_dag.settled(lower, upper, self.digits):
+    if settled(lower, upper, self.digits):
       return f"certified bracket settles {self.digits} decimals (gap {gap:.1e})"
     if self.tol is not None and gap <= self.tol:
       return f"certified gap {gap:.1e} <= tol {self.tol:g}"
@@ -233,18 +222,16 @@ def _auto(reason: str) -> dict:
   return {"auto": reason} if reason else {}
 
 
-def _check_options(method, time_limit, tol, digits, certify_time_limit) -> float | None:
-  """Raises UserError naming a bad option; returns the checked time limit."""
-  if method not in METHODS:
-    raise errors.UserError(f"unknown method {method!r}; use one of {METHODS}")
-  time_limit = highs.check_time_limit(time_limit)
-  if tol is not None and not tol >= 0:
-    raise errors.UserError(f"tol={tol!r} must be >= 0")
-  if not (isinstance(digits, int) and digits >= 0):
-    raise errors.UserError(f"digits={digits!r} must be an integer >= 0")
-  if not certify_time_limit >= 0:
-    raise errors.UserError(f"certify_time_limit={certify_time_limit!r} must be >= 0")
-  return time_limit
+def _check_options(method, time_limit, tol, digits, certify_time_limit, threads) -> tuple:
+  """The options checked (`ospiel_team.checks`: UserError naming a bad one) and converted:
+  (time_limit, tol, digits, certify_time_limit, threads). More than 15 decimals are below
+  float64's resolution of values near 1, hence the bound on `digits`."""
+  checks.check_choice("method", method, METHODS)
+  return (checks.check_real("time_limit", time_limit, minimum=0, allow_none=True),
+          checks.check_real("tol", tol, minimum=0, allow_none=True),
+          checks.check_int("digits", digits, minimum=0, maximum=15),
+          checks.check_real("certify_time_limit", certify_time_limit, minimum=0),
+          checks.check_int("threads", threads, minimum=1, allow_none=True))
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
@@ -278,19 +265,25 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       its own `certify_seconds` (a check of the result: not counted in the result's
       `seconds`, whose bracket the method already certified with its own exact best
       responses).
-    digits: with `tol=None`, the decimals the answer must settle (default 4, Table 1's).
+    digits: with `tol=None`, the decimals the answer must settle (default 4, Table 1's; at
+      most 15).
 
   Returns:
     A `TeamSolveResult`.
 
   Raises:
-    errors.UserError: a bad option (method, negative time limit, tol, digits), bad teams, or
-      a game that is not a two-team zero-sum game meeting the paper's assumptions.
+    errors.UserError: a bad argument, named (a game that is no game, a method, a negative or
+      non-finite time limit or tol, digits, threads, teams that are not a split of the
+      players into integer ids), or a game that is not a two-team zero-sum game meeting the
+      paper's assumptions.
     errors.SizeLimitError: "lp" or "dag" asked for by name on a team with too many local
       solutions.
     highs.TimeLimitError: the LP was not solved within `time_limit`.
   """
-  time_limit = _check_options(method, time_limit, tol, digits, certify_time_limit)
+  checks.check_game("game", game, allow_string=True, allow_tree=True)
+  game = checks.load_game("game", game) if isinstance(game, str) else game
+  time_limit, tol, digits, certify_time_limit, threads = _check_options(
+      method, time_limit, tol, digits, certify_time_limit, threads)
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)
   if teams.num_teams != 2:
