@@ -77,3 +77,17 @@ def test_jax_backend_agrees():
     got = evaluation.best_response(tree, pi, player, backend="jax")
     assert float(got.value) == pytest.approx(float(ref.value), abs=1e-6)
     np.testing.assert_array_equal(np.asarray(got.actions), ref.actions)
+
+
+def test_single_player_best_response_matches_evaluation():
+  """The weights-based backward induction equals evaluation.best_response on behavior plans."""
+  game = pyspiel.load_game("kuhn_poker(players=3)")
+  tree = GameTree(game)
+  rng = np.random.default_rng(0)
+  pi = rng.random((tree.num_infosets, tree.num_actions)) * tree.infoset_legal
+  pi /= pi.sum(axis=1, keepdims=True)
+  reach = evaluation.reach_by_owner(tree, pi)[tree.terminals]
+  for p in range(3):
+    w = np.prod(np.delete(reach, p, axis=1), axis=1) * tree.node_returns[tree.terminals, p]
+    ours = team_best_response.single_player_best_response_value(tree, p, w)
+    assert ours == pytest.approx(float(evaluation.best_response(tree, pi, p).value), abs=1e-12)

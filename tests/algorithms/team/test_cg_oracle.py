@@ -1,6 +1,11 @@
-"""Column generation's belief-DAG oracle (`column_generation.DagOracle`) is an exact team best
-response: the same value as the flow MIP's (`best_response.TeamOracle`) on random weights, a
-0/1 plan worth that value, and the same column-generation value."""
+"""Column generation's oracles.
+
+The belief-DAG oracle (`column_generation.DagOracle`) is an exact team best response: the same
+value as the flow MIP's (`best_response.TeamOracle`) on random weights, a 0/1 plan worth that
+value, and the same column-generation value. With hybrid-form MIP oracles
+(`TeamOracle(hybrid=True)`, tested in `tests/lp/test_hybrid_oracle.py`) column generation
+reaches the LP's value.
+"""
 
 import numpy as np
 import pyspiel
@@ -8,6 +13,7 @@ import pytest
 
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import column_generation
+from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.games import team_instances
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.tree.game_tree import GameTree
@@ -43,3 +49,14 @@ def test_column_generation_with_dag_oracle_equals_mip():
 def test_unknown_oracle_is_named():
   with pytest.raises(ValueError, match="oracle='lp'"):
     column_generation.solve("kuhn_poker(players=3)", "0,1|2", oracle="lp")
+
+
+@pytest.mark.parametrize("game,teams", [
+    ("team_kuhn(players=3,ranks=4)", "0,1|2"),  # single oracle
+    ("kuhn_poker(players=3)", "1|0,2"),  # double oracle: team 2's oracle hybrid
+])
+def test_column_generation_hybrid_matches_lp(game, teams):
+  cg = column_generation.solve(game, teams, hybrid=True)
+  lp = team_lp.solve(game, teams)
+  assert cg.converged
+  assert cg.value == pytest.approx(lp.value, abs=1e-6)

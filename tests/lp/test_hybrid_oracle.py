@@ -4,6 +4,7 @@ Only the members other than one (the *free* member) have binary sequence variabl
 member's plan is re-derived by backward induction. Checked against independently obtained
 best responses: brute force over all joint pure strategies and the LP over the team's
 tree-decomposition polytope (a different formulation and code path), and the full MIP.
+Column generation with hybrid oracles: `tests/algorithms/team/test_cg_oracle.py`.
 """
 
 import numpy as np
@@ -11,8 +12,6 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms.team import column_generation
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import plan_mip
 from ospiel_team.tree.game_tree import GameTree
@@ -52,14 +51,3 @@ def test_hybrid_frees_the_member_with_most_sequences():
   assert counts[oracle._free] == max(counts.values())
   assert team_best_response.TeamOracle(tree, [0, 1])._free is None  # default: full MIP
   assert team_best_response.TeamOracle(tree, [2], hybrid=True)._free is None  # one member
-
-
-@pytest.mark.parametrize("game,teams", [
-    ("team_kuhn(players=3,ranks=4)", "0,1|2"),  # single oracle
-    ("kuhn_poker(players=3)", "1|0,2"),  # double oracle: team 2's oracle hybrid
-])
-def test_column_generation_hybrid_matches_lp(game, teams):
-  cg = column_generation.solve(game, teams, hybrid=True)
-  lp = team_lp.solve(game, teams)
-  assert cg.converged
-  assert cg.value == pytest.approx(lp.value, abs=1e-6)
