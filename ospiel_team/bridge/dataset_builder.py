@@ -129,15 +129,32 @@ def finished_output_matches(out: str, num_deals: int, seed: int, chunk: int) -> 
   return bool(np.array_equal(ds.holders, expected))
 
 
-def build_dataset(num_deals: int, out: str, seed: int = 0, workers: int | None = None,
+def build_dataset(num_deals: int, out: str, *, seed: int = 0, workers: int | None = None,
                   chunk: int = 1000, ray_address: str | None = None,
                   keep_chunks: bool = False, progress: bool = True) -> list[int]:
-  """Builds (or resumes building) the dataset; returns the chunk indices computed by this call."""
-  for name, v, lo in (("deals", num_deals, 1), ("chunk", chunk, 1), ("seed", seed, 0)):
-    if int(v) != v or v < lo:
-      raise ValueError(f"--{name} must be an integer >= {lo}, got {v!r}")
-  if workers is not None and (int(workers) != workers or workers < 1):
-    raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+  """Builds (or resumes building) a dataset of random deals and their double-dummy tables.
+
+  The deals are computed in chunks of `chunk` deals, each saved under ``out + ".chunks"`` as
+  it finishes, so an interrupted build resumes where it stopped; the chunks are then
+  concatenated into `out`.
+
+  Args:
+    num_deals: the number of deals (>= 1).
+    out: the dataset file to write.
+    seed: the seed of the deals (>= 0); chunk i's deals depend on (seed, i) only.
+    workers: worker processes (None: one per CPU).
+    chunk: deals per chunk (>= 1).
+    ray_address: compute the chunks as Ray tasks at this address ("local": a local Ray).
+    keep_chunks: keep the chunk folder after `out` is written.
+    progress: show a progress bar.
+
+  Returns:
+    The chunk indices computed by this call (empty when `out` already holds these deals).
+
+  Raises:
+    ValueError: a bad argument, or an `out` that holds another dataset.
+  """
+  _check_build_args(num_deals, seed, chunk, workers)
   workers = workers or os.cpu_count() or 1
   out = os.fspath(out)
   atomic_io.check_writable(out)  # also refuses a device, FIFO or socket (e.g. /dev/full)
@@ -169,19 +186,41 @@ def build_dataset(num_deals: int, out: str, seed: int = 0, workers: int | None =
     dataset_lib.save_dataset(chunk_path(chunk_dir, index), holders, tricks, seed=seed)
     bar.update(len(holders))
 
-  tasks = [(seed, i, sizes[i], chunk) for i in todo]
-  if todo and ray_address:
-    _run_ray(tasks, ray_address, _save)
-  elif todo:
+  _compute_chunks([(seed, i, sizes[i], chunk) for i in todo], workers, ray_address, _save)
+  bar.close()
+  _concatenate_chunks(chunk_dir, sizes, out, seed)
+  print(f"make_dataset: wrote {num_deals} deals to {out} "
+        f"({os.path.getsize(out) / 1e6:.2f} MB)", flush=True)
+  if not keep_chunks:
+    shutil.rmtree(chunk_dir)
+  return todo
+
+
+def _check_build_args(num_deals: int, seed: int, chunk: int, workers: int | None) -> None:
+  """ValueError naming the flag of a count that is not an integer in its range."""
+  for name, v, lo in (("deals", num_deals, 1), ("chunk", chunk, 1), ("seed", seed, 0)):
+    if int(v) != v or v < lo:
+      raise ValueError(f"--{name} must be an integer >= {lo}, got {v!r}")
+  if workers is not None and (int(workers) != workers or workers < 1):
+    raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+
+
+def _compute_chunks(tasks: list[tuple], workers: int, ray_address: str | None, save) -> None:
+  """Runs `compute_chunk` on each task (Ray tasks or a spawned pool); `save`s each result."""
+  if tasks and ray_address:
+    _run_ray(tasks, ray_address, save)
+  elif tasks:
     ctx = multiprocessing.get_context("spawn")
     with processes.workers_ignore_sigint():
-      pool = ctx.Pool(min(workers, len(todo)), initializer=_worker_init,
+      pool = ctx.Pool(min(workers, len(tasks)), initializer=_worker_init,
                       initargs=(os.getpid(),))
     with pool:
       for result in pool.imap_unordered(_compute_chunk_star, tasks):
-        _save(result)
-  bar.close()
+        save(result)
 
+
+def _concatenate_chunks(chunk_dir: str, sizes: list[int], out: str, seed: int) -> None:
+  """Writes the chunks of `chunk_dir`, in order, as one dataset `out`."""
   holders = []
   tricks = []
   for i, s in enumerate(sizes):
@@ -191,11 +230,6 @@ def build_dataset(num_deals: int, out: str, seed: int = 0, workers: int | None =
     holders.append(ds.holders)
     tricks.append(ds.dd_tricks)
   dataset_lib.save_dataset(out, np.concatenate(holders), np.concatenate(tricks), seed=seed)
-  print(f"make_dataset: wrote {num_deals} deals to {out} "
-        f"({os.path.getsize(out) / 1e6:.2f} MB)", flush=True)
-  if not keep_chunks:
-    shutil.rmtree(chunk_dir)
-  return todo
 
 
 def _run_ray(tasks, address: str, save) -> None:

@@ -119,27 +119,34 @@ def pbn_to_holders(pbn: str) -> np.ndarray:
   holders = np.full(NUM_CARDS, 255, dtype=np.uint8)
   for i, hand in enumerate(parts):
     seat = (first + i) % NUM_SEATS
-    suits = hand.split(".")
-    if len(suits) != NUM_SUITS:
-      raise ValueError(f"PBN hand {hand!r} of seat {SEAT_CHARS[seat]} has {len(suits)} "
-                       "suits, expected 4 separated by '.'")
-    for suit, holding in zip(PBN_SUIT_ORDER, suits, strict=True):
-      holding = holding.upper().replace("10", "T")
-      if holding == "-":
-        holding = ""
-      for ch in holding:
-        if ch not in RANK_CHARS:
-          raise ValueError(f"PBN hand {hand!r} of seat {SEAT_CHARS[seat]}: unknown rank {ch!r}")
-        card = RANK_CHARS.index(ch) * 4 + suit
-        if holders[card] != 255:
-          raise ValueError(f"PBN deal {pbn!r}: card {card_string(card)} appears twice "
-                           f"(seats {SEAT_CHARS[holders[card]]} and {SEAT_CHARS[seat]})")
-        holders[card] = seat
+    for card in _pbn_hand_cards(hand, seat):
+      if holders[card] != 255:
+        raise ValueError(f"PBN deal {pbn!r}: card {card_string(card)} appears twice "
+                         f"(seats {SEAT_CHARS[holders[card]]} and {SEAT_CHARS[seat]})")
+      holders[card] = seat
   counts = [(holders == s).sum() for s in range(NUM_SEATS)]
   for s in range(NUM_SEATS):
     if counts[s] != CARDS_PER_HAND:
       raise ValueError(f"PBN deal {pbn!r}: seat {SEAT_CHARS[s]} holds {counts[s]} cards, not 13")
   return holders
+
+
+def _pbn_hand_cards(hand: str, seat: int) -> list[int]:
+  """The cards of one PBN hand ('AK84.AKJ9.942.K') of `seat`; ValueError naming a bad one."""
+  suits = hand.split(".")
+  if len(suits) != NUM_SUITS:
+    raise ValueError(f"PBN hand {hand!r} of seat {SEAT_CHARS[seat]} has {len(suits)} "
+                     "suits, expected 4 separated by '.'")
+  cards = []
+  for suit, holding in zip(PBN_SUIT_ORDER, suits, strict=True):
+    holding = holding.upper().replace("10", "T")
+    if holding == "-":
+      holding = ""
+    for ch in holding:
+      if ch not in RANK_CHARS:
+        raise ValueError(f"PBN hand {hand!r} of seat {SEAT_CHARS[seat]}: unknown rank {ch!r}")
+      cards.append(RANK_CHARS.index(ch) * 4 + suit)
+  return cards
 
 
 def holders_to_openspiel_actions(holders: np.ndarray) -> list[int]:

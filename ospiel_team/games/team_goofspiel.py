@@ -206,29 +206,11 @@ class TeamGoofspielObserver:
     self._full = game.full_info
     n, k = game.num_players(), game.num_cards
     self._n, self._k = n, k
-    single = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    all_players = iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
     pieces = [("player", n, (n,))]
     if iig_obs_type.perfect_recall:
-      if iig_obs_type.public_info:
-        pieces.append(("point_cards", k * k, (k, k)))
-      if single:
-        pieces.append(("own_bids", k * k, (k, k)))
-      if all_players or (iig_obs_type.public_info and self._full):
-        pieces.append(("all_bids", k * n * k, (k, n, k)))
-      if iig_obs_type.public_info and not self._full:
-        pieces.append(("winners", k * n, (k, n)))
+      pieces += _recall_pieces(iig_obs_type, n, k, self._full)
     else:
-      if iig_obs_type.public_info:
-        pieces += [("point_card", k, (k,)), ("points", n, (n,))]
-        if self._full:
-          pieces.append(("last_bids", n * k, (n, k)))
-        else:
-          pieces.append(("last_winners", n, (n,)))
-      if single:
-        pieces.append(("hand", k, (k,)))
-      if all_players:
-        pieces.append(("hands", n * k, (n, k)))
+      pieces += _current_pieces(iig_obs_type, n, k, self._full)
     total = sum(size for _, size, _ in pieces)
     self.tensor = np.zeros(total, np.float32)
     self.dict = {}
@@ -239,78 +221,157 @@ class TeamGoofspielObserver:
 
   def set_from(self, state: TeamGoofspielState, player: int):
     self.tensor.fill(0)
-    d = self.dict
-    d["player"][player] = 1
-    if "point_cards" in d:
-      for r, c in enumerate(state.point_cards):
-        d["point_cards"][r, c] = 1
-    if "own_bids" in d:
-      for r, bids in enumerate(state.past_bids + [state.bids]):
-        if len(bids) > player:
-          d["own_bids"][r, bids[player]] = 1
-    if "all_bids" in d:
-      show_current = self._iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
-      rounds = state.past_bids + ([state.bids] if show_current else [])
-      for r, bids in enumerate(rounds):
-        for p, b in enumerate(bids):
-          d["all_bids"][r, p, b] = 1
-    if "winners" in d:
-      for r, win in enumerate(state.winners):
-        for p in win:
-          d["winners"][r, p] = 1
-    if "point_card" in d and len(state.point_cards) > state.round:
-      d["point_card"][state.point_cards[state.round]] = 1
-    if "points" in d:
-      d["points"][:] = state.points
-    if "last_bids" in d and state.past_bids:
-      for p, b in enumerate(state.past_bids[-1]):
-        d["last_bids"][p, b] = 1
-    if "last_winners" in d and state.winners:
-      for p in state.winners[-1]:
-        d["last_winners"][p] = 1
-    if "hand" in d:
-      for c in state.hand(player):
-        d["hand"][c] = 1
-    if "hands" in d:
-      for p in range(self._n):
-        for c in state.hand(p):
-          d["hands"][p, c] = 1
+    self.dict["player"][player] = 1
+    for name, piece in self.dict.items():
+      if name != "player":
+        _PIECE_SETTERS[name](self, state, player, piece)
 
   def string_from(self, state: TeamGoofspielState, player: int) -> str:
+    out = [f"P{player}"]
+    if self._iig.perfect_recall:
+      out += self._recall_strings(state, player)
+    else:
+      out += self._current_strings(state, player)
+    return " ".join(out)
+
+  def _recall_strings(self, state: TeamGoofspielState, player: int) -> list[str]:
+    """One piece per round so far: its point card, own bid, all bids or winners."""
     iig = self._iig
     single = iig.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
     all_players = iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
-    out = [f"P{player}"]
-    if iig.perfect_recall:
-      for r, c in enumerate(state.point_cards):  # completed rounds, then the current one
-        done = r < state.round
-        bids = state.past_bids[r] if done else state.bids
-        piece = f"|R{r + 1}"
-        if iig.public_info:
-          piece += f" point:{c + 1}"
-        if single and len(bids) > player:
-          piece += f" me:{bids[player] + 1}"
-        if all_players or (done and iig.public_info and self._full):
-          piece += " bids:" + "".join(str(b + 1) for b in bids)
-        if done and iig.public_info and not self._full:
-          piece += " won:" + "".join(str(p) for p in sorted(state.winners[r]))
-        out.append(piece)
-    else:
+    out = []
+    for r, c in enumerate(state.point_cards):  # completed rounds, then the current one
+      done = r < state.round
+      bids = state.past_bids[r] if done else state.bids
+      public_done = done and iig.public_info
+      piece = f"|R{r + 1}"
       if iig.public_info:
-        if len(state.point_cards) > state.round:
-          out.append(f"point:{state.point_cards[state.round] + 1}")
-        out.append("points:" + " ".join(f"{x:g}" for x in state.points))
-        if state.past_bids:
-          if self._full:
-            out.append("last:" + "".join(str(b + 1) for b in state.past_bids[-1]))
-          else:
-            out.append("last won:" + "".join(str(p) for p in sorted(state.winners[-1])))
-      if single:
-        out.append("hand:" + "".join(str(c + 1) for c in state.hand(player)))
-      if all_players:
-        out.append("hands:" + "/".join(
-            "".join(str(c + 1) for c in state.hand(p)) for p in range(self._n)))
-    return " ".join(out)
+        piece += f" point:{c + 1}"
+      if single and len(bids) > player:
+        piece += f" me:{bids[player] + 1}"
+      if all_players or (public_done and self._full):
+        piece += " bids:" + "".join(str(b + 1) for b in bids)
+      if public_done and not self._full:
+        piece += " won:" + "".join(str(p) for p in sorted(state.winners[r]))
+      out.append(piece)
+    return out
+
+  def _current_strings(self, state: TeamGoofspielState, player: int) -> list[str]:
+    """The current point card, the points, the last round and the hand(s)."""
+    iig = self._iig
+    out = []
+    if iig.public_info:
+      if len(state.point_cards) > state.round:
+        out.append(f"point:{state.point_cards[state.round] + 1}")
+      out.append("points:" + " ".join(f"{x:g}" for x in state.points))
+      if state.past_bids and self._full:
+        out.append("last:" + "".join(str(b + 1) for b in state.past_bids[-1]))
+      elif state.past_bids:
+        out.append("last won:" + "".join(str(p) for p in sorted(state.winners[-1])))
+    if iig.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+      out.append("hand:" + "".join(str(c + 1) for c in state.hand(player)))
+    if iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+      out.append("hands:" + "/".join(
+          "".join(str(c + 1) for c in state.hand(p)) for p in range(self._n)))
+    return out
+
+
+def _recall_pieces(iig, n: int, k: int, full: bool) -> list[tuple[str, int, tuple[int, ...]]]:
+  """(name, size, shape) of the perfect-recall tensor's pieces after the player's one-hot."""
+  single = iig.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+  all_players = iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
+  pieces = []
+  if iig.public_info:
+    pieces.append(("point_cards", k * k, (k, k)))
+  if single:
+    pieces.append(("own_bids", k * k, (k, k)))
+  if all_players or (iig.public_info and full):
+    pieces.append(("all_bids", k * n * k, (k, n, k)))
+  if iig.public_info and not full:
+    pieces.append(("winners", k * n, (k, n)))
+  return pieces
+
+
+def _current_pieces(iig, n: int, k: int, full: bool) -> list[tuple[str, int, tuple[int, ...]]]:
+  """(name, size, shape) of the observation tensor's pieces after the player's one-hot."""
+  pieces = []
+  if iig.public_info:
+    pieces += [("point_card", k, (k,)), ("points", n, (n,))]
+    if full:
+      pieces.append(("last_bids", n * k, (n, k)))
+    else:
+      pieces.append(("last_winners", n, (n,)))
+  if iig.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+    pieces.append(("hand", k, (k,)))
+  if iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+    pieces.append(("hands", n * k, (n, k)))
+  return pieces
+
+
+# Each tensor piece's writer, (observer, state, player, piece) -> None, on a zeroed piece.
+def _set_point_cards(obs, state, player, piece):
+  for r, c in enumerate(state.point_cards):
+    piece[r, c] = 1
+
+
+def _set_own_bids(obs, state, player, piece):
+  for r, bids in enumerate(state.past_bids + [state.bids]):
+    if len(bids) > player:
+      piece[r, bids[player]] = 1
+
+
+def _set_all_bids(obs, state, player, piece):
+  show_current = obs._iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
+  rounds = state.past_bids + ([state.bids] if show_current else [])
+  for r, bids in enumerate(rounds):
+    for p, b in enumerate(bids):
+      piece[r, p, b] = 1
+
+
+def _set_winners(obs, state, player, piece):
+  for r, win in enumerate(state.winners):
+    for p in win:
+      piece[r, p] = 1
+
+
+def _set_point_card(obs, state, player, piece):
+  if len(state.point_cards) > state.round:
+    piece[state.point_cards[state.round]] = 1
+
+
+def _set_points(obs, state, player, piece):
+  piece[:] = state.points
+
+
+def _set_last_bids(obs, state, player, piece):
+  if state.past_bids:
+    for p, b in enumerate(state.past_bids[-1]):
+      piece[p, b] = 1
+
+
+def _set_last_winners(obs, state, player, piece):
+  if state.winners:
+    for p in state.winners[-1]:
+      piece[p] = 1
+
+
+def _set_hand(obs, state, player, piece):
+  for c in state.hand(player):
+    piece[c] = 1
+
+
+def _set_hands(obs, state, player, piece):
+  for p in range(obs._n):
+    for c in state.hand(p):
+      piece[p, c] = 1
+
+
+_PIECE_SETTERS = {
+    "point_cards": _set_point_cards, "own_bids": _set_own_bids, "all_bids": _set_all_bids,
+    "winners": _set_winners, "point_card": _set_point_card, "points": _set_points,
+    "last_bids": _set_last_bids, "last_winners": _set_last_winners, "hand": _set_hand,
+    "hands": _set_hands,
+}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -209,30 +209,36 @@ class TeamKuhnObserver:
       self.dict["pot_contribution"][:] = state.pot
 
   def string_from(self, state: TeamKuhnState, player: int) -> str:
+    return self._private_string(state, player) + self._public_string(state, player)
+
+  def _private_string(self, state: TeamKuhnState, player: int) -> str:
+    """The string's private part: the player's card, or every player's cards."""
     iig = self._iig
-    single = iig.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    result = ""
-    if single:
+    if iig.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
       if iig.perfect_recall or iig.public_info:
-        if len(state.cards) > player:
-          result += str(state.cards[player])
-      elif len(state.cards) == 1 + player:
-        result += f"Received card {state.cards[player]}"
-    elif iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
-      result += "[" + " ".join(str(c) for c in state.cards) + "]"
-    if iig.public_info:
-      if iig.perfect_recall:
-        result += "".join("pb"[b] for b in state.bets)
-      elif iig.private_info == pyspiel.PrivateInfoType.NONE:
-        if not state.cards:
-          result += "start game"
-        elif state.bets:
-          result += "Bet" if state.bets[-1] == BET else "Pass"
-        if state.cards and not state.bets:
-          result += f"Deal to player {len(state.cards) - 1}"
-      elif len(state.cards) > player:
-        result += "".join(str(a) for a in state.pot)
-    return result
+        return str(state.cards[player]) if len(state.cards) > player else ""
+      return f"Received card {state.cards[player]}" if len(state.cards) == 1 + player else ""
+    if iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+      return "[" + " ".join(str(c) for c in state.cards) + "]"
+    return ""
+
+  def _public_string(self, state: TeamKuhnState, player: int) -> str:
+    """The string's public part: the bets, the last event, or the pot."""
+    iig = self._iig
+    if not iig.public_info:
+      return ""
+    if iig.perfect_recall:
+      return "".join("pb"[b] for b in state.bets)
+    if iig.private_info == pyspiel.PrivateInfoType.NONE:
+      result = ""
+      if not state.cards:
+        result += "start game"
+      elif state.bets:
+        result += "Bet" if state.bets[-1] == BET else "Pass"
+      if state.cards and not state.bets:
+        result += f"Deal to player {len(state.cards) - 1}"
+      return result
+    return "".join(str(a) for a in state.pot) if len(state.cards) > player else ""
 
 
 pyspiel.register_game(_GAME_TYPE, TeamKuhnGame)

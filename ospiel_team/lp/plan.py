@@ -148,34 +148,8 @@ class TeamPlan:
     dec = self.decomposition
     partial = [(1.0, {}, {})]  # (prob, strategy, chosen local solution per state)
     for st in dec.states:
-      new = []
-      for prob, strat, chosen in partial:
-        if st.anchor < 0:
-          r = 0
-        else:
-          j = chosen.get(st.anchor, -1)
-          r = st.parent_to_set[j] if j >= 0 else -1
-        if r < 0:
-          new.append((prob, strat, chosen))
-          continue
-        cand = np.nonzero(st.local_set == r)[0]
-        w = np.maximum(self.lam[st.offset + cand], 0.0)
-        total = w.sum()
-        if total <= 1e-12:
-          w = np.zeros(len(cand))
-          w[0] = 1.0
-          total = 1.0
-        for k, wk in zip(cand, w / total, strict=True):
-          if wk <= 1e-12:
-            continue
-          s2 = dict(strat)
-          for i, a in zip(st.infosets, st.actions[k], strict=True):
-            if a >= 0:
-              s2[int(i)] = int(a)
-          c2 = dict(chosen)
-          c2[st.index] = int(k)
-          new.append((prob * wk, s2, c2))
-      partial = new
+      partial = [entry for prob, strat, chosen in partial
+                 for entry in self._branches(st, prob, strat, chosen)]
       if len(partial) > max_support:
         raise ValueError(f"more than max_support={max_support} pure strategies in the support")
     merged: dict[tuple, float] = {}
@@ -183,3 +157,37 @@ class TeamPlan:
       key = tuple(sorted(strat.items()))
       merged[key] = merged.get(key, 0.0) + prob
     return sorted(((p, dict(k)) for k, p in merged.items()), key=lambda t: -t[0])
+
+  def _branches(self, st, prob: float, strat: dict[int, int], chosen: dict[int, int]
+                ) -> list[tuple[float, dict[int, int], dict[int, int]]]:
+    """The partial strategies that extend (prob, strat, chosen) at public state `st`.
+
+    `chosen` maps each state's index to its chosen local solution; a state whose anchor's
+    choice leaves it unreached keeps the entry as it is.
+    """
+    if st.anchor < 0:
+      r = 0
+    else:
+      j = chosen.get(st.anchor, -1)
+      r = st.parent_to_set[j] if j >= 0 else -1
+    if r < 0:
+      return [(prob, strat, chosen)]
+    cand = np.nonzero(st.local_set == r)[0]
+    w = np.maximum(self.lam[st.offset + cand], 0.0)
+    total = w.sum()
+    if total <= 1e-12:
+      w = np.zeros(len(cand))
+      w[0] = 1.0
+      total = 1.0
+    out = []
+    for k, wk in zip(cand, w / total, strict=True):
+      if wk <= 1e-12:
+        continue
+      s2 = dict(strat)
+      for i, a in zip(st.infosets, st.actions[k], strict=True):
+        if a >= 0:
+          s2[int(i)] = int(a)
+      c2 = dict(chosen)
+      c2[st.index] = int(k)
+      out.append((prob * wk, s2, c2))
+    return out

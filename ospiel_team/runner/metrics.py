@@ -31,18 +31,14 @@ from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.tree import evaluation
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
-
-
-def is_common_payoff(game: pyspiel.Game) -> bool:
-  """Whether `game` declares a common payoff (utility IDENTICAL): a cooperative game."""
-  return game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL
+from ospiel_team.tree.payoff import is_common_payoff
 
 
 def value(tree: GameTree, pi: np.ndarray, teams: teams_lib.Teams | None = None) -> float:
   """The profile's value: the common payoff, or team 1's summed return when `teams` is given."""
   v = evaluation.game_value(tree, pi)
   if teams is None:
-    if not is_common_payoff(tree.game):
+    if not is_common_payoff(tree):
       raise ValueError(f"metric 'value' of {tree.game} needs teams (it is not common-payoff)")
     return float(v[0])
   return float(sum(v[p] for p in teams.teams[0]))

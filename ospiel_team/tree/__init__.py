@@ -2,7 +2,8 @@
 
 `GameTree(game)` walks a game (or `GameTree.from_arrays` takes a `TreeArrays`, the frozen
 schema every builder returns); `evaluation` computes reach, values, best responses and NashConv
-on it; `cached_tree` stores trees on disk; `Teams` says who plays with whom. Other modules:
+on it; `cached_tree` stores trees on disk; `Teams` says who plays with whom;
+`is_common_payoff` says whether all players form one team. Other modules:
 `builders` (the pyspiel walk, the shadow walk, the games' vector builders), `memory` (the
 walk's memory budget), `traversal` (preorder), `game_support` (what a game provides to the
 tree), `fast_tree` (the shadow walk).
@@ -28,6 +29,8 @@ _PUBLIC = {
     "Teams": "ospiel_team.tree.teams",
     "parse_teams": "ospiel_team.tree.teams",
     "default_teams": "ospiel_team.tree.teams",
+    "is_common_payoff": "ospiel_team.tree.payoff",
+    "check_common_payoff": "ospiel_team.tree.payoff",
     "cached_tree": "ospiel_team.tree.cache",
     "TreeTooLargeError": "ospiel_team.tree.memory",
 }

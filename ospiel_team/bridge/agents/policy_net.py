@@ -177,6 +177,20 @@ def load_model(path: str):
   not a readable .npz (empty, truncated), not a model (no ``meta``, object arrays), or holds
   parameters whose names or shapes differ from its network's or that are not all finite.
   """
+  meta, flat = _read_model_file(path)
+  if not isinstance(meta, dict) or not isinstance(meta.get("network"), dict):
+    raise ValueError(f"model file {path!r} is not a bridge A2C model (its meta has no "
+                     "'network' size)")
+  try:
+    net = make_network(**meta["network"])
+  except (TypeError, ValueError) as e:
+    raise ValueError(f"model file {path!r}: bad network size {meta['network']}: {e}") from None
+  _check_params(path, net, meta["network"], flat)
+  return net, unflatten_params(flat), meta
+
+
+def _read_model_file(path: str) -> tuple[object, dict[str, np.ndarray]]:
+  """(meta, flat parameters) of a model .npz; ValueError naming the file if it is not one."""
   if not os.path.exists(path):
     raise ValueError(f"model file {path!r} does not exist")
   try:
@@ -194,30 +208,28 @@ def load_model(path: str):
     reason = ("it holds Python objects; a model holds numeric arrays and a JSON meta"
               if "allow_pickle" in str(e) else str(e))
     raise ValueError(f"model file {path!r} is not a bridge A2C model: {reason}") from None
-  if not isinstance(meta, dict) or not isinstance(meta.get("network"), dict):
-    raise ValueError(f"model file {path!r} is not a bridge A2C model (its meta has no "
-                     "'network' size)")
-  try:
-    net = make_network(**meta["network"])
-  except (TypeError, ValueError) as e:
-    raise ValueError(f"model file {path!r}: bad network size {meta['network']}: {e}") from None
+  return meta, flat
+
+
+def _check_params(path: str, net: hk.Transformed, network: dict,
+                  flat: dict[str, np.ndarray]) -> None:
+  """ValueError naming the file unless `flat` has `net`'s parameter names and shapes, finite."""
   shapes = jax.eval_shape(  # abstract: no parameters computed, no device touched
       lambda: net.init(jax.random.PRNGKey(0), jnp.zeros((1, OBS_SIZE), jnp.float32)))
   expected = {f"{mod}/{name}": v.shape for mod, d in shapes.items() for name, v in d.items()}
   if set(flat) != set(expected):
     raise ValueError(f"model file {path!r}: parameters {sorted(set(flat) ^ set(expected))} "
-                     f"do not match its network {meta['network']}")
+                     f"do not match its network {network}")
   for k, v in flat.items():
     if v.shape != expected[k]:
       raise ValueError(f"model file {path!r}: parameter {k} has shape {v.shape}, its network "
-                       f"{meta['network']} needs {expected[k]}")
+                       f"{network} needs {expected[k]}")
     if not np.issubdtype(v.dtype, np.floating):
       raise ValueError(f"model file {path!r}: parameter {k} has dtype {v.dtype}, not float")
     bad = int(v.size - np.isfinite(v).sum())
     if bad:
       raise ValueError(f"model file {path!r}: parameter {k} has {bad} entries that are not "
                        "finite (NaN or infinite)")
-  return net, unflatten_params(flat), meta
 
 
 def average_models(paths) -> tuple[hk.Transformed, dict, dict]:

@@ -148,10 +148,7 @@ def run_passes(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResult:
   value = initial_value = run.search.value(pi)
   best_value, best_pi, best_it = value, pi.copy(), 0
   history: list[JPSIteration] = []
-  pbar = None
-  if config.progress:
-    import tqdm
-    pbar = tqdm.tqdm(desc=f"JPS {run.search.tree.game}", unit=" it")
+  pbar = _progress_bar(run)
   done = limit == 0 or not run.start_depths
   sweep = None
   while not done:
@@ -160,36 +157,58 @@ def run_passes(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResult:
       if limit is not None and len(history) >= limit:
         done = True
         break
-      t0 = time.perf_counter()
-      # pi^sigma and v^sigma are computed once per policy (Algorithm 1, line 3): exact JPS
-      # reuses the sweep while no change is applied; sampled JPS redraws every iteration.
-      if sweep is None or sampled:
-        sweep = run.search.sweep(pi, rng)
-      res = run.search.search(sweep, int(d))
-      if config.verify:
-        run.search.verify(pi, res)
-      pi, changes, new_sweep = run.step(pi, res, sweep_after=not sampled)
-      new_value = value
-      if changes:
-        if new_sweep is not None:
-          sweep = new_sweep
-        new_value = run.search.value(pi) if sampled else sweep.value
-        improved = True
-      history.append(JPSIteration.of_step(len(history) + 1, d, res, changes, value,
-                                          new_value, t0))
-      value = new_value
+      pi, sweep, value, record = _passes_iteration(run, pi, value, sweep, int(d), rng,
+                                                   len(history) + 1)
+      history.append(record)
+      improved = improved or bool(record.changes)
       if value > best_value + (1e-12 if sampled else 0.0):
         best_value, best_pi, best_it = value, pi.copy(), len(history)
       if pbar is not None:
         pbar.update(1)
         pbar.set_postfix(value=f"{value:.6f}")
-    if not improved and config.stops_on_quiet_pass:
-      done = True
+    done = done or (not improved and config.stops_on_quiet_pass)
   if pbar is not None:
     pbar.close()
   if not sampled:  # exact JPS never lowers the value: the last policy is the best
     best_pi, best_value, best_it = pi, value, len(history)
   return run.result(best_pi, best_value, initial_value, history, best_it)
+
+
+def _progress_bar(run: Run):
+  """A tqdm progress bar of the run's iterations when `JPSConfig.progress` asks for one."""
+  if not run.search.config.progress:
+    return None
+  import tqdm
+  return tqdm.tqdm(desc=f"JPS {run.search.tree.game}", unit=" it")
+
+
+def _passes_iteration(run: Run, pi: np.ndarray, value: float, sweep: Sweep | None, d: int,
+                      rng: np.random.Generator, iteration: int
+                      ) -> tuple[np.ndarray, Sweep | None, float, JPSIteration]:
+  """One iteration of the passes schedule: a search from start depth `d`, its chain applied.
+
+  pi^sigma and v^sigma are computed once per policy (Algorithm 1, line 3): exact JPS reuses
+  `sweep` while no change is applied; sampled JPS redraws it every iteration.
+
+  Returns:
+    (the new policy, the sweep to reuse, the new value, the iteration's record).
+  """
+  config = run.search.config
+  sampled = config.samples is not None
+  t0 = time.perf_counter()
+  if sweep is None or sampled:
+    sweep = run.search.sweep(pi, rng)
+  res = run.search.search(sweep, d)
+  if config.verify:
+    run.search.verify(pi, res)
+  pi, changes, new_sweep = run.step(pi, res, sweep_after=not sampled)
+  new_value = value
+  if changes:
+    if new_sweep is not None:
+      sweep = new_sweep
+    new_value = run.search.value(pi) if sampled else sweep.value
+  return pi, sweep, new_value, JPSIteration.of_step(iteration, d, res, changes, value,
+                                                    new_value, t0)
 
 
 def run_reference(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResult:

@@ -118,7 +118,8 @@ class SearchResult:
 
 # ----------------------------------------------------------------------------------------------
 @numba.njit(cache=True, boundscheck=False)
-def _jps_level(codes, row, row_pair, factor, zero_hit, pnz, zc, weight, base_r, dv, jp, acc):
+def _jps_level(  # noqa: C901 (numba kernel: one compiled frame)
+    codes, row, row_pair, factor, zero_hit, pnz, zc, weight, base_r, dv, jp, acc):
   """Computes J(I, a) of one search level's (chain, next infoset) pairs in place.
 
   J(I, a) of every (chain, next infoset) pair of one search level, in place in `jp` (J under
