@@ -1,0 +1,136 @@
+"""Size limits of the package's code: modules, classes and functions (docs/contributing.md).
+
+Every module of `ospiel_team/` is parsed (ast): no module over `MAX_MODULE_LINES` lines, no
+class over `MAX_CLASS_LINES`, no function or method over `MAX_FUNCTION_LINES` (from its `def`
+line to its last line, decorators not counted), except the functions listed in the table of the
+section "Size limits and their exceptions" of docs/contributing.md, each with its line count
+and its reason. The table cannot go stale: a listed function that no longer exists, no longer
+exceeds the limit, or has another line count than the table says fails the test too.
+"""
+import ast
+import os
+
+import pytest
+
+from tests import repo as tests_repo
+
+MAX_MODULE_LINES = 600
+MAX_CLASS_LINES = 400
+MAX_FUNCTION_LINES = 80
+PACKAGE = os.path.join(tests_repo.REPO, "ospiel_team")
+CONTRIBUTING = os.path.join(tests_repo.REPO, "docs", "contributing.md")
+SECTION = "## Size limits and their exceptions"
+
+
+def _modules() -> dict[str, str]:
+  """Dotted module name -> path, for every .py file of the package."""
+  found = {}
+  for dirpath, _, files in os.walk(PACKAGE):
+    for f in sorted(files):
+      if f.endswith(".py"):
+        path = os.path.join(dirpath, f)
+        rel = os.path.relpath(path, tests_repo.REPO)[:-3]
+        found[rel.replace(os.sep, ".")] = path
+  return found
+
+
+def _definitions(tree: ast.AST, prefix: str):
+  """(qualified name, kind, lines) of every class and function, nested ones included."""
+  for node in ast.iter_child_nodes(tree):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+      name = f"{prefix}.{node.name}"
+      kind = "class" if isinstance(node, ast.ClassDef) else "function"
+      yield name, kind, node.end_lineno - node.lineno + 1
+      yield from _definitions(node, name)
+    else:
+      yield from _definitions(node, prefix)
+
+
+def _sizes() -> tuple[dict[str, int], dict[str, tuple[str, int]]]:
+  """(module -> lines, qualified name -> (kind, lines)) over the package."""
+  modules, defs = {}, {}
+  for module, path in _modules().items():
+    with open(path, encoding="utf-8") as f:
+      source = f.read()
+    modules[module] = len(source.splitlines())
+    for name, kind, lines in _definitions(ast.parse(source), module):
+      defs[name] = (kind, lines)
+  return modules, defs
+
+
+def exceptions_table(text: str) -> dict[str, tuple[int, str]]:
+  """The exceptions of the contributing page: qualified name -> (lines, reason).
+
+  The table is the first one after the heading `SECTION`: rows `| `name` | lines | reason |`
+  (the header row and its separator skipped).
+  """
+  if SECTION not in text:
+    raise AssertionError(f"docs/contributing.md has no section {SECTION!r}")
+  rows = {}
+  in_table = False
+  for line in text.split(SECTION, 1)[1].splitlines():
+    if line.startswith("#"):
+      break
+    if not line.startswith("|"):
+      if in_table:
+        break
+      continue
+    in_table = True
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) != 3 or set(cells[1]) <= set("-: ") or cells[1].lower() == "lines":
+      continue
+    name = cells[0].strip("`")
+    if name in rows:
+      raise AssertionError(f"{name} is listed twice")
+    rows[name] = (int(cells[1].replace(",", "")), cells[2])
+  return rows
+
+
+def _listed() -> dict[str, tuple[int, str]]:
+  with open(CONTRIBUTING, encoding="utf-8") as f:
+    return exceptions_table(f.read())
+
+
+def test_no_module_is_over_the_limit():
+  modules, _ = _sizes()
+  over = {m: n for m, n in modules.items() if n > MAX_MODULE_LINES}
+  assert not over, f"modules over {MAX_MODULE_LINES} lines: {over}"
+
+
+def test_no_class_is_over_the_limit():
+  _, defs = _sizes()
+  over = {q: n for q, (kind, n) in defs.items() if kind == "class" and n > MAX_CLASS_LINES}
+  assert not over, f"classes over {MAX_CLASS_LINES} lines: {over}"
+
+
+def test_no_function_is_over_the_limit_unless_listed_with_its_reason():
+  _, defs = _sizes()
+  listed = _listed()
+  over = {q: n for q, (kind, n) in defs.items()
+          if kind == "function" and n > MAX_FUNCTION_LINES and q not in listed}
+  assert not over, (f"functions over {MAX_FUNCTION_LINES} lines (split them into named steps, "
+                    f"or list them with their reason in docs/contributing.md): {over}")
+  for name, (_, reason) in listed.items():
+    assert len(reason) > 10, f"{name}: give the reason it stays long"
+
+
+def test_every_listed_exception_exists_and_still_exceeds_the_limit():
+  _, defs = _sizes()
+  for name, (lines, _) in _listed().items():
+    assert name in defs and defs[name][0] == "function", f"{name} is listed but does not exist"
+    actual = defs[name][1]
+    assert actual > MAX_FUNCTION_LINES, (
+        f"{name} has {actual} lines now: remove it from the table of docs/contributing.md")
+    assert actual == lines, (
+        f"{name} has {actual} lines, the table of docs/contributing.md says {lines}")
+
+
+def test_the_table_parser_reads_rows_and_skips_the_header():
+  # A hand-written table: the parser must return its two rows and nothing else.
+  text = (f"intro\n\n{SECTION}\n\nSome words.\n\n| Function | Lines | Reason |\n"
+          "|---|---:|---|\n| `a.b.c` | 1,234 | one compiled frame |\n"
+          "| `a.d` | 90 | another reason |\n\nAfter.\n\n## Next\n| `x.y` | 1 | no |\n")
+  assert exceptions_table(text) == {"a.b.c": (1234, "one compiled frame"),
+                                    "a.d": (90, "another reason")}
+  with pytest.raises(AssertionError, match="no section"):
+    exceptions_table("no table here")
