@@ -9,6 +9,7 @@ a 10-board match with a shipped model.
 """
 
 import email
+import json
 import os
 import shutil
 import site
@@ -97,6 +98,27 @@ def install_outside_the_source_tree(wheel_path: str, tmp_path):
                        timeout=300)
   assert res.returncode == 0, res.stderr[-3000:]
   return py, work, env
+
+
+def test_wheel_size_record_matches_the_shipped_files(built_wheel):
+  """The install page's wheel size (results/install/wheel_size.json) is this wheel's: the
+  shipped models and datasets hold the recorded bytes exactly (they change only when a shipped
+  file does: then `benchmarks/wheel_size.py` must be rerun) and compress to within 1% of the
+  recorded size (zlib versions differ), the whole wheel to within 10% (the code changes with
+  every commit)."""
+  with open(os.path.join(REPO, "results", "install", "wheel_size.json")) as f:
+    record = json.load(f)
+  parts = {"models": [0, 0], "datasets": [0, 0]}
+  with zipfile.ZipFile(built_wheel[0]) as z:
+    for info in z.infolist():
+      for part, folder in (("models", "models"), ("datasets", "data")):
+        if info.filename.startswith(f"ospiel_team/bridge/{folder}/"):
+          parts[part][0] += info.file_size
+          parts[part][1] += info.compress_size
+  for part, (size, compressed) in parts.items():
+    assert size == record["parts"][part]["bytes"], part
+    assert abs(compressed / record["parts"][part]["compressed_bytes"] - 1) < 0.01, part
+  assert abs(os.path.getsize(built_wheel[0]) / record["wheel_bytes"] - 1) < 0.10
 
 
 def test_wheel_installs_and_plays_a_match_outside_the_source_tree(built_wheel, tmp_path):
