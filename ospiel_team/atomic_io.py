@@ -19,6 +19,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from ospiel_team import errors
+
 
 def _kind(mode: int) -> str:
   """What a `stat` mode names, in words."""
@@ -111,15 +113,17 @@ def savez(path: str, compressed: bool = False, **arrays) -> None:
 def read_npz(path: str, what: str = "file") -> dict[str, np.ndarray]:
   """Every array of the .npz at `path`, read whole (no pickles).
 
-  A damaged file (empty, truncated, a flipped bit: a bad CRC, not a zip) raises one ValueError
-  that names it, instead of numpy's and zipfile's own exceptions.
+  A damaged file (empty, truncated, a flipped bit: a bad CRC, not a zip) raises one
+  `errors.DamagedFileError` (a ValueError) that names it, instead of numpy's and zipfile's own
+  exceptions.
 
   Args:
     path: the .npz file.
     what: what the file is, for the message (e.g. "cost dataset").
 
   Raises:
-    ValueError: `path` cannot be read as an .npz; the message names `what` and `path`.
+    errors.DamagedFileError: `path` cannot be read as an .npz; the message names `what` and
+      `path`.
   """
   try:
     # Opened here: np.load leaves its own handle open when the zip directory is unreadable.
@@ -128,8 +132,9 @@ def read_npz(path: str, what: str = "file") -> dict[str, np.ndarray]:
         raise ValueError("a single .npy array, not an .npz archive")
       return {k: z[k] for k in z.files}
   except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as e:
-    raise ValueError(f"{what} {path!r} cannot be read (empty, truncated or damaged?): "
-                     f"{type(e).__name__}: {e}") from e
+    raise errors.DamagedFileError(
+        f"{what} {path!r} cannot be read (empty, truncated or damaged?): "
+        f"{type(e).__name__}: {e}") from e
 
 
 def check_writable(path: str, folder: bool = False, flag: str = "--out") -> None:

@@ -21,12 +21,14 @@ The benchmark itself: `ospiel_team.bridge.uncontested_costs` (cost datasets) and
 
 import glob
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
 
 from absl import flags
 
+from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import uncontested_costs as costs_lib
 from ospiel_team.bridge.agents import uncontested as U
@@ -102,6 +104,31 @@ def _check_flags(a) -> None:
   _flags.check_number("q_ucb", a.q_ucb, minimum=0, maximum=1e6)
 
 
+def train_dataset_paths(text: str | None) -> list[str]:
+  """The files that --train_datasets names (comma-separated paths or globs), in order.
+
+  Returns:
+    The files; empty when the flag is unset (the shipped training dataset is used).
+
+  Raises:
+    errors.UserError: an item (path or glob) that names no file, or an empty list.
+  """
+  if text is None:
+    return []
+  parts = [part.strip() for part in text.split(",")]
+  if not any(parts):
+    raise errors.UserError(f"--train_datasets {text!r} names no file")
+  files = []
+  for part in parts:
+    if not part:
+      continue
+    found = sorted(f for f in glob.glob(part) if not os.path.isdir(f))
+    if not found:
+      raise errors.UserError(f"--train_datasets {part!r} matches no file")
+    files += found
+  return files
+
+
 def _main(a) -> None:
   _check_flags(a)
   if a.q_iterations <= 0:
@@ -109,9 +136,7 @@ def _main(a) -> None:
                                  keep_chunks=a.keep_chunks)
     print(f"wrote {a.out}")
     return
-  paths = [f for part in (a.train_datasets or "").split(",") if part
-           for f in sorted(glob.glob(part))]
-  ds = dataset_lib.load_datasets(paths or None)
+  ds = dataset_lib.load_datasets(train_dataset_paths(a.train_datasets) or None)
   cd = costs_lib.load_cost_dataset(a.out)
   h, t = dataset_lib.remove_deals(ds.holders, ds.dd_tricks,
                                   cd["redeal_holders"].reshape(-1, 52))

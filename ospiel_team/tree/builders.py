@@ -13,11 +13,15 @@ the representative states of a tree not walked through pyspiel are replayed on f
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import time
 from collections.abc import Iterator
 
 import numpy as np
 import pyspiel
 
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.tree import fast_tree
 from ospiel_team.tree import game_support
@@ -29,6 +33,12 @@ from ospiel_team.tree.arrays import TreeArrays
 
 BUILDERS = ("auto", "walk", "shadow", "vector")
 DEFAULT_MAX_NODES = 30_000_000
+# The size estimate (`estimate_size`): random playouts, a few first, more for a large game.
+FIRST_PLAYOUTS = 16
+PLAYOUTS = 256
+SMALL_GAME = 100_000  # histories: below this estimate the first playouts are enough
+CONFIDENCE_SE = 3.0  # the estimate's low end: the mean less this many standard errors
+MIN_REFUSED_SECONDS = 1.0  # a walk estimated shorter starts whatever its time limit
 
 
 def uses_infostate(game: pyspiel.Game) -> bool:
@@ -82,15 +92,116 @@ def choose(game: pyspiel.Game, builder: str) -> str:
   return builder
 
 
-def check_size(game: pyspiel.Game, max_nodes: int) -> None:
-  """Refuses, before any walk, a game with more terminal histories than `max_nodes`.
+@dataclasses.dataclass(frozen=True)
+class SizeEstimate:
+  """How large a game's tree is, known before walking it (`estimate_size`).
+
+  Attributes:
+    histories: the estimated number of histories (all nodes: chance, decision, terminal).
+    low: a number of histories the game has at least: its own count of terminal histories
+      where it states one, else the playouts' mean less `CONFIDENCE_SE` standard errors.
+    seconds_per_history: the playouts' seconds per state step, a low estimate of a walk's
+      cost per history (walks, shadow ones included, measured 1.5-5x slower: they also key
+      the infosets and build the arrays).
+    how: where `low` comes from, for messages.
+  """
+  histories: int
+  low: int
+  seconds_per_history: float
+  how: str
+
+
+def _playout(game: pyspiel.Game, rng: np.random.Generator) -> tuple[float, int]:
+  """One random path from the root (every child equally likely, chance included): Knuth's
+  unbiased estimate of the number of histories (1 + b0 + b0 b1 + ..., b the branching along
+  the path) and the path's length."""
+  state = game.new_initial_state()
+  estimate, width, steps = 1.0, 1.0, 0
+  while not state.is_terminal():
+    if state.is_chance_node():
+      actions = [a for a, _ in state.chance_outcomes()]
+    elif state.is_simultaneous_node():
+      raise errors.UserError(f"{game} has simultaneous nodes; use load_game_as_turn_based.")
+    else:
+      actions = state.legal_actions()
+    width *= len(actions)
+    estimate += width
+    state.apply_action(actions[int(rng.integers(len(actions)))])
+    steps += 1
+  return estimate, steps
+
+
+def estimate_size(game: pyspiel.Game, seed: int = 0) -> SizeEstimate:
+  """The size of `game`'s tree, from its parameters where it states them, else by playouts.
+
+  Random playouts (Knuth's estimator: `FIRST_PLAYOUTS`, then `PLAYOUTS` in all when the first
+  ones estimate more than `SMALL_GAME` histories) estimate the number of histories and, from
+  their own steps, the seconds a walk spends per history. A game that states its number of
+  terminal histories (`game_support.min_terminal_histories`) gives a sure low end. Deterministic
+  for a given `seed`; a few milliseconds for a small game, well under a second for a large one.
+
+  Args:
+    game: a finite turn-based pyspiel game.
+    seed: the playouts' seed.
+
+  Returns:
+    A `SizeEstimate`.
+  """
+  rng = np.random.default_rng(seed)
+  values, steps = [], 0
+  t0 = time.perf_counter()
+  for count in (FIRST_PLAYOUTS, PLAYOUTS):
+    while len(values) < count:
+      value, n = _playout(game, rng)
+      values.append(value)
+      steps += n
+    if np.mean(values) <= SMALL_GAME:
+      break
+  seconds = (time.perf_counter() - t0) / max(1, steps + len(values))
+  mean = float(np.mean(values))
+  se = float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else mean
+  low = max(1, int(mean - CONFIDENCE_SE * se))
+  how = f"{len(values)} random playouts estimate {mean:,.3g}"
+  bound = game_support.min_terminal_histories(game)
+  if bound is not None and bound >= low:
+    exact = game_support.lookup(game).terminal_count_exact
+    low = bound
+    how = f"the game states {'' if exact else 'at least '}{bound:,} terminal histories"
+  return SizeEstimate(histories=max(int(mean), low), low=low, seconds_per_history=seconds,
+                      how=how)
+
+
+def check_size(game: pyspiel.Game, max_nodes: int, max_memory: int | None = None,
+               time_limit: float | None = None, builder: str = "walk") -> SizeEstimate | None:
+  """Refuses, before any walk, a game that cannot fit `max_nodes`, `max_memory` or `time_limit`.
+
+  The game's size comes from `estimate_size`; a refusal rests on its low end (what the game
+  has at least), so that a game that fits is not refused on a high estimate; the walk's own
+  checks (`memory.WalkBudget`) stop what the estimate did not.
+
+  Args:
+    game: the game.
+    max_nodes: the most histories the tree may have.
+    max_memory: bytes (None: no memory limit).
+    time_limit: seconds the walk may take (None: no limit); a walk estimated at more than
+      that (and more than `MIN_REFUSED_SECONDS`) is refused (the vector builder, which walks
+      nothing, is not).
+    builder: the builder that will run ("walk", "shadow" or "vector"; only "vector" is not
+      timed).
+
+  Returns:
+    The estimate, or None for a game that states a count of its terminal histories when no
+    memory or time limit is given (no playouts needed).
 
   Raises:
-    errors.UserError: if `max_nodes` is not positive.
-    errors.SizeLimitError: if the game states more terminal histories than `max_nodes`.
+    errors.UserError: if `max_nodes` is not a positive integer, or for a game the tree cannot
+      represent (`uses_infostate`).
+    errors.SizeLimitError: past `max_memory` (`memory.TreeTooLargeError`, checked first) or
+      `max_nodes` histories (at least).
+    memory.WalkTimeLimitError: a walk estimated at more than `time_limit` seconds.
   """
-  if max_nodes < 1:
-    raise errors.UserError(f"max_nodes must be positive, got {max_nodes}")
+  checks.check_int("max_nodes", max_nodes, minimum=1)
+  uses_infostate(game)  # a game the tree can represent, before any playout
   bound = game_support.min_terminal_histories(game)
   if bound is not None and bound > max_nodes:
     exact = game_support.lookup(game).terminal_count_exact
@@ -98,6 +209,26 @@ def check_size(game: pyspiel.Game, max_nodes: int) -> None:
         f"{game} has {'' if exact else 'at least '}{bound:,} terminal histories, more than "
         f"max_nodes={max_nodes:,} histories; refusing before walking (raise max_nodes if it "
         "fits in memory).")
+  if bound is not None and max_memory is None and time_limit is None:
+    return None
+  size = estimate_size(game)
+  memory.check_fits(game, size.low, size.how, max_memory)
+  if size.low > max_nodes:
+    raise _refused_nodes(game, size.low, size.how, max_nodes)
+  if time_limit is not None and builder != "vector":
+    seconds = size.low * size.seconds_per_history  # walks take 1.5-5x longer (measured)
+    if seconds > max(time_limit, MIN_REFUSED_SECONDS):
+      raise memory.WalkTimeLimitError(
+          f"the walk of {game} would take about {seconds:,.0f} s ({size.low:,} histories at "
+          f"least: {size.how}), more than time_limit={time_limit:g} s; refusing before "
+          "walking (raise time_limit)")
+  return size
+
+
+def _refused_nodes(game, histories: int, how: str, max_nodes: int) -> errors.SizeLimitError:
+  return errors.SizeLimitError(
+      f"{game} has at least {histories:,} histories ({how}), more than max_nodes={max_nodes:,} "
+      "histories; refusing before walking (raise max_nodes if it fits in memory).")
 
 
 def _too_many_nodes(game: pyspiel.Game, max_nodes: int) -> errors.SizeLimitError:
@@ -213,7 +344,8 @@ class _WalkRecord:
 
 
 def walk_arrays(game: pyspiel.Game, *, shadow: bool, max_nodes: int,
-                max_memory: int | None, progress: bool = False
+                max_memory: int | None, progress: bool = False,
+                time_limit: float | None = None, started: float | None = None
                 ) -> tuple[TreeArrays, list | None]:
   """Walks `game` depth first into level-ordered arrays.
 
@@ -224,6 +356,8 @@ def walk_arrays(game: pyspiel.Game, *, shadow: bool, max_nodes: int,
     max_nodes: refuse games with more histories.
     max_memory: bytes the walk may add to the resident memory (None: no check).
     progress: show a tqdm bar of the walk.
+    time_limit: seconds the walk may take (None: no limit).
+    started: the `time.monotonic()` the time limit counts from (default: now).
 
   Returns:
     The arrays, and the representative pyspiel state of every infoset (None for `shadow`).
@@ -231,11 +365,12 @@ def walk_arrays(game: pyspiel.Game, *, shadow: bool, max_nodes: int,
   Raises:
     errors.SizeLimitError: past `max_nodes` histories.
     memory.TreeTooLargeError: past `max_memory`.
+    memory.WalkTimeLimitError: past `time_limit`.
     errors.UserError: if two players share an infoset, or the game has simultaneous nodes.
   """
   use_infostate = uses_infostate(game)
   record = _WalkRecord(game.num_distinct_actions(), keep_states=not shadow)
-  budget = memory.WalkBudget(game, max_memory)
+  budget = memory.WalkBudget(game, max_memory, time_limit, started)
   pbar = None
   if progress:
     import tqdm

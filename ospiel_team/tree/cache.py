@@ -197,21 +197,51 @@ def load_tree(game: pyspiel.Game, path: str, digest: str | None = None) -> GameT
 
 
 def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
-                progress: bool = False) -> GameTree:
+                progress: bool = False, time_limit: float | None = None) -> GameTree:
   """The game's `GameTree`, from the cache if present, else walked and stored.
 
   A cache file that cannot be used (damaged, or of another game or definition) is replaced:
   a `CacheRebuiltWarning` names it and says why, and the tree is walked and stored again.
+  `cached_tree_status` also says which of these happened.
+
+  Args:
+    game: the game or its string.
+    directory: the cache folder (default `paths.cache_dir("game_trees")`).
+    progress: show a progress bar of a walk.
+    time_limit: seconds a walk may take (`GameTree`'s argument; None: no limit).
+  """
+  return cached_tree_status(game, directory, progress, time_limit)[0]
+
+
+CACHE_STATUSES = ("hit", "miss", "rebuilt")
+
+
+def cached_tree_status(game: str | pyspiel.Game, directory: str | None = None,
+                       progress: bool = False, time_limit: float | None = None
+                       ) -> tuple[GameTree, str]:
+  """`cached_tree`, and what the cache did: "hit" (loaded), "miss" (no file: walked and
+  stored) or "rebuilt" (a file that could not be used: warned, walked and stored again).
+
+  Args:
+    game: the game or its string.
+    directory: the cache folder (default `paths.cache_dir("game_trees")`).
+    progress: show a progress bar of a walk.
+    time_limit: seconds a walk may take (`GameTree`'s argument; None: no limit).
+
+  Returns:
+    The tree and one of `CACHE_STATUSES`.
   """
   if isinstance(game, str):
     game = pyspiel.load_game(game)
   digest = definition_digest(game)  # once: it walks the first histories of the game
   path = cache_path(game, directory, digest)
+  status = "miss"
   if os.path.exists(path):
     try:
-      return load_tree(game, path, digest)
+      return load_tree(game, path, digest), "hit"
     except errors.DamagedFileError as e:
       warnings.warn(f"{e}; rebuilding it", CacheRebuiltWarning, stacklevel=2)
-  tree = GameTree(game, progress=progress)
+      status = "rebuilt"
+  tree = GameTree(game, progress=progress, time_limit=time_limit)
   save_tree(tree, path, digest)
-  return tree
+  return tree, status

@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.tree import builders
 from ospiel_team.tree import memory
@@ -85,7 +87,8 @@ class GameTree:
                      "(GameTree.from_arrays); keep caches outside it, keyed by the tree")
 
   def __init__(self, game: pyspiel.Game, *, max_nodes: int = builders.DEFAULT_MAX_NODES,
-               progress: bool = False, builder: str = "auto", max_memory: int | None = -1):
+               progress: bool = False, builder: str = "auto",
+               max_memory: int | float | None = -1, time_limit: float | None = None):
     """Builds the arrays of `game` (`builders`), then the tree from them (`from_arrays`).
 
     Args:
@@ -98,26 +101,36 @@ class GameTree:
         builder `tree_arrays()`, e.g. team_goofspiel's, level by level in numpy, no walk; same
         arrays and keys) or "auto" (vector, else shadow, where the game provides them;
         `game_support`).
-      max_memory: bytes the walk may add to the process's resident memory; past them it stops
-        with `memory.TreeTooLargeError` instead of running the machine out of memory. -1
-        (default): `memory.default_max_memory()`, 75% of the memory available when the walk
-        starts; None: no check.
+      max_memory: bytes the tree may take while it is built: an integer >= 1, or a float holding
+        a whole number (``1.5e9``); -1 (default): `memory.default_max_memory()`, 75% of the
+        memory available when the walk starts; None: no limit. A game that has more histories
+        than fit (`builders.estimate_size`: the game's own count, else random playouts; at
+        least `memory.BYTES_PER_HISTORY` bytes each) is refused before its walk; a walk that
+        passes the budget anyway stops with `memory.TreeTooLargeError` instead of running the
+        machine out of memory.
+      time_limit: seconds the build may take (None: no limit): a walk estimated at more is
+        refused before it starts, and a walk past it stops (`memory.WalkTimeLimitError`, a
+        `TimeoutError`).
 
     Raises:
       errors.UserError: for a bad argument or a game the tree cannot represent.
       errors.SizeLimitError: for a game past `max_nodes`, or past `max_memory`
         (`memory.TreeTooLargeError`).
+      memory.WalkTimeLimitError: a walk past `time_limit`, or estimated past it.
     """
+    started = time.monotonic()
     builder = builders.choose(game, builder)
     max_memory = memory.resolve_max_memory(max_memory)
-    builders.check_size(game, max_nodes)
+    time_limit = checks.check_real("time_limit", time_limit, minimum=0, allow_none=True)
+    builders.check_size(game, max_nodes, max_memory, time_limit, builder)
     states = None
     if builder == "vector":
       arrays = builders.vector_arrays(game, max_nodes)
     else:
       arrays, states = builders.walk_arrays(game, shadow=builder == "shadow",
                                             max_nodes=max_nodes, max_memory=max_memory,
-                                            progress=progress)
+                                            progress=progress, time_limit=time_limit,
+                                            started=started)
     self._setup(game, arrays, builder, states)
 
   @classmethod

@@ -71,6 +71,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
@@ -333,9 +334,9 @@ class A2CTrainer(RoundTrainer):
     self.log_rows = state["log_rows"]
     self.total_cpu = state.get("total_cpu", 0.0)  # older checkpoints: not counted
     if self.pool.size:
-      with np.load(self.checkpoint_path, allow_pickle=False) as z:
-        if "pool_meta" in z.files:  # a checkpoint without a pool (e.g. a2c_longer): empty
-          self.pool.load_state_dict({k: z[k] for k in z.files if k.startswith("pool")})
+      z = atomic_io.read_npz(self.checkpoint_path, "checkpoint")  # damaged: named
+      if "pool_meta" in z:  # a checkpoint without a pool (e.g. a2c_longer): empty
+        self.pool.load_state_dict({k: z[k] for k in z if k.startswith("pool")})
 
   # --- fictitious self-play -----------------------------------------------------------------
   def _round_opponent(self, params) -> tuple[Callable | None, str]:

@@ -13,7 +13,6 @@ import io
 import json
 import os
 import time
-import zipfile
 from collections.abc import Callable
 
 import jax
@@ -21,6 +20,7 @@ import numpy as np
 import tqdm
 
 from ospiel_team import atomic_io
+from ospiel_team import errors
 from ospiel_team.bridge.agents.a2c_config import A2CConfig
 from ospiel_team.bridge.agents.policy_net import flatten_params
 from ospiel_team.bridge.agents.policy_net import save_model
@@ -224,32 +224,31 @@ def read_checkpoint(path: str, cfg: A2CConfig, optimizer, check_buffer_size: boo
     check_buffer_size: also require the same replay-buffer size.
 
   Raises:
-    ValueError: naming the file, when it is not a readable checkpoint of this network.
+    errors.DamagedFileError: naming the file, when it is damaged (truncated, a flipped bit,
+      an unreadable state entry).
+    ValueError: naming the file, when it is not a checkpoint of this network.
   """
   if not os.path.isfile(path):
     raise ValueError(f"checkpoint {path!r} is not a file")
+  z = atomic_io.read_npz(path, "checkpoint")  # a damaged file: DamagedFileError naming it
+  if "state" not in z:
+    raise ValueError(f"{path!r} is not an a2c training checkpoint (no 'state' entry)")
   try:
-    z = np.load(path, allow_pickle=False)
-  except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
-    raise ValueError(f"checkpoint {path!r} cannot be read as an .npz: {e}") from None
-  if not isinstance(z, np.lib.npyio.NpzFile):
-    raise ValueError(f"checkpoint {path!r} is a single .npy array, not an .npz checkpoint")
-  with z:
-    if "state" not in z.files:
-      raise ValueError(f"{path!r} is not an a2c training checkpoint (no 'state' entry)")
     state = json.loads(str(z["state"]))
     saved = A2CConfig(**state["config"])
-    if saved.network_dict() != cfg.network_dict():
-      raise ValueError(f"checkpoint {path!r} has network {saved.network_dict()}, this "
-                       f"trainer {cfg.network_dict()}")
-    if check_buffer_size and saved.buffer_size != cfg.buffer_size:
-      raise ValueError(f"checkpoint {path!r} has buffer_size {saved.buffer_size}, this "
-                       f"trainer {cfg.buffer_size}")
-    params = unflatten_params({k[6:]: z[k] for k in z.files if k.startswith("param/")})
-    treedef = jax.tree_util.tree_structure(optimizer.init(params))
-    leaves = [np.asarray(z[k]) for k in sorted(k for k in z.files if k.startswith("opt/"))]
-    buffer = ({k: z[k] for k in z.files if k.startswith("buf_")} if "buf_meta" in z.files
-              else None)
+  except (ValueError, TypeError, KeyError) as e:
+    raise errors.DamagedFileError(f"checkpoint {path!r} has an unreadable 'state' entry: "
+                                  f"{type(e).__name__}: {e}") from None
+  if saved.network_dict() != cfg.network_dict():
+    raise ValueError(f"checkpoint {path!r} has network {saved.network_dict()}, this "
+                     f"trainer {cfg.network_dict()}")
+  if check_buffer_size and saved.buffer_size != cfg.buffer_size:
+    raise ValueError(f"checkpoint {path!r} has buffer_size {saved.buffer_size}, this "
+                     f"trainer {cfg.buffer_size}")
+  params = unflatten_params({k[6:]: z[k] for k in z if k.startswith("param/")})
+  treedef = jax.tree_util.tree_structure(optimizer.init(params))
+  leaves = [np.asarray(z[k]) for k in sorted(k for k in z if k.startswith("opt/"))]
+  buffer = {k: z[k] for k in z if k.startswith("buf_")} if "buf_meta" in z else None
   if len(leaves) != treedef.num_leaves:
     raise ValueError(f"checkpoint {path!r} has {len(leaves)} Adam state arrays, expected "
                      f"{treedef.num_leaves}")
