@@ -48,6 +48,7 @@ from ospiel_team.lp import plan_mip
 from ospiel_team.tree import evaluation
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.tree.payoff import check_common_payoff
 
 DEFAULT_LP_MAX_LOCAL = 2_000_000
 # 'bidding_bb': simple_bidding only, the reach-set branch and bound of simple_bidding_optimum.
@@ -87,20 +88,6 @@ def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
   """[num_terminals] chance reach x team utility (sum of members' returns)."""
   chance = tree.chance_reach()[tree.terminals]
   return chance * tree.node_returns[tree.terminals][:, list(members)].sum(axis=1)
-
-
-def check_common_payoff(tree: GameTree, atol: float = 1e-9) -> None:
-  """Raises ValueError naming the game unless every player gets the same return at every
-  terminal history (the cooperative games this module optimises)."""
-  returns = tree.node_returns[tree.terminals]
-  diff = np.abs(returns - returns[:, :1]).max(axis=1) if returns.size else np.zeros(0)
-  bad = np.nonzero(diff > atol)[0]
-  if len(bad):
-    z = int(tree.terminals[bad[0]])
-    raise ValueError(
-        f"{tree.game} is not a common-payoff (cooperative) game: the players' returns differ "
-        f"at {len(bad)} terminal histories, e.g. {list(map(float, tree.node_returns[z]))}; "
-        f"for two teams use team_solve / team_lp")
 
 
 def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",

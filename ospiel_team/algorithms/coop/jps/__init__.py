@@ -55,18 +55,13 @@ from ospiel_team.algorithms.coop.jps.structure import team_structure
 from ospiel_team.algorithms.coop.jps.sweep import Sweep
 from ospiel_team.errors import UserError
 from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.tree.payoff import is_common_payoff
 
 __all__ = ["JointPolicySearch", "JPSConfig", "JPSResult", "JPSIteration", "SearchResult",
            "Sweep", "Level", "ChainSearch", "TeamStructure", "team_structure", "apply_chain",
            "joint_policy_search", "purified_policy_array"]
 
 PolicyLike = np.ndarray | policy_lib.Policy | None
-
-
-def _is_common_payoff(tree: GameTree) -> bool:
-  """Whether every player receives the same return at every terminal."""
-  ret = tree.node_returns[tree.terminals]
-  return tree.num_players == 1 or bool(np.allclose(ret, ret[:, :1], atol=1e-12))
 
 
 class JointPolicySearch:
@@ -93,7 +88,7 @@ class JointPolicySearch:
     checks.check_game("game", game, allow_tree=True)
     self.tree = game if isinstance(game, GameTree) else GameTree(game)
     num_p = self.tree.num_players
-    common = _is_common_payoff(self.tree)
+    common = is_common_payoff(self.tree)
     team = config.team
     if team is None:
       if not common:
@@ -183,9 +178,12 @@ class JointPolicySearch:
   apply_chain = staticmethod(apply_chain)
 
   def reference_start_depths(self) -> list[int]:
-    """The starting depths of the authors' code for `depth` (facebookresearch/jps,
-    `Solver::runSearch`): the first team decision level only without a depth; with a depth D,
-    every level that has at least D - 1 levels below it (levels 0 .. L - D of L levels)."""
+    """The starting depths of the authors' code for `depth`.
+
+    As in facebookresearch/jps, `Solver::runSearch`: the first team decision level only
+    without a depth; with a depth D, every level that has at least D - 1 levels below it
+    (levels 0 .. L - D of L levels).
+    """
     levels = self.structure.decision_depths
     if self.config.depth is None:
       return levels[:1]

@@ -125,8 +125,11 @@ class JPSConfig:
 
   @property
   def iteration_limit(self) -> int | None:
-    """The most iterations: `max_iterations`, or 100 for sampled JPS and the reference
-    schedule when it is None (as the paper's T and the authors' `--iter`)."""
+    """The most iterations JPS runs (None: until it stops improving).
+
+    `max_iterations`, or 100 for sampled JPS and the reference schedule when it is None (as
+    the paper's T and the authors' `--iter`).
+    """
     if self.max_iterations is None and (self.samples is not None
                                         or self.schedule == "reference"):
       return DEFAULT_SAMPLED_ITERATIONS
