@@ -20,6 +20,24 @@ The same traversal runs three newer regret and average updates (`rule`): Discoun
 (`TreePCFRPlusSolver`) and predictive discounted CFR+ (`TreePDCFRPlusSolver`); their classes
 cite the papers.
 
+Their exponents have the ranges of `EXPONENT_RANGES` (inclusive), checked on construction:
+alpha from 0 to 10, beta from -10 to 10, gamma from 0 to 10. In DCFR (Brown & Sandholm,
+"Solving Imperfect-Information Games via Discounted Regret Minimization", AAAI 2019,
+arXiv:1809.04040, Sec. 3) positive cumulative regrets are multiplied by t^alpha / (t^alpha + 1)
+after iteration t, negative ones by t^beta / (t^beta + 1), and iteration t's policy weighs
+t^gamma in the average. The paper recommends DCFR_{3/2,0,2}; Linear CFR is DCFR_{1,1,1}, and
+the limits alpha = inf (positive regrets kept) and beta = -inf (negative regrets dropped) give
+CFR+'s regret update. PDCFR+ uses alpha = 2.3, gamma = 5 and PCFR+ gamma = 2 in the same
+roles. alpha < 0 would discount the positive regrets more and more as t grows (the factor
+tends to 0: what was learnt is forgotten) and gamma < 0 would give the first iterations the
+largest weights (the average is held by the early policies): neither is a setting these
+papers use or analyse, and both are refused. beta < 0 (towards CFR+'s clipping) is allowed.
+Past |10| nothing changes but the risk of overflow: from t = 42 on, t^10 / (t^10 + 1) is 1 in
+float64 (as alpha = inf), from t = 40 on t^-10 / (t^-10 + 1) is below 1e-16 (as beta = -inf),
+while t^gamma must stay finite (gamma = 1000 overflows at t = 3).
+
+The numba kernels are in `cfr_kernels`.
+
 A *seeded random initial policy* (as the JPS paper starts CFR) replaces OpenSpiel's uniform
 initial `current_policy()`; `openspiel_cfr_solver` builds OpenSpiel's own solver with the same
 start so the two can be compared.
@@ -27,19 +45,50 @@ start so the two can be compared.
 
 from __future__ import annotations
 
-import numba
+from typing import Any
+
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr as os_cfr
 
+from ospiel_team import checks
+from ospiel_team import errors
+from ospiel_team.algorithms.nash import cfr_kernels
 from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
 
+# The exponents' ranges (inclusive; see the module docstring): name -> (minimum, maximum).
+EXPONENT_RANGES = {"alpha": (0.0, 10.0), "beta": (-10.0, 10.0), "gamma": (0.0, 10.0)}
+
+
+def check_exponents(**exponents: Any) -> dict[str, float]:
+  """The exponents (alpha, beta, gamma, any of them) as floats if they lie in their ranges.
+
+  Args:
+    **exponents: name -> value, names from `EXPONENT_RANGES`.
+
+  Returns:
+    name -> the value as a float.
+
+  Raises:
+    errors.UserError: naming the first exponent that is not a finite number in its range.
+  """
+  out = {}
+  for name, value in exponents.items():
+    lo, hi = EXPONENT_RANGES[name]
+    out[name] = checks.check_real(name, value, minimum=lo, maximum=hi)
+  return out
+
 
 def random_policy_array(tree: GameTree, seed: int) -> np.ndarray:
-  """A seeded random policy: at each infoset, uniform(0,1) weights on legal actions, normalized."""
-  rng = np.random.default_rng(seed)
+  """A seeded random policy: at each infoset, uniform(0,1) weights on legal actions, normalized.
+
+  Raises:
+    errors.UserError: `tree` is not a GameTree or `seed` not an integer >= 0.
+  """
+  checks.check_tree("tree", tree)
+  rng = np.random.default_rng(checks.check_int("seed", seed, minimum=0))
   w = rng.random((tree.num_infosets, tree.num_actions)) * tree.infoset_legal
   s = w.sum(axis=1, keepdims=True)
   if np.any(s <= 0):
@@ -61,190 +110,24 @@ def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
   return solver
 
 
-# ----------------------------------------------------------------------------------------------
-# numba kernels of BatchedTreeCFRSolver (float64 or float32, the seed axis innermost). They do
-# OpenSpiel's floating-point operations in OpenSpiel's order (children summed left to right, the
-# histories of an infoset accumulated in depth-first order): no fused multiply-adds
-# (fastmath=False), so each seed equals TreeCFRSolver and OpenSpiel's CFRSolver bit for bit.
-@numba.njit(cache=True, boundscheck=False, inline="always")
-def _counterfactual_reach(reach, node, p, q_own, num_b, before, after):
-  """after = (product of the players before p) * (product of those after, and chance) at
-  `node`, each product left to right (OpenSpiel's order)."""
-  for b in range(num_b):
-    after[b] = reach[p + 1, node, b]
-  for q in range(p + 2, q_own):
-    for b in range(num_b):
-      after[b] *= reach[q, node, b]
-  if p > 0:
-    for b in range(num_b):
-      before[b] = reach[0, node, b]
-    for q in range(1, p):
-      for b in range(num_b):
-        before[b] *= reach[q, node, b]
-    for b in range(num_b):
-      after[b] = before[b] * after[b]
-
-
-@numba.njit(cache=True, boundscheck=False)
-def _cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cur, ep, reach,
-                  dpruned, npruned, val_players, rets, values, acc, before, after, players,
-                  val_of, e_off, e_node, e_child, e_flat, e_dec, weight, weight_after, cum_regret,
-                  cum_policy, stale):
-  """One traversal: edge probabilities, reach of the `stale` owners (the others' columns still
-  hold their reach: their policies have not changed), OpenSpiel's pruning, values bottom-up,
-  then the regrets (added to `cum_regret`) and policy sums of `players` (see
-  BatchedTreeCFRSolver). A policy sum adds (weight * reach) * policy, or (reach * policy) *
-  weight if `weight_after` (OpenSpiel's CFR and DCFR orders). reach: [owners, nodes, seeds]."""
-  n_nodes, num_b = ep.shape
-  q_own = num_p + 1
-  for i in range(len(dc)):
-    for b in range(num_b):
-      ep[dc[i], b] = cur[dc_flat[i], b]
-  # Reach of each stale owner, top-down: a child copies its parent's reach, times its edge
-  # probability if it is the child's owner (one owner's reach is one contiguous block).
-  for j in range(len(stale)):
-    q = stale[j]
-    r_q = reach[q]
-    for n in range(1, r_q.shape[0]):
-      p_n = parent[n]
-      if owner[n] == q:
-        for b in range(num_b):
-          r_q[n, b] = r_q[p_n, b] * ep[n, b]
-      else:
-        for b in range(num_b):
-          r_q[n, b] = r_q[p_n, b]
-  any_pruned = False
-  npruned[:, :] = False
-  for d in range(len(dec)):
-    for b in range(num_b):
-      pr = True
-      for q in range(num_p):
-        if reach[q, dec[d], b] != 0.0:
-          pr = False
-      dpruned[d, b] = pr
-      npruned[dec[d], b] = pr
-      any_pruned = any_pruned or pr
-  # Values bottom-up (one array per distinct payoff column), children summed left to right,
-  # pruned decision nodes worth 0.
-  for k in range(len(val_players)):
-    v = values[k]
-    ret = rets[val_players[k]]
-    for n in range(n_nodes):
-      for b in range(num_b):
-        v[n, b] = ret[n]
-    for lev in range(len(lev_start) - 1, -1, -1):
-      cp = parent[lev_start[lev]]  # the parent whose children are being summed
-      for n in range(lev_start[lev], lev_end[lev]):
-        if any_pruned:
-          for b in range(num_b):
-            if npruned[n, b]:
-              v[n, b] = 0.0
-        if n == lev_start[lev] or parent[n] != cp:
-          if n != lev_start[lev]:
-            for b in range(num_b):
-              v[cp, b] += acc[b]
-          cp = parent[n]
-          for b in range(num_b):
-            acc[b] = ep[n, b] * v[n, b]
-        else:
-          for b in range(num_b):
-            acc[b] += ep[n, b] * v[n, b]
-      for b in range(num_b):
-        v[cp, b] += acc[b]
-    # (A pruned node is zeroed at its level, after its children's sums and before its parent
-    # reads it; the root, reached with probability 1, is never pruned.)
-  # Regrets and policy sums per legal decision edge, added in the edges' order (infoset,
-  # depth-first order of the history, action).
-  for ip in range(len(players)):
-    p = players[ip]
-    v = values[val_of[p]]
-    for e in range(e_off[p], e_off[p + 1]):
-      node, child, flat, dd = e_node[e], e_child[e], e_flat[e], e_dec[e]
-      if e == e_off[p] or node != e_node[e - 1]:  # a history's edges are consecutive
-        _counterfactual_reach(reach, node, p, q_own, num_b, before, after)
-      for b in range(num_b):
-        own = reach[p, node, b]
-        if weight_after:
-          pol = (own * cur[flat, b]) * weight
-        else:
-          pol = (weight * own) * cur[flat, b]
-        reg = after[b] * (v[child, b] - v[node, b])
-        if any_pruned and dpruned[dd, b]:
-          reg = 0.0
-          pol = 0.0
-        cum_regret[flat, b] += reg
-        cum_policy[flat, b] += pol
-
-
-# Regret update rules of `_cfr_regret_matching` (see BatchedTreeCFRSolver's `rule`).
-_RM, _RM_PLUS, _DISCOUNTED, _PREDICTIVE = 0, 1, 2, 3
-
-
-@numba.njit(cache=True, boundscheck=False, error_model="numpy")
-def _cfr_regret_matching(rule, rows, cum, inst, d_pos, d_neg, d_next, uniform, cur, positive,
-                         total):
-  """The regret update of `rule` then regret matching, on the infosets `rows` and every seed:
-  sums over actions left to right; rows with no positive regret get the uniform policy
-  (cum, inst, cur: [infosets, actions, seeds]).
-
-  _RM: cum as it is; _RM_PLUS: cum clipped at 0; _DISCOUNTED: cum (which already holds this
-  iteration's regrets) times d_pos where >= 0, d_neg where < 0; _PREDICTIVE: cum =
-  max(cum * d_pos + inst, 0) with inst this iteration's regrets, and the policy matches the
-  prediction max(cum * d_next + inst, 0) (inst is used as its buffer, then zeroed)."""
-  num_a, num_b = cum.shape[1], cum.shape[2]
-  for r in range(len(rows)):
-    i = rows[r]
-    src = cum
-    if rule == _RM_PLUS:
-      for a in range(num_a):
-        for b in range(num_b):
-          if not cum[i, a, b] > 0.0:
-            cum[i, a, b] = 0.0
-    elif rule == _DISCOUNTED:
-      for a in range(num_a):
-        for b in range(num_b):
-          cum[i, a, b] *= d_pos if cum[i, a, b] >= 0.0 else d_neg
-    elif rule == _PREDICTIVE:
-      src = inst
-      for a in range(num_a):
-        for b in range(num_b):
-          x = cum[i, a, b] * d_pos + inst[i, a, b]
-          cum[i, a, b] = x if x > 0.0 else 0.0
-          inst[i, a, b] = cum[i, a, b] * d_next + inst[i, a, b]
-    for b in range(num_b):
-      total[b] = src[i, 0, b] if src[i, 0, b] > 0.0 else 0.0
-    for a in range(1, num_a):
-      for b in range(num_b):
-        if src[i, a, b] > 0.0:
-          total[b] += src[i, a, b]
-    for b in range(num_b):
-      positive[i, b] = total[b] > 0.0
-    for a in range(num_a):
-      for b in range(num_b):
-        x = src[i, a, b] if src[i, a, b] > 0.0 else 0.0
-        cur[i, a, b] = x / total[b] if total[b] > 0.0 else uniform[i, a]
-        if rule == _PREDICTIVE:
-          inst[i, a, b] = 0.0
-
-
-@numba.njit(cache=True, boundscheck=False)
-def _cfr_explore_gather(rows, bs, legal, cur, noise):
-  """noise[r, a] = legal ? max(cur[rows[r], a, bs[r]] + noise[r, a], 0) : 0, in place."""
-  for r in range(len(rows)):
-    i, b = rows[r], bs[r]
-    for a in range(noise.shape[1]):
-      x = cur[i, a, b] + noise[r, a]
-      noise[r, a] = (x if x >= 0.0 else 0.0) if legal[i, a] else 0.0
-
-
-@numba.njit(cache=True, boundscheck=False, error_model="numpy")
-def _cfr_explore_scatter(rows, bs, noisy, tot, cur):
-  """cur[rows[r], :, bs[r]] = noisy[r] / tot[r] where tot[r] > 0 (else unchanged)."""
-  for r in range(len(rows)):
-    if tot[r] > 0.0:
-      i, b = rows[r], bs[r]
-      for a in range(noisy.shape[1]):
-        cur[i, a, b] = noisy[r, a] / tot[r]
+def _policy_arrays(name: str, tree: GameTree, value: Any, batch: bool) -> np.ndarray:
+  """`value` as a float64 policy array on `tree` ([B, infosets, actions] if `batch`), each
+  policy checked by `GameTree.validate_policy_array`; UserError naming `name` otherwise."""
+  try:
+    arr = np.asarray(value, dtype=np.float64)
+  except (TypeError, ValueError):
+    raise errors.UserError(f"{name} must be a numeric array, got {value!r:.80}") from None
+  shape = f"[{'B, ' if batch else ''}{tree.num_infosets}, {tree.num_actions}]"
+  if arr.ndim != (3 if batch else 2):
+    raise errors.UserError(f"{name} must have shape {shape}, got {arr.shape}")
+  if batch and arr.shape[0] < 1:
+    raise errors.UserError(f"{name} holds no seed (B = 0)")
+  for pi in arr if batch else [arr]:  # shape and values, with the offending entry named
+    try:
+      tree.validate_policy_array(pi)
+    except errors.UserError as e:
+      raise errors.UserError(f"{name}: {e}") from None
+  return arr
 
 
 class BatchedTreeCFRSolver:
@@ -286,9 +169,13 @@ class BatchedTreeCFRSolver:
     alpha, beta, gamma: the rules' exponents: positive regrets discounted by
       t^alpha / (t^alpha + 1) ("dcfr", "pdcfr+"), negative ones by t^beta / (t^beta + 1)
       ("dcfr"), iteration t's policy weighted by t^gamma in the average (not "cfr").
-    The traversal, regret matching and exploration run in numba kernels (`_cfr_traverse`,
-    `_cfr_regret_matching`, `_cfr_explore_*`); the exploration noise is drawn by numpy's
-    generators.
+    The traversal, regret matching and exploration run in the numba kernels of `cfr_kernels`;
+    the exploration noise is drawn by numpy's generators.
+
+  Raises:
+    errors.UserError: a bad argument, named (exponents outside `EXPONENT_RANGES`, a policy
+      that is not a distribution over the legal actions, ...), or a game that is not
+      sequential.
   """
 
   RULES = ("cfr", "dcfr", "pcfr+", "pdcfr+")
@@ -298,38 +185,36 @@ class BatchedTreeCFRSolver:
                regret_matching_plus: bool = False, exploration: float = 0.0,
                noise_seeds: np.ndarray | None = None, dtype=np.float64, rule: str = "cfr",
                alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
-    if rule not in self.RULES:
-      raise ValueError(f"rule must be one of {', '.join(self.RULES)}, got {rule!r}")
+    checks.check_tree("tree", tree)
+    alternating_updates = checks.check_bool("alternating_updates", alternating_updates)
+    linear_averaging = checks.check_bool("linear_averaging", linear_averaging)
+    regret_matching_plus = checks.check_bool("regret_matching_plus", regret_matching_plus)
+    rule = checks.check_choice("rule", rule, self.RULES)
     if rule != "cfr" and (linear_averaging or regret_matching_plus):
-      raise ValueError(f"rule {rule!r} has its own averaging and regret update: "
-                       "linear_averaging and regret_matching_plus must be False")
-    for name, x in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
-      if isinstance(x, bool) or not isinstance(x, (int, float)) or not np.isfinite(x):
-        raise ValueError(f"{name} must be a finite number, got {x!r}")
+      raise errors.UserError(f"rule {rule!r} has its own averaging and regret update: "
+                             "linear_averaging and regret_matching_plus must be False")
+    exponents = check_exponents(alpha=alpha, beta=beta, gamma=gamma)
+    exploration = checks.check_real("exploration", exploration, minimum=0)
     if rule != "cfr" and exploration:
-      raise ValueError(f"exploration is defined for rule 'cfr' only, got rule {rule!r} with "
-                       f"exploration={exploration!r}")
+      raise errors.UserError(f"exploration is defined for rule 'cfr' only, got rule {rule!r} "
+                             f"with exploration={exploration!r}")
+    noise_seeds = checks.check_int_sequence("noise_seeds", noise_seeds, minimum=0,
+                                            what="seeds", allow_none=True)
     self._rule = rule
-    self._alpha, self._beta, self._gamma = float(alpha), float(beta), float(gamma)
-    init = np.asarray(initial_policies, dtype=np.float64)
-    if init.ndim != 3:
-      raise ValueError(f"initial_policies must have shape [B, {tree.num_infosets}, "
-                       f"{tree.num_actions}], got {init.shape}")
-    if init.shape[0] < 1:
-      raise ValueError("initial_policies holds no seed (B = 0)")
-    for b in range(init.shape[0]):  # shape and values, with the offending entry named
-      tree.validate_policy_array(init[b])
-    if not np.isfinite(exploration) or exploration < 0:
-      raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
-    if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
-      raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
-    self._dtype = np.dtype(dtype)
+    self._alpha, self._beta, self._gamma = (exponents[k] for k in ("alpha", "beta", "gamma"))
+    init = _policy_arrays("initial_policies", tree, initial_policies, batch=True)
+    try:  # (np.dtype(None) would be float64, and np.dtype("float64") == None holds)
+      self._dtype = None if dtype is None else np.dtype(dtype)
+    except TypeError:
+      self._dtype = None
+    if self._dtype is None or self._dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
+      raise errors.UserError(f"dtype must be float64 or float32, got {dtype!r}")
     if tree.game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-      raise ValueError(f"CFR needs a sequential game, got {tree.game}")
+      raise errors.UserError(f"CFR needs a sequential game, got {tree.game}")
     self.tree = tree
-    self._alternating = bool(alternating_updates)
-    self._linear = bool(linear_averaging)
-    self._rm_plus = bool(regret_matching_plus)
+    self._alternating = alternating_updates
+    self._linear = linear_averaging
+    self._rm_plus = regret_matching_plus
     self._iteration = 0
     self.batch_size = int(init.shape[0])
     B = self.batch_size
@@ -343,9 +228,10 @@ class BatchedTreeCFRSolver:
     self._exploration = float(exploration)
     if self._exploration > 0:
       if noise_seeds is None or len(noise_seeds) != B:
-        raise ValueError(f"exploration > 0 needs one noise seed per batch entry ({B}), got "
-                         f"{None if noise_seeds is None else len(noise_seeds)}")
-      self._rngs = [np.random.default_rng(int(s)) for s in noise_seeds]
+        got = None if noise_seeds is None else len(noise_seeds)
+        raise errors.UserError(f"noise_seeds: exploration > 0 needs one noise seed per batch "
+                               f"entry ({B}), got {got}")
+      self._rngs = [np.random.default_rng(s) for s in noise_seeds]
     else:
       self._rngs = None
     self._prepare_batched()
@@ -421,7 +307,7 @@ class BatchedTreeCFRSolver:
 
   def _traverse(self, player: int | None):
     """`TreeCFRSolver._traverse` for every seed at once (the same floating-point operations in
-    the same order) by the kernel `_cfr_traverse`."""
+    the same order) by the kernel `cfr_kernels.cfr_traverse`."""
     k, num_p = self._k, self.tree.num_players
     players = np.arange(num_p) if player is None else np.array([player])
     if self._common_values:
@@ -438,14 +324,14 @@ class BatchedTreeCFRSolver:
       weight, weight_after = t ** self._gamma, True
     # The predictive rules keep this iteration's regrets apart from the cumulative ones.
     target = self._inst if self._rule in ("pcfr+", "pdcfr+") else self._cum_regret
-    _cfr_traverse(num_p, k["parent"], k["owner"], k["dc"], k["dc_flat"], k["dec"],
-                  k["lev_start"], k["lev_end"], self._current.reshape(-1, B), self._ep,
-                  self._reach, k["dpruned"], k["npruned"], val_players.astype(np.int64),
-                  k["rets"], k["values"], k["acc"], k["before"], k["after"],
-                  players.astype(np.int64), val_of, k["e_off"], k["e_node"], k["e_child"],
-                  k["e_flat"], k["e_dec"], self._dtype.type(weight), weight_after,
-                  target.reshape(-1, B), self._cum_policy.reshape(-1, B),
-                  np.array(sorted(self._stale), dtype=np.int64))
+    cfr_kernels.cfr_traverse(
+        num_p, k["parent"], k["owner"], k["dc"], k["dc_flat"], k["dec"], k["lev_start"],
+        k["lev_end"], self._current.reshape(-1, B), self._ep, self._reach, k["dpruned"],
+        k["npruned"], val_players.astype(np.int64), k["rets"], k["values"], k["acc"],
+        k["before"], k["after"], players.astype(np.int64), val_of, k["e_off"], k["e_node"],
+        k["e_child"], k["e_flat"], k["e_dec"], self._dtype.type(weight), weight_after,
+        target.reshape(-1, B), self._cum_policy.reshape(-1, B),
+        np.array(sorted(self._stale), dtype=np.int64))
     self._stale.clear()
 
   def _update_current_policy(self, player: int | None):
@@ -461,21 +347,22 @@ class BatchedTreeCFRSolver:
     rows = k["all_rows"] if everyone else k["player_rows"][player]
     self._stale.update(range(self.tree.num_players) if everyone else [player])
     if rule == "cfr":
-      code = _RM_PLUS if self._rm_plus else _RM
+      code = cfr_kernels.RM_PLUS if self._rm_plus else cfr_kernels.RM
     else:
       if rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
-        code = _DISCOUNTED
+        code = cfr_kernels.DISCOUNTED
         d_pos = t ** self._alpha / (t ** self._alpha + 1)
         d_neg = t ** self._beta / (t ** self._beta + 1)
       else:
-        code = _PREDICTIVE
+        code = cfr_kernels.PREDICTIVE
         if rule == "pdcfr+":  # R^{t-1} discounted by (t-1)^a / ((t-1)^a + 1), the prediction
           d_pos = (t - 1) ** self._alpha / ((t - 1) ** self._alpha + 1)  # by t^a / (t^a + 1)
           d_next = t ** self._alpha / (t ** self._alpha + 1)
     dt = self._dtype.type
-    inst = self._inst if code == _PREDICTIVE else self._cum_regret
-    _cfr_regret_matching(code, rows, self._cum_regret, inst, dt(d_pos), dt(d_neg), dt(d_next),
-                         k["uniform"], self._current, k["positive"], k["total"])
+    inst = self._inst if code == cfr_kernels.PREDICTIVE else self._cum_regret
+    cfr_kernels.cfr_regret_matching(code, rows, self._cum_regret, inst, dt(d_pos), dt(d_neg),
+                                    dt(d_next), k["uniform"], self._current, k["positive"],
+                                    k["total"])
     if self._rngs is not None:
       self._explore(self._current, k["positive"])
 
@@ -495,8 +382,8 @@ class BatchedTreeCFRSolver:
     noise = np.concatenate([rng.normal(0.0, self._exploration, size=(n, num_a))
                             for rng, n in zip(self._rngs, counts, strict=True) if n])
     rows, bs = rows.astype(np.int64), bs.astype(np.int64)
-    _cfr_explore_gather(rows, bs, self._k["legal"], cur, noise)
-    _cfr_explore_scatter(rows, bs, noise, noise.sum(axis=1), cur)
+    cfr_kernels.cfr_explore_gather(rows, bs, self._k["legal"], cur, noise)
+    cfr_kernels.cfr_explore_scatter(rows, bs, noise, noise.sum(axis=1), cur)
 
   def evaluate_and_update_policy(self) -> None:
     """One CFR iteration of every seed (as `CFRSolver.evaluate_and_update_policy`)."""
@@ -518,12 +405,23 @@ class BatchedTreeCFRSolver:
     return np.ascontiguousarray(np.moveaxis(self._current, -1, 0))
 
   def average_policy_array(self) -> np.ndarray:
-    """[B, num_infosets, num_actions] average policies (uniform where nothing accumulated)."""
+    """[B, num_infosets, num_actions] average policies (uniform where nothing accumulated).
+
+    Raises:
+      errors.UserError: the policy sums overflowed the dtype (float32 with a large gamma: the
+        sum of t^gamma up to T is about T^(gamma + 1) / (gamma + 1), past float32's 3.4e38 at
+        T = 3.6e6 for gamma = 5).
+    """
     cum = self._cum_policy
     legal = self.tree.infoset_legal[:, :, None]
     total = np.zeros((cum.shape[0], cum.shape[2]))
     for a in range(cum.shape[1]):
       total = total + np.where(legal[:, a], cum[:, a], 0.0)
+    if not np.all(np.isfinite(total)):
+      raise errors.UserError(
+          f"the average policy's sums overflowed {self._dtype.name} after {self._iteration} "
+          f"iterations (rule {self._rule!r}, gamma={self._gamma:g}): use dtype=float64 or a "
+          "smaller gamma")
     zero = total == 0
     avg = cum / np.where(zero, 1.0, total)[:, None, :]
     uniform = 1.0 / legal.sum(axis=1)[:, None, :]
@@ -551,16 +449,21 @@ class TreeCFRSolver:
     initial_policy: the starting current policy (default: uniform, as OpenSpiel).
     rule, alpha, beta, gamma: the update rule and its exponents, as `BatchedTreeCFRSolver`
       (the subclasses below set them).
+
+  Raises:
+    errors.UserError: a bad argument, named (see `BatchedTreeCFRSolver`).
   """
 
   def __init__(self, tree: GameTree, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
                initial_policy: np.ndarray | None = None, rule: str = "cfr",
                alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
-    init = tree.uniform_policy_array() if initial_policy is None else initial_policy
+    checks.check_tree("tree", tree)
+    init = (tree.uniform_policy_array() if initial_policy is None
+            else _policy_arrays("initial_policy", tree, initial_policy, batch=False))
     self.tree = tree
     self._batch = BatchedTreeCFRSolver(
-        tree, np.asarray(init, dtype=np.float64)[None], alternating_updates=alternating_updates,
+        tree, init[None], alternating_updates=alternating_updates,
         linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus,
         rule=rule, alpha=alpha, beta=beta, gamma=gamma)
 
@@ -607,8 +510,13 @@ class TreeDCFRSolver(TreeCFRSolver):
 
   Args:
     tree: the game tree (of a sequential game).
-    alpha, beta, gamma: the paper's DCFR_{3/2, 0, 2} by default (its recommended setting).
+    alpha, beta, gamma: the paper's DCFR_{3/2, 0, 2} by default (its recommended setting);
+      alpha and gamma from 0 to 10, beta from -10 to 10 (`EXPONENT_RANGES`, the module
+      docstring says why).
     initial_policy: the starting current policy (default: uniform).
+
+  Raises:
+    errors.UserError: an exponent outside its range, or another bad argument, named.
   """
 
   def __init__(self, tree: GameTree, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
@@ -630,8 +538,12 @@ class TreePCFRPlusSolver(TreeCFRSolver):
 
   Args:
     tree: the game tree (of a sequential game).
-    gamma: the exponent of the average's weights (default 2).
+    gamma: the exponent of the average's weights (default 2), from 0 to 10
+      (`EXPONENT_RANGES`).
     initial_policy: the starting current policy (default: uniform).
+
+  Raises:
+    errors.UserError: gamma outside its range, or another bad argument, named.
   """
 
   def __init__(self, tree: GameTree, gamma: float = 2.0,
@@ -651,8 +563,12 @@ class TreePDCFRPlusSolver(TreeCFRSolver):
 
   Args:
     tree: the game tree (of a sequential game).
-    alpha, gamma: the paper's alpha = 2.3, gamma = 5 by default.
+    alpha, gamma: the paper's alpha = 2.3, gamma = 5 by default; each from 0 to 10
+      (`EXPONENT_RANGES`).
     initial_policy: the starting current policy (default: uniform).
+
+  Raises:
+    errors.UserError: an exponent outside its range, or another bad argument, named.
   """
 
   def __init__(self, tree: GameTree, alpha: float = 2.3, gamma: float = 5.0,

@@ -140,13 +140,29 @@ def tree_cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   return _tree_cfr_family(ctx, tree_cfr.TreeCFRPlusSolver)
 
 
+def _check_exponent_options(options: dict[str, str]) -> str | None:
+  """Why the exponent options (dcfr.alpha, pdcfr_plus.gamma, ...) are invalid (None if they are
+  valid): each must lie in its range of `cfr.EXPONENT_RANGES`, as the solver's constructor
+  checks, so that a bad value is refused before any run starts."""
+  from ospiel_team import errors
+  from ospiel_team.algorithms.nash import cfr as tree_cfr
+  for key, value in options.items():
+    try:
+      tree_cfr.check_exponents(**{key.split(".", 1)[1]: float(value)})
+    except errors.UserError as e:
+      return f"{key}={value}: {e}"
+  return None
+
+
 @api.solver("dcfr", unit="one DCFR iteration on the array tree (numba; JIT excluded)",
-            options={"dcfr.alpha": 1.5, "dcfr.beta": 0.0, "dcfr.gamma": 2.0})
+            options={"dcfr.alpha": 1.5, "dcfr.beta": 0.0, "dcfr.gamma": 2.0},
+            check_options=_check_exponent_options)
 def dcfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Discounted CFR (Brown & Sandholm 2019, "Solving Imperfect-Information Games via
   Discounted Regret Minimization", AAAI 2019, arXiv 1809.04040), `cfr.TreeDCFRSolver`.
 
-  Options: dcfr.alpha (1.5), dcfr.beta (0), dcfr.gamma (2): the paper's DCFR_{3/2,0,2}.
+  Options: dcfr.alpha (1.5), dcfr.beta (0), dcfr.gamma (2): the paper's DCFR_{3/2,0,2}; alpha
+  and gamma from 0 to 10, beta from -10 to 10 (`cfr.EXPONENT_RANGES`).
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreeDCFRSolver(
@@ -155,12 +171,13 @@ def dcfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
 
 @api.solver("pcfr_plus", unit="one predictive CFR+ iteration on the array tree (numba; JIT "
-            "excluded)", options={"pcfr_plus.gamma": 2.0})
+            "excluded)", options={"pcfr_plus.gamma": 2.0},
+            check_options=_check_exponent_options)
 def pcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Predictive CFR+ (Farina, Kroer & Sandholm 2021, "Faster Game Solving via Predictive
   Blackwell Approachability", AAAI 2021, arXiv 2007.14358), `cfr.TreePCFRPlusSolver`.
 
-  Options: pcfr_plus.gamma (2: quadratic averaging).
+  Options: pcfr_plus.gamma (2: quadratic averaging), from 0 to 10.
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreePCFRPlusSolver(
@@ -168,13 +185,14 @@ def pcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
 
 @api.solver("pdcfr_plus", unit="one PDCFR+ iteration on the array tree (numba; JIT excluded)",
-            options={"pdcfr_plus.alpha": 2.3, "pdcfr_plus.gamma": 5.0})
+            options={"pdcfr_plus.alpha": 2.3, "pdcfr_plus.gamma": 5.0},
+            check_options=_check_exponent_options)
 def pdcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Predictive discounted CFR+ (Xu et al. 2024, "Minimizing Weighted Counterfactual Regret
   with Optimistic Online Mirror Descent", IJCAI 2024, arXiv 2404.13891),
   `cfr.TreePDCFRPlusSolver`.
 
-  Options: pdcfr_plus.alpha (2.3), pdcfr_plus.gamma (5), the paper's.
+  Options: pdcfr_plus.alpha (2.3), pdcfr_plus.gamma (5), the paper's; each from 0 to 10.
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreePDCFRPlusSolver(

@@ -10,6 +10,7 @@ from open_spiel.python.algorithms import exploitability
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team.algorithms.nash import cfr as tree_cfr
+from ospiel_team.errors import UserError
 from ospiel_team.tree.game_tree import GameTree
 
 
@@ -174,7 +175,7 @@ def test_bad_rule_arguments():
     tree_cfr.TreeCFRSolver(tree, rule="dcfr2")
   with pytest.raises(ValueError, match="linear_averaging"):
     tree_cfr.TreeCFRSolver(tree, rule="dcfr", linear_averaging=True)
-  with pytest.raises(ValueError, match="alpha must be a finite number, got nan"):
+  with pytest.raises(ValueError, match="alpha must be a finite number from 0 to 10, got nan"):
     tree_cfr.TreeDCFRSolver(tree, alpha=float("nan"))
   with pytest.raises(ValueError, match="exploration"):
     tree_cfr.BatchedTreeCFRSolver(tree, tree.uniform_policy_array()[None], rule="pcfr+",
@@ -195,3 +196,56 @@ def test_runner_solvers_equal_the_classes(solver):
   assert final["average"]["primary"] and final["average"]["metric_name"] == "nash_conv"
   assert final["average"]["metric"] == pytest.approx(
       exploitability.nash_conv(game, direct.average_policy()), abs=1e-12)
+
+
+# The issue's cases: exponents that cannot converge (negative alpha or gamma), overflow (huge
+# gamma) or are no number. Each is refused by the constructor, naming the exponent, and by the
+# runner's option check before any run starts (one line naming the option).
+@pytest.mark.parametrize("option", ["dcfr.gamma=-1", "dcfr.alpha=-50", "pcfr_plus.gamma=-5",
+                                    "pdcfr_plus.gamma=-3", "dcfr.alpha=nan", "dcfr.beta=inf",
+                                    "dcfr.gamma=1000", "pdcfr_plus.alpha=1e400"])
+def test_runner_refuses_exponents_out_of_range(option):
+  from ospiel_team.runner import api
+  from ospiel_team.runner import comparison
+  key, value = option.split("=")
+  solver, name = key.split(".")
+  lo, hi = tree_cfr.EXPONENT_RANGES[name]
+  with pytest.raises(api.UserError) as info:
+    comparison.run_all("kuhn_poker", [solver], iterations=1, options={key: value},
+                       progress=False)
+  message = str(info.value)
+  assert "\n" not in message
+  assert message.startswith(f"solver option {key}={value}: {name} must be a finite number "
+                            f"from {lo:g} to {hi:g}, got ")
+  cls = {"dcfr": tree_cfr.TreeDCFRSolver, "pcfr_plus": tree_cfr.TreePCFRPlusSolver,
+         "pdcfr_plus": tree_cfr.TreePDCFRPlusSolver}[solver]
+  with pytest.raises(UserError, match=f"^{name} must be a finite number from {lo:g} to {hi:g}"):
+    cls(GameTree(pyspiel.load_game("kuhn_poker")), **{name: float(value)})
+
+
+def test_exponents_at_the_ends_of_their_ranges_run():
+  """The ends of `EXPONENT_RANGES` are valid and give finite policies (no overflow) after 200
+  iterations, float64 and float32 alike."""
+  tree = GameTree(pyspiel.load_game("kuhn_poker"))
+  init = tree.uniform_policy_array()[None]
+  for alpha, beta, gamma in [(0, -10, 0), (10, 10, 10), (0, 10, 10)]:
+    for dtype in (np.float64, np.float32):
+      solver = tree_cfr.BatchedTreeCFRSolver(tree, init, rule="dcfr", alpha=alpha, beta=beta,
+                                             gamma=gamma, dtype=dtype)
+      for _ in range(200):
+        solver.evaluate_and_update_policy()
+      avg = solver.average_policy_array()[0]
+      tree.validate_policy_array(avg)
+
+
+def test_float32_average_overflow_is_an_error_not_nan():
+  """gamma = 10 in float32: the policy sums (about T^11 / 11) pass float32's 3.4e38 within a
+  few thousand iterations; the average is then refused, not returned as NaN."""
+  tree = GameTree(pyspiel.load_game("kuhn_poker"))
+  solver = tree_cfr.BatchedTreeCFRSolver(tree, tree.uniform_policy_array()[None], rule="dcfr",
+                                         gamma=10, dtype=np.float32)
+  while np.all(np.isfinite(solver._cum_policy)) and solver.iteration < 10_000:
+    solver.evaluate_and_update_policy()
+  assert solver.iteration < 10_000
+  with pytest.raises(UserError, match="overflowed float32"):
+    solver.average_policy_array()

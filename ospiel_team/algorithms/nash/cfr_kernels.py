@@ -1,0 +1,192 @@
+"""The numba kernels of `cfr.BatchedTreeCFRSolver`: one traversal, the regret updates with
+regret matching, and the JPS authors' exploration noise.
+
+They work in float64 or float32 with the seed axis innermost ([.., B]) and do OpenSpiel's
+floating-point operations in OpenSpiel's order (children summed left to right, the histories
+of an infoset accumulated in depth-first order): no fused multiply-adds (fastmath=False), so
+each seed equals `cfr.TreeCFRSolver` and OpenSpiel's `CFRSolver` bit for bit. They trust
+their arguments: `cfr.BatchedTreeCFRSolver` checks and prepares them.
+"""
+
+import numba
+
+
+@numba.njit(cache=True, boundscheck=False, inline="always")
+def _counterfactual_reach(reach, node, p, q_own, num_b, before, after):
+  """after = (product of the players before p) * (product of those after, and chance) at
+  `node`, each product left to right (OpenSpiel's order)."""
+  for b in range(num_b):
+    after[b] = reach[p + 1, node, b]
+  for q in range(p + 2, q_own):
+    for b in range(num_b):
+      after[b] *= reach[q, node, b]
+  if p > 0:
+    for b in range(num_b):
+      before[b] = reach[0, node, b]
+    for q in range(1, p):
+      for b in range(num_b):
+        before[b] *= reach[q, node, b]
+    for b in range(num_b):
+      after[b] = before[b] * after[b]
+
+
+@numba.njit(cache=True, boundscheck=False)
+def cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cur, ep, reach,
+                  dpruned, npruned, val_players, rets, values, acc, before, after, players,
+                  val_of, e_off, e_node, e_child, e_flat, e_dec, weight, weight_after, cum_regret,
+                  cum_policy, stale):
+  """One traversal: edge probabilities, reach of the `stale` owners (the others' columns still
+  hold their reach: their policies have not changed), OpenSpiel's pruning, values bottom-up,
+  then the regrets (added to `cum_regret`) and policy sums of `players` (see
+  `cfr.BatchedTreeCFRSolver`). A policy sum adds (weight * reach) * policy, or (reach * policy) *
+  weight if `weight_after` (OpenSpiel's CFR and DCFR orders). reach: [owners, nodes, seeds]."""
+  n_nodes, num_b = ep.shape
+  q_own = num_p + 1
+  for i in range(len(dc)):
+    for b in range(num_b):
+      ep[dc[i], b] = cur[dc_flat[i], b]
+  # Reach of each stale owner, top-down: a child copies its parent's reach, times its edge
+  # probability if it is the child's owner (one owner's reach is one contiguous block).
+  for j in range(len(stale)):
+    q = stale[j]
+    r_q = reach[q]
+    for n in range(1, r_q.shape[0]):
+      p_n = parent[n]
+      if owner[n] == q:
+        for b in range(num_b):
+          r_q[n, b] = r_q[p_n, b] * ep[n, b]
+      else:
+        for b in range(num_b):
+          r_q[n, b] = r_q[p_n, b]
+  any_pruned = False
+  npruned[:, :] = False
+  for d in range(len(dec)):
+    for b in range(num_b):
+      pr = True
+      for q in range(num_p):
+        if reach[q, dec[d], b] != 0.0:
+          pr = False
+      dpruned[d, b] = pr
+      npruned[dec[d], b] = pr
+      any_pruned = any_pruned or pr
+  # Values bottom-up (one array per distinct payoff column), children summed left to right,
+  # pruned decision nodes worth 0.
+  for k in range(len(val_players)):
+    v = values[k]
+    ret = rets[val_players[k]]
+    for n in range(n_nodes):
+      for b in range(num_b):
+        v[n, b] = ret[n]
+    for lev in range(len(lev_start) - 1, -1, -1):
+      cp = parent[lev_start[lev]]  # the parent whose children are being summed
+      for n in range(lev_start[lev], lev_end[lev]):
+        if any_pruned:
+          for b in range(num_b):
+            if npruned[n, b]:
+              v[n, b] = 0.0
+        if n == lev_start[lev] or parent[n] != cp:
+          if n != lev_start[lev]:
+            for b in range(num_b):
+              v[cp, b] += acc[b]
+          cp = parent[n]
+          for b in range(num_b):
+            acc[b] = ep[n, b] * v[n, b]
+        else:
+          for b in range(num_b):
+            acc[b] += ep[n, b] * v[n, b]
+      for b in range(num_b):
+        v[cp, b] += acc[b]
+    # (A pruned node is zeroed at its level, after its children's sums and before its parent
+    # reads it; the root, reached with probability 1, is never pruned.)
+  # Regrets and policy sums per legal decision edge, added in the edges' order (infoset,
+  # depth-first order of the history, action).
+  for ip in range(len(players)):
+    p = players[ip]
+    v = values[val_of[p]]
+    for e in range(e_off[p], e_off[p + 1]):
+      node, child, flat, dd = e_node[e], e_child[e], e_flat[e], e_dec[e]
+      if e == e_off[p] or node != e_node[e - 1]:  # a history's edges are consecutive
+        _counterfactual_reach(reach, node, p, q_own, num_b, before, after)
+      for b in range(num_b):
+        own = reach[p, node, b]
+        if weight_after:
+          pol = (own * cur[flat, b]) * weight
+        else:
+          pol = (weight * own) * cur[flat, b]
+        reg = after[b] * (v[child, b] - v[node, b])
+        if any_pruned and dpruned[dd, b]:
+          reg = 0.0
+          pol = 0.0
+        cum_regret[flat, b] += reg
+        cum_policy[flat, b] += pol
+
+
+# Regret update rules of `cfr_regret_matching` (see `cfr.BatchedTreeCFRSolver`'s `rule`).
+RM, RM_PLUS, DISCOUNTED, PREDICTIVE = 0, 1, 2, 3
+
+
+@numba.njit(cache=True, boundscheck=False, error_model="numpy")
+def cfr_regret_matching(rule, rows, cum, inst, d_pos, d_neg, d_next, uniform, cur, positive,
+                         total):
+  """The regret update of `rule` then regret matching, on the infosets `rows` and every seed:
+  sums over actions left to right; rows with no positive regret get the uniform policy
+  (cum, inst, cur: [infosets, actions, seeds]).
+
+  RM: cum as it is; RM_PLUS: cum clipped at 0; DISCOUNTED: cum (which already holds this
+  iteration's regrets) times d_pos where >= 0, d_neg where < 0; PREDICTIVE: cum =
+  max(cum * d_pos + inst, 0) with inst this iteration's regrets, and the policy matches the
+  prediction max(cum * d_next + inst, 0) (inst is used as its buffer, then zeroed)."""
+  num_a, num_b = cum.shape[1], cum.shape[2]
+  for r in range(len(rows)):
+    i = rows[r]
+    src = cum
+    if rule == RM_PLUS:
+      for a in range(num_a):
+        for b in range(num_b):
+          if not cum[i, a, b] > 0.0:
+            cum[i, a, b] = 0.0
+    elif rule == DISCOUNTED:
+      for a in range(num_a):
+        for b in range(num_b):
+          cum[i, a, b] *= d_pos if cum[i, a, b] >= 0.0 else d_neg
+    elif rule == PREDICTIVE:
+      src = inst
+      for a in range(num_a):
+        for b in range(num_b):
+          x = cum[i, a, b] * d_pos + inst[i, a, b]
+          cum[i, a, b] = x if x > 0.0 else 0.0
+          inst[i, a, b] = cum[i, a, b] * d_next + inst[i, a, b]
+    for b in range(num_b):
+      total[b] = src[i, 0, b] if src[i, 0, b] > 0.0 else 0.0
+    for a in range(1, num_a):
+      for b in range(num_b):
+        if src[i, a, b] > 0.0:
+          total[b] += src[i, a, b]
+    for b in range(num_b):
+      positive[i, b] = total[b] > 0.0
+    for a in range(num_a):
+      for b in range(num_b):
+        x = src[i, a, b] if src[i, a, b] > 0.0 else 0.0
+        cur[i, a, b] = x / total[b] if total[b] > 0.0 else uniform[i, a]
+        if rule == PREDICTIVE:
+          inst[i, a, b] = 0.0
+
+
+@numba.njit(cache=True, boundscheck=False)
+def cfr_explore_gather(rows, bs, legal, cur, noise):
+  """noise[r, a] = legal ? max(cur[rows[r], a, bs[r]] + noise[r, a], 0) : 0, in place."""
+  for r in range(len(rows)):
+    i, b = rows[r], bs[r]
+    for a in range(noise.shape[1]):
+      x = cur[i, a, b] + noise[r, a]
+      noise[r, a] = (x if x >= 0.0 else 0.0) if legal[i, a] else 0.0
+
+
+@numba.njit(cache=True, boundscheck=False, error_model="numpy")
+def cfr_explore_scatter(rows, bs, noisy, tot, cur):
+  """cur[rows[r], :, bs[r]] = noisy[r] / tot[r] where tot[r] > 0 (else unchanged)."""
+  for r in range(len(rows)):
+    if tot[r] > 0.0:
+      i, b = rows[r], bs[r]
+      for a in range(noisy.shape[1]):
+        cur[i, a, b] = noisy[r, a] / tot[r]
