@@ -23,6 +23,7 @@ or ``search:<model>[?options]``, a model searched at play time
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Protocol
 
@@ -97,6 +98,26 @@ def _cheapest_level(highest_bid: np.ndarray, strain) -> np.ndarray:
   level_now = np.where(highest_bid >= 0, highest_bid // 5 + 1, 0)
   strain_now = np.where(highest_bid >= 0, highest_bid % 5, -1)
   return np.where(np.asarray(strain) > strain_now, np.maximum(level_now, 1), level_now + 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Situation:
+  """What `NaturalBidder`'s rules read at n seats: each (n,) or (n, 4)."""
+  n: int
+  hcp: np.ndarray             # my high-card points
+  lens: np.ndarray            # (n, 4) my suit lengths
+  bal: np.ndarray             # my hand is balanced
+  highest: np.ndarray         # the highest bid so far (-1: none)
+  highest_ours: np.ndarray    # ... made by my side
+  own_first: np.ndarray       # my first bid (`_NO_BID`: none)
+  pd_first: np.ndarray        # partner's first bid
+  nobody_bid: np.ndarray
+  we_bid: np.ndarray          # my side has bid
+  pd_opened: np.ndarray       # partner's first bid was the auction's first
+  i_have_not_bid: np.ndarray
+  total: np.ndarray           # my HCP + partner's estimated HCP
+  pd_lens: np.ndarray         # (n, 4) partner's estimated suit lengths
+  longest: np.ndarray         # my longest suit (the higher one on ties)
 
 
 class NaturalBidder:
@@ -206,20 +227,30 @@ class NaturalBidder:
   def act(self, observations: np.ndarray, uniforms: np.ndarray = None) -> np.ndarray:
     del uniforms  # deterministic
     f = self.features(observations)
-    n = len(f["hcp"])
-    hcp, lens, bal, legal = f["hcp"], f["len"], f["balanced"], f["legal"]
+    s = self._situation(f)
+    proposals = (self._opening(s) + self._overcalls(s) + self._responses(s)
+                 + self._later_calls(s))
+    return _first_legal_proposal(proposals, f["legal"])
+
+  @classmethod
+  def _situation(cls, f: dict[str, np.ndarray]) -> _Situation:
+    """The hand, the auction and partner's estimate that the rules below read."""
+    lens = f["len"]
     own_first, pd_first = f["first"][:, 0], f["first"][:, 1]
     opp_first = np.minimum(f["first"][:, 2], f["first"][:, 3])
-    nobody_bid = f["highest"] < 0
-    we_bid = (own_first < _NO_BID) | (pd_first < _NO_BID)
-    pd_opened = (pd_first < own_first) & (pd_first < opp_first)
-    i_have_not_bid = own_first == _NO_BID
-    pts, pd_lens = self._partner_estimate(f)
-    total = hcp + pts
-    highest = f["highest"]
-    proposals = []  # (applies (n,) bool, call (n,) int) in priority order
+    pts, pd_lens = cls._partner_estimate(f)
+    return _Situation(
+        n=len(f["hcp"]), hcp=f["hcp"], lens=lens, bal=f["balanced"], highest=f["highest"],
+        highest_ours=f["highest_ours"], own_first=own_first, pd_first=pd_first,
+        nobody_bid=f["highest"] < 0, we_bid=(own_first < _NO_BID) | (pd_first < _NO_BID),
+        pd_opened=(pd_first < own_first) & (pd_first < opp_first),
+        i_have_not_bid=own_first == _NO_BID, total=f["hcp"] + pts, pd_lens=pd_lens,
+        longest=3 - np.argmax(lens[:, ::-1], axis=1))  # the higher suit on ties
 
-    # 1. Opening.
+  @staticmethod
+  def _opening(s: _Situation) -> list[tuple[np.ndarray, np.ndarray]]:
+    """1. Opening, when nobody has bid."""
+    lens, hcp, bal = s.lens, s.hcp, s.bal
     opening_suit = np.where(
         (lens[:, 3] >= 5) & (lens[:, 3] >= lens[:, 2]), 3,
         np.where(lens[:, 2] >= 5, 2,
@@ -228,80 +259,98 @@ class NaturalBidder:
     opening = np.select([bal & (hcp >= 15) & (hcp <= 17), bal & (hcp >= 20) & (hcp <= 21),
                          hcp >= 12],
                         [_call(1, _NT), _call(2, _NT), _call(1, opening_suit)], default=A.PASS)
-    proposals.append((nobody_bid, opening))
+    return [(s.nobody_bid, opening)]
 
-    # 2. Overcall.
-    longest = 3 - np.argmax(lens[:, ::-1], axis=1)  # longest suit, the higher one on ties
-    lvl = _cheapest_level(highest, longest)
-    suit_overcall = np.where((lens[np.arange(n), longest] >= 5) &
+  @staticmethod
+  def _overcalls(s: _Situation) -> list[tuple[np.ndarray, np.ndarray]]:
+    """2. Overcall, when only the opponents have bid."""
+    hcp, longest = s.hcp, s.longest
+    lvl = _cheapest_level(s.highest, longest)
+    suit_overcall = np.where((s.lens[np.arange(s.n), longest] >= 5) &
                              (((lvl == 1) & (hcp >= 8)) | ((lvl == 2) & (hcp >= 10))),
                              _call(lvl, longest), -1)
-    overcall = np.where(bal & (hcp >= 15) & (hcp <= 18), _call(1, _NT), suit_overcall)
-    proposals.append((~nobody_bid & ~we_bid, overcall))
-    proposals.append((~nobody_bid & ~we_bid, suit_overcall))  # if 1NT was illegal
+    overcall = np.where(s.bal & (hcp >= 15) & (hcp <= 18), _call(1, _NT), suit_overcall)
+    theirs = ~s.nobody_bid & ~s.we_bid
+    return [(theirs, overcall), (theirs, suit_overcall)]  # the suit if 1NT was illegal
 
-    # 3. Responses to partner's opening.
-    responding = pd_opened & i_have_not_bid & ~nobody_bid
+  @staticmethod
+  def _responses(s: _Situation) -> list[tuple[np.ndarray, np.ndarray]]:
+    """3. Responses to partner's opening when I have not bid."""
+    n, hcp, lens, bal, total, pd_first = s.n, s.hcp, s.lens, s.bal, s.total, s.pd_first
+    responding = s.pd_opened & s.i_have_not_bid & ~s.nobody_bid
     pd_nt = pd_first % 5 == _NT
     long_major = np.where(lens[:, 3] >= lens[:, 2], 3, 2)
     has6_major = lens[np.arange(n), long_major] >= 6
     nt_response = np.select(
         [has6_major & (total >= 25), total >= 33, total >= 25, (pd_first == 4) & (total >= 23)],
         [_call(4, long_major), _call(6, _NT), _call(3, _NT), _call(2, _NT)], default=A.PASS)
-    proposals.append((responding & pd_nt, nt_response))
     ps = pd_first % 5  # partner's opening suit
     support = lens[np.arange(n), np.minimum(ps, 3)]
     fit = np.where(ps >= 2, support >= 3, support >= 5) & ~pd_nt
     game_raise = np.where(ps >= 2, _call(4, ps), _call(3, _NT))
     raise_call = np.select([hcp >= 13, hcp >= 10, hcp >= 6],
                            [game_raise, _call(3, ps), _call(2, ps)], default=A.PASS)
-    proposals.append((responding & fit, raise_call))
     # New suit at the 1-level: longest 4+ card suit above partner's suit (lower one on ties).
     above = (np.arange(4)[None, :] > ps[:, None]) & (lens >= 4)
     score = np.where(above, lens * 10 - np.arange(4)[None, :], -1)
     new_suit = np.argmax(score, axis=1)
     one_level = np.where(above.any(axis=1) & (hcp >= 6) & (pd_first < 4), _call(1, new_suit), -1)
-    proposals.append((responding & ~pd_nt & (one_level >= 0), one_level))
-    two_level_suit = np.where((lens[np.arange(n), longest] >= 5) & (hcp >= 11),
-                              _call(2, longest), -1)
+    two_level_suit = np.where((lens[np.arange(n), s.longest] >= 5) & (hcp >= 11),
+                              _call(2, s.longest), -1)
     nt_resp = np.select([bal & (hcp >= 13), (hcp >= 11) & (hcp <= 12), (hcp >= 6) & (hcp <= 10)],
                         [_call(3, _NT), _call(2, _NT), _call(1, _NT)], default=-1)
-    proposals.append((responding & ~pd_nt & (nt_resp >= 0) & ~((hcp >= 13) & ~bal), nt_resp))
-    proposals.append((responding & ~pd_nt & (two_level_suit >= 0), two_level_suit))
+    suit_opening = responding & ~pd_nt
+    return [(responding & pd_nt, nt_response),
+            (responding & fit, raise_call),
+            (suit_opening & (one_level >= 0), one_level),
+            (suit_opening & (nt_resp >= 0) & ~((hcp >= 13) & ~bal), nt_resp),
+            (suit_opening & (two_level_suit >= 0), two_level_suit)]
 
-    # 4. Place the contract: game / slam in our best strain.
-    fit_len = lens + pd_lens
+  @staticmethod
+  def _later_calls(s: _Situation) -> list[tuple[np.ndarray, np.ndarray]]:
+    """4. Place the contract (game / slam in our best strain), double, or compete."""
+    n, total, highest = s.n, s.total, s.highest
+    fit_len = s.lens + s.pd_lens
     major_fit = np.where(fit_len[:, 3] >= fit_len[:, 2], 3, 2)
     has_major_fit = fit_len[np.arange(n), major_fit] >= 8
     strain = np.where(has_major_fit, major_fit, _NT)
     game_level = np.where(strain == _NT, 3, 4)
     target = np.select([total >= 37, total >= 33, total >= 25], [7, 6, game_level], default=0)
-    target_call = _call(target, strain)
-    proposals.append((we_bid & (target > 0), target_call))
-
     # Penalty double of the opponents' contract.
     their_level = np.where(highest >= 0, highest // 5 + 1, 0)
-    doubling = ~f["highest_ours"] & (highest >= 0) & (total >= 3 * (9 - their_level))
-    proposals.append((doubling, np.full(n, A.DOUBLE)))
-
+    doubling = ~s.highest_ours & (highest >= 0) & (total >= 3 * (9 - their_level))
     # Compete in a fit at a low level.
     best_suit = np.argmax(fit_len * 10 + np.arange(4)[None, :], axis=1)
     best_fit = fit_len[np.arange(n), best_suit]
     comp_level = _cheapest_level(highest, best_suit)
-    competing = (we_bid & ~f["highest_ours"] & (highest >= 0) & (total >= 17) &
+    competing = (s.we_bid & ~s.highest_ours & (highest >= 0) & (total >= 17) &
                  (best_fit >= 8) & ((comp_level <= 2) | ((comp_level <= 3) & (best_fit >= 9))))
-    proposals.append((competing, _call(comp_level, best_suit)))
+    return [(s.we_bid & (target > 0), _call(target, strain)),
+            (doubling, np.full(n, A.DOUBLE)),
+            (competing, _call(comp_level, best_suit))]
 
-    # Resolve: first applicable, legal proposal; else Pass.
-    calls = np.full(n, -1, np.int64)
-    rows = np.arange(n)
-    for applies, call in proposals:
-      call = np.broadcast_to(call, (n,))
-      ok = (calls < 0) & applies & (call >= 0)
-      ok &= legal[rows, np.clip(call, 0, A.NUM_CALLS - 1)]
-      calls = np.where(ok, call, calls)
-    return np.where(calls < 0, A.PASS, calls)
 
+def _first_legal_proposal(proposals: list[tuple[np.ndarray, np.ndarray]],
+                         legal: np.ndarray) -> np.ndarray:
+  """Per row, the call of the first proposal that applies and is legal; else Pass.
+
+  Args:
+    proposals: ``(applies, call)`` pairs in priority order: ``applies`` (n,) bool, ``call``
+      (n,) call ids or a scalar; a negative call is no proposal.
+    legal: (n, 38) legal-call bits.
+
+  Returns:
+    (n,) call ids.
+  """
+  n = len(legal)
+  calls = np.full(n, -1, np.int64)
+  rows = np.arange(n)
+  for applies, call in proposals:
+    call = np.broadcast_to(call, (n,))
+    ok = (calls < 0) & applies & (call >= 0)
+    ok &= legal[rows, np.clip(call, 0, A.NUM_CALLS - 1)]
+    calls = np.where(ok, call, calls)
+  return np.where(calls < 0, A.PASS, calls)
 
 _BIDDERS = {"pass": PassBidder, "random": RandomBidder, "natural": NaturalBidder}
 

@@ -124,6 +124,25 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
       what the authors' bridge ``SearchActor`` computes).
     reward: ``"imps"`` or ``"score"`` (see `ref_ns_score`).
   """
+  _check_search_arguments(root, depth, candidates, rollouts, candidate_threshold, partner,
+                          reward)
+  s = _Roots.of(policy, root, ref_ns_score, rng, candidates, rollouts, candidate_threshold,
+                reward)
+  # Stage 1: P1 plays each candidate, then one opponent call under sigma (n_o samples each).
+  # Table order: (root, cand1, opp sample).
+  r1 = np.repeat(np.arange(s.r_n), s.k * s.n)
+  i1 = np.tile(np.repeat(np.arange(s.k), s.n), s.r_n)
+  eng = root.take(r1)
+  eng.step(np.where(s.valid, s.calls, s.calls[:, :1])[r1, i1])  # invalid candidates: masked
+  if depth == 1:
+    return _one_search(s, eng, fresh_returns)
+  return _three_search(s, eng, fresh_returns, partner)
+
+
+def _check_search_arguments(root: engine_lib.BiddingEngine, depth: int, candidates: int,
+                            rollouts: int, candidate_threshold: float, partner: str,
+                            reward: str) -> None:
+  """Raises ValueError for a `joint_search` argument out of its range (or a finished root)."""
   if depth not in (1, 3):
     raise ValueError(f"search depth must be 1 (1-search) or 3 (JPS), got {depth}")
   if candidates < 1 or rollouts < 1:
@@ -136,48 +155,83 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
     raise ValueError(f"reward must be 'imps' or 'score', got {reward!r}")
   if np.any(root.done):
     raise ValueError("joint_search: a root table's auction is already over")
-  r_n = root.batch_size
-  k1, n_o, k2, n_r = candidates, rollouts, candidates, rollouts
-  p1 = root.current_player.copy()
-  sign = np.where(p1 % 2 == 0, 1.0, -1.0)
-  obs0 = root.observation()
-  probs0, _ = policy(obs0)
-  c1, valid1 = top_candidates(probs0, policy_net.legal_from_obs(obs0), k1, candidate_threshold)
 
-  def _team_reward(ns_score, ref, sgn):
-    return team_reward(ns_score, ref, sgn, reward)
 
-  # Stage 1: P1 plays each candidate, then one opponent call under sigma (n_o samples each).
-  # Table order: (root, cand1, opp sample).
-  r1 = np.repeat(np.arange(r_n), k1 * n_o)
-  i1 = np.tile(np.repeat(np.arange(k1), n_o), r_n)
-  eng = root.take(r1)
-  eng.step(np.where(valid1, c1, c1[:, :1])[r1, i1])  # invalid candidates: masked later
-  if depth == 1:
-    # Everything after P1's call follows sigma: n_o * n_r rollouts per candidate.
-    eng = eng.take(np.repeat(np.arange(eng.batch_size), n_r))
-    _rollout_to_end(eng, policy, rng)
-    rew = _team_reward(eng.ns_score(), np.repeat(ref_ns_score, k1 * n_o * n_r),
-                       np.repeat(sign, k1 * n_o * n_r))
-    v1 = rew.reshape(r_n, k1, n_o * n_r).mean(axis=2)
-    empty = np.zeros((0, A.OBSERVATION_SIZE), np.float32)
-    res = _finish(v1, valid1, c1, obs0, probs0, empty, np.zeros(0, np.int64),
-                  np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
-    res.root_return, res.partner_return = res.best_value, np.zeros(0)
-    if fresh_returns:
-      m = n_o * n_r
-      ef = root.take(np.repeat(np.arange(r_n), m))
-      ef.step(np.repeat(res.best_call, m))
-      _rollout_to_end(ef, policy, rng)
-      res.root_return = _team_reward(ef.ns_score(), np.repeat(ref_ns_score, m),
-                                     np.repeat(sign, m)).reshape(r_n, m).mean(axis=1)
-    return res
-  _step_policy(eng, policy, rng)  # the opponent (LHO) calls under sigma
-  # Stage 2: P2 (partner) plays each of its candidates; then rollouts under sigma.
+@dataclasses.dataclass
+class _Roots:
+  """The root positions of one `joint_search` and what every stage of it reads."""
+  policy: Callable
+  root: engine_lib.BiddingEngine
+  ref_ns_score: np.ndarray  # (R,)
+  sign: np.ndarray          # (R,) +1 where N-S searches, -1 where E-W does
+  rng: np.random.Generator
+  reward: str
+  k: int                    # candidates per searching player (k1 = k2)
+  n: int                    # rollouts: opponent samples, rollouts per stage (n_o = n_r)
+  threshold: float
+  obs: np.ndarray           # (R, 267) P1's observations at h0
+  probs: np.ndarray         # (R, 38) sigma there
+  calls: np.ndarray         # (R, k) P1's candidates
+  valid: np.ndarray         # (R, k)
+
+  @classmethod
+  def of(cls, policy, root, ref_ns_score, rng, k, n, threshold, reward) -> _Roots:
+    obs = root.observation()
+    probs, _ = policy(obs)
+    calls, valid = top_candidates(probs, policy_net.legal_from_obs(obs), k, threshold)
+    sign = np.where(root.current_player % 2 == 0, 1.0, -1.0)
+    return cls(policy, root, np.asarray(ref_ns_score), sign, rng, reward, k, n, threshold, obs,
+               probs, calls, valid)
+
+  @property
+  def r_n(self) -> int:
+    return self.root.batch_size
+
+  def rewards(self, eng: engine_lib.BiddingEngine, root_of: np.ndarray) -> np.ndarray:
+    """The searching team's reward at each finished table of `eng` (of root `root_of`)."""
+    return team_reward(eng.ns_score(), self.ref_ns_score[root_of], self.sign[root_of],
+                       self.reward)
+
+  def each_root(self, m: int) -> np.ndarray:
+    """Root of each table when each root is repeated `m` times in order."""
+    return np.repeat(np.arange(self.r_n), m)
+
+
+def _one_search(s: _Roots, eng: engine_lib.BiddingEngine, fresh_returns: bool) -> SearchResult:
+  """1-search: everything after P1's call follows sigma, n_o * n_r rollouts per candidate."""
+  k1, m = s.k, s.n * s.n
+  eng = eng.take(np.repeat(np.arange(eng.batch_size), s.n))
+  _rollout_to_end(eng, s.policy, s.rng)
+  v1 = s.rewards(eng, s.each_root(k1 * m)).reshape(s.r_n, k1, m).mean(axis=2)
+  empty = np.zeros((0, A.OBSERVATION_SIZE), np.float32)
+  res = _finish(v1, s.valid, s.calls, s.obs, s.probs, empty, np.zeros(0, np.int64),
+                np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+  res.root_return, res.partner_return = res.best_value, np.zeros(0)
+  if fresh_returns:
+    ef = s.root.take(s.each_root(m))
+    ef.step(np.repeat(res.best_call, m))
+    _rollout_to_end(ef, s.policy, s.rng)
+    res.root_return = s.rewards(ef, s.each_root(m)).reshape(s.r_n, m).mean(axis=1)
+  return res
+
+
+@dataclasses.dataclass
+class _PartnerStage:
+  """P2's candidates at each table after (root, a1, opponent sample), and their values."""
+  obs: np.ndarray       # (T, 267) P2's observations (T = R * k1 * n_o)
+  probs: np.ndarray     # (T, 38) sigma there
+  calls: np.ndarray     # (T, k2) candidates
+  valid: np.ndarray     # (T, k2); a finished table has one dummy candidate, its result
+  finished: np.ndarray  # (T,) the auction ended before P2's turn
+  values: np.ndarray    # (T, k2) mean rollout reward of each candidate (-inf: invalid)
+
+
+def _partner_stage(s: _Roots, eng: engine_lib.BiddingEngine) -> _PartnerStage:
+  """Stage 2: P2 (partner) plays each of its candidates; then n_r rollouts under sigma."""
+  k2, n_r = s.k, s.n
   obs2 = eng.observation()  # zeros for finished tables' legal bits
-  probs2, _ = policy(obs2) if len(obs2) else (np.zeros((0, A.NUM_CALLS)), None)
-  legal2 = policy_net.legal_from_obs(obs2)
-  c2, valid2 = top_candidates(probs2, legal2, k2, candidate_threshold)
+  probs2, _ = s.policy(obs2) if len(obs2) else (np.zeros((0, A.NUM_CALLS)), None)
+  c2, valid2 = top_candidates(probs2, policy_net.legal_from_obs(obs2), k2, s.threshold)
   finished = eng.done.copy()
   valid2[finished] = False
   valid2[finished, 0] = True  # auction over: one (dummy) candidate, the final result
@@ -185,47 +239,53 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
   j2 = np.tile(np.repeat(np.arange(k2), n_r), eng.batch_size)
   eng3 = eng.take(t2)
   eng3.step(np.where(valid2, c2, c2[:, :1])[t2, j2])  # finished tables ignore their call
-  _rollout_to_end(eng3, policy, rng)
-  n_tab2 = r_n * k1 * n_o
-  rew = _team_reward(eng3.ns_score(), np.repeat(ref_ns_score, k1 * n_o * k2 * n_r),
-                     np.repeat(sign, k1 * n_o * k2 * n_r))
-  v2 = rew.reshape(n_tab2, k2, n_r).mean(axis=2)          # (tables after opp, k2)
-  v2 = np.where(valid2, v2, -np.inf)
+  _rollout_to_end(eng3, s.policy, s.rng)
+  rew = s.rewards(eng3, s.each_root(s.k * s.n * k2 * n_r))
+  v2 = rew.reshape(eng.batch_size, k2, n_r).mean(axis=2)
+  return _PartnerStage(obs2, probs2, c2, valid2, finished, np.where(valid2, v2, -np.inf))
+
+
+def _three_search(s: _Roots, eng: engine_lib.BiddingEngine, fresh_returns: bool,
+                  partner: str) -> SearchResult:
+  """JPS (depth 3): the opponent calls under sigma, P2 searches, the best joint change."""
+  r_n, k1, n_o, n_r = s.r_n, s.k, s.n, s.n
+  _step_policy(eng, s.policy, s.rng)  # the opponent (LHO) calls under sigma
+  p2 = _partner_stage(s, eng)
+  valid2, v2 = p2.valid, p2.values
   best2 = np.argmax(v2, axis=1)
-  v2best = v2[np.arange(n_tab2), best2]
+  v2best = v2[np.arange(len(v2)), best2]
   if partner == "mean":  # the authors' SearchActor: P2's candidates averaged, not maximised
     v2best = np.where(valid2, v2, 0.0).sum(axis=1) / valid2.sum(axis=1)
   v1 = v2best.reshape(r_n, k1, n_o).mean(axis=2)
   # P2 playing sigma (renormalised over its candidates): for the gain over v^sigma(h0).
-  w2 = np.where(valid2, np.take_along_axis(probs2, c2, axis=1), 0.0)
-  w2[finished, 0] = 1.0
+  w2 = np.where(valid2, np.take_along_axis(p2.probs, p2.calls, axis=1), 0.0)
+  w2[p2.finished, 0] = 1.0
   w2 = w2 / np.maximum(w2.sum(axis=1, keepdims=True), 1e-300)
   v1_sigma = (w2 * np.where(valid2, v2, 0.0)).sum(axis=1).reshape(r_n, k1, n_o).mean(axis=2)
-  res = _finish(v1, valid1, c1, obs0, probs0, None, None, None, None, None, v1_sigma)
+  res = _finish(v1, s.valid, s.calls, s.obs, s.probs, None, None, None, None, None, v1_sigma)
   # Partner decisions along the best a1 (one per opponent sample, where P2 still had to call).
-  best_i1 = np.argmax(np.where(valid1, v1, -np.inf), axis=1)
+  best_i1 = np.argmax(np.where(s.valid, v1, -np.inf), axis=1)
   rows = ((np.arange(r_n)[:, None] * k1 + best_i1[:, None]) * n_o
           + np.arange(n_o)[None, :]).reshape(-1)
-  keep = rows[~finished[rows]]
-  res.partner_obs = obs2[keep]
-  res.partner_call = c2[keep, best2[keep]]
+  keep = rows[~p2.finished[rows]]
+  res.partner_obs = p2.obs[keep]
+  res.partner_call = p2.calls[keep, best2[keep]]
   res.partner_value = v2best[keep]
-  res.partner_logp = np.log(np.maximum(probs2[keep, res.partner_call], 1e-30))
+  res.partner_logp = np.log(np.maximum(p2.probs[keep, res.partner_call], 1e-30))
   res.partner_root = keep // (k1 * n_o)
   res.root_return, res.partner_return = res.best_value, res.partner_value
   if fresh_returns:
     # n_r fresh rollouts after each chosen (a1*, o, a2*(o)), independent of the choice.
     ef = eng.take(np.repeat(rows, n_r))
-    ef.step(np.repeat(np.where(valid2, c2, c2[:, :1])[rows, best2[rows]], n_r))
-    _rollout_to_end(ef, policy, rng)
-    root_of = np.repeat(rows // (k1 * n_o), n_r)
-    vf = _team_reward(ef.ns_score(), ref_ns_score[root_of], sign[root_of])
+    ef.step(np.repeat(np.where(valid2, p2.calls, p2.calls[:, :1])[rows, best2[rows]], n_r))
+    _rollout_to_end(ef, s.policy, s.rng)
+    vf = s.rewards(ef, np.repeat(rows // (k1 * n_o), n_r))
     vf = vf.reshape(r_n, n_o, n_r).mean(axis=2)  # (root, opp sample)
     res.root_return = vf.mean(axis=1)
-    res.partner_return = vf.reshape(-1)[~finished[rows]]
+    res.partner_return = vf.reshape(-1)[~p2.finished[rows]]
   if partner == "mean":  # no single best partner call to store
     none = np.zeros(0, np.int64)
-    res.partner_obs, res.partner_call = obs2[none], none
+    res.partner_obs, res.partner_call = p2.obs[none], none
     res.partner_value = res.partner_logp = res.partner_return = np.zeros(0)
     res.partner_root = none
   return res

@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from collections.abc import Sequence
 
 import numpy as np
@@ -269,25 +270,45 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
     raise ValueError(f"batch_boards must be >= 1, got {batch_boards}")
   if int(seed) != seed or seed < 0:
     raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-  store = None
-  if results_dir is not None:
-    store = BoardStore(results_dir, {
-        "bidder_a": a.name, "bidder_b": b.name, "greedy_a": getattr(a, "greedy", None),
-        "greedy_b": getattr(b, "greedy", None), "boards": int(boards), "seed": int(seed),
-        "uncontested": bool(uncontested), "batch_boards": int(batch_boards),
-        "dataset_sha256": _dataset_digest(eng.dataset.holders)})
+  store = None if results_dir is None else BoardStore(results_dir, {
+      "bidder_a": a.name, "bidder_b": b.name, "greedy_a": getattr(a, "greedy", None),
+      "greedy_b": getattr(b, "greedy", None), "boards": int(boards), "seed": int(seed),
+      "uncontested": bool(uncontested), "batch_boards": int(batch_boards),
+      "dataset_sha256": _dataset_digest(eng.dataset.holders)})
   rng = np.random.default_rng(seed)
   deal_index = rng.permutation(eng.num_deals)[:boards]
   dealer, vul = board_dealer_vulnerability(np.arange(1, boards + 1))
+  bar = tqdm.tqdm(total=boards, desc=f"{a.name} vs {b.name}", unit="board",
+                  disable=not progress)
+  with bar:
+    tables = _play_boards(eng, a, b, deal_index, dealer, vul, rng, batch_boards, store,
+                          bar.update)
+  return MatchResult(
+      bidder_a=a.name, bidder_b=b.name, deal_index=deal_index, dealer=dealer,
+      vulnerability=vul, imps=scoring.imps_array(tables["ns_score_table1"]
+                                                 - tables["ns_score_table2"]),
+      clusters=deal_lib.canonical_keys(eng.dataset.holders[deal_index]), **tables)
+
+
+def _play_boards(eng: engine_lib.BiddingEngine, a, b, deal_index: np.ndarray,
+                 dealer: np.ndarray, vul: np.ndarray, rng: np.random.Generator,
+                 batch_boards: int, store: BoardStore | None,
+                 done: Callable[[int], object]) -> dict:
+  """Bids the boards batch by batch (or reads the batches `store` holds).
+
+  Each batch draws its uniforms from `rng` whether it is played or read, so a resumed match
+  bids like an uninterrupted one; `done(k)` is called after each batch of k boards.
+
+  Returns:
+    The `MatchResult` fields of both tables: N-S scores, auctions and contracts.
+  """
+  boards = len(deal_index)
   ns1 = np.zeros(boards, np.int64)
   ns2 = np.zeros(boards, np.int64)
   auctions1, auctions2, contracts1, contracts2 = [], [], [], []
-  bar = tqdm.tqdm(total=boards, desc=f"{a.name} vs {b.name}", unit="board",
-                  disable=not progress)
   for lo in range(0, boards, batch_boards):
     hi = min(boards, lo + batch_boards)
-    k = hi - lo
-    u = rng.random((auction_lib.MAX_AUCTION_LENGTH, k))  # drawn alike when a batch is stored
+    u = rng.random((auction_lib.MAX_AUCTION_LENGTH, hi - lo))  # drawn alike when stored
     chunk = store.load(lo, hi) if store is not None else None
     if chunk is None:
       chunk = _play_batch(eng, a, b, deal_index[lo:hi], dealer[lo:hi], vul[lo:hi], u)
@@ -298,14 +319,10 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
     auctions2 += [str(x) for x in chunk["auctions_table2"]]
     contracts1 += [str(x) for x in chunk["contracts_table1"]]
     contracts2 += [str(x) for x in chunk["contracts_table2"]]
-    bar.update(k)
-  bar.close()
-  return MatchResult(
-      bidder_a=a.name, bidder_b=b.name, deal_index=deal_index, dealer=dealer,
-      vulnerability=vul, ns_score_table1=ns1, ns_score_table2=ns2,
-      imps=scoring.imps_array(ns1 - ns2), auctions_table1=auctions1,
-      auctions_table2=auctions2, contracts_table1=contracts1, contracts_table2=contracts2,
-      clusters=deal_lib.canonical_keys(eng.dataset.holders[deal_index]))
+    done(hi - lo)
+  return {"ns_score_table1": ns1, "ns_score_table2": ns2, "auctions_table1": auctions1,
+          "auctions_table2": auctions2, "contracts_table1": contracts1,
+          "contracts_table2": contracts2}
 
 
 def _play_batch(eng: engine_lib.BiddingEngine, a, b, deal_index: np.ndarray,

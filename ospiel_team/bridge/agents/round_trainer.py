@@ -154,25 +154,10 @@ class RoundTrainer:
     Returns:
       The log rows of all rounds (resumed ones included).
     """
-    if checkpoint_every < 1:
-      raise ValueError(f"checkpoint_every must be >= 1, got {checkpoint_every}")
-    if snapshot_every < 0:
-      raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
-    if eval_every < 0:
-      raise ValueError(f"eval_every must be >= 0, got {eval_every}")
-    if eval_every and type(self).evaluate is RoundTrainer.evaluate:
-      raise ValueError(f"eval_every={eval_every}: {type(self).__name__} does not evaluate "
-                       "during training; use 0")
+    self._check_train_arguments(eval_every, checkpoint_every, snapshot_every)
     start = time.time()
     last_refresh = start
     cpu_mark = time.process_time()
-
-    def count_cpu():
-      nonlocal cpu_mark
-      now = time.process_time()
-      self.total_cpu += now - cpu_mark
-      cpu_mark = now
-
     if max_cpu_seconds is not None and self.total_cpu >= max_cpu_seconds:
       return self.log_rows
     bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc=self.TRAIN_DESC,
@@ -182,21 +167,14 @@ class RoundTrainer:
       if refresh is not None and time.time() - last_refresh > refresh_seconds:
         refresh(self)
         last_refresh = time.time()
-      row = self.train_round()
-      if eval_every and (self.round % eval_every == 0 or self.round == rounds):
-        m, se, nb = self.evaluate(eval_boards)
-        row.update(eval_boards=nb, eval_imps_vs_natural=round(m, 4), eval_stderr=round(se, 4))
+      row = self._evaluated_round(rounds, eval_every, eval_boards)
       total = self.total_wall + (time.time() - t_iter)
-      count_cpu()
+      cpu_mark = self._count_cpu(cpu_mark)
       row.update(total_wall_s=round(total, 2),
                  games_per_s_wall=round(self.games / max(total, 1e-9), 1),
                  cpu_s=round(self.total_cpu, 2))
       self.log_rows.append(row)
-      bar.update(1)
-      ent = row.get("entropy", "")
-      bar.set_postfix(games=self.games, len=f"{row['mean_auction_len']:.1f}",
-                      ent=f"{ent:.2f}" if isinstance(ent, float) else ent,
-                      ev=row.get("eval_imps_vs_natural", ""))
+      self._show_progress(bar, row)
       timed_out = ((max_seconds is not None and time.time() - start > max_seconds)
                    or (max_cpu_seconds is not None and self.total_cpu >= max_cpu_seconds))
       if self.round % checkpoint_every == 0 or self.round >= rounds or timed_out:
@@ -207,11 +185,45 @@ class RoundTrainer:
       if snapshot_every and self.round % snapshot_every == 0 and self.workdir is not None:
         self.save_snapshot()
       self.total_wall += time.time() - t_iter
-      count_cpu()
+      cpu_mark = self._count_cpu(cpu_mark)
       if timed_out:
         break
     bar.close()
     return self.log_rows
+
+  def _check_train_arguments(self, eval_every: int, checkpoint_every: int,
+                             snapshot_every: int) -> None:
+    """Raises ValueError for a `train` period out of range (or an evaluation it cannot do)."""
+    if checkpoint_every < 1:
+      raise ValueError(f"checkpoint_every must be >= 1, got {checkpoint_every}")
+    if snapshot_every < 0:
+      raise ValueError(f"snapshot_every must be >= 0, got {snapshot_every}")
+    if eval_every < 0:
+      raise ValueError(f"eval_every must be >= 0, got {eval_every}")
+    if eval_every and type(self).evaluate is RoundTrainer.evaluate:
+      raise ValueError(f"eval_every={eval_every}: {type(self).__name__} does not evaluate "
+                       "during training; use 0")
+
+  def _evaluated_round(self, rounds: int, eval_every: int, eval_boards: int) -> dict:
+    """One training round's log row, with an evaluation when one is due."""
+    row = self.train_round()
+    if eval_every and (self.round % eval_every == 0 or self.round == rounds):
+      m, se, nb = self.evaluate(eval_boards)
+      row.update(eval_boards=nb, eval_imps_vs_natural=round(m, 4), eval_stderr=round(se, 4))
+    return row
+
+  def _count_cpu(self, mark: float) -> float:
+    """Adds the process's CPU seconds since `mark` to `total_cpu`; returns the new mark."""
+    now = time.process_time()
+    self.total_cpu += now - mark
+    return now
+
+  def _show_progress(self, bar: tqdm.tqdm, row: dict) -> None:
+    bar.update(1)
+    ent = row.get("entropy", "")
+    bar.set_postfix(games=self.games, len=f"{row['mean_auction_len']:.1f}",
+                    ent=f"{ent:.2f}" if isinstance(ent, float) else ent,
+                    ev=row.get("eval_imps_vs_natural", ""))
 
 
 def read_checkpoint(path: str, cfg: A2CConfig, optimizer, check_buffer_size: bool = False):

@@ -463,6 +463,12 @@ class SearchBidder:
                                       tuple(float(v) for v in values), ess, n)
         calls[i] = call
         self.stats.deals_solved += n
+    self._record(decisions, time.process_time() - t0)
+    return calls.astype(np.int64)
+
+  def _record(self, decisions: list[SearchDecision], cpu_seconds: float) -> None:
+    """Counts the decisions of one `act_auction` call in `stats`; keeps them as
+    `last_decisions`."""
     for d in decisions:
       self.stats.calls += 1
       self.stats.searched += d.reason == "searched"
@@ -470,8 +476,7 @@ class SearchBidder:
       self.stats.one_candidate += d.reason == "one_candidate"
       self.stats.changed += d.reason == "searched" and d.call != d.policy_call
     self.last_decisions = decisions
-    self.stats.cpu_seconds += time.process_time() - t0
-    return calls.astype(np.int64)
+    self.stats.cpu_seconds += cpu_seconds
 
 
 def is_search_spec(name: str) -> bool:

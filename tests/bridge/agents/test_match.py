@@ -195,6 +195,31 @@ def test_natural_openings_hand_checked():
   assert _natural_call(["Pass", "1C"], "T3.T9876.T76.T98", "AKJ76.K2.Q98.542") == "1S"
 
 
+def test_natural_overcall_falls_back_to_the_suit_when_1nt_is_illegal():
+  # South: 17 HCP, 5-2-3-3 balanced with five spades; East (dealer) opens.
+  south = "AKJ76.K2.Q98.A54"
+  assert _natural_call(["1H"], "T3.T9876.T76.T98", south, dealer=1) == "1NT"
+  assert _natural_call(["2C"], "T3.T9876.T76.T98", south, dealer=1) == "2S"  # 1NT illegal
+
+
+def test_the_first_applicable_legal_proposal_is_made():
+  """Four seats by hand: the first proposal (legal); the second (the first is illegal); a
+  negative call is no proposal; none applies: Pass."""
+  legal = np.zeros((4, A.NUM_CALLS), bool)
+  legal[:, A.PASS] = True
+  one_c, one_nt, two_s = (A.string_to_call(c) for c in ("1C", "1NT", "2S"))
+  legal[0, [one_c, one_nt]] = True
+  legal[1, two_s] = True
+  legal[2, [one_c, two_s]] = True
+  legal[3, one_c] = True
+  proposals = [(np.array([True, True, True, False]), np.array([one_nt, one_nt, -1, one_c])),
+               (np.array([True, True, True, False]), two_s),
+               (np.ones(4, bool), one_c)]
+  calls = bidders._first_legal_proposal(proposals, legal)
+  assert [A.call_string(c) for c in calls] == ["1NT", "2S", "2S", "1C"]
+  assert bidders._first_legal_proposal(proposals[:2], legal)[3] == A.PASS
+
+
 def test_natural_responses_hand_checked():
   opener = "AKJ76.K2.Q98.542"  # 13 HCP, five spades -> 1S
   # South 11 HCP with four spades: a fit with 10-12 HCP -> limit raise 3S.
