@@ -167,6 +167,32 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
   if isinstance(game, str):
     game, loaded = load_game(game)
     tree = tree if tree is not None else loaded
+  _check_solver_names(solvers)
+  _check_budget(iterations, seconds, num_points, out)
+  team_obj = _two_teams(game, teams)
+  for name in solvers:
+    check = registry.spec(name).check
+    why = check(game, team_obj) if check else None
+    if why:
+      raise UserError(f"solver {name} cannot run on {game}: it {why}")
+  try:
+    per_solver = registry.validate_options(solvers, dict(options or {}))
+  except ValueError as e:
+    raise UserError(str(e)) from None
+  metric, team_obj = _metric_and_teams(game, metric, team_obj)
+  check_ray(ray_address)
+  seeds = list(seeds) if seeds is not None else [seed]
+  with contextlib.ExitStack() as stack:
+    store = None
+    if out:
+      stack.enter_context(execute.out_lock(out))
+      store = execute.ResultStore(out)
+    return _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj,
+                      per_solver, seeds, store, tree, progress, workers, ray_address)
+
+
+def _check_solver_names(solvers: Sequence[str]) -> None:
+  """UserError unless `solvers` names registered solvers, each once."""
   if not solvers:
     raise UserError("no solvers given")
   for name in solvers:
@@ -176,6 +202,11 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
       raise UserError(str(e)) from None
   if len(set(solvers)) != len(solvers):
     raise UserError(f"--solvers {','.join(solvers)} names a solver twice")
+
+
+def _check_budget(iterations: int | None, seconds: float | None, num_points: int,
+                  out: str | None) -> None:
+  """UserError for a missing or out-of-range budget, checkpoint count or output folder."""
   if iterations is None and seconds is None:
     raise UserError("give an --iterations or a --seconds budget")
   if iterations is not None and iterations < 1:
@@ -186,26 +217,30 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
     raise UserError(f"--num_points must be >= 1, got {num_points}")
   if out is not None and not out.strip():
     raise UserError("--out is empty: give the output folder")
-  team_obj = None
-  if teams:
-    if metrics.is_common_payoff(game):
-      raise UserError(f"--teams {teams!r}: {game} is a common-payoff game (every player is on "
-                      "one team, its value is the common payoff); drop --teams")
-    try:
-      team_obj = teams_lib.parse_teams(teams, game.num_players())
-      if team_obj.num_teams != 2:
-        raise ValueError(f"needs two teams, got {team_obj.num_teams}")
-    except ValueError as e:
-      raise UserError(f"--teams {teams!r}: {e}") from None
-  for name in solvers:
-    check = registry.spec(name).check
-    why = check(game, team_obj) if check else None
-    if why:
-      raise UserError(f"solver {name} cannot run on {game}: it {why}")
+
+
+def _two_teams(game: pyspiel.Game, teams: str | None) -> teams_lib.Teams | None:
+  """The two teams of `teams` ("0,1|2"; None or empty: None); UserError when they are not."""
+  if not teams:
+    return None
+  if metrics.is_common_payoff(game):
+    raise UserError(f"--teams {teams!r}: {game} is a common-payoff game (every player is on "
+                    "one team, its value is the common payoff); drop --teams")
   try:
-    per_solver = registry.validate_options(solvers, dict(options or {}))
+    team_obj = teams_lib.parse_teams(teams, game.num_players())
+    if team_obj.num_teams != 2:
+      raise ValueError(f"needs two teams, got {team_obj.num_teams}")
   except ValueError as e:
-    raise UserError(str(e)) from None
+    raise UserError(f"--teams {teams!r}: {e}") from None
+  return team_obj
+
+
+def _metric_and_teams(game: pyspiel.Game, metric: str | None, team_obj
+                      ) -> tuple[str, teams_lib.Teams | None]:
+  """The metric (default: `metrics.default_metric`) and the teams it reads, checked.
+
+  ``team_value_vs_br`` on a game without given teams gets `teams.default_teams`.
+  """
   metric = metric or metrics.default_metric(game, team_obj)
   if metric == "team_value_vs_br" and team_obj is None and not metrics.is_common_payoff(game):
     try:
@@ -216,15 +251,7 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | 
     metrics.check_metric(metric, game, team_obj)
   except ValueError as e:
     raise UserError(f"--metric {metric}: {e}") from None
-  check_ray(ray_address)
-  seeds = list(seeds) if seeds is not None else [seed]
-  with contextlib.ExitStack() as stack:
-    store = None
-    if out:
-      stack.enter_context(execute.out_lock(out))
-      store = execute.ResultStore(out)
-    return _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj,
-                      per_solver, seeds, store, tree, progress, workers, ray_address)
+  return metric, team_obj
 
 
 def _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj, per_solver,

@@ -324,7 +324,6 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
-  import matplotlib.ticker
   bad = [f for f in formats if f not in ("png", "svg", "pdf")]
   if bad:
     raise ValueError(f"figure formats {bad} not supported; use png, svg or pdf")
@@ -333,6 +332,37 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   seeds = sorted({r["seed"] for r in rows})
   fig, axes = plt.subplots(1, 2, figsize=(12, 5.2))
   symlog = metric in metrics.LOWER_IS_BETTER
+  means, spread = _draw_curves(axes, shown, symlog)
+  _format_axes(axes, metric, symlog, _y_range(means, spread, ref), means, ref,
+               iterations_label(shown))
+  handles, labels = axes[1].get_legend_handles_labels()
+  fig.legend(handles, labels, loc="lower center", ncol=min(4, max(1, len(labels))),
+             fontsize=10, frameon=False)
+  what = "judged variant of each solver" if not all_variants else "every variant"
+  fig.suptitle(f"{rows[0]['game'] if rows else ''}: {what}; thin: each of {len(seeds)} seeds "
+               "(dots: its checkpoints), thick: their mean", fontsize=12)
+  rows_of_legend = math.ceil(len(labels) / min(4, max(1, len(labels)))) if labels else 0
+  fig.tight_layout(rect=(0, 0.05 + 0.045 * rows_of_legend, 1, 1))
+  written = []
+  stem = path[:-4] if path.endswith(".png") else path
+  for fmt in ["png"] + [f for f in formats if f != "png"]:
+    target = path if fmt == "png" else f"{stem}.{fmt}"
+    image = io.BytesIO()
+    fig.savefig(image, format=fmt, dpi=110)
+    atomic_io.write_bytes(target, image.getvalue())
+    written.append(target)
+  plt.close(fig)
+  return written
+
+
+def _draw_curves(axes, shown: list[Row], symlog: bool
+                 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+  """Draws each (solver, variant)'s seeds and mean on both panels (iterations, seconds).
+
+  Returns:
+    (means, spread): every mean curve drawn, and every seed value of each curve (for the y
+    range).
+  """
   means, spread = [], []
   for (solver, variant), per_seed in series(shown).items():
     color = solver_color(solver)
@@ -353,11 +383,18 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
       ax.plot(x, mean, style, color=color, lw=2.2 if primary else 1.2,
               label=label if xkey == "seconds" else None)
       ax.plot(x[marked], mean[marked], "o", color=color, ms=4.5 if primary else 3)
-  lo, hi = _y_range(means, spread, ref)
-  symlog = metric in metrics.LOWER_IS_BETTER
+  return means, spread
+
+
+def _format_axes(axes, metric: str, symlog: bool, y_range: tuple[float, float],
+                 means: list[np.ndarray], ref: dict[str, Any] | None,
+                 iterations_xlabel: str) -> None:
+  """Both panels' scales, limits, labels, grid, reference line and x tick labels."""
+  import matplotlib.ticker
+  lo, hi = y_range
   if symlog:
     thresh = _symlog_threshold(np.concatenate(means) if means else np.zeros(0))
-  for ax, xlabel in zip(axes, [iterations_label(shown), "solver CPU seconds"], strict=True):
+  for ax, xlabel in zip(axes, [iterations_xlabel, "solver CPU seconds"], strict=True):
     if ref is not None:
       ax.axhline(ref["value"], color="k", lw=1.6, ls="--", zorder=5,
                  label=f"reference: {ref['value']:.4g}, {ref['label']}"
@@ -381,24 +418,6 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
       ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(_tick_label))
     else:
       ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-  handles, labels = axes[1].get_legend_handles_labels()
-  fig.legend(handles, labels, loc="lower center", ncol=min(4, max(1, len(labels))),
-             fontsize=10, frameon=False)
-  what = "judged variant of each solver" if not all_variants else "every variant"
-  fig.suptitle(f"{rows[0]['game'] if rows else ''}: {what}; thin: each of {len(seeds)} seeds "
-               "(dots: its checkpoints), thick: their mean", fontsize=12)
-  rows_of_legend = math.ceil(len(labels) / min(4, max(1, len(labels)))) if labels else 0
-  fig.tight_layout(rect=(0, 0.05 + 0.045 * rows_of_legend, 1, 1))
-  written = []
-  stem = path[:-4] if path.endswith(".png") else path
-  for fmt in ["png"] + [f for f in formats if f != "png"]:
-    target = path if fmt == "png" else f"{stem}.{fmt}"
-    image = io.BytesIO()
-    fig.savefig(image, format=fmt, dpi=110)
-    atomic_io.write_bytes(target, image.getvalue())
-    written.append(target)
-  plt.close(fig)
-  return written
 
 
 def _tick_label(x: float, _=None) -> str:

@@ -162,62 +162,20 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     raise ValueError(f"nfsp.episodes must be >= 1, got {episodes}")
   # Building the environment and the networks is "setup", reported apart from the budget.
   with ctx.excluded("setup"):
-    env = rl_environment.Environment(game, seed=ctx.seed)
-    state_size = env.observation_spec()["info_state"][0]
+    player = _EpisodePlayer(rl_environment.Environment(game, seed=ctx.seed))
+    state_size = player.env.observation_spec()["info_state"][0]
   # Epsilon decays over the run's episodes (10k iterations' worth under a seconds budget).
   decay = int((ctx.iterations or 10_000) * episodes)
 
   def make_agents(**overrides):
-    kw = dict(reservoir_buffer_capacity=o["nfsp.reservoir"],
-              anticipatory_param=float(o["nfsp.anticipatory"]),
-              batch_size=o["nfsp.batch"], rl_learning_rate=o["nfsp.rl_lr"],
-              sl_learning_rate=o["nfsp.sl_lr"], min_buffer_size_to_learn=o["nfsp.min_buffer"],
-              learn_every=o["nfsp.learn_every"], replay_buffer_capacity=o["nfsp.buffer"],
-              epsilon_start=o["nfsp.epsilon_start"], epsilon_end=o["nfsp.epsilon_end"],
-              epsilon_decay_duration=decay, update_target_network_every=o["nfsp.target_every"],
-              allow_checkpointing=False)
-    kw.update(overrides)
-    made = [nfsp.NFSP(p, state_size, game.num_distinct_actions(),
-                      [o["nfsp.hidden"], o["nfsp.hidden"]], seed=ctx.seed * 1000 + p, **kw)
-            for p in range(game.num_players())]
-    for agent in made:
-      _guard_empty_buffers(agent)
-    return made
-
-  cost = {"env": 0.0, "agent": 0.0}  # CPU seconds inside the environment / the agents
-  clock = time.process_time
-
-  def play(agents_, n):
-    for _ in range(n):
-      t0 = clock()
-      time_step = env.reset()
-      t1 = clock()
-      cost["env"] += t1 - t0
-      while not time_step.last():
-        player = time_step.observations["current_player"]
-        out = agents_[player].step(time_step)
-        t2 = clock()
-        cost["agent"] += t2 - t1
-        time_step = env.step([out.action])
-        t1 = clock()
-        cost["env"] += t1 - t2
-      for agent in agents_:
-        agent.step(time_step)
-      cost["agent"] += clock() - t1
+    return _nfsp_agents(nfsp, game, state_size, o, decay, ctx.seed, **overrides)
 
   # JAX compiles the buffers' and the eager operations' kernels once per process: throwaway
   # agents of the same shapes play until both networks have learned, charged to "jit". Their
   # own environment keeps the run's environment's random stream untouched.
   with ctx.excluded("jit"):
-    real_env, env = env, rl_environment.Environment(game, seed=10**6 + ctx.seed)
-    warm = make_agents(anticipatory_param=1.0, min_buffer_size_to_learn=o["nfsp.batch"],
-                       learn_every=4)
-    play(warm, 1 + 2 * o["nfsp.batch"] // max(1, tree.num_players))
-    warm[0]._mode = nfsp.MODE.AVERAGE_POLICY
-    play(warm, 2)
-    env = real_env
-    del warm
-    cost.update(env=0.0, agent=0.0)
+    _warm_up(_EpisodePlayer(rl_environment.Environment(game, seed=10**6 + ctx.seed)),
+             make_agents, o["nfsp.batch"], tree.num_players, nfsp.MODE.AVERAGE_POLICY)
   jit_base = ctx.clock.excluded_seconds.get("jit", 0.0)
   with ctx.excluded("setup"):
     agents = make_agents()
@@ -228,7 +186,7 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     for obj in (agent, agent._rl_agent):
       _exclude_compiling_calls(ctx, obj, _jitted_names(obj))
   for it in ctx.iterate():
-    play(agents, episodes)
+    player.play(agents, episodes)
     if ctx.is_checkpoint(it):
       with ctx.excluded("snapshot"):
         pi = average_policy_array(tree, agents, tensors, rows_of, nn)
@@ -236,10 +194,71 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
       yield Snapshot(it, {"average": pi}, extra={
           "episodes": float(it * episodes),
           "reservoir_size_p0": float(len(buf)) if buf is not None else 0.0,
-          "env_cpu_seconds": cost["env"],
+          "env_cpu_seconds": player.cost["env"],
           # compilations inside agent steps were charged to "jit": not the agents' cost
-          "agent_cpu_seconds": cost["agent"] - (ctx.clock.excluded_seconds.get("jit", 0.0)
-                                                - jit_base)})
+          "agent_cpu_seconds": player.cost["agent"] - (
+              ctx.clock.excluded_seconds.get("jit", 0.0) - jit_base)})
+
+
+def _nfsp_agents(nfsp, game, state_size: int, o: dict, decay: int, seed: int,
+                 **overrides) -> list:
+  """One OpenSpiel JAX NFSP agent per player, with the options `o` (`NFSP_OPTIONS` keys)."""
+  kw = dict(reservoir_buffer_capacity=o["nfsp.reservoir"],
+            anticipatory_param=float(o["nfsp.anticipatory"]),
+            batch_size=o["nfsp.batch"], rl_learning_rate=o["nfsp.rl_lr"],
+            sl_learning_rate=o["nfsp.sl_lr"], min_buffer_size_to_learn=o["nfsp.min_buffer"],
+            learn_every=o["nfsp.learn_every"], replay_buffer_capacity=o["nfsp.buffer"],
+            epsilon_start=o["nfsp.epsilon_start"], epsilon_end=o["nfsp.epsilon_end"],
+            epsilon_decay_duration=decay, update_target_network_every=o["nfsp.target_every"],
+            allow_checkpointing=False)
+  kw.update(overrides)
+  made = [nfsp.NFSP(p, state_size, game.num_distinct_actions(),
+                    [o["nfsp.hidden"], o["nfsp.hidden"]], seed=seed * 1000 + p, **kw)
+          for p in range(game.num_players())]
+  for agent in made:
+    _guard_empty_buffers(agent)
+  return made
+
+
+def _warm_up(player: _EpisodePlayer, make_agents, batch: int, num_players: int,
+             average_mode) -> None:
+  """Throwaway agents play until both of their networks have learned (JAX compiles)."""
+  warm = make_agents(anticipatory_param=1.0, min_buffer_size_to_learn=batch, learn_every=4)
+  player.play(warm, 1 + 2 * batch // max(1, num_players))
+  warm[0]._mode = average_mode
+  player.play(warm, 2)
+
+
+class _EpisodePlayer:
+  """Plays self-play episodes of RL agents in an `rl_environment.Environment`.
+
+  `cost` holds the CPU seconds (`time.process_time`) spent inside the environment (``"env"``)
+  and inside the agents' steps (``"agent"``).
+  """
+
+  def __init__(self, env):
+    self.env = env
+    self.cost = {"env": 0.0, "agent": 0.0}
+
+  def play(self, agents: list, n: int) -> None:
+    """Plays `n` episodes; every agent also sees each episode's last time step."""
+    clock, cost = time.process_time, self.cost
+    for _ in range(n):
+      t0 = clock()
+      time_step = self.env.reset()
+      t1 = clock()
+      cost["env"] += t1 - t0
+      while not time_step.last():
+        player = time_step.observations["current_player"]
+        out = agents[player].step(time_step)
+        t2 = clock()
+        cost["agent"] += t2 - t1
+        time_step = self.env.step([out.action])
+        t1 = clock()
+        cost["env"] += t1 - t2
+      for agent in agents:
+        agent.step(time_step)
+      cost["agent"] += clock() - t1
 
 
 def _guard_empty_buffers(agent) -> None:
