@@ -6,10 +6,8 @@ import errno
 import math
 import os
 import sys
-from collections.abc import Callable
 from collections.abc import Sequence
 
-from absl import app
 from absl import flags
 
 from ospiel_team import checks
@@ -20,34 +18,6 @@ HELP_FLAGS = ("--help", "-h", "-?", "--helpshort", "--helpfull")
 
 def _program(argv: Sequence[str]) -> str:
   return os.path.basename(argv[0]) if argv else "ospiel-team"
-
-
-def one_line_flags_parser(argv: list[str]) -> list[str]:
-  """`absl.app.run`'s flags parser: a bad flag prints one line and exits with status 2."""
-  try:
-    return flags.FLAGS(argv)
-  except flags.Error as e:
-    print(f"{_program(argv)}: error: {str(e).splitlines()[0]}", file=sys.stderr)
-    sys.exit(2)
-
-
-def run(main: Callable[[list[str]], int | None], define_flags: Callable[[], None]) -> None:
-  """Defines the command's flags on absl's global `flags.FLAGS` and runs `main` under absl.
-
-  Only `ospiel-team-train-bridge` still uses the global flags (with `call` for tests); every
-  other command parses its own `flags.FlagValues` (`parse_private`).
-
-  ``--help`` (``-h``, ``--helpshort``) prints the docstring of the module that defines the
-  flags (the command's usage) and those flags, however the command was started (console script
-  or ``python -m``); ``--helpfull`` is absl's, with every flag of every module.
-  """
-  define_flags()
-  if any(a in HELP_FLAGS[:4] for a in sys.argv[1:]):
-    command = define_flags.__module__
-    print(f"{(sys.modules[command].__doc__ or '').strip()}\n\nFlags:\n"
-          f"{flags.FLAGS.module_help(command)}")
-    sys.exit(0)
-  app.run(main, flags_parser=one_line_flags_parser)
 
 
 def parse_private(fv: flags.FlagValues, argv: Sequence[str], doc: str) -> int | None:
@@ -191,39 +161,6 @@ def refuse_unless_forced(force: bool, reason: str) -> None:
   """Raises `UserError` (reason + how to insist) unless `--force` was given."""
   if not force:
     raise errors.UserError(f"{reason}; refusing to start (--force starts it anyway)")
-
-
-def call(main: Callable[[list[str]], int | None], define_flags: Callable[[], None],
-         argv: Sequence[str]) -> int:
-  """Runs a command that uses the global `flags.FLAGS` in this process; returns its status.
-
-  For tests and scripts: the flags that the package's commands defined on `flags.FLAGS` before
-  (several commands share names such as --out with other defaults) are removed, this command's
-  are defined afresh, `argv` is parsed (a bad flag: one line, status 2, as `run`), and
-  `main(argv)` runs; its `SystemExit` becomes the returned status.
-  """
-  fv = flags.FLAGS
-  for module, defined in list(fv.flags_by_module_dict().items()):
-    if module.startswith("ospiel_team.cli.") or module == define_flags.__module__:
-      for flag in list(defined):
-        for name in {flag.name, flag.short_name} - {None}:
-          if name in fv:
-            delattr(fv, name)
-  define_flags()
-  try:
-    rest = one_line_flags_parser(list(argv))
-    status = main(rest)
-  except SystemExit as e:
-    status = e.code
-  except app.UsageError as e:
-    print(error_line(_program(argv), e), file=sys.stderr)
-    status = 2
-  if status is None:
-    return 0
-  if isinstance(status, str):
-    print(status, file=sys.stderr)
-    return 1
-  return int(status)
 
 
 def rough_duration(seconds: float) -> str:

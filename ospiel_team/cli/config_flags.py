@@ -36,15 +36,14 @@ def config_fields(cls, exclude: Iterable[str] = ()) -> list[dataclasses.Field]:
   return [f for f in dataclasses.fields(cls) if f.name not in skip]
 
 
-def define_config_flags(cls, *, exclude: Iterable[str] = (),
-                        flag_values: flags.FlagValues = flags.FLAGS,
+def define_config_flags(cls, *, flag_values: flags.FlagValues, exclude: Iterable[str] = (),
                         module_name: str | None = None) -> None:
   """Defines one flag per field of dataclass `cls`: its name, default and help text.
 
   Args:
     cls: a dataclass whose fields have defaults and ``metadata["help"]``.
+    flag_values: where to define them: the command's own `flags.FlagValues`.
     exclude: fields that get no flag.
-    flag_values: where to define them (default: absl's global flags).
     module_name: the command module the flags belong to (its ``--help`` lists them).
 
   Raises:
@@ -59,14 +58,14 @@ def define_config_flags(cls, *, exclude: Iterable[str] = (),
                                   flag_values=flag_values, module_name=module_name)
 
 
-def config_from_flags(cls, *, exclude: Iterable[str] = (),
-                      flag_values: flags.FlagValues = flags.FLAGS, **overrides):
+def config_from_flags(cls, *, flag_values: flags.FlagValues, exclude: Iterable[str] = (),
+                      **overrides):
   """`cls` made from the parsed flags of `define_config_flags` (and `overrides`).
 
   Args:
     cls: the dataclass.
-    exclude: fields without flags (they keep their defaults unless in `overrides`).
     flag_values: the parsed flags.
+    exclude: fields without flags (they keep their defaults unless in `overrides`).
     **overrides: field values that replace the flags'.
 
   Returns:

@@ -36,10 +36,14 @@ command to resume from ``WORKDIR/checkpoint.npz``. Outputs in --workdir: checkpo
 
 from __future__ import annotations
 
+import dataclasses
 import glob
+import inspect
 import os
 import resource
 import shutil
+import sys
+from collections.abc import Sequence
 
 import numpy as np
 from absl import flags
@@ -47,6 +51,7 @@ from absl import flags
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import jax_trainer
+from ospiel_team.bridge.agents import jps_bid
 from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge.agents import round_trainer
 from ospiel_team.bridge.agents.a2c_config import A2CConfig
@@ -54,7 +59,6 @@ from ospiel_team.cli import _flags
 from ospiel_team.cli import config_flags
 from ospiel_team.errors import UserError
 
-FLAGS = flags.FLAGS
 PROGRAM = "train_bridge"
 _NUMPY_ONLY = ("eval_every", "search", "refresh_minutes", "init_model")
 # A2CConfig fields the JAX trainer does not implement (PPO and the opponent pool).
@@ -63,52 +67,79 @@ _NUMPY_ONLY_CONFIG = ("algorithm", "clip_eps", "gae_lambda", "epochs_per_batch",
                       "pool_probability")
 
 
-def define_flags() -> None:
-  """Defines the command's flags: the configuration's fields, then the run's own."""
-  config_flags.define_config_flags(A2CConfig, module_name=__name__)
-  config_flags.define_config_flags(jax_trainer.JaxTrainOptions, module_name=__name__)
+def define_flags(fv: flags.FlagValues) -> None:
+  """Defines the command's flags on `fv`: the configuration's fields, then the run's own.
+
+  The hyper-parameter flags are the fields of `A2CConfig` and `jax_trainer.JaxTrainOptions`
+  (`config_flags`); the search flags' defaults are `jps_bid.JPSBidSearch`'s.
+  """
+  config_flags.define_config_flags(A2CConfig, flag_values=fv, module_name=__name__)
+  config_flags.define_config_flags(jax_trainer.JaxTrainOptions, flag_values=fv,
+                                   module_name=__name__)
+  _define_run_flags(fv)
+  search = jps_bid.JPSBidSearch.DEFAULTS
+  fresh = inspect.signature(jps_bid.JPSBidSearch).parameters["fresh_returns"].default
+  flags.DEFINE_enum("search", "none", ["none", "jps", "1search"],
+                    "JPSBid joint search (jps), its 1-search ablation, or plain A2C (none).",
+                    flag_values=fv)
+  flags.DEFINE_float("search_fraction", search.fraction, "Fraction p of games that run the "
+                     "search.", flag_values=fv)
+  flags.DEFINE_integer("search_candidates", search.candidates, "Candidate calls per searching "
+                       "player (top-k).", flag_values=fv)
+  flags.DEFINE_integer("search_rollouts", search.rollouts, "Rollouts per stage (paper: 5 x 5).",
+                       flag_values=fv)
+  flags.DEFINE_bool("search_fresh_returns", fresh, "Store fresh-rollout returns of the chosen "
+                    "change (unbiased) instead of the search's max-biased estimates.",
+                    flag_values=fv)
+  flags.DEFINE_string("bc_teacher", "natural", "Warm start of a fresh run: behaviour-clone this "
+                      "bidder first (empty: none).", flag_values=fv)
+  flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models, for "
+                      "--bc_teacher jps_paper_* (research use under their CC BY-NC 4.0 license).",
+                      flag_values=fv)
+  flags.DEFINE_integer("bc_deals", 20000, "Deals of teacher auctions for behaviour cloning.",
+                       flag_values=fv)
+  flags.DEFINE_integer("bc_steps", 1500, "Behaviour-cloning Adam steps.", flag_values=fv)
+
+
+def _define_run_flags(fv: flags.FlagValues) -> None:
+  """The run's flags: engine, data, budget, periods, starting point and outputs."""
   flags.DEFINE_enum("engine", "numpy", ["numpy", "jax"], "Auction engine and trainer: numpy "
-                    "(replay buffer, search, evaluation) or jax (one jitted round).")
-  flags.DEFINE_string("workdir", "/tmp/bridge_a2c", "Checkpoint / log folder (resumes from it).")
+                    "(replay buffer, search, evaluation) or jax (one jitted round).",
+                    flag_values=fv)
+  flags.DEFINE_string("workdir", "/tmp/bridge_a2c", "Checkpoint / log folder (resumes from it).",
+                      flag_values=fv)
   flags.DEFINE_string("datasets", None, "Comma-separated .npz datasets or globs (default: "
-                      "shipped).")
+                      "shipped).", flag_values=fv)
   flags.DEFINE_integer("holdout", 200, "Deals held out of training (when no --eval_dataset).",
-                       lower_bound=0)
+                       lower_bound=0, flag_values=fv)
   flags.DEFINE_string("eval_dataset", None, "Held-out .npz for evaluation (its deals are "
-                      "removed from the training data).")
+                      "removed from the training data).", flag_values=fv)
   flags.DEFINE_float("refresh_minutes", 0.0, "Re-read --datasets globs this often (a dataset "
-                     "being built); 0: never. Runs that refresh are not bit-reproducible.")
-  flags.DEFINE_integer("rounds", 100000, "Total rounds (resumed rounds count).", lower_bound=1)
-  flags.DEFINE_float("max_minutes", 30.0, "Stop (with a checkpoint) after this many minutes.")
+                     "being built); 0: never. Runs that refresh are not bit-reproducible.",
+                     flag_values=fv)
+  flags.DEFINE_integer("rounds", 100000, "Total rounds (resumed rounds count).", lower_bound=1,
+                       flag_values=fv)
+  flags.DEFINE_float("max_minutes", 30.0, "Stop (with a checkpoint) after this many minutes.",
+                     flag_values=fv)
   flags.DEFINE_float("max_cpu_minutes", 0.0, "Also stop (with a checkpoint) once the run's "
                      "training loop has used this many CPU minutes (all threads, counted over "
-                     "resumes; 0: no CPU budget).", lower_bound=0.0)
+                     "resumes; 0: no CPU budget).", lower_bound=0.0, flag_values=fv)
   flags.DEFINE_integer("eval_every", 20, "Evaluate vs natural every this many rounds (0: never).",
-                       lower_bound=0)
-  flags.DEFINE_integer("eval_boards", 200, "Boards per evaluation (<= holdout).", lower_bound=1)
+                       lower_bound=0, flag_values=fv)
+  flags.DEFINE_integer("eval_boards", 200, "Boards per evaluation (<= holdout).", lower_bound=1,
+                       flag_values=fv)
   flags.DEFINE_integer("snapshot_every", 0, "Save the model as WORKDIR/snapshots/round_R.npz "
-                       "every this many rounds (0: never).", lower_bound=0)
+                       "every this many rounds (0: never).", lower_bound=0, flag_values=fv)
   flags.DEFINE_integer("checkpoint_every", 10, "Checkpoint every this many rounds.",
-                       lower_bound=1)
-  flags.DEFINE_string("init_model", None, "Start from this model/checkpoint .npz (fine-tuning).")
-  flags.DEFINE_enum("search", "none", ["none", "jps", "1search"],
-                    "JPSBid joint search (jps), its 1-search ablation, or plain A2C (none).")
-  flags.DEFINE_float("search_fraction", 0.05, "Fraction p of games that run the search.")
-  flags.DEFINE_integer("search_candidates", 5, "Candidate calls per searching player (top-k).")
-  flags.DEFINE_integer("search_rollouts", 5, "Rollouts per stage (paper: 5 x 5).")
-  flags.DEFINE_bool("search_fresh_returns", True, "Store fresh-rollout returns of the chosen "
-                    "change (unbiased) instead of the search's max-biased estimates.")
-  flags.DEFINE_bool("progress", True, "Show a progress bar.")
+                       lower_bound=1, flag_values=fv)
+  flags.DEFINE_string("init_model", None, "Start from this model/checkpoint .npz (fine-tuning).",
+                      flag_values=fv)
+  flags.DEFINE_bool("progress", True, "Show a progress bar.", flag_values=fv)
   flags.DEFINE_string("resume_from", None, "Start from this training checkpoint (e.g. a slim "
-                      "one committed to the repository) when --workdir has none.")
+                      "one committed to the repository) when --workdir has none.", flag_values=fv)
   flags.DEFINE_string("export_checkpoint", None, "At the end, also write a slim checkpoint "
-                      "(no replay buffer; resumable with --resume_from) to this path.")
-  flags.DEFINE_string("bc_teacher", "natural", "Warm start of a fresh run: behaviour-clone this "
-                      "bidder first (empty: none).")
-  flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models, for "
-                      "--bc_teacher jps_paper_* (research use under their CC BY-NC 4.0 license).")
-  flags.DEFINE_integer("bc_deals", 20000, "Deals of teacher auctions for behaviour cloning.")
-  flags.DEFINE_integer("bc_steps", 1500, "Behaviour-cloning Adam steps.")
+                      "(no replay buffer; resumable with --resume_from) to this path.",
+                      flag_values=fv)
 
 
 def expand_datasets(spec: str | None) -> list[str] | None:
@@ -127,51 +158,51 @@ def expand_datasets(spec: str | None) -> list[str] | None:
   return paths
 
 
-def _check_flags() -> tuple[A2CConfig, jax_trainer.JaxTrainOptions]:
+def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOptions]:
   """The configuration and JAX options of the flags; UserError for a bad flag, before work."""
-  atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
-  if FLAGS.eval_dataset:
-    dataset_lib.load_dataset(FLAGS.eval_dataset)
-  expand_datasets(FLAGS.datasets)
-  if FLAGS.resume_from and not os.path.isfile(FLAGS.resume_from):
-    raise UserError(f"--resume_from {FLAGS.resume_from!r} is not a file")
-  if FLAGS.resume_from and FLAGS.init_model:
+  atomic_io.check_writable(a.workdir, folder=True, flag="--workdir")
+  if a.eval_dataset:
+    dataset_lib.load_dataset(a.eval_dataset)
+  expand_datasets(a.datasets)
+  if a.resume_from and not os.path.isfile(a.resume_from):
+    raise UserError(f"--resume_from {a.resume_from!r} is not a file")
+  if a.resume_from and a.init_model:
     raise UserError("give --resume_from or --init_model, not both")
-  if FLAGS.export_checkpoint:
-    atomic_io.check_writable(FLAGS.export_checkpoint, flag="--export_checkpoint")
-  if FLAGS.max_minutes <= 0:
-    raise UserError(f"--max_minutes {FLAGS.max_minutes} must be > 0")
-  if FLAGS.engine == "jax":
-    given = [f"--{n}" for n in _NUMPY_ONLY + _NUMPY_ONLY_CONFIG if FLAGS[n].present]
+  if a.export_checkpoint:
+    atomic_io.check_writable(a.export_checkpoint, flag="--export_checkpoint")
+  if a.max_minutes <= 0:
+    raise UserError(f"--max_minutes {a.max_minutes} must be > 0")
+  if a.engine == "jax":
+    given = [f"--{n}" for n in _NUMPY_ONLY + _NUMPY_ONLY_CONFIG if a[n].present]
     if given:
       raise UserError(f"{', '.join(given)}: numpy engine only (not with --engine jax)")
-    if FLAGS.platform == "cpu":
+    if a.platform == "cpu":
       import jax
       jax.config.update("jax_platforms", "cpu")
-  elif FLAGS["platform"].present or FLAGS["max_stored_calls"].present:
+  elif a["platform"].present or a["max_stored_calls"].present:
     raise UserError("--platform and --max_stored_calls are for --engine jax")
   try:
-    cfg = config_flags.config_from_flags(A2CConfig)
-    options = config_flags.config_from_flags(jax_trainer.JaxTrainOptions)
+    cfg = config_flags.config_from_flags(A2CConfig, flag_values=a)
+    options = config_flags.config_from_flags(jax_trainer.JaxTrainOptions, flag_values=a)
   except UserError as e:
     raise UserError(f"--{e}") from None
-  if FLAGS.engine == "jax":
+  if a.engine == "jax":
     jax_trainer.pick_device(options.platform)
-  if FLAGS.search != "none" and (cfg.algorithm != "a2c" or cfg.pool_probability > 0):
+  if a.search != "none" and (cfg.algorithm != "a2c" or cfg.pool_probability > 0):
     raise UserError("--search is for plain A2C self-play (not with --algorithm ppo or "
                     "--pool_probability > 0)")
   return cfg, options
 
 
-def training_data(eval_ds, augment: bool):
+def training_data(a: flags.FlagValues, eval_ds, augment: bool):
   """(training dataset, held-out dataset, number of base training deals) of the flags."""
-  ds = dataset_lib.load_datasets(expand_datasets(FLAGS.datasets))
+  ds = dataset_lib.load_datasets(expand_datasets(a.datasets))
   h, t = ds.holders, ds.dd_tricks
   if eval_ds is not None:
     held = eval_ds
     h, t = dataset_lib.remove_deals(h, t, eval_ds.holders)
   else:
-    tr, ev = round_trainer.split_deals(h.shape[0], FLAGS.holdout)
+    tr, ev = round_trainer.split_deals(h.shape[0], a.holdout)
     held = dataset_lib.BridgeDataset(h[ev], t[ev])
     h, t = h[tr], t[tr]
   n_base = h.shape[0]
@@ -180,86 +211,84 @@ def training_data(eval_ds, augment: bool):
   return dataset_lib.BridgeDataset(h, t), held, n_base
 
 
-def _make_trainer(cfg: A2CConfig, options, train_ds, held):
+def _make_trainer(a: flags.FlagValues, cfg: A2CConfig, options, train_ds, held):
   """The engine's trainer, resuming from the workdir's checkpoint or --resume_from."""
-  os.makedirs(FLAGS.workdir, exist_ok=True)
-  if FLAGS.engine == "jax":
-    return jax_trainer.JaxA2CTrainer(cfg, train_ds, None, workdir=FLAGS.workdir,
-                                     resume_from=FLAGS.resume_from, options=options)
+  os.makedirs(a.workdir, exist_ok=True)
+  if a.engine == "jax":
+    return jax_trainer.JaxA2CTrainer(cfg, train_ds, None, workdir=a.workdir,
+                                     resume_from=a.resume_from, options=options)
   from ospiel_team.bridge.agents import trainers
-  ckpt = os.path.join(FLAGS.workdir, "checkpoint.npz")
-  if FLAGS.resume_from and not os.path.exists(ckpt):
-    shutil.copyfile(FLAGS.resume_from, ckpt)
-  trainer = trainers.make_trainer(cfg, train_ds, None, held, workdir=FLAGS.workdir,
-                             init_params_from=FLAGS.init_model)
-  if FLAGS.search != "none":
-    from ospiel_team.bridge.agents import jps_bid
-    trainer.search = jps_bid.JPSBidSearch(
-        jps_bid.SearchOptions(fraction=FLAGS.search_fraction,
-                              depth=3 if FLAGS.search == "jps" else 1,
-                              candidates=FLAGS.search_candidates,
-                              rollouts=FLAGS.search_rollouts),
-        fresh_returns=FLAGS.search_fresh_returns)
+  ckpt = os.path.join(a.workdir, "checkpoint.npz")
+  if a.resume_from and not os.path.exists(ckpt):
+    shutil.copyfile(a.resume_from, ckpt)
+  trainer = trainers.make_trainer(cfg, train_ds, None, held, workdir=a.workdir,
+                                  init_params_from=a.init_model)
+  if a.search != "none":
+    search = dataclasses.replace(jps_bid.JPSBidSearch.DEFAULTS, fraction=a.search_fraction,
+                                 depth=3 if a.search == "jps" else 1,
+                                 candidates=a.search_candidates, rollouts=a.search_rollouts)
+    trainer.search = jps_bid.JPSBidSearch(search, fresh_returns=a.search_fresh_returns)
   return trainer
 
 
-def _warm_start(trainer, train_ds) -> None:
+def _warm_start(a: flags.FlagValues, trainer, train_ds) -> None:
   """Behaviour cloning of --bc_teacher before the first round of a fresh run."""
-  if not FLAGS.bc_teacher or trainer.round or FLAGS.init_model or FLAGS.resume_from:
+  if not a.bc_teacher or trainer.round or a.init_model or a.resume_from:
     return
   import jax
 
   from ospiel_team.bridge.agents import behaviour_cloning as bc_lib
   from ospiel_team.bridge.agents import bidders as bidders_lib
-  rng = np.random.default_rng(FLAGS.seed + 1000)
-  teacher = bidders_lib.make_bidder(FLAGS.bc_teacher, reference_dir=FLAGS.reference_dir)
-  obs, calls = bc_lib.collect_teacher_states(teacher, train_ds, rng, FLAGS.bc_deals,
-                                             uncontested=FLAGS.uncontested)
+  rng = np.random.default_rng(a.seed + 1000)
+  teacher = bidders_lib.make_bidder(a.bc_teacher, reference_dir=a.reference_dir)
+  obs, calls = bc_lib.collect_teacher_states(teacher, train_ds, rng, a.bc_deals,
+                                             uncontested=a.uncontested)
   params, acc = bc_lib.behaviour_cloning(trainer.net, jax.device_get(trainer.params), obs,
-                                         calls, FLAGS.bc_steps, seed=FLAGS.seed,
-                                         progress=FLAGS.progress)
+                                         calls, a.bc_steps, seed=a.seed,
+                                         progress=a.progress)
   device = getattr(trainer, "device", None)
   trainer.params = params if device is None else jax.device_put(params, device)
   trainer.opt_state = trainer.optimizer.init(trainer.params)
-  print(f"behaviour cloning of {FLAGS.bc_teacher}: {len(calls)} states, "
+  print(f"behaviour cloning of {a.bc_teacher}: {len(calls)} states, "
         f"greedy agreement {acc:.3f}")
 
 
-def _train(trainer, train_ds, held, n_base: int) -> None:
+def _train(a: flags.FlagValues, trainer, held, n_base: int) -> None:
   """Runs the rounds (re-reading --datasets every --refresh_minutes on the numpy engine)."""
   state = {"n_base": n_base}
 
   def refresh(tr):
-    new_ds, _, nb = training_data(held if FLAGS.eval_dataset else None, FLAGS.augment)
+    new_ds, _, nb = training_data(a, held if a.eval_dataset else None, a.augment)
     if nb != state["n_base"]:
       print(f"\nrefresh: {nb} base training deals (was {state['n_base']})")
       state["n_base"] = nb
       tr.set_training_data(new_ds)
 
-  trainer.train(FLAGS.rounds, eval_every=FLAGS.eval_every if FLAGS.engine == "numpy" else 0,
-                eval_boards=FLAGS.eval_boards, checkpoint_every=FLAGS.checkpoint_every,
-                progress=FLAGS.progress, max_seconds=FLAGS.max_minutes * 60,
-                refresh=refresh if FLAGS.refresh_minutes > 0 else None,
-                refresh_seconds=FLAGS.refresh_minutes * 60,
-                snapshot_every=FLAGS.snapshot_every,
-                max_cpu_seconds=FLAGS.max_cpu_minutes * 60 if FLAGS.max_cpu_minutes else None)
+  trainer.train(a.rounds, eval_every=a.eval_every if a.engine == "numpy" else 0,
+                eval_boards=a.eval_boards, checkpoint_every=a.checkpoint_every,
+                progress=a.progress, max_seconds=a.max_minutes * 60,
+                refresh=refresh if a.refresh_minutes > 0 else None,
+                refresh_seconds=a.refresh_minutes * 60,
+                snapshot_every=a.snapshot_every,
+                max_cpu_seconds=a.max_cpu_minutes * 60 if a.max_cpu_minutes else None)
 
 
-def _write_outputs(trainer, cfg: A2CConfig, start_games: int, start_wall: float) -> None:
+def _write_outputs(a: flags.FlagValues, trainer, cfg: A2CConfig, start_games: int,
+                   start_wall: float) -> None:
   """model.npz, learning_curve.png, the exported checkpoint, and the summary lines."""
   import jax
 
   from ospiel_team.bridge.agents import training_plots
-  policy_net.save_model(os.path.join(FLAGS.workdir, "model.npz"), jax.device_get(trainer.params),
+  policy_net.save_model(os.path.join(a.workdir, "model.npz"), jax.device_get(trainer.params),
                         cfg, extra={"rounds": trainer.round, "games": trainer.games,
                                     "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,
-                                    "search": FLAGS.search, "trainer": FLAGS.engine,
+                                    "search": a.search, "trainer": a.engine,
                                     "algorithm": cfg.algorithm,
                                     "pool_probability": cfg.pool_probability})
   training_plots.plot_learning_curve(trainer.log_rows,
-                                     os.path.join(FLAGS.workdir, "learning_curve.png"))
-  if FLAGS.export_checkpoint:
-    trainer.save_checkpoint(FLAGS.export_checkpoint, include_buffer=False)
+                                     os.path.join(a.workdir, "learning_curve.png"))
+  if a.export_checkpoint:
+    trainer.save_checkpoint(a.export_checkpoint, include_buffer=False)
   games, secs = trainer.games - start_games, trainer.wall - start_wall
   ru = resource.getrusage(resource.RUSAGE_SELF)
   evals = [r for r in trainer.log_rows if r.get("eval_imps_vs_natural", "") != ""]
@@ -272,31 +301,42 @@ def _write_outputs(trainer, cfg: A2CConfig, start_games: int, start_wall: float)
            f"{evals[-1]['eval_stderr']:.3f} IMPs/b" if evals else "no eval"))
 
 
-def main(argv: list[str]) -> None:
-  if len(argv) > 1:
-    raise SystemExit(f"{PROGRAM}: error: unexpected arguments {argv[1:]}")
+def main(argv: Sequence[str]) -> int:
+  """Trains (or resumes) a bridge bidder with the flags of `argv` (`argv[0]`: the program).
+
+  Returns:
+    The exit status: 0 done (or help printed), 2 a bad flag or a user error found before any
+    work (one line on stderr).
+  """
+  a = flags.FlagValues()
+  define_flags(a)
+  status = _flags.parse_private(a, argv, __doc__)
+  if status is not None:
+    return status
   try:  # user errors found before any work are one line (bugs keep their traceback)
-    cfg, options = _check_flags()
-    eval_ds = dataset_lib.load_dataset(FLAGS.eval_dataset) if FLAGS.eval_dataset else None
-    train_ds, held, n_base = training_data(eval_ds, FLAGS.augment and FLAGS.engine == "numpy")
-    trainer = _make_trainer(cfg, options, train_ds, held)
+    cfg, options = _check_flags(a)
+    eval_ds = dataset_lib.load_dataset(a.eval_dataset) if a.eval_dataset else None
+    train_ds, held, n_base = training_data(a, eval_ds, a.augment and a.engine == "numpy")
+    trainer = _make_trainer(a, cfg, options, train_ds, held)
   except (ValueError, FileNotFoundError) as e:
-    raise SystemExit(f"{PROGRAM}: error: {e}") from None
-  _warm_start(trainer, train_ds)
-  where = f"device: {trainer.device}; " if FLAGS.engine == "jax" else ""
+    print(_flags.error_line(PROGRAM, e), file=sys.stderr)
+    return _flags.EXIT_USER_ERROR
+  _warm_start(a, trainer, train_ds)
+  where = f"device: {trainer.device}; " if a.engine == "jax" else ""
   aug = (f"x{train_ds.holders.shape[0] // max(n_base, 1)} by augmentation"
-         if FLAGS.engine == "numpy" else "x96 symmetries drawn per round" if FLAGS.augment
+         if a.engine == "numpy" else "x96 symmetries drawn per round" if a.augment
          else "not augmented")
   print(f"{where}training deals: {n_base} ({aug}), held out: {held.holders.shape[0]}; "
         f"resuming at round {trainer.round}")
   start_games, start_wall = trainer.games, trainer.wall
-  _train(trainer, train_ds, held, n_base)
-  _write_outputs(trainer, cfg, start_games, start_wall)
+  _train(a, trainer, held, n_base)
+  _write_outputs(a, trainer, cfg, start_games, start_wall)
+  return 0
 
 
 def run() -> None:
   """Console-script entry point (`ospiel-team-train-bridge`)."""
-  _flags.run(main, define_flags)
+  sys.exit(main(sys.argv))
 
 
 if __name__ == "__main__":
