@@ -1,13 +1,10 @@
-"""The JAX auction (`ospiel_team.bridge.jax_env`) against the numpy engine, step by step.
+"""The JAX auction (`ospiel_team.bridge.jax_env`): hand-checked auctions, its IMP scale and
+its call check.
 
-Random legal auctions of shipped deals (all dealers and vulnerabilities; passes, bids, doubles,
-redoubles and passed-out deals; contested and uncontested) are played on both: legal masks,
-observations of the seat to call and of another seat, done flags, the seat to call, final
-contracts, N-S scores and duplicate IMP rewards must be identical. The numpy engine is itself
-checked against the pyspiel game (tests/bridge/test_engine.py). One auction is checked by hand.
+Its step-by-step equality with the numpy engine on random legal auctions (legal masks,
+observations, done flags, histories, contracts, scores, rewards) is tested through the shared
+auction interface in tests/bridge/test_auction_tables.py.
 """
-
-import functools
 
 import jax
 import jax.numpy as jnp
@@ -15,88 +12,14 @@ import numpy as np
 import pytest
 
 from ospiel_team.bridge import auction as A
-from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
-from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import jax_env
 from ospiel_team.bridge import scoring
-from tests.bridge.random_calls import random_legal_calls
-
-
-@pytest.fixture(scope="module")
-def ds():
-  return dataset_lib.load_dataset()
-
-
-@functools.cache
-def _jitted():
-  def views(state):
-    cur = jax_env.current_player(state)
-    return (jax_env.legal_mask(state), jax_env.observation(state),
-            jax_env.observation(state, (cur + 1) & 3), cur, state.done)
-  return jax.jit(views), jax.jit(jax_env.step)
-
 
 _step = jax.jit(jax_env.step)
 _observation = jax.jit(jax_env.observation)
 _contract = jax.jit(jax_env.contract)
 _ns_score = jax.jit(jax_env.ns_score)
-
-
-def _random_calls(rng, legal, p_pass):
-  """Low bids (the 6 lowest legal): longer auctions."""
-  return random_legal_calls(rng, legal, p_pass, max_bids=6)
-
-
-@pytest.mark.parametrize("uncontested", [False, True])
-def test_jax_env_equals_numpy_engine_at_every_step(ds, uncontested):
-  rng = np.random.default_rng(3 + uncontested)
-  k = 96  # deals, each at two tables (duplicate pairs)
-  deals = rng.integers(0, ds.holders.shape[0], k)
-  dealer = np.arange(k) % 4
-  vul = (np.arange(k) // 4) % 4
-  idx, dealer, vul = (np.concatenate([x, x]) for x in (deals, dealer, vul))
-  b = 2 * k
-  eng = engine_lib.BiddingEngine(ds, uncontested=uncontested)
-  eng.reset(idx, dealer, vul)
-  state = jax_env.reset(ds.holders[idx], ds.dd_tricks[idx], dealer, vul, uncontested)
-  views, step = _jitted()
-  p_pass = np.array([0.3, 0.6, 0.95])[np.arange(b) % 3]
-  counts = np.zeros(A.NUM_CALLS, np.int64)
-  steps = 0
-  while True:
-    legal, obs, obs_next, cur, done = (np.asarray(x) for x in views(state))
-    np.testing.assert_array_equal(done, eng.done)
-    np.testing.assert_array_equal(legal, eng.legal_mask())
-    np.testing.assert_array_equal(obs, eng.observation())
-    np.testing.assert_array_equal(obs_next, eng.observation(player=(eng.current_player + 1) & 3))
-    np.testing.assert_array_equal(cur[~done], eng.current_player[~done])
-    if done.all():
-      break
-    calls = _random_calls(rng, legal, p_pass)
-    jax_env.check_calls(state, calls)
-    counts += np.bincount(calls[~done], minlength=A.NUM_CALLS)
-    eng.step(calls)
-    state = step(state, calls)
-    steps += 1
-  assert steps > 10
-  np.testing.assert_array_equal(np.asarray(state.num_calls), eng.auctions.num_calls)
-  np.testing.assert_array_equal(np.asarray(state.history), eng.auctions.history)
-  for got, want in zip(jax_env.contract(state), eng.contract(), strict=True):
-    np.testing.assert_array_equal(np.asarray(got), want)
-  ns = np.asarray(jax_env.ns_score(state))
-  np.testing.assert_array_equal(ns, eng.ns_score())
-  np.testing.assert_allclose(np.asarray(scoring.duplicate_rewards(ns, xp=jnp)),
-                             scoring.duplicate_rewards(eng.ns_score()), rtol=0, atol=1e-7)
-  # The random auctions exercised every kind of call and result.
-  passed_out = (eng.auctions.num_calls == 4) & (eng.contract()[0] == 0)
-  assert passed_out.any() and (~passed_out).any()
-  assert counts[A.FIRST_BID:].sum() > 0 and (ns != 0).any()
-  if not uncontested:
-    assert counts[A.DOUBLE] > 0 and counts[A.REDOUBLE] > 0
-    assert (eng.contract()[2] == 2).any()
-  else:  # East-West only passed
-    assert np.all(eng.auctions.bids[:, 1::2].sum(axis=(1, 2)) == 0)
 
 
 def test_imps_equal_the_scoring_scale():
