@@ -253,19 +253,30 @@ def check_game(name: str, value: Any, *, allow_string: bool = False,
   Raises:
     UserError: naming `name`, what is accepted and the type given otherwise.
   """
-  from ospiel_team.tree.game_tree import GameTree  # here: the tree module imports this one
+  if allow_tree and _is_game_tree(value):
+    return value
   types: tuple[type, ...] = (pyspiel.Game,)
   what = ["a pyspiel.Game"]
   if allow_string:
     types += (str,)
     what.append("a game string")
   if allow_tree:
-    types += (GameTree,)
     what.append("a GameTree")
   if isinstance(value, str) and allow_string and not value.strip():
     raise UserError(f"{name} must be a game string such as 'kuhn_poker', got {value!r}")
   words = what[0] if len(what) == 1 else ", ".join(what[:-1]) + " or " + what[-1]
   return check_type(name, value, types, words)
+
+
+def _is_game_tree(value: Any) -> bool:
+  """Whether `value` is an `ospiel_team.tree.game_tree.GameTree` (or a subclass's instance).
+
+  Recognised by its class's module and name: this module sits below the tree layer and imports
+  none of it (tests/test_layering.py). `__class__`, not `type`, so that a `weakref.proxy` of a
+  tree (the ED solvers' jitted steps hold one) counts, as it does for `isinstance`.
+  """
+  return any(c.__module__ == "ospiel_team.tree.game_tree" and c.__qualname__ == "GameTree"
+             for c in value.__class__.__mro__)
 
 
 def check_tree(name: str, value: Any) -> Any:
@@ -281,8 +292,9 @@ def check_tree(name: str, value: Any) -> Any:
   Raises:
     UserError: naming `name` and the type given otherwise.
   """
-  from ospiel_team.tree.game_tree import GameTree  # here: the tree module imports this one
-  return check_type(name, value, GameTree, "a GameTree")
+  if not _is_game_tree(value):
+    raise UserError(f"{name} must be a GameTree, got {type(value).__name__} {value!r:.80}")
+  return value
 
 
 def load_game(name: str, text: Any) -> pyspiel.Game:

@@ -6,9 +6,11 @@ numpy backend (float64, the default) and a JAX backend (`backend="jax"`) that ca
 jit-compiled with the tree closed over, e.g.
 `jax.jit(lambda pi: nash_conv(tree, pi, backend="jax"))`.
 
-Every public function validates `pi` first (`GameTree.validate_policy_array`: shape, finite,
-non-negative, zero on illegal actions, rows summing to 1) and raises ValueError naming the
-problem and the first bad infoset. Trusted internal callers that pass arrays they built
+Every public function checks its arguments first (`tree` a `GameTree`, `backend` "numpy" or
+"jax", `validate` a bool, `player` a player of the game: `errors.UserError` naming the
+argument) and validates `pi` (`GameTree.validate_policy_array`: shape, finite, non-negative,
+zero on illegal actions, rows summing to 1), raising `errors.UserError` naming the problem and
+the first bad infoset. Trusted internal callers that pass arrays they built
 themselves skip the check with `validate=False`; JAX tracers (inside `jax.jit`) are never
 checked.
 
@@ -26,9 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.tree.game_tree import GameTree
 
 Array = Any
+BACKENDS = ("numpy", "jax")
 
 
 class _Ops:
@@ -43,7 +47,7 @@ class _Ops:
       self.xp = jnp
       self.jax = True
     else:
-      raise ValueError(f"unknown backend {backend!r}; use 'numpy' or 'jax'")
+      checks.check_choice("backend", backend, BACKENDS)
 
   def segment_sum(self, data, ids, n):
     if self.jax:
@@ -72,15 +76,23 @@ def _is_tracer(pi) -> bool:
 
 
 def check_policy(tree: GameTree, pi: Array, validate: bool = True) -> None:
-  """Validates `pi` for `tree` unless `validate` is False or `pi` is a JAX tracer."""
-  if validate and not _is_tracer(pi):
+  """Validates `pi` for `tree` unless `validate` is False or `pi` is a JAX tracer.
+
+  Raises:
+    errors.UserError: `tree` is not a GameTree, `validate` not a bool, or `pi` not a policy
+      array of the tree.
+  """
+  checks.check_tree("tree", tree)
+  if checks.check_bool("validate", validate) and not _is_tracer(pi):
     tree.validate_policy_array(pi)
 
 
 def _ops(backend: str) -> _Ops:
-  if backend not in _OPS:
-    _OPS[backend] = _Ops(backend)
-  return _OPS[backend]
+  ops = _OPS.get(backend) if isinstance(backend, str) else None
+  if ops is None:
+    checks.check_choice("backend", backend, BACKENDS)
+    ops = _OPS[backend] = _Ops(backend)
+  return ops
 
 
 def edge_probabilities(tree: GameTree, pi: Array, backend: str = "numpy",
@@ -182,9 +194,13 @@ def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy"
   weighted returns of the terminals it leads to, plus the best values of the infosets it
   leads to; an infoset takes the max over its legal actions (first maximal action on ties,
   as OpenSpiel's `best_response.BestResponsePolicy`).
+
+  Raises:
+    errors.UserError: `player` is not a player of the game (0 to num_players - 1), or another
+      bad argument (see `check_policy`).
   """
-  if not 0 <= player < tree.num_players:
-    raise ValueError(f"player {player} out of range for {tree.num_players}-player game")
+  checks.check_tree("tree", tree)
+  player = checks.check_int("player", player, minimum=0, maximum=tree.num_players - 1)
   check_policy(tree, pi, validate)
   xp = _ops(backend).xp
   cf = counterfactual_reach(tree, pi, player, backend, reach, validate=False)

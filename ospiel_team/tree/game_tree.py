@@ -118,6 +118,7 @@ class GameTree:
         (`memory.TreeTooLargeError`).
       memory.WalkTimeLimitError: a walk past `time_limit`, or estimated past it.
     """
+    checks.check_game("game", game)
     started = time.monotonic()
     builder = builders.choose(game, builder)
     max_memory = memory.resolve_max_memory(max_memory)
@@ -358,7 +359,13 @@ class GameTree:
     return legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
 
   def policy_array(self, pol: policy_lib.Policy) -> np.ndarray:
-    """Policy array of any OpenSpiel policy (TabularPolicy rows are read directly)."""
+    """Policy array of any OpenSpiel policy (TabularPolicy rows are read directly).
+
+    Raises:
+      errors.UserError: `pol` is not an OpenSpiel `Policy`, belongs to another game, or has no
+        row for an infoset of the tree.
+    """
+    checks.check_type("pol", pol, policy_lib.Policy, "an OpenSpiel Policy")
     pi = np.zeros((self.num_infosets, self.num_actions))
     self._check_policy_game(pol)
     if isinstance(pol, policy_lib.TabularPolicy):

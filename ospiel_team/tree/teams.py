@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyspiel
 
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.games import team_instances
 from ospiel_team.tree import evaluation
@@ -47,6 +48,8 @@ class Teams:
       if not t:
         raise errors.UserError(f"empty team in {self}")
     for p in seen:
+      if not checks.is_integer(p):
+        raise errors.UserError(f"player {p!r} in teams {self.teams} is not an integer")
       if not 0 <= p < self.num_players:
         raise errors.UserError(f"player {p} out of range for a {self.num_players}-player game")
     if len(set(seen)) != len(seen):
@@ -75,7 +78,21 @@ class Teams:
 
 
 def parse_teams(text: str | Sequence[Sequence[int]] | Teams, num_players: int) -> Teams:
-  """Parses "0,1|2" (or [[0, 1], [2]]) into `Teams`; raises ValueError naming bad input."""
+  """Parses "0,1|2" (or [[0, 1], [2]]) into `Teams`.
+
+  Args:
+    text: the teams as text ("0,1|2"), as a sequence of sequences of player ids (Python or
+      numpy integers; bools and floats such as 0.5 or 1.0 are refused, not rounded), or as
+      `Teams`.
+    num_players: the game's number of players.
+
+  Returns:
+    The `Teams`.
+
+  Raises:
+    errors.UserError: naming the teams given and what is wrong with them.
+  """
+  num_players = checks.check_int("num_players", num_players, minimum=1)
   if isinstance(text, Teams):
     if text.num_players != num_players:
       raise errors.UserError(
@@ -95,9 +112,24 @@ def parse_teams(text: str | Sequence[Sequence[int]] | Teams, num_players: int) -
         except ValueError as e:
           raise errors.UserError(f"player {tok!r} in teams {text!r} is not an integer") from e
       teams.append(tuple(members))
+  elif isinstance(text, bytes) or not isinstance(text, (Sequence, np.ndarray)):
+    raise errors.UserError(f"teams must be a string such as '0,1|2', a sequence of sequences "
+                           f"of player ids or Teams, got {text!r:.80}")
   else:
-    teams = [tuple(int(p) for p in t) for t in text]
-  return Teams(tuple(teams), num_players)
+    teams = [checks.check_int_sequence(f"teams {_shown(text)}: team", t, minimum=0,
+                                       what="player ids") for t in text]
+  try:
+    return Teams(tuple(teams), num_players)
+  except errors.UserError as e:
+    raise errors.UserError(f"teams {_shown(text)}: {e}") from None
+
+
+def _shown(text) -> str:
+  """Teams as given, for a message: "0,1|2" quoted, a sequence as a list."""
+  if isinstance(text, str):
+    return repr(text)
+  return repr([list(t) if isinstance(t, (Sequence, np.ndarray)) and not isinstance(t, str)
+               else t for t in text])
 
 
 def default_teams(game: pyspiel.Game) -> Teams:

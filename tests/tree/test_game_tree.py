@@ -193,5 +193,5 @@ def test_bad_games_and_limits_raise():
   with pytest.raises(ValueError, match="max_nodes=100"):
     GameTree(pyspiel.load_game("leduc_poker"), max_nodes=100)
   tree = _tree("kuhn_poker")
-  with pytest.raises(ValueError, match="player 5"):
+  with pytest.raises(ValueError, match="player must be an integer from 0 to 1, got 5"):
     ev.best_response(tree, tree.uniform_policy_array(), 5)

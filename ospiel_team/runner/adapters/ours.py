@@ -141,9 +141,11 @@ def tree_cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
 
 def _check_exponent_options(options: dict[str, str]) -> str | None:
-  """Why the exponent options (dcfr.alpha, pdcfr_plus.gamma, ...) are invalid (None if they are
-  valid): each must lie in its range of `cfr.EXPONENT_RANGES`, as the solver's constructor
-  checks, so that a bad value is refused before any run starts."""
+  """Why the exponent options (dcfr.alpha, pdcfr_plus.gamma, ...) are invalid, or None.
+
+  Each must lie in its range of `cfr.EXPONENT_RANGES`, as the solver's constructor checks, so
+  that a bad value is refused before any run starts.
+  """
   from ospiel_team import errors
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   for key, value in options.items():

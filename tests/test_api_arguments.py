@@ -1,0 +1,321 @@
+"""Property: a bad value for one argument of a public entry point raises `errors.UserError` whose
+message names the argument, before any work: never another exception type, never a silent run.
+Good numpy scalars are accepted and give the answers of the Python numbers.
+
+The table `CASES` lists (entry point, argument, bad values); hypothesis draws a few bad values
+of each kind (wrong types, bools for numbers, NaN, infinities, values out of range, strings,
+None where it is not allowed) and passes one at a time, the other arguments good. The games are
+small (kuhn_poker, its 3-player team game, tiny_hanabi, comm(length=1)).
+"""
+
+import functools
+import math
+import re
+
+import numpy as np
+import pyspiel
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from ospiel_team.algorithms.coop import jps
+from ospiel_team.algorithms.coop import optimum
+from ospiel_team.algorithms.nash import cfr
+from ospiel_team.algorithms.nash import exploitability_descent as ed
+from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.errors import UserError
+from ospiel_team.tree import evaluation
+from ospiel_team.tree import teams as teams_lib
+from ospiel_team.tree.game_tree import GameTree
+
+
+@functools.cache
+def _game(name: str) -> pyspiel.Game:
+  return pyspiel.load_game(name)
+
+
+@functools.cache
+def _tree(name: str) -> GameTree:
+  return GameTree(_game(name))
+
+
+KUHN, KUHN3, HANABI, COMM = "kuhn_poker", "kuhn_poker(players=3)", "tiny_hanabi", "comm(length=1)"
+
+# ------------------------------------------------------------------------------------------
+# Bad values by kind.
+_OTHER = [None, "1", "", b"1", [1], (1,), {}, 1j, object()]
+_BOOLS = st.sampled_from([True, False, np.bool_(True), np.bool_(False)])
+_NONFINITE = st.sampled_from([math.nan, math.inf, -math.inf, np.float64("nan"),
+                              np.float32("inf")])
+_HUGE = st.integers(min_value=2**1024, max_value=2**1100)  # not a finite float
+
+
+def _other(none_ok: bool) -> st.SearchStrategy:
+  return st.sampled_from([x for x in _OTHER if not (none_ok and x is None)])
+
+
+def bad_int(minimum: int | None = None, maximum: int | None = None,
+            none_ok: bool = False) -> st.SearchStrategy:
+  """Not an integer within [minimum, maximum]: bools, floats (1.0 included), strings, ..."""
+  parts = [_BOOLS, st.floats(), st.floats(width=32).map(np.float32), st.text(max_size=3),
+           _other(none_ok)]
+  if minimum is not None:
+    below = st.integers(max_value=minimum - 1, min_value=minimum - 2**70)
+    parts += [below, below.filter(lambda x: x >= -2**63).map(np.int64)]
+  if maximum is not None:
+    parts.append(st.integers(min_value=maximum + 1, max_value=maximum + 2**70))
+  return st.one_of(parts)
+
+
+def bad_real(minimum: float | None = None, maximum: float | None = None, *,
+             above: float | None = None, none_ok: bool = False) -> st.SearchStrategy:
+  """Not a finite number within the bounds: NaN, infinities, bools, strings, ..."""
+  parts = [_BOOLS, _NONFINITE, _HUGE, st.text(max_size=3), _other(none_ok)]
+  if minimum is not None:
+    parts.append(st.floats(max_value=minimum, exclude_max=True, min_value=-1e300))
+  if above is not None:
+    parts.append(st.floats(max_value=above, min_value=-1e300))
+  if maximum is not None:
+    below_huge = st.floats(min_value=maximum, exclude_min=True, max_value=1e300)
+    parts += [below_huge, below_huge.map(np.float64)]
+  return st.one_of(parts)
+
+
+def bad_bool(none_ok: bool = False) -> st.SearchStrategy:
+  return st.one_of(st.integers(-2, 2), st.floats(), st.text(max_size=5), _other(none_ok))
+
+
+def bad_choice(choices) -> st.SearchStrategy:
+  return st.one_of(st.text(max_size=8).filter(lambda s: s not in choices), st.integers(),
+                   _other(False))
+
+
+def bad_game(strings: bool = False, trees: bool = False) -> st.SearchStrategy:
+  """Not a game: numbers, None, lists; game strings and trees where they are not accepted;
+  strings that name no game where strings are."""
+  parts = [st.integers(), st.floats(), _other(False).filter(lambda x: not isinstance(x, str))]
+  if strings:
+    parts.append(st.sampled_from(["", "  ", "no_such_game", "kuhn_poker(players=",
+                                  "kuhn_poker(players=x)"]))
+  else:
+    parts.append(st.sampled_from(["kuhn_poker", "tiny_hanabi", ""]))
+  if not trees:
+    parts.append(st.builds(lambda: _tree(KUHN)))
+  return st.one_of(parts)
+
+
+def bad_tree(none_ok: bool = False) -> st.SearchStrategy:
+  return st.one_of(st.sampled_from(["kuhn_poker", 0, 1.5, np.zeros((12, 2))]),
+                   st.builds(lambda: _game(KUHN)), _other(none_ok))
+
+
+BAD_TEAMS = st.sampled_from([
+    [[0.5, 1], [2]], [[True, 0], [2]], [[np.float64(0), 1], [2]], [["0"], [1, 2]],
+    [[0, 1], [3]], [[0, 1], [1, 2]], [[0], [1]], [[0], [1], [2]], [[], [0, 1, 2]],
+    "0,x|2", "0,1|", "0|1|2", "|", 5, 1.5, True, [0, 1, 2], {0: 1}])
+
+# ------------------------------------------------------------------------------------------
+# The entry points: (id, call with the good arguments and one override, argument, bad values).
+
+
+def _kuhn_policy():
+  return _tree(KUHN).uniform_policy_array()
+
+
+def _batched(**o):
+  tree = _tree(KUHN)
+  return cfr.BatchedTreeCFRSolver(**{"tree": tree, "initial_policies": _kuhn_policy()[None],
+                                     **o})
+
+
+def _exploring(**o):
+  return _batched(**{"exploration": 0.01, "noise_seeds": [1], **o})
+
+
+def _kuhn(fn):
+  return lambda **o: fn(**{"tree": _tree(KUHN), **o})
+
+
+def _evaluation(fn, **extra):
+  return lambda **o: fn(**{"tree": _tree(KUHN), "pi": _kuhn_policy(), **extra, **o})
+
+
+def _team_solve(**o):
+  return team_solve(**{"game": _tree(KUHN3), "teams": "0,1|2", **o})
+
+
+def _jps(**o):
+  return jps.JointPolicySearch(**{"game": _tree(COMM), **o})
+
+
+def _tabular_ed(**o):
+  return ed.TabularEDSolver(**{"game": _game(KUHN), "tree": _tree(KUHN), **o})
+
+
+def _neural_ed(**o):
+  return ed.NeuralEDSolver(**{"game": _game(KUHN), "tree": _tree(KUHN), **o})
+
+
+def _coop(**o):
+  return optimum.solve(**{"game": _tree(HANABI), **o})
+
+
+CASES = [
+    ("TreeCFRSolver", _kuhn(cfr.TreeCFRSolver), "tree", bad_tree()),
+    ("TreeCFRSolver", _kuhn(cfr.TreeCFRSolver), "alternating_updates", bad_bool()),
+    ("TreeCFRSolver", _kuhn(cfr.TreeCFRSolver), "linear_averaging", bad_bool()),
+    ("TreeCFRSolver", _kuhn(cfr.TreeCFRSolver), "regret_matching_plus", bad_bool()),
+    ("TreeCFRSolver", _kuhn(cfr.TreeCFRSolver), "rule", bad_choice(cfr.BatchedTreeCFRSolver.RULES)),
+    ("TreeCFRSolver", _kuhn(cfr.TreeCFRSolver), "initial_policy",
+     st.sampled_from(["uniform", 1.5, np.ones((2, 12)), np.full((12, 2), 0.7)])),
+    ("TreeCFRPlusSolver", _kuhn(cfr.TreeCFRPlusSolver), "tree", bad_tree()),
+    ("TreeDCFRSolver", _kuhn(cfr.TreeDCFRSolver), "alpha", bad_real(0, 10)),
+    ("TreeDCFRSolver", _kuhn(cfr.TreeDCFRSolver), "beta", bad_real(-10, 10)),
+    ("TreeDCFRSolver", _kuhn(cfr.TreeDCFRSolver), "gamma", bad_real(0, 10)),
+    ("TreePCFRPlusSolver", _kuhn(cfr.TreePCFRPlusSolver), "gamma", bad_real(0, 10)),
+    ("TreePDCFRPlusSolver", _kuhn(cfr.TreePDCFRPlusSolver), "alpha", bad_real(0, 10)),
+    ("TreePDCFRPlusSolver", _kuhn(cfr.TreePDCFRPlusSolver), "gamma", bad_real(0, 10)),
+    ("BatchedTreeCFRSolver", _batched, "exploration", bad_real(0)),
+    ("BatchedTreeCFRSolver", _batched, "dtype",
+     st.sampled_from([None, "x", np.int32, np.float16, "complex128", 3])),
+    ("BatchedTreeCFRSolver", _batched, "initial_policies",
+     st.sampled_from([None, "x", _kuhn_policy(), np.zeros((0, 12, 2))])),
+    ("BatchedTreeCFRSolver", _exploring, "noise_seeds",
+     st.sampled_from([[-1], [1.5], [True], "1", 5, [1, 2], None])),
+    ("random_policy_array", _kuhn(cfr.random_policy_array), "seed", bad_int(0)),
+    ("random_policy_array", lambda **o: cfr.random_policy_array(**{"seed": 0, **o}), "tree",
+     bad_tree()),
+    ("GameTree", lambda **o: GameTree(**o), "game", bad_game()),
+    ("GameTree.policy_array", lambda **o: _tree(KUHN).policy_array(**o), "pol",
+     st.one_of(st.sampled_from([_kuhn_policy(), "uniform", 0]), _other(False))),
+    ("nash_conv", _evaluation(evaluation.nash_conv), "tree", bad_tree()),
+    ("nash_conv", _evaluation(evaluation.nash_conv), "backend", bad_choice(("numpy", "jax"))),
+    ("nash_conv", _evaluation(evaluation.nash_conv), "validate", bad_bool()),
+    ("game_value", _evaluation(evaluation.game_value), "tree", bad_tree()),
+    ("best_response", _evaluation(evaluation.best_response, player=0), "player", bad_int(0, 1)),
+    ("best_response", _evaluation(evaluation.best_response, player=0), "tree", bad_tree()),
+    ("team solve", _team_solve, "game", bad_game(strings=True, trees=True)),
+    ("team solve", _team_solve, "teams", BAD_TEAMS),
+    ("team solve", _team_solve, "method", bad_choice(("auto", "lp", "cg", "dag"))),
+    ("team solve", _team_solve, "time_limit", bad_real(0, none_ok=True)),
+    ("team solve", _team_solve, "tol", bad_real(0, none_ok=True)),
+    ("team solve", _team_solve, "digits", bad_int(0, 15)),
+    ("team solve", _team_solve, "certify_time_limit", bad_real(0)),
+    ("team solve", _team_solve, "threads", bad_int(1, none_ok=True)),
+    ("JointPolicySearch", _jps, "game", bad_game(trees=True)),
+    ("JointPolicySearch", _jps, "max_iterations", bad_int(0, none_ok=True)),
+    ("JointPolicySearch", _jps, "improvement_tol", bad_real(0)),
+    ("JointPolicySearch", _jps, "max_rows", bad_int(1)),
+    ("JointPolicySearch", _jps, "seed", bad_int(0, none_ok=True)),
+    ("JointPolicySearch", _jps, "depth", bad_int(1, none_ok=True)),
+    ("JointPolicySearch", _jps, "verify", bad_bool()),
+    ("JointPolicySearch", _jps, "tie_break", bad_choice(("first", "random"))),
+    ("TabularEDSolver", _tabular_ed, "game", bad_game()),
+    ("TabularEDSolver", _tabular_ed, "tree", bad_tree(none_ok=True)),
+    ("TabularEDSolver", _tabular_ed, "learning_rate", bad_real(above=0)),
+    ("TabularEDSolver", _tabular_ed, "optimizer",
+     st.sampled_from(["no_such_optimizer", "", 5, None, [1]])),
+    ("TabularEDSolver", _tabular_ed, "lr_schedule", bad_choice(("constant", "inverse_sqrt"))),
+    ("TabularEDSolver", _tabular_ed, "projection", bad_choice(("softmax", "l2"))),
+    ("TabularEDSolver", _tabular_ed, "values", bad_choice(("q", "counterfactual"))),
+    ("TabularEDSolver", _tabular_ed, "x64", bad_bool()),
+    ("TabularEDSolver", _tabular_ed, "track_best", bad_bool()),
+    ("NeuralEDSolver", _neural_ed, "hidden_layers",
+     st.sampled_from([[0], [64.0], [True], "64", 64, [-1], None])),
+    ("NeuralEDSolver", _neural_ed, "init_lr", bad_real(above=0)),
+    ("NeuralEDSolver", _neural_ed, "l2", bad_real(0)),
+    ("NeuralEDSolver", _neural_ed, "seed", bad_int(0)),
+    ("coop optimum", _coop, "game", bad_game(strings=True, trees=True)),
+    ("coop optimum", _coop, "method",
+     bad_choice(("auto", "lp", "mip", "brute_force", "bidding_bb"))),
+    ("coop optimum", _coop, "time_limit", bad_real(0, none_ok=True)),
+    ("coop optimum", _coop, "lp_max_local", bad_int(1)),
+    ("coop optimum", _coop, "threads", bad_int(1, none_ok=True)),
+]
+
+
+@pytest.mark.parametrize("entry,call,argument,bad", CASES,
+                         ids=[f"{c[0]}-{c[2]}" for c in CASES])
+def test_bad_argument_is_a_user_error_naming_it(entry, call, argument, bad):
+  @settings(max_examples=6, deadline=None, database=None)
+  @given(value=bad)
+  def check(value):
+    with pytest.raises(UserError) as info:
+      call(**{argument: value})
+    assert re.search(rf"\b{argument}\b", str(info.value)), (entry, argument, str(info.value))
+
+  check()
+
+
+# ------------------------------------------------------------------------------------------
+# The cases the issue lists, each by hand.
+@pytest.mark.parametrize("cls, argument, value", [
+    (cfr.TreeDCFRSolver, "gamma", -1), (cfr.TreeDCFRSolver, "alpha", -50),
+    (cfr.TreePCFRPlusSolver, "gamma", -5), (cfr.TreePDCFRPlusSolver, "gamma", -3),
+    (cfr.TreeDCFRSolver, "gamma", 1000), (cfr.TreeDCFRSolver, "alpha", math.nan),
+    (cfr.TreePDCFRPlusSolver, "alpha", math.inf)])
+def test_exponent_out_of_range_is_refused_with_its_range(cls, argument, value):
+  lo, hi = cfr.EXPONENT_RANGES[argument]
+  with pytest.raises(UserError, match=rf"^{argument} must be a finite number from "
+                                      rf"{lo:g} to {hi:g}, got {value!r}"):
+    cls(_tree(KUHN), **{argument: value})
+
+
+@pytest.mark.parametrize("teams", [[[0.5, 1], [2]], [[True, 0], [2]], [[0, 1.0], [2]]])
+def test_team_split_of_non_integers_is_refused(teams):
+  with pytest.raises(UserError, match="teams"):
+    teams_lib.parse_teams(teams, 3)
+  with pytest.raises(UserError, match="teams"):
+    team_solve(KUHN3, teams)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: team_solve(123), lambda: GameTree("kuhn_poker"),
+    lambda: evaluation.game_value("tree", _kuhn_policy()),
+    lambda: evaluation.best_response(_tree(KUHN), _kuhn_policy(), player="0"),
+    lambda: _tree(KUHN).policy_array(None), lambda: ed.TabularEDSolver("kuhn_poker"),
+    lambda: team_solve(KUHN3, digits=True)])
+def test_wrong_types_at_the_public_api(call):
+  with pytest.raises(UserError):
+    call()
+
+
+# ------------------------------------------------------------------------------------------
+# Good numpy scalars are accepted, with the answers of the Python numbers.
+def test_numpy_exponents_give_the_python_numbers_iterates():
+  tree = _tree(KUHN)
+  a = cfr.TreeDCFRSolver(tree, alpha=np.float32(1.5), beta=np.int64(0), gamma=np.float64(2))
+  b = cfr.TreeDCFRSolver(tree, alpha=1.5, beta=0.0, gamma=2.0)
+  c = cfr.TreePDCFRPlusSolver(tree, alpha=np.float64(2.3), gamma=np.int32(5))
+  d = cfr.TreePDCFRPlusSolver(tree, alpha=2.3, gamma=5.0)
+  for _ in range(20):
+    for s in (a, b, c, d):
+      s.evaluate_and_update_policy()
+  assert np.array_equal(a.average_policy_array(), b.average_policy_array())
+  assert np.array_equal(c.average_policy_array(), d.average_policy_array())
+  # (and the runs moved away from the uniform start: the comparison is not vacuous)
+  assert not np.allclose(b.average_policy_array(), _kuhn_policy())
+
+
+def test_numpy_integers_for_seeds_players_and_sizes():
+  tree = _tree(KUHN)
+  assert np.array_equal(cfr.random_policy_array(tree, np.uint8(3)),
+                        cfr.random_policy_array(tree, 3))
+  pi = cfr.random_policy_array(tree, 5)
+  assert (evaluation.best_response(tree, pi, np.int64(1)).value
+          == evaluation.best_response(tree, pi, 1).value)
+  search = jps.JointPolicySearch(_tree(COMM), max_iterations=np.int64(2),
+                                 improvement_tol=np.float32(0.5), max_rows=np.int32(1000),
+                                 seed=np.uint16(7))
+  assert (search.config.max_iterations, search.config.improvement_tol,
+          search.config.max_rows, search.config.seed) == (2, 0.5, 1000, 7)
+
+
+def test_numpy_options_of_the_solves():
+  python = team_solve(KUHN3, "0,1|2", time_limit=60.0, digits=3)
+  numpy = team_solve(KUHN3, "0,1|2", time_limit=np.float32(60), digits=np.int64(3),
+                     certify_time_limit=np.float64(0), tol=np.float32(0.5))
+  assert numpy.value == python.value == pytest.approx(-1 / 24, abs=1e-9)
+  coop = optimum.solve(_tree(HANABI), time_limit=np.float64(60), lp_max_local=np.int64(10**6))
+  assert coop.value == optimum.solve(_tree(HANABI)).value
