@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -299,12 +300,26 @@ class ResultStore:
     return os.path.join(self.runs, task_key(task) + ".json")
 
   def load(self, task: Task) -> Result | None:
-    """The stored result of `task`, or None if it has not finished."""
+    """The stored result of `task`, or None if it has not finished.
+
+    A record that cannot be read (truncated, empty, not a JSON object) counts as not finished:
+    a warning names it, and the run is made again and its record replaced.
+    """
     path = self.path(task)
     if not os.path.exists(path):
       return None
-    with open(path, encoding="utf-8") as f:
-      return json.load(f)
+    try:
+      with open(path, encoding="utf-8") as f:
+        result = json.load(f)
+    except (OSError, ValueError) as e:
+      result = e
+    if not isinstance(result, dict):
+      why = f"{type(result).__name__}: {result}" if isinstance(result, Exception) else (
+          "not a JSON object")
+      warnings.warn(f"run record {path!r} is damaged ({why}); running it again",
+                    stacklevel=2)
+      return None
+    return result
 
   def save(self, task: Task, result: Result) -> None:
     """Stores `task`'s result in the cache (atomically)."""

@@ -20,6 +20,7 @@ import functools
 import importlib.resources
 import json
 import os
+import warnings
 from typing import Any
 
 import pyspiel
@@ -107,8 +108,14 @@ def reference(game: pyspiel.Game, tree: GameTree, metric: str,
   path = os.path.join(out_dir, "reference.json") if out_dir else None
   stored: dict[str, Any] = {}
   if path and os.path.exists(path):
-    with open(path, encoding="utf-8") as f:
-      stored = json.load(f)
+    try:
+      with open(path, encoding="utf-8") as f:
+        stored = json.load(f)
+    except (OSError, ValueError) as e:  # damaged: solved again and replaced
+      warnings.warn(f"reference file {path!r} is damaged ({type(e).__name__}: {e}); solving "
+                    "the reference again", stacklevel=2)
+    if not isinstance(stored, dict):
+      stored = {}
     if key in stored:
       return stored[key]
   ref = _solve(game, tree, metric, teams, time_limit)

@@ -432,6 +432,68 @@ def _compare_full_disk(folder):
                 f"the rerun did not draw curves.png (exit {rc}: {err[-200:]!r})")
 
 
+def _compare_store_full_disk(folder):
+  """No space for the second run's record: the first is kept, the rerun runs only the second
+  and ends with the rows of an uninterrupted comparison."""
+  from ospiel_team.cli import compare
+  out = os.path.join(folder, "o")
+  with _disk_full_for(".json", after=1) as seen:
+    one_line_error(compare.main, _COMPARE + ["--out", out], 1, "no space left",
+                   "nothing finished was lost")
+  kept = [f for f in os.listdir(os.path.join(out, "runs")) if f.endswith(".json")]
+  _clean_answer(len(kept) == 1 and len(seen) == 2, f"run records kept: {kept}")
+  rc, _, err = command(compare.main, _COMPARE + ["--out", out])
+  _clean_answer(rc == 0, f"the rerun failed: {err[-200:]!r}")
+  fresh = os.path.join(folder, "fresh")
+  command(compare.main, _COMPARE + ["--out", fresh])
+  _clean_answer(_compare_rows(out) == _compare_rows(fresh),
+                "the resumed comparison's rows differ from an uninterrupted run's")
+
+
+def _compare_store_damaged(folder):
+  """A truncated run record of a comparison's store: warned about, the run made again, the
+  rows of an uninterrupted comparison."""
+  from ospiel_team.cli import compare
+  out = os.path.join(folder, "o")
+  command(compare.main, _COMPARE + ["--out", out])
+  runs = os.path.join(out, "runs")
+  first = os.path.join(runs, sorted(os.listdir(runs))[0])
+  _truncate(first)
+  with _warnings_to(sink := io.StringIO()):
+    rc, _, err = command(compare.main, _COMPARE + ["--out", out])
+  if "Traceback" in err:
+    raise _Traceback(err[-300:])
+  if rc != 0 or first not in sink.getvalue():
+    raise Unclear(f"exit {rc}, warnings {sink.getvalue()[-200:]!r}, stderr {err[-200:]!r}")
+  fresh = os.path.join(folder, "fresh")
+  command(compare.main, _COMPARE + ["--out", fresh])
+  _clean_answer(_compare_rows(out) == _compare_rows(fresh),
+                "the comparison's rows differ from an uninterrupted run's")
+  with open(first, encoding="utf-8") as f:
+    json.load(f)  # replaced by a whole record
+
+
+def _reference_damaged(folder):
+  """A truncated reference.json of a comparison: warned about, solved again, same value."""
+  from ospiel_team.cli import compare
+  argv = ["compare", "--game", "kuhn_poker(players=3)", "--teams", "0,1|2", "--solvers",
+          "cfr_plus", "--iterations", "2", "--seeds", "1", "--workers", "1", "--num_points",
+          "2", "--out", os.path.join(folder, "o")]  # the team LP's value, stored
+  command(compare.main, argv)
+  path = os.path.join(folder, "o", "reference.json")
+  with open(path, encoding="utf-8") as f:
+    before = json.load(f)
+  _truncate(path)
+  with _warnings_to(sink := io.StringIO()):
+    rc, _, err = command(compare.main, argv)
+  if "Traceback" in err:
+    raise _Traceback(err[-300:])
+  if rc != 0 or path not in sink.getvalue():
+    raise Unclear(f"exit {rc}, warnings {sink.getvalue()[-200:]!r}, stderr {err[-200:]!r}")
+  with open(path, encoding="utf-8") as f:
+    _clean_answer(json.load(f) == before, "the reference solved again differs")
+
+
 def _make_dataset_full_disk(folder):
   from ospiel_team.cli import make_dataset
   out = os.path.join(folder, "d.npz")
@@ -607,6 +669,10 @@ PROBES: tuple[Probe, ...] = (
           _shipped_file_probe(("bridge", "models", "uncontested_cost.npz"),
                               _load_cost_dataset, _truncate)),
     Probe("damaged file", ".pth tensor of stride 2^26 over a 4-float storage", _crafted_pth),
+    Probe("damaged file", "ospiel-team-compare's run record truncated: run again, same rows",
+          _compare_store_damaged),
+    Probe("damaged file", "ospiel-team-compare's reference.json truncated: solved again",
+          _reference_damaged),
     Probe("special output file", "ospiel-team-uncontested --out FIFO",
           _special_output("uncontested", ["uncontested", "--pairs", "1", "--k", "1", "--out",
                                           "{target}"], _fifo)),
@@ -621,6 +687,8 @@ PROBES: tuple[Probe, ...] = (
           _compare_full_disk),
     Probe("full disk", "ospiel-team-make-dataset, no space for the second chunk; the rerun "
           "completes", _make_dataset_full_disk),
+    Probe("full disk", "ospiel-team-compare, no space for the second run's record; the rerun "
+          "completes", _compare_store_full_disk),
     Probe("cost refused", "GameTree(team_leduc(players=6), max_memory=1e8): refused before "
           "its walk", _leduc6_memory),
     Probe("cost refused", "ospiel-team-solve --game team_leduc(players=6): refused at once",
