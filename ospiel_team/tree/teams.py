@@ -201,12 +201,14 @@ def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
         f"{tree.node_returns[z].tolist()})")
 
 
-def check_assumptions(game_or_tree, teams) -> tuple[GameTree, Teams]:
+def check_assumptions(game_or_tree, teams, time_limit: float | None = None
+                      ) -> tuple[GameTree, Teams]:
   """Builds the tree (perfect recall is checked there) and checks teams, timeability, zero-sum.
 
   Args:
     game_or_tree: a pyspiel game, its string, or its `GameTree`.
     teams: a team specification (see `parse_teams`), or None for `default_teams(game)`.
+    time_limit: seconds the walk of the tree may take (`GameTree`'s argument; None: no limit).
 
   Returns `(tree, teams)`; raises ValueError naming the violated assumption.
   """
@@ -219,7 +221,7 @@ def check_assumptions(game_or_tree, teams) -> tuple[GameTree, Teams]:
     game = (pyspiel.load_game(game_or_tree) if isinstance(game_or_tree, str)
             else game_or_tree)
     try:
-      tree = GameTree(game)
+      tree = GameTree(game, time_limit=time_limit)
     except ValueError as e:
       if "perfect recall" in str(e):
         raise errors.UserError(f"{game} violates the paper's assumption that each player has "

@@ -52,6 +52,14 @@ def test_time_limit_covers_the_walk(capfd):
   assert time.monotonic() - t0 < 30
 
 
+def test_the_solvers_time_limit_covers_the_walk():
+  from ospiel_team.algorithms.team import solver
+  t0 = time.monotonic()
+  with pytest.raises(TimeoutError, match="time_limit=2"):
+    solver.solve("team_leduc(players=4)", time_limit=2)
+  assert time.monotonic() - t0 < 30
+
+
 def test_a_glob_matching_no_file_is_one_line(tmp_path, capfd):
   rc = uncontested_cli.main(["uncontested", "--out", str(tmp_path / "cost.npz"),
                              "--q_iterations", "1", "--train_datasets", "/nonexistent/*.npz"])

@@ -251,8 +251,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     method: "auto", "lp" (tree-decomposition LP), "cg" (column generation) or "dag" (DCFR on
       the team belief DAGs); "auto" may also answer by "dag_lp" (the DAG, then the LP
       restricted to its support).
-    time_limit: seconds (None: no limit). The LP is stopped by HiGHS's limit (an error if not
-      solved); the anytime methods return their certified bracket.
+    time_limit: seconds (None: no limit), the walk of the game's tree included (a walk
+      estimated or found past it raises `tree.memory.WalkTimeLimitError`, a `TimeoutError`).
+      The LP is stopped by HiGHS's limit (an error if not solved); the anytime methods return
+      their certified bracket.
     tol: the anytime methods' target certified gap; None (default): the precision rule of
       the module docstring (an exact optimum, or a bracket settling `digits` decimals).
     solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...), or "auto"
@@ -285,7 +287,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   time_limit, tol, digits, certify_time_limit, threads = _check_options(
       method, time_limit, tol, digits, certify_time_limit, threads)
   start = time.perf_counter()
-  tree, teams = teams_lib.check_assumptions(game, teams)
+  tree, teams = teams_lib.check_assumptions(game, teams, time_limit)  # the walk's limit too
   if teams.num_teams != 2:
     raise errors.UserError(
         f"{tree.game} with teams {teams} is a cooperative game (one team): the team solvers "
