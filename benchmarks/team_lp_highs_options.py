@@ -64,7 +64,7 @@ def _variant(model, dags, dec1, dec2, solver, options):
   """(CPU seconds, value, lower, upper, status) of one HiGHS run of the full LP."""
   c0 = time.process_time()
   h = highs.solve(model.cost, model.a_mat, model.row_lo, model.row_hi, model.col_lo,
-                  model.col_hi, True, None, None, solver, options=dict(options))
+                  model.col_hi, True, solver=solver, options=dict(options))
   cpu = time.process_time() - c0
   status = h.modelStatusToString(h.getModelStatus())
   if status != "Optimal":

@@ -155,7 +155,7 @@ def hands_onehot(holders: np.ndarray) -> np.ndarray:
 
 
 def legal_calls(done, current_player, last_bid, last_bidder, double_status, uncontested,
-                xp=np):
+                *, xp=np):
   """Legal calls of the seat to call from an auction's summary: the rules, written once.
 
   The numpy `Auctions` (batched) and `jax_env` (one table, traced) both call this.
@@ -183,7 +183,7 @@ def legal_calls(done, current_player, last_bid, last_bidder, double_status, unco
   return xp.where(only_pass[..., None], mask & (xp.arange(NUM_CALLS) == PASS), mask)
 
 
-def final_contract(last_bid, last_bidder, double_status, first_bidder, xp=np):
+def final_contract(last_bid, last_bidder, double_status, first_bidder, *, xp=np):
   """(level (0 = none), strain, double status, declarer) of the current or final contracts.
 
   The declarer is the player of the winning side who first named the final strain (0 when

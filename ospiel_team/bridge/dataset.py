@@ -79,7 +79,7 @@ def default_dataset_path() -> str:
 class BridgeDataset:
   """Deals and their double-dummy tables: `.holders` (N, 52) uint8, `.dd_tricks` (N, 5, 4) uint8."""
 
-  def __init__(self, holders: np.ndarray, dd_tricks: np.ndarray, path: str | None = None,
+  def __init__(self, holders: np.ndarray, dd_tricks: np.ndarray, *, path: str | None = None,
                seed: int | None = None):
     validate_arrays(holders, dd_tricks, source=path or "arrays")
     self.holders = np.asarray(holders, dtype=np.uint8)
@@ -157,7 +157,7 @@ def load_dataset(path: PathLike | None = None) -> BridgeDataset:
 
 
 def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
-                 seed: int | None = None) -> None:
+                 *, seed: int | None = None) -> None:
   """Validates and writes a dataset atomically (`atomic_io.savez`, compressed)."""
   path = os.fspath(path)
   validate_arrays(holders, dd_tricks, source=path)
@@ -189,7 +189,7 @@ def load_datasets(paths) -> BridgeDataset:
                        np.concatenate([p.dd_tricks for p in parts]))
 
 
-def augment_deals(holders: np.ndarray, dd_tricks: np.ndarray, rotations: bool = True,
+def augment_deals(holders: np.ndarray, dd_tricks: np.ndarray, *, rotations: bool = True,
                   suit_permutations: bool = True) -> tuple[np.ndarray, np.ndarray]:
   """Deals and their DDS tables under seat rotations and suit permutations (up to 96 per deal).
 

@@ -166,7 +166,7 @@ def ns_score_one(s: AuctionState) -> jax.Array:
 # ------------------------------------------------------------------------------------------
 # Batches of tables (vmap of the one-table functions)
 # ------------------------------------------------------------------------------------------
-def reset(holders, dd_tricks, dealer, vulnerability, uncontested=False) -> AuctionState:
+def reset(holders, dd_tricks, dealer, vulnerability, *, uncontested=False) -> AuctionState:
   """B new auctions.
 
   Args:
@@ -293,9 +293,9 @@ class JaxAuctionTables:
     uncontested: East-West may only pass.
   """
 
-  def __init__(self, holders, dd_tricks, dealer=0, vulnerability=0, uncontested: bool = False):
+  def __init__(self, holders, dd_tricks, dealer=0, vulnerability=0, *, uncontested: bool = False):
     self.state = reset(np.asarray(holders, np.int32), np.asarray(dd_tricks, np.int32), dealer,
-                       vulnerability, uncontested)
+                       vulnerability, uncontested=uncontested)
     self._views = None
 
   def _view(self, i: int):

@@ -187,7 +187,7 @@ def duplicate_rewards(ns_scores, xp=np):
   return imps_array(s - other, xp=xp) / IMP_SCALE
 
 
-def ns_score_array(level, strain, doubled, declarer, vulnerable, tricks, xp=np):
+def ns_score_array(level, strain, doubled, declarer, vulnerable, tricks, *, xp=np):
   """North-South's duplicate score of contracts: the declaring side's score, N-S's sign.
 
   No range checks (the inputs come from an auction): ``level`` 0 (passed out) scores 0.

@@ -124,7 +124,7 @@ def oracle_bidder_costs(cost_data: dict, vulnerable: bool = False) -> np.ndarray
 # ------------------------------------------------------------------------------------------
 # Building cost datasets (k redeals + DDS), resumable
 # ------------------------------------------------------------------------------------------
-def build_cost_dataset(pairs: int, out: str, k: int = 5, seed: int = 2016, chunk: int = 20,
+def build_cost_dataset(pairs: int, out: str, *, k: int = 5, seed: int = 2016, chunk: int = 20,
                        progress: bool = True, keep_chunks: bool = False) -> dict:
   """Draws `pairs` random deals, redeals E-W k times, solves all with DDS; writes `out`.
 

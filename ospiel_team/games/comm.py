@@ -183,7 +183,7 @@ class CommState(pyspiel.State):
 
 
 class CommObserver:
-  """Observer, conforming to the PyObserver interface (see observation.py).
+  """Observer, conforming to OpenSpiel's PyObserver (`open_spiel/python/observation.py`).
 
   Pieces: `player` (2), `s1` (2^L one-hot, P1's private number; only when
   private info is requested, and only filled for a player who may see it),

@@ -227,7 +227,7 @@ class MiniBridgeState(pyspiel.State):
 
 
 class MiniBridgeObserver:
-  """Observer, conforming to the PyObserver interface (see observation.py).
+  """Observer, conforming to OpenSpiel's PyObserver (`open_spiel/python/observation.py`).
 
   Pieces: `player` (2); private info: `spades` (N+1, own number of spades)
   for SINGLE_PLAYER, `all_spades` (2 x N+1) for ALL_PLAYERS; public info:

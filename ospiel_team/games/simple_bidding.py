@@ -212,7 +212,7 @@ class SimpleBiddingState(pyspiel.State):
 
 
 class SimpleBiddingObserver:
-  """Observer, conforming to the PyObserver interface (see observation.py).
+  """Observer, conforming to OpenSpiel's PyObserver (`open_spiel/python/observation.py`).
 
   Pieces: `player` (2); private info: `card` (N, own number) for
   SINGLE_PLAYER, `cards` (2 x N) for ALL_PLAYERS; public info:

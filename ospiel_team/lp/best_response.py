@@ -92,7 +92,7 @@ class TeamBestResponse:
 
 
 def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weights: np.ndarray,
-                          decomposition: TeamDecomposition | None = None,
+                          *, decomposition: TeamDecomposition | None = None,
                           time_limit: float | None = None) -> TeamBestResponse:
   """Max over the team's correlated plans of sum_z w[z] x[z]: an exact team best response.
 
@@ -117,7 +117,7 @@ def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weigh
   cost = np.asarray(dec.leaf_matrix.T @ w_leaf).reshape(-1)
   d_mat, rhs = dec.constraint_system()
   h = highs.solve(cost, d_mat, rhs, rhs, np.zeros(dec.num_local), np.full(dec.num_local, np.inf),
-                  True, time_limit, None, "simplex")
+                  True, time_limit=time_limit, solver="simplex")
   highs.check_status(h, "the team best-response LP", time_limit)
   lam = np.maximum(np.asarray(h.getSolution().col_value), 0.0)
   value = float(h.getInfo().objective_function_value) + const
@@ -177,7 +177,7 @@ class TeamOracle:
       (feasible for any weights: only the objective changes between calls).
   """
 
-  def __init__(self, tree: GameTree, members: Sequence[int], threads: int | None = None,
+  def __init__(self, tree: GameTree, members: Sequence[int], *, threads: int | None = None,
                keep_others: bool = False, hybrid: bool = False, warm_start: bool = False):
     self.tree = tree
     self.keep_others = keep_others
@@ -283,7 +283,7 @@ class TeamOracle:
 
 
 def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
-                             terminal_weights: np.ndarray, method: str = "auto",
+                             terminal_weights: np.ndarray, *, method: str = "auto",
                              time_limit: float | None = None) -> float:
   """Best joint pure strategy value of `team` against fixed terminal weights.
 
@@ -313,7 +313,7 @@ def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
 
 def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
                                 teams: teams_lib.Teams | str | None = None,
-                                team: int = 0, method: str = "auto") -> float:
+                                *, team: int = 0, method: str = "auto") -> float:
   """Team `team`'s value when the other team best responds (jointly) to the profile `pi`.
 
   `pi` is a per-player policy array (e.g. CFR's average policy): `team` plays its members'

@@ -71,7 +71,7 @@ class TeamDecomposition:
   """Team tree, team-public states and reachable local solutions of one team (Secs. 3-4)."""
 
   def __init__(self, tree: GameTree, members: Sequence[int],
-               max_local: int = DEFAULT_MAX_LOCAL, team_tree_only: bool = False):
+               max_local: int = DEFAULT_MAX_LOCAL, *, team_tree_only: bool = False):
     """Builds the team tree, public states, local solutions and leaf plan of one team.
 
     Args:

@@ -24,6 +24,8 @@ import highspy
 import numpy as np
 from scipy import sparse
 
+from ospiel_team import checks
+
 
 def new_highs():
   """A silent `highspy.Highs()`.
@@ -65,16 +67,15 @@ def set_options(h, options: dict[str, Any] | None) -> None:
 
 
 def check_time_limit(time_limit: float | None) -> float | None:
-  """Returns the time limit as a float; raises ValueError naming a negative or NaN one."""
-  if time_limit is None:
-    return None
-  t = float(time_limit)
-  if not t >= 0:
-    raise ValueError(f"time_limit={time_limit!r} must be >= 0 seconds")
-  return t
+  """Returns the time limit (seconds) as a float, or None (no limit).
+
+  Raises:
+    errors.UserError: `time_limit` is not a finite number >= 0 or None (`checks.check_real`).
+  """
+  return checks.check_real("time_limit", time_limit, minimum=0, allow_none=True)
 
 
-def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
+def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool, *,
           time_limit: float | None = None, threads: int | None = None,
           solver: str = "", integrality: np.ndarray | None = None,
           mip_gap: float | None = None, options: dict[str, Any] | None = None,

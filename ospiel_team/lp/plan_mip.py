@@ -305,8 +305,8 @@ def _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integr
                 time_limit, threads, mip_gap, start, method, x0=None):
   n_cols = a_mat.shape[1]
   h = highs.solve(np.asarray(cost), a_mat, np.asarray(lo), np.asarray(hi), np.zeros(n_cols),
-                  np.ones(n_cols), True, time_limit, threads, "", integrality=integrality,
-                  mip_gap=mip_gap, initial_solution=x0)
+                  np.ones(n_cols), True, time_limit=time_limit, threads=threads,
+                  integrality=integrality, mip_gap=mip_gap, initial_solution=x0)
   status = highs.check_status(h, "the joint pure strategy MIP", time_limit, incumbent_ok=True)
   info = h.getInfo()
   sol = np.asarray(h.getSolution().col_value)

@@ -239,7 +239,7 @@ class SolverSpec:
 REGISTRY: dict[str, SolverSpec] = {}
 
 
-def solver(name: str, unit: str, options: dict[str, Any] | None = None,
+def solver(name: str, unit: str, *, options: dict[str, Any] | None = None,
            primary: str = "average",
            check: Callable[[pyspiel.Game, Any], str | None] | None = None,
            check_options: Callable[[dict[str, str]], str | None] | None = None,

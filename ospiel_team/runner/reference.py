@@ -76,7 +76,7 @@ def _solve(game: pyspiel.Game, tree: GameTree, metric: str,
 
 
 def reference(game: pyspiel.Game, tree: GameTree, metric: str,
-              teams: teams_lib.Teams | None = None, out_dir: str | None = None,
+              teams: teams_lib.Teams | None = None, *, out_dir: str | None = None,
               time_limit: float = 60.0) -> dict[str, Any] | None:
   """The value `metric` should be read against: {"value", "label"}.
 

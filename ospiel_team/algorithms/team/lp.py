@@ -263,7 +263,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   c0 = time.process_time()
   solver = choose_solver(solver, int(a_mat.nnz))
   h = highs.solve(model.cost, a_mat, model.row_lo, model.row_hi, model.col_lo, model.col_hi,
-                  True, time_limit, threads, solver, options=highs_options)
+                  True, time_limit=time_limit, threads=threads, solver=solver,
+                  options=highs_options)
   solve_seconds = time.perf_counter() - t0
   solve_cpu = time.process_time() - c0
   highs.check_status(h, f"the team LP of {tree.game}", time_limit)

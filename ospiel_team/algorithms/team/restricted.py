@@ -291,8 +291,8 @@ class _RestrictedLP:
     base = model.a_mat.shape[1] - len(self.lam_ids)  # x1, u, v columns after the lams
     self.first_dual = model.a_mat.shape[0] - len(self.dual_ids)
     self.h = highs.solve(model.cost, model.a_mat, model.row_lo, model.row_hi, model.col_lo,
-                         model.col_hi, True, left, self.threads,
-                         team_lp.choose_solver(self.solver, int(model.a_mat.nnz)),
+                         model.col_hi, True, time_limit=left, threads=self.threads,
+                         solver=team_lp.choose_solver(self.solver, int(model.a_mat.nnz)),
                          options=self.highs_options)
     if self.warm_start:
       self.grow = _Grower(self.dec1, self.dec2, len(self.lam_ids), base)

@@ -26,7 +26,7 @@ from ospiel_team.bridge.agents import policy_net
 
 
 def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals: int,
-                           epsilon: float = 0.1, uncontested: bool = False
+                           *, epsilon: float = 0.1, uncontested: bool = False
                            ) -> tuple[np.ndarray, np.ndarray]:
   """Observations and the teacher's calls along epsilon-perturbed auctions of the teacher.
 
@@ -68,7 +68,7 @@ def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals
 
 
 def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.ndarray,
-                      steps: int, batch_size: int = 1024, learning_rate: float = 1e-3,
+                      steps: int, *, batch_size: int = 1024, learning_rate: float = 1e-3,
                       seed: int = 0, progress: bool = True):
   """Cross-entropy training of the policy head on (obs, calls).
 

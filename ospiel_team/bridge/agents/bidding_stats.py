@@ -20,7 +20,7 @@ from ospiel_team.bridge.agents import match as match_lib
 _CARD_HCP = np.clip(np.arange(52) // 4 - 8, 0, 4)
 
 
-def self_play_auctions(bidder, dataset=None, boards: int = 1000, seed: int = 0,
+def self_play_auctions(bidder, dataset=None, boards: int = 1000, *, seed: int = 0,
                        uncontested: bool = False):
   """Bids `boards` deals of a dataset with `bidder` at all four seats (duplicate dealer/vul).
 

@@ -73,7 +73,7 @@ class BidderBot(pyspiel.Bot):
     return call
 
 
-def load_bot(name: str = "best", player_id: int = 0, seed: int | None = None,
+def load_bot(name: str = "best", player_id: int = 0, *, seed: int | None = None,
              greedy: bool = True, reference_dir: str | None = None) -> BidderBot:
   """A `BidderBot` for a bidder name or model path (see `bidders.make_bidder`).
 

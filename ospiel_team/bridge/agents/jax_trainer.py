@@ -138,7 +138,7 @@ def apply_symmetries(holders, dd_tricks, sym):
 # ------------------------------------------------------------------------------------------
 # Self-play in JAX
 # ------------------------------------------------------------------------------------------
-def make_selfplay_fn(net, num_deals: int, max_stored_calls: int = 64, augment: bool = True,
+def make_selfplay_fn(net, num_deals: int, *, max_stored_calls: int = 64, augment: bool = True,
                      uncontested: bool = False, greedy: bool = False):
   """A jittable ``play(params, key, pool_holders, pool_dd) -> dict`` of one self-play round.
 
@@ -171,7 +171,7 @@ def make_selfplay_fn(net, num_deals: int, max_stored_calls: int = 64, augment: b
     dealer = jax.random.randint(k_dealer, (num_deals,), 0, 4)
     vul = jax.random.randint(k_vul, (num_deals,), 0, 4)
     two = lambda x: jnp.concatenate([x, x])
-    state = jax_env.reset(two(holders), two(dd), two(dealer), two(vul), uncontested)
+    state = jax_env.reset(two(holders), two(dd), two(dealer), two(vul), uncontested=uncontested)
     bufs = (jnp.zeros((t_max, num_tables, A.OBSERVATION_SIZE), jnp.uint8),
             jnp.zeros((t_max, num_tables), jnp.int32),
             jnp.zeros((t_max, num_tables), jnp.float32),
@@ -243,8 +243,8 @@ def make_round_fn(net, optimizer, cfg: A2CConfig, options: JaxTrainOptions):
     cfg: hyper-parameters.
     options: `JaxTrainOptions`.
   """
-  play = make_selfplay_fn(net, cfg.deals_per_round, options.max_stored_calls, options.augment,
-                          cfg.uncontested)
+  play = make_selfplay_fn(net, cfg.deals_per_round, max_stored_calls=options.max_stored_calls,
+                          augment=options.augment, uncontested=cfg.uncontested)
   update = a2c.make_update_fn(net, optimizer, cfg)
 
   @jax.jit
@@ -293,7 +293,7 @@ class JaxA2CTrainer(round_trainer.RoundTrainer):
   """
 
   def __init__(self, cfg: A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
-               workdir: str | None = None, resume_from: str | None = None,
+               *, workdir: str | None = None, resume_from: str | None = None,
                options: JaxTrainOptions | None = None):
     self.options = options or JaxTrainOptions()
     self.cfg = cfg

@@ -144,19 +144,7 @@ class _TensorRef:
     if not isinstance(self.storage, _StorageRef) or self.storage.data is None:
       raise ValueError(f"{where} has no storage data")
     length = len(self.storage.data)
-    size, stride = self.size, self.stride
-    if not isinstance(size, (tuple, list)) or not isinstance(stride, (tuple, list)):
-      raise ValueError(f"{where}: size {size!r} and stride {stride!r} must be tuples")
-    if not (checks.is_integer(self.offset) and all(map(checks.is_integer, size))
-            and all(map(checks.is_integer, stride))):
-      raise ValueError(f"{where}: offset {self.offset!r}, size {tuple(size)!r} and stride "
-                       f"{tuple(stride)!r} must be integers")
-    offset, size, stride = int(self.offset), tuple(map(int, size)), tuple(map(int, stride))
-    if len(size) != len(stride):
-      raise ValueError(f"{where}: size {size} and stride {stride} differ in length")
-    if offset < 0 or any(n < 0 for n in size) or any(st < 0 for st in stride):
-      raise ValueError(f"{where}: negative offset, size or stride (offset {offset}, size "
-                       f"{size}, stride {stride})")
+    offset, size, stride = self._as_ints(where)
     numel = 1
     for n in size:
       numel *= n  # Python ints: no overflow
@@ -171,6 +159,23 @@ class _TensorRef:
     if last >= length:
       raise ValueError(f"{where} reaches element {last} of a storage of {length} elements "
                        f"(offset {offset}, size {size}, stride {stride}): the file is damaged")
+    return offset, size, stride
+
+  def _as_ints(self, where: str) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """(offset, size, stride) as non-negative ints of equal-length size and stride."""
+    size, stride = self.size, self.stride
+    if not isinstance(size, (tuple, list)) or not isinstance(stride, (tuple, list)):
+      raise ValueError(f"{where}: size {size!r} and stride {stride!r} must be tuples")
+    if not (checks.is_integer(self.offset) and all(map(checks.is_integer, size))
+            and all(map(checks.is_integer, stride))):
+      raise ValueError(f"{where}: offset {self.offset!r}, size {tuple(size)!r} and stride "
+                       f"{tuple(stride)!r} must be integers")
+    offset, size, stride = int(self.offset), tuple(map(int, size)), tuple(map(int, stride))
+    if len(size) != len(stride):
+      raise ValueError(f"{where}: size {size} and stride {stride} differ in length")
+    if offset < 0 or any(n < 0 for n in size) or any(st < 0 for st in stride):
+      raise ValueError(f"{where}: negative offset, size or stride (offset {offset}, size "
+                       f"{size}, stride {stride})")
     return offset, size, stride
 
   def to_numpy(self, path: str = "<model file>", name: str = "?") -> np.ndarray:
@@ -261,47 +266,58 @@ def load_torch_legacy(path: str):
   storages: dict[str, _StorageRef] = {}
   file_size = os.path.getsize(path)
   with open(path, "rb") as f:
-    try:
-      magic = _PlainUnpickler(f).load()
-      if magic != _LEGACY_MAGIC:
-        raise _OurError(f"{path!r} is not a legacy torch.save file (magic {magic!r}); files "
-                        "in the zip format of torch >= 1.6 are not supported")
-      version = _PlainUnpickler(f).load()
-      if version != 1001:
-        raise _OurError(f"{path!r}: unsupported torch.save protocol version {version!r}")
-      sys_info = _PlainUnpickler(f).load()
-      if not isinstance(sys_info, dict) or not sys_info.get("little_endian", True):
-        raise _OurError(f"{path!r}: big-endian files are not supported")
-      obj = _LegacyUnpickler(f, storages).load()
-      keys = _PlainUnpickler(f).load()
-      if not isinstance(keys, list):
-        raise _OurError(f"{path!r}: the storage keys are a {type(keys).__name__}, not a list")
-    except _OurError:
-      raise
-    except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ValueError, IndexError,
-            KeyError, struct.error, RecursionError) as e:  # a damaged or crafted pickle
-      raise ValueError(f"{path!r}: cannot parse as a legacy torch.save file: "
-                       f"{type(e).__name__}: {e}") from e
+    obj, keys = _read_legacy_pickles(f, path, storages)
     for key in keys:
-      head = f.read(8)
-      if len(head) != 8:
-        raise ValueError(f"{path!r}: truncated before storage {key}")
-      (numel,) = struct.unpack("<q", head)
-      ref = storages.get(str(key))
-      if ref is None:
-        raise ValueError(f"{path!r}: storage {key} is not used by the object")
-      nbytes = numel * ref.dtype.itemsize
-      if numel < 0 or nbytes > file_size - f.tell():
-        raise ValueError(f"{path!r}: storage {key} claims {numel} elements, "
-                         f"{'negative' if numel < 0 else 'more than the file holds'}")
-      raw = f.read(nbytes)
-      if len(raw) != nbytes:
-        raise ValueError(f"{path!r}: storage {key} truncated ({len(raw)} of {nbytes} bytes)")
-      ref.data = np.frombuffer(raw, dtype=ref.dtype.newbyteorder("<")).astype(ref.dtype)
+      _read_storage(f, path, key, storages, file_size)
     missing = [k for k, r in storages.items() if r.data is None]
     if missing:
       raise ValueError(f"{path!r}: storages {missing[:3]} have no data")
   return _convert(obj, path)
+
+
+def _read_legacy_pickles(f, path: str, storages: dict[str, _StorageRef]) -> tuple[object, list]:
+  """(the saved object, the storage keys): the pickles before the storages' raw data."""
+  try:
+    magic = _PlainUnpickler(f).load()
+    if magic != _LEGACY_MAGIC:
+      raise _OurError(f"{path!r} is not a legacy torch.save file (magic {magic!r}); files "
+                      "in the zip format of torch >= 1.6 are not supported")
+    version = _PlainUnpickler(f).load()
+    if version != 1001:
+      raise _OurError(f"{path!r}: unsupported torch.save protocol version {version!r}")
+    sys_info = _PlainUnpickler(f).load()
+    if not isinstance(sys_info, dict) or not sys_info.get("little_endian", True):
+      raise _OurError(f"{path!r}: big-endian files are not supported")
+    obj = _LegacyUnpickler(f, storages).load()
+    keys = _PlainUnpickler(f).load()
+    if not isinstance(keys, list):
+      raise _OurError(f"{path!r}: the storage keys are a {type(keys).__name__}, not a list")
+  except _OurError:
+    raise
+  except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ValueError, IndexError,
+          KeyError, struct.error, RecursionError) as e:  # a damaged or crafted pickle
+    raise ValueError(f"{path!r}: cannot parse as a legacy torch.save file: "
+                     f"{type(e).__name__}: {e}") from e
+  return obj, keys
+
+
+def _read_storage(f, path: str, key, storages: dict[str, _StorageRef], file_size: int) -> None:
+  """Reads storage `key`'s element count and raw data into its `_StorageRef`."""
+  head = f.read(8)
+  if len(head) != 8:
+    raise ValueError(f"{path!r}: truncated before storage {key}")
+  (numel,) = struct.unpack("<q", head)
+  ref = storages.get(str(key))
+  if ref is None:
+    raise ValueError(f"{path!r}: storage {key} is not used by the object")
+  nbytes = numel * ref.dtype.itemsize
+  if numel < 0 or nbytes > file_size - f.tell():
+    raise ValueError(f"{path!r}: storage {key} claims {numel} elements, "
+                     f"{'negative' if numel < 0 else 'more than the file holds'}")
+  raw = f.read(nbytes)
+  if len(raw) != nbytes:
+    raise ValueError(f"{path!r}: storage {key} truncated ({len(raw)} of {nbytes} bytes)")
+  ref.data = np.frombuffer(raw, dtype=ref.dtype.newbyteorder("<")).astype(ref.dtype)
 
 
 # ------------------------------------------------------------------------------------------
@@ -522,6 +538,7 @@ class PaperBidder:
     return self._choose(feats, feats[:, 229:], uniforms)
 
   def features(self, auctions: A.Auctions, hands: np.ndarray, rows) -> np.ndarray:
+    """The model's input features (its ``old`` or ``single`` encoding) of tables `rows`."""
     fn = old_features if self.net.feature == "old" else single_features
     return fn(auctions, hands, rows)
 
@@ -534,8 +551,10 @@ class PaperBidder:
 
 
 def default_reference_dir() -> str | None:
-  """The folder of the authors' models when none is given: the environment variable
-  ``JPS_REFERENCE_DIR``, if set (the command lines' default ``--reference_dir``).
+  """The folder of the authors' models when none is given, or None.
+
+  The environment variable ``JPS_REFERENCE_DIR``, if set (the command lines' default
+  ``--reference_dir``).
 
   The models are not part of this package (CC BY-NC 4.0); users download them from
   github.com/facebookresearch/jps and point ``--reference_dir`` (or this variable) at the folder.

@@ -77,7 +77,7 @@ def model_path(name_or_path: str = "a2c") -> str:
 class ModelBidder:
   """Bids with a trained policy network: greedy by default, or sampled with `uniforms`."""
 
-  def __init__(self, net, params, name: str = "a2c", greedy: bool = True):
+  def __init__(self, net, params, *, name: str = "a2c", greedy: bool = True):
     self.name = name
     self.greedy = bool(greedy)
     self.net = net

@@ -19,7 +19,7 @@ from ospiel_team.bridge.agents import policy_net
 
 
 def step_policy(eng: engine_lib.BiddingEngine, policy: Callable, rng: np.random.Generator,
-                forced: np.ndarray | None = None) -> None:
+                *, forced: np.ndarray | None = None) -> None:
   """One call at every unfinished table: `forced[b]` where >= 0, else sampled from `policy`."""
   b = eng.batch_size
   active = np.flatnonzero(~eng.done)

@@ -26,7 +26,7 @@ from ospiel_team.bridge import uncontested_costs as costs_lib
 
 
 def reached_contracts(bidder, holders: np.ndarray, dd_tricks: np.ndarray | None = None,
-                      vulnerability: int = 0, dealer: int = 0, seed: int = 0,
+                      *, vulnerability: int = 0, dealer: int = 0, seed: int = 0,
                       batch: int = 1024) -> np.ndarray:
   """Contract indices (n,) a bidder reaches on `holders` in the uncontested auction.
 
@@ -57,7 +57,7 @@ def reached_contracts(bidder, holders: np.ndarray, dd_tricks: np.ndarray | None 
   return out
 
 
-def evaluate_costs(bidder, cost_data: dict, vulnerable: bool = False, seed: int = 0) -> dict:
+def evaluate_costs(bidder, cost_data: dict, *, vulnerable: bool = False, seed: int = 0) -> dict:
   """Mean Yeh & Lin cost of a bidder on a cost dataset.
 
   Mean Yeh & Lin cost (IMPs) of `bidder` on a cost dataset
@@ -92,7 +92,7 @@ class RoundQLearner:
   tables we have for them), not from 5 redeals as in their paper.
   """
 
-  def __init__(self, rounds: int = 4, hidden: int = 128, ucb_c: float = 0.1,
+  def __init__(self, *, rounds: int = 4, hidden: int = 128, ucb_c: float = 0.1,
                learning_rate: float = 1e-3, seed: int = 0):
     import haiku as hk
     import jax
@@ -167,7 +167,7 @@ class RoundQLearner:
     h = np.asarray(holders)
     return np.stack([h == 0, h == 2], axis=1).astype(np.float32)  # (n, 2, 52): N, S
 
-  def train(self, holders, costs, iterations: int, batch: int = 256, progress: bool = True):
+  def train(self, holders, costs, iterations: int, *, batch: int = 256, progress: bool = True):
     """`costs` (n, 36) in IMPs; trains all rounds for `iterations` passes (their Alg. 1)."""
     hands_all = self.hands_of(holders)
     target_all = np.asarray(costs, np.float64) / 25.0

@@ -419,7 +419,7 @@ class ChainSearch:
   # --------------------------------------------------------------------------------------------
   def objective_values(self, pi: np.ndarray, edge_probs=None) -> np.ndarray:
     """[num_nodes] team mean return of every history under `pi` (v^sigma of the paper)."""
-    return sweep_lib.objective_values(self.tree, self.structure.team, pi, edge_probs)
+    return sweep_lib.objective_values(self.tree, self.structure.team, pi, edge_probs=edge_probs)
 
   def value(self, pi: np.ndarray) -> float:
     """Objective (team mean return) of the policy array `pi`."""

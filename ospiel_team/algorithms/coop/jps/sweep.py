@@ -58,7 +58,7 @@ class Sweep:
 
 
 def objective_values(tree: GameTree, team: tuple[int, ...], pi: np.ndarray,
-                     edge_probs: np.ndarray | None = None) -> np.ndarray:
+                     *, edge_probs: np.ndarray | None = None) -> np.ndarray:
   """[num_nodes] team mean return of every history under `pi` (v^sigma of the paper)."""
   vals = evaluation.history_values(tree, pi, edge_probs=edge_probs, validate=False)
   return vals[:, list(team)].mean(axis=1)
