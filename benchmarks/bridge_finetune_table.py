@@ -76,11 +76,14 @@ flags.DEFINE_integer("deals_per_round", _CFG.deals_per_round, "Deals per round (
 flags.DEFINE_float("learning_rate", _CFG.learning_rate, "Adam learning rate.")
 flags.DEFINE_float("entropy_coef", _CFG.entropy_coef, "Entropy bonus.")
 flags.DEFINE_integer("seed", 10, "Trainer seed (the same for every variant).")
-flags.DEFINE_float("search_fraction", 0.01, "Fraction of games searched.")
-flags.DEFINE_integer("search_candidates", 5, "At most this many candidates per player.")
-flags.DEFINE_integer("search_rollouts", 5, "Rollouts per stage (5 x 5 in the paper).")
-flags.DEFINE_float("candidate_threshold", 0.05, "Candidates: sigma-probability above this "
-                   "(the authors' code: 0.05).")
+_SEARCH = jps_bid.GameSearch.DEFAULTS  # the authors' protocol's defaults, declared there only
+flags.DEFINE_float("search_fraction", _SEARCH.fraction, "Fraction of games searched.")
+flags.DEFINE_integer("search_candidates", _SEARCH.candidates, "At most this many candidates "
+                     "per player.")
+flags.DEFINE_integer("search_rollouts", _SEARCH.rollouts, "Rollouts per stage (5 x 5 in the "
+                     "paper).")
+flags.DEFINE_float("candidate_threshold", _SEARCH.candidate_threshold, "Candidates: "
+                   "sigma-probability above this (the authors' code: 0.05).")
 flags.DEFINE_float("min_gain", 50.0, "jps_gain: minimum estimated gain (points).")
 flags.DEFINE_integer("select_boards", 1000, "Validation boards per snapshot.")
 flags.DEFINE_integer("eval_boards", 2000, "Held-out boards per match.")
@@ -145,18 +148,17 @@ def parse_variants(spec: str) -> dict:
 
 
 def make_search(v: dict):
+  """The search hook of a variant's settings (None for plain A2C)."""
   if v["mode"] == "none":
     return None
+  options = jps_bid.SearchOptions(fraction=v["fraction"], depth=v["depth"],
+                                  candidates=v["candidates"], rollouts=v["rollouts"],
+                                  candidate_threshold=v["threshold"], partner=v["partner"],
+                                  min_gain=v["min_gain"])
   if v["mode"] == "game":
-    return jps_bid.GameSearch(fraction=v["fraction"], depth=v["depth"],
-                              candidates=v["candidates"], rollouts=v["rollouts"],
-                              candidate_threshold=v["threshold"], partner=v["partner"],
-                              min_gain=v["min_gain"], target=v["target"])
+    return jps_bid.GameSearch(options, target=v["target"])
   if v["mode"] == "point":
-    return jps_bid.JPSBidSearch(fraction=v["fraction"], depth=v["depth"],
-                                candidates=v["candidates"], rollouts=v["rollouts"],
-                                candidate_threshold=v["threshold"], partner=v["partner"],
-                                min_gain=v["min_gain"])
+    return jps_bid.JPSBidSearch(options)
   raise ValueError(f"unknown search mode {v['mode']!r}")
 
 
@@ -255,13 +257,12 @@ def pooled(rows) -> tuple:
   return float(x.mean()), match.clustered_stderr(x, cl)
 
 
-def main(argv):
-  if len(argv) > 1:
-    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+def _check_flags() -> dict:
+  """The variants of the flags; one line (SystemExit) for a bad flag, before any work."""
   try:
     atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
     variants = parse_variants(FLAGS.variants)
-    init_path = model_bidder.model_path(FLAGS.init_model)
+    model_bidder.model_path(FLAGS.init_model)
     if FLAGS.eval_dataset not in ("heldout", "heldout2"):
       raise ValueError(f"--eval_dataset must be heldout or heldout2, got "
                        f"{FLAGS.eval_dataset!r}")
@@ -274,47 +275,37 @@ def main(argv):
         raise ValueError(f"--{k} must be >= 1, got {getattr(FLAGS, k)}")
   except ValueError as e:
     raise SystemExit(f"bridge_finetune_table: error: {e}") from None
-  os.makedirs(FLAGS.workdir, exist_ok=True)
-  ref = FLAGS.reference_dir or jps_paper.default_reference_dir()
-  results = Results(os.path.join(FLAGS.workdir, "results.json"))
-  start = model_bidder.load_bidder(init_path, name="start")
-  val_ds = dataset_lib.resolve_dataset("validation")
-  held_ds = dataset_lib.resolve_dataset(FLAGS.eval_dataset)
-  # Result keys: "heldout|..." as before; another evaluation set gets its own prefix.
-  ev_tag = FLAGS.eval_dataset
-  train_ds = None
-  run_stats, picked = {}, {}
-  for name, v in variants.items():
-    done = os.path.join(FLAGS.workdir, name, "run_stats.json")
-    if not (os.path.exists(done) and json.load(open(done)).get("round") == FLAGS.rounds):
-      if train_ds is None:
-        train_ds = training_data(FLAGS.train_deals)
-      print(f"training {name}: {v}")
-    run_stats[name] = train_variant(name, v, train_ds, init_path)
-    # Model selection on the validation deals (vs the starting model).
-    best = None
-    for r in range(FLAGS.snapshot_every, FLAGS.rounds + 1, FLAGS.snapshot_every):
-      if r > FLAGS.rounds:
-        break
-      path = _snap_path(os.path.join(FLAGS.workdir, name), r)
-      res = results.get(f"val|{name}|{r}|{FLAGS.select_boards}",
-                        lambda p=path, label=f"{name}@{r}": match.run_match(
-                            model_bidder.load_bidder(p, name=label), start, FLAGS.select_boards,
-                            dataset=val_ds, seed=1, progress=False))
-      if best is None or res["mean"] > best[1]:
-        best = (r, res["mean"], res["se"], path)
-    if FLAGS.rounds % FLAGS.snapshot_every:
-      path = _snap_path(os.path.join(FLAGS.workdir, name), FLAGS.rounds)
-      res = results.get(f"val|{name}|{FLAGS.rounds}|{FLAGS.select_boards}",
-                        lambda p=path, label=name: match.run_match(
-                            model_bidder.load_bidder(p, name=label), start,
-                            FLAGS.select_boards, dataset=val_ds, seed=1, progress=False))
-      if res["mean"] > best[1]:
-        best = (FLAGS.rounds, res["mean"], res["se"], path)
-    picked[name] = best
-    print(f"{name}: picked round {best[0]} (validation {best[1]:+.3f} ± {best[2]:.3f} vs start)")
+  return variants
 
-  # Held-out evaluation.
+
+def pick_snapshot(name: str, results: Results, start, val_ds) -> tuple:
+  """(round, validation mean, s.e., path) of the variant's snapshot best against `start`.
+
+  Every snapshot (each --snapshot_every rounds, and the last round) plays --select_boards
+  validation boards against the starting model; the first of equal means is kept.
+  """
+  rounds = list(range(FLAGS.snapshot_every, FLAGS.rounds + 1, FLAGS.snapshot_every))
+  if FLAGS.rounds % FLAGS.snapshot_every:
+    rounds.append(FLAGS.rounds)
+  best = None
+  for r in rounds:
+    path = _snap_path(os.path.join(FLAGS.workdir, name), r)
+    label = f"{name}@{r}" if r % FLAGS.snapshot_every == 0 else name
+    res = results.get(f"val|{name}|{r}|{FLAGS.select_boards}",
+                      lambda p=path, label=label: match.run_match(
+                          model_bidder.load_bidder(p, name=label), start, FLAGS.select_boards,
+                          dataset=val_ds, seed=1, progress=False))
+    if best is None or res["mean"] > best[1]:
+      best = (r, res["mean"], res["se"], path)
+  return best
+
+
+def available_opponents(ref: str | None) -> tuple[list[str], list[str], dict[str, str]]:
+  """(the --opponents that load, a note for each that does not, result-key name of each).
+
+  Opponents that are model files get their content's fingerprint in the result keys, so a
+  model retrained (e.g. a seeded baseline trained on) is played again, never mixed.
+  """
   opponents, notes = [], []
   for o in [x for x in FLAGS.opponents.split(",") if x]:
     try:
@@ -322,8 +313,6 @@ def main(argv):
       opponents.append(o)
     except ValueError as e:
       notes.append(f"{o}: not available ({e})")
-  # Opponents that are model files get their content's fingerprint in the result keys, so a
-  # model retrained (e.g. a seeded baseline trained on) is played again, never mixed.
   okey = {}
   for o in opponents:
     path = None
@@ -334,6 +323,13 @@ def main(argv):
     okey[o] = o if path is None or not path.endswith(".npz") else \
         f"{o}#{hashlib.sha1(open(path, 'rb').read()).hexdigest()[:10]}"
   okey["ft:a2c"] = "ft:a2c"
+  return opponents, notes, okey
+
+
+def heldout_matches(variants: dict, picked: dict, opponents: list[str], okey: dict,
+                    results: Results, ref: str | None) -> None:
+  """Each picked model against each opponent (and the picked a2c) on the held-out boards."""
+  held_ds = dataset_lib.resolve_dataset(FLAGS.eval_dataset)
   cache = {}
 
   def bidder(name):
@@ -349,11 +345,15 @@ def main(argv):
     a = model_bidder.load_bidder(picked[n][3], name=n)
     b = (model_bidder.load_bidder(picked["a2c"][3], name="a2c_finetuned")
          if o == "ft:a2c" else bidder(o))
-    results.get(f"{ev_tag}|{n}@{picked[n][0]}|{okey[o]}|{ev}",
+    results.get(f"{FLAGS.eval_dataset}|{n}@{picked[n][0]}|{okey[o]}|{ev}",
                 lambda a=a, b=b: match.run_match(a, b, ev, dataset=held_ds, seed=2,
                                                  progress=False))
 
-  # Table.
+
+def table_markdown(variants: dict, picked: dict, opponents: list[str], okey: dict,
+                   data: dict, run_stats: dict, notes: list[str]) -> str:
+  """The results table (held-out IMPs/board of each picked model) and the runs table."""
+  ev_tag, ev = FLAGS.eval_dataset, FLAGS.eval_boards
   seeds = [o for o in opponents if o.startswith("a2c_seed")]
   cols = [o for o in opponents if not o.startswith("a2c_seed")]
   head = ["variant", "settings", "picked round", "validation vs start"] + \
@@ -366,18 +366,18 @@ def main(argv):
     key = lambda o, n=n: f"{ev_tag}|{n}@{picked[n][0]}|{okey[o]}|{ev}"
     cells = [n, ", ".join(f"{k}={val}" for k, val in v.items()), str(picked[n][0]),
              f"{picked[n][1]:+.3f} ± {picked[n][2]:.3f}"]
-    cells += [_fmt(results.data[key(o)]["mean"], results.data[key(o)]["se"]) for o in cols]
+    cells += [_fmt(data[key(o)]["mean"], data[key(o)]["se"]) for o in cols]
     if seeds:
-      cells.append(_fmt(*pooled([results.data[key(o)] for o in seeds])))
+      cells.append(_fmt(*pooled([data[key(o)] for o in seeds])))
     if "a2c" in variants:
       if n == "a2c":
         cells += ["—", "—"]
       else:
-        h2h = results.data[key("ft:a2c")]
+        h2h = data[key("ft:a2c")]
         cells.append(_fmt(h2h["mean"], h2h["se"]))
         if "a2c" in cols:
-          base = results.data[f"{ev_tag}|a2c@{picked['a2c'][0]}|{okey['a2c']}|{ev}"]
-          cells.append(_fmt(*paired(results.data[key("a2c")], base)))
+          base = data[f"{ev_tag}|a2c@{picked['a2c'][0]}|{okey['a2c']}|{ev}"]
+          cells.append(_fmt(*paired(data[key("a2c")], base)))
         else:
           cells.append("—")
     lines.append("| " + " | ".join(cells) + " |")
@@ -387,44 +387,73 @@ def main(argv):
     runs.append(f"| {n} | {s['round']} | {s.get('games', '')} | {s.get('train_s', '')} | "
                 f"{s.get('search_points', 0)} | {s.get('search_changed', 0)} | "
                 f"{' '.join(s.get('loadavg', []))} |")
-  md = (f"IMPs/board for the row's picked model on the held-out boards ({FLAGS.eval_dataset}, "
-        f"{ev} boards), ± clustered s.e. [95% interval]\n\n" + "\n".join(lines) + "\n\n"
-        + "\n".join(runs) + "\n" + "".join(f"\n- {x}" for x in notes) + "\n")
+  return (f"IMPs/board for the row's picked model on the held-out boards ({ev_tag}, "
+          f"{ev} boards), ± clustered s.e. [95% interval]\n\n" + "\n".join(lines) + "\n\n"
+          + "\n".join(runs) + "\n" + "".join(f"\n- {x}" for x in notes) + "\n")
+
+
+def ship(variants: dict, picked: dict, run_stats: dict, ref: str | None) -> None:
+  """Copies the picked a2c / 1search models and the JPS variant best on validation to
+  ``ospiel_team/bridge/models/`` (unless already there), with their provenance."""
+  jps_names = [n for n in variants if variants[n].get("depth") == 3]
+  chosen = {"a2c": "a2c", "1search": "1search"}
+  if jps_names:  # the JPS variant best on *validation* (never on held-out)
+    chosen["jps"] = max(jps_names, key=lambda n: picked[n][1])
+  for role, n in chosen.items():
+    if n not in picked:
+      continue
+    net_, params, meta = policy_net.load_model(picked[n][3])
+    del net_
+    out = os.path.join(model_bidder.MODELS_DIR, model_bidder.SHIPPED_MODELS[SHIP_NAMES[role]])
+    if os.path.exists(out):
+      old = policy_net.load_model(out)[2]
+      if old.get("variant") == n and old.get("picked_round") == picked[n][0]:
+        continue  # already shipped
+    extra = {k: val for k, val in meta.items() if k not in ("network", "uncontested")}
+    extra.update(
+        command="python benchmarks/bridge_finetune_table.py " + " ".join(sys.argv[1:]).replace(
+            ref or "\0", "$JPS_REFERENCE_DIR"),
+        data=(f"first {FLAGS.train_deals} " if FLAGS.train_deals else "") +
+        "shipped training deals (seed 0) minus validation/held-out, augmented x96",
+        start_model=FLAGS.init_model, seed=FLAGS.seed, picked_round=picked[n][0],
+        validation_imps_vs_start=picked[n][1], games=picked[n][0] * 2 * FLAGS.deals_per_round,
+        train_s=run_stats[n].get("train_s"), variant=n, loadavg=run_stats[n].get("loadavg"),
+        date=time.strftime("%Y-%m-%d", time.gmtime()))
+    cfg = a2c.A2CConfig(**meta["network"])
+    policy_net.save_model(out, params, cfg, extra)
+    print(f"shipped {n} (round {picked[n][0]}) as {out}")
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  variants = _check_flags()
+  init_path = model_bidder.model_path(FLAGS.init_model)
+  os.makedirs(FLAGS.workdir, exist_ok=True)
+  ref = FLAGS.reference_dir or jps_paper.default_reference_dir()
+  results = Results(os.path.join(FLAGS.workdir, "results.json"))
+  start = model_bidder.load_bidder(init_path, name="start")
+  val_ds = dataset_lib.resolve_dataset("validation")
+  train_ds = None
+  run_stats, picked = {}, {}
+  for name, v in variants.items():
+    done = os.path.join(FLAGS.workdir, name, "run_stats.json")
+    if not (os.path.exists(done) and json.load(open(done)).get("round") == FLAGS.rounds):
+      if train_ds is None:
+        train_ds = training_data(FLAGS.train_deals)
+      print(f"training {name}: {v}")
+    run_stats[name] = train_variant(name, v, train_ds, init_path)
+    best = picked[name] = pick_snapshot(name, results, start, val_ds)
+    print(f"{name}: picked round {best[0]} (validation {best[1]:+.3f} ± {best[2]:.3f} vs start)")
+  opponents, notes, okey = available_opponents(ref)
+  heldout_matches(variants, picked, opponents, okey, results, ref)
+  md = table_markdown(variants, picked, opponents, okey, results.data, run_stats, notes)
   table_path = os.path.join(FLAGS.workdir, "table.md")
   if not (os.path.exists(table_path) and open(table_path).read() == md):
     atomic_io.write_text(table_path, md)
   print(md)
-
   if FLAGS.ship:
-    jps_names = [n for n in variants if variants[n].get("depth") == 3]
-    chosen = {"a2c": "a2c", "1search": "1search"}
-    if jps_names:  # the JPS variant best on *validation* (never on held-out)
-      chosen["jps"] = max(jps_names, key=lambda n: picked[n][1])
-    for role, n in chosen.items():
-      if n not in picked:
-        continue
-      net_, params, meta = policy_net.load_model(picked[n][3])
-      del net_
-      out = os.path.join(model_bidder.MODELS_DIR,
-                         model_bidder.SHIPPED_MODELS[SHIP_NAMES[role]])
-      if os.path.exists(out):
-        old = policy_net.load_model(out)[2]
-        if old.get("variant") == n and old.get("picked_round") == picked[n][0]:
-          continue  # already shipped
-      extra = {k: val for k, val in meta.items() if k not in ("network", "uncontested")}
-      extra.update(
-          command="python benchmarks/bridge_finetune_table.py " + " ".join(sys.argv[1:]).replace(
-              ref or "\0", "$JPS_REFERENCE_DIR"),
-          data=(f"first {FLAGS.train_deals} " if FLAGS.train_deals else "") +
-          "shipped training deals (seed 0) minus validation/held-out, augmented x96",
-          start_model=FLAGS.init_model, seed=FLAGS.seed, picked_round=picked[n][0],
-          validation_imps_vs_start=picked[n][1], games=picked[n][0] * 2 * FLAGS.deals_per_round,
-          train_s=run_stats[n].get("train_s"), variant=n, loadavg=run_stats[n].get("loadavg"),
-          date=time.strftime("%Y-%m-%d", time.gmtime()))
-      cfg = a2c.A2CConfig(**meta["network"])
-      policy_net.save_model(out, params, cfg, extra)
-      print(f"shipped {n} (round {picked[n][0]}) as {out}")
-
+    ship(variants, picked, run_stats, ref)
 
 if __name__ == "__main__":
   app.run(main)

@@ -39,6 +39,55 @@ flags.DEFINE_integer("repeats", 5, "Each search (and sweep) is timed this often;
 flags.DEFINE_string("json_out", None, "Optional JSON output.")
 
 
+def _median_seconds(fn, repeats: int):
+  """(fn's last result, median wall seconds of `repeats` calls)."""
+  times = []
+  for _ in range(repeats):
+    t0 = time.perf_counter()
+    out = fn()
+    times.append(time.perf_counter() - t0)
+  return out, float(np.median(times))
+
+
+def replay_search(search, pi: np.ndarray, sweep, h, rng: np.random.Generator):
+  """One iteration `h` of the run replayed: its search timed against brute force.
+
+  As in the run, one sweep (pi^sigma, v^sigma) per policy is charged to the search that uses
+  it (`sweep` None: a new policy). Timings are the median of --repeats runs (the machine is
+  shared; spikes are not JPS). Brute force evaluates --sample of the search's candidates.
+
+  Returns:
+    (row, the search's result, the sweep used).
+  """
+  fresh = sweep is None
+  sweep_seconds = 0.0
+  if fresh:
+    sweep, sweep_seconds = _median_seconds(lambda: search.sweep(pi), FLAGS.repeats)
+  res, search_seconds = _median_seconds(lambda: search.search(sweep, h.start_depth),
+                                        FLAGS.repeats)
+  jps_seconds = sweep_seconds + search_seconds
+  cands = list(search.candidates(res))
+  n = len(cands) if FLAGS.sample == 0 else min(FLAGS.sample, len(cands))
+  pick = rng.choice(len(cands), size=n, replace=False)
+  v0 = search.value(pi)
+  t0 = time.perf_counter()
+  err = 0.0
+  for i in pick:
+    chain, pred = cands[i]
+    err = max(err, abs(search.value(search.apply_chain(pi, chain)) - v0 - pred))
+  per = (time.perf_counter() - t0) / max(n, 1)
+  brute = per * len(cands)
+  print(f"  it {h.iteration:2d} depth {h.start_depth}: {len(cands):6d} candidates, "
+        f"JPS {jps_seconds:.3f} s ({'sweep + ' if fresh else ''}search), "
+        f"brute force {brute:.2f} s "
+        f"({n} timed), {brute / jps_seconds:.0f}x, max |pred - brute| {err:.1e}")
+  row = dict(iteration=h.iteration, start_depth=h.start_depth, new_sweep=fresh,
+             candidates=len(cands), jps_seconds=jps_seconds,
+             brute_force_seconds=brute, brute_force_sampled=int(n),
+             speedup=brute / jps_seconds, max_abs_error=err)
+  return row, res, sweep
+
+
 def main(argv):
   del argv
   tree = tree_cache.cached_tree(pyspiel.load_game(FLAGS.game))
@@ -67,42 +116,8 @@ def main(argv):
   rows = []
   sweep = None
   for h in result.history:
-    # As in the run: one sweep (pi^sigma, v^sigma) per policy, charged to the search using it.
-    # Timings are the median of --repeats runs (the machine is shared; spikes are not JPS).
-    fresh = sweep is None
-    sweep_seconds = 0.0
-    if fresh:
-      times = []
-      for _ in range(FLAGS.repeats):
-        t0 = time.perf_counter()
-        sweep = search.sweep(pi)
-        times.append(time.perf_counter() - t0)
-      sweep_seconds = float(np.median(times))
-    times = []
-    for _ in range(FLAGS.repeats):
-      t0 = time.perf_counter()
-      res = search.search(sweep, h.start_depth)
-      times.append(time.perf_counter() - t0)
-    jps_seconds = sweep_seconds + float(np.median(times))
-    cands = list(search.candidates(res))
-    n = len(cands) if FLAGS.sample == 0 else min(FLAGS.sample, len(cands))
-    pick = rng.choice(len(cands), size=n, replace=False)
-    v0 = search.value(pi)
-    t0 = time.perf_counter()
-    err = 0.0
-    for i in pick:
-      chain, pred = cands[i]
-      err = max(err, abs(search.value(search.apply_chain(pi, chain)) - v0 - pred))
-    per = (time.perf_counter() - t0) / max(n, 1)
-    brute = per * len(cands)
-    rows.append(dict(iteration=h.iteration, start_depth=h.start_depth, new_sweep=fresh,
-                     candidates=len(cands), jps_seconds=jps_seconds,
-                     brute_force_seconds=brute, brute_force_sampled=int(n),
-                     speedup=brute / jps_seconds, max_abs_error=err))
-    print(f"  it {h.iteration:2d} depth {h.start_depth}: {len(cands):6d} candidates, "
-          f"JPS {jps_seconds:.3f} s ({'sweep + ' if fresh else ''}search), "
-          f"brute force {brute:.2f} s "
-          f"({n} timed), {brute / jps_seconds:.0f}x, max |pred - brute| {err:.1e}")
+    row, res, sweep = replay_search(search, pi, sweep, h, rng)
+    rows.append(row)
     if res.chain:
       pi = search.apply_chain(pi, res.chain)
       sweep = None
@@ -120,7 +135,6 @@ def main(argv):
   if FLAGS.json_out:
     with open(FLAGS.json_out, "w") as f:
       json.dump(summary, f, indent=1)
-
 
 if __name__ == "__main__":
   app.run(main)
