@@ -363,9 +363,8 @@ def heldout2_keys(n2: int) -> list:
   return list(deal_lib.canonical_keys(held2.holders[order]))
 
 
-def main(argv):
-  if len(argv) > 1:
-    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+def _check_flags() -> None:
+  """One line (SystemExit) for a bad flag, before any work."""
   try:
     atomic_io.check_writable(FLAGS.out)
     atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
@@ -378,38 +377,45 @@ def main(argv):
       raise ValueError(f"--runs_dir {FLAGS.runs_dir!r} is not a folder")
   except ValueError as e:
     raise SystemExit(f"bridge_replication: error: {e}") from None
-  n2 = len(dataset_lib.resolve_dataset("heldout2"))
-  if FLAGS.export_only:
-    keys2 = heldout2_keys(n2)
-    try:
-      for w in FLAGS.replicate_workdir:
-        rec = export_run(w, n2, [str(c) for c in keys2], [c.hex() for c in keys2])
-        path = write_run(FLAGS.runs_dir, rec)
-        h = rec["jps_vs_plain"]
-        print(f"seed {rec['seed']}: jps vs plain {h['mean']:+.4f} ± {h['se']:.3f} "
-              f"[{h['ci95'][0]:+.3f}, {h['ci95'][1]:+.3f}] -> {path}")
-    except ValueError as e:
-      raise SystemExit(f"bridge_replication: error: {e}") from None
-    return
-  if FLAGS.runs_only:
-    try:
-      runs = load_runs(FLAGS.runs_dir)
-      if len(runs) < 2:
-        raise ValueError(f"--runs_dir {FLAGS.runs_dir!r} holds {len(runs)} run file(s); the "
-                         "across-run interval needs at least 2")
-    except ValueError as e:
-      raise SystemExit(f"bridge_replication: error: {e}") from None
-    out = {"runs_dir": FLAGS.runs_dir, **method_level(runs, [c.hex() for c in heldout2_keys(n2)])}
-    atomic_io.write_text(FLAGS.out, json.dumps(out, indent=1) + "\n")
-    print_method_level(out)
-    print(f"wrote {FLAGS.out}")
-    return
-  cache = Cache(FLAGS.workdir)
+
+
+def export_only(n2: int) -> None:
+  """--export_only: writes the per-run record of each --replicate_workdir."""
+  keys2 = heldout2_keys(n2)
+  try:
+    for w in FLAGS.replicate_workdir:
+      rec = export_run(w, n2, [str(c) for c in keys2], [c.hex() for c in keys2])
+      path = write_run(FLAGS.runs_dir, rec)
+      h = rec["jps_vs_plain"]
+      print(f"seed {rec['seed']}: jps vs plain {h['mean']:+.4f} ± {h['se']:.3f} "
+            f"[{h['ci95'][0]:+.3f}, {h['ci95'][1]:+.3f}] -> {path}")
+  except ValueError as e:
+    raise SystemExit(f"bridge_replication: error: {e}") from None
+
+
+def runs_only(n2: int) -> None:
+  """--runs_only: the method-level test over the per-run records of --runs_dir."""
+  try:
+    runs = load_runs(FLAGS.runs_dir)
+    if len(runs) < 2:
+      raise ValueError(f"--runs_dir {FLAGS.runs_dir!r} holds {len(runs)} run file(s); the "
+                       "across-run interval needs at least 2")
+  except ValueError as e:
+    raise SystemExit(f"bridge_replication: error: {e}") from None
+  out = {"runs_dir": FLAGS.runs_dir, **method_level(runs, [c.hex() for c in heldout2_keys(n2)])}
+  atomic_io.write_text(FLAGS.out, json.dumps(out, indent=1) + "\n")
+  print_method_level(out)
+  print(f"wrote {FLAGS.out}")
+
+
+def shipped_models_test(cache: Cache, n2: int) -> dict:
+  """The pre-registered test of the shipped models: primary (heldout2), the original 2,000
+  boards, both pooled, and the secondary comparisons on heldout2."""
   n1 = len(dataset_lib.resolve_dataset("heldout"))
   prim = cache.play("jpsbid", "a2c_finetuned", "heldout2", n2)
   orig = cache.play("jpsbid", "a2c_finetuned", "heldout", n1)
   primary = _row(prim)
-  out = {
+  return {
       "protocol": "docs/bridge.md, pre-registered (commit 10e48da)",
       "models": {n: _sha1(model_bidder.model_path(n)) for n in
                  ("jpsbid", "a2c_finetuned", "a2c_1search", "a2c")},
@@ -424,7 +430,13 @@ def main(argv):
           (("a2c_finetuned", "a2c"), ("a2c_1search", "a2c"), ("jpsbid", "a2c"),
            ("a2c_1search", "a2c_finetuned"))],
   }
-  # The method-level test: one record per training run.
+
+
+def per_run_records(cache: Cache, n2: int, prim: dict) -> list:
+  """Writes the shipped models' and each --replicate_workdir's run record; all records.
+
+  `prim` is the primary match (jpsbid vs a2c_finetuned on heldout2) as `Cache.play` stores it.
+  """
   keys2 = heldout2_keys(n2)
   if [c.hex() for c in keys2] != prim["clusters"]:
     raise AssertionError("heldout2 cluster keys differ from the primary match's")
@@ -434,11 +446,12 @@ def main(argv):
         cache.play("jpsbid", "a2c", "heldout2", n2)))
     for w in FLAGS.replicate_workdir:
       write_run(FLAGS.runs_dir, export_run(w, n2, [str(c) for c in keys2], prim["clusters"]))
-    runs = load_runs(FLAGS.runs_dir)
+    return load_runs(FLAGS.runs_dir)
   except ValueError as e:
     raise SystemExit(f"bridge_replication: error: {e}") from None
-  out.update(method_level(runs, prim["clusters"]))
-  atomic_io.write_text(FLAGS.out, json.dumps(out, indent=1) + "\n")
+
+
+def print_summary(out: dict) -> None:
   p = out["primary"]
   print(f"primary (heldout2, {p['boards']} boards): jpsbid vs a2c_finetuned {p['mean']:+.3f} ± "
         f"{p['se']:.3f} [{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}] -> {out['decision']}")
@@ -449,8 +462,27 @@ def main(argv):
     print(f"heldout2 {s['a']} vs {s['b']}: {s['mean']:+.3f} ± {s['se']:.3f} "
           f"[{s['ci95'][0]:+.3f}, {s['ci95'][1]:+.3f}]")
   print_method_level(out)
-  print(f"wrote {FLAGS.out}")
 
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  _check_flags()
+  n2 = len(dataset_lib.resolve_dataset("heldout2"))
+  if FLAGS.export_only:
+    export_only(n2)
+    return
+  if FLAGS.runs_only:
+    runs_only(n2)
+    return
+  cache = Cache(FLAGS.workdir)
+  out = shipped_models_test(cache, n2)
+  # The method-level test: one record per training run.
+  prim = cache.play("jpsbid", "a2c_finetuned", "heldout2", n2)  # stored: not played again
+  out.update(method_level(per_run_records(cache, n2, prim), prim["clusters"]))
+  atomic_io.write_text(FLAGS.out, json.dumps(out, indent=1) + "\n")
+  print_summary(out)
+  print(f"wrote {FLAGS.out}")
 
 if __name__ == "__main__":
   app.run(main)

@@ -54,26 +54,52 @@ def expected_best_of(values: np.ndarray, r: int) -> float:
   return float(np.dot(v, w))
 
 
-def main(argv):
-  del argv
+def load_stores(paths: list[str]) -> list[dict]:
+  """The stores that exist, in order; SystemExit when none does."""
   stores = []
-  for path in FLAGS.stores:
+  for path in paths:
     if os.path.exists(path):
       with open(path) as f:
         stores.append(json.load(f))
   if not stores:
-    raise SystemExit(f"jps_beyond: error: none of the stores {FLAGS.stores} exists")
+    raise SystemExit(f"jps_beyond: error: none of the stores {paths} exists")
+  return stores
+
+
+def load_optima(path: str) -> dict[str, float]:
+  """game -> proven optimum (no file: none)."""
   optima = {}
-  if os.path.exists(FLAGS.optima):
-    with open(FLAGS.optima) as f:
+  if os.path.exists(path):
+    with open(path) as f:
       for row in json.load(f)["rows"]:
         if row.get("proven_optimal"):
           optima[row["game"]] = float(row["value"])
-  restarts = [int(r) for r in FLAGS.restarts]
-  rows = []
-  head = ("| game | optimum | method | seeds | mean ± s.e. | reaches optimum | " +
-          " | ".join(f"best of {r} (mean) | P(optimum in {r})" for r in restarts) + " |")
-  lines = [head, "|---|---:|---|---:|---:|---:|" + "---:|---:|" * len(restarts)]
+  return optima
+
+
+def _beyond_seeds(beyond: dict, game: str, entry: dict, main_methods) -> None:
+  """Adds a beyond store's seeds of `game` to `beyond` (row name -> seed -> value).
+
+  A method also in the experiment store (`main_methods`) is named "<method> [beyond]"; a seed
+  already there with another value is an error (SystemExit).
+  """
+  seeds = list(entry["seeds"].values())
+  names = [m for m in seeds[0] if not m.endswith(("seconds", "iterations"))]
+  if entry.get("config", {}).get("rounds", 1) == 0:  # "alternating" is only CFR+JPS
+    names = [m for m in names if m != "CFR/JPS alternating"]
+  for m in names:
+    row_name = f"{m} [beyond]" if m in main_methods else m
+    got = beyond.setdefault(row_name, {})
+    for seed, out in entry["seeds"].items():
+      if seed in got and abs(got[seed] - out[m]) > 1e-9:
+        raise SystemExit(f"jps_beyond: error: {game} {m} seed {seed}: {got[seed]} in "
+                         f"one store, {out[m]} in another")
+      got.setdefault(seed, out[m])
+
+
+def method_values(stores: list[dict]) -> dict[str, dict[str, np.ndarray]]:
+  """game -> method -> its per-seed values: the experiment store's (the first: CFR1k, the JPS
+  variants, their per-seed best) then the search variants of the others, named as stored."""
   per_game = {}
   per_main = {}  # game -> the experiment store's methods
   beyond_seeds = {}  # game -> method -> seed -> value, over the beyond stores
@@ -81,34 +107,33 @@ def main(argv):
     for game, entry in store.items():
       if game.startswith("_"):
         continue
-      seeds = list(entry["seeds"].values())
       per = per_game.setdefault(game, {})
-      if k == 0:  # the experiment store: CFR1k, the JPS variants, their per-seed best
+      if k == 0:
+        seeds = list(entry["seeds"].values())
         methods = ["CFR (current, purified)"] + [m for m in JPS_METHODS if m in seeds[0]]
         per.update({m: np.array([s[m] for s in seeds if m in s]) for m in methods})
         jps_here = [m for m in JPS_METHODS if m in seeds[0]]
         if len(jps_here) > 1:
           per["best JPS variant"] = np.array([max(s[m] for m in jps_here if m in s)
                                               for s in seeds])
-      else:  # the search variants (benchmarks/jps_beyond_search.py), named as stored
-        names = [m for m in seeds[0] if not m.endswith(("seconds", "iterations"))]
-        if entry.get("config", {}).get("rounds", 1) == 0:  # "alternating" is only CFR+JPS
-          names = [m for m in names if m != "CFR/JPS alternating"]
-        beyond = beyond_seeds.setdefault(game, {})
-        for m in names:
-          row_name = f"{m} [beyond]" if m in per_main.get(game, ()) else m
-          got = beyond.setdefault(row_name, {})
-          for seed, out in entry["seeds"].items():
-            if seed in got and abs(got[seed] - out[m]) > 1e-9:
-              raise SystemExit(f"jps_beyond: error: {game} {m} seed {seed}: {got[seed]} in "
-                               f"one store, {out[m]} in another")
-            got.setdefault(seed, out[m])
-      if k == 0:
         per_main[game] = set(per)
+      else:
+        _beyond_seeds(beyond_seeds.setdefault(game, {}), game, entry,
+                      per_main.get(game, ()))
   for game, beyond in beyond_seeds.items():
     per = per_game.setdefault(game, {})
     for m, got in beyond.items():
       per[m] = np.array([got[s] for s in sorted(got, key=int)])
+  return per_game
+
+
+def rows_and_table(per_game: dict, optima: dict, restarts: list[int]
+                   ) -> tuple[list[dict], list[str]]:
+  """(JSON rows, Markdown table lines): per game and method, the statistics over seeds."""
+  rows = []
+  head = ("| game | optimum | method | seeds | mean ± s.e. | reaches optimum | " +
+          " | ".join(f"best of {r} (mean) | P(optimum in {r})" for r in restarts) + " |")
+  lines = [head, "|---|---:|---|---:|---:|---:|" + "---:|---:|" * len(restarts)]
   for game, per in per_game.items():
     opt = optima.get(game)
     for m, vals in per.items():
@@ -130,6 +155,15 @@ def main(argv):
       lines.append(f"| {game} | {'open' if opt is None else f'{opt:.6g}'} | {m} | {len(vals)} | "
                    f"{vals.mean():.4f} ± {row['stderr']:.4f} | "
                    f"{'-' if opt is None else f'{hit:.3f}'} | " + " | ".join(cells) + " |")
+  return rows, lines
+
+
+def main(argv):
+  del argv
+  stores = load_stores(FLAGS.stores)
+  optima = load_optima(FLAGS.optima)
+  restarts = [int(r) for r in FLAGS.restarts]
+  rows, lines = rows_and_table(method_values(stores), optima, restarts)
   if FLAGS.json_out:
     atomic_io.write_text(FLAGS.json_out, json.dumps(rows, indent=1))
   if FLAGS.merge_into:
@@ -140,7 +174,6 @@ def main(argv):
     kept = [r for r in old if "protocol" not in r]
     atomic_io.write_text(FLAGS.merge_into, json.dumps(kept + rows, indent=1))
   print("\n".join(lines))
-
 
 if __name__ == "__main__":
   app.run(main)
