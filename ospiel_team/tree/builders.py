@@ -345,8 +345,8 @@ class _WalkRecord:
 
 def walk_arrays(game: pyspiel.Game, *, shadow: bool, max_nodes: int,
                 max_memory: int | None, progress: bool = False,
-                time_limit: float | None = None, started: float | None = None
-                ) -> tuple[TreeArrays, list | None]:
+                time_limit: float | None = None, started: float | None = None,
+                expected: int | None = None) -> tuple[TreeArrays, list | None]:
   """Walks `game` depth first into level-ordered arrays.
 
   Args:
@@ -358,6 +358,8 @@ def walk_arrays(game: pyspiel.Game, *, shadow: bool, max_nodes: int,
     progress: show a tqdm bar of the walk.
     time_limit: seconds the walk may take (None: no limit).
     started: the `time.monotonic()` the time limit counts from (default: now).
+    expected: the estimated number of histories (`estimate_size`), the progress bar's total
+      (so that it shows the time left).
 
   Returns:
     The arrays, and the representative pyspiel state of every infoset (None for `shadow`).
@@ -374,7 +376,7 @@ def walk_arrays(game: pyspiel.Game, *, shadow: bool, max_nodes: int,
   pbar = None
   if progress:
     import tqdm
-    pbar = tqdm.tqdm(desc=f"walking {game}", unit=" nodes", mininterval=1.0)
+    pbar = tqdm.tqdm(desc=f"walking {game}", unit=" nodes", mininterval=1.0, total=expected)
   nodes = (fast_tree.walk(game, use_infostate) if shadow else _pyspiel_walk(game, use_infostate))
   for n, node in enumerate(nodes):
     if n >= max_nodes:

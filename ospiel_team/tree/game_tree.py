@@ -94,7 +94,8 @@ class GameTree:
     Args:
       game: a finite turn-based pyspiel game with explicit chance.
       max_nodes: refuse games with more histories.
-      progress: show a tqdm bar of the walk.
+      progress: show a tqdm bar of the walk (its total: the estimated number of histories,
+        `builders.estimate_size`).
       builder: "walk" (the reference: pyspiel states), "shadow" (`fast_tree`: the game's own
         Python rules on plain-Python copies of its states, for games that declare
         `SHADOW_WALK`; 3-4x faster, same arrays and keys), "vector" (the game's own vector
@@ -123,7 +124,7 @@ class GameTree:
     builder = builders.choose(game, builder)
     max_memory = memory.resolve_max_memory(max_memory)
     time_limit = checks.check_real("time_limit", time_limit, minimum=0, allow_none=True)
-    builders.check_size(game, max_nodes, max_memory, time_limit, builder)
+    size = builders.check_size(game, max_nodes, max_memory, time_limit, builder)
     states = None
     if builder == "vector":
       arrays = builders.vector_arrays(game, max_nodes)
@@ -131,7 +132,8 @@ class GameTree:
       arrays, states = builders.walk_arrays(game, shadow=builder == "shadow",
                                             max_nodes=max_nodes, max_memory=max_memory,
                                             progress=progress, time_limit=time_limit,
-                                            started=started)
+                                            started=started,
+                                            expected=size.histories if size else None)
     self._setup(game, arrays, builder, states)
 
   @classmethod
