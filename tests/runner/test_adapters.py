@@ -87,6 +87,9 @@ def test_team_lp_adapter_follows_the_default_path(monkeypatch):
   shows; its value is the plain LP's (22K5 = -7/190)."""
   from ospiel_team.algorithms.team import solver as team_solve
   monkeypatch.setattr(team_solve, "AUTO_LP_MAX_NONZEROS", 10)
+  # The restricted LP's wall-clock budget (at least RESTRICT_MIN_SECONDS) is raised so that a
+  # loaded machine cannot make the DAG settle first (then the method would be "dag").
+  monkeypatch.setattr(team_solve, "RESTRICT_MIN_SECONDS", 120.0)
   rows, _ = comparison.run_all("kuhn_poker(players=4)", ["team_lp"], iterations=1,
                             teams="0,1|2,3", progress=False)
   assert {r["variant"] for r in rows} == {"average", "sampled", "purified"}
