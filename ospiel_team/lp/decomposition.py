@@ -266,8 +266,8 @@ class TeamDecomposition:
   def states(self) -> list[_PublicState]:
     """The acting public states in depth order, as views into flat arrays.
 
-    The acting public states in depth order: read-only views into the flat arrays of
-    `local_solutions.build` (made on first use; the LP and its size estimate need none).
+    Read-only views into the flat arrays of `local_solutions.build`, made on first use (the
+    LP and its size estimate need none).
     """
     flat = self._flat
     grouped, bounds, slot_infosets, inf_bounds = self._acting

@@ -56,9 +56,9 @@ Chain = tuple[tuple[int, int], ...]  # (infoset, action) of every active infoset
 class Level:
   """The chains of one search level, as parallel arrays.
 
-  The chains of one search level: chain c extends chain `parent[c]` of the level above
-  (-1 on the first level) by the active infoset `infoset[c]` set one-hot to `action[c]`;
-  `j[c]` is its J(I, a) (Algorithm 1, line 12) given the parent chain.
+  Chain c extends chain `parent[c]` of the level above (-1 on the first level) by the active
+  infoset `infoset[c]` set one-hot to `action[c]`; `j[c]` is its J(I, a) (Algorithm 1,
+  line 12) given the parent chain.
   """
   infoset: np.ndarray
   action: np.ndarray
