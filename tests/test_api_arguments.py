@@ -62,7 +62,7 @@ def bad_int(minimum: int | None = None, maximum: int | None = None,
            _other(none_ok)]
   if minimum is not None:
     below = st.integers(max_value=minimum - 1, min_value=minimum - 2**70)
-    parts += [below, below.filter(lambda x: x >= -2**63).map(np.int64)]
+    parts += [below, st.integers(min_value=-2**63, max_value=minimum - 1).map(np.int64)]
   if maximum is not None:
     parts.append(st.integers(min_value=maximum + 1, max_value=maximum + 2**70))
   return st.one_of(parts)
