@@ -27,10 +27,10 @@ from render import common  # noqa: E402
 # Records that no page shows, each with its reason.
 NOT_ON_A_PAGE = {
     "README.md": "the index of the records",
-    "team_lp_table_default.md": "the table script's Markdown of the JSON record beside it",
+    "team_lp_table/default.md": "the table script's Markdown of the JSON record beside it",
     "bridge_fsp_ppo/pilot/README.md": "the pilot folder's description (the page shows its records)",
     "bridge_fsp_ppo/pilot/summary.md": "the driver's Markdown of summary.json beside it",
-    "team_lp_table_quiet_default.md": "the table script's Markdown of the JSON record beside it",
+    "team_lp_table/quiet_default.md": "the table script's Markdown of the JSON record beside it",
 }
 
 # The results index: a summary of verdicts computed from the records of the other pages.
@@ -120,8 +120,9 @@ def _scale_floats(obj, factor):
     return obj * factor + 0.0123
   if isinstance(obj, list):
     return [_scale_floats(x, factor) for x in obj]
-  if isinstance(obj, dict):
-    return {k: _scale_floats(v, factor) for k, v in obj.items()}
+  if isinstance(obj, dict):  # sizes in bytes are measurements too, though ints
+    return {k: (round(v * factor) + 123 if k.endswith("bytes") and type(v) is int
+                else _scale_floats(v, factor)) for k, v in obj.items()}
   return obj
 
 
