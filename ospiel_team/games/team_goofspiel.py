@@ -222,8 +222,10 @@ class TeamGoofspielObserver:
   def set_from(self, state: TeamGoofspielState, player: int):
     self.tensor.fill(0)
     self.dict["player"][player] = 1
+    if "points" in self.dict:
+      self.dict["points"][:] = state.points
     for name, piece in self.dict.items():
-      if name != "player":
+      if name in _PIECE_SETTERS:
         _PIECE_SETTERS[name](self, state, player, piece)
 
   def string_from(self, state: TeamGoofspielState, player: int) -> str:
@@ -339,20 +341,14 @@ def _set_point_card(obs, state, player, piece):
     piece[state.point_cards[state.round]] = 1
 
 
-def _set_points(obs, state, player, piece):
-  piece[:] = state.points
-
-
 def _set_last_bids(obs, state, player, piece):
-  if state.past_bids:
-    for p, b in enumerate(state.past_bids[-1]):
-      piece[p, b] = 1
+  for p, b in enumerate(state.past_bids[-1] if state.past_bids else ()):
+    piece[p, b] = 1
 
 
 def _set_last_winners(obs, state, player, piece):
-  if state.winners:
-    for p in state.winners[-1]:
-      piece[p] = 1
+  for p in state.winners[-1] if state.winners else ():
+    piece[p] = 1
 
 
 def _set_hand(obs, state, player, piece):
@@ -368,9 +364,8 @@ def _set_hands(obs, state, player, piece):
 
 _PIECE_SETTERS = {
     "point_cards": _set_point_cards, "own_bids": _set_own_bids, "all_bids": _set_all_bids,
-    "winners": _set_winners, "point_card": _set_point_card, "points": _set_points,
-    "last_bids": _set_last_bids, "last_winners": _set_last_winners, "hand": _set_hand,
-    "hands": _set_hands,
+    "winners": _set_winners, "point_card": _set_point_card, "last_bids": _set_last_bids,
+    "last_winners": _set_last_winners, "hand": _set_hand, "hands": _set_hands,
 }
 
 
