@@ -1,7 +1,7 @@
 r"""Cost per call of the play-time search bidder, and a small match of it against its policy.
 
   nice -n 10 python benchmarks/bridge_search_cost.py --ks 4,8,16 --cost_boards 3 \
-      --match_boards 40 --workdir /tmp/search_match --out results/bridge_search_bidder.json
+      --match_boards 40 --workdir /tmp/search_match --out results/bridge/search_bidder.json
 
 Part 1, cost: for each K of ``--ks``, ``search:<model>?k=K`` (other options at their defaults,
 `search_bidder.SearchBidderOptions`) plays ``--cost_boards`` boards of the *validation* deals
@@ -53,7 +53,7 @@ flags.DEFINE_integer("match_boards", 40, "Boards of the match (0: no match).")
 flags.DEFINE_integer("match_seed", 0, "Seed of the match's board order and uniforms.")
 flags.DEFINE_integer("batch_boards", 4, "Boards per stored batch of the match.")
 flags.DEFINE_string("workdir", "/tmp/bridge_search_match", "Folder of the match's boards.")
-flags.DEFINE_string("out", "results/bridge_search_bidder.json", "The record.")
+flags.DEFINE_string("out", "results/bridge/search_bidder.json", "The record.")
 
 
 def _load() -> list[float]:

@@ -14,7 +14,7 @@ evaluation of the selected model (`benchmarks/bridge_cross_table.py`).
 
 Usage:
   python benchmarks/bridge_select_snapshot.py --snapshots /work/runs/a2c_more/snapshots \
-      --opponent a2c_long --boards 1000 --out results/bridge_selection.json
+      --opponent a2c_long --boards 1000 --out results/bridge/selection.json
 """
 
 import glob

@@ -2,8 +2,8 @@ r"""Training curves of A2C bridge models, read from their slim training checkpoi
 
   python benchmarks/bridge_training_curves.py \
       --models checkpoints/bridge/a2c_longer.npz \
-      --selection results/bridge_selection.json \
-      --out docs/img/bridge_learning_curve.png --csv results/bridge_learning_curve.csv
+      --selection results/bridge/selection.json \
+      --out docs/img/bridge_learning_curve.png --csv results/bridge/learning_curve.csv
 
 A slim training checkpoint (`a2c.A2CTrainer.save_checkpoint(include_buffer=False)`, e.g. the
 committed ``checkpoints/bridge/*.npz``) carries its training log: one row per round (games,
@@ -34,7 +34,7 @@ flags.DEFINE_string("selection", None, "JSON of bridge_select_snapshot.py to ove
 flags.DEFINE_list("marks", [], "Vertical lines GAMES=label (e.g. where the learning rate "
                   "changed).")
 flags.DEFINE_string("out", "docs/img/bridge_learning_curve.png", "PNG to write.")
-flags.DEFINE_string("csv", "results/bridge_learning_curve.csv", "CSV to write.")
+flags.DEFINE_string("csv", "results/bridge/learning_curve.csv", "CSV to write.")
 
 
 def log_rows(path: str) -> list:

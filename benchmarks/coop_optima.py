@@ -17,8 +17,8 @@ reference values from (`ospiel_team/runner/data/coop_optima.json`);
 `--package_data_only` rewrites it from the record without running anything.
 
 Usage:
-  python benchmarks/coop_optima.py --time_limit 240 --out results/coop_optima.json \
-      --out_md results/coop_optima.md
+  python benchmarks/coop_optima.py --time_limit 240 --out results/coop_optima/optima.json \
+      --out_md results/coop_optima/optima.md
   python benchmarks/coop_optima.py --package_data_only
 """
 
@@ -44,8 +44,8 @@ flags.DEFINE_string("methods", "mip,lp", "methods to run, in order; 'mip+cfr_jps
                     "'mip+jps'): the MIP warm-started from CFR1k+JPS's (JPS's) policy")
 flags.DEFINE_float("highs_time_limit", None, "HiGHS seconds (default: 75% of --time_limit)")
 flags.DEFINE_bool("skip_lp_if_proven", True, "skip the LP when the MIP proved optimality")
-flags.DEFINE_string("out", "results/coop_optima.json", "JSON results (resumable)")
-flags.DEFINE_string("out_md", "results/coop_optima.md", "Markdown table")
+flags.DEFINE_string("out", "results/coop_optima/optima.json", "JSON results (resumable)")
+flags.DEFINE_string("out_md", "results/coop_optima/optima.md", "Markdown table")
 flags.DEFINE_bool("rerun", False, "ignore stored results")
 flags.DEFINE_bool("markdown_only", False, "only rewrite --out_md from the stored --out")
 flags.DEFINE_string("package_data", os.path.join(REPO, "ospiel_team", "runner", "data",
@@ -53,7 +53,8 @@ flags.DEFINE_string("package_data", os.path.join(REPO, "ospiel_team", "runner", 
                     "the proven optima of the whole --out record, as the runner ships them")
 flags.DEFINE_bool("package_data_only", False,
                   "only rewrite --package_data from the stored --out")
-flags.DEFINE_string("exact", os.path.join(REPO, "results", "simple_bidding_exact.json"),
+flags.DEFINE_string("exact",
+                    os.path.join(REPO, "results", "coop_optima", "simple_bidding_exact.json"),
                     "benchmarks/simple_bidding_exact.py's record, merged into --package_data "
                     "(a missing file is skipped)")
 
@@ -156,7 +157,7 @@ def exact_optima(exact: dict) -> dict[str, dict]:
       continue
     out[f"simple_bidding(size={n})"] = {
         "value": total / (n * n), "method": "bidding_bb",
-        "provenance": f"results/simple_bidding_exact.json: {how}"}
+        "provenance": f"results/coop_optima/simple_bidding_exact.json: {how}"}
   return out
 
 

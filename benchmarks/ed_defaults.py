@@ -11,7 +11,7 @@ The chosen default of each solver is the setting with the lowest geometric mean 
 of its mean final NashConv (`choose`); `tests/algorithms/nash/test_ed_defaults.py` checks that
 the classes' and the runner's defaults are the chosen settings of the committed record.
 
-  nice -n 10 python benchmarks/ed_defaults.py --out results/ed_defaults.json
+  nice -n 10 python benchmarks/ed_defaults.py --out results/ed/defaults.json
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ NashConv before each of 11 steps on kuhn_poker and leduc_poker. This script runs
 `TabularEDSolver(game, learning_rate=1.0, optimizer="sgd", lr_schedule="constant")` for the
 same 11 steps and records both sequences and their largest relative difference (a few seconds).
 
-  python benchmarks/ed_openspiel_reproduction.py --out results/ed_openspiel_reproduction.json
+  python benchmarks/ed_openspiel_reproduction.py --out results/ed/openspiel_reproduction.json
 """
 
 from __future__ import annotations

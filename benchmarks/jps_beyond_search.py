@@ -2,7 +2,7 @@ r"""Beyond the JPS paper: what closes the gap between JPS's local optima and
 the proven optimum? Runs, per seed, several ways of reaching a better policy than CFR1k + JPS:
 
 * `CFR+JPS D=d`: the authors' JPS schedule (random ties, their starting depths) with a larger
-  depth D from the same CFR1k last iterate as the paper protocol (examples/jps_experiments.py).
+  depth D from the same CFR1k last iterate as the paper protocol (benchmarks/jps_experiments.py).
 * `CFR/JPS alternating`: CFR1k + JPS, then `--rounds` times: `--cfr_more` CFR iterations
   started from the JPS policy (same protocol: simultaneous updates, exploration 0.01) and JPS
   again from CFR's last iterate; the best policy value seen.
@@ -24,7 +24,7 @@ Values per seed go to a resumable store (`--store`, same layout as the experimen
 `benchmarks/jps_beyond.py --stores` reports them: mean, how often the proven optimum is reached).
 
   python benchmarks/jps_beyond_search.py --game "mini_bridge(size=4)" --depth 3 --seeds 20 \
-      --store results/jps_beyond_search.store.json
+      --store results/jps/beyond_search.store.json
 """
 
 from __future__ import annotations

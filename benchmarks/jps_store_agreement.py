@@ -1,6 +1,6 @@
 r"""Do two JPS experiment stores agree seed for seed? (reproducibility of the paper protocol)
 
-`examples/jps_experiments.py` keeps every (game, seed) result in a store. A seed's CFR and JPS
+`benchmarks/jps_experiments.py` keeps every (game, seed) result in a store. A seed's CFR and JPS
 depend only on the seed, so two runs of the same configuration (another day, another
 batch size, other worker counts, another machine) must give the same values for every seed
 that both hold. This script compares every value (timings left out) of the seeds common to
@@ -9,7 +9,7 @@ difference. It exits non-zero if any common seed differs by more than `--toleran
 
 Usage (a fresh run's store against the committed one):
   python benchmarks/jps_store_agreement.py --store /tmp/fresh.store.json \
-      --others results/jps_experiments.store.json
+      --others results/jps/experiments.store.json
 """
 
 from __future__ import annotations

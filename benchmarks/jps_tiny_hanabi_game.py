@@ -18,7 +18,7 @@ with OpenSpiel's `tiny_hanabi` (default parameters), as the package's JPS experi
 Writes one JSON record (`--out`) with the command, commit, date and load average.
 
 Usage:
-  python benchmarks/jps_tiny_hanabi_game.py --out results/jps_tiny_hanabi_game.json
+  python benchmarks/jps_tiny_hanabi_game.py --out results/jps/tiny_hanabi_game.json
 """
 
 import itertools
@@ -35,7 +35,7 @@ from ospiel_team import atomic_io
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("out", "results/jps_tiny_hanabi_game.json", "JSON record")
+flags.DEFINE_string("out", "results/jps/tiny_hanabi_game.json", "JSON record")
 
 AUTHORS_REPO = "facebookresearch/jps"
 AUTHORS_COMMIT = "ab76f5cbe695f5afbc8dbe76703b38ca24e7c7dc"

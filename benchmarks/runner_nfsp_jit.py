@@ -9,7 +9,7 @@ anywhere else while the solver's clock runs: charged to the budget. Writes a JSO
 
 Usage:
   python benchmarks/runner_nfsp_jit.py [--seconds 3] [--seed 0] \
-      [--out results/runner_figures/nfsp_jit.json]
+      [--out results/runner/nfsp_jit.json]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ospiel_team.runner import report
 FLAGS = flags.FLAGS
 flags.DEFINE_float("seconds", 3.0, "NFSP's CPU-second budget.")
 flags.DEFINE_integer("seed", 0, "The run's seed.")
-flags.DEFINE_string("out", "results/runner_figures/nfsp_jit.json", "The JSON record.")
+flags.DEFINE_string("out", "results/runner/nfsp_jit.json", "The JSON record.")
 
 
 def _inside_wrapped_call(frame) -> bool:

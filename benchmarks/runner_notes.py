@@ -12,7 +12,7 @@ its numbers do not depend on the machine. Writes `<records>/nfsp_settings.json` 
 
 Usage:
   python benchmarks/runner_notes.py [--only nfsp_settings,mmd_magnet] [--episodes 1000] \
-      [--mmd_iterations 2000] [--records results/runner_figures]
+      [--mmd_iterations 2000] [--records results/runner]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from absl import app
 from absl import flags
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("records", "results/runner_figures", "Folder of the JSON records.")
+flags.DEFINE_string("records", "results/runner", "Folder of the JSON records.")
 flags.DEFINE_list("only", [], "Measure only these (nfsp_settings, mmd_magnet; default both).")
 flags.DEFINE_integer("episodes", 1000, "NFSP episodes per setting.")
 flags.DEFINE_integer("mmd_iterations", 2000, "MMD iterations per magnet.")

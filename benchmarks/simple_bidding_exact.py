@@ -32,7 +32,7 @@ FLAGS = flags.FLAGS
 flags.DEFINE_string("sizes", "13,14,15", "comma-separated sizes N")
 flags.DEFINE_integer("lower_bound", None, "known achievable total (only with one size)")
 flags.DEFINE_integer("hash_log2", 26, "log2 of the memo slots (25 bytes each)")
-flags.DEFINE_string("out", "results/simple_bidding_exact.json", "JSON results")
+flags.DEFINE_string("out", "results/coop_optima/simple_bidding_exact.json", "JSON results")
 flags.DEFINE_string("checkpoint", None, "search-state file (.npz) to write and resume from "
                     "(one size only)")
 flags.DEFINE_float("checkpoint_minutes", 10.0, "minutes between checkpoints")

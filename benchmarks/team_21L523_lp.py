@@ -11,7 +11,7 @@ lower = what team 1's plan guarantees, upper = what team 2's plan holds team 1 t
 exact when that bracket is at most 1e-9 wide and holds the LP's value.
 
 Usage:
-  nice -n 10 python benchmarks/team_21L523_lp.py --out results/team_21L523_lp.json
+  nice -n 10 python benchmarks/team_21L523_lp.py --out results/team_lp_table/21L523_lp.json
 """
 
 import json
@@ -35,7 +35,7 @@ flags.DEFINE_string("instance", "21L523", "Table 1 instance")
 flags.DEFINE_float("memory_gb", 16.0, "address-space cap of this process (GB)")
 flags.DEFINE_float("time_limit", 7200.0, "HiGHS seconds")
 flags.DEFINE_string("solver", "ipm", "HiGHS solver")
-flags.DEFINE_string("out", "results/team_21L523_lp.json", "JSON record (atomic)")
+flags.DEFINE_string("out", "results/team_lp_table/21L523_lp.json", "JSON record (atomic)")
 
 
 def _rss_gb() -> float:

@@ -10,7 +10,7 @@ whole solve, iterations and the value; a DAG refused past `--max_local` edges is
 
 Usage:
   nice -n 10 python benchmarks/team_cg_oracle.py --instances 21K8,21K12 \
-      --out results/team_cg_oracle.json
+      --out results/team_lp_table/cg_oracle.json
 """
 
 import json

@@ -7,7 +7,7 @@ quantity first, OpenSpiel's default; `reset-quantity`: face first) and with or w
 top face, and records each value beside the tree's sizes.
 
 Usage:
-  nice -n 10 python benchmarks/team_dice_readings.py --out results/team_dice_readings.json
+  nice -n 10 python benchmarks/team_dice_readings.py --out results/team/dice_readings.json
 """
 
 import datetime
@@ -26,7 +26,7 @@ from ospiel_team.algorithms.team import solve
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("out", "results/team_dice_readings.json", "JSON record")
+flags.DEFINE_string("out", "results/team/dice_readings.json", "JSON record")
 flags.DEFINE_integer("sides", 3, "die sides (21D3: 3)")
 
 

@@ -15,7 +15,7 @@ alone is a timing of record.
 
 Usage:
   nice -n 10 python benchmarks/team_lp_highs_options.py --instances 21L133,21L223 \
-      --out results/team_lp_highs_options.json
+      --out results/team_lp_table/highs_options.json
 """
 
 import json

@@ -26,7 +26,7 @@ Usage:
       --metric team_value_vs_br --solvers team_lp,cfr,cfr_plus,xfp --iterations 1000 \
       --seeds 1 --workers 1 --out /tmp/team_cmp
   python benchmarks/team_plan_views.py --runner_results /tmp/team_cmp/results.json \
-      --out results/team_plan_views.json
+      --out results/team/plan_views.json
 """
 
 import datetime
@@ -54,7 +54,7 @@ flags.DEFINE_list("solvers", ["simplex", "ipm"], "HiGHS solvers to solve the LP 
 flags.DEFINE_integer("seed", 0, "seed of the drawn pure strategy (the runner's seed)")
 flags.DEFINE_string("runner_results", None, "a comparison runner's results.json on the same "
                     "game, whose final rows are copied into the record")
-flags.DEFINE_string("out", "results/team_plan_views.json", "JSON record")
+flags.DEFINE_string("out", "results/team/plan_views.json", "JSON record")
 
 
 def plan_views(tree, teams, solver: str, seed: int) -> dict:

@@ -17,7 +17,7 @@ already in it (`--rerun` solves them again). Timings are wall-clock seconds of a
 should be otherwise idle.
 
 Usage (the full table; `--ladder smoke` runs one tiny instance):
-  nice -n 10 python benchmarks/team_scaling.py --out results/team_scaling.json
+  nice -n 10 python benchmarks/team_scaling.py --out results/team_lp_table/scaling.json
 """
 
 import json
@@ -39,7 +39,7 @@ flags.DEFINE_string("ladder", "full", "'full' (every family) or 'smoke' (one tin
 flags.DEFINE_string("families", "", "comma-separated families of the ladder (empty: all)")
 flags.DEFINE_float("time_limit", 900.0, "seconds per instance (the solve gets 95% of it)")
 flags.DEFINE_float("memory_gb", 12.0, "address-space cap per instance (GB)")
-flags.DEFINE_string("out", "results/team_scaling.json", "JSON record (atomic, resumable)")
+flags.DEFINE_string("out", "results/team_lp_table/scaling.json", "JSON record (atomic, resumable)")
 flags.DEFINE_bool("rerun", False, "solve instances already in --out again")
 
 _LEDUC = "team_leduc(players={p},bets={b},ranks={r},suits={s})"

@@ -20,7 +20,7 @@ number up to rounding, or the MIP's bound must be above the DAG's). One JSON row
 
 Usage:
   nice -n 10 python benchmarks/team_second_method.py --instances 21L523,21D4 \
-      --out results/team_lp_second_method.json
+      --out results/team_lp_table/second_method.json
 """
 
 import json
@@ -44,7 +44,7 @@ flags.DEFINE_float("tol", 1e-4, "the DAG's certified gap target")
 flags.DEFINE_float("dag_time_limit", 600.0, "seconds for the DAG")
 flags.DEFINE_float("mip_time_limit", 300.0, "seconds for each best-response MIP")
 flags.DEFINE_bool("hybrid", True, "hybrid-form MIP (one member's sequences continuous)")
-flags.DEFINE_string("out", "results/team_lp_second_method.json", "JSON results")
+flags.DEFINE_string("out", "results/team_lp_table/second_method.json", "JSON results")
 flags.DEFINE_bool("rerun", False, "solve instances already in --out again")
 
 

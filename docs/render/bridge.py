@@ -1,10 +1,10 @@
 """Bridge bidding: the head-to-head tables, JPSBid runs, model selection and Yeh & Lin's cost.
 
-Records (all under `results/`): `bridge_jps_paper.json`, `bridge_best_cross.json`,
-`bridge_seeded_baselines.json` / `.csv`, `bridge_selection.json`, `bridge_learning_curve.csv`,
-`bridge_finetune_seed<S>.json` and `bridge_replication.json` (JPSBid from `a2c`),
+Records (all under `results/`): in `bridge/`, `jps_paper.json`, `best_cross.json`,
+`seeded_baselines.json` / `.csv`, `selection.json`, `learning_curve.csv`,
+`jpsbid_from_a2c/bridge_finetune_seed<S>.json` and `jpsbid_from_a2c.json` (JPSBid from `a2c`),
 `jpsbid_from_a2c_longer/` and `jpsbid_from_a2c_longer.json` (JPSBid from `a2c_longer`),
-`bridge_uncontested_cost.json`, `bridge_search_bidder.json` (the play-time search bidder),
+`uncontested_cost.json`, `search_bidder.json` (the play-time search bidder); `bridge_fsp_ppo/`;
 and the published values `published/bridge.json`.
 """
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _row(rows, **match) -> dict:
 
 
 # ------------------------------------------------------------------------------------------
-# The JPS authors' bidders on our engine (bridge_jps_paper.json)
+# The JPS authors' bidders on our engine (bridge/jps_paper.json)
 # ------------------------------------------------------------------------------------------
 _JPS_ROWS = (("train", "greedy", "shipped training deals", "greedy (the authors' evaluation)"),
              ("train", "sampled", "shipped training deals", "sampled"),
@@ -74,7 +74,7 @@ _JPS_ROWS = (("train", "greedy", "shipped training deals", "greedy (the authors'
 
 
 def _jps_row(dataset: str, acting: str) -> dict:
-  rec = common.load("bridge_jps_paper.json")
+  rec = common.load("bridge/jps_paper.json")
   return _row(rec["rows"], a="jps_paper_0.63", b="jps_paper_baseline", dataset=dataset,
               acting=acting)
 
@@ -102,7 +102,7 @@ def jps_paper_value(dataset: str, acting: str, digits: int = 2) -> str:
 
 def jps_paper_table() -> str:
   """The four matches of agent-1610-0.63 against agent-baseline-15-189."""
-  rec = common.load("bridge_jps_paper.json")
+  rec = common.load("bridge/jps_paper.json")
   rows, used = [], []
   for dataset, acting, deals, acting_text in _JPS_ROWS:
     r = _jps_row(dataset, acting)
@@ -114,12 +114,12 @@ def jps_paper_table() -> str:
                  common.num(r["se"], 3), _interval(r["ci95"])])
   table = common.md_table(["deals", "acting", "boards", "IMPs/b for 0.63", "s.e.",
                            "95% interval"], rows, "lllrrl")
-  return table + "\n\n" + _provenance(rec, "bridge_jps_paper.json", used)
+  return table + "\n\n" + _provenance(rec, "bridge/jps_paper.json", used)
 
 
 def jps_paper_all_pairs_table() -> str:
   """Every other match of the record (all greedy unless stated), A's IMPs/b ± s.e."""
-  rec = common.load("bridge_jps_paper.json")
+  rec = common.load("bridge/jps_paper.json")
   seen = {("jps_paper_0.63", "jps_paper_baseline", d, a) for d, a, _, _ in _JPS_ROWS}
   rows, used = [], []
   for r in rec["rows"]:
@@ -132,11 +132,11 @@ def jps_paper_all_pairs_table() -> str:
                  common.thousands(r["boards"]), f"{_signed(r['mean'])} ± {common.num(r['se'], 3)}"])
   table = common.md_table(["A", "B", "deals", "acting", "boards", "IMPs/b for A"], rows,
                           "llllrr")
-  return table + "\n\n" + _provenance(rec, "bridge_jps_paper.json", used)
+  return table + "\n\n" + _provenance(rec, "bridge/jps_paper.json", used)
 
 
 # ------------------------------------------------------------------------------------------
-# a2c_longer against the authors' agents (bridge_best_cross.json)
+# a2c_longer against the authors' agents (bridge/best_cross.json)
 # ------------------------------------------------------------------------------------------
 _BEST_OPPONENTS = (("jps_paper_baseline", "`jps_paper_baseline` (the authors' A2C baseline)"),
                    ("jps_paper_0.63",
@@ -146,7 +146,7 @@ _BEST_OPPONENTS = (("jps_paper_baseline", "`jps_paper_baseline` (the authors' A2
 
 
 def _best_row(b: str, dataset: str) -> dict:
-  return _row(common.load("bridge_best_cross.json")["rows"], a="a2c_longer", b=b,
+  return _row(common.load("bridge/best_cross.json")["rows"], a="a2c_longer", b=b,
               dataset=dataset)
 
 
@@ -157,7 +157,7 @@ def best_cross(b: str, dataset: str, digits: int = 2) -> str:
 
 def best_cross_table() -> str:
   """`a2c_longer` against the authors' agents, `a2c_long` and natural on both held-out sets."""
-  rec = common.load("bridge_best_cross.json")
+  rec = common.load("bridge/best_cross.json")
   sets = ("heldout", "heldout2")
   header = ["A = `a2c_longer` (`best`) against"]
   for s in sets:
@@ -169,12 +169,12 @@ def best_cross_table() -> str:
       r = _best_row(b, s)
       cells.append(f"{_signed(r['mean'])} ± {common.num(r['se'], 3)} {_interval(r['ci95'])}")
     rows.append(cells)
-  return common.md_table(header, rows) + "\n\n" + _provenance(rec, "bridge_best_cross.json",
+  return common.md_table(header, rows) + "\n\n" + _provenance(rec, "bridge/best_cross.json",
                                                                rec["rows"])
 
 
 # ------------------------------------------------------------------------------------------
-# Training and model selection of a2c_longer (bridge_learning_curve.csv, bridge_selection.json)
+# Training and model selection of a2c_longer (bridge/learning_curve.csv, bridge/selection.json)
 # ------------------------------------------------------------------------------------------
 _LR_PHASES = ((0, "1e-4"), (29696000, "3e-5"), (39563264, "1e-5"))  # games where each began
 _LINEAGE_START = 24662016  # self-play games of a2c_long, where a2c_longer's training began
@@ -186,7 +186,7 @@ def _phase(games: int) -> str:
 
 def learning_curve_summary() -> str:
   """The lineage's log in the CSV: evaluations, self-play games and training seconds."""
-  rows = common.load("bridge_learning_curve.csv")
+  rows = common.load("bridge/learning_curve.csv")
   games = [int(r["games"]) for r in rows]
   wall = [float(r["wall_s"]) for r in rows]
   cont = [w for g, w in zip(games, wall, strict=True) if g > _LINEAGE_START]
@@ -200,7 +200,7 @@ def learning_curve_summary() -> str:
 
 def selection_summary() -> str:
   """Validation results of the snapshots by learning-rate phase, and of the averages."""
-  rec = common.load("bridge_selection.json")
+  rec = common.load("bridge/selection.json")
   snaps = [r for r in rec["rows"] if r["snapshot"].startswith("round_")]
   avgs = [r for r in rec["rows"] if r["snapshot"].startswith("avg_")]
   ses = [r["stderr"] for r in rec["rows"]]
@@ -226,7 +226,7 @@ def selection_summary() -> str:
           f"`{rec['best']}` at lr {_phase(best['games'])}, scored {_signed(best['imps'], 2)}: the "
           f"largest of {len(rec['rows'])} noisy candidates; its unbiased figure is the held-out "
           f"{best_cross('a2c_long', 'heldout')} and {best_cross('a2c_long', 'heldout2')} above.")
-  return text + "\n\n" + _provenance(rec, "bridge_selection.json",
+  return text + "\n\n" + _provenance(rec, "bridge/selection.json",
                                      extra_loads=[r["load"] for r in rec["rows"]])
 
 
@@ -248,18 +248,18 @@ def _seed_table(runs: list[dict], per_row: int = 11) -> str:
 def _from_a2c_runs() -> list[dict]:
   runs = []
   for s in range(10, 21):
-    runs.append(common.load(f"bridge_finetune_seed{s}.json"))
+    runs.append(common.load(f"bridge/jpsbid_from_a2c/bridge_finetune_seed{s}.json"))
   return runs
 
 
 def finetune_seed_table() -> str:
   """JPSBid minus plain per training run from `a2c` (seeds 10-20)."""
   runs = _from_a2c_runs()
-  rec = common.load("bridge_replication.json")
+  rec = common.load("bridge/jpsbid_from_a2c.json")
   loads = _loads([r["jps_vs_plain"] for r in runs])
-  return _seed_table(runs) + "\n\n" + _provenance(rec, "bridge_replication.json",
+  return _seed_table(runs) + "\n\n" + _provenance(rec, "bridge/jpsbid_from_a2c.json",
                                                   extra_loads=loads) + (
-      " Runs: `results/bridge_finetune_seed10.json` ... `seed20.json`.")
+      " Runs: `results/bridge/jpsbid_from_a2c/bridge_finetune_seed10.json` ... `seed20.json`.")
 
 
 def _across(rec: dict) -> dict:
@@ -267,8 +267,8 @@ def _across(rec: dict) -> dict:
 
 
 def replication_value(what: str) -> str:
-  """Inline values of the method-level test from `a2c` (bridge_replication.json)."""
-  rec = common.load("bridge_replication.json")
+  """Inline values of the method-level test from `a2c` (bridge/jpsbid_from_a2c.json)."""
+  rec = common.load("bridge/jpsbid_from_a2c.json")
   a = _across(rec)
   runs = [r["mean"] for r in rec["runs"]]
   start = rec["across_runs_vs_start (descriptive)"]
@@ -286,7 +286,7 @@ def replication_value(what: str) -> str:
 def runs_needed_sentence() -> str:
   """How many runs a 95% interval narrower than 0.2 IMPs/b takes at the spread of `a2c`'s runs."""
   from scipy import stats  # noqa: PLC0415  (only this sentence needs it)
-  a = _across(common.load("bridge_replication.json"))
+  a = _across(common.load("bridge/jpsbid_from_a2c.json"))
   sd, n = a["sd"], 2
   while stats.t.ppf(0.975, n - 1) * sd / n ** 0.5 >= 0.1:
     n += 1
@@ -297,26 +297,26 @@ def runs_needed_sentence() -> str:
 
 def longer_seed_tables() -> str:
   """JPSBid minus plain per pre-registered run from `a2c_longer`, 9 seeds a table."""
-  runs = list(common.load_dir("jpsbid_from_a2c_longer").values())
+  runs = list(common.load_dir("bridge/jpsbid_from_a2c_longer").values())
   runs.sort(key=lambda r: r["seed"])
-  rec = common.load("jpsbid_from_a2c_longer.json")
+  rec = common.load("bridge/jpsbid_from_a2c_longer.json")
   loads = []
   for r in runs:
     for v in r["variants"].values():
       loads += _loads([v.get("run_stats", {})])
   return _seed_table(runs, per_row=9) + "\n\n" + _provenance(
-      rec, "jpsbid_from_a2c_longer.json", extra_loads=loads) + (
-      " Runs: `results/jpsbid_from_a2c_longer/bridge_finetune_seed<S>.json`; load averages at"
-      " the end of the training runs.")
+      rec, "bridge/jpsbid_from_a2c_longer.json", extra_loads=loads) + (
+      " Runs: `results/bridge/jpsbid_from_a2c_longer/bridge_finetune_seed<S>.json`; load "
+      "averages at the end of the training runs.")
 
 
 def longer_value(what: str) -> str:
   """Inline values of the method-level test from `a2c_longer`."""
-  rec = common.load("jpsbid_from_a2c_longer.json")
+  rec = common.load("bridge/jpsbid_from_a2c_longer.json")
   a = _across(rec)
   pb = rec["per_board_mean_of_runs"]
   if what in ("changed", "points"):  # from the run files (the search counts of each run)
-    runs = list(common.load_dir("jpsbid_from_a2c_longer").values())
+    runs = list(common.load_dir("bridge/jpsbid_from_a2c_longer").values())
     counts = [r["variants"]["jps"]["run_stats"][f"search_{what}"] for r in runs]
     return f"{common.thousands(min(counts))}-{common.thousands(max(counts))}"
   values = {
@@ -330,7 +330,7 @@ def longer_value(what: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------
-# Yeh & Lin's uncontested cost (bridge_uncontested_cost.json, published/bridge.json)
+# Yeh & Lin's uncontested cost (bridge/uncontested_cost.json, published/bridge.json)
 # ------------------------------------------------------------------------------------------
 _UNCONTESTED_TEXT = {"a2c_uncontested": "`a2c_uncontested` (trained with East-West passing)",
                      "a2c": "`a2c` (the contested model, East-West forced to pass)",
@@ -346,12 +346,12 @@ def published_uncontested() -> str:
 
 
 def _uncontested_row(bidder: str) -> dict:
-  return _row(common.load("bridge_uncontested_cost.json")["uncontested"], bidder=bidder)
+  return _row(common.load("bridge/uncontested_cost.json")["uncontested"], bidder=bidder)
 
 
 def uncontested_table() -> str:
   """Mean IMP cost of each bidder on the shipped cost dataset, with the hindsight oracle."""
-  rec = common.load("bridge_uncontested_cost.json")
+  rec = common.load("bridge/uncontested_cost.json")
   rows = []
   best = min(r["mean_cost"] for r in rec["uncontested"])
   for r in rec["uncontested"]:
@@ -364,7 +364,7 @@ def uncontested_table() -> str:
   table = common.md_table(["bidder", "mean cost (IMPs)", "s.e.", "best contract reached"],
                           rows, "lrrr")
   return table + "\n\n" + common.provenance(
-      rec["command"], record="bridge_uncontested_cost.json", commit=rec["commit"],
+      rec["command"], record="bridge/uncontested_cost.json", commit=rec["commit"],
       date=rec["date_utc"], machine=rec.get("machine"),
       load=_load_range(rec["loadavg"]))
 
@@ -389,8 +389,8 @@ def uncontested_comparison() -> str:
 # ------------------------------------------------------------------------------------------
 def seeded_baselines_table() -> str:
   """Each seeded baseline and `a2c_main` against `a2c` and the authors' agents on heldout."""
-  rec = common.load("bridge_seeded_baselines.json")
-  curves = common.load("bridge_seeded_baselines.csv")
+  rec = common.load("bridge/seeded_baselines.json")
+  curves = common.load("bridge/seeded_baselines.csv")
   models = sorted({r["a"] for r in rec["rows"] if r["a"].startswith("a2c_seed")}) + ["a2c_main"]
   opponents = ("a2c", "jps_paper_baseline", "jps_paper_0.63")
   rows, used = [], []
@@ -411,7 +411,7 @@ def seeded_baselines_table() -> str:
       r for r in rec["rows"] if r["a"] == "a2c_main" and r["b"].startswith("a2c_seed")]
   pair_text = "; ".join(f"`{r['a']}` vs `{r['b']}` {_signed(r['mean'], 2)}" for r in pairwise)
   return (common.md_table(header, rows, "lrrrr") + "\n\nHead to head on heldout: " + pair_text
-          + ".\n\n" + _provenance(rec, "bridge_seeded_baselines.json", used + pairwise))
+          + ".\n\n" + _provenance(rec, "bridge/seeded_baselines.json", used + pairwise))
 
 
 # ------------------------------------------------------------------------------------------
@@ -422,7 +422,7 @@ def summary_rows() -> list[dict]:
   ours = _jps_row("train", "greedy")
   p = _published()
   theirs = p["jps_2020"]["agent_0.63_vs_baseline_per_board_over_24"] * p["jps_2020"]["imp_scale"]
-  longer = _across(common.load("jpsbid_from_a2c_longer.json"))
+  longer = _across(common.load("bridge/jpsbid_from_a2c_longer.json"))
   unc = _uncontested_row("a2c_uncontested")
   yl = p["yeh_lin_2016"]["uncontested_cost_imps"]["yeh_lin"]
   return [
@@ -454,7 +454,7 @@ def summary_rows() -> list[dict]:
 # ------------------------------------------------------------------------------------------
 def search_bidder_cost_table() -> str:
   """CPU seconds per searched call of ``search:<model>`` for each K of the record."""
-  rec = common.load("bridge_search_bidder.json")
+  rec = common.load("bridge/search_bidder.json")
   header = ["bidder", "CPU s per searched call", "deals solved per searched call",
             "DDS CPU s per deal", "searched / calls", "changed", "too little evidence"]
   rows = [[f"`{r['spec']}`", common.num(r["cpu_s_per_searched_call"], 2),
@@ -463,17 +463,17 @@ def search_bidder_cost_table() -> str:
           for r in rec["cost"]]
   loads = [x for r in rec["cost"] for x in (r["load_before"][0], r["load_after"][0])]
   return common.md_table(header, rows, "lrrrrrr") + "\n\n" + _provenance(
-      rec, "bridge_search_bidder.json", extra_loads=loads)
+      rec, "bridge/search_bidder.json", extra_loads=loads)
 
 
 def search_bidder_match() -> str:
   """The record's small match: IMPs/board ± clustered s.e. [95% interval], with its command."""
-  m = common.load("bridge_search_bidder.json")["match"]
+  m = common.load("bridge/search_bidder.json")["match"]
   text = (f"`{m['bidder_a']}` against `{m['bidder_b']}` on {m['boards']} `{m['dataset']}` "
           f"boards: {_signed(m['imps_per_board'], 2)} ± {common.num(m['stderr_clustered'], 2)} "
           f"IMPs/board {_interval(m['ci95'], 2)}, standard error clustered by deal.")
   return text + "\n\n" + common.provenance(
-      m.get("command"), record="bridge_search_bidder.json", commit=m.get("commit"),
+      m.get("command"), record="bridge/search_bidder.json", commit=m.get("commit"),
       date=m.get("date"), machine=m.get("machine"),
       load=_load_range([m["load_before"][0], m["load_after"][0]]))
 

@@ -92,6 +92,20 @@ def md_table(header: list[str], rows: list[list], align: str | None = None) -> s
   return "\n".join(lines)
 
 
+# Scripts that have moved since a record's command was stored: old path -> current path. A
+# record keeps the command that produced it; its provenance line names the script's new place.
+MOVED_SCRIPTS = {
+    "examples/jps_experiments.py": "benchmarks/jps_experiments.py",
+    "examples/ed_experiments.py": "benchmarks/ed_experiments.py",
+}
+
+
+def moved_scripts(command: str | None) -> list[str]:
+  """'`old` is now `new`' for each moved script that `command` runs."""
+  return [f"`{old}` is now `{new}`" for old, new in MOVED_SCRIPTS.items()
+          if command and old in command]
+
+
 def provenance(command: str | None = None, *, commit: str | None = None,
                date: str | None = None, load: str | None = None,
                machine: str | None = None, record: str | None = None) -> str:
@@ -107,6 +121,7 @@ def provenance(command: str | None = None, *, commit: str | None = None,
     parts.append(str(machine))
   if load:
     parts.append(f"load average {load}")
+  parts += moved_scripts(command)
   text = ""
   if command:
     text += f"```bash\n{command.strip()}\n```\n\n"

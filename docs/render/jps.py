@@ -2,15 +2,16 @@
 
 Records read (all through `common.load`):
 
-- `jps_experiments.json`: the paper protocol run (one row per game and method: mean, s.e.,
+- `jps/experiments.json`: the paper protocol run (one row per game and method: mean, s.e.,
   best seed), and the beyond-the-paper rows merged by `benchmarks/jps_beyond.py`;
-- `jps_experiments.provenance.json`: that run's command, commit, date and load (the run's
+- `jps/experiments.provenance.json`: that run's command, commit, date and load (the run's
   records hold none; taken from git log);
-- `jps_experiments.store.json`: the same run per seed;
-- `jps_beyond_{search,ed,xfp}.store.json`: per-seed values of the methods beyond the paper;
+- `jps/experiments.store.json`: the same run per seed;
+- `jps/beyond_{search,ed,xfp}.store.json`: per-seed values of the methods beyond the paper;
 - `published/jps_tian2020.json`: every cell of the paper's Tables 1 and 2, transcribed;
-- `jps_tiny_hanabi_game.json`: OpenSpiel's tiny_hanabi against the authors' Mini-Hanabi;
-- `coop_optima.json`, `coop_optima.md`, `simple_bidding_exact.json`: the proven optima.
+- `jps/tiny_hanabi_game.json`: OpenSpiel's tiny_hanabi against the authors' Mini-Hanabi;
+- `coop_optima/optima.json`, `coop_optima/optima.md`, `coop_optima/simple_bidding_exact.json`:
+  the proven optima.
 """
 from __future__ import annotations
 
@@ -20,14 +21,14 @@ import re
 from render import common
 
 PUBLISHED = "published/jps_tian2020.json"
-EXPERIMENTS = "jps_experiments.json"
-PROVENANCE = "jps_experiments.provenance.json"
-STORE = "jps_experiments.store.json"
-BEYOND_STORES = ("jps_beyond_search.store.json", "jps_beyond_ed.store.json",
-                 "jps_beyond_xfp.store.json")
-TINY = "jps_tiny_hanabi_game.json"
-OPTIMA = "coop_optima.json"
-EXACT = "simple_bidding_exact.json"
+EXPERIMENTS = "jps/experiments.json"
+PROVENANCE = "jps/experiments.provenance.json"
+STORE = "jps/experiments.store.json"
+BEYOND_STORES = ("jps/beyond_search.store.json", "jps/beyond_ed.store.json",
+                 "jps/beyond_xfp.store.json")
+TINY = "jps/tiny_hanabi_game.json"
+OPTIMA = "coop_optima/optima.json"
+EXACT = "coop_optima/simple_bidding_exact.json"
 
 CFR = "CFR (current, purified)"
 JPS = "CFR+JPS"
@@ -389,7 +390,7 @@ def opt(game: str, digits: int = 4) -> str:
 
 
 def sb16() -> dict:
-  """simple_bidding(16)'s branch-and-bound row (`simple_bidding_exact.json`)."""
+  """simple_bidding(16)'s branch-and-bound row (`coop_optima/simple_bidding_exact.json`)."""
   return next(r for r in common.load(EXACT)["rows"] if r["size"] == 16)
 
 
@@ -410,8 +411,8 @@ def sb16_text() -> str:
 
 # ---------------------------------------------------------------------------------------------
 def _notes_rows() -> list[list[str]]:
-  """The N = 9..15 rows of the branch-and-bound notes table in `coop_optima.md`."""
-  text = common.load("coop_optima.md")
+  """The N = 9..15 rows of the branch-and-bound notes table in `coop_optima/optima.md`."""
+  text = common.load("coop_optima/optima.md")
   notes = text.split("### simple_bidding N = 9..15", 1)
   if len(notes) < 2:
     return []
@@ -465,7 +466,7 @@ def optima_provenance() -> str:
                             date=e["date"], record=EXACT,
                             load=f"{sb16()['load_start']}-{sb16()['load_end']}",
                             machine="the shared 2-core machine") +
-          "\n\n*N = 9..15: the notes of `results/coop_optima.md` "
+          "\n\n*N = 9..15: the notes of `results/coop_optima/optima.md` "
           "(`simple_bidding_optimum.solve(N, hash_log2=26)`).*")
 
 

@@ -1,13 +1,13 @@
-"""The comparison runner's pages: its example figures and measurements (`results/runner_figures/`).
+"""The comparison runner's pages: its example figures and measurements (`results/runner/`).
 
-Records: `results/runner_figures/<figure>.json` (written by `benchmarks/runner_figures.py`: the
+Records: `results/runner/<figure>.json` (written by `benchmarks/runner_figures.py`: the
 command, provenance, reference, each (solver, variant)'s final metric over seeds and every run's
-last checkpoint against its budget) and `results/runner_figures/nfsp_jit.json`
+last checkpoint against its budget) and `results/runner/nfsp_jit.json`
 (`benchmarks/runner_nfsp_jit.py`: where NFSP's JAX compilation is charged).
 """
 from render import common
 
-FOLDER = "runner_figures"
+FOLDER = "runner"
 _METRIC = {"nash_conv": "NashConv", "team_value_vs_br": "team 1 vs BR", "value": "value"}
 
 

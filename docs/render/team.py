@@ -3,16 +3,17 @@
 Records read (all through `common.load`):
 
 - `published/zhang_sandholm_table1.json`: every cell of the paper's Table 1, as printed;
-- `team_lp_table_quiet_default.json`: the 29 instances on the default path, one after the
+- `team_lp_table/quiet_default.json`: the 29 instances on the default path, one after the
   other on a quiet machine, with each row's second-method check;
-- `team_lp_table_default.json`: the earlier run the second-method checks come from;
-- `team_21L523_long.json`: 21L523 given 1,800 s;
-- `team_21L523.md`: the independent re-derivation of 21L523's lower end (its table is parsed);
-- `team_lp_second_method.json`: the belief DAG's brackets re-derived by exact team best
+- `team_lp_table/default.json`: the earlier run the second-method checks come from;
+- `team_lp_table/21L523_long.json`: 21L523 given 1,800 s;
+- `team_lp_table/21L523.md`: the independent re-derivation of 21L523's lower end (its table
+  is parsed);
+- `team_lp_table/second_method.json`: the belief DAG's brackets re-derived by exact team best
   responses on the largest instances;
-- `team_plan_views.json`: 3-player Kuhn poker's TMECor plan scored through per-player views,
+- `team/plan_views.json`: 3-player Kuhn poker's TMECor plan scored through per-player views,
   beside the comparison runner's per-player solvers;
-- `team_scaling.json` (optional until recorded): the families past Table 1
+- `team_lp_table/scaling.json` (optional until recorded): the families past Table 1
   (`benchmarks/team_scaling.py`).
 """
 from __future__ import annotations
@@ -24,14 +25,14 @@ import re
 from render import common
 
 PUBLISHED = "published/zhang_sandholm_table1.json"
-TABLE = "team_lp_table_quiet_default.json"
-EARLIER = "team_lp_table_default.json"
-LONG = "team_21L523_long.json"
-CHECK = "team_21L523.md"
-SECOND = "team_lp_second_method.json"
-FULL_LP = "team_21L523_lp.json"
-VIEWS = "team_plan_views.json"
-SCALING = "team_scaling.json"
+TABLE = "team_lp_table/quiet_default.json"
+EARLIER = "team_lp_table/default.json"
+LONG = "team_lp_table/21L523_long.json"
+CHECK = "team_lp_table/21L523.md"
+SECOND = "team_lp_table/second_method.json"
+FULL_LP = "team_lp_table/21L523_lp.json"
+VIEWS = "team/plan_views.json"
+SCALING = "team_lp_table/scaling.json"
 
 PAGE = "team.md#zhang-sandholm-table-1"
 SAME = "same at 4 decimals"
@@ -51,7 +52,8 @@ EXPLAINED = {
 OPEN = {
     "21L523": ("the value of the game as written is at least the lower end, re-derived bit for "
                "bit by an independent implementation and best response "
-               "(`results/team_21L523.md`); the sizes of Table 1 fix the tree, not the payoffs"),
+               "(`results/team_lp_table/21L523.md`); the sizes of Table 1 fix the tree, not the "
+               "payoffs"),
 }
 HALF = 5e-5  # half a unit of the fourth decimal
 
@@ -209,8 +211,8 @@ def _provenance() -> str:
   commit = ", ".join(sorted(commits)) if commits else (
       "not in the record; the solver code of `bc69173` (git log of the record)")
   first = ("python benchmarks/team_lp_table.py --time_limit 600 --max_terminals 2000000 "
-           "--memory_limit_gb 12 \\\n    --out results/team_lp_table_quiet_default.json "
-           "--out_md results/team_lp_table_quiet_default.md\n")
+           "--memory_limit_gb 12 \\\n    --out results/team_lp_table/quiet_default.json "
+           "--out_md results/team_lp_table/quiet_default.md\n")
   loads = [float(x) for r in rec["rows"] for x in (r["load_before"], r["load_after"])]
   return common.provenance(first + rec["command"], record=TABLE, commit=commit,
                            date=rec["date"], machine=rec["machine"],
@@ -479,7 +481,7 @@ def second_method_table() -> str:
       "load averages at the end.",
       "",
       common.provenance("nice -n 10 python benchmarks/team_second_method.py --instances "
-                        "21L523,31L133,22D3,21D4 --out results/team_lp_second_method.json",
+                        "21L523,31L133,22D3,21D4 --out results/team_lp_table/second_method.json",
                         record=SECOND,
                         commit="not in the record; each row is dated by its finish time",
                         machine="2 shared CPUs (x86_64)"),
@@ -534,7 +536,7 @@ def plan_views_table() -> str:
 
 
 def plan_view(solver: str, what: str) -> str:
-  """One number of `team_plan_views.json`: 'marginals', 'sampled', 'min', 'max', 'mean',
+  """One number of `team/plan_views.json`: 'marginals', 'sampled', 'min', 'max', 'mean',
   'size' of the plan HiGHS's `solver` returned; 'cfr_plus' etc. for a runner row."""
   rec = common.load(VIEWS)
   if solver == "runner":
@@ -568,7 +570,7 @@ def summary_rows() -> list[dict]:
 
 # ----------------------------------------------------------------------------------------
 # Liar's Dice readings (games page).
-DICE = "team_dice_readings.json"
+DICE = "team/dice_readings.json"
 
 
 def dice_table() -> str:
@@ -626,10 +628,10 @@ def _scaling_answer(row: dict) -> str:
 def scaling_table() -> str:
   """The families past Table 1: per instance the method `auto` chose, the exact value or
   certified bracket, seconds, peak memory, histories, and where and why a family stopped
-  (a sentence instead while `results/team_scaling.json` is not recorded)."""
+  (a sentence instead while `results/team_lp_table/scaling.json` is not recorded)."""
   if not os.path.isfile(os.path.join(common.RESULTS, SCALING)):
     return ("*Not recorded yet: `nice -n 10 python benchmarks/team_scaling.py --out "
-            "results/team_scaling.json` writes the record this table is rendered from.*")
+            "results/team_lp_table/scaling.json` writes the record this table is rendered from.*")
   rec = common.load(SCALING)
   out = []
   for row in rec["rows"]:
@@ -652,8 +654,8 @@ def scaling_table() -> str:
 
 # ----------------------------------------------------------------------------------------
 # What bounds the slow rows: HiGHS options on the exact LP, column generation's oracle.
-HIGHS_OPTIONS = "team_lp_highs_options.json"
-CG_ORACLE = "team_cg_oracle.json"
+HIGHS_OPTIONS = "team_lp_table/highs_options.json"
+CG_ORACLE = "team_lp_table/cg_oracle.json"
 
 
 def highs_options_table() -> str:
@@ -685,7 +687,7 @@ def highs_options_table() -> str:
 
 
 def cg_oracle_table() -> str:
-  """Column generation on the instances of `team_cg_oracle.json` with each team
+  """Column generation on the instances of `team_lp_table/cg_oracle.json` with each team
   best-response oracle: value, iterations, oracle calls and CPU seconds."""
   rec = common.load(CG_ORACLE)
   out = []

@@ -41,7 +41,7 @@ def test_bridge_records_are_all_read_by_the_bridge_pages(fresh_results):
   for root, _, files in os.walk(fresh_results):
     for f in files:
       rel = os.path.relpath(os.path.join(root, f), fresh_results).replace(os.sep, "/")
-      if rel.startswith(("bridge_", "jpsbid_from_a2c_longer", "published/bridge")):
+      if rel.startswith(("bridge/", "bridge_fsp_ppo/", "published/bridge")):
         names.add(rel)
   names -= set(NOT_ON_A_PAGE)
   assert names and not names - read, sorted(names - read)
@@ -49,9 +49,9 @@ def test_bridge_records_are_all_read_by_the_bridge_pages(fresh_results):
 
 def test_tables_state_the_record_values(fresh_results):
   text = _render("results/bridge.md")
-  rec = json.load(open(os.path.join(fresh_results, "jpsbid_from_a2c_longer.json")))
+  rec = json.load(open(os.path.join(fresh_results, "bridge", "jpsbid_from_a2c_longer.json")))
   assert f"{rec['across_runs']['mean']:+.3f}" in text
-  unc = json.load(open(os.path.join(fresh_results, "bridge_uncontested_cost.json")))
+  unc = json.load(open(os.path.join(fresh_results, "bridge", "uncontested_cost.json")))
   for row in unc["uncontested"]:
     assert f"{row['mean_cost']:.3f}" in text
   assert "```bash\npython benchmarks/bridge_agents.py" in text  # the command is shown
@@ -61,7 +61,7 @@ def test_a_changed_bridge_record_changes_its_page(fresh_results, tmp_path):
   before = _render("results/bridge.md")
   copy = tmp_path / "results"
   shutil.copytree(fresh_results, copy)
-  target = copy / "bridge_best_cross.json"
+  target = copy / "bridge" / "best_cross.json"
   rec = json.loads(target.read_text())
   rec["rows"][0]["mean"] = 1.234
   target.write_text(json.dumps(rec))

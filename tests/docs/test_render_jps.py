@@ -105,7 +105,7 @@ def _benchmark():
 def test_tiny_hanabi_record_is_what_the_benchmark_computes():
   mod = _benchmark()
   fresh = mod.compare()
-  with open(os.path.join(REPO, "results", "jps_tiny_hanabi_game.json"), encoding="utf-8") as f:
+  with open(os.path.join(REPO, "results", "jps", "tiny_hanabi_game.json"), encoding="utf-8") as f:
     record = json.load(f)
   for key, value in fresh.items():
     assert record[key] == value, key

@@ -1,4 +1,4 @@
-"""The runner pages' renderer (docs/render/runner.py) and its records (results/runner_figures/)."""
+"""The runner pages' renderer (docs/render/runner.py) and its records (results/runner/)."""
 import json
 import os
 import sys
@@ -14,7 +14,7 @@ if DOCS not in sys.path:
 from render import common  # noqa: E402
 from render import runner  # noqa: E402
 
-RECORDS = os.path.join(tests_repo.REPO, "results", "runner_figures")
+RECORDS = os.path.join(tests_repo.REPO, "results", "runner")
 
 
 def _figure_record(short_seed=None):
@@ -40,14 +40,14 @@ def _figure_record(short_seed=None):
 @pytest.fixture
 def results_dir(tmp_path):
   original = common.RESULTS
-  (tmp_path / "runner_figures").mkdir()
+  (tmp_path / "runner").mkdir()
   common.set_results_dir(str(tmp_path))
   yield tmp_path
   common.set_results_dir(original)
 
 
 def _write(results_dir, name, record):
-  (results_dir / "runner_figures" / f"{name}.json").write_text(json.dumps(record))
+  (results_dir / "runner" / f"{name}.json").write_text(json.dumps(record))
 
 
 def test_a_run_short_of_its_budget_is_named(results_dir):

@@ -78,7 +78,7 @@ def test_l523_brackets_name_their_runs():
   common.set_results_dir(common.RESULTS)
   texts = {run: team.l523(run) for run in ("default", "long", "check", "earlier", "second")}
   assert len(set(texts.values())) == 5
-  assert "1,800 s" in texts["long"] and "team_21L523_long.json" in texts["long"]
+  assert "1,800 s" in texts["long"] and "team_lp_table/21L523_long.json" in texts["long"]
   assert texts["check"].startswith("[0.9528396, 0.9528692]")  # the check's table, by hand
 
 

@@ -187,10 +187,10 @@ def test_across_runs_and_per_run_files(tmp_path):
 
 
 def test_runs_only_summarizes_a_committed_run_folder(tmp_path):
-  # The method-level statistic of results/jpsbid_from_a2c_longer/, recomputed here from the
+  # The method-level statistic of results/bridge/jpsbid_from_a2c_longer/, recomputed here from the
   # per-run files with scipy's Student t: mean over runs, interval, and the decision's inputs.
   from scipy import stats
-  folder = os.path.join(REPO, "results", "jpsbid_from_a2c_longer")
+  folder = os.path.join(REPO, "results", "bridge", "jpsbid_from_a2c_longer")
   out_path = tmp_path / "m.json"
   res = subprocess.run([sys.executable, SCRIPT, "--runs_only", "--runs_dir", folder,
                         "--preregistered", "1fee3d0", "--out", str(out_path),

@@ -6,13 +6,10 @@ import os
 import subprocess
 import sys
 
+from ospiel_team.tree import cache as tree_cache
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
-sys.path.insert(0, os.path.join(REPO, "examples"))
-import jps_experiments  # noqa: E402
-
-from ospiel_team.tree import cache as tree_cache  # noqa: E402
 
 
 def test_beyond_search_matches_the_experiments_and_resumes(tmp_path):
@@ -24,10 +21,17 @@ def test_beyond_search_matches_the_experiments_and_resumes(tmp_path):
          "--restarts", "2", "--store", str(store)]
   subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=300)
   seeds = json.loads(store.read_text())["tiny_hanabi()"]["seeds"]
-  outs, _ = jps_experiments.run_seeds(tree_cache.cached_tree("tiny_hanabi"), [0, 1, 2], None,
-                                      30, [], 100, "paper", False)
-  for s, out in enumerate(outs):
-    got = seeds[str(s)]
+  # The paper protocol's own driver, on the same seeds and CFR iterations.
+  protocol = tmp_path / "protocol.json"
+  subprocess.run([sys.executable, os.path.join(REPO, "benchmarks", "jps_experiments.py"),
+                  "--games", "tiny_hanabi", "--seeds", "3", "--cfr_iterations", "30",
+                  "--samples", "", "--brute_force_sample", "0", "--noour_jps",
+                  "--store", str(protocol)], check=True, env=env, capture_output=True,
+                 timeout=300)
+  outs = json.loads(protocol.read_text())["tiny_hanabi()"]["seeds"]
+  assert sorted(outs) == ["0", "1", "2"]
+  for s, out in outs.items():
+    got = seeds[s]
     assert got["CFR+JPS"] == out["CFR+JPS"]
     assert got["CFR/JPS alternating"] >= got["CFR+JPS"]
     assert set(got) >= {"CFR+ avg+JPS", "random pure+JPS (best of 2)"}

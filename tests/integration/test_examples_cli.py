@@ -26,17 +26,6 @@ def test_evaluate_policy_names_the_bad_game(tmp_path):
   assert "41,328,000 terminal histories" in line and "max_nodes=30,000,000" in line
 
 
-def test_ed_experiments_checks_out_before_work(tmp_path):
-  afile = tmp_path / "afile"
-  afile.write_text("x")
-  line = _run("ed_experiments.py", "--games", "kuhn_poker", "--solvers", "cfr",
-              "--out", str(afile), cwd=tmp_path)
-  assert line == f"ed_experiments: error: --out {str(afile)!r} is an existing file, not a folder"
-  line = _run("ed_experiments.py", "--games", "kuhn_poker", "--solvers", "cfr", "--out",
-              str(afile / "sub"), cwd=tmp_path)
-  assert "cannot be written" in line and "is a file, not a folder" in line
-
-
 def test_match_checks_out_before_playing(tmp_path):
   afile = tmp_path / "afile"
   afile.write_text("x")

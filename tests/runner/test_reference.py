@@ -17,7 +17,7 @@ from ospiel_team.tree.game_tree import GameTree
 from tests import repo as tests_repo
 
 SHIPPED = os.path.join(tests_repo.REPO, "ospiel_team", "runner", "data", "coop_optima.json")
-RECORD = os.path.join(tests_repo.REPO, "results", "coop_optima.json")
+RECORD = os.path.join(tests_repo.REPO, "results", "coop_optima", "optima.json")
 
 
 def test_shipped_optima_are_the_records_proven_rows(tmp_path):
@@ -34,7 +34,7 @@ def test_shipped_optima_are_the_records_proven_rows(tmp_path):
     rows = json.load(f)["rows"]
   proven = {r["game"]: r["value"] for r in rows
             if r.get("finished") and r.get("proven_optimal")}
-  proven["simple_bidding(size=16)"] = 2752 / 256  # results/simple_bidding_exact.json
+  proven["simple_bidding(size=16)"] = 2752 / 256  # results/coop_optima/simple_bidding_exact.json
   assert proven.keys() == shipped["optima"].keys() == reference.shipped_coop_optima().keys()
   for game, value in proven.items():
     assert reference.shipped_coop_optima()[game] == pytest.approx(value, abs=1e-12)

@@ -14,7 +14,7 @@ from ospiel_team.cli import coop_optimum as coop_optimum_cli
 from ospiel_team.runner import reference
 from tests import repo as tests_repo
 
-EXACT = os.path.join(tests_repo.REPO, "results", "simple_bidding_exact.json")
+EXACT = os.path.join(tests_repo.REPO, "results", "coop_optima", "simple_bidding_exact.json")
 
 
 def _no_solve(monkeypatch):
@@ -56,7 +56,7 @@ def test_cli_norecord_solves(capsys):
 def test_generator_merges_the_exact_record(tmp_path):
   """Without the exact record the generated file has no simple_bidding(16); with it, 10.75."""
   script = os.path.join(tests_repo.REPO, "benchmarks", "coop_optima.py")
-  record = os.path.join(tests_repo.REPO, "results", "coop_optima.json")
+  record = os.path.join(tests_repo.REPO, "results", "coop_optima", "optima.json")
   out = {}
   for name, exact in (("with", EXACT), ("without", str(tmp_path / "none.json"))):
     path = tmp_path / f"{name}.json"

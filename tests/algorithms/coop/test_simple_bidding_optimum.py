@@ -52,7 +52,7 @@ STRATEGY_16 = {
 
 
 def test_strategy_16_is_worth_10_75_by_openspiel():
-  # Better than the MIP's 10.703125 (results/coop_optima.md): a new lower bound.
+  # Better than the MIP's 10.703125 (results/coop_optima/optima.md): a new lower bound.
   strategy = {tuple(int(t) for t in k.split()): {c: a for c, a in enumerate(v) if a >= 0}
               for k, v in STRATEGY_16.items()}
   assert _openspiel_value(16, strategy) == pytest.approx(10.75, abs=1e-12)
@@ -91,7 +91,7 @@ def test_matches_brute_force_size_3():
 
 
 def test_size_8_is_the_mip_optimum():
-  # 5.0625 = 324 / 64 is the MIP's proven optimum (results/coop_optima.json, 81 s);
+  # 5.0625 = 324 / 64 is the MIP's proven optimum (results/coop_optima/optima.json, 81 s);
   # test_size_8_mip_agrees re-proves it (slow).
   res = sbo.solve(8, hash_log2=20)
   assert res.total == 324

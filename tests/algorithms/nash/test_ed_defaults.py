@@ -1,6 +1,6 @@
 """The ED defaults of the classes, the runner and the pages are the measured choice.
 
-Facts used: the committed record `results/ed_defaults.json` (`benchmarks/ed_defaults.py`):
+Facts used: the committed record `results/ed/defaults.json` (`benchmarks/ed_defaults.py`):
 its per-run final NashConv values, from which the best setting per solver is recomputed here
 (lowest geometric mean over the games of the mean final NashConv); the classes' signatures;
 the runner's registered options; the rendered algorithms page.
@@ -16,7 +16,7 @@ from ospiel_team.runner import registry
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
-RECORD = os.path.join(REPO, "results", "ed_defaults.json")
+RECORD = os.path.join(REPO, "results", "ed", "defaults.json")
 
 
 def _record():

@@ -9,7 +9,7 @@ script also times the JPS searches against brute-force evaluation of the same ca
 (`evaluation.game_value` per candidate, measured on a random sample of them and extrapolated).
 
 Usage (small defaults):
-  python examples/jps_experiments.py --seeds 2 --json_out out/jps.json --md_out out/jps.md
+  python benchmarks/jps_experiments.py --seeds 2 --json_out out/jps.json --md_out out/jps.md
 
 The paper's games:
   --games "comm(length=3),comm(length=5),comm(length=6),comm(length=7),tiny_hanabi,\

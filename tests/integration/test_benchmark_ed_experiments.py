@@ -1,4 +1,4 @@
-"""examples/ed_experiments.py runs on small settings and writes consistent results."""
+"""benchmarks/ed_experiments.py runs on small settings and writes consistent results."""
 import json
 import os
 import subprocess
@@ -15,7 +15,7 @@ REPO = tests_repo.REPO
 
 def test_ed_experiments_small(tmp_path):
   out = tmp_path / "ed"
-  cmd = [sys.executable, os.path.join(REPO, "examples", "ed_experiments.py"),
+  cmd = [sys.executable, os.path.join(REPO, "benchmarks", "ed_experiments.py"),
          "--games", "kuhn_poker", "--seconds", "0.3", "--game_seconds", "",
          "--solvers", "ed,cfr", "--max_iterations", "30", "--num_points", "8",
          "--out", str(out)]
@@ -39,7 +39,7 @@ def test_ed_experiments_small(tmp_path):
   assert ed_rows and all("nash_conv_before_step" in r for r in ed_rows)
   # The compact record holds, per solver, the judged policy's last checkpoint and its curve.
   record = json.loads(record_path.read_text())
-  assert record["provenance"]["command"].startswith("python examples/ed_experiments.py")
+  assert record["provenance"]["command"].startswith("python benchmarks/ed_experiments.py")
   assert "--record=" in record["provenance"]["command"]
   assert record["provenance"]["machine"]["cores"] == os.cpu_count()
   kuhn = record["games"]["kuhn_poker"]
@@ -61,3 +61,24 @@ def test_ed_experiments_small(tmp_path):
   # Resume: nothing is re-run, the results are unchanged.
   subprocess.run(cmd + ["--resume"], check=True, capture_output=True, text=True, timeout=600)
   assert json.loads((out / "results.json").read_text()) == rows
+
+
+def _user_error(*args, cwd) -> str:
+  res = subprocess.run([sys.executable, os.path.join(REPO, "benchmarks", "ed_experiments.py"),
+                        *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+  assert res.returncode != 0
+  assert "Traceback" not in res.stderr, res.stderr
+  errors = [ln for ln in res.stderr.splitlines() if ": error: " in ln]
+  assert len(errors) == 1, res.stderr
+  return errors[0]
+
+
+def test_ed_experiments_checks_out_before_work(tmp_path):
+  afile = tmp_path / "afile"
+  afile.write_text("x")
+  line = _user_error("--games", "kuhn_poker", "--solvers", "cfr", "--out", str(afile),
+                     cwd=tmp_path)
+  assert line == f"ed_experiments: error: --out {str(afile)!r} is an existing file, not a folder"
+  line = _user_error("--games", "kuhn_poker", "--solvers", "cfr", "--out", str(afile / "sub"),
+                     cwd=tmp_path)
+  assert "cannot be written" in line and "is a file, not a folder" in line

@@ -1,4 +1,4 @@
-"""Runs examples/jps_experiments.py with small settings and checks its outputs."""
+"""Runs benchmarks/jps_experiments.py with small settings and checks its outputs."""
 
 import json
 import os
@@ -9,7 +9,7 @@ import time
 
 from tests import repo as tests_repo
 
-SCRIPT = os.path.join(tests_repo.REPO, "examples", "jps_experiments.py")
+SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "jps_experiments.py")
 AGREEMENT = os.path.join(tests_repo.REPO, "benchmarks", "jps_store_agreement.py")
 
 

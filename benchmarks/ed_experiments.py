@@ -12,12 +12,12 @@ XFP and JAX NFSP, and our `ed` / `neural_ed`); the NashConv is computed on the a
 Each solver is plotted with its usual output policy: the average policy of CFR, CFR+, XFP and
 NFSP, the current policy of ED (ED has no average).
 
-Example (the command behind the results page's Figure 1 and `results/ed_figure1.json`):
-  nice -n 10 python examples/ed_experiments.py --out out/ed_experiments \
-      --record results/ed_figure1.json
+Example (the command behind the results page's Figure 1 and `results/ed/figure1.json`):
+  nice -n 10 python benchmarks/ed_experiments.py --out out/ed_experiments \
+      --record results/ed/figure1.json
 
 Small run:
-  python examples/ed_experiments.py --games kuhn_poker --seconds 2 --game_seconds "" \
+  python benchmarks/ed_experiments.py --games kuhn_poker --seconds 2 --game_seconds "" \
       --solvers ed,cfr --out /tmp/ed_small
 
 Writes OUT/results.json (rows as the comparison runner writes them, plus `label`), OUT/results.md
@@ -65,7 +65,7 @@ flags.DEFINE_integer("max_iterations", 100_000, "Iteration cap of every solver."
 flags.DEFINE_bool("resume", False, "Skip (game, solver) pairs already in OUT/results.json.")
 flags.DEFINE_integer("seed", 0, "Random seed.")
 flags.DEFINE_string("record", "", "Also write the compact record here (e.g. "
-                    "results/ed_figure1.json); empty: none.")
+                    "results/ed/figure1.json); empty: none.")
 # --solvers, --num_points, --solver_options and --out are the comparison runner's
 # flags (defined by `ospiel_team.cli.compare.define_flags`), with this script's defaults (no
 # solver options: tabular and neural ED run with their defaults).
@@ -347,7 +347,7 @@ def main(argv):
   if FLAGS.resume and os.path.exists(results_path):
     with open(results_path) as f:
       rows = json.load(f)
-  command = "python examples/ed_experiments.py " + " ".join(
+  command = "python benchmarks/ed_experiments.py " + " ".join(
       f"--{k}={v!r}" if isinstance(v, str) else f"--{k}={v}"
       for k, v in [("games", FLAGS.games), ("solvers", ",".join(FLAGS.solvers)),
                    ("seconds", FLAGS.seconds), ("game_seconds", FLAGS.game_seconds),
