@@ -7,7 +7,7 @@ greedy, board order seed 2, and decides on those boards alone: replicated iff th
 >= +0.20 IMPs/b and the 95% interval's lower end > 0. This script plays that match and
 the secondary ones, and writes them with the decision to a JSON file:
 
-  python benchmarks/bridge_replication.py --out results/bridge_replication.json \
+  python benchmarks/bridge_replication.py --out results/bridge/jpsbid_from_a2c.json \
       [--replicate_workdir /tmp/ft_seed11] [--workdir /tmp/h14rep/matches]
 
 * primary: jpsbid vs a2c_finetuned on heldout2 (4,000 boards);
@@ -27,11 +27,13 @@ the secondary ones, and writes them with the decision to a JSON file:
   s.e.; over runs: their mean with a Student t 95% interval (n - 1 d.f.) and the
   pre-registered rule (`decide_method`).
 
-  python benchmarks/bridge_replication.py --out results/bridge_replication.json \
-      --replicate_workdir /tmp/h14m/ft_seed13,/tmp/h14m/ft_seed14 --runs_dir results
+  python benchmarks/bridge_replication.py --out results/bridge/jpsbid_from_a2c.json \
+      --replicate_workdir /tmp/h14m/ft_seed13,/tmp/h14m/ft_seed14 \
+      --runs_dir results/bridge/jpsbid_from_a2c
   # the method-level test over the run files of a folder alone, without playing any match:
-  python benchmarks/bridge_replication.py --runs_only --runs_dir results/jpsbid_from_a2c_longer \
-      --preregistered 1fee3d0 --out results/jpsbid_from_a2c_longer.json
+  python benchmarks/bridge_replication.py --runs_only \
+      --runs_dir results/bridge/jpsbid_from_a2c_longer \
+      --preregistered 1fee3d0 --out results/bridge/jpsbid_from_a2c_longer.json
   # a finished run's file alone, without playing any match:
   python benchmarks/bridge_replication.py --export_only --replicate_workdir /tmp/h14m/ft_seed13
 
@@ -66,12 +68,12 @@ from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("out", "results/bridge_replication.json", "Output JSON.")
+flags.DEFINE_string("out", "results/bridge/jpsbid_from_a2c.json", "Output JSON.")
 flags.DEFINE_string("workdir", "/tmp/bridge_replication", "Match cache folder.")
 flags.DEFINE_list("replicate_workdir", [], "Workdirs of further fine-tuning runs "
                   "(bridge_finetune_table.py --variants a2c,jps --eval_dataset heldout2 "
                   "--eval_boards 4000), comma-separated; each is exported to --runs_dir.")
-flags.DEFINE_string("runs_dir", "results", "Folder of the per-run files "
+flags.DEFINE_string("runs_dir", "results/bridge/jpsbid_from_a2c", "Folder of the per-run files "
                     "bridge_finetune_seed<S>.json; every such file is one run of the "
                     "across-run statistic.")
 flags.DEFINE_bool("export_only", False, "Only write the --replicate_workdir runs' files to "

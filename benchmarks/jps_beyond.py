@@ -3,7 +3,7 @@ r"""Beyond the JPS paper: how often each method reaches the proven optimum, and 
 Reads the per-seed stores of `examples/jps_experiments.py` and of
 `benchmarks/jps_beyond_search.py` (larger D, alternating CFR/JPS, JPS from CFR+, random pure
 restarts), and the proven optima of
-`results/coop_optima.json` (`benchmarks/coop_optima.py`). For every game and method:
+`results/coop_optima/optima.json` (`benchmarks/coop_optima.py`). For every game and method:
 mean, standard error, the fraction of seeds that reach the optimum, and *restarts*: the
 expected best value over R independent seeds (the exact expectation of the maximum of R draws
 from the seeds' empirical distribution, sum_i v_(i) ((i/n)^R - ((i-1)/n)^R)) and the chance
@@ -26,18 +26,18 @@ from absl import flags
 from ospiel_team import atomic_io
 
 FLAGS = flags.FLAGS
-flags.DEFINE_list("stores", ["results/jps_experiments.store.json",
-                            "results/jps_beyond_search.store.json",
-                            "results/jps_beyond_ed.store.json",
-                            "results/jps_beyond_xfp.store.json"],
+flags.DEFINE_list("stores", ["results/jps/experiments.store.json",
+                            "results/jps/beyond_search.store.json",
+                            "results/jps/beyond_ed.store.json",
+                            "results/jps/beyond_xfp.store.json"],
                   "Per-seed stores: examples/jps_experiments.py's (first) and "
                   "benchmarks/jps_beyond_search.py's (a missing one is skipped). A method "
                   "in several beyond stores is one row over the union of their seeds (a seed "
                   "in two must have the same value in both: the runs are deterministic).")
-flags.DEFINE_string("optima", "results/coop_optima.json", "Proven optima.")
+flags.DEFINE_string("optima", "results/coop_optima/optima.json", "Proven optima.")
 flags.DEFINE_list("restarts", ["10", "100"], "R values for best-of-R restarts.")
 flags.DEFINE_string("json_out", None, "Output JSON rows.")
-flags.DEFINE_string("merge_into", None, "A JSON row list (results/jps_experiments.json) "
+flags.DEFINE_string("merge_into", None, "A JSON row list (results/jps/experiments.json) "
                     "whose beyond-the-paper rows (those with a 'protocol' key) are replaced "
                     "by these; its other rows are kept.")
 

@@ -23,8 +23,8 @@ from ospiel_team.tree.game_tree import GameTree
 
 PROGRAM = "ospiel-team-coop-optimum"
 
-# Rough costs, measured on the shared 2-core machine (results/coop_optima.md): a tree walk goes
-# at roughly 1e5 terminal histories a second (comm(length=7): 2,097,152 in 17.6 s;
+# Rough costs, measured on the shared 2-core machine (results/coop_optima/optima.md): a tree
+# walk goes at roughly 1e5 terminal histories a second (comm(length=7): 2,097,152 in 17.6 s;
 # mini_bridge(size=5): 73,692 in 2.6 s). The simple_bidding branch and bound solved 2.6e6,
 # 1.1e7 and 4.3e7 canonical subgames for N = 14, 15, 16 (x2.0-x4.2 per added card) at roughly
 # 8e3 a second (N = 16: 42,593,417 in 5,382 s), so states(N) ~ 4.3e7 * 3^(N - 16); the formula

@@ -486,7 +486,7 @@ def test_near_tied_gains_reproduce_the_recorded_run():
   arithmetic differ in their last bits, and a plain argmax chose by rounding (10.4375 or
   10.40625 depending on the summation order). Ties within `_rounding_tolerance` of the maximum
   go to the first candidate; the run reproduces the value recorded for this seed in
-  results/jps_experiments.store.json ("CFR+JPS (k=20)": 10.4375)."""
+  results/jps/experiments.store.json ("CFR+JPS (k=20)": 10.4375)."""
   tree = _tree("simple_bidding(size=16)")
   solver = tree_cfr.BatchedTreeCFRSolver(tree, tree_cfr.random_policy_array(tree, 25)[None],
                                          alternating_updates=False, exploration=0.01,
