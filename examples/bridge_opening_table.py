@@ -16,6 +16,7 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
+from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import bidding_stats
 from ospiel_team.bridge.agents import model_bidder
@@ -37,13 +38,14 @@ def make(name):
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
-  try:  # user errors (a bad --model or --json) are one line, before any work
+  try:  # user errors (a bad --model, --dataset or --json) are one line, before any work
     if FLAGS.json:
       atomic_io.check_writable(FLAGS.json, flag="--json")
     bidder = make(FLAGS.model)
+    deals = dataset_lib.resolve_dataset(FLAGS.dataset)  # a shipped name or a path
   except (ValueError, FileNotFoundError) as e:
     raise SystemExit(f"bridge_opening_table: error: {e}") from None
-  eng = bidding_stats.self_play_auctions(bidder, FLAGS.dataset, FLAGS.boards, seed=FLAGS.seed,
+  eng = bidding_stats.self_play_auctions(bidder, deals, FLAGS.boards, seed=FLAGS.seed,
                                         uncontested=FLAGS.uncontested)
   stats = bidding_stats.bidding_statistics(eng)
   print(f"# {FLAGS.model}\n")
