@@ -131,7 +131,7 @@ def _workload(row: str):
     game, teams = team_instances.load_instance("21L153")
     tree, teams = teams_lib.check_assumptions(
         GameTree(game), "|".join(",".join(str(p) for p in t) for t in teams))
-    dec = [TeamDecomposition(tree, t, 100_000_000) for t in teams.teams]
+    dec = [TeamDecomposition(tree, t, max_local=100_000_000) for t in teams.teams]
     state = {}
 
     def work():
