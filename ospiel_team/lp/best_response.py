@@ -226,7 +226,7 @@ class TeamOracle:
       highs.set_option(h, "time_limit", np.inf if time_limit is None else time_limit)
       if self._warm_start and self._last is not None:
         highs.set_start(h, self._last)
-      h.run()
+      highs.run(h)
       try:
         highs.check_status(h, "the team best-response MIP", time_limit, incumbent_ok=True)
       except highs.TimeLimitError as e:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Any
 
 import highspy
@@ -115,8 +116,40 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool, 
   h.passModel(model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize, integrality))
   if initial_solution is not None:
     set_start(h, initial_solution)
-  h.run()
+  run(h)
   return h
+
+
+# HiGHS runs every model of a process on one global task scheduler, started by the first run
+# with that run's `threads` option (0: HiGHS's default count). A later run asking for another
+# count is refused by HiGHS ("Option 'threads' is set to 1 but the scheduler has already been
+# initialized to use 2 threads") and ends with model status "Not Set". `run` therefore shuts the
+# scheduler down (`Highs.resetGlobalScheduler`, well under a millisecond) before a run whose
+# count differs from the one the scheduler was started with; the next run starts it afresh.
+_scheduler_lock = threading.Lock()
+_scheduler_threads: int | None = None  # the `threads` option that started the scheduler
+
+
+def run(h) -> None:
+  """Runs `h` (`h.run()`) on a HiGHS scheduler started with `h`'s `threads` option.
+
+  Every HiGHS run of the package goes through here, so that solves with different `threads`
+  follow one another in one process. Runs are serialized by a lock: the scheduler is shared by
+  every model of the process and must not be shut down under a running solve.
+
+  Args:
+    h: a `highspy.Highs` holding its model and options.
+  """
+  global _scheduler_threads
+  threads = int(h.getOptionValue("threads")[1])
+  with _scheduler_lock:
+    # threads=0 (HiGHS's default) runs on whatever scheduler is started.
+    if _scheduler_threads is not None and threads not in (0, _scheduler_threads):
+      highspy.Highs.resetGlobalScheduler(True)
+      _scheduler_threads = None
+    if _scheduler_threads is None:
+      _scheduler_threads = threads
+    h.run()
 
 
 def set_start(h, x: np.ndarray) -> None:

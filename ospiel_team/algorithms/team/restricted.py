@@ -267,7 +267,7 @@ class _RestrictedLP:
         highs.set_option(self.h, "time_limit", left)
       self.lam_ids, self.lam_cols, self.dual_ids = self.grow.add(
           self.h, self.lam_ids, self.lam_cols, self.dual_ids, in1, in2)
-      self.h.run()
+      highs.run(self.h)
     self.seconds += time.perf_counter() - t0
     h = self.h
     highs.check_status(h, f"the restricted team LP of {self.tree.game}", time_limit)
