@@ -54,6 +54,7 @@ flags.DEFINE_integer("num_points", 8, "Checkpoints per run.")
 flags.DEFINE_integer("workers", 0, "Processes (0 = all cores).")
 flags.DEFINE_string("ray", None, "'local' or a Ray cluster address (default: process pool).")
 flags.DEFINE_string("games", None, "Comma-free subset: indices '0 1 2 3' (default all).")
+flags.DEFINE_list("solvers", [], "Run only these of each game's solvers (default: all).")
 flags.DEFINE_string("out", "out/four_games", "Output directory (result store).")
 FLAGS = flags.FLAGS
 
@@ -75,6 +76,10 @@ def main(argv):
              f"{'Ray ' + FLAGS.ray if FLAGS.ray else f'process pool of {workers}'}.", ""]
   start = time.time()
   for ax, (game, teams, solvers, options) in zip(axes[0], chosen, strict=True):
+    if FLAGS.solvers:
+      solvers = [s for s in solvers if s in FLAGS.solvers]
+      if not solvers:
+        raise app.UsageError(f"--solvers {','.join(FLAGS.solvers)}: none is a solver of {game}")
     out = os.path.join(FLAGS.out, _slug(game))
     t0 = time.time()
     rows, infos = comparison.run_all(game, solvers, seconds=FLAGS.seconds, seeds=seeds,

@@ -3,14 +3,14 @@ r"""The comparison runner's example figures and their records (`docs/results/run
 Runs `ospiel-team-compare` (a subprocess, the command a user runs) for the default job and on a
 cooperative game, a two-team zero-sum game and a two-player zero-sum game with small settings
 (a few minutes in all on 2 cores), copies each `curves.png` to `docs/img/runner_<name>.png` and
-writes the record `results/runner_figures/<name>.json`: the command, the provenance (commit,
+writes the record `results/runner/<name>.json`: the command, the provenance (commit,
 date, cores, load average before and after), the reference line, each (solver, variant)'s
 final metric over seeds (mean, 95% half-width, iterations, solver CPU seconds), and every run's
 last checkpoint against its budget.
 
 Usage:
   python benchmarks/runner_figures.py [--only zero_sum,team] [--out out/runner_figures] \
-      [--img docs/img] [--records results/runner_figures]
+      [--img docs/img] [--records results/runner]
 """
 
 from __future__ import annotations
@@ -29,8 +29,11 @@ from absl import flags
 FLAGS = flags.FLAGS
 flags.DEFINE_string("out", "out/runner_figures", "Folder of the runs (one per figure).")
 flags.DEFINE_string("img", "docs/img", "Folder the PNGs are copied to.")
-flags.DEFINE_string("records", "results/runner_figures", "Folder of the JSON records.")
+flags.DEFINE_string("records", "results/runner", "Folder of the JSON records.")
 flags.DEFINE_list("only", [], "Run only these figures (default: all).")
+flags.DEFINE_list("override", [], "NAME=VALUE pairs replacing (or adding) a figure's "
+                  "ospiel-team-compare flag --NAME, e.g. seeds=1,seconds=0.1 for a quick run "
+                  "(whose records are not the page's).")
 
 # name -> the command's arguments: equal CPU-second budgets per run (JIT, setup excluded)
 FIGURES = {
@@ -87,6 +90,32 @@ def summarize(results: dict) -> dict:
   return {"finals": finals, "runs": runs}
 
 
+def with_overrides(args: list[str], overrides: list[str]) -> list[str]:
+  """`args` with each `NAME=VALUE` of `overrides` replacing (or adding) the flag `--NAME`.
+
+  Args:
+    args: a figure's ospiel-team-compare arguments.
+    overrides: `NAME=VALUE` strings.
+
+  Returns:
+    The new argument list (`args` is left as it is).
+
+  Raises:
+    ValueError: naming the item, if one is not NAME=VALUE.
+  """
+  out = list(args)
+  for item in overrides:
+    name, sep, value = item.partition("=")
+    if not sep or not name or name.startswith("-"):
+      raise ValueError(f"--override {item!r}: not NAME=VALUE")
+    flag = f"--{name}"
+    if flag in out:
+      out[out.index(flag) + 1] = value
+    else:
+      out += [flag, value]
+  return out
+
+
 def main(argv):
   del argv
   repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -95,10 +124,15 @@ def main(argv):
     print(f"error: --only {','.join(unknown)}: not a figure ({', '.join(FIGURES)})",
           file=sys.stderr)
     return 2
+  try:
+    figures = {name: with_overrides(args, FLAGS.override) for name, args in FIGURES.items()}
+  except ValueError as e:
+    print(f"error: {e}", file=sys.stderr)
+    return 2
   from ospiel_team import atomic_io
   os.makedirs(FLAGS.img, exist_ok=True)
   os.makedirs(FLAGS.records, exist_ok=True)
-  for name, args in FIGURES.items():
+  for name, args in figures.items():
     if FLAGS.only and name not in FLAGS.only:
       continue
     out = os.path.join(FLAGS.out, name)
