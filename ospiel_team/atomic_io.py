@@ -8,13 +8,23 @@ produce goes through this module.
 Only regular files are (re)placed: an existing device, FIFO, socket or folder at the target is
 refused (`os.replace` would otherwise swap, say, ``/dev/full`` for a regular file when run as
 root), both by `check_writable` before a job starts and by the writer itself.
+
+Files read back by the package carry a SHA-256 digest of their content (`content_digest`, the
+one implementation): tree caches, simple_bidding checkpoints, and the JSON records of
+`write_json` / `read_json` (a comparison's run records and reference values). A file whose
+content no longer matches its digest (damaged, or edited to other valid numbers) is refused
+as a `errors.DamagedFileError`.
 """
+import hashlib
+import json
 import os
 import stat
 import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
 from typing import BinaryIO
 
 import numpy as np
@@ -135,6 +145,94 @@ def read_npz(path: str, what: str = "file") -> dict[str, np.ndarray]:
     raise errors.DamagedFileError(
         f"{what} {path!r} cannot be read (empty, truncated or damaged?): "
         f"{type(e).__name__}: {e}") from e
+
+
+def content_digest(arrays: Mapping[str, Any], prefix: bytes = b"") -> str:
+  """SHA-256 (hex) of `prefix`, then of each array of `arrays` in order.
+
+  Each array contributes its name, dtype, shape and bytes, so that two contents differing in
+  any of these never share a digest.
+
+  Args:
+    arrays: the stored arrays by name (anything `np.asarray` takes), in a fixed order.
+    prefix: bytes hashed first (a format tag, a JSON text).
+
+  Returns:
+    The hex digest (64 characters).
+  """
+  h = hashlib.sha256(prefix)
+  for name, value in arrays.items():
+    a = np.ascontiguousarray(value)
+    h.update(f"{name} {a.dtype.str} {a.shape}\n".encode())
+    h.update(a.tobytes())
+  return h.hexdigest()
+
+
+DIGEST_KEY = "content_digest"  # the key of a JSON record's digest (`write_json`)
+
+
+def json_digest(record: Any, bind: str = "") -> str:
+  """`content_digest` of a JSON value's canonical text (keys sorted), after `bind`.
+
+  Args:
+    record: a JSON value (as `json.loads` returns it).
+    bind: a string bound into the digest (e.g. the key a record is stored under), so that a
+      record copied under another name fails its digest.
+
+  Returns:
+    The hex digest.
+  """
+  text = json.dumps(record, sort_keys=True, allow_nan=True)
+  return content_digest({}, f"json record\n{bind}\n{text}".encode())
+
+
+def write_json(path: str, record: dict, *, bind: str = "", indent: int | None = None) -> None:
+  """Atomically writes the JSON object `record` with its digest under `DIGEST_KEY`.
+
+  Args:
+    path: the file to (re)place.
+    record: a JSON object (without the key `DIGEST_KEY`).
+    bind: bound into the digest (`json_digest`); `read_json` must be given the same.
+    indent: JSON indentation (None: one line).
+  """
+  as_read = json.loads(json.dumps(record))  # the digest of what a reader will parse
+  write_text(path, json.dumps({**as_read, DIGEST_KEY: json_digest(as_read, bind)},
+                              indent=indent))
+
+
+def read_json(path: str, what: str, *, bind: str = "") -> dict:
+  """The JSON object at `path` written by `write_json`, its digest checked and removed.
+
+  Args:
+    path: the file.
+    what: what the file is, for the message (e.g. "run record").
+    bind: the string `write_json` bound into the digest.
+
+  Returns:
+    The record, without its digest.
+
+  Raises:
+    errors.DamagedFileError: naming `what` and `path`, when it cannot be read or parsed, is not
+      a JSON object, lacks its digest, or its content does not match the digest (damaged, or
+      edited to other valid JSON).
+  """
+  try:
+    with open(path, encoding="utf-8") as f:
+      record = json.load(f)
+  except (OSError, ValueError) as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+    raise errors.DamagedFileError(
+        f"{what} {path!r} cannot be read (empty, truncated or damaged?): "
+        f"{type(e).__name__}: {e}") from e
+  if not isinstance(record, dict):
+    raise errors.DamagedFileError(f"{what} {path!r} is not a JSON object")
+  stored = record.pop(DIGEST_KEY, None)
+  if stored is None:
+    raise errors.DamagedFileError(f"{what} {path!r} has no {DIGEST_KEY} (damaged, or written "
+                                  "by a version without one)")
+  if stored != json_digest(record, bind):
+    raise errors.DamagedFileError(f"{what} {path!r} is damaged or edited: its content does not "
+                                  "match its digest")
+  return record
 
 
 def check_writable(path: str, folder: bool = False, flag: str = "--out") -> None:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from ospiel_team import atomic_io
+from ospiel_team import errors
 
 
 class _Interrupted(Exception):
@@ -190,3 +191,40 @@ def test_check_writable_refuses_a_device_by_its_mode(tmp_path, monkeypatch):
     atomic_io.check_writable(str(path))
   with pytest.raises(ValueError, match="is a character device, not a regular file"):
     atomic_io.write_text(str(path), "x")
+
+
+# ---------------------------------------------------------------------------------------------
+# Digests of stored content.
+def test_content_digest_is_sha256_of_names_dtypes_shapes_and_bytes():
+  import hashlib
+  a = np.arange(6, dtype=np.int32).reshape(2, 3)
+  by_hand = hashlib.sha256(b"tag" + f"x {a.dtype.str} (2, 3)\n".encode() + a.tobytes())
+  assert atomic_io.content_digest({"x": a}, b"tag") == by_hand.hexdigest()
+  # any of name, dtype, shape or a byte changes it
+  other = [{"y": a}, {"x": a.astype(np.int64)}, {"x": a.reshape(3, 2)}, {"x": a + (a == 5)}]
+  assert len({atomic_io.content_digest(d, b"tag") for d in other + [{"x": a}]}) == 5
+
+
+def test_json_record_round_trip_and_edits_refused(tmp_path):
+  path = str(tmp_path / "r.json")
+  record = {"rows": [{"value": 0.125, "iteration": 3}], "nan": float("nan"), "label": "é"}
+  atomic_io.write_json(path, record, bind="task-1")
+  back = atomic_io.read_json(path, "run record", bind="task-1")
+  assert back["rows"] == record["rows"] and back["label"] == "é" and np.isnan(back["nan"])
+  text = open(path, encoding="utf-8").read()
+  # a number edited to another valid one
+  with open(path, "w", encoding="utf-8") as f:
+    f.write(text.replace("0.125", "0.25"))
+  with pytest.raises(errors.DamagedFileError, match=re.escape(repr(path)) + ".*digest"):
+    atomic_io.read_json(path, "run record", bind="task-1")
+  # the record read under another name (bound to another task)
+  atomic_io.write_json(path, record, bind="task-1")
+  with pytest.raises(errors.DamagedFileError, match="digest"):
+    atomic_io.read_json(path, "run record", bind="task-2")
+  # no digest, not an object, truncated
+  for content, needle in (('{"rows": []}', "no content_digest"), ("[1, 2]", "not a JSON object"),
+                          (text[:len(text) // 2], "cannot be read")):
+    with open(path, "w", encoding="utf-8") as f:
+      f.write(content)
+    with pytest.raises(errors.DamagedFileError, match=needle):
+      atomic_io.read_json(path, "run record", bind="task-1")

@@ -28,6 +28,7 @@ import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
+from ospiel_team import errors
 from ospiel_team import paths
 from ospiel_team import processes
 from ospiel_team.runner import api
@@ -302,25 +303,20 @@ class ResultStore:
   def load(self, task: Task) -> Result | None:
     """The stored result of `task`, or None if it has not finished.
 
-    A record that cannot be read (truncated, empty, not a JSON object) counts as not finished:
-    a warning names it, and the run is made again and its record replaced.
+    A record that fails `atomic_io.read_json` (truncated, empty, not a JSON object, no digest,
+    or content that does not match its digest: edited numbers, or another task's record under
+    this task's name) counts as not finished: a warning names it, and the run is made again and
+    its record replaced.
     """
     path = self.path(task)
     if not os.path.exists(path):
       return None
     try:
-      with open(path, encoding="utf-8") as f:
-        result = json.load(f)
-    except (OSError, ValueError) as e:
-      result = e
-    if not isinstance(result, dict):
-      why = f"{type(result).__name__}: {result}" if isinstance(result, Exception) else (
-          "not a JSON object")
-      warnings.warn(f"run record {path!r} is damaged ({why}); running it again",
-                    stacklevel=2)
+      return atomic_io.read_json(path, "run record", bind=task_key(task))
+    except errors.DamagedFileError as e:
+      warnings.warn(f"{e}; running it again", stacklevel=2)
       return None
-    return result
 
   def save(self, task: Task, result: Result) -> None:
-    """Stores `task`'s result in the cache (atomically)."""
-    atomic_io.write_text(self.path(task), json.dumps(result))
+    """Stores `task`'s result in the cache (atomically, with its digest bound to the task)."""
+    atomic_io.write_json(self.path(task), result, bind=task_key(task))

@@ -26,6 +26,7 @@ from typing import Any
 import pyspiel
 
 from ospiel_team import atomic_io
+from ospiel_team import errors
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.tree import teams as teams_lib
@@ -109,17 +110,13 @@ def reference(game: pyspiel.Game, tree: GameTree, metric: str,
   stored: dict[str, Any] = {}
   if path and os.path.exists(path):
     try:
-      with open(path, encoding="utf-8") as f:
-        stored = json.load(f)
-    except (OSError, ValueError) as e:  # damaged: solved again and replaced
-      warnings.warn(f"reference file {path!r} is damaged ({type(e).__name__}: {e}); solving "
-                    "the reference again", stacklevel=2)
-    if not isinstance(stored, dict):
-      stored = {}
+      stored = atomic_io.read_json(path, "reference file")
+    except errors.DamagedFileError as e:  # damaged or edited: solved again and replaced
+      warnings.warn(f"{e}; solving the reference again", stacklevel=2)
     if key in stored:
       return stored[key]
   ref = _solve(game, tree, metric, teams, time_limit)
   if path:
     stored[key] = ref
-    atomic_io.write_text(path, json.dumps(stored, indent=1))
+    atomic_io.write_json(path, stored, indent=1)
   return ref

@@ -119,13 +119,8 @@ _STORED = _ARRAYS + ["infoset_keys", "game_string", "format_version", "definitio
 
 
 def content_digest(data: dict[str, np.ndarray]) -> str:
-  """SHA-256 of the stored arrays of `_STORED` (each one's name, dtype, shape and bytes)."""
-  h = hashlib.sha256()
-  for name in _STORED:
-    a = np.ascontiguousarray(data[name])
-    h.update(f"{name} {a.dtype.str} {a.shape}\n".encode())
-    h.update(a.tobytes())
-  return h.hexdigest()
+  """SHA-256 of the stored arrays of `_STORED`, in that order (`atomic_io.content_digest`)."""
+  return atomic_io.content_digest({name: data[name] for name in _STORED})
 
 
 def save_tree(tree: GameTree, path: str, digest: str | None = None) -> None:

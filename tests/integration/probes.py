@@ -473,6 +473,37 @@ def _compare_store_damaged(folder):
     json.load(f)  # replaced by a whole record
 
 
+def _compare_store_edited(folder):
+  """A run record of a comparison's store edited to valid JSON with other numbers: it fails its
+  digest, is warned about, the run made again, and the rows are an uninterrupted run's."""
+  from ospiel_team.cli import compare
+  out = os.path.join(folder, "o")
+  command(compare.main, _COMPARE + ["--out", out])
+  runs = os.path.join(out, "runs")
+  first = os.path.join(runs, sorted(os.listdir(runs))[0])
+  with open(first, encoding="utf-8") as f:
+    record = json.load(f)
+  for row in record["rows"]:
+    row["metric"] = row["metric"] / 2  # valid JSON, other numbers
+  with open(first, "w", encoding="utf-8") as f:
+    json.dump(record, f)
+  with _warnings_to(sink := io.StringIO()):
+    rc, _, err = command(compare.main, _COMPARE + ["--out", out])
+  if "Traceback" in err:
+    raise _Traceback(err[-300:])
+  fresh = os.path.join(folder, "fresh")
+  command(compare.main, _COMPARE + ["--out", fresh])
+  with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
+    rows = json.load(f)["rows"]
+  with open(os.path.join(fresh, "results.json"), encoding="utf-8") as f:
+    fresh_rows = json.load(f)["rows"]
+  key = ("solver", "seed", "iteration", "variant", "metric")
+  _clean_answer([[r[k] for k in key] for r in rows] == [[r[k] for k in key] for r in fresh_rows],
+                "the comparison's metrics differ from an uninterrupted run's")
+  if rc != 0 or first not in sink.getvalue():
+    raise Unclear(f"exit {rc}, warnings {sink.getvalue()[-200:]!r}, stderr {err[-200:]!r}")
+
+
 def _reference_damaged(folder):
   """A truncated reference.json of a comparison: warned about, solved again, same value."""
   from ospiel_team.cli import compare
@@ -671,6 +702,8 @@ PROBES: tuple[Probe, ...] = (
     Probe("damaged file", ".pth tensor of stride 2^26 over a 4-float storage", _crafted_pth),
     Probe("damaged file", "ospiel-team-compare's run record truncated: run again, same rows",
           _compare_store_damaged),
+    Probe("damaged file", "ospiel-team-compare's run record edited to other valid numbers: "
+          "run again, same metrics", _compare_store_edited),
     Probe("damaged file", "ospiel-team-compare's reference.json truncated: solved again",
           _reference_damaged),
     Probe("special output file", "ospiel-team-uncontested --out FIFO",

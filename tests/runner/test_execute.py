@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -119,6 +120,28 @@ def test_store_keeps_finished_tasks(tmp_path):
   store.save(task, result)
   assert store.load(task) == json.loads(json.dumps(result))
   assert os.listdir(store.runs) == [execute.task_key(task) + ".json"]
+
+
+def test_store_reruns_an_edited_or_misplaced_record(tmp_path):
+  """A record edited to valid JSON with other numbers, or another task's record under this
+  task's name, fails its digest: a warning names the file, and the task counts as not run."""
+  store = execute.ResultStore(str(tmp_path / "out"))
+  task, other = _task(), _task(seed=1)
+  result = execute.run_task(task)
+  store.save(task, result)
+  store.save(other, execute.run_task(other))
+  path = store.path(task)
+  record = json.loads(open(path, encoding="utf-8").read())
+  record["rows"][0]["metric"] = record["rows"][0]["metric"] / 2  # still valid JSON
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump(record, f)
+  with pytest.warns(UserWarning, match=re.escape(repr(path)) + ".*digest.*running it again"):
+    assert store.load(task) is None
+  os.replace(store.path(other), path)  # seed 1's record under seed 0's name
+  with pytest.warns(UserWarning, match="digest"):
+    assert store.load(task) is None
+  store.save(task, result)
+  assert store.load(task) == json.loads(json.dumps(result))
 
 
 def _cli(args, **kw):

@@ -9,6 +9,7 @@ import pyspiel
 import pytest
 
 import ospiel_team  # noqa: F401
+from ospiel_team import atomic_io
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.runner import reference
@@ -66,8 +67,22 @@ def test_value_reference_of_an_unshipped_game_is_solved_and_stored(tmp_path):
   # comm's optimum: both players always get 1 (one bit is communicated exactly).
   assert ref == {"value": pytest.approx(1.0), "label": reference.PROVEN_LABEL}
   stored = json.loads((tmp_path / "reference.json").read_text())
-  assert list(stored.values()) == [ref]
+  assert list(stored) == ["value|comm(length=2)|None", "content_digest"]
+  assert atomic_io.read_json(str(tmp_path / "reference.json"), "reference") == {
+      "value|comm(length=2)|None": ref}
   assert [p.name for p in tmp_path.iterdir()] == ["reference.json"]  # no temp file left
+
+
+def test_edited_reference_is_solved_again_with_a_warning(tmp_path):
+  game = pyspiel.load_game("comm(length=2)")
+  tree = GameTree(game)
+  ref = reference.reference(game, tree, "value", out_dir=str(tmp_path))
+  path = tmp_path / "reference.json"
+  path.write_text(path.read_text().replace('"value": 1.0', '"value": 2.0'))  # valid JSON
+  with pytest.warns(UserWarning, match=f"{path}.*digest.*solving the reference again"):
+    again = reference.reference(game, tree, "value", out_dir=str(tmp_path))
+  assert again == ref and again["value"] == pytest.approx(1.0)
+  assert atomic_io.read_json(str(path), "reference") == {"value|comm(length=2)|None": ref}
 
 
 def test_tmecor_reference_and_store(tmp_path, monkeypatch):

@@ -13,7 +13,6 @@ parent links).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zipfile
 import zlib
@@ -89,14 +88,10 @@ def load(path: str, st, expect: dict) -> dict:
 
 
 def _checkpoint_digest(meta_json: str, arrays: dict[str, np.ndarray]) -> str:
-  """SHA-256 of the meta's JSON text and every array (its name, dtype, shape and bytes)."""
-  h = hashlib.sha256(b"simple_bidding_optimum checkpoint 1\n")
-  h.update(meta_json.encode("utf-8") + b"\n")
-  for name in _STATE_FIELDS + _MEMO_FIELDS:
-    a = np.ascontiguousarray(arrays[name])
-    h.update(f"{name} {a.dtype.str} {a.shape}\n".encode())
-    h.update(a.tobytes())
-  return h.hexdigest()
+  """SHA-256 of the meta's JSON text and every array (`atomic_io.content_digest`)."""
+  prefix = b"simple_bidding_optimum checkpoint 1\n" + meta_json.encode("utf-8") + b"\n"
+  return atomic_io.content_digest({name: arrays[name] for name in _STATE_FIELDS + _MEMO_FIELDS},
+                                  prefix)
 
 
 def _read_checkpoint(path: str) -> tuple[dict, dict[str, np.ndarray]]:
