@@ -5,7 +5,8 @@ Good numpy scalars are accepted and give the answers of the Python numbers.
 The table `CASES` lists (entry point, argument, bad values); hypothesis draws a few bad values
 of each kind (wrong types, bools for numbers, NaN, infinities, values out of range, strings,
 None where it is not allowed) and passes one at a time, the other arguments good. The games are
-small (kuhn_poker, its 3-player team game, tiny_hanabi, comm(length=1)).
+small (kuhn_poker, its 3-player team game, tiny_hanabi, comm(length=1)); the bridge entry points
+refuse their bad values before loading a model or dealing a board.
 """
 
 import functools
@@ -21,9 +22,17 @@ from hypothesis import strategies as st
 
 from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.coop import optimum
+from ospiel_team.algorithms.coop import simple_bidding_search
 from ospiel_team.algorithms.nash import cfr
 from ospiel_team.algorithms.nash import exploitability_descent as ed
 from ospiel_team.algorithms.team import solve as team_solve
+from ospiel_team.bridge import dataset_builder
+from ospiel_team.bridge import uncontested_costs
+from ospiel_team.bridge.agents import bidders
+from ospiel_team.bridge.agents import bot
+from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents import search_bidder
 from ospiel_team.errors import UserError
 from ospiel_team.tree import evaluation
 from ospiel_team.tree import teams as teams_lib
@@ -161,6 +170,34 @@ def _coop(**o):
   return optimum.solve(**{"game": _tree(HANABI), **o})
 
 
+def _match(**o):
+  return match.run_match(**{"bidder_a": "pass", "bidder_b": "random", "boards": 2,
+                            "progress": False, **o})
+
+
+_NOWHERE = "/nonexistent/ospiel_team_test/out.npz"  # never written: the checks come first
+
+
+def _build_dataset(**o):
+  return dataset_builder.build_dataset(**{"num_deals": 2, "out": _NOWHERE, "progress": False,
+                                          **o})
+
+
+def _build_costs(**o):
+  return uncontested_costs.build_cost_dataset(**{"pairs": 2, "out": _NOWHERE, "progress": False,
+                                                 **o})
+
+
+def _search_bidder(**o):
+  return search_bidder.SearchBidder(**{"policy": lambda obs: None, "dd_fn": lambda h: None,
+                                       **o})
+
+
+_NOT_A_BIDDER = st.sampled_from([None, 5, 1.5, [1], {}, object(), _game(KUHN)])
+_NOT_A_PATH = st.sampled_from([None, 5, 1.5, [1], b"x", object()])
+_NOT_A_DATASET = st.sampled_from([5, 1.5, [1], b"x", object(), np.zeros((2, 52))])
+
+
 CASES = [
     ("TreeCFRSolver", _kuhn(cfr.TreeCFRSolver), "tree", bad_tree()),
     ("TreeCFRSolver", _kuhn(cfr.TreeCFRSolver), "alternating_updates", bad_bool()),
@@ -232,6 +269,69 @@ CASES = [
     ("coop optimum", _coop, "time_limit", bad_real(0, none_ok=True)),
     ("coop optimum", _coop, "lp_max_local", bad_int(1)),
     ("coop optimum", _coop, "threads", bad_int(1, none_ok=True)),
+    ("run_match", _match, "bidder_a", _NOT_A_BIDDER),
+    ("run_match", _match, "bidder_b", _NOT_A_BIDDER),
+    ("run_match", _match, "boards", bad_int(1)),
+    ("run_match", _match, "dataset", _NOT_A_DATASET),
+    ("run_match", _match, "seed", bad_int(0)),
+    ("run_match", _match, "batch_boards", bad_int(1)),
+    ("run_match", _match, "uncontested", bad_bool()),
+    ("run_match", _match, "progress", bad_bool()),
+    ("run_match", _match, "reference_dir", _NOT_A_PATH.filter(lambda x: x is not None)),
+    ("run_match", _match, "results_dir", _NOT_A_PATH.filter(lambda x: x is not None)),
+    ("build_dataset", _build_dataset, "num_deals", bad_int(1)),
+    ("build_dataset", _build_dataset, "seed", bad_int(0)),
+    ("build_dataset", _build_dataset, "chunk", bad_int(1)),
+    ("build_dataset", _build_dataset, "workers", bad_int(1, none_ok=True)),
+    ("build_dataset", _build_dataset, "out", _NOT_A_PATH),
+    ("build_dataset", _build_dataset, "keep_chunks", bad_bool()),
+    ("build_cost_dataset", _build_costs, "pairs", bad_int(1)),
+    ("build_cost_dataset", _build_costs, "k", bad_int(1)),
+    ("build_cost_dataset", _build_costs, "seed", bad_int(0)),
+    ("build_cost_dataset", _build_costs, "chunk", bad_int(1)),
+    ("build_cost_dataset", _build_costs, "out", _NOT_A_PATH),
+    ("make_bidder", lambda **o: bidders.make_bidder(**{"name": "pass", **o}), "greedy",
+     bad_bool()),
+    ("make_bidder", lambda **o: bidders.make_bidder(**{"name": "pass", **o}), "reference_dir",
+     _NOT_A_PATH.filter(lambda x: x is not None)),
+    ("load_bot", lambda **o: bot.load_bot(**{"name": "pass", **o}), "player_id", bad_int(0, 3)),
+    ("load_bot", lambda **o: bot.load_bot(**{"name": "pass", **o}), "seed",
+     bad_int(0, none_ok=True)),
+    ("load_bot", lambda **o: bot.load_bot(**{"name": "pass", **o}), "greedy", bad_bool()),
+    ("BidderBot", lambda **o: bot.BidderBot(**{"bidder": bidders.make_bidder("pass"),
+                                               "player_id": 0, **o}), "player_id",
+     bad_int(0, 3)),
+    ("load_bidder", lambda **o: model_bidder.load_bidder(**{"name_or_path": "a2c", **o}),
+     "name_or_path", _NOT_A_PATH),
+    ("load_bidder", lambda **o: model_bidder.load_bidder(**{"name_or_path": "a2c", **o}),
+     "greedy", bad_bool()),
+    ("load_bidder", lambda **o: model_bidder.load_bidder(**{"name_or_path": "a2c", **o}),
+     "name", _NOT_A_PATH.filter(lambda x: x is not None)),
+    ("local_search", lambda **o: simple_bidding_search.local_search(**{"size": 4, **o}), "size",
+     bad_int(2)),
+    ("local_search", lambda **o: simple_bidding_search.local_search(**{"size": 4, **o}),
+     "restarts", bad_int(1)),
+    ("local_search", lambda **o: simple_bidding_search.local_search(**{"size": 4, **o}), "seed",
+     bad_int(0)),
+    ("local_search", lambda **o: simple_bidding_search.local_search(**{"size": 4, **o}),
+     "max_plan_pairs", bad_int(1)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "k", bad_int(1)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "m", bad_int(1)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "pool", bad_int(16)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "seed", bad_int(0)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "candidate_floor",
+     bad_real(0, 1)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "min_ess", bad_real(0, 2048)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "tremble", bad_real(0, 1)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "min_z", bad_real(0)),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "rollout",
+     bad_choice(("greedy", "sample"))),
+    ("SearchBidderOptions", search_bidder.SearchBidderOptions, "reward",
+     bad_choice(("imps", "score"))),
+    ("SearchBidder", _search_bidder, "options",
+     st.sampled_from([5, "k=8", {"k": 8}, object()])),
+    ("SearchBidder", _search_bidder, "name", _NOT_A_PATH),
+    ("SearchBidder", _search_bidder, "greedy", bad_bool()),
 ]
 
 

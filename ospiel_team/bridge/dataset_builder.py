@@ -39,6 +39,8 @@ import numpy as np
 import tqdm
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team import processes
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
@@ -93,8 +95,13 @@ def _manifest_check(chunk_dir: str, seed: int, chunk: int) -> None:
   path = os.path.join(chunk_dir, "manifest.json")
   want = {"seed": int(seed), "chunk": int(chunk), "format": dataset_lib.FORMAT_TAG}
   if os.path.exists(path):
-    with open(path) as f:
-      have = json.load(f)
+    try:
+      with open(path, encoding="utf-8") as f:
+        have = json.load(f)
+    except (OSError, ValueError) as e:  # UnicodeDecodeError, JSONDecodeError
+      raise errors.DamagedFileError(
+          f"chunk folder manifest {path!r} is damaged ({type(e).__name__}: {e}); the seed and "
+          f"chunk size of its chunks are unknown: remove {chunk_dir!r} to build afresh") from None
     if have != want:
       raise ValueError(f"chunk folder {chunk_dir!r} was built with {have}, but this run asks "
                        f"for {want}; use the same --seed and --chunk or another --out")
@@ -155,6 +162,10 @@ def build_dataset(num_deals: int, out: str, *, seed: int = 0, workers: int | Non
     ValueError: a bad argument, or an `out` that holds another dataset.
   """
   _check_build_args(num_deals, seed, chunk, workers)
+  checks.check_type("out (--out)", out, (str, os.PathLike), "a file path")
+  checks.check_type("ray_address (--ray)", ray_address, (str, type(None)), "an address or None")
+  checks.check_bool("keep_chunks", keep_chunks)
+  checks.check_bool("progress", progress)
   workers = workers or os.cpu_count() or 1
   out = os.fspath(out)
   atomic_io.check_writable(out)  # also refuses a device, FIFO or socket (e.g. /dev/full)
@@ -197,12 +208,11 @@ def build_dataset(num_deals: int, out: str, *, seed: int = 0, workers: int | Non
 
 
 def _check_build_args(num_deals: int, seed: int, chunk: int, workers: int | None) -> None:
-  """ValueError naming the flag of a count that is not an integer in its range."""
-  for name, v, lo in (("deals", num_deals, 1), ("chunk", chunk, 1), ("seed", seed, 0)):
-    if int(v) != v or v < lo:
-      raise ValueError(f"--{name} must be an integer >= {lo}, got {v!r}")
-  if workers is not None and (int(workers) != workers or workers < 1):
-    raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+  """UserError naming the argument and its flag of a count that is not an integer in its range."""
+  for name, v, lo in (("num_deals (--deals)", num_deals, 1), ("chunk (--chunk)", chunk, 1),
+                      ("seed (--seed)", seed, 0)):
+    checks.check_int(name, v, minimum=lo)
+  checks.check_int("workers (--workers)", workers, minimum=1, allow_none=True)
 
 
 def _compute_chunks(tasks: list[tuple], workers: int, ray_address: str | None, save) -> None:

@@ -37,6 +37,7 @@ import numpy as np
 import tqdm
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import scoring
@@ -133,8 +134,13 @@ def build_cost_dataset(pairs: int, out: str, *, k: int = 5, seed: int = 2016, ch
   the chunk folder is removed unless `keep_chunks`.
   """
   from ospiel_team.bridge import dds
-  if pairs < 1 or k < 1 or chunk < 1:
-    raise ValueError(f"pairs, k and chunk must be >= 1, got {pairs}, {k}, {chunk}")
+  for name, value, minimum in (("pairs", pairs, 1), ("k", k, 1), ("seed", seed, 0),
+                               ("chunk", chunk, 1)):
+    checks.check_int(name, value, minimum=minimum)
+  checks.check_type("out", out, (str, os.PathLike), "a file path")
+  checks.check_bool("progress", progress)
+  checks.check_bool("keep_chunks", keep_chunks)
+  out = os.fspath(out)
   atomic_io.check_writable(out)
   cdir = out + ".chunks"
   atomic_io.check_writable(cdir, folder=True)

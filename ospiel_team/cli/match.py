@@ -97,7 +97,7 @@ def run_flags(fv: flags.FlagValues) -> int:
         done = json.load(f)
     except (OSError, ValueError):
       done = {}
-    if done.get("settings") == settings:
+    if isinstance(done, dict) and done.get("settings") == settings:
       _print_summary(done["summary"], jpath, mpath, note="already complete: ")
       return 0
   try:

@@ -64,6 +64,33 @@ def test_a_damaged_stored_batch_of_boards_is_played_again(tmp_path, capsys, dama
   assert atomic_io.read_npz(str(bad))["ns_score_table1"].shape == (8,)  # stored again
 
 
+def test_an_edited_or_foreign_batch_of_boards_is_played_again(tmp_path, capsys):
+  """A batch rewritten as a valid .npz with other scores, or another match's batch under this
+  match's name, fails its digest: played again, the result of an undamaged match."""
+  ds = dataset_lib.load_dataset()
+  args = dict(dataset=ds, batch_boards=8, progress=False)
+  fresh = match.run_match("natural", "random", 16, seed=3, **args)
+  store, other = tmp_path / "boards", tmp_path / "other"
+  match.run_match("natural", "random", 16, seed=3, results_dir=str(store), **args)
+  match.run_match("natural", "random", 16, seed=4, results_dir=str(other), **args)
+  edited, foreign = store / "boards_0000000_0000008.npz", store / "boards_0000008_0000016.npz"
+  arrays = atomic_io.read_npz(str(edited))
+  arrays["ns_score_table1"] = arrays["ns_score_table1"] + 100  # a valid file, other scores
+  atomic_io.savez(str(edited), **arrays)
+  shutil.copy(other / foreign.name, foreign)
+  (store / "key.json").write_text("{")  # damaged: written again
+  capsys.readouterr()
+  resumed = match.run_match("natural", "random", 16, seed=3, results_dir=str(store), **args)
+  _same(resumed, fresh)
+  err = capsys.readouterr().err
+  assert f"match key {str(store / 'key.json')!r} is damaged" in err
+  for path in (edited, foreign):
+    assert f"stored boards {str(path)!r} do not match their digest" in err
+  again = match.run_match("natural", "random", 16, seed=3, results_dir=str(store), **args)
+  _same(again, fresh)
+  assert "warning" not in capsys.readouterr().err  # stored again, read back
+
+
 @pytest.fixture(scope="module")
 def cost_build(tmp_path_factory):
   """A 2-pair, 1-redeal cost dataset built in chunks of 1, its chunks kept."""

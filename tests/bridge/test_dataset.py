@@ -1,6 +1,7 @@
 """Dataset format, validation, the shipped default dataset, and the resumable builder."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from ospiel_team import errors
 from ospiel_team.bridge import dataset
 from ospiel_team.bridge import dataset_builder as make_dataset
 from ospiel_team.bridge import dds
@@ -213,8 +215,18 @@ def test_builder_grows_reuses_chunks_and_rejects_mixed_seeds(tmp_path):
   np.testing.assert_array_equal(big.dd_tricks[:4], small.dd_tricks)
   with pytest.raises(ValueError, match="--seed and --chunk"):
     make_dataset.build_dataset(6, out, seed=2, workers=1, chunk=3, progress=False)
-  with pytest.raises(ValueError, match="--deals must be an integer >= 1"):
+  with pytest.raises(ValueError, match=r"num_deals \(--deals\) must be an integer >= 1"):
     make_dataset.build_dataset(0, out, seed=1, chunk=3, progress=False)
+
+
+def test_damaged_chunk_manifest_is_one_error_naming_it(tmp_path):
+  out = str(tmp_path / "d.npz")
+  os.makedirs(out + ".chunks")
+  manifest = os.path.join(out + ".chunks", "manifest.json")
+  with open(manifest, "w", encoding="utf-8") as f:
+    f.write('{"seed": ')  # truncated
+  with pytest.raises(errors.DamagedFileError, match=re.escape(repr(manifest)) + ".*remove"):
+    make_dataset.build_dataset(2, out, seed=1, workers=1, chunk=1, progress=False)
 
 
 @pytest.mark.slow

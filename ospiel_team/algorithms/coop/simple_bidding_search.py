@@ -18,6 +18,7 @@ import itertools
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.games import simple_bidding as sb_game
 
 Seq = tuple[int, ...]  # public bid sequence, as actions (1 = bid 1, 2 = bid 2, ...)
@@ -88,10 +89,10 @@ def local_search(size: int, restarts: int = 3, seed: int = 0,
   Returns:
     A `SearchResult`.
   """
-  if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 2:
-    raise ValueError(f"size must be an int >= 2, got size={size!r}")
-  if isinstance(restarts, bool) or not isinstance(restarts, (int, np.integer)) or restarts < 1:
-    raise ValueError(f"restarts must be a positive int, got restarts={restarts!r}")
+  size = checks.check_int("size", size, minimum=2)
+  restarts = checks.check_int("restarts", restarts, minimum=1)
+  seed = checks.check_int("seed", seed, minimum=0)
+  max_plan_pairs = checks.check_int("max_plan_pairs", max_plan_pairs, minimum=1)
   p1, p2 = plans(size)
   if len(p1) * len(p2) > max_plan_pairs:
     raise ValueError(f"{len(p1)} x {len(p2)} plan pairs exceed max_plan_pairs={max_plan_pairs}")

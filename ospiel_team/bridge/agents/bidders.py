@@ -29,7 +29,9 @@ from typing import Protocol
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge import auction as A
+from ospiel_team.errors import UserError
 
 # HCP of each card index (card = rank * 4 + suit): J=1, Q=2, K=3, A=4.
 _CARD_HCP = np.clip(np.arange(A.NUM_CARDS) // 4 - 8, 0, 4).astype(np.int64)
@@ -383,7 +385,10 @@ def make_bidder(name: str, reference_dir: str | None = None, greedy: bool = True
     ValueError: an unknown name, a missing file, or a malformed model.
   """
   if not isinstance(name, str) or not name:
-    raise ValueError(f"bidder name must be a non-empty string, got {name!r}")
+    raise UserError(f"bidder name must be a non-empty string, got {name!r}")
+  checks.check_bool("greedy", greedy)
+  checks.check_type("reference_dir", reference_dir, (str, os.PathLike, type(None)),
+                    "a folder path or None")
   if name in _BIDDERS:
     return _BIDDERS[name]()
   if name.startswith("search:"):  # play-time search over a model of ours (search_bidder)

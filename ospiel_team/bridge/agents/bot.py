@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from ospiel_team import checks
 from ospiel_team.bridge.agents import bidders as bidders_lib
 
 
@@ -45,8 +46,9 @@ class BidderBot(pyspiel.Bot):
       raise ValueError(f"bidder {getattr(bidder, 'name', bidder)!r} reads the whole auction "
                        "from the duplicate-match engine, not a pyspiel observation; play it "
                        "with ospiel_team.bridge.agents.match")
-    if player_id not in (0, 1, 2, 3):
-      raise ValueError(f"player_id must be 0, 1, 2 or 3 (N, E, S, W), got {player_id!r}")
+    player_id = checks.check_int("player_id (0, 1, 2, 3: N, E, S, W)", player_id, minimum=0,
+                                 maximum=3)
+    checks.check_int("seed", seed, minimum=0, allow_none=True)
     self.bidder = bidder
     self.player_id = player_id
     self._rng = np.random.default_rng(seed)
@@ -85,5 +87,7 @@ def load_bot(name: str = "best", player_id: int = 0, *, seed: int | None = None,
     greedy: model bidders bid their most probable legal call (the JPS paper's evaluation).
     reference_dir: folder of the JPS authors' models (only for ``jps_paper_*``).
   """
+  checks.check_int("player_id (0, 1, 2, 3: N, E, S, W)", player_id, minimum=0, maximum=3)
+  checks.check_int("seed", seed, minimum=0, allow_none=True)
   bidder = bidders_lib.make_bidder(name, reference_dir=reference_dir, greedy=greedy)
   return BidderBot(bidder, player_id, seed=seed)

@@ -34,6 +34,8 @@ import numpy as np
 import tqdm
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.bridge import auction as auction_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
@@ -136,16 +138,27 @@ class BoardStore:
 
   ``key.json`` identifies the match (bidders, boards, seed, dataset, settings, batch size);
   ``boards_<lo>_<hi>.npz`` holds boards ``lo + 1 .. hi`` (scores, auctions, contracts), each
-  written atomically. A folder holding another match's results is refused.
+  written atomically with a digest of its arrays bound to the key and the boards' range
+  (`atomic_io.content_digest`): a batch that is damaged, edited or of another match is played
+  again. A folder holding another match's results is refused; a damaged ``key.json`` is
+  written again (the batches' digests still tell whose they are).
   """
 
   def __init__(self, folder: str, key: dict):
     self.folder = folder
+    self._bind = json.dumps(key, sort_keys=True).encode("utf-8")
     key_path = os.path.join(folder, "key.json")
     if os.path.exists(key_path):
-      with open(key_path, encoding="utf-8") as f:
-        stored = json.load(f)
-      if stored != key:
+      try:
+        with open(key_path, encoding="utf-8") as f:
+          stored = json.load(f)
+      except (OSError, ValueError) as e:  # UnicodeDecodeError, JSONDecodeError
+        stored = e
+      if not isinstance(stored, dict):
+        print(f"warning: match key {key_path!r} is damaged ({stored}); writing it again",
+              file=sys.stderr)
+        atomic_io.write_text(key_path, json.dumps(key, indent=1) + "\n")
+      elif stored != key:
         diff = sorted(k for k in set(stored) | set(key) if stored.get(k) != key.get(k))
         raise ValueError(f"{folder} holds the boards of another match (differs in {diff}); "
                          "use another output folder or remove it")
@@ -163,6 +176,10 @@ class BoardStore:
       return None
     try:
       chunk = atomic_io.read_npz(path, "stored boards")
+      stored = str(chunk.pop("content_digest", ""))
+      if stored != self._digest(lo, hi, chunk):
+        raise ValueError(f"stored boards {path!r} do not match their digest (damaged, edited "
+                         "or of another match)")
       keys = [f"{what}_table{t}" for what in ("ns_score", "auctions", "contracts")
               for t in (1, 2)]
       bad = [key for key in keys if key not in chunk or chunk[key].shape != (hi - lo,)]
@@ -174,7 +191,14 @@ class BoardStore:
     return chunk
 
   def save(self, lo: int, hi: int, chunk: dict) -> None:
-    atomic_io.savez(self._path(lo, hi), **chunk)
+    arrays = {name: np.asarray(value) for name, value in chunk.items()}
+    atomic_io.savez(self._path(lo, hi), **arrays,
+                    content_digest=np.asarray(self._digest(lo, hi, arrays)))
+
+  def _digest(self, lo: int, hi: int, arrays: dict) -> str:
+    """The digest of batch lo..hi's arrays, bound to this match's key."""
+    return atomic_io.content_digest({name: arrays[name] for name in sorted(arrays)},
+                                    self._bind + f"\nboards {lo} {hi}\n".encode())
 
   def count(self) -> int:
     """Number of stored batch files."""
@@ -254,6 +278,10 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
   Returns:
     The `MatchResult`.
   """
+  boards, seed, batch_boards = _check_match_args(
+      bidder_a, bidder_b, boards, dataset, seed=seed, batch_boards=batch_boards,
+      uncontested=uncontested, progress=progress, reference_dir=reference_dir,
+      results_dir=results_dir)
   a = (bidders_lib.make_bidder(bidder_a, reference_dir=reference_dir)
        if isinstance(bidder_a, str) else bidder_a)
   b = (bidders_lib.make_bidder(bidder_b, reference_dir=reference_dir)
@@ -262,14 +290,8 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
     from ospiel_team.bridge import dataset as dataset_lib
     dataset = dataset_lib.resolve_dataset(dataset)
   eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
-  if int(boards) != boards or boards < 1:
-    raise ValueError(f"boards must be a positive integer, got {boards!r}")
   if boards > eng.num_deals:
-    raise ValueError(f"boards={boards} exceeds the {eng.num_deals} deals of the dataset")
-  if batch_boards < 1:
-    raise ValueError(f"batch_boards must be >= 1, got {batch_boards}")
-  if int(seed) != seed or seed < 0:
-    raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    raise errors.UserError(f"boards={boards} exceeds the {eng.num_deals} deals of the dataset")
   store = None if results_dir is None else BoardStore(results_dir, {
       "bidder_a": a.name, "bidder_b": b.name, "greedy_a": getattr(a, "greedy", None),
       "greedy_b": getattr(b, "greedy", None), "boards": int(boards), "seed": int(seed),
@@ -288,6 +310,30 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
       vulnerability=vul, imps=scoring.imps_array(tables["ns_score_table1"]
                                                  - tables["ns_score_table2"]),
       clusters=deal_lib.canonical_keys(eng.dataset.holders[deal_index]), **tables)
+
+
+def _check_match_args(bidder_a, bidder_b, boards, dataset, *, seed, batch_boards, uncontested,
+                      progress, reference_dir, results_dir) -> tuple[int, int, int]:
+  """`run_match`'s arguments checked before any model is loaded; (boards, seed, batch_boards).
+
+  Raises:
+    errors.UserError: naming the first bad argument.
+  """
+  for name, bidder in (("bidder_a", bidder_a), ("bidder_b", bidder_b)):
+    if not isinstance(bidder, str) and not (
+        hasattr(bidder, "name") and (hasattr(bidder, "act") or hasattr(bidder, "act_auction"))):
+      raise errors.UserError(f"{name} must be a bidder name, a model path or a bidder (with "
+                             f"name and act), got {type(bidder).__name__} {bidder!r:.80}")
+  if not (dataset is None or isinstance(dataset, (str, os.PathLike))
+          or (hasattr(dataset, "holders") and hasattr(dataset, "dd_tricks"))):
+    raise errors.UserError(f"dataset must be a BridgeDataset, a shipped name, a path or None, "
+                           f"got {type(dataset).__name__} {dataset!r:.80}")
+  checks.check_bool("uncontested", uncontested)
+  checks.check_bool("progress", progress)
+  for name, folder in (("reference_dir", reference_dir), ("results_dir", results_dir)):
+    checks.check_type(name, folder, (str, os.PathLike, type(None)), "a folder path or None")
+  return (checks.check_int("boards", boards, minimum=1), checks.check_int("seed", seed, minimum=0),
+          checks.check_int("batch_boards", batch_boards, minimum=1))
 
 
 def _play_boards(eng: engine_lib.BiddingEngine, a, b, deal_index: np.ndarray,

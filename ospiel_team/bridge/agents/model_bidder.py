@@ -32,6 +32,7 @@ import os
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge.agents import policy_net
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
@@ -107,7 +108,20 @@ class ModelBidder:
 
 def load_bidder(name_or_path: str = "a2c", greedy: bool = True,
                 name: str | None = None) -> ModelBidder:
-  """A `ModelBidder` for a shipped model name or a model/checkpoint path."""
+  """A `ModelBidder` for a shipped model name or a model/checkpoint path.
+
+  Args:
+    name_or_path: a shipped model name (`SHIPPED_MODELS`) or a model or checkpoint file.
+    greedy: bid the most probable legal call (True) or sample with the match's uniforms.
+    name: the bidder's name (None: the shipped name, or the file's name without extension).
+
+  Raises:
+    errors.UserError: a bad argument (naming it); ValueError: an unknown or damaged model.
+  """
+  checks.check_type("name_or_path", name_or_path, (str, os.PathLike), "a model name or path")
+  checks.check_bool("greedy", greedy)
+  checks.check_type("name", name, (str, type(None)), "a string or None")
+  name_or_path = os.fspath(name_or_path)
   net, params, _ = policy_net.load_model(model_path(name_or_path))
   label = name or (name_or_path if name_or_path in SHIPPED_MODELS
                    else os.path.splitext(os.path.basename(name_or_path))[0])

@@ -66,6 +66,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
@@ -114,37 +115,15 @@ class SearchBidderOptions:
   seed: int = 0
 
   def __post_init__(self):
-    for name in ("k", "m", "pool", "seed"):
-      v = getattr(self, name)
-      if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise UserError(f"search option {name} must be an integer, got {v!r}")
-    for name in ("candidate_floor", "min_ess", "tremble", "min_z"):
-      v = getattr(self, name)
-      if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
-        raise UserError(f"search option {name} must be a number, got {v!r}")
-    if self.k < 1:
-      raise UserError(f"search option k must be >= 1, got {self.k}")
-    if self.m < 1:
-      raise UserError(f"search option m must be >= 1, got {self.m}")
-    if self.pool < self.k:
-      raise UserError(f"search option pool must be >= k ({self.k}), got {self.pool}")
-    if not 0.0 <= self.candidate_floor <= 1.0:
-      raise UserError(f"search option candidate_floor must be in [0, 1], got "
-                      f"{self.candidate_floor}")
-    if not 0.0 <= self.min_ess <= self.pool:
-      raise UserError(f"search option min_ess must be in [0, pool={self.pool}], got "
-                      f"{self.min_ess}")
-    if not 0.0 <= self.tremble < 1.0:
-      raise UserError(f"search option tremble must be in [0, 1), got {self.tremble}")
-    if self.rollout not in ("greedy", "sample"):
-      raise UserError(f"search option rollout must be 'greedy' or 'sample', got "
-                      f"{self.rollout!r}")
-    if self.reward not in ("imps", "score"):
-      raise UserError(f"search option reward must be 'imps' or 'score', got {self.reward!r}")
-    if self.min_z < 0:
-      raise UserError(f"search option min_z must be >= 0, got {self.min_z}")
-    if self.seed < 0:
-      raise UserError(f"search option seed must be >= 0, got {self.seed}")
+    for name, minimum in (("k", 1), ("m", 1), ("pool", self.k), ("seed", 0)):
+      checks.check_int(f"search option {name}", getattr(self, name), minimum=minimum)
+    for name, minimum, maximum in (("candidate_floor", 0, 1), ("min_ess", 0, self.pool),
+                                   ("min_z", 0, None)):
+      checks.check_real(f"search option {name}", getattr(self, name), minimum=minimum,
+                        maximum=maximum)
+    checks.check_real("search option tremble", self.tremble, minimum=0, below=1)
+    checks.check_choice("search option rollout", self.rollout, ("greedy", "sample"))
+    checks.check_choice("search option reward", self.reward, ("imps", "score"))
 
   @classmethod
   def from_query(cls, query: str) -> SearchBidderOptions:
@@ -371,6 +350,10 @@ class SearchBidder:
 
   def __init__(self, policy: Policy, options: SearchBidderOptions | None = None, *,
                dd_fn: DDFunction | None = None, name: str = "search", greedy: bool = True):
+    checks.check_type("options", options, (SearchBidderOptions, type(None)),
+                      "a SearchBidderOptions or None")
+    checks.check_type("name", name, str, "a string")
+    checks.check_bool("greedy", greedy)
     if dd_fn is None:
       from ospiel_team.bridge import dds
       dd_fn = dds.dd_tables

@@ -32,8 +32,11 @@ def test_search_reaches_the_proven_optimum(size, restarts, value):
                                           [pol, pol])[0] == pytest.approx(value, abs=1e-12)
 
 
-@pytest.mark.parametrize("kwargs,match", [(dict(size=1), "size=1"),
-                                          (dict(size=4, restarts=0), "restarts=0")])
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(size=1), "size must be an integer >= 2, got 1"),
+    (dict(size=4, restarts=0), "restarts must be an integer >= 1, got 0"),
+    (dict(size=4, seed=-1), "seed must be an integer >= 0, got -1"),
+    (dict(size=4, max_plan_pairs=1.5), "max_plan_pairs must be an integer >= 1, got 1.5")])
 def test_bad_input(kwargs, match):
   with pytest.raises(ValueError, match=match):
     sbs.local_search(**kwargs)

@@ -132,6 +132,17 @@ def test_full_disk_at_the_end_loses_no_board_and_the_rerun_resumes(tmp_path):
   assert os.path.getmtime(out / "match.json") == written
 
 
+def test_a_finished_match_file_that_is_not_an_object_is_played_again(tmp_path):
+  """match.json holding valid JSON that is not an object (it was an AttributeError)."""
+  out = tmp_path / "m"
+  out.mkdir()
+  (out / "match.json").write_text("[1, 2]")
+  (out / "match.md").write_text("x")
+  proc = _cli("--bidder_a", "pass", "--bidder_b", "natural", "--boards", "2", "--out", str(out))
+  assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+  assert json.loads((out / "match.json").read_text())["summary"]["boards"] == 2
+
+
 def test_the_command_plays_the_heldout_deals_by_default(tmp_path):
   proc = _cli("--bidder_a", "natural", "--bidder_b", "pass", "--boards", "4", "--out",
               str(tmp_path / "m"))
