@@ -57,7 +57,7 @@ flags.DEFINE_float("block_seconds", 0.5, "CPU seconds of one timed block of iter
 flags.DEFINE_float("target", 1e-3, "NashConv target of the convergence runs.")
 flags.DEFINE_integer("max_iterations", 20000, "Iteration cap of a convergence run.")
 flags.DEFINE_float("max_seconds", 60.0, "Solver CPU-second cap of a convergence run.")
-flags.DEFINE_string("json_out", "results/cfr_solvers.json", "Where the record goes.")
+flags.DEFINE_string("json_out", "results/speed/cfr_solvers.json", "Where the record goes.")
 
 OURS = {"cfr_plus": cfr.TreeCFRPlusSolver, "dcfr": cfr.TreeDCFRSolver,
         "pcfr_plus": cfr.TreePCFRPlusSolver, "pdcfr_plus": cfr.TreePDCFRPlusSolver}

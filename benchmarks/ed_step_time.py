@@ -11,7 +11,7 @@ script measures, in one run and on the same policy:
 
   python benchmarks/ed_step_time.py --game leduc_poker --steps 200 --out out/ed_step_time
 
-`--out` gets `results.json`; `--json_out` (e.g. `results/ed_step_time.json`) gets the same
+`--out` gets `results.json`; `--json_out` (e.g. `results/speed/ed_step_time.json`) gets the same
 record with its provenance (command, commit, date, machine, 1-minute load average before and
 after), which the results page renders. Timing runs must run alone on the machine.
 """
@@ -41,7 +41,7 @@ flags.DEFINE_integer("openspiel_calls", 5, "Timed calls of OpenSpiel's nash_conv
 flags.DEFINE_string("hidden", "64", "Neural ED hidden layers, e.g. 64 or 128x128.")
 flags.DEFINE_string("out", "out/ed_step_time", "Output directory.")
 flags.DEFINE_string("json_out", None,
-                    "Also write the record with its provenance here (results/ed_step_time.json).")
+                    "Also write the record with its provenance here (results/speed/ed_step_time.json).")
 FLAGS = flags.FLAGS
 
 

@@ -1,7 +1,7 @@
 """Speed of the array game tree's value + NashConv against OpenSpiel's functions.
 
 Usage: python benchmarks/game_tree_speed.py [--game leduc_poker] [--repeats 20]
-       [--json_out results/game_tree_speed.json]
+       [--json_out results/speed/game_tree_speed.json]
 
 Times, in one run and on the same random TabularPolicy, (a) ours: `evaluation.game_value` +
 `evaluation.nash_conv` on a prebuilt GameTree and (b) OpenSpiel's
@@ -32,7 +32,7 @@ from ospiel_team.tree.game_tree import GameTree
 
 flags.DEFINE_string("game", "leduc_poker", "Game.")
 flags.DEFINE_integer("repeats", 20, "Timed repeats of ours (OpenSpiel: repeats // 5, >= 2).")
-flags.DEFINE_string("json_out", None, "Where the record goes (e.g. results/game_tree_speed.json).")
+flags.DEFINE_string("json_out", None, "Where the record goes (e.g. results/speed/game_tree_speed.json).")
 FLAGS = flags.FLAGS
 
 

@@ -25,6 +25,7 @@ from absl import app
 from absl import flags
 
 import ospiel_team  # noqa: F401
+from ospiel_team import atomic_io
 from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.nash import cfr as tree_cfr
 from ospiel_team.tree import cache as tree_cache
@@ -36,7 +37,7 @@ flags.DEFINE_integer("seed", 0, "Seed of CFR's random initial policy and of JPS.
 flags.DEFINE_integer("cfr_iterations", 1000, "CFR iterations before JPS.")
 flags.DEFINE_integer("sample", 100, "Brute-forced candidates per search (0: all).")
 flags.DEFINE_integer("repeats", 5, "Each search (and sweep) is timed this often; median.")
-flags.DEFINE_string("json_out", None, "Optional JSON output.")
+flags.DEFINE_string("json_out", None, "Optional JSON output (e.g. results/speed/jps_speed.json).")
 
 
 def _median_seconds(fn, repeats: int):
@@ -133,8 +134,8 @@ def main(argv):
   print(f"run {run_seconds:.2f} s (goal <= 10 s); per-search speedup min "
         f"{speed.min():.0f}x, median {np.median(speed):.0f}x (goal >= 10x)")
   if FLAGS.json_out:
-    with open(FLAGS.json_out, "w") as f:
-      json.dump(summary, f, indent=1)
+    atomic_io.write_text(FLAGS.json_out, json.dumps(summary, indent=1) + "\n")
+
 
 if __name__ == "__main__":
   app.run(main)

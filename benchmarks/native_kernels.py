@@ -68,7 +68,7 @@ flags.DEFINE_integer("cfr_iterations", 400, "CFR iterations per timed call (ledu
                      "of them on mini_bridge(5)).")
 flags.DEFINE_integer("dag_iterations", 100, "DCFR iterations of the timed belief-DAG solve.")
 flags.DEFINE_integer("bb_size", 12, "simple_bidding size of the branch and bound.")
-flags.DEFINE_string("json_out", "results/native_kernels.json", "Where the record goes.")
+flags.DEFINE_string("json_out", "results/speed/native_kernels.json", "Where the record goes.")
 flags.DEFINE_string("worker", None, "(internal) run one row in this process and print JSON.")
 flags.DEFINE_bool("cold", False, "(internal) time the first call separately.")
 

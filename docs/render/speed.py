@@ -1,15 +1,19 @@
 """The speed page (docs/results/speed.md) and the speed figures other pages quote.
 
-Records: `cfr_solvers.json` (`benchmarks/cfr_solvers.py`), `native_kernels.json`
-(`benchmarks/native_kernels.py`), `jps_speed.json` (`benchmarks/jps_speed.py`) and, once they
-are recorded, `game_tree_speed.json` (`benchmarks/game_tree_speed.py --json_out`) and
-`ed_step_time.json` (`benchmarks/ed_step_time.py --json_out`); no ratio is typed by hand.
+Records in `results/speed/`: `cfr_solvers.json` (`benchmarks/cfr_solvers.py`),
+`native_kernels.json` (`benchmarks/native_kernels.py`), `jps_speed.json`
+(`benchmarks/jps_speed.py`), `game_tree_speed.json` (`benchmarks/game_tree_speed.py
+--json_out`), `ed_step_time.json` (`benchmarks/ed_step_time.py --json_out`) and the two tables
+before the core refactor (`before_core_refactor/`); no ratio is typed by hand.
 """
 
 from render import common
 
-GAME_TREE = "game_tree_speed.json"
-ED_STEP = "ed_step_time.json"
+GAME_TREE = "speed/game_tree_speed.json"
+ED_STEP = "speed/ed_step_time.json"
+JPS = "speed/jps_speed.json"
+KERNELS_RECORD = "speed/native_kernels.json"
+SOLVERS_RECORD = "speed/cfr_solvers.json"
 
 SOLVERS = {"openspiel_cpp_cfr_plus": "OpenSpiel C++ CFR+", "cfr_plus": "CFR+",
            "dcfr": "DCFR", "pcfr_plus": "PCFR+", "pdcfr_plus": "PDCFR+"}
@@ -72,7 +76,7 @@ def ed_step_ratio() -> str:
 
 def jps_min_speedup() -> str:
   """The JPS search's smallest speed-up over brute force per search ('158x')."""
-  return f"{common.num(common.load('jps_speed.json')['min_speedup'], 0)}x"
+  return f"{common.num(common.load(JPS)['min_speedup'], 0)}x"
 
 
 def against_openspiel_table() -> str:
@@ -92,20 +96,20 @@ def against_openspiel_table() -> str:
                f"{common.num(step['openspiel_nash_conv_ms'], 3, sig=True)} ms",
                f"**{ed_step_ratio()}**"])
   notes.append((ED_STEP, step))
-  jps = common.load("jps_speed.json")
+  jps = common.load(JPS)
   rows.append([f"JPS search, {jps['game']}, D = {jps['depth']} ({jps['iterations']} searches)",
                f"{common.num(jps['total_jps_seconds'], 2)} s in all",
                f"brute force on the same candidates: "
                f"{common.num(jps['total_brute_force_seconds'], 0)} s",
                f"**{jps_min_speedup()}** min, {common.num(jps['median_speedup'], 0)}x median"])
-  notes.append(("jps_speed.json", jps))
+  notes.append((JPS, jps))
   text = common.md_table(["what", "ours", "reference", "ratio"], rows, "lrrr")
   return text + "\n\n" + "\n".join(_note(name, rec) for name, rec in notes)
 
 
 def _note(name: str, rec: dict) -> str:
   """One bullet: a row's record with its command, commit, date and load."""
-  if name == "jps_speed.json":
+  if name == JPS:
     date, load = rec.get("date_utc"), rec.get("load_average_1min")
   else:
     date = rec.get("date", "")[:16].replace("T", " ")
@@ -121,7 +125,7 @@ def _note(name: str, rec: dict) -> str:
 
 def native_kernels_table() -> str:
   """Median CPU seconds of the C and numba kernels per row, their ratio, compile, load."""
-  rec = common.load("native_kernels.json")
+  rec = common.load(KERNELS_RECORD)
   rows = []
   for row in rec["rows"]:
     label = _kernel_label(row["row"], rec["settings"])
@@ -136,7 +140,7 @@ def native_kernels_table() -> str:
   times = sorted(r["measured_utc"] for r in rec["rows"])
   machine = rec.get("machine", {})
   prov = common.provenance(
-      rec.get("command"), record="native_kernels.json",
+      rec.get("command"), record=KERNELS_RECORD,
       commit=f"{_short(rec['old_commit'])} (C) against {_short(rec['new_commit'])} (numba)",
       date=f"{times[0]} to {times[-1]} UTC",
       machine=f"{machine.get('cores', '?')} cores ({machine.get('arch', 'x86_64')})",
@@ -146,15 +150,15 @@ def native_kernels_table() -> str:
 
 def native_kernels_worst() -> str:
   """The row with the largest numba / C ratio and that ratio."""
-  rows = common.load("native_kernels.json")["rows"]
+  rows = common.load(KERNELS_RECORD)["rows"]
   worst = max(rows, key=lambda r: r["ratio_new_over_old"])
-  label = _kernel_label(worst["row"], common.load("native_kernels.json")["settings"])
+  label = _kernel_label(worst["row"], common.load(KERNELS_RECORD)["settings"])
   return f"{label}, {common.num(worst['ratio_new_over_old'], 2)}"
 
 
 def native_kernels_settings() -> str:
   """'5 alternating repetitions of 3 calls each' from the record's settings."""
-  s = common.load("native_kernels.json")["settings"]
+  s = common.load(KERNELS_RECORD)["settings"]
   return f"{s['repeats']} alternating repetitions of {s['inner']} calls each"
 
 
@@ -166,7 +170,7 @@ def _ms(x: float) -> str:
 
 def cfr_solvers_table() -> str:
   """CPU (wall) ms per iteration, ratio to C++ CFR+, iterations and CPU s to the target."""
-  rec = common.load("cfr_solvers.json")
+  rec = common.load(SOLVERS_RECORD)
   rows = []
   for row in rec["rows"]:
     cpp = row["speed"]["openspiel_cpp_cfr_plus"]
@@ -192,7 +196,7 @@ def cfr_solvers_table() -> str:
   loads = "; ".join(f"{r['game']} {_load_range(r['load_before'], r['load_after'])}"
                     for r in rec["rows"])
   machine = rec["machine"]
-  prov = common.provenance(rec["command"], record="cfr_solvers.json",
+  prov = common.provenance(rec["command"], record=SOLVERS_RECORD,
                            commit=_short(rec["commit"]), date=f"{rec['date_utc']} UTC",
                            machine=f"{machine['cores']} cores ({machine['cpu']})",
                            load=f"before-after each game: {loads}")
@@ -202,7 +206,7 @@ def cfr_solvers_table() -> str:
 def _ratios() -> list[tuple[str, str, float]]:
   """(game, solver, CPU-time ratio to the C++ CFR+) of every row of ours."""
   out = []
-  for row in common.load("cfr_solvers.json")["rows"]:
+  for row in common.load(SOLVERS_RECORD)["rows"]:
     cpp = row["speed"]["openspiel_cpp_cfr_plus"]["cpu_s_per_iteration"]
     for key in SOLVERS:
       if key != "openspiel_cpp_cfr_plus":
@@ -218,7 +222,7 @@ def cfr_solvers_lowest() -> str:
 
 def cfr_solvers_max_load() -> str:
   """The highest 1-minute load average recorded during the CFR solver run."""
-  rows = common.load("cfr_solvers.json")["rows"]
+  rows = common.load(SOLVERS_RECORD)["rows"]
   return common.num(max(max(r["load_before"][0], r["load_after"][0]) for r in rows), 1)
 
 
@@ -229,7 +233,7 @@ def summary_rows() -> list[dict]:
 
 # The same tables before and after the core refactor (issue: typed tree, JPS in parts).
 
-BEFORE = "speed_before_core_refactor"
+BEFORE = "speed/before_core_refactor"
 
 
 def _change(before: float, after: float) -> str:
@@ -247,13 +251,13 @@ def refactor_rows() -> list[dict]:
   """
   out = []
   before = {r["row"]: r for r in common.load(f"{BEFORE}/native_kernels.json")["rows"]}
-  after = common.load("native_kernels.json")
+  after = common.load(KERNELS_RECORD)
   for row in after["rows"]:
     old = before[row["row"]]
     out.append(dict(table="kernels", what=_kernel_label(row["row"], after["settings"]),
                     before=old["ratio_new_over_old"], after=row["ratio_new_over_old"]))
   before = {r["game"]: r for r in common.load(f"{BEFORE}/cfr_solvers.json")["rows"]}
-  for row in common.load("cfr_solvers.json")["rows"]:
+  for row in common.load(SOLVERS_RECORD)["rows"]:
     old = before[row["game"]]
 
     def rel(r, key):

@@ -62,9 +62,9 @@ def test_results_index_names_every_record_and_nothing_else():
   unlisted = sorted(f for f in files if f not in named and not any(p.match(f) for p in patterns))
   assert not unlisted, f"results/README.md does not list {unlisted}"
   # Every plain name is a file, except a script's output folder named by a placeholder
-  # (`OUT/...`) and the record another script has yet to write.
+  # (`OUT/...`).
   missing = sorted(n for n in named if "*" not in n and n not in files
-                   and not n.startswith("OUT/") and n not in ("native_kernels.json",))
+                   and not n.startswith("OUT/"))
   assert not missing, f"results/README.md lists files that do not exist: {missing}"
   for pattern in patterns:
     assert any(pattern.match(f) for f in files), pattern.pattern
