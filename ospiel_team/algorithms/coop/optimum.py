@@ -90,7 +90,7 @@ def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
   return chance * tree.node_returns[tree.terminals][:, list(members)].sum(axis=1)
 
 
-def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
+def solve(game: pyspiel.Game | str | GameTree, *, method: str = "auto",
           time_limit: float | None = None, lp_max_local: int = DEFAULT_LP_MAX_LOCAL,
           threads: int | None = None,
           initial_policy: np.ndarray | policy_lib.Policy | None = None) -> CoopOptimum:
@@ -148,8 +148,11 @@ def solve(game: pyspiel.Game | str | GameTree, method: str = "auto",
 
 
 def _check_method(game: pyspiel.Game | GameTree, method: str, time_limit: float | None) -> None:
-  """Raises ValueError for an unknown method, or 'bidding_bb' on another game or with a
-  time limit."""
+  """Checks that `method` exists and can run on `game` within the time limit.
+
+  Raises ValueError for an unknown method, or 'bidding_bb' on another game or with a
+  time limit.
+  """
   if method not in METHODS:
     raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
   if method == "bidding_bb":
@@ -165,8 +168,11 @@ def _check_method(game: pyspiel.Game | GameTree, method: str, time_limit: float 
 def _solve_lp(tree: GameTree, members: list[int], w: np.ndarray, method: str,
               lp_max_local: int, time_limit: float | None,
               details: dict) -> plan_mip.JointPureResult | None:
-  """The team LP's optimum and a greedy pure strategy of its plan; None when `auto` finds more
-  than `lp_max_local` local solutions (method "lp": SizeLimitError)."""
+  """Solves the team LP and rounds its plan to a greedy pure strategy.
+
+  The team LP's optimum and a greedy pure strategy of its plan; None when `auto` finds more
+  than `lp_max_local` local solutions (method "lp": SizeLimitError).
+  """
   try:
     dec = team_decomposition.TeamDecomposition(tree, members, max_local=lp_max_local)
   except errors.SizeLimitError:
@@ -225,10 +231,13 @@ def _evaluate(tree: GameTree, members: list[int],
 WARM_STARTS = ("none", "jps", "cfr_jps")
 
 
-def warm_start_policy(tree: GameTree, kind: str, depth: int = 3, cfr_iterations: int = 1000,
+def warm_start_policy(tree: GameTree, kind: str, *, depth: int = 3, cfr_iterations: int = 1000,
                       seed: int = 0) -> np.ndarray | None:
-  """A good joint policy to start the MIP from: JPS (from uniform, or from the last iterate of
-  `cfr_iterations` of CFR started at a seeded random policy); None for kind="none"."""
+  """A good joint policy to start the MIP from, by the warm start `kind`.
+
+  JPS (from uniform, or from the last iterate of `cfr_iterations` of CFR started at a seeded random
+  policy); None for kind="none".
+  """
   if kind not in WARM_STARTS:
     raise ValueError(f"unknown warm start {kind!r}; use one of {WARM_STARTS}")
   if kind == "none":

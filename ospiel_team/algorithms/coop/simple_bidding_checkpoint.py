@@ -47,8 +47,11 @@ _STATE_FIELDS = tuple(f"s{pos}" for pos in range(_S_SCRATCH + 1) if pos != _S_ME
 
 
 def save(path: str, st, meta: dict) -> None:
-  """Writes the kernel state `st` (the memo's filled slots, the stack) and `meta` to `path`
-  atomically, with a SHA-256 digest binding `meta` to the arrays (`_checkpoint_digest`)."""
+  """Writes the kernel state `st` and `meta` to the checkpoint file `path`.
+
+  The state is the memo's filled slots and the stack; the file is written atomically, with a SHA-256
+  digest binding `meta` to the arrays (`_checkpoint_digest`).
+  """
   keys, keys2, vals, ex = st[_S_MEMO]
   idx = np.flatnonzero(keys)
   arrays = {f"s{pos}": st[pos] for pos in range(len(st)) if pos != _S_MEMO}
@@ -60,7 +63,9 @@ def save(path: str, st, meta: dict) -> None:
 
 
 def load(path: str, st, expect: dict) -> dict:
-  """Restores into the kernel state `st` a checkpoint written by `save` whose `meta` has the
+  """Restores a checkpoint written by `save` into the kernel state `st`.
+
+  Restores into the kernel state `st` a checkpoint written by `save` whose `meta` has the
   items of `expect` (size, lower bound, table); returns its `meta`.
 
   The file is read whole, its digest checked, and every array checked against `st`'s size and
@@ -170,8 +175,11 @@ def _check_state_arrays(arrays: dict[str, np.ndarray], st, bad) -> None:
 
 
 def _check_memo(arrays: dict[str, np.ndarray], st, bad) -> None:
-  """The memo's slots lie in the table, once each, with keys and flags the kernel writes, and
-  the counters agree with them."""
+  """Checks that the memo's slots and counters are ones the kernel writes.
+
+  The memo's slots lie in the table, once each, with keys and flags the kernel writes, and
+  the counters agree with them.
+  """
   mask = int(st[_S_CONSTS][3])
   slots = mask + 1
   memo = st[_S_MEMO]
@@ -196,8 +204,10 @@ def _check_memo(arrays: dict[str, np.ndarray], st, bad) -> None:
 
 
 def _paused_chain(arrays: dict[str, np.ndarray], st, bad) -> list[tuple[int, int]]:
-  """The paused stack as (frame, class level) from its top down to the root, its parent links
-  checked (bids increase up the stack)."""
+  """The paused stack as (frame, class level) pairs, from its top down to the root.
+
+  Its parent links are checked (bids increase up the stack).
+  """
   k = int(st[_S_CONSTS][1])
   node, ctr = arrays[f"s{_S_NODE}"], arrays[f"s{_S_CTR}"]
   frames = k + 1
@@ -219,8 +229,11 @@ def _paused_chain(arrays: dict[str, np.ndarray], st, bad) -> list[tuple[int, int
 
 def _check_frame(arrays: dict[str, np.ndarray], st, g: int, level: int, top: bool,
                  bad) -> None:
-  """Frame g of the paused stack: its actions, class count, card sets, and the candidates
-  chosen by its classes below `level`."""
+  """Checks frame g of the paused stack.
+
+  Frame g of the paused stack: its actions, class count, card sets, and the candidates
+  chosen by its classes below `level`.
+  """
   n, k, full, _ = (int(x) for x in st[_S_CONSTS])
   node, cls, grp = arrays[f"s{_S_NODE}"], arrays[f"s{_S_CLS}"], arrays[f"s{_S_GRP}"]
   frame, cand = arrays[f"s{_S_FRAME}"], arrays[f"s{_S_CAND}"]
@@ -251,8 +264,11 @@ def _check_frame(arrays: dict[str, np.ndarray], st, g: int, level: int, top: boo
 
 def _check_call(arrays: dict[str, np.ndarray], st, g: int, level: int, child: int,
                 bad) -> None:
-  """The level of frame g below the top called frame `child`: it is valuing its candidates,
-  and the candidate it asked is the bid that `child` solves."""
+  """Checks the level of frame g that called frame `child`.
+
+  The level of frame g below the top called frame `child`: it is valuing its candidates,
+  and the candidate it asked is the bid that `child` solves.
+  """
   nacts = int(arrays[f"s{_S_NODE}"][g, _N_NACTS])
   grp, frame = arrays[f"s{_S_GRP}"], arrays[f"s{_S_FRAME}"]
   j = int(frame[g, level, _F_J])

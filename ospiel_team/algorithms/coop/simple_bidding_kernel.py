@@ -42,7 +42,7 @@ _NO_BUDGET = 1 << 62  # a search that never pauses
 
 
 def _lazy_zeros(n: int, dtype) -> np.ndarray:
-  """n zeros in an anonymous memory mapping, committed 4 KiB page by page as they are touched.
+  """An array of `n` zeros in an anonymous mapping, committed 4 KiB page by page as touched.
 
   (numpy asks the kernel for 2 MiB pages for large arrays; the memo table is touched at random,
   and every first touch would zero a whole 2 MiB page.)
@@ -121,9 +121,12 @@ def _mix(h):
 
 
 @numba.njit(cache=True, boundscheck=False, inline="always")
-def _canonical_key(b, mover, other, st):
-  """Two 64-bit hashes of the canonical key of W(b, mover, other): the class sizes of both
-  sides and, for every contract >= b, how many of the other side's classes each class meets."""
+def _canonical_key(b, mover, other, st):  # noqa: C901 (numba kernel: one compiled frame)
+  """Two 64-bit hashes of the canonical key of W(b, mover, other).
+
+  The key holds the class sizes of both sides and, for every contract >= b, how many of the other
+  side's classes each class meets.
+  """
   consts, scratch = st[_S_CONSTS], st[_S_SCRATCH]
   n, k, full = consts[0], consts[1], consts[2]
   # Rows of `scratch` (indexed in place: a row view would cost reference counting per call):
@@ -210,9 +213,12 @@ def _memo_put(k1, k2, v, exact, st):
 
 
 @numba.njit(cache=True, boundscheck=False, inline="always")
-def _quick_value(b, mover, other, th, st):
-  """(1, W, 0, 0) when W(b, mover, other) needs no search (an empty side, the last two bids,
-  or a memoised value that is exact or an upper bound <= th), else (0, 0, key1, key2)."""
+def _quick_value(b, mover, other, th, st):  # noqa: C901 (numba kernel: one compiled frame)
+  """W(b, mover, other) when it needs no search, else the keys of its memo entry.
+
+  (1, W, 0, 0) when W(b, mover, other) needs no search (an empty side, the last two bids,
+  or a memoised value that is exact or an upper bound <= th), else (0, 0, key1, key2).
+  """
   consts, memo = st[_S_CONSTS], st[_S_MEMO]
   n, k, full = consts[0], consts[1], consts[2]
   if mover == 0 or other == 0:
@@ -244,9 +250,12 @@ def _quick_value(b, mover, other, th, st):
 
 
 @numba.njit(cache=True, boundscheck=False, inline="always")
-def _setup_node(f, b, mover, other, lower, st):
-  """Node frame f for the partition search at (b, mover, other), best so far `lower`: the
-  mover's card classes sorted by optimistic value (stable), their suffix sums, the actions."""
+def _setup_node(f, b, mover, other, lower, st):  # noqa: C901 (numba kernel: one compiled frame)
+  """Sets up node frame f for the partition search at (b, mover, other).
+
+  Node frame f for the partition search at (b, mover, other), best so far `lower`: the
+  mover's card classes sorted by optimistic value (stable), their suffix sums, the actions.
+  """
   consts, node, cls, suffix = st[_S_CONSTS], st[_S_NODE], st[_S_CLS], st[_S_SUFFIX]
   grp, scratch = st[_S_GRP], st[_S_SCRATCH]
   n, k, full = consts[0], consts[1], consts[2]
@@ -308,14 +317,17 @@ def _setup_node(f, b, mover, other, lower, st):
 
 
 @numba.njit(cache=True, boundscheck=False, _nrt=False)  # (no reference counting: above)
-def _search(root, st, budget):
-  """The partition search of node frame `root` (set up by `_setup_node`), every W it needs
+def _search(root, st, budget):  # noqa: C901 (numba kernel: one compiled frame)
+  """Runs the partition search of node frame `root` on the explicit stack.
+
+  The partition search of node frame `root` (set up by `_setup_node`), every W it needs
   solved on the explicit stack. On return node[root] holds the best total and whether one
   above the initial bound was found, grp[root, 3] its groups.
 
   When the states solved reach `budget` the search pauses: it stores its position in the
   counters (ctr[3:6], ctr[6] = 1) and returns; the next call goes on from there, since the
-  whole stack lives in the state's arrays."""
+  whole stack lives in the state's arrays.
+  """
   consts, node, cls, suffix, grp = (st[_S_CONSTS], st[_S_NODE], st[_S_CLS], st[_S_SUFFIX],
                                     st[_S_GRP])
   frame, cand, node_key, ctr = st[_S_FRAME], st[_S_CAND], st[_S_KEY], st[_S_CTR]
@@ -476,9 +488,12 @@ def _bb_value(b, mover, other, st):
 
 @numba.njit(cache=True, boundscheck=False, _nrt=False)
 def _bb_partition(b, mover, other, lower, st, budget):
-  """The best assignment of the mover's classes at (b, mover, other) worth more than `lower`:
+  """Branch and bound over the mover's class assignments at (b, mover, other).
+
+  The best assignment of the mover's classes at (b, mover, other) worth more than `lower`:
   (paused, found, its total); its groups in st[_S_GRP][b + 1, 3]. Paused (1) when the states
-  solved reach `budget`: the same call with a larger budget goes on."""
+  solved reach `budget`: the same call with a larger budget goes on.
+  """
   f = b + 1
   if st[_S_CTR][6] == 0:
     _setup_node(f, b, mover, other, lower, st)

@@ -78,6 +78,7 @@ class BiddingOptimum:
   states: int  # canonical subgames solved (including re-solves with a lower threshold)
 
   def summary(self) -> dict:
+    """The result's fields as a JSON-ready dict (seconds rounded to milliseconds)."""
     return dict(size=self.size, total=self.total, value=self.value,
                 proven_optimal=self.proven_optimal, seconds=round(self.seconds, 3),
                 states=self.states)
@@ -131,9 +132,11 @@ class _Solver:
     sb_checkpoint.save(path, self._st, meta)
 
   def load(self, path: str, expect: dict) -> dict:
-    """Restores a checkpoint written by `save` whose `meta` has the items of `expect` (size,
-    lower bound, table); returns its `meta` (`simple_bidding_checkpoint.load`, which checks
-    the file whole before the kernel's arrays are touched).
+    """Restores a checkpoint written by `save`; returns its `meta`.
+
+    The checkpoint's `meta` must have the items of `expect` (size, lower bound, table); returns its
+    `meta` (`simple_bidding_checkpoint.load`, which checks the file whole before the kernel's arrays
+    are touched).
 
     Raises:
       ValueError: naming the file, if it is damaged, edited or for another size, lower bound
@@ -166,23 +169,28 @@ class _Solver:
     return int(value), [int(g) for g in self._st[_S_GRP][b + 1, 3, :self.k]]
 
 
+def _actions(size: int, mover: int, groups: list[int]) -> dict[int, int]:
+  """{card: action} of the mover's cards (bitmask `mover`): group c bids 2^c, the rest pass."""
+  acts = {}
+  passing = mover
+  for c, g in enumerate(groups):
+    passing &= ~g
+    for a in range(size):
+      if g >> a & 1:
+        acts[a] = c + 1
+  for a in range(size):
+    if passing >> a & 1:
+      acts[a] = sb_game.PASS
+  return acts
+
+
 def _strategy(solver, size: int, k: int, root_groups: list[int]):
   """Public bid sequence -> {card: action} (action: 0 Pass, j + 1 bid 2^j) on the play path."""
   full = (1 << size) - 1
   strategy: dict[tuple[int, ...], dict[int, int]] = {}
 
   def record(seq, mover, groups):
-    acts = {}
-    passing = mover
-    for c, g in enumerate(groups):
-      passing &= ~g
-      for a in range(size):
-        if g >> a & 1:
-          acts[a] = c + 1
-    for a in range(size):
-      if passing >> a & 1:
-        acts[a] = sb_game.PASS
-    strategy[seq] = acts
+    strategy[seq] = _actions(size, mover, groups)
 
   def expand(seq, b, mover, other, groups):
     record(seq, mover, groups)
@@ -199,7 +207,41 @@ def _strategy(solver, size: int, k: int, root_groups: list[int]):
   return strategy
 
 
-def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26,
+def _check_solve_args(size, lower_bound, hash_log2, checkpoint_seconds) -> int:
+  """Checks the arguments of `solve` (ValueError naming a bad one); returns the size as int."""
+  size = _check_size(size)
+  if lower_bound is not None and (isinstance(lower_bound, bool) or lower_bound < 0):
+    raise ValueError(f"lower_bound must be a non-negative int total, got {lower_bound!r}")
+  if not 10 <= int(hash_log2) <= 34:
+    raise ValueError(f"hash_log2 must be in [10, 34], got {hash_log2}")
+  if not checkpoint_seconds > 0:
+    raise ValueError(f"checkpoint_seconds must be > 0, got {checkpoint_seconds!r}")
+  return size
+
+
+def _pause_hook(solver, checkpoint: str | None, checkpoint_seconds: float,
+                progress: Callable[[int, int], None] | None, meta: dict,
+                elapsed: Callable[[], float]) -> Callable[[], None] | None:
+  """The callback of the root search's pauses: reports progress, checkpoints when due.
+
+  None when there is neither a checkpoint nor a progress callback. `elapsed` gives the
+  search's seconds so far (those before a resume included), stored in each checkpoint.
+  """
+  if checkpoint is None and progress is None:
+    return None
+  last_save = time.perf_counter()
+
+  def on_pause():
+    nonlocal last_save
+    if progress is not None:
+      progress(solver.states, solver.entries)
+    if checkpoint is not None and time.perf_counter() - last_save >= checkpoint_seconds:
+      solver.save(checkpoint, dict(meta, seconds=elapsed()))
+      last_save = time.perf_counter()
+  return on_pause
+
+
+def solve(size: int, *, lower_bound: int | None = None, hash_log2: int = 26,
           checkpoint: str | None = None, checkpoint_seconds: float = 600.0,
           progress: Callable[[int, int], None] | None = None) -> BiddingOptimum:
   """The exact optimum of simple_bidding(size) and an optimal joint pure strategy.
@@ -231,13 +273,7 @@ def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26,
       its digest or its checks) or from another size, lower_bound or hash_log2 (naming it).
     MemoryError: the memo table cannot be allocated or is 70% full.
   """
-  size = _check_size(size)
-  if lower_bound is not None and (isinstance(lower_bound, bool) or lower_bound < 0):
-    raise ValueError(f"lower_bound must be a non-negative int total, got {lower_bound!r}")
-  if not 10 <= int(hash_log2) <= 34:
-    raise ValueError(f"hash_log2 must be in [10, 34], got {hash_log2}")
-  if not checkpoint_seconds > 0:
-    raise ValueError(f"checkpoint_seconds must be > 0, got {checkpoint_seconds!r}")
+  size = _check_solve_args(size, lower_bound, hash_log2, checkpoint_seconds)
   start = time.perf_counter()
   solver = _Solver(size, int(hash_log2))
   k = _num_bids(size)
@@ -247,17 +283,8 @@ def solve(size: int, lower_bound: int | None = None, hash_log2: int = 26,
   before = 0.0  # seconds spent before the resume
   if checkpoint is not None and os.path.exists(checkpoint):
     before = float(solver.load(checkpoint, meta)["seconds"])
-  on_pause = None
-  if checkpoint is not None or progress is not None:
-    last_save = time.perf_counter()
-
-    def on_pause():
-      nonlocal last_save
-      if progress is not None:
-        progress(solver.states, solver.entries)
-      if checkpoint is not None and time.perf_counter() - last_save >= checkpoint_seconds:
-        solver.save(checkpoint, dict(meta, seconds=before + time.perf_counter() - start))
-        last_save = time.perf_counter()
+  on_pause = _pause_hook(solver, checkpoint, checkpoint_seconds, progress, meta,
+                         lambda: before + time.perf_counter() - start)
   try:
     total, groups = solver.partition(-1, full, full, lower, on_pause=on_pause, chunk=_CHUNK)
   except KeyboardInterrupt:
@@ -315,8 +342,10 @@ def split_upper_bound(size: int, parts: list[list[int]],
 
 def strategy_action(strategy: dict[tuple[int, ...], dict[int, int]], card: int,
                     bids: tuple[int, ...], legal: list[int]) -> int:
-  """The strategy's action for `card` after public `bids`; off the play path the lowest legal
-  action (any action there leaves the value unchanged)."""
+  """The strategy's action for `card` after the public `bids`.
+
+  Off the play path it is the lowest legal action (any action there leaves the value unchanged).
+  """
   acts = strategy.get(tuple(bids))
   if acts is not None and card in acts:
     return acts[card]

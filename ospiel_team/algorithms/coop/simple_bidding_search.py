@@ -71,12 +71,90 @@ def _contract(p: dict[Seq, int], q: dict[Seq, int]) -> int:
 
 @dataclasses.dataclass
 class SearchResult:
+  """A strategy found by `local_search`, with its exact value."""
   total: int  # sum over the N^2 deals of the common payoff
   value: float  # total / N^2
   strategy: dict[Seq, dict[int, int]]  # public sequence -> card -> action (play path only)
 
 
-def local_search(size: int, restarts: int = 3, seed: int = 0,
+def _plan_payoffs(size: int, p1: list[dict[Seq, int]], p2: list[dict[Seq, int]]) -> np.ndarray:
+  """pay[p, q, x, y]: the payoff of deal (x, y) when P1's card x plays plan p, P2's y plan q."""
+  contract = np.array([[_contract(p, q) for q in p2] for p in p1], dtype=np.int64)
+  sums = np.add.outer(np.arange(size), np.arange(size))
+  return np.where(sums[None, None] >= contract[:, :, None, None], contract[:, :, None, None], 0)
+
+
+def _single_moves(pay: np.ndarray, p: np.ndarray, s: np.ndarray, cur: int,
+                  rng: np.random.Generator) -> tuple[np.ndarray, int, bool]:
+  """One pass of single-card plan changes in random card order, each kept if it gains.
+
+  Updates `p` in place; returns (P2's plan sums `s`, the total, whether any change was kept).
+  """
+  improved = False
+  for x in rng.permutation(len(p)):
+    base = s - pay[p[x], :, x, :]
+    cand = (base[None] + pay[:, :, x, :]).max(1).sum(1)
+    a = int(cand.argmax())
+    if cand[a] > cur:
+      s, p[x], cur, improved = base + pay[a, :, x, :], a, int(cand[a]), True
+  return s, cur, improved
+
+
+def _pair_moves(pay: np.ndarray, p: np.ndarray, s: np.ndarray,
+                cur: int) -> tuple[np.ndarray, int, bool]:
+  """One pass of joint plan changes of two cards, each kept if it gains (as `_single_moves`)."""
+  size = len(p)
+  cards = np.arange(size)
+  improved = False
+  for x1 in range(size):
+    for x2 in range(x1 + 1, size):
+      base = s - pay[p[x1], :, x1, :] - pay[p[x2], :, x2, :]
+      cand = (base[None, None] + pay[:, None, :, x1, :] + pay[None, :, :, x2, :]
+              ).max(2).sum(2)
+      a1, a2 = np.unravel_index(int(cand.argmax()), cand.shape)
+      if cand[a1, a2] > cur:
+        p[x1], p[x2], cur, improved = a1, a2, int(cand[a1, a2]), True
+        s = pay[p, :, cards, :].sum(0)
+  return s, cur, improved
+
+
+def _climb(pay: np.ndarray, p: np.ndarray, rng: np.random.Generator) -> int:
+  """Coordinate ascent from P1's plans `p` (changed in place) to a local optimum; its total.
+
+  Single-card changes first; pairs of cards only when no single change gains.
+  """
+  cards = np.arange(len(p))
+  cur = int(pay[p, :, cards, :].sum(0).max(0).sum())
+  improved = True
+  while improved:
+    s = pay[p, :, cards, :].sum(0)  # [plans of P2, card y]
+    s, cur, improved = _single_moves(pay, p, s, cur, rng)
+    if improved:
+      continue
+    s, cur, improved = _pair_moves(pay, p, s, cur)
+  return cur
+
+
+def _play_path_strategy(size: int, plan1: list[dict[Seq, int]],
+                        plan2: list[dict[Seq, int]]) -> dict[Seq, dict[int, int]]:
+  """Public sequence -> card -> action on the play path, card x of P1 playing plan1[x]."""
+  strategy: dict[Seq, dict[int, int]] = {}
+  for x in range(size):
+    for y in range(size):
+      seq: Seq = ()
+      turn = 0
+      while True:
+        plan, card = (plan1[x], x) if turn == 0 else (plan2[y], y)
+        a = plan[seq]
+        strategy.setdefault(seq, {})[card] = a
+        if a == sb_game.PASS:
+          break
+        seq = seq + (a,)
+        turn ^= 1
+  return strategy
+
+
+def local_search(size: int, *, restarts: int = 3, seed: int = 0,
                  max_plan_pairs: int = 5_000_000) -> SearchResult:
   """Best joint pure strategy found by coordinate ascent over P1's plans (P2 best-responds).
 
@@ -96,58 +174,23 @@ def local_search(size: int, restarts: int = 3, seed: int = 0,
   p1, p2 = plans(size)
   if len(p1) * len(p2) > max_plan_pairs:
     raise ValueError(f"{len(p1)} x {len(p2)} plan pairs exceed max_plan_pairs={max_plan_pairs}")
-  contract = np.array([[_contract(p, q) for q in p2] for p in p1], dtype=np.int64)
-  sums = np.add.outer(np.arange(size), np.arange(size))
-  # pay[p, q, x, y] = payoff of deal (x, y) when P1's card x plays plan p and P2's y plays q.
-  pay = np.where(sums[None, None] >= contract[:, :, None, None], contract[:, :, None, None], 0)
+  pay = _plan_payoffs(size, p1, p2)
   cards = np.arange(size)
   rng = np.random.default_rng(seed)
   best_total, best_p = -1, None
   for _ in range(restarts):
     p = rng.integers(0, len(p1), size)
-    cur = int(pay[p, :, cards, :].sum(0).max(0).sum())
-    improved = True
-    while improved:
-      improved = False
-      s = pay[p, :, cards, :].sum(0)  # [plans of P2, card y]
-      for x in rng.permutation(size):
-        base = s - pay[p[x], :, x, :]
-        cand = (base[None] + pay[:, :, x, :]).max(1).sum(1)
-        a = int(cand.argmax())
-        if cand[a] > cur:
-          s, p[x], cur, improved = base + pay[a, :, x, :], a, int(cand[a]), True
-      if improved:
-        continue
-      for x1 in range(size):
-        for x2 in range(x1 + 1, size):
-          base = s - pay[p[x1], :, x1, :] - pay[p[x2], :, x2, :]
-          cand = (base[None, None] + pay[:, None, :, x1, :] + pay[None, :, :, x2, :]
-                  ).max(2).sum(2)
-          a1, a2 = np.unravel_index(int(cand.argmax()), cand.shape)
-          if cand[a1, a2] > cur:
-            p[x1], p[x2], cur, improved = a1, a2, int(cand[a1, a2]), True
-            s = pay[p, :, cards, :].sum(0)
+    cur = _climb(pay, p, rng)
     if cur > best_total:
       best_total, best_p = cur, p.copy()
   q = pay[best_p, :, cards, :].sum(0).argmax(0)
-  strategy: dict[Seq, dict[int, int]] = {}
-  for x in range(size):
-    for y in range(size):
-      seq: Seq = ()
-      turn = 0
-      while True:
-        plan, card = (p1[best_p[x]], x) if turn == 0 else (p2[q[y]], y)
-        a = plan[seq]
-        strategy.setdefault(seq, {})[card] = a
-        if a == sb_game.PASS:
-          break
-        seq = seq + (a,)
-        turn ^= 1
+  strategy = _play_path_strategy(size, [p1[i] for i in best_p], [p2[j] for j in q])
   return SearchResult(total=best_total, value=best_total / size ** 2, strategy=strategy)
 
 
 @dataclasses.dataclass
 class RootSearchResult:
+  """The best opening partition found by `root_partition_search`, with its strategy."""
   total: int  # sum over the N^2 deals of the common payoff (exact for `groups`)
   value: float  # total / N^2
   groups: list[int]  # groups[c]: bitmask of P1's cards that open bid 2^c
@@ -155,7 +198,7 @@ class RootSearchResult:
   evaluations: int  # exact opening-group values computed (memoised ones included)
 
 
-def root_partition_search(size: int, start: list[int], max_rounds: int = 50,
+def root_partition_search(size: int, start: list[int], *, max_rounds: int = 50,
                           hash_log2: int = 26,
                           log=None, pair_moves: bool = False) -> RootSearchResult:
   """Hill climbing over P1's opening partition, every partition scored EXACTLY.
@@ -210,8 +253,11 @@ def root_partition_search(size: int, start: list[int], max_rounds: int = 50,
 
 
 class _RootClimb:
-  """The hill climb of `root_partition_search`: P1's opening partition `groups`, its exact
-  `total`, and the memoised exact values of the opening groups tried (`cache`)."""
+  """The hill climb of `root_partition_search` over P1's opening partitions.
+
+  It holds P1's opening partition `groups`, its exact `total`, and the memoised exact values of the
+  opening groups tried (`cache`).
+  """
 
   def __init__(self, solver, size: int, k: int, start: list[int]):
     self.solver, self.size, self.k = solver, size, k
@@ -238,7 +284,7 @@ class _RootClimb:
     return True
 
   def _where(self) -> dict[int, int]:
-    """card -> the opening it is in."""
+    """The opening that each card is in."""
     return {x: c for c, g in enumerate(self.groups) for x in range(self.size) if g >> x & 1}
 
   def move_one_card(self) -> bool:

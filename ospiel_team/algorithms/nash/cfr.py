@@ -98,9 +98,11 @@ def random_policy_array(tree: GameTree, seed: int) -> np.ndarray:
 
 def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
                          initial_policy: np.ndarray | None = None,
-                         plus: bool = False) -> os_cfr._CFRSolver:
-  """OpenSpiel's own `CFRSolver` (or `CFRPlusSolver`) started from `initial_policy` (a policy
-  array on `tree`) instead of uniform: the reference that `TreeCFRSolver` must equal."""
+                         *, plus: bool = False) -> os_cfr._CFRSolver:
+  """OpenSpiel's CFR solver started from `initial_policy` instead of uniform.
+
+  The reference that `TreeCFRSolver` must equal (`CFRPlusSolver` when `plus`).
+  """
   solver = os_cfr.CFRPlusSolver(game) if plus else os_cfr.CFRSolver(game)
   if initial_policy is not None:
     tree.validate_policy_array(initial_policy)
@@ -111,8 +113,11 @@ def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
 
 
 def _policy_arrays(name: str, tree: GameTree, value: Any, batch: bool) -> np.ndarray:
-  """`value` as a float64 policy array on `tree` ([B, infosets, actions] if `batch`), each
-  policy checked by `GameTree.validate_policy_array`; UserError naming `name` otherwise."""
+  """Converts `value` to a checked float64 policy array on `tree`.
+
+  The shape is [B, infosets, actions] if `batch`; each policy is checked by
+  `GameTree.validate_policy_array` (UserError naming `name`).
+  """
   try:
     arr = np.asarray(value, dtype=np.float64)
   except (TypeError, ValueError):
@@ -131,15 +136,14 @@ def _policy_arrays(name: str, tree: GameTree, value: Any, batch: bool) -> np.nda
 
 
 class BatchedTreeCFRSolver:
-  """OpenSpiel's CFR (`cfr._CFRSolver`) on a `GameTree` for a batch of seeds at once (a seed
-  axis over the same tree arrays).
+  """OpenSpiel's CFR (`cfr._CFRSolver`) on a `GameTree` for a batch of seeds at once.
 
-  Every seed b runs exactly the iterations OpenSpiel's solver runs from `initial_policies[b]`
-  (the same floating-point operations in the same order; tests/algorithms/nash/test_cfr.py
-  checks the batch equal, seed by seed, to OpenSpiel and to batches of one). Internally the
-  seed axis is the last one ([num_nodes, B], [num_infosets, num_actions, B]) so that the
-  gathers along the tree read contiguous rows; the public arrays have it first
-  ([B, num_infosets, num_actions]).
+  The seeds are an axis over the same tree arrays. Every seed b runs exactly the iterations
+  OpenSpiel's solver runs from `initial_policies[b]` (the same floating-point operations in the same
+  order; tests/algorithms/nash/test_cfr.py checks the batch equal, seed by seed, to OpenSpiel and to
+  batches of one). Internally the seed axis is the last one ([num_nodes, B], [num_infosets,
+  num_actions, B]) so that the gathers along the tree read contiguous rows; the public arrays have
+  it first ([B, num_infosets, num_actions]).
 
   `exploration` > 0 adds the JPS authors' exploration to regret matching (their
   `simple_game/cfr_opt.h`, `InfoSet::computeStrategy`, facebookresearch/jps): at an infoset
@@ -181,7 +185,7 @@ class BatchedTreeCFRSolver:
   RULES = ("cfr", "dcfr", "pcfr+", "pdcfr+")
 
   def __init__(self, tree: GameTree, initial_policies: np.ndarray,
-               alternating_updates: bool = True, linear_averaging: bool = False,
+               *, alternating_updates: bool = True, linear_averaging: bool = False,
                regret_matching_plus: bool = False, exploration: float = 0.0,
                noise_seeds: np.ndarray | None = None, dtype=np.float64, rule: str = "cfr",
                alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
@@ -306,8 +310,10 @@ class BatchedTreeCFRSolver:
     self._k = k
 
   def _traverse(self, player: int | None):
-    """`TreeCFRSolver._traverse` for every seed at once (the same floating-point operations in
-    the same order) by the kernel `cfr_kernels.cfr_traverse`."""
+    """Runs `TreeCFRSolver._traverse` for every seed at once.
+
+    The same floating-point operations in the same order, by the kernel `cfr_kernels.cfr_traverse`.
+    """
     k, num_p = self._k, self.tree.num_players
     players = np.arange(num_p) if player is None else np.array([player])
     if self._common_values:
@@ -335,10 +341,13 @@ class BatchedTreeCFRSolver:
     self._stale.clear()
 
   def _update_current_policy(self, player: int | None):
-    """The rule's regret update of `player`'s infosets (None: every player's), then their regret
+    """Updates the regrets of `player`'s infosets, then their current policies.
+
+    The rule's regret update of `player`'s infosets (None: every player's), then their regret
     matching. (OpenSpiel's CFR matches every infoset, but after the first update, which
     replaces the initial policy everywhere, the other players' regrets are unchanged and so are
-    their policies. With exploration every infoset is matched: its noise is drawn anew.)"""
+    their policies. With exploration every infoset is matched: its noise is drawn anew.)
+    """
     k = self._k  # illegal actions never receive regret: their cumulative regret stays 0
     t, rule = float(self._iteration), self._rule
     d_pos = d_neg = d_next = 1.0
@@ -373,7 +382,8 @@ class BatchedTreeCFRSolver:
     [rows, num_actions] block (the draws are the only per-seed work); the rest is computed on
     the rows of every seed at once (element-wise and per row, so each seed's numbers are those
     it would get alone: tests/algorithms/nash/test_cfr.py checks a batch against single
-    seeds)."""
+    seeds).
+    """
     bs, rows = np.nonzero(~positive.T)  # ordered by seed, then row
     if not len(rows):
       return
@@ -398,6 +408,7 @@ class BatchedTreeCFRSolver:
 
   @property
   def iteration(self) -> int:
+    """The number of iterations done."""
     return self._iteration
 
   def current_policy_array(self) -> np.ndarray:
@@ -429,9 +440,11 @@ class BatchedTreeCFRSolver:
     return np.ascontiguousarray(np.moveaxis(out, -1, 0))
 
   def current_policy(self):
+    """Not available for a batch: raises NotImplementedError (use `current_policy_array`)."""
     raise NotImplementedError("a batch has one policy per seed: use current_policy_array()")
 
   def average_policy(self):
+    """Not available for a batch: raises NotImplementedError (use `average_policy_array`)."""
     raise NotImplementedError("a batch has one policy per seed: use average_policy_array()")
 
 
@@ -454,7 +467,7 @@ class TreeCFRSolver:
     errors.UserError: a bad argument, named (see `BatchedTreeCFRSolver`).
   """
 
-  def __init__(self, tree: GameTree, alternating_updates: bool = True,
+  def __init__(self, tree: GameTree, *, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
                initial_policy: np.ndarray | None = None, rule: str = "cfr",
                alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
@@ -473,6 +486,7 @@ class TreeCFRSolver:
 
   @property
   def iteration(self) -> int:
+    """The number of iterations done."""
     return self._batch.iteration
 
   def current_policy_array(self) -> np.ndarray:
@@ -484,9 +498,11 @@ class TreeCFRSolver:
     return self._batch.average_policy_array()[0]
 
   def current_policy(self) -> policy_lib.TabularPolicy:
+    """The current (last-iterate) policy as an OpenSpiel `TabularPolicy`."""
     return self.tree.tabular_policy(self.current_policy_array())
 
   def average_policy(self) -> policy_lib.TabularPolicy:
+    """The average policy as an OpenSpiel `TabularPolicy`."""
     return self.tree.tabular_policy(self.average_policy_array())
 
 
@@ -499,7 +515,9 @@ class TreeCFRPlusSolver(TreeCFRSolver):
 
 
 class TreeDCFRSolver(TreeCFRSolver):
-  """Discounted CFR, DCFR_{alpha, beta, gamma} (Brown & Sandholm, "Solving Imperfect-Information
+  """Discounted CFR (DCFR) on a `GameTree`.
+
+  Discounted CFR, DCFR_{alpha, beta, gamma} (Brown & Sandholm, "Solving Imperfect-Information
   Games via Discounted Regret Minimization", AAAI 2019, arXiv:1809.04040), iterate for iterate
   OpenSpiel's `discounted_cfr.DCFRSolver`.
 
@@ -519,14 +537,16 @@ class TreeDCFRSolver(TreeCFRSolver):
     errors.UserError: an exponent outside its range, or another bad argument, named.
   """
 
-  def __init__(self, tree: GameTree, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+  def __init__(self, tree: GameTree, *, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
                initial_policy: np.ndarray | None = None):
     super().__init__(tree, initial_policy=initial_policy, rule="dcfr", alpha=alpha, beta=beta,
                      gamma=gamma)
 
 
 class TreePCFRPlusSolver(TreeCFRSolver):
-  """Predictive CFR+ (Farina, Kroer & Sandholm, "Faster Game Solving via Predictive Blackwell
+  """Predictive CFR+ (PCFR+) on a `GameTree`.
+
+  Predictive CFR+ (Farina, Kroer & Sandholm, "Faster Game Solving via Predictive Blackwell
   Approachability: Connecting Regret Matching and Mirror Descent", AAAI 2021,
   arXiv:2007.14358): predictive regret matching+ at every infoset, the prediction being the
   infoset's last counterfactual regret vector.
@@ -552,7 +572,9 @@ class TreePCFRPlusSolver(TreeCFRSolver):
 
 
 class TreePDCFRPlusSolver(TreeCFRSolver):
-  """Predictive discounted CFR+, PDCFR+ (Xu, Li, Fu, Fu, Xing & Cheng, "Minimizing Weighted
+  """Predictive discounted CFR+ (PDCFR+) on a `GameTree`.
+
+  Predictive discounted CFR+, PDCFR+ (Xu, Li, Fu, Fu, Xing & Cheng, "Minimizing Weighted
   Counterfactual Regret with Optimistic Online Mirror Descent", IJCAI 2024, arXiv:2404.13891):
   PCFR+ with DCFR's discount of the positive regrets.
 
@@ -571,7 +593,7 @@ class TreePDCFRPlusSolver(TreeCFRSolver):
     errors.UserError: an exponent outside its range, or another bad argument, named.
   """
 
-  def __init__(self, tree: GameTree, alpha: float = 2.3, gamma: float = 5.0,
+  def __init__(self, tree: GameTree, *, alpha: float = 2.3, gamma: float = 5.0,
                initial_policy: np.ndarray | None = None):
     super().__init__(tree, initial_policy=initial_policy, rule="pdcfr+", alpha=alpha,
                      gamma=gamma)

@@ -1,5 +1,6 @@
-"""The numba kernels of `cfr.BatchedTreeCFRSolver`: one traversal, the regret updates with
-regret matching, and the JPS authors' exploration noise.
+"""The numba kernels of `cfr.BatchedTreeCFRSolver`.
+
+One traversal, the regret updates with regret matching, and the JPS authors' exploration noise.
 
 They work in float64 or float32 with the seed axis innermost ([.., B]) and do OpenSpiel's
 floating-point operations in OpenSpiel's order (children summed left to right, the histories
@@ -13,8 +14,11 @@ import numba
 
 @numba.njit(cache=True, boundscheck=False, inline="always")
 def _counterfactual_reach(reach, node, p, q_own, num_b, before, after):
-  """after = (product of the players before p) * (product of those after, and chance) at
-  `node`, each product left to right (OpenSpiel's order)."""
+  """Fills `after` with the counterfactual reach of player p at `node`, per seed.
+
+  after = (product of the players before p) * (product of those after, and chance) at
+  `node`, each product left to right (OpenSpiel's order).
+  """
   for b in range(num_b):
     after[b] = reach[p + 1, node, b]
   for q in range(p + 2, q_own):
@@ -31,15 +35,18 @@ def _counterfactual_reach(reach, node, p, q_own, num_b, before, after):
 
 
 @numba.njit(cache=True, boundscheck=False)
-def cfr_traverse(num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cur, ep, reach,
-                  dpruned, npruned, val_players, rets, values, acc, before, after, players,
-                  val_of, e_off, e_node, e_child, e_flat, e_dec, weight, weight_after, cum_regret,
-                  cum_policy, stale):
-  """One traversal: edge probabilities, reach of the `stale` owners (the others' columns still
+def cfr_traverse(  # noqa: C901 (numba kernel: one compiled frame)
+    num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cur, ep, reach, dpruned, npruned,
+    val_players, rets, values, acc, before, after, players, val_of, e_off, e_node, e_child, e_flat,
+    e_dec, weight, weight_after, cum_regret, cum_policy, stale):
+  """One CFR traversal of the tree for every seed.
+
+  One traversal: edge probabilities, reach of the `stale` owners (the others' columns still
   hold their reach: their policies have not changed), OpenSpiel's pruning, values bottom-up,
   then the regrets (added to `cum_regret`) and policy sums of `players` (see
   `cfr.BatchedTreeCFRSolver`). A policy sum adds (weight * reach) * policy, or (reach * policy) *
-  weight if `weight_after` (OpenSpiel's CFR and DCFR orders). reach: [owners, nodes, seeds]."""
+  weight if `weight_after` (OpenSpiel's CFR and DCFR orders). reach: [owners, nodes, seeds].
+  """
   n_nodes, num_b = ep.shape
   q_own = num_p + 1
   for i in range(len(dc)):
@@ -126,16 +133,19 @@ RM, RM_PLUS, DISCOUNTED, PREDICTIVE = 0, 1, 2, 3
 
 
 @numba.njit(cache=True, boundscheck=False, error_model="numpy")
-def cfr_regret_matching(rule, rows, cum, inst, d_pos, d_neg, d_next, uniform, cur, positive,
-                         total):
-  """The regret update of `rule` then regret matching, on the infosets `rows` and every seed:
+def cfr_regret_matching(  # noqa: C901 (numba kernel: one compiled frame)
+    rule, rows, cum, inst, d_pos, d_neg, d_next, uniform, cur, positive, total):
+  """Updates the regrets of the infosets `rows` by `rule`, then regret-matches them.
+
+  The regret update of `rule` then regret matching, on the infosets `rows` and every seed:
   sums over actions left to right; rows with no positive regret get the uniform policy
   (cum, inst, cur: [infosets, actions, seeds]).
 
   RM: cum as it is; RM_PLUS: cum clipped at 0; DISCOUNTED: cum (which already holds this
   iteration's regrets) times d_pos where >= 0, d_neg where < 0; PREDICTIVE: cum =
   max(cum * d_pos + inst, 0) with inst this iteration's regrets, and the policy matches the
-  prediction max(cum * d_next + inst, 0) (inst is used as its buffer, then zeroed)."""
+  prediction max(cum * d_next + inst, 0) (inst is used as its buffer, then zeroed).
+  """
   num_a, num_b = cum.shape[1], cum.shape[2]
   for r in range(len(rows)):
     i = rows[r]

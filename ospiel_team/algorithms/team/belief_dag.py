@@ -75,8 +75,10 @@ class BeliefDAG:
   """
 
   def __init__(self, dec: TeamDecomposition):
-    """Args:
-      dec: the team's tree decomposition.
+    """Builds the belief DAG's arrays from the team's tree decomposition.
+
+    Args:
+    dec: the team's tree decomposition.
     """
     self.decomposition = dec
     states = dec.states
@@ -181,14 +183,18 @@ class BeliefDAG:
     return float(leaf_grad[0]) if self.const_leaf else 0.0
 
   def values(self, leaf_grad: np.ndarray, sigma: np.ndarray | None = None):
-    """Bottom-up: (edge values q, node values v) under the local strategies `sigma` (a
-    distribution over each node's edges), or of a best response when `sigma` is None (max)."""
+    """Edge and node values bottom-up, under `sigma` or of a best response.
+
+    Bottom-up: (edge values q, node values v) under the local strategies `sigma` (a
+    distribution over each node's edges), or of a best response when `sigma` is None (max).
+    """
     q, v = self._bottom_up(leaf_grad, None if sigma is None else
                            np.ascontiguousarray(sigma, dtype=np.float64), None,
                            _MAX if sigma is None else _VALUES)
     return q.copy(), v.copy()
 
   def root_value(self, leaf_grad: np.ndarray, v: np.ndarray) -> float:
+    """The value at the roots of the node values `v` against `leaf_grad`, constant leaf included."""
     return self._const(leaf_grad) + float(v[self.roots].sum())
 
   def best_response_value(self, leaf_grad: np.ndarray) -> float:
@@ -204,9 +210,12 @@ class BeliefDAG:
     return self.root_value(leaf_grad, v)
 
   def best_response(self, leaf_grad: np.ndarray):
-    """(value, flow) of the team's best joint pure plan against the leaf gradient: value =
+    """The team's best joint pure plan against `leaf_grad`, with its value.
+
+    (value, flow) of the team's best joint pure plan against the leaf gradient: value =
     sum over leaves of grad * plan (constant leaf included). Exact: the dynamic programme of
-    `best_response_value`, with the first maximising prescription of every belief kept."""
+    `best_response_value`, with the first maximising prescription of every belief kept.
+    """
     q, v = self.values(leaf_grad)
     vn = v[self.edge_node]
     idx = np.nonzero(q >= vn - 1e-12 * (1.0 + np.abs(vn)))[0]
@@ -238,13 +247,15 @@ class BeliefDAG:
 
   def regret_update(self, leaf_grad: np.ndarray, sigma: np.ndarray, regret: np.ndarray,
                     algorithm: str, iteration: int) -> None:
-    """One regret-minimisation step of every belief, in place: the counterfactual values of
-    the local strategies `sigma` against `leaf_grad` (bottom-up), the instantaneous regrets
-    q - v, then `regret` and `sigma` updated by DCFR (alpha = 1.5, beta = 0: positive regrets
-    times t^1.5 / (t^1.5 + 1), negative ones times 1/2) or predictive CFR+ (`regret` the
-    clipped cumulative regret, `sigma` regret matching on it plus the last instantaneous
-    regret as the prediction). Instantaneous regrets within 1e-13 (1 + |v|) of zero count as
-    zero (rounding noise). `sigma` and `regret`: contiguous float64 arrays."""
+    """One regret-minimisation step of every belief, in place.
+
+    The step computes the counterfactual values of the local strategies `sigma` against `leaf_grad`
+    (bottom-up), the instantaneous regrets q - v, then `regret` and `sigma` updated by DCFR (alpha =
+    1.5, beta = 0: positive regrets times t^1.5 / (t^1.5 + 1), negative ones times 1/2) or
+    predictive CFR+ (`regret` the clipped cumulative regret, `sigma` regret matching on it plus the
+    last instantaneous regret as the prediction). Instantaneous regrets within 1e-13 (1 + |v|) of
+    zero count as zero (rounding noise). `sigma` and `regret`: contiguous float64 arrays.
+    """
     if algorithm not in ALGORITHMS:
       raise ValueError(f"unknown algorithm {algorithm!r}; use one of {ALGORITHMS}")
     for name, a in (("sigma", sigma), ("regret", regret)):
@@ -286,6 +297,7 @@ class BeliefDAGResult(AnytimeResult):
   flows: list[tuple[np.ndarray, np.ndarray]] | None = None
 
   def summary(self) -> dict:
+    """The result's fields as a JSON-ready dict (the ones `ospiel-team-solve` prints)."""
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
                 algorithm=self.algorithm, value=self.value, lower=self.lower, upper=self.upper,
                 gap=self.gap, converged=self.converged, iterations=self.iterations,
@@ -294,7 +306,7 @@ class BeliefDAGResult(AnytimeResult):
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          tol: float = 1e-6, time_limit: float | None = None,
+          *, tol: float = 1e-6, time_limit: float | None = None,
           max_iterations: int = 1_000_000, algorithm: str = "dcfr", check_every: int = 10,
           max_local: int = DEFAULT_MAX_LOCAL,
           average_powers: Sequence[float] = (2.0, 5.0),
@@ -393,8 +405,10 @@ def _check_options(algorithm, tol, max_iterations, check_every, digits, give_up,
 
 
 class _RegretMinimisation:
-  """The state of one `solve`: both teams' DAGs and payoff matrix, their regrets, local
-  strategies, flows and leaves, the running averages, and the best certified bracket.
+  """The state of one `solve`.
+
+  Both teams' DAGs and payoff matrix, their regrets, local strategies, flows and leaves, the running
+  averages, and the best certified bracket.
 
   Team 1 maximises x^T M y and team 2 maximises -x^T M y (x, y: the teams' plans on their
   leaves). The average plans are only needed on the leaves (F is linear: F avg(lam) =
@@ -471,8 +485,11 @@ class _RegretMinimisation:
   def stops_unconverged(self, it: int, elapsed: float, digits: int | None,
                         give_up: tuple[float, float] | None,
                         on_check: Callable[[dict], bool] | None) -> bool:
-    """After a certification short of `tol`: whether the bracket settles `digits` decimals,
-    has stayed narrow past `give_up`, or `on_check` asks to stop."""
+    """Whether to stop after a certification short of `tol`.
+
+    After a certification short of `tol`: whether the bracket settles `digits` decimals,
+    has stayed narrow past `give_up`, or `on_check` asks to stop.
+    """
     lower, upper = self.lower, self.upper
     if digits is not None and settled(lower, upper, digits):
       return True
@@ -485,8 +502,11 @@ class _RegretMinimisation:
         flows=lambda w=self.avg_lam_w: self.current_flows(w))))
 
   def current_flows(self, weight: float) -> list[tuple[np.ndarray, np.ndarray]] | None:
-    """Per team, (last iterate's flow, average flow with total weight `weight`) in the
-    decomposition's order; None without `keep_flows`."""
+    """Each team's last and average flows; None without `keep_flows`.
+
+    Per team, (last iterate's flow, average flow with total weight `weight`) in the
+    decomposition's order; None without `keep_flows`.
+    """
     if self.avg_lam is None:
       return None
     return [(g.to_local(x), g.to_local(a / weight))

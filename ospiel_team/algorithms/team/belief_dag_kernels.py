@@ -32,8 +32,11 @@ _VALUES, _MAX, _DCFR, _PCFR_PLUS = 0, 1, 2, 3
 
 @numba.njit(cache=True, boundscheck=False, error_model="numpy", inline="always")
 def _regret_match(x, off, sigma, a, b):
-  """sigma[a:b] = positive part of x[a - off:b - off], normalised (uniform where none is
-  positive); sums left to right."""
+  """Regret matching of `x` on the edges a..b-1 into `sigma`.
+
+  sigma[a:b] = positive part of x[a - off:b - off], normalised (uniform where none is
+  positive); sums left to right.
+  """
   tot = 0.0
   for e in range(a, b):
     if x[e - off] > 0.0:
@@ -48,8 +51,8 @@ def _regret_match(x, off, sigma, a, b):
 
 
 @numba.njit(cache=True, boundscheck=False, error_model="numpy")
-def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, q, v, mode, pos,
-                   neg, pred):
+def _dag_bottom_up(  # noqa: C901 (numba kernel: one compiled frame)
+    nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, q, v, mode, pos, neg, pred):
   """Edge values q = F^T g + (values of the child beliefs) and node values v, bottom-up.
 
   mode _VALUES: v = sum sigma q; _MAX: v = max q; _DCFR: then the DCFR update of r (positive
@@ -133,10 +136,10 @@ def _dag_bottom_up(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, g, sigma, r, 
 
 
 @numba.njit(cache=True, boundscheck=False)
-def _dag_top_down(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, sigma, roots, inflow, lam,
-                  leaf, with_leaf, avg, with_avg, w):
-  """lam = flow of sigma (roots get inflow 1); leaf = F lam (with_leaf); avg += w lam
-  (with_avg)."""
+def _dag_top_down(  # noqa: C901 (numba kernel: one compiled frame)
+    nes, cptr, cidx, lptr, lidx, lval, unit, skip0, sigma, roots, inflow, lam, leaf, with_leaf, avg,
+    with_avg, w):
+  """Computes the flow `lam` of `sigma` (roots get inflow 1), `leaf` = F lam and `avg` += w lam."""
   inflow[:] = 0.0
   for i in range(len(roots)):
     inflow[roots[i]] = 1.0
@@ -164,7 +167,7 @@ def _dag_top_down(nes, cptr, cidx, lptr, lidx, lval, unit, skip0, sigma, roots, 
 
 @numba.njit(cache=True, boundscheck=False)
 def _dag_leaf_values(lptr, lidx, lval, unit, skip0, x, leaf):
-  """leaf = F x (with skip0: leaf[0] = 1)."""
+  """Computes `leaf` = F x (with skip0: leaf[0] = 1)."""
   leaf[:] = 0.0
   for e in range(len(lptr) - 1):
     y = x[e]
@@ -180,7 +183,7 @@ def _dag_leaf_values(lptr, lidx, lval, unit, skip0, x, leaf):
 
 @numba.njit(cache=True, boundscheck=False, error_model="numpy")
 def _dag_regret_matching(nes, r, sigma):
-  """sigma = regret matching of r at every node."""
+  """Sets `sigma` to the regret matching of `r` at every node."""
   for n in range(len(nes) - 1):
     a, b = nes[n], nes[n + 1]
     _regret_match(r, a - a, sigma, a, b)

@@ -79,6 +79,7 @@ class ColumnGenerationResult(AnytimeResult):
   stopped: str = ""
 
   def summary(self) -> dict:
+    """The result's fields as a JSON-ready dict (the ones `ospiel-team-solve` prints)."""
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
                 value=self.value, lower=self.lower, upper=self.upper, gap=self.gap,
                 converged=self.converged, iterations=self.iterations, columns=self.columns,
@@ -103,7 +104,7 @@ def _sequence_form(tree: GameTree, player: int):
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          tol: float = 1e-6, time_limit: float | None = None, max_iterations: int = 100_000,
+          *, tol: float = 1e-6, time_limit: float | None = None, max_iterations: int = 100_000,
           threads: int | None = None, extra_columns: bool = False,
           hybrid: bool = False,
           warm_start: bool = False, oracle: str = "mip",
@@ -176,8 +177,11 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
 
 
 class _ColumnGeneration:
-  """The state of one `solve`: both teams' columns, the certified bracket and the plans that
-  certify it, the oracles, and the seconds spent in each part."""
+  """The state of one `solve`.
+
+  Both teams' columns, the certified bracket and the plans that certify it, the oracles, and the
+  seconds spent in each part.
+  """
 
   def __init__(self, tree: GameTree, teams: teams_lib.Teams, start: float,
                time_limit: float | None, *, threads, extra_columns, hybrid, warm_start,
@@ -211,8 +215,11 @@ class _ColumnGeneration:
     return _left(self.start, self.time_limit)
 
   def first_columns(self) -> None:
-    """Team 1's best response to team 2 playing uniformly, and team 2's best response to that
-    (double oracle)."""
+    """The first columns: a best response to uniform play and one to it.
+
+    Team 1's best response to team 2 playing uniformly, and team 2's best response to that
+    (double oracle).
+    """
     t0 = time.perf_counter()
     p = np.ones(1)
     y_uniform = _uniform_reach(self.tree, self.teams.teams[1])
@@ -235,8 +242,11 @@ class _ColumnGeneration:
     self.oracle_seconds += time.perf_counter() - t0
 
   def master(self):
-    """The restricted master LP over team 1's columns: (value, team 1's mixture p, its reach,
-    team 2's reach from the duals)."""
+    """Solves the restricted master LP over team 1's columns.
+
+    The restricted master LP over team 1's columns: (value, team 1's mixture p, its reach,
+    team 2's reach from the duals).
+    """
     t0 = time.perf_counter()
     r1 = np.stack(self.cols1, axis=1)  # [n_z, k1]
     k1 = r1.shape[1]

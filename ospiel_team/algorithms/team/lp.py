@@ -77,13 +77,16 @@ class TeamLPResult:
 
   @property
   def seconds(self) -> float:
+    """Seconds spent in all: building the LP plus solving it."""
     return self.build_seconds + self.solve_seconds
 
   def value_per_member(self) -> list[float]:
+    """The game value per member of each team (a team's value split evenly)."""
     v = [self.value, -self.value]
     return [v[i] / len(t) for i, t in enumerate(self.teams.teams)]
 
   def summary(self) -> dict:
+    """The result's fields as a JSON-ready dict (the ones `ospiel-team-solve` prints)."""
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
                 value=self.value,
                 value_team2=-self.value, value_per_member=self.value_per_member(),
@@ -111,14 +114,17 @@ def _payoff(tree: GameTree, dec1: TeamDecomposition, dec2: TeamDecomposition,
 
 
 def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
-                dec2: TeamDecomposition, stop_above: int | None = None) -> int:
-  """The constraint matrix's nonzeros of `solve`'s LP from the two decompositions, without
+                dec2: TeamDecomposition, *, stop_above: int | None = None) -> int:
+  """The number of nonzeros of `solve`'s LP constraint matrix, counted without building it.
+
+  The constraint matrix's nonzeros of `solve`'s LP from the two decompositions, without
   assembling it (counted before zero payoffs are dropped: >= `TeamLPResult.lp_nonzeros`).
   `solver.solve`'s `auto` rule chooses between the LP and the belief DAG by it.
 
   With `stop_above`, a lower bound read off the decompositions' sizes (one entry per local
   solution in D1 and E2, and the leaf maps F1 and G2) is returned as soon as it exceeds it,
-  without the payoff matrix or the constraint systems."""
+  without the payoff matrix or the constraint systems.
+  """
   lower = dec1.num_local + dec2.num_local + dec1.leaf_matrix.nnz + dec2.leaf_matrix.nnz
   if stop_above is not None and lower > stop_above:
     return int(lower)
@@ -141,7 +147,8 @@ class LPModel:
   """`solve`'s LP as arrays: max cost . z s.t. row_lo <= A z <= row_hi, col_lo <= z <= col_hi.
 
   Columns [lam1 (team 1's local solutions) | x1 | u | v]; the last `dec2.num_local` rows are
-  team 2's dual rows (one per team-2 local solution; their duals are team 2's lambdas)."""
+  team 2's dual rows (one per team-2 local solution; their duals are team 2's lambdas).
+  """
   cost: np.ndarray
   a_mat: sparse.csr_matrix
   row_lo: np.ndarray
@@ -154,14 +161,15 @@ class LPModel:
 
 
 def build_model(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
-                dec2: TeamDecomposition, support1: np.ndarray | None = None,
+                dec2: TeamDecomposition, *, support1: np.ndarray | None = None,
                 support2: np.ndarray | None = None) -> LPModel:
   """Assembles `solve`'s LP (module docstring) from both teams' decompositions.
 
   Args:
     tree: the game tree.
     teams: its two teams.
-    dec1, dec2: team 1's and team 2's decompositions of `tree`.
+    dec1: team 1's decomposition of `tree`.
+    dec2: team 2's decomposition of `tree`.
     support1: team 1's local solutions kept as columns (sorted indices; None: all); the
       others are fixed to 0 (the LP over a face of team 1's polytope, `restricted.py`).
     support2: team 2's local solutions kept as dual rows (None: all).
@@ -221,7 +229,7 @@ def build_model(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
 
 
 def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = None,
-          time_limit: float | None = None, threads: int | None = None,
+          *, time_limit: float | None = None, threads: int | None = None,
           solver: str = "ipm", max_local: int = DEFAULT_MAX_LOCAL,
           highs_options: dict | None = None,
           decompositions: Sequence[TeamDecomposition] | None = None) -> TeamLPResult:

@@ -75,6 +75,7 @@ class RestrictedLPResult:
   lam2: np.ndarray  # [team 2's local solutions] its restricted optimum (the LP's duals)
 
   def summary(self) -> dict:
+    """The restricted LP's fields as a dict with `restricted_` keys, for a result's details."""
     return dict(restricted_value=self.value, restricted_lower=self.lower,
                 restricted_upper=self.upper, restricted_exact=self.exact,
                 restricted_rounds=self.rounds, restricted_support=self.support,
@@ -105,8 +106,11 @@ def support_of(flows: tuple[np.ndarray, np.ndarray], share: float = SUPPORT_SHAR
 
 
 class _Grower:
-  """Adds team 1's new local solutions (columns) and team 2's (dual rows) to a HiGHS LP built
-  by `lp.build_model` with `k1` lam columns, in the same layout (new ones appended)."""
+  """Grows a HiGHS LP built by `lp.build_model` by new columns and dual rows.
+
+  Adds team 1's new local solutions (columns) and team 2's (dual rows) to a HiGHS LP built
+  by `lp.build_model` with `k1` lam columns, in the same layout (new ones appended).
+  """
 
   def __init__(self, dec1: TeamDecomposition, dec2: TeamDecomposition, k1: int, base: int):
     d1 = dec1.constraint_system()[0]
@@ -121,8 +125,10 @@ class _Grower:
     self.num_cols = k1 + base
 
   def add(self, h, lam_ids, lam_cols, dual_ids, in1, in2):
-    """Adds the local solutions of `in1`/`in2` not yet in the LP; returns the new
-    (lam_ids, lam_cols, dual_ids)."""
+    """Adds the local solutions of `in1`/`in2` that are not yet in the LP.
+
+    Returns the new (lam_ids, lam_cols, dual_ids).
+    """
     mask = in1.copy()
     mask[lam_ids] = False
     new1 = np.nonzero(mask)[0]
@@ -149,7 +155,7 @@ class _Grower:
 
 
 def solve(tree: GameTree, teams: teams_lib.Teams, decompositions: Sequence[TeamDecomposition],
-          supports: Sequence[np.ndarray], time_limit: float | None = None,
+          supports: Sequence[np.ndarray], *, time_limit: float | None = None,
           threads: int | None = None, solver: str = "auto", highs_options: dict | None = None,
           max_rounds: int = 50, warm_start: bool = True) -> RestrictedLPResult:
   """Solves the team LP restricted to `supports`, growing them by exact best responses.
@@ -246,8 +252,11 @@ def _support_masks(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecompositi
 
 
 class _RestrictedLP:
-  """The restricted LP of `solve`, round after round: built from scratch, or grown by the new
-  columns and rows and warm-started from HiGHS's last basis (`_Grower`)."""
+  """The restricted LP of `solve`, round after round.
+
+  It is built from scratch, or grown by the new columns and rows and warm-started from HiGHS's last
+  basis (`_Grower`).
+  """
 
   def __init__(self, tree, teams, dec1, dec2, *, threads, solver, highs_options, warm_start):
     self.tree, self.teams, self.dec1, self.dec2 = tree, teams, dec1, dec2
@@ -284,8 +293,8 @@ class _RestrictedLP:
   def _build(self, in1: np.ndarray, in2: np.ndarray, left: float | None) -> None:
     self.lam_ids = np.nonzero(in1)[0]  # team 1's local solution of each lam column, in order
     self.dual_ids = np.nonzero(in2)[0]  # team 2's local solution of each dual row, in order
-    model = team_lp.build_model(self.tree, self.teams, self.dec1, self.dec2, self.lam_ids,
-                                self.dual_ids)
+    model = team_lp.build_model(self.tree, self.teams, self.dec1, self.dec2, support1=self.lam_ids,
+                                support2=self.dual_ids)
     self.m_mat = model.m_mat
     self.lam_cols = np.arange(len(self.lam_ids))
     base = model.a_mat.shape[1] - len(self.lam_ids)  # x1, u, v columns after the lams

@@ -42,7 +42,7 @@ class AnytimeResult:
 
   @property
   def gap(self) -> float:
-    """upper - lower: the width of the certified bracket."""
+    """The width of the certified bracket, upper - lower."""
     return self.upper - self.lower
 
 

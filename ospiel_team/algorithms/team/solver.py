@@ -161,6 +161,7 @@ class TeamSolveResult(AnytimeResult):
   plans: list[TeamPlan] | None = dataclasses.field(default=None, repr=False)
 
   def summary(self) -> dict:
+    """The result's fields and the method's details as one JSON-ready dict."""
     return dict(game=self.game, teams=self.teams, method=self.method, value=self.value,
                 lower=self.lower, upper=self.upper, gap=self.upper - self.lower,
                 exact=self.exact, seconds=round(self.seconds, 4), **self.details)
@@ -200,7 +201,8 @@ class _Run:
     """`certify`'s bracket when asked for (`certify_time_limit` > 0), else nothing."""
     if self.certify_time_limit <= 0 or team1_reach is None or team2_reach is None:
       return {}
-    return certify(self.tree, self.teams, team1_reach, team2_reach, self.certify_time_limit)
+    return certify(self.tree, self.teams, team1_reach, team2_reach,
+                   time_limit=self.certify_time_limit)
 
   def result(self, method: str, value: float, lower: float, upper: float, exact: bool,
              details: dict, reason: str, seconds: float | None = None, history=(),
@@ -223,9 +225,12 @@ def _auto(reason: str) -> dict:
 
 
 def _check_options(method, time_limit, tol, digits, certify_time_limit, threads) -> tuple:
-  """The options checked (`ospiel_team.checks`: UserError naming a bad one) and converted:
+  """Checks and converts the options of `solve`.
+
+  The options checked (`ospiel_team.checks`: UserError naming a bad one) and converted:
   (time_limit, tol, digits, certify_time_limit, threads). More than 15 decimals are below
-  float64's resolution of values near 1, hence the bound on `digits`."""
+  float64's resolution of values near 1, hence the bound on `digits`.
+  """
   checks.check_choice("method", method, METHODS)
   return (checks.check_real("time_limit", time_limit, minimum=0, allow_none=True),
           checks.check_real("tol", tol, minimum=0, allow_none=True),
@@ -360,8 +365,11 @@ def _solve_lp(run: _Run, choice: MethodChoice) -> TeamSolveResult:
 
 
 def _solve_dag(run: _Run, choice: MethodChoice) -> TeamSolveResult:
-  """The belief DAG alone (`belief_dag.solve`); `auto`'s falls back to column generation when
-  its DAG is larger than `AUTO_DAG_MAX_LOCAL`."""
+  """Solves by the belief DAG alone (`belief_dag.solve`).
+
+  The belief DAG alone (`belief_dag.solve`); `auto`'s falls back to column generation when
+  its DAG is larger than `AUTO_DAG_MAX_LOCAL`.
+  """
   if run.tol is not None:
     dag_tol, dag_digits = run.tol, None
   else:  # settle `digits` decimals
@@ -443,8 +451,11 @@ class _RestrictedTries:
 
 
 def _solve_dag_lp(run: _Run, choice: MethodChoice) -> TeamSolveResult:
-  """The belief DAG, finished by the LP restricted to its support (`restricted.py`); the DAG's
-  own bracket when it settles first (or time runs out)."""
+  """Solves by the belief DAG, then the LP restricted to its support.
+
+  The belief DAG, finished by the LP restricted to its support (`restricted.py`); the DAG's
+  own bracket when it settles first (or time runs out).
+  """
   decs = choice.decompositions
   tries = _RestrictedTries(run, decs)
   dag = team_belief_dag.solve(run.tree, run.teams, tol=EXACT_GAP, time_limit=run.time_left(),
@@ -470,7 +481,7 @@ def _solve_dag_lp(run: _Run, choice: MethodChoice) -> TeamSolveResult:
 
 
 def certify(tree: GameTree, teams: teams_lib.Teams, team1_reach: np.ndarray,
-            team2_reach: np.ndarray, time_limit: float = 60.0) -> dict:
+            team2_reach: np.ndarray, *, time_limit: float = 60.0) -> dict:
   """Re-derives a certified bracket from two teams' plans with `best_response.py`'s oracles.
 
   lower = -(team 2's best response value against team 1's reach), upper = team 1's best

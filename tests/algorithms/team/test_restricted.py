@@ -77,8 +77,8 @@ def test_one_round_is_not_exact_from_a_pure_plan():
 def test_build_model_with_full_supports_is_the_lp():
   tree, teams, decs = _setup("kuhn_poker(players=3)", "0,1|2")
   full = team_lp.build_model(tree, teams, *decs)
-  same = team_lp.build_model(tree, teams, *decs, np.arange(decs[0].num_local),
-                             np.arange(decs[1].num_local))
+  same = team_lp.build_model(tree, teams, *decs, support1=np.arange(decs[0].num_local),
+                             support2=np.arange(decs[1].num_local))
   assert (full.a_mat != same.a_mat).nnz == 0
   for key in ("cost", "row_lo", "row_hi", "col_lo", "col_hi"):
     assert np.array_equal(getattr(full, key), getattr(same, key))
