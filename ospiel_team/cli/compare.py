@@ -1,9 +1,9 @@
-"""Command line of the comparison runner (`ospiel-team-compare`).
+r"""Command line of the comparison runner (`ospiel-team-compare`).
 
   ospiel-team-compare                                   # the default comparison (< 1 minute)
-  ospiel-team-compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \\
+  ospiel-team-compare --game leduc_poker --solvers cfr,cfr_plus,jax_cfr,mmd,ed \
       --seconds 10 --seeds 5 --out out/leduc
-  ospiel-team-compare --game kuhn_poker --game "mini_bridge(size=3)" --solvers cfr_plus \\
+  ospiel-team-compare --game kuhn_poker --game "mini_bridge(size=3)" --solvers cfr_plus \
       --out out/two                   # one folder per game under out/two, and summary.md
 
 The runner itself is `ospiel_team.runner`: `comparison` (the orchestration), `metrics`,
@@ -138,9 +138,32 @@ def main(argv: Sequence[str]) -> int:
   return run_flags(fv, command=list(argv))
 
 
+def _run_game(fv: flags.FlagValues, game, tree, out: str, command: Sequence[str] | None, *,
+              seeds, seconds, options, workers: int) -> tuple:
+  """Runs the comparison on one game and writes its outputs to `out`; returns (rows, ref)."""
+  rows, infos = runner.run_all(game, fv.solvers, iterations=fv.iterations, tree=tree,
+                               num_points=fv.num_points, options=options,
+                               metric=fv.metric, seeds=seeds, seconds=seconds,
+                               teams=fv.teams, workers=workers,
+                               ray_address=fv.ray, out=out)
+  ref = None
+  if fv.reference:
+    teams = (teams_lib.parse_teams(fv.teams, game.num_players()) if fv.teams
+             else None)
+    ref = reference.reference(game, tree, rows[0]["metric_name"], teams, out_dir=out)
+  report.write_outputs(rows, out, infos, ref, all_variants=fv.all_variants,
+                       formats=fv.formats,
+                       command=list(command or sys.argv))
+  print(report.markdown_table(rows, infos, ref))
+  print(f"Wrote {out}/results.json, results.md, curves.png")
+  return rows, ref
+
+
 def run_flags(fv: flags.FlagValues, command: Sequence[str] | None = None) -> int:
-  """Runs the comparison of the parsed flags `fv` (see `main`; `command` is recorded in the
-  outputs, default `sys.argv`); returns the exit status."""
+  """Runs the comparison of the parsed flags `fv`; returns the exit status.
+
+  See `main` for the flags; `command` (default `sys.argv`) is recorded in the outputs.
+  """
   done: dict[str, tuple] = {}
   try:
     seeds, seconds, options, workers = _check_flags(fv)
@@ -153,22 +176,9 @@ def run_flags(fv: flags.FlagValues, command: Sequence[str] | None = None) -> int
     with execute.out_lock(fv.out):
       for (game, tree) in games:
         out = _game_folder(fv.out, str(game), several)
-        rows, infos = runner.run_all(game, fv.solvers, fv.iterations, tree=tree,
-                                     num_points=fv.num_points, options=options,
-                                     metric=fv.metric, seeds=seeds, seconds=seconds,
-                                     teams=fv.teams, workers=workers,
-                                     ray_address=fv.ray, out=out)
-        ref = None
-        if fv.reference:
-          teams = (teams_lib.parse_teams(fv.teams, game.num_players()) if fv.teams
-                   else None)
-          ref = reference.reference(game, tree, rows[0]["metric_name"], teams, out_dir=out)
-        report.write_outputs(rows, out, infos, ref, all_variants=fv.all_variants,
-                             formats=fv.formats,
-                             command=list(command or sys.argv))
-        print(report.markdown_table(rows, infos, ref))
-        print(f"Wrote {out}/results.json, results.md, curves.png")
-        done[str(game)] = (rows, ref)
+        done[str(game)] = _run_game(fv, game, tree, out, command,
+                                    seeds=seeds, seconds=seconds, options=options,
+                                    workers=workers)
       if several:
         path = os.path.join(fv.out, "summary.md")
         atomic_io.write_text(path, "Judged variant of each solver, final checkpoint, mean over "

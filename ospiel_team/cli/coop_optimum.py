@@ -19,6 +19,7 @@ from absl import flags
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.cli import _flags
 from ospiel_team.lp import highs
+from ospiel_team.tree import payoff
 from ospiel_team.tree.game_tree import GameTree
 
 PROGRAM = "ospiel-team-coop-optimum"
@@ -150,7 +151,7 @@ def _run(fv: flags.FlagValues) -> dict:
   if seconds >= SAY_COST_FROM_SECONDS:
     _flags.say_cost(PROGRAM, f"{game}: {cost}")
   tree = GameTree(game)
-  coop_optimum.check_common_payoff(tree)
+  payoff.check_common_payoff(tree)
   tree_seconds = time.perf_counter() - start
   t0 = time.perf_counter()
   initial_policy = coop_optimum.warm_start_policy(tree, fv.warm_start, depth=fv.jps_depth,

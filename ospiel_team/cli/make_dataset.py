@@ -1,6 +1,6 @@
-"""Command line of the DDS dataset builder (`ospiel-team-make-dataset`).
+r"""Command line of the DDS dataset builder (`ospiel-team-make-dataset`).
 
-  ospiel-team-make-dataset --deals 100000 --out deals.npz \\
+  ospiel-team-make-dataset --deals 100000 --out deals.npz \
       [--seed 0] [--workers K] [--chunk 1000] [--ray ADDRESS] [--keep_chunks]
 
 The builder itself, with its resumption and seeding rules, is

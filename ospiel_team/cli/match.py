@@ -115,7 +115,7 @@ def run_flags(fv: flags.FlagValues) -> int:
   try:
     result = run_match(a, b, fv.boards, dataset=ds, seed=fv.seed,
                        uncontested=fv.uncontested, results_dir=boards_dir)
-    write_report(result, fv.out, ds.holders, settings)
+    write_report(result, fv.out, dataset_holders=ds.holders, settings=settings)
   except ValueError as e:  # e.g. --boards above the dataset, --out holding another match
     print(f"match: error: {e}", file=sys.stderr)
     return _flags.EXIT_USER_ERROR

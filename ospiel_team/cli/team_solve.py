@@ -179,9 +179,12 @@ def _highs_options(items: list[str]) -> dict:
 
 
 def _cached_tree(game, folder: str, time_limit: float | None = None):
-  """(the game's tree from the cache in `folder`, walked (within `time_limit` seconds) and
+  """The game's tree from the cache in `folder`, and what the cache did.
+
+  (the game's tree from the cache in `folder`, walked (within `time_limit` seconds) and
   stored on a miss, and {tree_cache: hit, miss or rebuilt (a damaged file replaced),
-  tree_seconds})."""
+  tree_seconds}).
+  """
   from ospiel_team import atomic_io
   from ospiel_team.tree import cache as tree_cache
   atomic_io.check_writable(folder, folder=True, flag="--tree_cache")

@@ -158,8 +158,8 @@ def expand_datasets(spec: str | None) -> list[str] | None:
   return paths
 
 
-def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOptions]:
-  """The configuration and JAX options of the flags; UserError for a bad flag, before work."""
+def _check_files(a: flags.FlagValues) -> None:
+  """The flags' folders, datasets and checkpoints: readable or writable as they must be."""
   atomic_io.check_writable(a.workdir, folder=True, flag="--workdir")
   if a.eval_dataset:
     dataset_lib.load_dataset(a.eval_dataset)
@@ -170,8 +170,10 @@ def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOp
     raise UserError("give --resume_from or --init_model, not both")
   if a.export_checkpoint:
     atomic_io.check_writable(a.export_checkpoint, flag="--export_checkpoint")
-  if a.max_minutes <= 0:
-    raise UserError(f"--max_minutes {a.max_minutes} must be > 0")
+
+
+def _check_engine_flags(a: flags.FlagValues) -> None:
+  """Flags of one engine refused with the other; --platform cpu applied to JAX."""
   if a.engine == "jax":
     given = [f"--{n}" for n in _NUMPY_ONLY + _NUMPY_ONLY_CONFIG if a[n].present]
     if given:
@@ -181,6 +183,14 @@ def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOp
       jax.config.update("jax_platforms", "cpu")
   elif a["platform"].present or a["max_stored_calls"].present:
     raise UserError("--platform and --max_stored_calls are for --engine jax")
+
+
+def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOptions]:
+  """The configuration and JAX options of the flags; UserError for a bad flag, before work."""
+  _check_files(a)
+  if a.max_minutes <= 0:
+    raise UserError(f"--max_minutes {a.max_minutes} must be > 0")
+  _check_engine_flags(a)
   try:
     cfg = config_flags.config_from_flags(A2CConfig, flag_values=a)
     options = config_flags.config_from_flags(jax_trainer.JaxTrainOptions, flag_values=a)

@@ -60,8 +60,10 @@ def define_flags(fv: flags.FlagValues) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-  """Builds a cost dataset, or (--q_iterations > 0) trains and evaluates the Q-per-round
-  baseline on augmented training deals (--train_datasets) against a cost dataset (--out).
+  """Builds a cost dataset, or trains and evaluates the Q-per-round baseline.
+
+  With --q_iterations > 0 it trains and evaluates the Q-per-round baseline on augmented training
+  deals (--train_datasets) against a cost dataset (--out).
 
   Runs in this process with the arguments `argv` (`argv[0]` is the program).
 

@@ -113,7 +113,7 @@ def solve(c: np.ndarray, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool, 
   if mip_gap is not None:
     set_option(h, "mip_rel_gap", float(mip_gap))
   set_options(h, options)
-  h.passModel(model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize, integrality))
+  h.passModel(model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize, integrality=integrality))
   if initial_solution is not None:
     set_start(h, initial_solution)
   run(h)
@@ -160,7 +160,7 @@ def set_start(h, x: np.ndarray) -> None:
 
 
 def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
-          integrality: np.ndarray | None = None):
+          *, integrality: np.ndarray | None = None):
   """A `highspy.HighsLp` from scipy sparse data (column-wise)."""
   a_csc = sparse.csc_matrix(a_mat)
   a_csc.sort_indices()

@@ -41,13 +41,15 @@ class JointPureResult:
 
 def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
                                  terminal_weights: np.ndarray,
-                                 time_limit: float | None = None,
+                                 *, time_limit: float | None = None,
                                  threads: int | None = None,
                                  mip_gap: float = 0.0,
                                  formulation: str = "flow",
                                  initial_strategy: dict[int, int] | None = None
                                  ) -> JointPureResult:
-  """max over the members' joint pure strategies of sum_z w[z] prod_p r_p[sigma_p(z)] (MIP).
+  """The team's best joint pure strategy against the leaf weights `w`, by a MIP.
+
+  max over the members' joint pure strategies of sum_z w[z] prod_p r_p[sigma_p(z)] (MIP).
 
   `formulation="flow"` (default): binary r_p as below, and one continuous e[v, a] per team
   sequence (team-tree node v where the team acts, action a; `decomposition` merges histories
@@ -185,6 +187,7 @@ class FlowModel:
 
   @property
   def num_cols(self) -> int:
+    """The number of columns of the constraint matrix."""
     return self.a_mat.shape[1]
 
   def cost(self, terminal_weights: np.ndarray):
@@ -365,7 +368,7 @@ def _plan_reach(tree: GameTree, player: int, plans: np.ndarray) -> np.ndarray:
 
 def brute_force_best_joint(tree: GameTree, members: Sequence[int],
                            terminal_weights: np.ndarray,
-                           max_pairs: int = 50_000_000) -> JointPureResult:
+                           *, max_pairs: int = 50_000_000) -> JointPureResult:
   """Enumerates the joint reduced pure strategies of one or two members (small games only)."""
   start = time.perf_counter()
   members = [int(p) for p in members]

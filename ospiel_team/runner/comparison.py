@@ -133,7 +133,7 @@ def check_ray(address: str | None) -> None:
                     "pip install 'ospiel-team[ray]' (or run without --ray)")
 
 
-def run_all(game: pyspiel.Game | str, solvers: Sequence[str], iterations: int | None = None,
+def run_all(game: pyspiel.Game | str, solvers: Sequence[str], *, iterations: int | None = None,
             seed: int = 0, num_points: int = 12, options: dict[str, str] | None = None,
             metric: str | None = None, tree: GameTree | None = None,
             progress: bool = True, seeds: Sequence[int] | None = None,

@@ -41,8 +41,11 @@ def series(rows: list[Row]) -> dict[tuple[str, str], dict[int, list[Row]]]:
 
 
 def format_number(x: float | None, digits: int = 4) -> str:
-  """`digits` significant digits; "—" for None or nan; 0 for |x| < 1e-12 (a spread of
-  floating-point noise, such as 1e-16 between seeds that agree, is 0)."""
+  """Formats `x` with `digits` significant digits for a table.
+
+  `digits` significant digits; "—" for None or nan; 0 for |x| < 1e-12 (a spread of
+  floating-point noise, such as 1e-16 between seeds that agree, is 0).
+  """
   if x is None or (isinstance(x, float) and math.isnan(x)):
     return "—"
   return "0" if abs(x) < 1e-12 else f"{x:.{digits}g}"
@@ -297,7 +300,7 @@ def _symlog_threshold(values: np.ndarray) -> float:
 
 
 def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
-                all_variants: bool = False, formats: Sequence[str] = ("png",)) -> list[str]:
+                *, all_variants: bool = False, formats: Sequence[str] = ("png",)) -> list[str]:
   """The curves figure: each seed's metric (thin) and their mean (thick) per solver.
 
   Two panels, against iterations (each solver's own unit, named under the axis) and against
@@ -430,8 +433,11 @@ def _tick_label(x: float, _=None) -> str:
 
 def _y_range(means: list[np.ndarray], spread: list[np.ndarray],
              ref: dict[str, Any] | None) -> tuple[float, float]:
-  """The y range: every mean curve and the reference, plus the seed values within Tukey's
-  fences (3 interquartile ranges) of all seed values."""
+  """The y range of a plot of `means` and `spread`.
+
+  The y range: every mean curve and the reference, plus the seed values within Tukey's
+  fences (3 interquartile ranges) of all seed values.
+  """
   pts = [np.asarray(m, dtype=np.float64) for m in means]
   if ref is not None:
     pts.append(np.array([ref["value"]]))
@@ -470,7 +476,7 @@ def summary_table(results: dict[str, tuple[list[Row], dict[str, Any] | None]]) -
 
 
 def write_outputs(rows: list[Row], out_dir: str, infos: list[dict[str, Any]] | None = None,
-                  ref: dict[str, Any] | None = None, all_variants: bool = False,
+                  ref: dict[str, Any] | None = None, *, all_variants: bool = False,
                   formats: Sequence[str] = ("png",),
                   command: Sequence[str] | None = None) -> None:
   """Writes results.json, results.md and curves.png (+ other formats) into `out_dir`.

@@ -112,9 +112,12 @@ class SizeEstimate:
 
 
 def _playout(game: pyspiel.Game, rng: np.random.Generator) -> tuple[float, int]:
-  """One random path from the root (every child equally likely, chance included): Knuth's
+  """One random playout from the root: Knuth's estimate of the history count, and its length.
+
+  One random path from the root (every child equally likely, chance included): Knuth's
   unbiased estimate of the number of histories (1 + b0 + b0 b1 + ..., b the branching along
-  the path) and the path's length."""
+  the path) and the path's length.
+  """
   state = game.new_initial_state()
   estimate, width, steps = 1.0, 1.0, 0
   while not state.is_terminal():
@@ -171,7 +174,7 @@ def estimate_size(game: pyspiel.Game, seed: int = 0) -> SizeEstimate:
                       how=how)
 
 
-def check_size(game: pyspiel.Game, max_nodes: int, max_memory: int | None = None,
+def check_size(game: pyspiel.Game, max_nodes: int, *, max_memory: int | None = None,
                time_limit: float | None = None, builder: str = "walk") -> SizeEstimate | None:
   """Refuses, before any walk, a game that cannot fit `max_nodes`, `max_memory` or `time_limit`.
 
@@ -252,10 +255,12 @@ def vector_arrays(game: pyspiel.Game, max_nodes: int) -> TreeArrays:
 
 
 def _pyspiel_walk(game: pyspiel.Game, use_infostate: bool) -> Iterator[tuple]:
-  """Depth-first walk of the pyspiel states, one tuple per node in preorder, in the format of
-  `fast_tree.walk`: (kind, parent index, action, chance prob, depth, payload) with payload the
-  returns at a terminal, None at a chance node and (key, legal actions, state) at a decision
-  node."""
+  """Depth-first walk of the pyspiel states, one tuple per node in preorder.
+
+  The tuples have the format of `fast_tree.walk`: (kind, parent index, action, chance prob, depth,
+  payload) with payload the returns at a terminal, None at a chance node and (key, legal actions,
+  state) at a decision node.
+  """
   stack = [(game.new_initial_state(), -1, -1, 1.0, 0)]
   n = 0
   while stack:
@@ -372,7 +377,7 @@ def walk_arrays(game: pyspiel.Game, *, shadow: bool, max_nodes: int,
   """
   use_infostate = uses_infostate(game)
   record = _WalkRecord(game.num_distinct_actions(), keep_states=not shadow)
-  budget = memory.WalkBudget(game, max_memory, time_limit, started)
+  budget = memory.WalkBudget(game, max_memory, time_limit=time_limit, started=started)
   pbar = None
   if progress:
     import tqdm

@@ -103,8 +103,11 @@ def definition_digest(game: pyspiel.Game) -> str:
 
 def cache_path(game: pyspiel.Game, directory: str | None = None,
                digest: str | None = None) -> str:
-  """File of `game`'s tree: a readable prefix and a hash of the game and its definition
-  (`digest`: `definition_digest(game)` when the caller already has it)."""
+  """The cache file of `game`'s tree.
+
+  File of `game`'s tree: a readable prefix and a hash of the game and its definition
+  (`digest`: `definition_digest(game)` when the caller already has it).
+  """
   name = str(game)
   digest = (digest or definition_digest(game))[:16]
   safe = "".join(c if c.isalnum() else "_" for c in name)[:60]
@@ -192,7 +195,7 @@ def load_tree(game: pyspiel.Game, path: str, digest: str | None = None) -> GameT
 
 
 def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
-                progress: bool = False, time_limit: float | None = None) -> GameTree:
+                *, progress: bool = False, time_limit: float | None = None) -> GameTree:
   """The game's `GameTree`, from the cache if present, else walked and stored.
 
   A cache file that cannot be used (damaged, or of another game or definition) is replaced:
@@ -205,16 +208,18 @@ def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
     progress: show a progress bar of a walk.
     time_limit: seconds a walk may take (`GameTree`'s argument; None: no limit).
   """
-  return cached_tree_status(game, directory, progress, time_limit)[0]
+  return cached_tree_status(game, directory, progress=progress, time_limit=time_limit)[0]
 
 
 CACHE_STATUSES = ("hit", "miss", "rebuilt")
 
 
 def cached_tree_status(game: str | pyspiel.Game, directory: str | None = None,
-                       progress: bool = False, time_limit: float | None = None
+                       *, progress: bool = False, time_limit: float | None = None
                        ) -> tuple[GameTree, str]:
-  """`cached_tree`, and what the cache did: "hit" (loaded), "miss" (no file: walked and
+  """Runs `cached_tree` and says what the cache did.
+
+  `cached_tree`, and what the cache did: "hit" (loaded), "miss" (no file: walked and
   stored) or "rebuilt" (a file that could not be used: warned, walked and stored again).
 
   Args:

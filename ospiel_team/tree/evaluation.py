@@ -95,7 +95,7 @@ def _ops(backend: str) -> _Ops:
   return ops
 
 
-def edge_probabilities(tree: GameTree, pi: Array, backend: str = "numpy",
+def edge_probabilities(tree: GameTree, pi: Array, *, backend: str = "numpy",
                        validate: bool = True) -> Array:
   """Probability of the edge into every node: pi(I, a) after decisions, chance prob else."""
   check_policy(tree, pi, validate)
@@ -110,12 +110,12 @@ def edge_probabilities(tree: GameTree, pi: Array, backend: str = "numpy",
   return ep
 
 
-def reach_by_owner(tree: GameTree, pi: Array, backend: str = "numpy",
+def reach_by_owner(tree: GameTree, pi: Array, *, backend: str = "numpy",
                    validate: bool = True) -> Array:
   """[num_nodes, num_players + 1]: each player's (and, last column, chance's) reach product."""
   ops = _ops(backend)
   xp = ops.xp
-  ep = edge_probabilities(tree, pi, backend, validate)
+  ep = edge_probabilities(tree, pi, backend=backend, validate=validate)
   onehot = tree.node_owner[:, None] == np.arange(tree.num_players + 1)[None, :]
   factor = xp.where(onehot, ep[:, None], 1.0)
   reach = xp.ones((tree.num_nodes, tree.num_players + 1), dtype=factor.dtype)
@@ -132,31 +132,31 @@ class Reach:
   chance: Array  # [num_nodes] chance's contribution
 
 
-def reach_probabilities(tree: GameTree, pi: Array, backend: str = "numpy",
+def reach_probabilities(tree: GameTree, pi: Array, *, backend: str = "numpy",
                         validate: bool = True) -> Reach:
   """Total, per-player and chance reach probabilities of every history."""
   xp = _ops(backend).xp
-  r = reach_by_owner(tree, pi, backend, validate)
+  r = reach_by_owner(tree, pi, backend=backend, validate=validate)
   return Reach(total=xp.prod(r, axis=1), player=r[:, :tree.num_players],
                chance=r[:, tree.num_players])
 
 
 def counterfactual_reach(tree: GameTree, pi: Array, player: int,
-                         backend: str = "numpy", reach: Array = None,
+                         *, backend: str = "numpy", reach: Array = None,
                          validate: bool = True) -> Array:
   """[num_nodes] reach of every history with `player`'s own contribution left out."""
   xp = _ops(backend).xp
-  r = reach_by_owner(tree, pi, backend, validate) if reach is None else reach
+  r = reach_by_owner(tree, pi, backend=backend, validate=validate) if reach is None else reach
   keep = np.arange(tree.num_players + 1) != player
   return xp.prod(r[:, keep], axis=1)
 
 
-def history_values(tree: GameTree, pi: Array, backend: str = "numpy",
+def history_values(tree: GameTree, pi: Array, *, backend: str = "numpy",
                    edge_probs: Array = None, validate: bool = True) -> Array:
   """[num_nodes, num_players] expected returns of every history under `pi` (v^sigma(h))."""
   ops = _ops(backend)
   if edge_probs is None:
-    ep = edge_probabilities(tree, pi, backend, validate)
+    ep = edge_probabilities(tree, pi, backend=backend, validate=validate)
   else:
     ep = edge_probs
   values = ops.xp.asarray(tree.node_returns)
@@ -171,10 +171,10 @@ def history_values(tree: GameTree, pi: Array, backend: str = "numpy",
   return values
 
 
-def game_value(tree: GameTree, pi: Array, backend: str = "numpy",
+def game_value(tree: GameTree, pi: Array, *, backend: str = "numpy",
                validate: bool = True) -> Array:
   """[num_players] expected returns at the root."""
-  return history_values(tree, pi, backend, validate=validate)[0]
+  return history_values(tree, pi, backend=backend, validate=validate)[0]
 
 
 @dataclasses.dataclass
@@ -186,7 +186,7 @@ class BestResponse:
   policy: Array  # [num_infosets, num_actions] pi with the player's rows replaced one-hot
 
 
-def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy",
+def best_response(tree: GameTree, pi: Array, player: int, *, backend: str = "numpy",
                   reach: Array = None, validate: bool = True) -> BestResponse:
   """Exact best response of `player` to the others' policies in `pi`.
 
@@ -203,10 +203,10 @@ def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy"
   player = checks.check_int("player", player, minimum=0, maximum=tree.num_players - 1)
   check_policy(tree, pi, validate)
   xp = _ops(backend).xp
-  cf = counterfactual_reach(tree, pi, player, backend, reach, validate=False)
+  cf = counterfactual_reach(tree, pi, player, backend=backend, reach=reach, validate=False)
   term = tree.terminals
   weights = cf[term] * xp.asarray(tree.node_returns[term, player])
-  value, actions = sequence_backward_induction(tree, player, weights, backend)
+  value, actions = sequence_backward_induction(tree, player, weights, backend=backend)
   own = np.zeros(tree.num_infosets, dtype=bool)
   own[tree.sequences[player].infosets] = True
   onehot = (actions[:, None] == np.arange(tree.num_actions)[None, :]).astype(value.dtype)
@@ -215,7 +215,7 @@ def best_response(tree: GameTree, pi: Array, player: int, backend: str = "numpy"
 
 
 def sequence_backward_induction(tree: GameTree, player: int, terminal_weights: Array,
-                                backend: str = "numpy") -> tuple[Array, Array]:
+                                *, backend: str = "numpy") -> tuple[Array, Array]:
   """The best pure strategy of `player` against fixed terminal weights, by backward induction.
 
   Maximises sum_z w[z] 1(the player's strategy plays to z) over the player's pure strategies:
@@ -256,30 +256,30 @@ def sequence_backward_induction(tree: GameTree, player: int, terminal_weights: A
   return seq_value[0], actions
 
 
-def best_response_values(tree: GameTree, pi: Array, backend: str = "numpy",
+def best_response_values(tree: GameTree, pi: Array, *, backend: str = "numpy",
                          validate: bool = True) -> Array:
   """[num_players] each player's best-response value against the others."""
   xp = _ops(backend).xp
-  reach = reach_by_owner(tree, pi, backend, validate)
-  return xp.stack([best_response(tree, pi, p, backend, reach, validate=False).value
+  reach = reach_by_owner(tree, pi, backend=backend, validate=validate)
+  return xp.stack([best_response(tree, pi, p, backend=backend, reach=reach, validate=False).value
                    for p in range(tree.num_players)])
 
 
-def nash_conv(tree: GameTree, pi: Array, backend: str = "numpy",
+def nash_conv(tree: GameTree, pi: Array, *, backend: str = "numpy",
               validate: bool = True) -> Array:
   """NashConv: sum over players of best-response value minus value."""
   xp = _ops(backend).xp
-  return xp.sum(player_improvements(tree, pi, backend, validate))
+  return xp.sum(player_improvements(tree, pi, backend=backend, validate=validate))
 
 
-def player_improvements(tree: GameTree, pi: Array, backend: str = "numpy",
+def player_improvements(tree: GameTree, pi: Array, *, backend: str = "numpy",
                         validate: bool = True) -> Array:
   """[num_players] best-response value minus value, per player (OpenSpiel's name)."""
-  return (best_response_values(tree, pi, backend, validate) -
-          game_value(tree, pi, backend, validate=False))
+  return (best_response_values(tree, pi, backend=backend, validate=validate) -
+          game_value(tree, pi, backend=backend, validate=False))
 
 
-def counterfactual_action_values(tree: GameTree, pi: Array, backend: str = "numpy",
+def counterfactual_action_values(tree: GameTree, pi: Array, *, backend: str = "numpy",
                                  validate: bool = True):
   """Counterfactual action values and reaches of every infoset.
 
@@ -289,10 +289,10 @@ def counterfactual_action_values(tree: GameTree, pi: Array, backend: str = "nump
   """
   ops = _ops(backend)
   xp = ops.xp
-  reach = reach_by_owner(tree, pi, backend, validate)
-  ep = edge_probabilities(tree, pi, backend, validate=False)
-  values = history_values(tree, pi, backend, edge_probs=ep)
-  cf_all = xp.stack([counterfactual_reach(tree, pi, p, backend, reach)
+  reach = reach_by_owner(tree, pi, backend=backend, validate=validate)
+  ep = edge_probabilities(tree, pi, backend=backend, validate=False)
+  values = history_values(tree, pi, backend=backend, edge_probs=ep)
+  cf_all = xp.stack([counterfactual_reach(tree, pi, p, backend=backend, reach=reach)
                      for p in range(tree.num_players)], axis=1)
   dec = tree.decisions
   owner_dec = tree.node_player[dec]

@@ -124,7 +124,8 @@ class GameTree:
     builder = builders.choose(game, builder)
     max_memory = memory.resolve_max_memory(max_memory)
     time_limit = checks.check_real("time_limit", time_limit, minimum=0, allow_none=True)
-    size = builders.check_size(game, max_nodes, max_memory, time_limit, builder)
+    size = builders.check_size(game, max_nodes, max_memory=max_memory, time_limit=time_limit,
+                               builder=builder)
     states = None
     if builder == "vector":
       arrays = builders.vector_arrays(game, max_nodes)
@@ -252,8 +253,10 @@ class GameTree:
 
   @functools.cached_property
   def node_owner(self) -> np.ndarray:
-    """[num_nodes] who chooses the edge into each history: the parent's player, or
-    `num_players` for chance (and the root)."""
+    """[num_nodes] who chooses the edge into each history.
+
+    The parent's player, or `num_players` for chance (and the root).
+    """
     owner = np.where(self._parent_player >= 0, self._parent_player, self.num_players)
     owner[0] = self.num_players
     return _read_only(owner)
@@ -473,6 +476,20 @@ def _describe_infoset(tree: GameTree, i: int) -> str:
   return f"infoset {i} (player {int(tree.infoset_player[i])}, {tree.infoset_keys[i]!r})"
 
 
+def _shape_hint(tree: GameTree, shape: tuple[int, ...]) -> str:
+  """What a policy array of the wrong `shape` likely got wrong ("" when no guess fits)."""
+  expected = (tree.num_infosets, tree.num_actions)
+  if shape == expected[::-1]:
+    return " (transposed? rows are infosets, columns actions)"
+  if len(shape) == 2 and shape[1] == tree.num_actions and shape[0] < expected[0]:
+    return f" (too few rows: {tree.game} has {tree.num_infosets} infosets)"
+  if len(shape) == 2 and shape[1] == tree.num_actions:
+    return f" (too many rows: {tree.game} has {tree.num_infosets} infosets)"
+  if len(shape) == 2:
+    return f" ({tree.game} has {tree.num_actions} distinct actions)"
+  return ""
+
+
 def _check_policy_array(tree: GameTree, pi: np.ndarray, atol: float) -> None:
   """`GameTree.validate_policy_array` (see there)."""
   try:
@@ -481,17 +498,9 @@ def _check_policy_array(tree: GameTree, pi: np.ndarray, atol: float) -> None:
     raise errors.UserError(f"policy array is not numeric: {e}") from None
   expected = (tree.num_infosets, tree.num_actions)
   if arr.shape != expected:
-    hint = ""
-    if arr.shape == expected[::-1]:
-      hint = " (transposed? rows are infosets, columns actions)"
-    elif arr.ndim == 2 and arr.shape[1] == tree.num_actions and arr.shape[0] < expected[0]:
-      hint = f" (too few rows: {tree.game} has {tree.num_infosets} infosets)"
-    elif arr.ndim == 2 and arr.shape[1] == tree.num_actions:
-      hint = f" (too many rows: {tree.game} has {tree.num_infosets} infosets)"
-    elif arr.ndim == 2:
-      hint = f" ({tree.game} has {tree.num_actions} distinct actions)"
     raise errors.UserError(f"policy array has shape {arr.shape}, expected {expected} "
-                           f"[num_infosets, num_actions] for {tree.game}{hint}")
+                           f"[num_infosets, num_actions] for {tree.game}"
+                           f"{_shape_hint(tree, arr.shape)}")
   bad = ~np.isfinite(arr)
   if bad.any():
     i, a = (int(x) for x in np.argwhere(bad)[0])

@@ -146,16 +146,21 @@ def check_fits(game: pyspiel.Game, histories: int, how: str, max_memory: int | N
 
 
 class WalkBudget:
-  """The checks of one walk: its histories and resident growth against a memory budget, and
-  its elapsed time against a time limit."""
+  """The memory and time checks of one walk.
+
+  The checks of one walk: its histories and resident growth against a memory budget, and
+  its elapsed time against a time limit.
+  """
 
   def __init__(self, game: pyspiel.Game, max_memory: int | None,
-               time_limit: float | None = None, started: float | None = None):
-    """Args:
-      game: the game being walked (named in the error; its terminal count sizes the estimate).
-      max_memory: bytes the walk may add to the resident memory; None: no check.
-      time_limit: seconds the walk may take; None: no limit.
-      started: the `time.monotonic()` the time limit counts from (default: now).
+               *, time_limit: float | None = None, started: float | None = None):
+    """Starts the checks of a walk of `game`.
+
+    Args:
+    game: the game being walked (named in the error; its terminal count sizes the estimate).
+    max_memory: bytes the walk may add to the resident memory; None: no check.
+    time_limit: seconds the walk may take; None: no limit.
+    started: the `time.monotonic()` the time limit counts from (default: now).
     """
     self._game = game
     self._max_memory = max_memory

@@ -60,6 +60,7 @@ class Teams:
 
   @property
   def num_teams(self) -> int:
+    """The number of teams."""
     return len(self.teams)
 
   @property
@@ -71,6 +72,7 @@ class Teams:
     return out
 
   def team_of(self, player: int) -> int:
+    """The team index of `player`."""
     return int(self.player_team[player])
 
   def __str__(self):

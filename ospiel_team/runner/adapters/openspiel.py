@@ -34,16 +34,22 @@ def _cfr_family(ctx: SolverContext, solver_cls) -> Iterator[Snapshot]:
 
 @api.solver("cfr", unit="one CFR iteration (OpenSpiel's cfr.CFRSolver, alternating updates)")
 def cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's `cfr.CFRSolver` (Zinkevich et al. 2007, "Regret Minimization in Games with
-  Incomplete Information", NeurIPS 2007)."""
+  """Runs OpenSpiel's `cfr.CFRSolver`.
+
+  OpenSpiel's `cfr.CFRSolver` (Zinkevich et al. 2007, "Regret Minimization in Games with
+  Incomplete Information", NeurIPS 2007).
+  """
   from open_spiel.python.algorithms import cfr
   return _cfr_family(ctx, cfr.CFRSolver)
 
 
 @api.solver("cfr_plus", unit="one CFR+ iteration (OpenSpiel's cfr.CFRPlusSolver)")
 def cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's `cfr.CFRPlusSolver` (Tammelin 2014, "Solving Large Imperfect Information
-  Games Using CFR+", arXiv 1407.5042)."""
+  """Runs OpenSpiel's `cfr.CFRPlusSolver`.
+
+  OpenSpiel's `cfr.CFRPlusSolver` (Tammelin 2014, "Solving Large Imperfect Information
+  Games Using CFR+", arXiv 1407.5042).
+  """
   from open_spiel.python.algorithms import cfr
   return _cfr_family(ctx, cfr.CFRPlusSolver)
 
@@ -94,8 +100,11 @@ def jax_cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 @api.solver("xfp", unit="one XFP iteration (OpenSpiel's fictitious_play.XFPSolver: exact best "
             "responses, full-width averaging)")
 def xfp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's `fictitious_play.XFPSolver` (Heinrich, Lanctot and Silver 2015, "Fictitious
-  Self-Play in Extensive-Form Games", ICML 2015); its average policy (it has no current one)."""
+  """Runs OpenSpiel's extensive-form fictitious play, `fictitious_play.XFPSolver`.
+
+  OpenSpiel's `fictitious_play.XFPSolver` (Heinrich, Lanctot and Silver 2015, "Fictitious
+  Self-Play in Extensive-Form Games", ICML 2015); its average policy (it has no current one).
+  """
   with ctx.excluded("setup"):  # the import too: a generator's body runs on the clock
     from open_spiel.python.algorithms import fictitious_play
     solver = fictitious_play.XFPSolver(ctx.game)
@@ -127,7 +136,9 @@ NFSP_OPTIONS = {
 @api.solver("nfsp", unit="a batch of nfsp.episodes self-play episodes (default 20) of "
             "OpenSpiel's JAX NFSP", options=NFSP_OPTIONS, seeded=True)
 def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's JAX NFSP (Heinrich and Silver 2016, "Deep Reinforcement Learning from
+  """Runs OpenSpiel's JAX NFSP.
+
+  OpenSpiel's JAX NFSP (Heinrich and Silver 2016, "Deep Reinforcement Learning from
   Self-Play in Imperfect-Information Games", arXiv 1603.01121).
 
   Why OpenSpiel's example settings (`examples/kuhn_nfsp.py`: batch 128, learning starts at
@@ -262,9 +273,12 @@ class _EpisodePlayer:
 
 
 def _guard_empty_buffers(agent) -> None:
-  """OpenSpiel's JAX NFSP and DQN call len() on a buffer that is still None when a learning
+  """Makes an agent skip learning steps that come before its first transition.
+
+  OpenSpiel's JAX NFSP and DQN call len() on a buffer that is still None when a learning
   step comes before the first transition (e.g. no best-response episode among an agent's first
-  `learn_every` steps): such a step has nothing to learn from and is skipped here."""
+  `learn_every` steps): such a step has nothing to learn from and is skipped here.
+  """
   sl_learn, rl = agent._learn, agent._rl_agent
   rl_learn = rl.learn
 
@@ -363,7 +377,9 @@ def _two_player_zero_sum(game, teams):
             options={"mmd.alpha": 0.1, "mmd.stepsize": 0.0, "mmd.magnet_lr": 0.05,
                      "mmd.magnet": "moving"}, primary="current", check=_two_player_zero_sum)
 def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """Magnetic mirror descent with dilated entropy (Sokota et al. 2023, "A Unified Approach to
+  """Runs OpenSpiel's magnetic mirror descent, `mmd_dilated.MMDDilatedEnt`.
+
+  Magnetic mirror descent with dilated entropy (Sokota et al. 2023, "A Unified Approach to
   Reinforcement Learning, Quantal Response Equilibria, and Two-Player Zero-Sum Games", ICLR
   2023, arXiv 2206.05825), on OpenSpiel's `mmd_dilated.MMDDilatedEnt`.
 

@@ -1,5 +1,7 @@
-"""Runner adapters for this package's algorithms: JPS, CFR+ then JPS, CFR+, DCFR, PCFR+,
-PDCFR+ (the last four on the array tree), ED, neural ED, team LP.
+"""Runner adapters for this package's algorithms.
+
+The algorithms: JPS, CFR+ then JPS, CFR+, DCFR, PCFR+, PDCFR+ (the last four on the array tree), ED,
+neural ED, team LP.
 
 The algorithm modules (`ospiel_team.algorithms.*`) know nothing of the runner; each adapter
 here drives one of them through the runner's `SolverContext` (see `api`).
@@ -76,7 +78,9 @@ def _with_jps(ctx: SolverContext, step, policies) -> Iterator[Snapshot]:
             "checkpoint, its time charged", options=_JPS_OPTIONS, primary="jps",
             check=_check_jps, check_options=_check_jps_options, seeded=True)
 def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """CFR (`tree_cfr`, OpenSpiel's algorithm vectorized) from a random policy seeded by
+  """Runs CFR with Joint Policy Search applied to its policy at every checkpoint.
+
+  CFR (`tree_cfr`, OpenSpiel's algorithm vectorized) from a random policy seeded by
   `ctx.seed`; at every checkpoint Joint Policy Search (Tian et al. 2020, "Joint Policy Search
   for Multi-agent Collaboration with Imperfect Information", NeurIPS 2020, arXiv 2008.06495,
   Algorithm 1) improves CFR's current (last-iterate) policy: the variant "jps", by which the
@@ -102,7 +106,9 @@ def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
             "every checkpoint, its time charged", options=_JPS_OPTIONS, primary="jps",
             check=_check_jps, check_options=_check_jps_options, seeded=True)
 def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """OpenSpiel's CFR+ with Joint Policy Search applied to its current policy at every
+  """Runs OpenSpiel's CFR+ with Joint Policy Search applied at every checkpoint.
+
+  OpenSpiel's CFR+ with Joint Policy Search applied to its current policy at every
   checkpoint (variant "jps", by which it is judged): JPS as a booster of CFR+ (the JPS paper's
   CFR1k+JPS, Tian et al. 2020, arXiv 2008.06495). Options as for `jps`.
   """
@@ -114,8 +120,11 @@ def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
 
 def _tree_cfr_family(ctx: SolverContext, make) -> Iterator[Snapshot]:
-  """Runs `make(tree)`'s iterations on the runner's tree; the numba kernels' compile (or cache
-  load), done by one iteration of a throwaway solver, is excluded from the budget as "jit"."""
+  """Runs the iterations of a tree CFR solver built by `make` on the runner's tree.
+
+  Runs `make(tree)`'s iterations on the runner's tree; the numba kernels' compile (or cache
+  load), done by one iteration of a throwaway solver, is excluded from the budget as "jit".
+  """
   with ctx.excluded("jit"):
     make(ctx.tree).evaluate_and_update_policy()
   solver = make(ctx.tree)
@@ -131,7 +140,9 @@ def _tree_cfr_family(ctx: SolverContext, make) -> Iterator[Snapshot]:
 @api.solver("tree_cfr_plus", unit="one CFR+ iteration on the array tree (ours, numba; JIT "
             "excluded): OpenSpiel's CFR+ step for step")
 def tree_cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """The package's CFR+ (`cfr.TreeCFRPlusSolver`: regret matching+, alternating updates,
+  """Runs the package's CFR+ on the array tree (`cfr.TreeCFRPlusSolver`).
+
+  The package's CFR+ (`cfr.TreeCFRPlusSolver`: regret matching+, alternating updates,
   linear averaging, as OpenSpiel's `cfr.CFRPlusSolver`, which `cfr_plus` runs), on the array
   tree with the numba kernels of `dcfr`, `pcfr_plus` and `pdcfr_plus`: beside those, a
   comparison of algorithms, not of implementations.
@@ -160,7 +171,9 @@ def _check_exponent_options(options: dict[str, str]) -> str | None:
             options={"dcfr.alpha": 1.5, "dcfr.beta": 0.0, "dcfr.gamma": 2.0},
             check_options=_check_exponent_options)
 def dcfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """Discounted CFR (Brown & Sandholm 2019, "Solving Imperfect-Information Games via
+  """Runs Discounted CFR on the array tree (`cfr.TreeDCFRSolver`).
+
+  Discounted CFR (Brown & Sandholm 2019, "Solving Imperfect-Information Games via
   Discounted Regret Minimization", AAAI 2019, arXiv 1809.04040), `cfr.TreeDCFRSolver`.
 
   Options: dcfr.alpha (1.5), dcfr.beta (0), dcfr.gamma (2): the paper's DCFR_{3/2,0,2}; alpha
@@ -176,7 +189,9 @@ def dcfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
             "excluded)", options={"pcfr_plus.gamma": 2.0},
             check_options=_check_exponent_options)
 def pcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """Predictive CFR+ (Farina, Kroer & Sandholm 2021, "Faster Game Solving via Predictive
+  """Runs Predictive CFR+ on the array tree (`cfr.TreePCFRPlusSolver`).
+
+  Predictive CFR+ (Farina, Kroer & Sandholm 2021, "Faster Game Solving via Predictive
   Blackwell Approachability", AAAI 2021, arXiv 2007.14358), `cfr.TreePCFRPlusSolver`.
 
   Options: pcfr_plus.gamma (2: quadratic averaging), from 0 to 10.
@@ -190,7 +205,9 @@ def pcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
             options={"pdcfr_plus.alpha": 2.3, "pdcfr_plus.gamma": 5.0},
             check_options=_check_exponent_options)
 def pdcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """Predictive discounted CFR+ (Xu et al. 2024, "Minimizing Weighted Counterfactual Regret
+  """Runs Predictive discounted CFR+ on the array tree (`cfr.TreePDCFRPlusSolver`).
+
+  Predictive discounted CFR+ (Xu et al. 2024, "Minimizing Weighted Counterfactual Regret
   with Optimistic Online Mirror Descent", IJCAI 2024, arXiv 2404.13891),
   `cfr.TreePDCFRPlusSolver`.
 
@@ -227,7 +244,9 @@ def _hidden(text: str) -> tuple[int, ...]:
             options={"ed.lr": 1.0, "ed.schedule": "constant", "ed.optimizer": "sgd",
                      "ed.projection": "softmax", "ed.values": "q"}, primary="current")
 def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """Tabular Exploitability Descent (Lockhart et al. 2019, "Computing Approximate
+  """Runs tabular Exploitability Descent.
+
+  Tabular Exploitability Descent (Lockhart et al. 2019, "Computing Approximate
   Equilibria in Sequential Adversarial Games by Exploitability Descent", IJCAI 2019,
   arXiv 1903.05614); JIT compilation is excluded from the budget.
 
@@ -278,7 +297,9 @@ def _check_team_lp(game, teams) -> str | None:
 @api.solver("team_lp", unit="one exact LP solve (a single snapshot)",
             options={"team_lp.teams": ""}, check=_check_team_lp, seeded=True)
 def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
-  """The TMECor of a two-team zero-sum game by the team solvers' default path
+  """Solves a two-team zero-sum game's TMECor by the team solvers' default path.
+
+  The TMECor of a two-team zero-sum game by the team solvers' default path
   (`algorithms.team.solve(method="auto")`, the answer `ospiel-team-solve` prints): the
   tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
   Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284, or, for larger
