@@ -15,6 +15,9 @@ key             shape            dtype  meaning
                                         4=NT, declarer 0=N .. 3=W (see `ospiel_team.bridge.dds`).
 ``format``      ()               str    ``"ospiel_team.bridge.dataset/1"`` (optional on read).
 ``seed``        ()               int64  base seed the builder used (optional, informational).
+``content_      ()               str    SHA-256 of the other arrays (`atomic_io.content_digest`,
+digest``                                names sorted); written by `save_dataset`, checked on read
+                                        when present (the shipped datasets predate it).
 ==============  ===============  =====  ==========================================================
 
 The builder (`ospiel-team-make-dataset`) writes chunk files in the same format
@@ -23,7 +26,8 @@ into ``<out>.chunks/`` and merges them into the single archive ``<out>``.
 `load_dataset(path=None)` loads a dataset (``None`` = the shipped default,
 `default_dataset_path()`) and validates it: keys present, shapes and dtypes, seats 0..3,
 tricks 0..13, and that each hand of each deal holds 13 distinct cards. A corrupted, truncated
-or malformed file raises `ValueError` naming the file and the problem.
+or malformed file, or one whose arrays do not match its digest (edited), raises `ValueError`
+naming the file and the problem.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import os
 import numpy as np
 
 from ospiel_team import atomic_io
+from ospiel_team import errors
 from ospiel_team.bridge import deal as deal_lib
 
 FORMAT_TAG = "ospiel_team.bridge.dataset/1"
@@ -86,6 +91,7 @@ class BridgeDataset:
     self.dd_tricks = np.asarray(dd_tricks, dtype=np.uint8)
     self.path = path
     self.seed = seed
+    self.content_digest: str | None = None  # the file's digest (`load_dataset`), if it had one
 
   def __len__(self) -> int:
     return int(self.holders.shape[0])
@@ -146,6 +152,10 @@ def load_dataset(path: PathLike | None = None) -> BridgeDataset:
         raise ValueError(f"bridge dataset {path!r} has format {str(z['format'])!r}, "
                          f"expected {FORMAT_TAG!r}")
       seed = int(z["seed"]) if "seed" in keys else None
+      digest = str(z["content_digest"]) if "content_digest" in keys else None
+      if digest is not None and digest != _digest({k: z[k] for k in keys - {"content_digest"}}):
+        raise errors.DamagedFileError(f"bridge dataset {path!r} is damaged or edited: its arrays "
+                                      "do not match their digest")
   except ValueError as e:
     if str(path) in str(e):
       raise
@@ -153,7 +163,14 @@ def load_dataset(path: PathLike | None = None) -> BridgeDataset:
   except Exception as e:  # zipfile.BadZipFile, zlib.error, EOFError, OSError on truncation
     raise ValueError(f"bridge dataset {path!r} is corrupted or truncated "
                      f"({type(e).__name__}: {e})") from e
-  return BridgeDataset(holders, dd_tricks, path=path, seed=seed)
+  ds = BridgeDataset(holders, dd_tricks, path=path, seed=seed)
+  ds.content_digest = digest  # None: a file without a digest (the shipped datasets)
+  return ds
+
+
+def _digest(arrays: dict) -> str:
+  """The content digest of a dataset file's arrays (names sorted)."""
+  return atomic_io.content_digest({k: np.asarray(arrays[k]) for k in sorted(arrays)})
 
 
 def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
@@ -161,10 +178,11 @@ def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
   """Validates and writes a dataset atomically (`atomic_io.savez`, compressed)."""
   path = os.fspath(path)
   validate_arrays(holders, dd_tricks, source=path)
-  extra = {} if seed is None else {"seed": np.int64(seed)}
-  atomic_io.savez(path, compressed=True, holders=np.asarray(holders, np.uint8),
-                  dd_tricks=np.asarray(dd_tricks, np.uint8), format=np.array(FORMAT_TAG),
-                  **extra)
+  arrays = {"holders": np.asarray(holders, np.uint8), "dd_tricks": np.asarray(dd_tricks, np.uint8),
+            "format": np.array(FORMAT_TAG)}
+  if seed is not None:
+    arrays["seed"] = np.asarray(np.int64(seed))
+  atomic_io.savez(path, compressed=True, content_digest=np.asarray(_digest(arrays)), **arrays)
 
 
 def load_datasets(paths) -> BridgeDataset:

@@ -113,6 +113,8 @@ def _existing_chunk_ok(path: str, size: int) -> bool:
   """True if `path` holds a valid chunk of `size` deals (a corrupt one is recomputed)."""
   try:
     ds = dataset_lib.load_dataset(path)
+    if ds.content_digest is None:  # every chunk is written with one: edited or foreign
+      raise ValueError(f"chunk {path!r} has no content digest")
   except ValueError as e:
     print(f"warning: recomputing chunk {path}: {e}", file=sys.stderr)
     return False

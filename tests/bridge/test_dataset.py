@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team.bridge import dataset
 from ospiel_team.bridge import dataset_builder as make_dataset
@@ -65,7 +66,7 @@ def test_save_load_round_trip(tmp_path):
   np.testing.assert_array_equal(ds.holders, holders)
   np.testing.assert_array_equal(ds.dd_tricks, tricks)
   with np.load(path) as z:  # the documented keys, readable by plain numpy
-    assert set(z.files) == {"holders", "dd_tricks", "format", "seed"}
+    assert set(z.files) == {"holders", "dd_tricks", "format", "seed", "content_digest"}
     assert str(z["format"]) == dataset.FORMAT_TAG
 
 
@@ -217,6 +218,31 @@ def test_builder_grows_reuses_chunks_and_rejects_mixed_seeds(tmp_path):
     make_dataset.build_dataset(6, out, seed=2, workers=1, chunk=3, progress=False)
   with pytest.raises(ValueError, match=r"num_deals \(--deals\) must be an integer >= 1"):
     make_dataset.build_dataset(0, out, seed=1, chunk=3, progress=False)
+
+
+def test_edited_dataset_is_refused_and_an_edited_chunk_recomputed(tmp_path, capsys):
+  out = str(tmp_path / "d.npz")
+  assert make_dataset.build_dataset(2, out, seed=1, workers=1, chunk=1, keep_chunks=True,
+                                    progress=False) == [0, 1]
+  built = dataset.load_dataset(out)
+  assert built.content_digest is not None
+  arrays = atomic_io.read_npz(out)
+  arrays["dd_tricks"] = 13 - arrays["dd_tricks"]  # still valid tricks, other answers
+  atomic_io.savez(out, **arrays)
+  with pytest.raises(errors.DamagedFileError, match=re.escape(repr(out)) + ".*digest"):
+    dataset.load_dataset(out)
+  os.remove(out)
+  chunk0 = make_dataset.chunk_path(out + ".chunks", 0)
+  arrays = atomic_io.read_npz(chunk0)
+  arrays["dd_tricks"] = 13 - arrays["dd_tricks"]
+  del arrays["content_digest"]  # edited, its digest dropped
+  atomic_io.savez(chunk0, **arrays)
+  capsys.readouterr()
+  assert make_dataset.build_dataset(2, out, seed=1, workers=1, chunk=1, progress=False) == [0]
+  assert f"recomputing chunk {chunk0}" in capsys.readouterr().err
+  again = dataset.load_dataset(out)
+  np.testing.assert_array_equal(again.dd_tricks, built.dd_tricks)
+  np.testing.assert_array_equal(again.holders, built.holders)
 
 
 def test_damaged_chunk_manifest_is_one_error_naming_it(tmp_path):
