@@ -15,10 +15,11 @@ key             shape            dtype  meaning
                                         4=NT, declarer 0=N .. 3=W (see `ospiel_team.bridge.dds`).
 ``format``      ()               str    ``"ospiel_team.bridge.dataset/1"`` (optional on read).
 ``seed``        ()               int64  base seed the builder used (optional, informational).
-``content_      ()               str    SHA-256 of the other arrays (`atomic_io.content_digest`,
-digest``                                names sorted); written by `save_dataset`, checked on read
-                                        when present (the shipped datasets predate it).
 ==============  ===============  =====  ==========================================================
+
+A file written by `save_dataset` also holds ``content_digest`` (a str): the SHA-256 of the other
+arrays (`atomic_io.content_digest`, names sorted), checked on read when present (the shipped
+datasets predate it).
 
 The builder (`ospiel-team-make-dataset`) writes chunk files in the same format
 into ``<out>.chunks/`` and merges them into the single archive ``<out>``.
