@@ -38,6 +38,7 @@ import tqdm
 
 from ospiel_team import atomic_io
 from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import scoring
@@ -151,14 +152,17 @@ def build_cost_dataset(pairs: int, out: str, *, k: int = 5, seed: int = 2016, ch
   for i in range(nchunks):
     m = min(chunk, pairs - i * chunk)
     path = os.path.join(cdir, f"chunk_{i:05d}_{m}_{k}.npz")
-    stored = _read_chunk(path, m, k) if os.path.exists(path) else None
+    bind = f"cost chunk seed={seed} index={i} pairs={m} k={k}\n".encode()
+    stored = _read_chunk(path, m, k, bind) if os.path.exists(path) else None
     if stored is None:
       rng = np.random.default_rng(np.random.SeedSequence([seed, i]))
       base = deal_lib.random_holders(rng, m)
       red = redeal_east_west(base, k, rng)
       red[:, 0] = base  # the first "redeal" is the deal itself
       tricks = dds.dd_tables(red.reshape(m * k, 52)).reshape(m, k, 5, 4)
-      atomic_io.savez(path, compressed=True, redeal_holders=red, dd_tricks=tricks)
+      digest = atomic_io.content_digest({"redeal_holders": red, "dd_tricks": tricks}, bind)
+      atomic_io.savez(path, compressed=True, redeal_holders=red, dd_tricks=tricks,
+                      content_digest=np.asarray(digest))
       stored = (red, tricks)
     parts.append(stored)
     bar.update(m)
@@ -166,21 +170,34 @@ def build_cost_dataset(pairs: int, out: str, *, k: int = 5, seed: int = 2016, ch
   red = np.concatenate([p[0] for p in parts])
   tricks = np.concatenate([p[1] for p in parts])
   data = {"holders": red[:, 0].copy(), "redeal_holders": red, "dd_tricks": tricks}
-  atomic_io.savez(out, compressed=True, format=np.array(FORMAT_TAG), **data)
+  atomic_io.savez(out, compressed=True, format=np.array(FORMAT_TAG),
+                  content_digest=np.asarray(_cost_digest(data)), **data)
   if not keep_chunks:
     shutil.rmtree(cdir)
   return data
 
 
-def _read_chunk(path: str, m: int, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _cost_digest(data: dict) -> str:
+  """The content digest of a cost dataset's three arrays."""
+  return atomic_io.content_digest({key: data[key]
+                                   for key in ("holders", "redeal_holders", "dd_tricks")})
+
+
+def _read_chunk(path: str, m: int, k: int,
+                bind: bytes) -> tuple[np.ndarray, np.ndarray] | None:
   """Loads a finished chunk of redeals, or None when its file is damaged.
 
   (redeal holders, DD tricks) of a finished chunk of `m` pairs, or None (with a warning
-  naming the file) when it is damaged: the chunk is then computed again.
+  naming the file) when it is damaged or fails its digest (bound by `bind` to the build's
+  seed, the chunk's index and size): the chunk is then computed again.
   """
   try:
     z = atomic_io.read_npz(path, "chunk")
     red, tricks = z["redeal_holders"], z["dd_tricks"]
+    want = atomic_io.content_digest({"redeal_holders": red, "dd_tricks": tricks}, bind)
+    if str(z.get("content_digest", "")) != want:
+      raise ValueError(f"chunk {path!r} does not match its digest (edited, or of another "
+                       "seed)")
   except (ValueError, KeyError) as e:
     print(f"warning: recomputing chunk {path}: {e!s}", file=sys.stderr)
     return None
@@ -199,7 +216,8 @@ def load_cost_dataset(path: str) -> dict:
 
   Raises:
     ValueError: naming `path`, if it is missing, cannot be read (empty, truncated, a bad
-      CRC), lacks an array or holds inconsistent ones.
+      CRC), lacks an array, holds inconsistent ones, or holds arrays that do not match their
+      digest (files written by `build_cost_dataset`; the shipped cost dataset predates it).
   """
   if not os.path.exists(path):
     raise ValueError(f"cost dataset {path!r} does not exist")
@@ -208,6 +226,9 @@ def load_cost_dataset(path: str) -> dict:
     if key not in z:
       raise ValueError(f"cost dataset {path!r} lacks {key!r}")
   d = {k: z[k] for k in ("holders", "redeal_holders", "dd_tricks")}
+  if "content_digest" in z and str(z["content_digest"]) != _cost_digest(d):
+    raise errors.DamagedFileError(f"cost dataset {path!r} is damaged or edited: its arrays do "
+                                  "not match their digest")
   n, k = d["redeal_holders"].shape[:2]
   if d["dd_tricks"].shape != (n, k, 5, 4) or d["holders"].shape != (n, 52):
     raise ValueError(f"cost dataset {path!r}: inconsistent shapes "

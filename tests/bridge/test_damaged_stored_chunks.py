@@ -6,6 +6,7 @@ those of an undamaged run); a damaged cost dataset is one ValueError naming the 
 each ended in an EOFError / BadZipFile / Bad CRC-32 traceback without the file's name.
 """
 import os
+import re
 import shutil
 import struct
 import zipfile
@@ -15,6 +16,7 @@ import pytest
 
 import ospiel_team  # noqa: F401
 from ospiel_team import atomic_io
+from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import uncontested_costs
 from ospiel_team.bridge.agents import match
@@ -125,3 +127,37 @@ def test_a_damaged_cost_dataset_is_one_value_error_naming_it(tmp_path, cost_buil
   _damage(path, damage)
   with pytest.raises(ValueError, match=f"cost dataset {str(path)!r} cannot be read"):
     uncontested_costs.load_cost_dataset(str(path))
+
+
+def test_an_edited_or_other_seed_chunk_of_a_cost_build_is_computed_again(tmp_path, capsys,
+                                                                         cost_build):
+  """A chunk rewritten with other valid tricks, or a chunk of another seed, fails its digest."""
+  out, data = cost_build
+  chunks = tmp_path / "again.npz.chunks"
+  shutil.copytree(out + ".chunks", chunks)
+  first, second = (chunks / name for name in sorted(os.listdir(chunks)))
+  arrays = atomic_io.read_npz(str(first))
+  arrays["dd_tricks"] = 13 - arrays["dd_tricks"]  # valid tricks, other costs
+  atomic_io.savez(str(first), **arrays)
+  other = tmp_path / "other.npz"
+  uncontested_costs.build_cost_dataset(2, str(other), k=1, seed=8, chunk=1, progress=False,
+                                       keep_chunks=True)
+  shutil.copy(str(other) + ".chunks/" + second.name, second)  # same name, seed 8
+  capsys.readouterr()
+  again = uncontested_costs.build_cost_dataset(2, str(tmp_path / "again.npz"), k=1, seed=7,
+                                               chunk=1, progress=False)
+  for key, value in data.items():
+    np.testing.assert_array_equal(again[key], value, err_msg=key)
+  err = capsys.readouterr().err
+  for path in (first, second):
+    assert f"chunk {str(path)!r} does not match its digest" in err
+
+
+def test_an_edited_cost_dataset_is_refused(tmp_path, cost_build):
+  path = str(tmp_path / "cost.npz")
+  arrays = atomic_io.read_npz(cost_build[0])
+  arrays["dd_tricks"] = 13 - arrays["dd_tricks"]
+  atomic_io.savez(path, **arrays)
+  with pytest.raises(errors.DamagedFileError, match=re.escape(repr(path)) + ".*digest"):
+    uncontested_costs.load_cost_dataset(path)
+  assert uncontested_costs.load_cost_dataset(cost_build[0])["dd_tricks"].shape == (2, 1, 5, 4)
