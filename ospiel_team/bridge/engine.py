@@ -130,7 +130,7 @@ class BiddingEngine:
     self.hands[rows] = auction_lib.hands_onehot(self.holders[rows])
 
   def reset_random(self, rng: np.random.Generator, batch_size: int,
-                   dealer: int | str = "random",
+                   *, dealer: int | str = "random",
                    vulnerability: int | str = "random") -> None:
     """Resets B tables with uniformly random deals (and dealer / vulnerability if 'random')."""
     if int(batch_size) != batch_size or batch_size < 1:

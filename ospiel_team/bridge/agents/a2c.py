@@ -160,7 +160,7 @@ class Rollout:
 
 def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.random.Generator,
                   deal_pool: np.ndarray, num_deals: int,
-                  on_step: Callable | None = None, obs_dtype=np.float32,
+                  *, on_step: Callable | None = None, obs_dtype=np.float32,
                   opponent: Callable | None = None) -> Rollout:
   """Plays `num_deals` deals from `deal_pool` at two tables each, sampling from `policy`.
 
@@ -292,6 +292,7 @@ class A2CTrainer(RoundTrainer):
 
   # --- policy -----------------------------------------------------------------------------
   def policy(self, obs):
+    """The network's policy output for the observations `obs` under the current parameters."""
     self._policy.params = self.params
     return self._policy(obs)
 
@@ -363,8 +364,11 @@ class A2CTrainer(RoundTrainer):
 
   # --- training -----------------------------------------------------------------------------
   def _learn(self, rng: np.random.Generator, params, opt_state, entropy_coef: float):
-    """`updates_per_round` Adam steps on buffer samples drawn with `rng`; returns
-    (params, opt_state, mean metrics) (metrics empty before the burn-in)."""
+    """Runs one round's Adam steps on samples of the replay buffer.
+
+    `updates_per_round` Adam steps on buffer samples drawn with `rng`; returns
+    (params, opt_state, mean metrics) (metrics empty before the burn-in).
+    """
     cfg = self.cfg
     if self.buffer.size < max(cfg.burn_in, 1) or cfg.updates_per_round == 0:
       return params, opt_state, {}

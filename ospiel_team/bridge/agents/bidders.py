@@ -70,6 +70,7 @@ class PassBidder:
   name = "pass"
 
   def act(self, observations: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Passes at every table: call 0 for each row of `observations`."""
     del uniforms
     return np.zeros(len(observations), np.int64)
 
@@ -80,6 +81,7 @@ class RandomBidder:
   name = "random"
 
   def act(self, observations: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """A legal call per row, drawn uniformly with the row's number in `uniforms`."""
     return sample_legal(legal_calls(observations), uniforms)
 
 
@@ -227,6 +229,7 @@ class NaturalBidder:
 
   # --- the system ----------------------------------------------------------------------------
   def act(self, observations: np.ndarray, uniforms: np.ndarray = None) -> np.ndarray:
+    """The natural system's call for each row of `observations` (deterministic)."""
     del uniforms  # deterministic
     f = self.features(observations)
     s = self._situation(f)

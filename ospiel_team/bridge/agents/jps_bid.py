@@ -96,7 +96,7 @@ class SearchResult:
 
 
 def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score: np.ndarray,
-                 rng: np.random.Generator, depth: int = 3, candidates: int = 5,
+                 rng: np.random.Generator, *, depth: int = 3, candidates: int = 5,
                  rollouts: int = 5, fresh_returns: bool = True,
                  candidate_threshold: float = 0.0, partner: str = "max",
                  reward: str = "imps") -> SearchResult:
@@ -178,7 +178,7 @@ class _Roots:
   def of(cls, policy, root, ref_ns_score, rng, k, n, threshold, reward) -> _Roots:
     obs = root.observation()
     probs, _ = policy(obs)
-    calls, valid = top_candidates(probs, policy_net.legal_from_obs(obs), k, threshold)
+    calls, valid = top_candidates(probs, policy_net.legal_from_obs(obs), k, threshold=threshold)
     sign = np.where(root.current_player % 2 == 0, 1.0, -1.0)
     return cls(policy, root, np.asarray(ref_ns_score), sign, rng, reward, k, n, threshold, obs,
                probs, calls, valid)
@@ -190,7 +190,7 @@ class _Roots:
   def rewards(self, eng: engine_lib.BiddingEngine, root_of: np.ndarray) -> np.ndarray:
     """The searching team's reward at each finished table of `eng` (of root `root_of`)."""
     return team_reward(eng.ns_score(), self.ref_ns_score[root_of], self.sign[root_of],
-                       self.reward)
+                       kind=self.reward)
 
   def each_root(self, m: int) -> np.ndarray:
     """Root of each table when each root is repeated `m` times in order."""
@@ -231,7 +231,7 @@ def _partner_stage(s: _Roots, eng: engine_lib.BiddingEngine) -> _PartnerStage:
   k2, n_r = s.k, s.n
   obs2 = eng.observation()  # zeros for finished tables' legal bits
   probs2, _ = s.policy(obs2) if len(obs2) else (np.zeros((0, A.NUM_CALLS)), None)
-  c2, valid2 = top_candidates(probs2, policy_net.legal_from_obs(obs2), k2, s.threshold)
+  c2, valid2 = top_candidates(probs2, policy_net.legal_from_obs(obs2), k2, threshold=s.threshold)
   finished = eng.done.copy()
   valid2[finished] = False
   valid2[finished, 0] = True  # auction over: one (dummy) candidate, the final result
@@ -374,16 +374,21 @@ class JPSBidSearch:
     self.total_gain = 0.0
 
   def reseed(self, seed: int) -> None:
-    """Restarts the search's random numbers (the protocol script reseeds per chunk of rounds
-    so that a resumed run searches exactly like an uninterrupted one)."""
+    """Restarts the search's random numbers from `seed`.
+
+    The protocol script reseeds per chunk of rounds so that a resumed run searches exactly like
+    an uninterrupted one.
+    """
     self.rng = np.random.default_rng(seed)
 
   def begin_round(self, trainer, num_tables: int) -> None:
+    """Chooses the round's tables to search, each with probability `fraction`."""
     self.selected = self.rng.random(num_tables) < self.options.fraction
     self.count = np.zeros(num_tables, np.int64)
     self.snap = {}
 
   def on_step(self, step: int, eng: engine_lib.BiddingEngine) -> None:
+    """Keeps one random decision with a choice of calls per chosen table (reservoir sampling)."""
     del step
     rows = np.flatnonzero(self.selected & ~eng.done)
     if len(rows) == 0:
@@ -398,6 +403,7 @@ class JPSBidSearch:
         self.snap[int(t)] = (snaps.take([j]), int(eng.deal_index[t]))
 
   def end_round(self, trainer, ro: a2c.Rollout) -> int:
+    """Searches the kept decisions and adds their improved calls to the buffer; returns how many."""
     if not self.snap:
       return 0
     tables = sorted(self.snap)
@@ -464,6 +470,7 @@ class GameSearch:
     self.rng = np.random.default_rng(seed)
 
   def begin_round(self, trainer, num_tables: int) -> None:
+    """Chooses the round's tables to search, each with probability `fraction`."""
     self.trainer = trainer
     self.selected = self.rng.random(num_tables) < self.options.fraction
     self.obs, self.calls = [], []
@@ -491,6 +498,7 @@ class GameSearch:
     return forced
 
   def end_round(self, trainer, ro: a2c.Rollout) -> int:
+    """Takes the NLL step towards the round's searched calls; returns the games searched."""
     del ro
     if self.target == "nll" and self.obs:
       obs = np.concatenate(self.obs)
@@ -511,8 +519,11 @@ class GameSearch:
 
 
 def make_nll_step(net, optimizer, coef: float):
-  """Jitted Adam step on ``coef * mean(-log pi(searched call | s))`` (the authors'
-  ``A2CAgent.loss_search`` policy term), sharing the trainer's optimizer state."""
+  """A jitted Adam step on the negative log-likelihood of the searched calls.
+
+  Jitted Adam step on ``coef * mean(-log pi(searched call | s))`` (the authors'
+  ``A2CAgent.loss_search`` policy term), sharing the trainer's optimizer state.
+  """
   import jax
   import jax.numpy as jnp
   import optax

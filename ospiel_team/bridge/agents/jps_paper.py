@@ -453,7 +453,7 @@ def old_features_from_observation(obs: np.ndarray) -> np.ndarray:
   return out
 
 
-def old_features(auctions: A.Auctions, hands: np.ndarray, rows, player=None) -> np.ndarray:
+def old_features(auctions: A.Auctions, hands: np.ndarray, rows, *, player=None) -> np.ndarray:
   """(len(rows), 268) ``old`` features of seat `player` (default: the seat to call)."""
   rows = np.asarray(rows, np.int64)
   p = auctions.current_player[rows] if player is None else np.broadcast_to(
@@ -470,7 +470,7 @@ def old_features(auctions: A.Auctions, hands: np.ndarray, rows, player=None) -> 
   return out
 
 
-def single_features(auctions: A.Auctions, hands: np.ndarray, rows, player=None) -> np.ndarray:
+def single_features(auctions: A.Auctions, hands: np.ndarray, rows, *, player=None) -> np.ndarray:
   """(len(rows), 1653) ``single`` features of seat `player` (default: the seat to call)."""
   rows = np.asarray(rows, np.int64)
   p = auctions.current_player[rows] if player is None else np.broadcast_to(

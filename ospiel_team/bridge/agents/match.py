@@ -56,10 +56,12 @@ def board_dealer_vulnerability(board_numbers) -> tuple[np.ndarray, np.ndarray]:
 
 
 def clustered_stderr(values: np.ndarray, clusters: np.ndarray) -> float:
-  """Cluster-robust standard error of the mean of `values` (boards sharing a cluster id are
-  dependent, e.g. the same deal up to symmetry): ``sqrt(G / (G - 1) * sum_g S_g^2) / n`` with
-  ``S_g`` the sum of ``values - mean`` over cluster g (G clusters, n values). With one value
-  per cluster it equals the usual ``std(ddof=1) / sqrt(n)``."""
+  """Cluster-robust standard error of the mean of `values`.
+
+  Boards sharing a cluster id are dependent (e.g. the same deal up to symmetry). The error is
+  ``sqrt(G / (G - 1) * sum_g S_g^2) / n`` with ``S_g`` the sum of ``values - mean`` over cluster g
+  (G clusters, n values). With one value per cluster it equals the usual ``std(ddof=1) / sqrt(n)``.
+  """
   x = np.asarray(values, np.float64)
   c = np.asarray(clusters)
   if x.shape != c.shape[:1] or x.ndim != 1:
@@ -91,10 +93,12 @@ class MatchResult:
 
   @property
   def boards(self) -> int:
+    """The number of boards played."""
     return int(len(self.imps))
 
   @property
   def num_clusters(self) -> int:
+    """The number of clusters of equal deals (the boards without cluster ids)."""
     return self.boards if self.clusters is None else int(len(np.unique(self.clusters)))
 
   @property
@@ -112,13 +116,16 @@ class MatchResult:
 
   @property
   def mean_imps(self) -> float:
+    """Mean IMPs per board for bidder A."""
     return float(np.mean(self.imps)) if self.boards else 0.0
 
   @property
   def stderr_imps(self) -> float:
+    """Standard error of the mean IMPs, boards taken as independent."""
     return float(np.std(self.imps, ddof=1) / np.sqrt(self.boards)) if self.boards > 1 else 0.0
 
   def summary(self) -> dict:
+    """The result's fields as a JSON-ready dict."""
     return {
         "bidder_a": self.bidder_a, "bidder_b": self.bidder_b, "boards": self.boards,
         "imps_per_board_for_a": self.mean_imps, "stderr": self.stderr_imps,
@@ -169,8 +176,11 @@ class BoardStore:
     return os.path.join(self.folder, f"boards_{lo:07d}_{hi:07d}.npz")
 
   def load(self, lo: int, hi: int) -> dict | None:
-    """The stored results of boards lo+1..hi, or None when not stored yet, or damaged (empty,
-    truncated, a bad CRC: then a warning names the file, and the boards are played again)."""
+    """The stored results of boards lo+1..hi, or None when missing or damaged.
+
+    Damaged means empty, truncated or with a bad CRC: then a warning names the file, and the
+    boards are played again.
+    """
     path = self._path(lo, hi)
     if not os.path.exists(path):
       return None
@@ -191,6 +201,7 @@ class BoardStore:
     return chunk
 
   def save(self, lo: int, hi: int, chunk: dict) -> None:
+    """Stores the results `chunk` of boards lo+1..hi atomically."""
     arrays = {name: np.asarray(value) for name, value in chunk.items()}
     atomic_io.savez(self._path(lo, hi), **arrays,
                     content_digest=np.asarray(self._digest(lo, hi, arrays)))
@@ -210,7 +221,7 @@ def _dataset_digest(holders: np.ndarray) -> str:
 
 
 def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew: Sequence,
-                uniforms_per_step: np.ndarray | None = None,
+                *, uniforms_per_step: np.ndarray | None = None,
                 rng: np.random.Generator | None = None) -> None:
   """Runs the engine's tables to the end; table t's N-S seats use `bidder_ns[t]`'s act.
 
@@ -249,7 +260,7 @@ def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew
     step += 1
 
 
-def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
+def run_match(bidder_a, bidder_b, boards: int, *, dataset=None, seed: int = 0,
               batch_boards: int = 1024, uncontested: bool = False,
               progress: bool = True, reference_dir: str | None = None,
               results_dir: str | None = None) -> MatchResult:
@@ -262,7 +273,8 @@ def run_match(bidder_a, bidder_b, boards: int, dataset=None, seed: int = 0,
   standard error.
 
   Args:
-    bidder_a, bidder_b: bidder objects, or names / model paths for `bidders.make_bidder`.
+    bidder_a: a bidder object, or a name / model path for `bidders.make_bidder`.
+    bidder_b: its opponent, given the same way.
     boards: number of boards (each played at two tables).
     dataset: a `BridgeDataset`, a path, a shipped name ('train', 'validation', 'heldout',
       'heldout2') or None (the default dataset).
@@ -393,7 +405,7 @@ def _play_batch(eng: engine_lib.BiddingEngine, a, b, deal_index: np.ndarray,
           "contracts_table2": np.asarray(contracts[k:], dtype=str)}
 
 
-def report(result: MatchResult, dataset_holders: np.ndarray | None = None,
+def report(result: MatchResult, *, dataset_holders: np.ndarray | None = None,
            settings: dict | None = None, num_examples: int = 10) -> tuple[dict, str]:
   """(JSON-able dict, Markdown text) for a match: summary plus the first boards in detail."""
   summ = result.summary()
@@ -438,10 +450,10 @@ def report(result: MatchResult, dataset_holders: np.ndarray | None = None,
   return data, "\n".join(lines) + "\n"
 
 
-def write_report(result: MatchResult, out_dir: str, dataset_holders=None,
+def write_report(result: MatchResult, out_dir: str, *, dataset_holders=None,
                  settings: dict | None = None) -> tuple[str, str]:
   """Writes out_dir/match.json and out_dir/match.md atomically; returns their paths."""
-  data, md = report(result, dataset_holders, settings)
+  data, md = report(result, dataset_holders=dataset_holders, settings=settings)
   jpath = os.path.join(out_dir, "match.json")
   mpath = os.path.join(out_dir, "match.md")
   atomic_io.write_text(jpath, json.dumps(data, indent=1) + "\n")

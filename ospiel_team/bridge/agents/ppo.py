@@ -45,7 +45,7 @@ from ospiel_team.bridge.agents.policy_net import legal_from_obs
 
 
 def gae(rewards: np.ndarray, values: np.ndarray, last: np.ndarray, lam: float,
-        gamma: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        *, gamma: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
   """Generalised advantage estimates of concatenated trajectories (Schulman et al. 2015, Eq. 16).
 
   Args:

@@ -45,7 +45,7 @@ def rollout_to_end(eng: engine_lib.BiddingEngine, policy: Callable,
     step_policy(eng, policy, rng)
 
 
-def top_candidates(probs: np.ndarray, legal: np.ndarray, k: int, threshold: float = 0.0):
+def top_candidates(probs: np.ndarray, legal: np.ndarray, k: int, *, threshold: float = 0.0):
   """The k most probable legal calls of each row, and which of them are valid.
 
   (calls (n, k), valid (n, k)): the k most probable legal calls (ties: lower call id);
@@ -61,7 +61,7 @@ def top_candidates(probs: np.ndarray, legal: np.ndarray, k: int, threshold: floa
   return order, valid
 
 
-def team_reward(ns_score, ref_ns_score, sign, kind: str = "imps") -> np.ndarray:
+def team_reward(ns_score, ref_ns_score, sign, *, kind: str = "imps") -> np.ndarray:
   """The searching team's reward.
 
   IMPs of (N-S score - reference) / 24, or the raw score difference in points (``kind="score"``),

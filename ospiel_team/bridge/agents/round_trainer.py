@@ -66,16 +66,20 @@ class RoundTrainer:
   workdir: str | None
 
   def train_round(self) -> dict:
+    """Plays and learns from one round; returns its log row (a subclass defines it)."""
     raise NotImplementedError
 
   def save_checkpoint(self, path: str | None = None) -> None:
+    """Writes a checkpoint to `path` (default `checkpoint_path`; a subclass defines it)."""
     raise NotImplementedError
 
   def evaluate(self, boards: int, seed: int = 0) -> tuple[float, float, int]:
+    """(mean IMPs, stderr, boards) against the natural bidder; subclasses may define it."""
     raise NotImplementedError
 
   @property
   def checkpoint_path(self) -> str:
+    """The checkpoint file in `workdir`."""
     return os.path.join(self.workdir, "checkpoint.npz")
 
   def _write_checkpoint(self, path: str, rng_state: dict, learner_rng_state: dict,
@@ -106,6 +110,7 @@ class RoundTrainer:
     atomic_io.write_text(os.path.join(self.workdir, "log.csv"), buf.getvalue())
 
   def snapshot_path(self, round_: int) -> str:
+    """The file of the network snapshot after round `round_`."""
     return os.path.join(self.workdir, "snapshots", f"round_{round_:07d}.npz")
 
   def save_snapshot(self) -> str:
@@ -119,13 +124,16 @@ class RoundTrainer:
     return path
 
   def throughput(self) -> dict:
-    """Games per second of the run so far: self-play + learning only, and wall-inclusive
-    (evaluation, checkpoints and logs included)."""
+    """Games per second of the run so far.
+
+    Two rates: self-play + learning only, and wall-inclusive (evaluation, checkpoints and logs
+    included).
+    """
     return {"games": self.games, "train_s": self.wall, "total_wall_s": self.total_wall,
             "games_per_s_selfplay": self.games / max(self.wall, 1e-9),
             "games_per_s_wall": self.games / max(self.total_wall, 1e-9)}
 
-  def train(self, rounds: int, eval_every: int = 0, eval_boards: int = 256,
+  def train(self, rounds: int, *, eval_every: int = 0, eval_boards: int = 256,
             checkpoint_every: int = 10, progress: bool = True,
             max_seconds: float | None = None,
             refresh: Callable[[RoundTrainer], None] | None = None,
@@ -226,7 +234,7 @@ class RoundTrainer:
                     ev=row.get("eval_imps_vs_natural", ""))
 
 
-def read_checkpoint(path: str, cfg: A2CConfig, optimizer, check_buffer_size: bool = False):
+def read_checkpoint(path: str, cfg: A2CConfig, optimizer, *, check_buffer_size: bool = False):
   """(state, params, opt_state, buffer arrays or None) of a trainer checkpoint (slim or full).
 
   Args:

@@ -208,7 +208,7 @@ def deal_hidden_hands(own_hand: np.ndarray, seat: int, n: int,
 
 
 def observed_call_log_weights(policy: Policy, auction: A.Auctions, table: int, seat: int,
-                              holders: np.ndarray, tremble: float = 0.0
+                              holders: np.ndarray, *, tremble: float = 0.0
                               ) -> tuple[A.Auctions, np.ndarray]:
   """Replays table `table`'s calls on `holders`: the auctions and each deal's log weight.
 
@@ -260,8 +260,11 @@ def effective_sample_size(logw: np.ndarray) -> float:
 # ------------------------------------------------------------------------------------------
 def candidate_calls(probs: np.ndarray, legal: np.ndarray, m: int,
                     floor: float) -> list[np.ndarray]:
-  """Per row: the `m` most probable legal calls and the legal calls above `floor`, most
-  probable first (ties: lower call id), so the first is the policy's greedy call."""
+  """The candidate calls of each row for the search.
+
+  Per row: the `m` most probable legal calls and the legal calls above `floor`, most
+  probable first (ties: lower call id), so the first is the policy's greedy call.
+  """
   order, valid = rollouts.top_candidates(probs, legal, A.NUM_CALLS)
   p = np.take_along_axis(np.asarray(probs), order, axis=1)
   keep = valid & ((np.arange(A.NUM_CALLS)[None, :] < m) | (p > floor))
@@ -281,7 +284,7 @@ def _greedy_policy(policy: Policy) -> Policy:
 
 def candidate_values(policy: Policy, root: A.Auctions, holders: np.ndarray,
                      dd_tricks: np.ndarray, weights: np.ndarray, candidates: np.ndarray,
-                     seat: int, rollout: str = "greedy", reward: str = "imps",
+                     seat: int, *, rollout: str = "greedy", reward: str = "imps",
                      rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
   """Weighted mean score of each candidate call over n deals (module docstring, steps 6-7).
 
@@ -310,7 +313,7 @@ def candidate_values(policy: Policy, root: A.Auctions, holders: np.ndarray,
   rollouts.rollout_to_end(eng, play, rng or np.random.default_rng(0))
   ns = eng.ns_score().reshape(n, c)
   sign = 1.0 if seat % 2 == 0 else -1.0
-  per_deal = rollouts.team_reward(ns, ns[:, :1], sign, reward)
+  per_deal = rollouts.team_reward(ns, ns[:, :1], sign, kind=reward)
   if reward == "imps":
     per_deal = per_deal * scoring.IMP_SCALE
   w = np.asarray(weights, np.float64)
@@ -416,7 +419,7 @@ class SearchBidder:
       rng = self._row_rng(None if uniforms is None else uniforms[i])
       pool = deal_hidden_hands(own_only[i, seat], int(seat), opt.pool, rng)
       root, logw = observed_call_log_weights(self.policy, auctions, int(row), int(seat), pool,
-                                             opt.tremble)
+                                             tremble=opt.tremble)
       ess = effective_sample_size(logw)
       if ess < opt.min_ess or ess == 0.0:
         decisions[i] = SearchDecision(int(calls[i]), int(policy_call[i]), "low_ess",
@@ -435,7 +438,8 @@ class SearchBidder:
         n = len(deals)
         values, per_deal = candidate_values(self.policy, root, deals,
                                             tricks[start:start + n], weights, cands[i],
-                                            int(seats[i]), opt.rollout, opt.reward, rng)
+                                            int(seats[i]), rollout=opt.rollout,
+                                            reward=opt.reward, rng=rng)
         start += n
         se = np.sqrt(weights @ (per_deal - values) ** 2 / opt.k)
         eligible = (values > 0) & (values >= opt.min_z * se)
@@ -450,8 +454,7 @@ class SearchBidder:
     return calls.astype(np.int64)
 
   def _record(self, decisions: list[SearchDecision], cpu_seconds: float) -> None:
-    """Counts the decisions of one `act_auction` call in `stats`; keeps them as
-    `last_decisions`."""
+    """Counts the decisions of one `act_auction` call in `stats` and keeps them."""
     for d in decisions:
       self.stats.calls += 1
       self.stats.searched += d.reason == "searched"

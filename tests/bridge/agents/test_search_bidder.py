@@ -193,7 +193,7 @@ def test_weights_are_products_of_the_observed_calls_probabilities(tremble):
   own = np.zeros(52, bool)
   own[:13] = True
   holders = sb.deal_hidden_hands(own, N, 300, np.random.default_rng(1))
-  _, logw = sb.observed_call_log_weights(_weights_stub, auction, 0, N, holders, tremble)
+  _, logw = sb.observed_call_log_weights(_weights_stub, auction, 0, N, holders, tremble=tremble)
   f_e = np.where(holders[:, SPADE_ACE] == E, 0.1, 0.9)
   f_s = np.where(holders[:, SPADE_ACE] == S, 0.9, 0.1)
   f_w = np.where(holders[:, HEART_ACE] == W, 0.3, 0.7)
