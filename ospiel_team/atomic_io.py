@@ -142,9 +142,12 @@ def read_npz(path: str, what: str = "file") -> dict[str, np.ndarray]:
         raise ValueError("a single .npy array, not an .npz archive")
       return {k: z[k] for k in z.files}
   except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as e:
+    reason = f"{type(e).__name__}: {e}"
+    if isinstance(e, ValueError) and "allow_pickle" in str(e):  # numpy's advice is not ours
+      reason = "not an .npz archive (its bytes read as pickled data, which is never loaded)"
     raise errors.DamagedFileError(
-        f"{what} {path!r} cannot be read (empty, truncated or damaged?): "
-        f"{type(e).__name__}: {e}") from e
+        f"{what} {path!r} cannot be read as an .npz (empty, truncated or damaged?): "
+        f"{reason}") from e
 
 
 def content_digest(arrays: Mapping[str, Any], prefix: bytes = b"") -> str:
