@@ -48,7 +48,8 @@ setuptools.setup(
     # of the distribution and their files ship as package data (no "is not a package" warning).
     packages=setuptools.find_namespace_packages(
         include=["ospiel_team", "ospiel_team.*"], exclude=["*.__pycache__"]),
-    package_data={"ospiel_team.bridge.data": ["*"], "ospiel_team.bridge.models": ["*"],
+    package_data={"ospiel_team.bridge": ["shipped_digests.json"],
+                  "ospiel_team.bridge.data": ["*"], "ospiel_team.bridge.models": ["*"],
                   "ospiel_team.runner.data": ["*.json"]},
     include_package_data=True,
     install_requires=[

@@ -40,6 +40,7 @@ import numpy as np
 from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge import shipped_digests
 
 FORMAT_TAG = "ospiel_team.bridge.dataset/1"
 DEFAULT_DATASET_NAME = "deals_dds.npz"
@@ -152,6 +153,7 @@ def load_dataset(path: PathLike | None = None) -> BridgeDataset:
       if "format" in keys and str(z["format"]) != FORMAT_TAG:
         raise ValueError(f"bridge dataset {path!r} has format {str(z['format'])!r}, "
                          f"expected {FORMAT_TAG!r}")
+      shipped_digests.check(path, {k: z[k] for k in keys}, "bridge dataset")
       seed = int(z["seed"]) if "seed" in keys else None
       digest = str(z["content_digest"]) if "content_digest" in keys else None
       if digest is not None and digest != _digest({k: z[k] for k in keys - {"content_digest"}}):

@@ -42,6 +42,7 @@ from ospiel_team import errors
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import scoring
+from ospiel_team.bridge import shipped_digests
 
 NUM_CONTRACTS = 1 + A.NUM_BIDS  # 0 = passed out, 1 + j = bid j
 # Stored in every cost dataset, the shipped one included (`load_cost_dataset` does not check it).
@@ -217,11 +218,13 @@ def load_cost_dataset(path: str) -> dict:
   Raises:
     ValueError: naming `path`, if it is missing, cannot be read (empty, truncated, a bad
       CRC), lacks an array, holds inconsistent ones, or holds arrays that do not match their
-      digest (files written by `build_cost_dataset`; the shipped cost dataset predates it).
+      digest (files written by `build_cost_dataset`; the shipped cost dataset predates it and
+      is checked against its entry in `shipped_digests`).
   """
   if not os.path.exists(path):
     raise ValueError(f"cost dataset {path!r} does not exist")
   z = atomic_io.read_npz(path, "cost dataset")  # a damaged file: one ValueError naming it
+  shipped_digests.check(path, z, "cost dataset")  # the shipped one: its recorded digest
   for key in ("holders", "redeal_holders", "dd_tricks"):
     if key not in z:
       raise ValueError(f"cost dataset {path!r} lacks {key!r}")

@@ -28,6 +28,7 @@ import numpy as np
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import auction as A
+from ospiel_team.bridge import shipped_digests
 
 NUM_CALLS = A.NUM_CALLS
 OBS_SIZE = A.OBSERVATION_SIZE
@@ -197,8 +198,10 @@ def _read_model_file(path: str) -> tuple[object, dict[str, np.ndarray]]:
     with np.load(path, allow_pickle=False) as z:
       if "meta" not in z.files:
         raise ValueError(f"model file {path!r} is not a bridge A2C model (no 'meta' entry)")
-      meta = json.loads(str(z["meta"]))
-      flat = {k[len("param/"):]: z[k] for k in z.files if k.startswith("param/")}
+      arrays = {k: z[k] for k in z.files}
+      shipped_digests.check(path, arrays, "model file")
+      meta = json.loads(str(arrays["meta"]))
+      flat = {k[len("param/"):]: v for k, v in arrays.items() if k.startswith("param/")}
   except (EOFError, OSError, zipfile.BadZipFile, json.JSONDecodeError) as e:
     raise ValueError(f"model file {path!r} cannot be read as a model .npz (empty or "
                      f"truncated?): {type(e).__name__}: {e}") from None

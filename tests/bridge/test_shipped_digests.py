@@ -1,0 +1,95 @@
+"""Shipped bridge models and datasets are checked against their recorded digests on load."""
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from ospiel_team import errors
+from ospiel_team.bridge import dataset as dataset_lib
+from ospiel_team.bridge import shipped_digests
+from ospiel_team.bridge import uncontested_costs
+from ospiel_team.bridge.agents import policy_net
+
+SHIPPED = shipped_digests.BRIDGE_DIR  # the package's own folders (the fixture redirects the module)
+
+
+def test_the_table_lists_every_shipped_file_with_its_current_digest():
+  """Rerun `shipped_digests.write_table()` after replacing a shipped file on purpose."""
+  with open(shipped_digests.TABLE, encoding="utf-8") as f:
+    table = json.load(f)["digests"]
+  assert table == shipped_digests.compute_table()
+  names = {f"{d}/{n}" for d in ("models", "data") for n in os.listdir(
+      os.path.join(shipped_digests.BRIDGE_DIR, d)) if n.endswith(".npz")}
+  assert set(table) == names and len(names) >= 12
+
+
+@pytest.fixture
+def shipped_copy(tmp_path, monkeypatch):
+  """A copy of the shipped folders and table that the checks treat as the shipped ones."""
+  for folder in ("models", "data"):
+    os.makedirs(tmp_path / folder)
+  shutil.copy(shipped_digests.TABLE, tmp_path / "table.json")
+  monkeypatch.setattr(shipped_digests, "BRIDGE_DIR", str(tmp_path))
+  monkeypatch.setattr(shipped_digests, "TABLE", str(tmp_path / "table.json"))
+  return tmp_path
+
+
+def _copy_edited(src: str, dst, edit) -> None:
+  with np.load(src, allow_pickle=False) as z:
+    arrays = {k: z[k] for k in z.files}
+  edit(arrays)
+  np.savez(dst, **arrays)
+
+
+def _nudge_first_param(arrays):
+  key = next(k for k in sorted(arrays) if k.startswith("param/"))
+  arrays[key] = arrays[key].copy()
+  arrays[key].flat[0] += 0.25  # still finite, same shape: only the digest can tell
+
+
+def test_an_edited_shipped_model_is_refused_and_an_intact_copy_loads(shipped_copy, tmp_path):
+  src = os.path.join(SHIPPED, "models", "a2c_baseline.npz")
+  shutil.copy(src, shipped_copy / "models" / "a2c_baseline.npz")
+  _, params, _ = policy_net.load_model(str(shipped_copy / "models" / "a2c_baseline.npz"))
+  assert params
+  _copy_edited(src, shipped_copy / "models" / "a2c_baseline.npz", _nudge_first_param)
+  with pytest.raises(errors.DamagedFileError, match="a2c_baseline.npz.*shipped with the package"):
+    policy_net.load_model(str(shipped_copy / "models" / "a2c_baseline.npz"))
+  # The same edited file outside the shipped folders is a user's own model: it loads.
+  own = tmp_path / "own.npz"
+  _copy_edited(src, own, _nudge_first_param)
+  policy_net.load_model(str(own))
+
+
+def test_an_edited_shipped_dataset_is_refused(shipped_copy):
+  src = os.path.join(SHIPPED, "data", "validation_dds.npz")
+
+  def one_more_trick(arrays):  # a valid table entry (0..13), a different deal's result
+    arrays["dd_tricks"] = arrays["dd_tricks"].copy()
+    t = arrays["dd_tricks"].flat[0]
+    arrays["dd_tricks"].flat[0] = t + 1 if t < 13 else t - 1
+
+  path = shipped_copy / "data" / "validation_dds.npz"
+  shutil.copy(src, path)
+  assert len(dataset_lib.load_dataset(str(path))) == 1000
+  _copy_edited(src, path, one_more_trick)
+  with pytest.raises(errors.DamagedFileError, match="validation_dds.npz.*differs from the digest"):
+    dataset_lib.load_dataset(str(path))
+
+
+def test_an_edited_shipped_cost_dataset_is_refused(shipped_copy):
+  src = os.path.join(SHIPPED, "models", "uncontested_cost.npz")
+  path = shipped_copy / "models" / "uncontested_cost.npz"
+  shutil.copy(src, path)
+  uncontested_costs.load_cost_dataset(str(path))
+
+  def swap_two_redeals(arrays):
+    arrays["dd_tricks"] = arrays["dd_tricks"].copy()
+    arrays["dd_tricks"][0, [0, 1]] = arrays["dd_tricks"][0, [1, 0]]
+
+  _copy_edited(src, path, swap_two_redeals)
+  with pytest.raises(errors.DamagedFileError, match="uncontested_cost.npz"):
+    uncontested_costs.load_cost_dataset(str(path))
