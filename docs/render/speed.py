@@ -287,3 +287,50 @@ def refactor_worst() -> str:
 def refactor_slower_than(limit: float) -> int:
   """How many rows slowed by more than `limit` (0.05: 5%)."""
   return sum(r["after"] / r["before"] > 1 + limit for r in refactor_rows())
+
+
+# The A/B across the refactor: the package before it against this one, in one run.
+
+AB = "speed/native_kernels_ab.json"
+
+
+def ab_table() -> str:
+  """Per kernel row: median and fastest seconds of each side, both ratios, the spread."""
+  rec = common.load(AB)
+  rows = []
+  for row in rec["rows"]:
+    spread = max(max(row["old_all"]) / min(row["old_all"]),
+                 max(row["new_all"]) / min(row["new_all"]))
+    rows.append([_kernel_label(row["row"], rec["settings"]),
+                 f"{common.num(row['old_seconds'], 3, sig=True)} s",
+                 f"{common.num(row['new_seconds'], 3, sig=True)} s",
+                 f"**{common.num(row['ratio_new_over_old'], 3)}**",
+                 f"**{common.num(row['ratio_of_minimums'], 3)}**",
+                 f"{common.num(spread, 2)}x",
+                 "yes" if row["checks_agree"] else "**no**",
+                 _load_range(row["load_before"], row["load_after"])])
+  table = common.md_table(["kernel work", "before (median)", "after (median)",
+                           "after / before, medians", "after / before, fastest runs",
+                           "largest / smallest repetition of one side", "same results",
+                           "load"], rows, "lrrrrrll")
+  commit = f"{_short(rec['old_commit'])} (before) against {_short(rec['commit'])} (after)"
+  if rec.get("uncommitted_package_changes"):
+    commit += " with uncommitted package changes outside these kernels' code"
+  prov = common.provenance(" ".join(rec["command"]), record=AB, commit=commit,
+                           date=rec["date"][:16].replace("T", " ") + " UTC",
+                           machine=f"{rec['machine']['cores']} cores",
+                           load="per row in the table (before-after)")
+  return table + "\n\n" + prov
+
+
+def ab_over(limit: float, key: str) -> str:
+  """The rows whose `key` ratio exceeds 1 + `limit`, with it ('none' if none)."""
+  rec = common.load(AB)
+  over = [f"{_kernel_label(r['row'], rec['settings'])} ({common.num(r[key], 3)})"
+          for r in rec["rows"] if r[key] > 1 + limit]
+  return "; ".join(over) if over else "none"
+
+
+def ab_repeats() -> int:
+  """Repetitions per side of the A/B."""
+  return common.load(AB)["settings"]["repeats"]
