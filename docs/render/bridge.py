@@ -9,6 +9,7 @@ and the published values `published/bridge.json`.
 """
 from __future__ import annotations
 
+import os
 import re
 
 from render import common
@@ -506,3 +507,60 @@ def fsp_ppo_pilot_table() -> str:
                 str(s["rounds"][0]), common.num(run["cpu_budget_s"], 0), snaps])
   return common.md_table(["arm", "runs", "games / CPU s", "rounds", "CPU s", "validation "
                           "IMPs/b of the snapshots vs `a2c_longer`"], out, "lrrrrl")
+
+
+FSP_PPO_ARMS = ("a2c", "a2c_fsp", "ppo", "ppo_fsp")
+FSP_PPO_SEEDS = 6  # the pre-registration's runs per arm
+
+
+def fsp_ppo_progress() -> str:
+  """'k of 24 runs finished; ...': how far the pre-registered experiment has come."""
+  runs = common.load_dir(f"{FSP_PPO}/runs") if _has_runs() else {}
+  done = sum(1 for r in runs.values() if r.get("done"))
+  started = len(runs)
+  return (f"{done} of {len(FSP_PPO_ARMS) * FSP_PPO_SEEDS} runs finished, {started - done} in "
+          "progress")
+
+
+def _has_runs() -> bool:
+  return os.path.isdir(os.path.join(common.RESULTS, FSP_PPO, "runs"))
+
+
+def fsp_ppo_summary_table() -> str:
+  """Per arm over its finished runs: the mean held-out IMPs/board against `a2c_longer`, the
+  95% t interval between runs and the pre-registered decision (once a run has finished)."""
+  if not os.path.isfile(os.path.join(common.RESULTS, FSP_PPO, "summary.json")):
+    return "No run has finished yet."
+  out = []
+  for arm, s in common.load(f"{FSP_PPO}/summary.json").items():
+    lo, hi = s.get("ci95", [None, None])
+    interval = (f"[{common.num(lo, 3, signed=True)}, {common.num(hi, 3, signed=True)}]"
+                if lo is not None and lo == lo else "— (one run)")
+    out.append([f"`{arm}`", str(s["runs"]), common.num(s.get("mean"), 3, signed=True),
+                interval, s.get("decision", "—")])
+  return common.md_table(["arm", "finished runs", "held-out IMPs/b vs `a2c_longer`",
+                          "95% t interval", "decision"], out, "lrrll")
+
+
+def fsp_ppo_runs_table() -> str:
+  """Every run of the pre-registered experiment so far: training CPU seconds of its budget,
+  games, snapshots, and its validation and held-out results once it has them."""
+  if not _has_runs():
+    return "No run has started."
+  out = []
+  for run in common.load_dir(f"{FSP_PPO}/runs").values():
+    snaps = run.get("snapshots", [])
+    cpu = snaps[-1]["cpu_s"] if snaps else 0.0
+    games = snaps[-1]["games"] if snaps else 0
+    select = [m for k, m in run.get("matches", {}).items() if k.startswith("select/")]
+    held = run.get("result_imps_per_board")
+    out.append([f"`{run['arm']}`", str(run["seed"]),
+                f"{common.num(cpu, 0)} of {common.num(run['cpu_budget_s'], 0)}",
+                common.thousands(games), f"{len(snaps)}",
+                ", ".join(f"{common.num(m['mean'], 2, signed=True)} ± {common.num(m['se'], 2)}"
+                          for m in select) or "—",
+                common.num(held, 3, signed=True) if held is not None else "—",
+                "yes" if run.get("done") else "no"])
+  return common.md_table(["arm", "seed", "training CPU s", "games", "snapshots",
+                          "validation IMPs/b of the snapshots", "held-out IMPs/b (6,000)",
+                          "finished"], out, "lrrrrlll")

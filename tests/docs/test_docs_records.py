@@ -30,6 +30,7 @@ NOT_ON_A_PAGE = {
     "team_lp_table/default.md": "the table script's Markdown of the JSON record beside it",
     "bridge_fsp_ppo/pilot/README.md": "the pilot folder's description (the page shows its records)",
     "bridge_fsp_ppo/pilot/summary.md": "the driver's Markdown of summary.json beside it",
+    "bridge_fsp_ppo/summary.md": "the driver's Markdown of summary.json beside it",
     "team_lp_table/quiet_default.md": "the table script's Markdown of the JSON record beside it",
 }
 
