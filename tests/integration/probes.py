@@ -158,13 +158,10 @@ def _package_file(*parts: str) -> str:
   return os.path.join(tests_repo.REPO, "ospiel_team", *parts)
 
 
-@contextlib.contextmanager
-def _disk_full_for(target: str, after: int = 0):
-  """Atomic writes of files named `target` (or ending in it, for ".ext") fail with ENOSPC
-  inside the atomic writer after `after` such writes succeed, as a full disk does."""
-  from ospiel_team import atomic_io
-  real = atomic_io.write_with
-  seen = []
+def disk_full_writer(real, target: str, after: int, seen: list):
+  """A replacement for `atomic_io.write_with` whose writes of files named `target` (or ending
+  in it, for ".ext") fail with ENOSPC inside the atomic writer after `after` such writes
+  succeed, as a full disk does (the failing write names no file); `seen` gets their paths."""
 
   def write_with(path, write, suffix=""):
     name = os.path.basename(str(path))
@@ -177,7 +174,16 @@ def _disk_full_for(target: str, after: int = 0):
         return real(path, full, suffix)
     return real(path, write, suffix)
 
-  atomic_io.write_with = write_with
+  return write_with
+
+
+@contextlib.contextmanager
+def _disk_full_for(target: str, after: int = 0):
+  """`disk_full_writer` installed for the duration of the block."""
+  from ospiel_team import atomic_io
+  real = atomic_io.write_with
+  seen = []
+  atomic_io.write_with = disk_full_writer(real, target, after, seen)
   try:
     yield seen
   finally:

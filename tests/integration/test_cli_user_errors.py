@@ -4,7 +4,6 @@ naming the file with finished work kept, and expensive runs say their cost befor
 Every command runs in this process (each command's `main(argv)`, on its own flags), so no test
 pays for a fresh interpreter.
 """
-import errno
 import importlib.util
 import os
 
@@ -16,6 +15,7 @@ from ospiel_team.cli import compare as compare_cli
 from ospiel_team.cli import coop_optimum as coop_cli
 from ospiel_team.cli import make_dataset as make_dataset_cli
 from ospiel_team.cli import team_solve as solve_cli
+from tests.integration import probes
 
 
 def _one_line(err: str) -> str:
@@ -93,21 +93,9 @@ def _enospc_for(monkeypatch, target: str, after: int = 0) -> list:
   """Makes atomic writes of the files named `target` (or ending in it, for ".ext") fail with
   ENOSPC inside the atomic writer (after `after` such writes succeed), as a full disk does:
   the failing write names no file."""
-  real = atomic_io.write_with
   seen = []
-
-  def write_with(path, write, suffix=""):
-    name = os.path.basename(str(path))
-    if name == target or (target.startswith(".") and name.endswith(target)):
-      seen.append(path)
-      if len(seen) > after:
-        def full(f):
-          f.write(b"partial")
-          raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real(path, full, suffix)
-    return real(path, write, suffix)
-
-  monkeypatch.setattr(atomic_io, "write_with", write_with)
+  monkeypatch.setattr(atomic_io, "write_with",
+                      probes.disk_full_writer(atomic_io.write_with, target, after, seen))
   return seen
 
 
