@@ -156,7 +156,8 @@ def load_dataset(path: PathLike | None = None) -> BridgeDataset:
       shipped_digests.check(path, {k: z[k] for k in keys}, "bridge dataset")
       seed = int(z["seed"]) if "seed" in keys else None
       digest = str(z["content_digest"]) if "content_digest" in keys else None
-      if digest is not None and digest != _digest({k: z[k] for k in keys - {"content_digest"}}):
+      rest = {k: z[k] for k in keys - {"content_digest"}}
+      if digest is not None and digest != shipped_digests.digest(rest):
         raise errors.DamagedFileError(f"bridge dataset {path!r} is damaged or edited: its arrays "
                                       "do not match their digest")
   except ValueError as e:
@@ -171,11 +172,6 @@ def load_dataset(path: PathLike | None = None) -> BridgeDataset:
   return ds
 
 
-def _digest(arrays: dict) -> str:
-  """The content digest of a dataset file's arrays (names sorted)."""
-  return atomic_io.content_digest({k: np.asarray(arrays[k]) for k in sorted(arrays)})
-
-
 def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
                  *, seed: int | None = None) -> None:
   """Validates and writes a dataset atomically (`atomic_io.savez`, compressed)."""
@@ -185,7 +181,8 @@ def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
             "format": np.array(FORMAT_TAG)}
   if seed is not None:
     arrays["seed"] = np.asarray(np.int64(seed))
-  atomic_io.savez(path, compressed=True, content_digest=np.asarray(_digest(arrays)), **arrays)
+  atomic_io.savez(path, compressed=True,
+                  content_digest=np.asarray(shipped_digests.digest(arrays)), **arrays)
 
 
 def load_datasets(paths) -> BridgeDataset:

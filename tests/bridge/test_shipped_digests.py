@@ -93,3 +93,16 @@ def test_an_edited_shipped_cost_dataset_is_refused(shipped_copy):
   _copy_edited(src, path, swap_two_redeals)
   with pytest.raises(errors.DamagedFileError, match="uncontested_cost.npz"):
     uncontested_costs.load_cost_dataset(str(path))
+
+
+def test_a_saved_model_carries_its_digest_and_an_edit_is_refused(tmp_path):
+  net, params, meta = policy_net.load_model(os.path.join(SHIPPED, "models", "a2c_baseline.npz"))
+  path = tmp_path / "mine.npz"
+  policy_net.save_model(str(path), params, meta)
+  _, again, _ = policy_net.load_model(str(path))
+  flat, flat_again = policy_net.flatten_params(params), policy_net.flatten_params(again)
+  assert all(np.array_equal(flat[k], flat_again[k]) for k in flat)
+  edited = tmp_path / "edited.npz"
+  _copy_edited(str(path), edited, _nudge_first_param)  # keeps the stored digest
+  with pytest.raises(ValueError, match="edited.npz.*do not match their digest"):
+    policy_net.load_model(str(edited))

@@ -168,15 +168,18 @@ def save_model(path: str, params, cfg, extra: dict | None = None) -> None:
     network, uncontested = cfg.network_dict(), cfg.uncontested
   meta = {"network": network, "uncontested": uncontested, **(extra or {})}
   arrays = {"param/" + k: v.astype(np.float32) for k, v in flatten_params(params).items()}
-  atomic_io.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+  arrays["meta"] = np.array(json.dumps(meta))
+  atomic_io.savez(path, content_digest=np.array(shipped_digests.digest(arrays)), **arrays)
 
 
 def load_model(path: str):
   """(net, params, meta) from a `save_model` or checkpoint .npz.
 
   The file is checked before anything plays with it: a ValueError names the file when it is
-  not a readable .npz (empty, truncated), not a model (no ``meta``, object arrays), or holds
-  parameters whose names or shapes differ from its network's or that are not all finite.
+  not a readable .npz (empty, truncated), not a model (no ``meta``, object arrays), holds
+  arrays that do not match its digest (files written by `save_model`; the shipped models are
+  checked against `shipped_digests`), or holds parameters whose names or shapes differ from its
+  network's or that are not all finite.
   """
   meta, flat = _read_model_file(path)
   if not isinstance(meta, dict) or not isinstance(meta.get("network"), dict):
@@ -200,6 +203,10 @@ def _read_model_file(path: str) -> tuple[object, dict[str, np.ndarray]]:
         raise ValueError(f"model file {path!r} is not a bridge A2C model (no 'meta' entry)")
       arrays = {k: z[k] for k in z.files}
       shipped_digests.check(path, arrays, "model file")
+      stored = arrays.pop("content_digest", None)  # files written by `save_model` carry one
+      if stored is not None and str(stored) != shipped_digests.digest(arrays):
+        raise ValueError(f"model file {path!r} is damaged or edited: its arrays do not match "
+                         "their digest")
       meta = json.loads(str(arrays["meta"]))
       flat = {k[len("param/"):]: v for k, v in arrays.items() if k.startswith("param/")}
   except (EOFError, OSError, zipfile.BadZipFile, json.JSONDecodeError) as e:
