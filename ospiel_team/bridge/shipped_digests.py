@@ -35,7 +35,7 @@ def digest(arrays: Mapping[str, np.ndarray]) -> str:
 
 
 def shipped_name(path: str, bridge_dir: str | None = None) -> str | None:
-  """'models/NAME.npz' or 'data/NAME.npz' if `path` is a shipped folder's file, else None."""
+  """The table key (shipped folder and file name) of `path` if shipped, else None."""
   bridge_dir = BRIDGE_DIR if bridge_dir is None else bridge_dir
   real = os.path.realpath(path)
   for folder in SHIPPED_FOLDERS:

@@ -30,8 +30,9 @@ bytes of its action history and two ints.
 """
 
 
-import numpy as np
 import pyspiel
+
+from ospiel_team.games import observer_layout
 
 _NUM_PLAYERS = 2
 _DEFAULT_LENGTH = 3
@@ -201,13 +202,7 @@ class CommObserver:
     self._public = iig_obs_type.public_info
     if self._public:
       pieces.append(("signals", 2 * length, (length, 2)))
-    total = sum(size for _, size, _ in pieces)
-    self.tensor = np.zeros(total, np.float32)
-    self.dict = {}
-    index = 0
-    for name, size, shape in pieces:
-      self.dict[name] = self.tensor[index:index + size].reshape(shape)
-      index += size
+    self.tensor, self.dict = observer_layout.tensor_and_views(pieces)
 
   def _sees_s1(self, player: int) -> bool:
     return (self._private == pyspiel.PrivateInfoType.ALL_PLAYERS or

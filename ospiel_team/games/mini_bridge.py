@@ -41,8 +41,9 @@ bytes of its history [s1, s2, actions...] and one int.
 """
 
 
-import numpy as np
 import pyspiel
+
+from ospiel_team.games import observer_layout
 
 _NUM_PLAYERS = 2
 _DEFAULT_SIZE = 3
@@ -257,13 +258,7 @@ class MiniBridgeObserver:
         pieces.append(("last_bid", num_actions, (num_actions,)))
         pieces.append(("opening_pass", 1, (1,)))
         pieces.append(("ended", 1, (1,)))
-    total = sum(s for _, s, _ in pieces)
-    self.tensor = np.zeros(total, np.float32)
-    self.dict = {}
-    index = 0
-    for name, s, shape in pieces:
-      self.dict[name] = self.tensor[index:index + s].reshape(shape)
-      index += s
+    self.tensor, self.dict = observer_layout.tensor_and_views(pieces)
 
   def set_from(self, state: MiniBridgeState, player: int) -> None:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""

@@ -36,8 +36,9 @@ bytes of its history [s1, s2, actions...] and two ints.
 """
 
 
-import numpy as np
 import pyspiel
+
+from ospiel_team.games import observer_layout
 
 _NUM_PLAYERS = 2
 _DEFAULT_SIZE = 4
@@ -237,13 +238,7 @@ class SimpleBiddingObserver:
       else:
         pieces.append(("last_bid", k + 1, (k + 1,)))
         pieces.append(("ended", 1, (1,)))
-    total = sum(s for _, s, _ in pieces)
-    self.tensor = np.zeros(total, np.float32)
-    self.dict = {}
-    index = 0
-    for name, s, shape in pieces:
-      self.dict[name] = self.tensor[index:index + s].reshape(shape)
-      index += s
+    self.tensor, self.dict = observer_layout.tensor_and_views(pieces)
 
   def set_from(self, state: SimpleBiddingState, player: int) -> None:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""

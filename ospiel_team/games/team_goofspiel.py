@@ -31,6 +31,7 @@ import math
 import numpy as np
 import pyspiel
 
+from ospiel_team.games import observer_layout
 from ospiel_team.games.cheap_clone import FlatList
 
 _MAX_PLAYERS = 10
@@ -211,13 +212,7 @@ class TeamGoofspielObserver:
       pieces += _recall_pieces(iig_obs_type, n, k, self._full)
     else:
       pieces += _current_pieces(iig_obs_type, n, k, self._full)
-    total = sum(size for _, size, _ in pieces)
-    self.tensor = np.zeros(total, np.float32)
-    self.dict = {}
-    index = 0
-    for name, size, shape in pieces:
-      self.dict[name] = self.tensor[index:index + size].reshape(shape)
-      index += size
+    self.tensor, self.dict = observer_layout.tensor_and_views(pieces)
 
   def set_from(self, state: TeamGoofspielState, player: int):
     self.tensor.fill(0)

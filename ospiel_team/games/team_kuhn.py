@@ -16,9 +16,9 @@ tests); other `ranks` need this game, e.g. Table 1's `21K3` = `team_kuhn(players
 
 import math
 
-import numpy as np
 import pyspiel
 
+from ospiel_team.games import observer_layout
 from ospiel_team.games.cheap_clone import FlatList
 
 PASS = 0
@@ -185,13 +185,7 @@ class TeamKuhnObserver:
         pieces.append(("betting", (2 * num_players - 1) * 2, (2 * num_players - 1, 2)))
       else:
         pieces.append(("pot_contribution", num_players, (num_players,)))
-    total = sum(size for _, size, _ in pieces)
-    self.tensor = np.zeros(total, np.float32)
-    self.dict = {}
-    index = 0
-    for name, size, shape in pieces:
-      self.dict[name] = self.tensor[index:index + size].reshape(shape)
-      index += size
+    self.tensor, self.dict = observer_layout.tensor_and_views(pieces)
 
   def set_from(self, state: TeamKuhnState, player: int):
     self.tensor.fill(0)

@@ -32,9 +32,9 @@ and 3,991 / 151 team sequences only when the *three-player* team {0,1,2} may not
 
 import math
 
-import numpy as np
 import pyspiel
 
+from ospiel_team.games import observer_layout
 from ospiel_team.games.cheap_clone import FlatList
 from ospiel_team.games.cheap_clone import NestedList
 
@@ -308,13 +308,7 @@ class TeamLeducObserver:
         pieces.append(("betting", 2 * m * 3, (2, m, 3)))
       else:
         pieces.append(("pot_contribution", n, (n,)))
-    total = sum(size for _, size, _ in pieces)
-    self.tensor = np.zeros(total, np.float32)
-    self.dict = {}
-    index = 0
-    for name, size, shape in pieces:
-      self.dict[name] = self.tensor[index:index + size].reshape(shape)
-      index += size
+    self.tensor, self.dict = observer_layout.tensor_and_views(pieces)
 
   def set_from(self, state: TeamLeducState, player: int):
     self.tensor.fill(0)

@@ -45,9 +45,9 @@ players, hence this one.
 """
 
 
-import numpy as np
 import pyspiel
 
+from ospiel_team.games import observer_layout
 from ospiel_team.games.cheap_clone import FlatList
 
 _MAX_PLAYERS = 10
@@ -234,13 +234,7 @@ class TeamLiarsDiceObserver:
                  ("all_dice", num_players * sides, (num_players, sides))]
     if iig_obs_type.public_info:
       pieces.append(("bids", num_players * sides + 1, (num_players * sides + 1,)))
-    total = sum(size for _, size, _ in pieces)
-    self.tensor = np.zeros(total, np.float32)
-    self.dict = {}
-    index = 0
-    for name, size, shape in pieces:
-      self.dict[name] = self.tensor[index:index + size].reshape(shape)
-      index += size
+    self.tensor, self.dict = observer_layout.tensor_and_views(pieces)
 
   def _visible_bids(self, state: TeamLiarsDiceState) -> list[int]:
     return state.bids if self._iig.perfect_recall else state.bids[-self._n:]
