@@ -106,3 +106,30 @@ def test_a_saved_model_carries_its_digest_and_an_edit_is_refused(tmp_path):
   _copy_edited(str(path), edited, _nudge_first_param)  # keeps the stored digest
   with pytest.raises(ValueError, match="edited.npz.*do not match their digest"):
     policy_net.load_model(str(edited))
+
+
+def test_a_checkpoint_with_a_digest_refuses_an_edit_and_one_without_loads(tmp_path):
+  """A checkpoint written since digests exist carries one (`_write_checkpoint`); the repository's
+  older checkpoints have none and load as before."""
+  import json as json_lib
+
+  import optax
+
+  from ospiel_team.bridge.agents import round_trainer
+  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  from tests import repo
+  old = os.path.join(repo.REPO, "checkpoints", "bridge", "a2c_long.npz")
+  with np.load(old, allow_pickle=False) as z:
+    arrays = {k: z[k] for k in z.files}
+  assert "content_digest" not in arrays
+  cfg = A2CConfig(**json_lib.loads(str(arrays["state"]))["config"])
+  opt = optax.adam(cfg.learning_rate)
+  state, params, _, _ = round_trainer.read_checkpoint(old, cfg, opt)
+  with_digest = tmp_path / "new.npz"
+  np.savez(with_digest, content_digest=np.array(shipped_digests.digest(arrays)), **arrays)
+  state2, params2, _, _ = round_trainer.read_checkpoint(str(with_digest), cfg, opt)
+  assert state2["round"] == state["round"]
+  edited = tmp_path / "edited.npz"
+  _copy_edited(str(with_digest), edited, _nudge_first_param)
+  with pytest.raises(errors.DamagedFileError, match="edited.npz.*do not match their digest"):
+    round_trainer.read_checkpoint(str(edited), cfg, opt)

@@ -21,6 +21,7 @@ import tqdm
 
 from ospiel_team import atomic_io
 from ospiel_team import errors
+from ospiel_team.bridge import shipped_digests
 from ospiel_team.bridge.agents.a2c_config import A2CConfig
 from ospiel_team.bridge.agents.policy_net import flatten_params
 from ospiel_team.bridge.agents.policy_net import save_model
@@ -95,8 +96,9 @@ class RoundTrainer:
              "learner_rng": learner_rng_state, "config": dataclasses.asdict(self.cfg),
              "log_rows": self.log_rows}
     meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
-    atomic_io.savez(path, compressed=compressed, state=np.array(json.dumps(state)),
-                    meta=np.array(json.dumps(meta)), **arrays)
+    arrays.update(state=np.array(json.dumps(state)), meta=np.array(json.dumps(meta)))
+    atomic_io.savez(path, compressed=compressed,
+                    content_digest=np.array(shipped_digests.digest(arrays)), **arrays)
 
   def write_logs(self) -> None:
     """Writes ``workdir/log.csv`` (the columns of `LOG_FIELDS`; nothing without a workdir)."""
@@ -245,12 +247,17 @@ def read_checkpoint(path: str, cfg: A2CConfig, optimizer, *, check_buffer_size: 
 
   Raises:
     errors.DamagedFileError: naming the file, when it is damaged (truncated, a flipped bit,
-      an unreadable state entry).
+      an unreadable state entry) or its arrays do not match their digest (checkpoints that
+      carry one: all written by `_write_checkpoint`; older ones load without the check).
     ValueError: naming the file, when it is not a checkpoint of this network.
   """
   if not os.path.isfile(path):
     raise ValueError(f"checkpoint {path!r} is not a file")
   z = atomic_io.read_npz(path, "checkpoint")  # a damaged file: DamagedFileError naming it
+  stored = z.pop("content_digest", None)  # checkpoints written since digests exist carry one
+  if stored is not None and str(stored) != shipped_digests.digest(z):
+    raise errors.DamagedFileError(f"checkpoint {path!r} is damaged or edited: its arrays do "
+                                  "not match their digest")
   if "state" not in z:
     raise ValueError(f"{path!r} is not an a2c training checkpoint (no 'state' entry)")
   try:
