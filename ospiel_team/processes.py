@@ -51,12 +51,16 @@ def workers_ignore_sigint():
   """Starts worker processes with SIGINT ignored from their first instruction.
 
   A spawned worker only reaches its pool initializer (`die_with_parent`) after importing its
-  modules; Ctrl-C in that window printed a KeyboardInterrupt traceback from the worker. An
-  ignored signal stays ignored across exec, so the parent ignores SIGINT while it starts the
-  pool's workers and restores its own handler afterwards (the parent still gets Ctrl-C).
+  modules; Ctrl-C in that window printed a KeyboardInterrupt traceback from the worker. A
+  blocked signal stays blocked across exec, so the parent blocks SIGINT while it starts the
+  pool's workers and unblocks it afterwards (the parent still gets a Ctrl-C of that window).
   """
-  previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+  # Blocked, not ignored, in the parent: a Ctrl-C that arrives while the workers start stays
+  # pending and is delivered when the mask is restored (an ignored one was lost, and the run
+  # went on). The workers inherit the mask; their initializer ignores SIGINT, which discards
+  # a pending one.
+  previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
   try:
     yield
   finally:
-    signal.signal(signal.SIGINT, previous)
+    signal.pthread_sigmask(signal.SIG_SETMASK, previous)
