@@ -106,6 +106,14 @@ def moved_scripts(command: str | None) -> list[str]:
           if command and old in command]
 
 
+def commit_label(rec: dict) -> str:
+  """A record's short commit, and whether the package had uncommitted changes then."""
+  label = (rec.get("commit") or "not recorded")[:7]
+  if rec.get("uncommitted_package_changes"):
+    label += " with uncommitted package changes"
+  return label
+
+
 def provenance(command: str | None = None, *, commit: str | None = None,
                date: str | None = None, load: str | None = None,
                machine: str | None = None, record: str | None = None) -> str:

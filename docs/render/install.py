@@ -24,8 +24,5 @@ def wheel_size() -> str:
 def wheel_size_provenance() -> str:
   """The command, commit and date of the wheel-size record."""
   rec = common.load(WHEEL)
-  commit = (rec.get("commit") or "")[:7]
-  if rec.get("uncommitted_package_changes"):
-    commit += " with uncommitted package changes"
-  return common.provenance(" ".join(rec["command"]), record=WHEEL, commit=commit,
+  return common.provenance(" ".join(rec["command"]), record=WHEEL, commit=common.commit_label(rec),
                            date=rec["date"][:16].replace("T", " ") + " UTC")

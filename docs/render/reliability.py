@@ -26,10 +26,7 @@ def _load(rec: dict) -> str:
 def provenance() -> str:
   """The command that runs the probes, with the record's commit, date and load."""
   rec = common.load(RECORD)
-  commit = (rec.get("commit") or "not recorded")[:7]
-  if rec.get("uncommitted_package_changes"):
-    commit += " with uncommitted changes to the package"
-  return common.provenance(_command(rec), commit=commit, date=rec.get("date"),
+  return common.provenance(_command(rec), commit=common.commit_label(rec), date=rec.get("date"),
                            load=_load(rec), record=RECORD)
 
 

@@ -231,7 +231,7 @@ def summary_rows() -> list[dict]:
   return []
 
 
-# The same tables before and after the core refactor (issue: typed tree, JPS in parts).
+# The same tables before and after the core refactor (typed tree, JPS in parts, team layer).
 
 BEFORE = "speed/before_core_refactor"
 
