@@ -64,3 +64,32 @@ def workers_ignore_sigint():
     yield
   finally:
     signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
+def spawn_pool(workers: int, initializer, initargs: tuple = ()):
+  """A pool of `workers` spawned processes that ignore Ctrl-C, terminated on leaving the block.
+
+  The workers start under `workers_ignore_sigint`; a Ctrl-C that arrives while they start is
+  raised when they have started, and leaving the block for any reason (done, an error, Ctrl-C)
+  terminates them at once.
+
+  Args:
+    workers: the number of worker processes.
+    initializer: run in each worker first (e.g. one that calls `die_with_parent`).
+    initargs: its arguments.
+
+  Yields:
+    The `multiprocessing.pool.Pool`.
+  """
+  import multiprocessing
+  pool = None
+  try:
+    with workers_ignore_sigint():
+      pool = multiprocessing.get_context("spawn").Pool(workers, initializer=initializer,
+                                                       initargs=initargs)
+    yield pool
+  finally:
+    if pool is not None:
+      pool.terminate()
+

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import os
 import shutil
 import sys
@@ -222,11 +221,8 @@ def _compute_chunks(tasks: list[tuple], workers: int, ray_address: str | None, s
   if tasks and ray_address:
     _run_ray(tasks, ray_address, save)
   elif tasks:
-    ctx = multiprocessing.get_context("spawn")
-    with processes.workers_ignore_sigint():
-      pool = ctx.Pool(min(workers, len(tasks)), initializer=_worker_init,
-                      initargs=(os.getpid(),))
-    with pool:
+    with processes.spawn_pool(min(workers, len(tasks)), _worker_init,
+                              (os.getpid(),)) as pool:
       for result in pool.imap_unordered(_compute_chunk_star, tasks):
         save(result)
 

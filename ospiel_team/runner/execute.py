@@ -15,7 +15,6 @@ import contextlib
 import errno
 import hashlib
 import json
-import multiprocessing
 import os
 import sys
 import time
@@ -197,27 +196,11 @@ def execute(tasks: list[Task], workers: int, ray_address: str | None,
       on_done(t, run_task(t, tree=tree if tree is not None and str(tree.game) == t["game"]
                           else None))
     return
-  _run_pool(tasks, workers, on_done)
-
-
-def _run_pool(tasks: list[Task], workers: int,
-              on_done: Callable[[Task, Result], None]) -> None:
-  """Runs `tasks` in a pool of spawned workers.
-
-  Leaving (done, a failed task, Ctrl-C) terminates the workers at once.
-  """
-  ctx = multiprocessing.get_context("spawn")
-  pool = None
-  try:
-    with processes.workers_ignore_sigint():  # a Ctrl-C of this window is raised on leaving it
-      pool = ctx.Pool(min(workers, len(tasks)), initializer=_pool_worker_init,
-                      initargs=(os.getpid(),))
-    with pool:
-      for index, result in pool.imap_unordered(_run_numbered, enumerate(tasks)):
-        on_done(tasks[index], result)
-  finally:
-    if pool is not None:
-      pool.terminate()
+  # Leaving the block (done, a failed task, Ctrl-C) terminates the workers at once.
+  with processes.spawn_pool(min(workers, len(tasks)), _pool_worker_init,
+                            (os.getpid(),)) as pool:
+    for index, result in pool.imap_unordered(_run_numbered, enumerate(tasks)):
+      on_done(tasks[index], result)
 
 
 LOCK_NAME = ".lock"
