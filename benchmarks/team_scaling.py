@@ -8,9 +8,10 @@ instances in order, each by `solve(method="auto")` (the default path: an exact o
 certified bracket settling 4 decimals) in its own subprocess under a time limit and an
 address-space cap, and records per instance: the method `auto` picks and why, the value or the
 certified bracket, seconds, peak resident memory, the number of histories, and, where it stops,
-why: `time` (killed at the limit), `memory` (a MemoryError or killed past the cap), or `size`
+why: `time` (killed at the limit, or a certified bracket that does not settle 4 decimals by
+it), `memory` (a MemoryError or killed past the cap), or `size`
 (the tree's memory budget refused it: `TreeTooLargeError`). A family stops at its first
-instance that does not finish (the next ones are larger).
+instance that does not finish or settle (the next ones are larger).
 
 The record (`--out`) is rewritten atomically after every instance; a rerun skips instances
 already in it (`--rerun` solves them again). Timings are wall-clock seconds of a machine that
@@ -33,6 +34,7 @@ from absl import flags
 from tqdm import tqdm
 
 from ospiel_team import atomic_io
+from ospiel_team.algorithms.team.result import settled
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("ladder", "full", "'full' (every family) or 'smoke' (one tiny instance)")
@@ -139,7 +141,15 @@ def run_instance(game: str, teams: str, time_limit: float, memory_gb: float) -> 
     row["stop"] = "memory" if "MemoryError" in stderr or proc.returncode < 0 else "error"
     row["error"] = tail[0][:300]
   row["finished"] = "method" in row
+  # A bracket that does not settle 4 decimals by the time limit is where the family stops too.
+  if row["finished"] and not row["exact"] and not settled(row["lower"], row["upper"], 4):
+    row["stop"] = "time"
   return row
+
+
+def _stops(row: dict) -> bool:
+  """Whether the family stops at this row: no answer, or a bracket that does not settle."""
+  return not row["finished"] or "stop" in row
 
 
 def _load(path: str) -> dict:
@@ -161,14 +171,14 @@ def main(argv):
       date=time.strftime("%Y-%m-%d"), machine=f"{platform.machine()}, {os.cpu_count()} cpus",
       time_limit=FLAGS.time_limit, memory_gb=FLAGS.memory_gb)
   todo = [(fam, *inst) for fam, ladder in ladders.items() for inst in ladder]
-  stopped = {r["family"] for r in rows.values() if not r["finished"]} if not FLAGS.rerun else set()
+  stopped = {r["family"] for r in rows.values() if _stops(r)} if not FLAGS.rerun else set()
   for fam, name, game, teams in tqdm(todo, desc="team scaling", unit="instance"):
     if fam in stopped or (name in rows and not FLAGS.rerun):
       continue
     row = dict(family=fam, name=name, load_before=os.getloadavg()[0])
     row.update(run_instance(game, teams, FLAGS.time_limit, FLAGS.memory_gb))
     rows[name] = row
-    if not row["finished"]:
+    if _stops(row):
       stopped.add(fam)
     record["rows"] = list(rows.values())
     atomic_io.write_text(FLAGS.out, json.dumps(record, indent=1) + "\n")

@@ -7,6 +7,8 @@ Records read (all through `common.load`):
   other on a quiet machine, with each row's second-method check;
 - `team_lp_table/default.json`: the earlier run the second-method checks come from;
 - `team_lp_table/21L523_long.json`: 21L523 given 1,800 s;
+- `team_lp_table/21L523_routes.json`: 21L523 by two other routes (an exact lower end in
+  minutes; column generation);
 - `team_lp_table/21L523.md`: the independent re-derivation of 21L523's lower end (its table
   is parsed);
 - `team_lp_table/second_method.json`: the belief DAG's brackets re-derived by exact team best
@@ -31,6 +33,7 @@ LONG = "team_lp_table/21L523_long.json"
 CHECK = "team_lp_table/21L523.md"
 SECOND = "team_lp_table/second_method.json"
 FULL_LP = "team_lp_table/21L523_lp.json"
+ROUTES = "team_lp_table/21L523_routes.json"
 VIEWS = "team/plan_views.json"
 SCALING = "team_lp_table/scaling.json"
 
@@ -636,7 +639,9 @@ def scaling_table() -> str:
   out = []
   for row in rec["rows"]:
     hist = common.thousands(row["histories"]) if "histories" in row else "—"
-    stop = "" if row["finished"] else _STOPS.get(row.get("stop"), str(row.get("stop")))
+    stop = _STOPS.get(row.get("stop"), str(row.get("stop"))) if "stop" in row else ""
+    if row["finished"] and not row["exact"] and round(row["lower"], 4) != round(row["upper"], 4):
+      stop = "time limit (bracket not settled)"
     out.append([SCALING_FAMILIES.get(row["family"], row["family"]), row["name"],
                 f"`{row['game']}`, " + row["teams"].replace("|", " vs "), hist,
                 f"`{row['method']}`" if row["finished"] else "—", _scaling_answer(row),
@@ -649,6 +654,12 @@ def scaling_table() -> str:
                            load=f"{min(loads):.2f}-{max(loads):.2f} before each instance")
   limits = (f"Each instance: {common.num(rec['time_limit'], 0)} s, "
             f"{common.num(rec['memory_gb'], 0)} GB address space.")
+  done = {row["family"] for row in rec["rows"]}
+  missing = [label for fam, label in SCALING_FAMILIES.items()
+             if fam not in done and fam != "smoke"]
+  if missing:
+    limits += (f" Not run yet: {', '.join(missing)} (the command resumes after the last "
+               "recorded instance).")
   return f"{table}\n\n{limits}\n\n{prov}"
 
 
@@ -701,6 +712,54 @@ def cg_oracle_table() -> str:
   prov = common.provenance(rec["command"], record=CG_ORACLE, date=rec["date"],
                            machine=rec["machine"], load=f"{rec['load']:.1f}")
   return f"{table}\n\n*{rec['timing']}.*\n\n{prov}"
+
+
+def l523_routes() -> str:
+  """The routes of `benchmarks/team_21L523_routes.py`: what each certifies and in how many CPU
+  seconds, and the bracket the restricted LP's lower end makes with the full LP's upper end."""
+  rec = common.load(ROUTES)
+  r, cg, lp = rec["routes"]["restricted_team2_full"], rec["routes"]["cg_dag"], common.load(FULL_LP)
+  lo, hi = r["lower"], lp["upper"]
+  prov = common.provenance(rec["command"], record=ROUTES, date=rec["date"],
+                           machine=rec["machine"],
+                           load=f"{common.num(r['load_before'], 2)} before the first route")
+  exact = "exact" if hi - lo <= 1e-9 else "not exact"
+  return (
+      f"- the belief DAG to certified gap {r['dag_upper'] - r['dag_lower']:.1e}, then one LP "
+      f"with team 1 restricted to the {common.thousands(r['support1'])} of "
+      f"{common.thousands(r['local_solutions'][0])} local solutions its flows use and team 2 "
+      f"over all its {common.thousands(r['local_solutions'][1])}: lower end "
+      f"**{common.num(lo, 10)}**, the LP's own value, certified by player 2's exact best "
+      f"response ({common.num(r['cpu_seconds'], 0)} CPU s in all, "
+      f"{common.num(r['decomposition_cpu_seconds'], 0)} of them the decompositions). Its "
+      f"team-2 plan (the LP's duals) is no upper end: team 1's best response against it scores "
+      f"{common.num(r['upper'], 4)}, since team 1's plays outside the support are not in that "
+      f"LP and nothing in it holds player 2's replies to them;\n"
+      f"- that lower end and the full LP's certified upper end {common.num(hi, 10)} make "
+      f"[{common.num(lo, 10)}, {common.num(hi, 10)}], width {_width(hi - lo)}: "
+      f"21L523 is {exact}, by two runs "
+      f"({common.num(r['cpu_seconds'], 0)} + {common.thousands(round(lp['cpu_seconds']))} "
+      f"CPU s), not by the default path;\n"
+      f"- column generation over team 1's pure plans with the DAG's exact best responses (the "
+      f"method of the FCGS-21 column): "
+      f"[{common.num(cg['lower'], 4)}, {common.num(cg['upper'], 4)}] after "
+      f"{cg['iterations']} iterations and {common.num(cg['cpu_seconds'], 0)} CPU s.\n\n"
+      f"{prov}")
+
+
+def _width(w: float) -> str:
+  """A bracket's width, or 'below 1e-12' where it is floating-point noise."""
+  return f"{w:.1e}" if abs(w) >= 1e-12 else "below 1e-12"
+
+
+def l523_exact() -> str:
+  """21L523's bracket from the two certified ends of different runs (restricted LP's lower end,
+  full LP's upper end), with what it prints at 4 decimals."""
+  lo = common.load(ROUTES)["routes"]["restricted_team2_full"]["lower"]
+  hi = common.load(FULL_LP)["upper"]
+  same = f"{lo:.4f}" == f"{hi:.4f}"
+  return (f"[{common.num(lo, 10)}, {common.num(hi, 10)}] (width {_width(hi - lo)}; "
+          + (f"both ends print {lo:.4f})" if same else "its ends print differently)"))
 
 
 def l523_settled() -> str:

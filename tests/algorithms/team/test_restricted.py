@@ -65,6 +65,19 @@ def test_restricted_lp_from_the_dag_support_matches_the_lp(game, teams):
   assert res.exact and res.value == pytest.approx(plain, abs=1e-9)
 
 
+@pytest.mark.parametrize("game,teams", GAMES)
+def test_team_2_whole_makes_the_lower_end_the_restricted_lps_value(game, teams):
+  # With team 2 over its whole polytope, the LP's team-1 plan holds its value against every
+  # team-2 plan: team 2's exact best response (a DAG pass) scores the LP's optimum (an HiGHS
+  # solve), and that lower end is at most the full LP's value (team 1 on a face).
+  tree, teams, decs = _setup(game, teams)
+  plain = team_lp.solve(tree, teams, decompositions=decs).value
+  res = restricted.solve(tree, teams, decs,
+                         [_pure_support(decs[0]), np.arange(decs[1].num_local)], max_rounds=1)
+  assert res.lower == pytest.approx(res.value, abs=1e-9)
+  assert res.lower <= plain + 1e-9 and res.upper >= plain - 1e-9
+
+
 def test_one_round_is_not_exact_from_a_pure_plan():
   """22K5's equilibrium is mixed: one restricted LP over one pure plan per team is not exact,
   and its bracket is still certified (it holds the LP's value)."""

@@ -1,0 +1,119 @@
+r"""21L523: which routes certify which end of the bracket within minutes (the lower end exactly).
+
+`solve`'s `auto` answers 21L523 by the belief DAG, finished by the LP restricted to the DAG's
+support (`restricted.py`, both teams restricted); the full LP settles it but takes about 40
+minutes (`team_21L523_lp.py`). This script measures the other routes, each certified by exact
+team best responses on the teams' belief DAGs:
+
+* `restricted_team2_full`: the belief DAG (Zhang, Farina & Sandholm, ICML 2023,
+  arXiv:2202.00789) to certified gap `--dag_gap`, then one LP with team 1 restricted to the
+  local solutions its flows use and team 2 over its whole polytope (Zhang & Sandholm, AAAI 2022,
+  arXiv:2109.05284, Theorem 3.21, over a face of team 1's polytope). Team 2's exact best
+  response against the LP's team-1 plan gives the lower end; team 1's against the LP's duals
+  (team 2's plan) the upper end.
+* `cg_dag`: column generation over team 1's joint pure plans with team 2's sequence form in the
+  master (Farina, Celli, Gatti & Sandholm, ICML 2021, the method of Table 1's FCGS-21 column),
+  its team best responses by the belief DAG (`column_generation.solve(oracle="dag")`), under
+  `--cg_time_limit`.
+
+Usage:
+  nice -n 10 python benchmarks/team_21L523_routes.py --out results/team_lp_table/21L523_routes.json
+"""
+
+import json
+import os
+import platform
+import resource
+import sys
+import time
+
+import numpy as np
+from absl import app
+from absl import flags
+
+from ospiel_team import atomic_io
+from ospiel_team.algorithms.team import belief_dag as team_belief_dag
+from ospiel_team.algorithms.team import column_generation
+from ospiel_team.algorithms.team import restricted as team_restricted
+from ospiel_team.games import team_instances
+from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.tree import teams as teams_lib
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("instance", "21L523", "Table 1 instance")
+flags.DEFINE_list("routes", ["restricted_team2_full", "cg_dag"], "routes to measure")
+flags.DEFINE_float("dag_gap", 1e-3, "restricted_team2_full: the DAG's certified gap first")
+flags.DEFINE_integer("max_local", 2_000_000, "local solutions per team at most (decompositions)")
+flags.DEFINE_float("cg_time_limit", 600.0, "cg_dag: seconds")
+flags.DEFINE_string("out", "results/team_lp_table/21L523_routes.json", "JSON record (atomic)")
+
+
+def _restricted_team2_full(game, teams) -> dict:
+  """The DAG to `--dag_gap`, then the LP with team 1 on its support and team 2 whole."""
+  c0 = time.process_time()
+  tree, teams = teams_lib.check_assumptions(game, teams)
+  decs = tuple(TeamDecomposition(tree, t, FLAGS.max_local) for t in teams.teams)
+  c_dec = time.process_time()
+  box = {}
+
+  def stop_at_gap(state: dict) -> bool:
+    if state["upper"] - state["lower"] > FLAGS.dag_gap:
+      return False
+    box.update(flows=state["flows"](), lower=state["lower"], upper=state["upper"],
+               iteration=state["iteration"])
+    return True
+
+  team_belief_dag.solve(tree, teams, tol=1e-9, decompositions=decs, keep_flows=True,
+                        on_check=stop_at_gap)
+  c_dag = time.process_time()
+  support1 = team_restricted.support_of(box["flows"][0])
+  res = team_restricted.solve(tree, teams, decs, [support1, np.arange(decs[1].num_local)],
+                              max_rounds=1)
+  return dict(local_solutions=[d.num_local for d in decs],
+              decomposition_cpu_seconds=round(c_dec - c0, 2),
+              dag_iterations=box["iteration"], dag_lower=box["lower"], dag_upper=box["upper"],
+              dag_cpu_seconds=round(c_dag - c_dec, 2), support1=len(support1),
+              lp_value=res.value,
+              lower=res.lower, upper=res.upper,
+              lower_is_lp_value=bool(abs(res.lower - res.value) <= 1e-9 * (1 + abs(res.value))),
+              lp_cpu_seconds=round(time.process_time() - c_dag, 2),
+              cpu_seconds=round(time.process_time() - c0, 2))
+
+
+def _cg_dag(game, teams) -> dict:
+  """Column generation with the belief DAG's team best responses, under a time limit."""
+  c0 = time.process_time()
+  res = column_generation.solve(game, teams, oracle="dag", tol=1e-9,
+                                time_limit=FLAGS.cg_time_limit, max_local=3 * FLAGS.max_local)
+  return dict(lower=res.lower, upper=res.upper, converged=res.converged,
+              iterations=res.iterations, columns=res.columns, time_limit=FLAGS.cg_time_limit,
+              cpu_seconds=round(time.process_time() - c0, 2))
+
+
+ROUTES = {"restricted_team2_full": _restricted_team2_full, "cg_dag": _cg_dag}
+
+
+def main(argv):
+  del argv
+  unknown = [r for r in FLAGS.routes if r not in ROUTES]
+  if unknown:
+    raise app.UsageError(f"--routes: unknown {unknown}; known: {sorted(ROUTES)}")
+  record = dict(command=" ".join(["nice -n 10 python benchmarks/team_21L523_routes.py"]
+                                 + sys.argv[1:]),
+                date=time.strftime("%Y-%m-%d"),
+                machine=f"{platform.machine()}, {os.cpu_count()} cpus",
+                instance=FLAGS.instance, routes={})
+  game, teams = team_instances.load_instance(FLAGS.instance)
+  for name in FLAGS.routes:
+    load, w0 = os.getloadavg()[0], time.perf_counter()
+    row = ROUTES[name](game, teams)
+    row.update(wall_seconds=round(time.perf_counter() - w0, 2), load_before=load,
+               load_after=os.getloadavg()[0],
+               peak_rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)
+    record["routes"][name] = row
+    print(name, json.dumps(row), flush=True)
+    atomic_io.write_text(FLAGS.out, json.dumps(record, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+  app.run(main)
