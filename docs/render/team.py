@@ -15,6 +15,7 @@ Records read (all through `common.load`):
   responses on the largest instances;
 - `team/plan_views.json`: 3-player Kuhn poker's TMECor plan scored through per-player views,
   beside the comparison runner's per-player solvers;
+- `team_lp_table/fixed_costs.json`: the stages of the LP route on the small rows;
 - `team_lp_table/scaling.json` (optional until recorded): the families past Table 1
   (`benchmarks/team_scaling.py`).
 """
@@ -695,6 +696,39 @@ def highs_options_table() -> str:
                            machine=rec["machine"], load=f"{rec['load_before']:.1f} before")
   return (f"{table}\n\n*{rec['timing']}; a loaded machine, one run each: differences of "
           f"a few tenths of a second are noise.*\n\n{prov}")
+
+
+FIXED_COSTS = "team_lp_table/fixed_costs.json"
+_FIXED_STAGES = (("tree_and_checks", "tree walk, checks"), ("decompositions", "decompositions"),
+                 ("lp_size", "LP size"), ("lp_build", "LP build"), ("highs", "HiGHS"),
+                 ("solve", "whole `solve`"))
+
+
+def fixed_costs_table() -> str:
+  """The stages of the LP route on the small exact-LP rows, in milliseconds (minimum over
+  repeats), beside the fastest published time, and what each row's excess comes from."""
+  rec = common.load(FIXED_COSTS)
+  out = []
+  for row in rec["rows"]:
+    cells = [row["instance"]] + [common.num(1000 * row[k], 1) for k, _ in _FIXED_STAGES]
+    cells.append(f"{common.num(1000 * row['fastest_published'], 0)} "
+                 f"({row['fastest_published_by']})")
+    out.append(cells)
+  table = common.md_table(["instance"] + [f"{label} (ms)" for _, label in _FIXED_STAGES]
+                          + ["fastest published (ms)"], out, "l" + "r" * 7)
+  highs_over = [r["instance"] for r in rec["rows"] if r["highs"] > r["fastest_published"]]
+  under = [r["instance"] for r in rec["rows"] if r["solve"] <= r["fastest_published"]]
+  rest = [r["instance"] for r in rec["rows"]
+          if r["instance"] not in highs_over and r["instance"] not in under]
+  text = (f"HiGHS alone takes longer than the fastest published time on "
+          f"{', '.join(highs_over) or 'no row'}; the whole solve is at or under it on "
+          f"{', '.join(under) or 'no row'} by this measure (the minimum of repeated runs, where "
+          f"the table above times one run); on {', '.join(rest) or 'no row'} HiGHS is under it "
+          "and the Python stages (the tree walk and the decompositions) make up the rest.")
+  prov = common.provenance(rec["command"], record=FIXED_COSTS, date=rec["date"],
+                           machine=rec["machine"],
+                           load=f"{rec['load_before']:.1f} before, {rec['load_after']:.1f} after")
+  return f"{table}\n\n{text} *{rec['timing']}.*\n\n{prov}"
 
 
 def cg_oracle_table() -> str:

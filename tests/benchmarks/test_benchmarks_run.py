@@ -93,6 +93,8 @@ SMALL: dict[str, list[str]] = {
     "team_21L523_routes.py": ["--instance", "21K6", "--cg_time_limit", "20",
                               "--out", "{tmp}/routes.json"],
     "team_cg_oracle.py": ["--instances", "21K3", "--out", "{tmp}/cg_oracle.json"],
+    "team_fixed_costs.py": ["--instances", "21K3", "--repeats", "1",
+                            "--out", "{tmp}/fixed_costs.json"],
     "team_dag_iteration.py": ["--instances", "21K3", "--iterations", "2",
                               "--tree_cache", "{tmp}/trees"],
     "team_dice_readings.py": ["--sides", "2", "--out", "{tmp}/dice_readings.json"],
