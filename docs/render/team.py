@@ -646,15 +646,20 @@ def scaling_table() -> str:
     out.append([SCALING_FAMILIES.get(row["family"], row["family"]), row["name"],
                 f"`{row['game']}`, " + row["teams"].replace("|", " vs "), hist,
                 f"`{row['method']}`" if row["finished"] else "—", _scaling_answer(row),
-                _seconds(row["seconds"]), common.num(row["peak_rss_gb"], 2), stop])
+                _seconds(row["seconds"]), common.num(row["peak_rss_gb"], 2),
+                common.num(row["load_before"], 1), stop])
   table = common.md_table(["family", "instance", "game, teams", "histories", "method",
-                           "value", "seconds", "peak GB", "stopped by"], out, "lllrllrrl")
+                           "value", "seconds", "peak GB", "load", "stopped by"], out,
+                          "lllrllrrrl")
   loads = [float(r["load_before"]) for r in rec["rows"]]
   prov = common.provenance(rec["command"], record=SCALING, date=rec["date"],
                            machine=rec["machine"],
                            load=f"{min(loads):.2f}-{max(loads):.2f} before each instance")
   limits = (f"Each instance: {common.num(rec['time_limit'], 0)} s, "
-            f"{common.num(rec['memory_gb'], 0)} GB address space.")
+            f"{common.num(rec['memory_gb'], 0)} GB address space. *load* is the machine's load "
+            "average when the instance started (2 cores): rows above 1 ran beside other work, so "
+            "an idle machine takes less time on them, and one stopped by the time limit may "
+            "finish there.")
   done = {row["family"] for row in rec["rows"]}
   missing = [label for fam, label in SCALING_FAMILIES.items()
              if fam not in done and fam != "smoke"]
@@ -753,14 +758,20 @@ def l523_routes() -> str:
   seconds, and the bracket the restricted LP's lower end makes with the full LP's upper end."""
   rec = common.load(ROUTES)
   r, cg, lp = rec["routes"]["restricted_team2_full"], rec["routes"]["cg_dag"], common.load(FULL_LP)
+  r1 = rec["routes"]["restricted_team1_full"]
   lo, hi = r["lower"], lp["upper"]
-  prov = common.provenance(rec["command"], record=ROUTES, date=rec["date"],
+  loads = [row["load_before"] for row in rec["routes"].values()]
+  commands = sorted({row["command"] for row in rec["routes"].values()})
+  prov = common.provenance("; ".join(commands), record=ROUTES, date=rec["date"],
                            machine=rec["machine"],
-                           load=f"{common.num(r['load_before'], 2)} before the first route")
+                           load=f"{min(loads):.1f}-{max(loads):.1f} before each route")
   exact = "exact" if hi - lo <= 1e-9 else "not exact"
+  above = ("the exact value" if r1["upper"] - hi <= 1e-9 else
+           f"{common.num(r1['upper'] - hi, 2, sig=True)} above the exact value, so the DAG's "
+           "support of team 2 misses part of every optimal team-2 plan")
   return (
       f"- the belief DAG to certified gap {r['dag_upper'] - r['dag_lower']:.1e}, then one LP "
-      f"with team 1 restricted to the {common.thousands(r['support1'])} of "
+      f"with team 1 restricted to the {common.thousands(r['support'])} of "
       f"{common.thousands(r['local_solutions'][0])} local solutions its flows use and team 2 "
       f"over all its {common.thousands(r['local_solutions'][1])}: lower end "
       f"**{common.num(lo, 10)}**, the LP's own value, certified by player 2's exact best "
@@ -769,7 +780,12 @@ def l523_routes() -> str:
       f"team-2 plan (the LP's duals) is no upper end: team 1's best response against it scores "
       f"{common.num(r['upper'], 4)}, since team 1's plays outside the support are not in that "
       f"LP and nothing in it holds player 2's replies to them;\n"
-      f"- that lower end and the full LP's certified upper end {common.num(hi, 10)} make "
+      f"- the same DAG run, then one LP with team 2 restricted to the "
+      f"{common.thousands(r1['support'])} local solutions its flows use and team 1 whole: "
+      f"upper end {common.num(r1['upper'], 7)}, the LP's own value "
+      f"({common.num(r1['cpu_seconds'], 0)} CPU s): {above};\n"
+      f"- the lower end of the first and the full LP's certified upper end {common.num(hi, 10)} "
+      f"make "
       f"[{common.num(lo, 10)}, {common.num(hi, 10)}], width {_width(hi - lo)}: "
       f"21L523 is {exact}, by two runs "
       f"({common.num(r['cpu_seconds'], 0)} + {common.thousands(round(lp['cpu_seconds']))} "

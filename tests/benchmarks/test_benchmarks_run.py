@@ -90,7 +90,7 @@ SMALL: dict[str, list[str]] = {
                         "--records", "{tmp}/records"],
     "team_21L523_lp.py": ["--instance", "21K3", "--time_limit", "60", "--memory_gb", "4",
                           "--out", "{tmp}/lp.json"],
-    "team_21L523_routes.py": ["--instance", "21K6", "--cg_time_limit", "20",
+    "team_21L523_routes.py": ["--instance", "21K4", "--cg_time_limit", "20",
                               "--out", "{tmp}/routes.json"],
     "team_cg_oracle.py": ["--instances", "21K3", "--out", "{tmp}/cg_oracle.json"],
     "team_fixed_costs.py": ["--instances", "21K3", "--repeats", "1",
