@@ -659,7 +659,7 @@ def scaling_table() -> str:
             f"{common.num(rec['memory_gb'], 0)} GB address space. *load* is the machine's load "
             "average when the instance started (2 cores): rows above 1 ran beside other work, so "
             "an idle machine takes less time on them, and one stopped by the time limit may "
-            "finish there.")
+            "finish there. A bracket with nothing under *stopped by* settles 4 decimals.")
   done = {row["family"] for row in rec["rows"]}
   missing = [label for fam, label in SCALING_FAMILIES.items()
              if fam not in done and fam != "smoke"]
