@@ -15,6 +15,9 @@ team best responses on the teams' belief DAGs:
   solutions its flows use and team 1 whole: its value is a certified upper end (the LP's duals
   are team 2's plan on that face, team 1 best responding over its whole polytope), the exact
   value when the face holds an optimal team-2 plan.
+* `one_sided`: the belief DAG to the tighter gap `--one_sided_gap`, then both LPs above from
+  that run's supports (team 1 on its support with team 2 whole: the lower end; team 2 on its
+  support with team 1 whole: the upper end); exact when the two ends meet.
 * `cg_dag`: column generation over team 1's joint pure plans with team 2's sequence form in the
   master (Farina, Celli, Gatti & Sandholm, ICML 2021, the method of Table 1's FCGS-21 column),
   its team best responses by the belief DAG (`column_generation.solve(oracle="dag")`), under
@@ -48,8 +51,9 @@ from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("instance", "21L523", "Table 1 instance")
-flags.DEFINE_list("routes", ["restricted_team2_full", "restricted_team1_full", "cg_dag"],
-                  "routes to measure")
+flags.DEFINE_list("routes", ["restricted_team2_full", "restricted_team1_full", "one_sided",
+                            "cg_dag"], "routes to measure")
+flags.DEFINE_float("one_sided_gap", 1e-4, "one_sided: the DAG's certified gap first")
 flags.DEFINE_bool("rerun", False, "measure routes already in --out again")
 flags.DEFINE_float("dag_gap", 1e-3, "restricted_team2_full: the DAG's certified gap first")
 flags.DEFINE_integer("max_local", 2_000_000, "local solutions per team at most (decompositions)")
@@ -100,6 +104,39 @@ def _restricted(game, teams, whole: int) -> dict:
               cpu_seconds=round(time.process_time() - c0, 2))
 
 
+def _one_sided(game, teams) -> dict:
+  """The DAG to `--one_sided_gap`, then the two one-sided restricted LPs from its supports."""
+  c0, w0 = time.process_time(), time.perf_counter()
+  tree, teams = teams_lib.check_assumptions(game, teams)
+  decs = tuple(TeamDecomposition(tree, t, FLAGS.max_local) for t in teams.teams)
+  box = {}
+
+  def stop_at_gap(state: dict) -> bool:
+    if state["upper"] - state["lower"] > FLAGS.one_sided_gap:
+      return False
+    box.update(flows=state["flows"](), lower=state["lower"], upper=state["upper"],
+               iteration=state["iteration"])
+    return True
+
+  team_belief_dag.solve(tree, teams, tol=1e-9, decompositions=decs, keep_flows=True,
+                        on_check=stop_at_gap)
+  c_dag = time.process_time()
+  supports = [team_restricted.support_of(f) for f in box["flows"]]
+  whole = [np.arange(d.num_local) for d in decs]
+  low = team_restricted.solve(tree, teams, decs, [supports[0], whole[1]], max_rounds=1)
+  c_low = time.process_time()
+  high = team_restricted.solve(tree, teams, decs, [whole[0], supports[1]], max_rounds=1)
+  return dict(dag_iterations=box["iteration"], dag_lower=box["lower"], dag_upper=box["upper"],
+              decomposition_and_dag_cpu_seconds=round(c_dag - c0, 2),
+              support=[len(x) for x in supports],
+              lower=low.lower, upper=high.upper, lower_lp_value=low.value,
+              upper_lp_value=high.value, exact=bool(high.upper - low.lower <= 1e-9),
+              lower_lp_cpu_seconds=round(c_low - c_dag, 2),
+              upper_lp_cpu_seconds=round(time.process_time() - c_low, 2),
+              cpu_seconds=round(time.process_time() - c0, 2),
+              solve_wall_seconds=round(time.perf_counter() - w0, 2))
+
+
 def _cg_dag(game, teams) -> dict:
   """Column generation with the belief DAG's team best responses, under a time limit."""
   c0 = time.process_time()
@@ -111,7 +148,8 @@ def _cg_dag(game, teams) -> dict:
 
 
 ROUTES = {"restricted_team2_full": _restricted_team2_full,
-          "restricted_team1_full": _restricted_team1_full, "cg_dag": _cg_dag}
+          "restricted_team1_full": _restricted_team1_full, "one_sided": _one_sided,
+          "cg_dag": _cg_dag}
 
 
 def main(argv):

@@ -784,6 +784,7 @@ def l523_routes() -> str:
       f"{common.thousands(r1['support'])} local solutions its flows use and team 1 whole: "
       f"upper end {common.num(r1['upper'], 7)}, the LP's own value "
       f"({common.num(r1['cpu_seconds'], 0)} CPU s): {above};\n"
+      f"{_one_sided_item(rec['routes'].get('one_sided'), hi)}"
       f"- the lower end of the first and the full LP's certified upper end {common.num(hi, 10)} "
       f"make "
       f"[{common.num(lo, 10)}, {common.num(hi, 10)}], width {_width(hi - lo)}: "
@@ -795,6 +796,27 @@ def l523_routes() -> str:
       f"[{common.num(cg['lower'], 4)}, {common.num(cg['upper'], 4)}] after "
       f"{cg['iterations']} iterations and {common.num(cg['cpu_seconds'], 0)} CPU s.\n\n"
       f"{prov}")
+
+
+def _one_sided_item(r: dict | None, exact_value: float) -> str:
+  """The list item of the `one_sided` route of `team_21L523_routes.py` ('' when not run)."""
+  if r is None:
+    return ""
+  reading = ("Both supports at this gap hold optimal plans; the default path does not take "
+             "this route yet" if abs(r["upper"] - exact_value) <= 1e-9 else
+             "The supports at this gap miss part of the optimum")
+  verdict = (f"exact, {common.num(r['solve_wall_seconds'], 0)} s from the game to the answer, "
+             "alone on the machine"
+             if r["exact"] else f"width {common.num(r['upper'] - r['lower'], 2, sig=True)}")
+  return (f"- the belief DAG to certified gap {r['dag_upper'] - r['dag_lower']:.1e} "
+          f"({common.thousands(r['dag_iterations'])} iterations), then both LPs above from its "
+          f"supports ({common.thousands(r['support'][0])} and "
+          f"{common.thousands(r['support'][1])} local solutions): "
+          f"[{common.num(r['lower'], 10)}, {common.num(r['upper'], 10)}], {verdict} "
+          f"({common.num(r['cpu_seconds'], 0)} CPU s: "
+          f"{common.num(r['decomposition_and_dag_cpu_seconds'], 0)} the decompositions and the "
+          f"DAG, {common.num(r['lower_lp_cpu_seconds'], 0)} the lower LP, "
+          f"{common.num(r['upper_lp_cpu_seconds'], 0)} the upper LP). {reading};\n")
 
 
 def _width(w: float) -> str:
