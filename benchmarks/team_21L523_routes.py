@@ -71,16 +71,20 @@ def _restricted_team1_full(game, teams) -> dict:
   return _restricted(game, teams, whole=0)
 
 
-def _restricted(game, teams, whole: int) -> dict:
-  """The DAG to `--dag_gap`, then one LP: team `whole` (0 or 1) whole, the other on its support."""
+def _dag_to_gap(game, teams, gap: float):
+  """Both decompositions, then the belief DAG until its certified gap is <= `gap`.
+
+  Returns (tree, teams, decompositions, {flows, lower, upper, iteration} at that check,
+  CPU seconds of the decompositions).
+  """
   c0 = time.process_time()
   tree, teams = teams_lib.check_assumptions(game, teams)
   decs = tuple(TeamDecomposition(tree, t, FLAGS.max_local) for t in teams.teams)
-  c_dec = time.process_time()
+  c_dec = time.process_time() - c0
   box = {}
 
   def stop_at_gap(state: dict) -> bool:
-    if state["upper"] - state["lower"] > FLAGS.dag_gap:
+    if state["upper"] - state["lower"] > gap:
       return False
     box.update(flows=state["flows"](), lower=state["lower"], upper=state["upper"],
                iteration=state["iteration"])
@@ -88,6 +92,14 @@ def _restricted(game, teams, whole: int) -> dict:
 
   team_belief_dag.solve(tree, teams, tol=1e-9, decompositions=decs, keep_flows=True,
                         on_check=stop_at_gap)
+  return tree, teams, decs, box, c_dec
+
+
+def _restricted(game, teams, whole: int) -> dict:
+  """The DAG to `--dag_gap`, then one LP: team `whole` (0 or 1) whole, the other on its support."""
+  c0 = time.process_time()
+  tree, teams, decs, box, dec_seconds = _dag_to_gap(game, teams, FLAGS.dag_gap)
+  c_dec = c0 + dec_seconds
   c_dag = time.process_time()
   supports = [team_restricted.support_of(f) for f in box["flows"]]
   support_size = len(supports[1 - whole])
@@ -107,19 +119,7 @@ def _restricted(game, teams, whole: int) -> dict:
 def _one_sided(game, teams) -> dict:
   """The DAG to `--one_sided_gap`, then the two one-sided restricted LPs from its supports."""
   c0, w0 = time.process_time(), time.perf_counter()
-  tree, teams = teams_lib.check_assumptions(game, teams)
-  decs = tuple(TeamDecomposition(tree, t, FLAGS.max_local) for t in teams.teams)
-  box = {}
-
-  def stop_at_gap(state: dict) -> bool:
-    if state["upper"] - state["lower"] > FLAGS.one_sided_gap:
-      return False
-    box.update(flows=state["flows"](), lower=state["lower"], upper=state["upper"],
-               iteration=state["iteration"])
-    return True
-
-  team_belief_dag.solve(tree, teams, tol=1e-9, decompositions=decs, keep_flows=True,
-                        on_check=stop_at_gap)
+  tree, teams, decs, box, _ = _dag_to_gap(game, teams, FLAGS.one_sided_gap)
   c_dag = time.process_time()
   supports = [team_restricted.support_of(f) for f in box["flows"]]
   whole = [np.arange(d.num_local) for d in decs]
