@@ -9,6 +9,7 @@ PR_SET_PDEATHSIG); elsewhere a daemon thread polls the parent's pid once a secon
 import contextlib
 import ctypes
 import ctypes.util
+import multiprocessing
 import os
 import signal
 import sys
@@ -82,7 +83,6 @@ def spawn_pool(workers: int, initializer, initargs: tuple = ()):
   Yields:
     The `multiprocessing.pool.Pool`.
   """
-  import multiprocessing
   pool = None
   try:
     with workers_ignore_sigint():

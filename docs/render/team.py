@@ -641,7 +641,7 @@ def scaling_table() -> str:
   for row in rec["rows"]:
     hist = common.thousands(row["histories"]) if "histories" in row else "—"
     stop = _STOPS.get(row.get("stop"), str(row.get("stop"))) if "stop" in row else ""
-    if row["finished"] and not row["exact"] and round(row["lower"], 4) != round(row["upper"], 4):
+    if row["finished"] and stop:  # an answer, but a bracket that did not settle in time
       stop = "time limit (bracket not settled)"
     out.append([SCALING_FAMILIES.get(row["family"], row["family"]), row["name"],
                 f"`{row['game']}`, " + row["teams"].replace("|", " vs "), hist,

@@ -38,7 +38,6 @@ import os
 import numpy as np
 
 from ospiel_team import atomic_io
-from ospiel_team import errors
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import shipped_digests
 
@@ -153,13 +152,12 @@ def load_dataset(path: PathLike | None = None) -> BridgeDataset:
       if "format" in keys and str(z["format"]) != FORMAT_TAG:
         raise ValueError(f"bridge dataset {path!r} has format {str(z['format'])!r}, "
                          f"expected {FORMAT_TAG!r}")
-      shipped_digests.check(path, {k: z[k] for k in keys}, "bridge dataset")
+      arrays = {k: z[k] for k in keys}
+      shipped_digests.check(path, arrays, "bridge dataset")
+      shipped_digests.check_own(path, arrays, "bridge dataset")
       seed = int(z["seed"]) if "seed" in keys else None
-      digest = str(z["content_digest"]) if "content_digest" in keys else None
-      rest = {k: z[k] for k in keys - {"content_digest"}}
-      if digest is not None and digest != shipped_digests.digest(rest):
-        raise errors.DamagedFileError(f"bridge dataset {path!r} is damaged or edited: its arrays "
-                                      "do not match their digest")
+      own = arrays.get(shipped_digests.OWN_DIGEST)
+      digest = None if own is None else str(own)
   except ValueError as e:
     if str(path) in str(e):
       raise
@@ -181,8 +179,7 @@ def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
             "format": np.array(FORMAT_TAG)}
   if seed is not None:
     arrays["seed"] = np.asarray(np.int64(seed))
-  atomic_io.savez(path, compressed=True,
-                  content_digest=np.asarray(shipped_digests.digest(arrays)), **arrays)
+  atomic_io.savez(path, compressed=True, **shipped_digests.with_own_digest(arrays))
 
 
 def load_datasets(paths) -> BridgeDataset:

@@ -34,6 +34,35 @@ def digest(arrays: Mapping[str, np.ndarray]) -> str:
   return atomic_io.content_digest({k: np.asarray(arrays[k]) for k in sorted(arrays)})
 
 
+# The array under which a file the package writes stores the digest of its other arrays.
+OWN_DIGEST = "content_digest"
+
+
+def with_own_digest(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+  """`arrays` plus the digest of them under `OWN_DIGEST`, for a file the package writes."""
+  return {**arrays, OWN_DIGEST: np.array(digest(arrays))}
+
+
+def check_own(path: str, arrays: Mapping[str, np.ndarray], what: str) -> dict[str, np.ndarray]:
+  """The file's arrays without its own digest, refused when they do not match it.
+
+  Files written before digests existed have none and are returned as they are.
+
+  Args:
+    path: the file being loaded.
+    arrays: every array of the file, by name.
+    what: what the file is, for the message (e.g. "checkpoint").
+
+  Raises:
+    errors.DamagedFileError: naming `what` and `path`, when the arrays differ from the digest.
+  """
+  rest = {k: v for k, v in arrays.items() if k != OWN_DIGEST}
+  if OWN_DIGEST in arrays and str(arrays[OWN_DIGEST]) != digest(rest):
+    raise errors.DamagedFileError(f"{what} {path!r} is damaged or edited: its arrays do not "
+                                  "match their digest")
+  return rest
+
+
 def shipped_name(path: str, bridge_dir: str | None = None) -> str | None:
   """The table key (shipped folder and file name) of `path` if shipped, else None."""
   bridge_dir = BRIDGE_DIR if bridge_dir is None else bridge_dir

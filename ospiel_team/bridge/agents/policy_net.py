@@ -169,7 +169,7 @@ def save_model(path: str, params, cfg, extra: dict | None = None) -> None:
   meta = {"network": network, "uncontested": uncontested, **(extra or {})}
   arrays = {"param/" + k: v.astype(np.float32) for k, v in flatten_params(params).items()}
   arrays["meta"] = np.array(json.dumps(meta))
-  atomic_io.savez(path, content_digest=np.array(shipped_digests.digest(arrays)), **arrays)
+  atomic_io.savez(path, **shipped_digests.with_own_digest(arrays))
 
 
 def load_model(path: str):
@@ -203,10 +203,7 @@ def _read_model_file(path: str) -> tuple[object, dict[str, np.ndarray]]:
         raise ValueError(f"model file {path!r} is not a bridge A2C model (no 'meta' entry)")
       arrays = {k: z[k] for k in z.files}
       shipped_digests.check(path, arrays, "model file")
-      stored = arrays.pop("content_digest", None)  # files written by `save_model` carry one
-      if stored is not None and str(stored) != shipped_digests.digest(arrays):
-        raise ValueError(f"model file {path!r} is damaged or edited: its arrays do not match "
-                         "their digest")
+      arrays = shipped_digests.check_own(path, arrays, "model file")  # `save_model`'s files
       meta = json.loads(str(arrays["meta"]))
       flat = {k[len("param/"):]: v for k, v in arrays.items() if k.startswith("param/")}
   except (EOFError, OSError, zipfile.BadZipFile, json.JSONDecodeError) as e:

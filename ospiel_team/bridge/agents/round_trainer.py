@@ -97,8 +97,7 @@ class RoundTrainer:
              "log_rows": self.log_rows}
     meta = {"network": self.cfg.network_dict(), "uncontested": self.cfg.uncontested}
     arrays.update(state=np.array(json.dumps(state)), meta=np.array(json.dumps(meta)))
-    atomic_io.savez(path, compressed=compressed,
-                    content_digest=np.array(shipped_digests.digest(arrays)), **arrays)
+    atomic_io.savez(path, compressed=compressed, **shipped_digests.with_own_digest(arrays))
 
   def write_logs(self) -> None:
     """Writes ``workdir/log.csv`` (the columns of `LOG_FIELDS`; nothing without a workdir)."""
@@ -254,10 +253,7 @@ def read_checkpoint(path: str, cfg: A2CConfig, optimizer, *, check_buffer_size: 
   if not os.path.isfile(path):
     raise ValueError(f"checkpoint {path!r} is not a file")
   z = atomic_io.read_npz(path, "checkpoint")  # a damaged file: DamagedFileError naming it
-  stored = z.pop("content_digest", None)  # checkpoints written since digests exist carry one
-  if stored is not None and str(stored) != shipped_digests.digest(z):
-    raise errors.DamagedFileError(f"checkpoint {path!r} is damaged or edited: its arrays do "
-                                  "not match their digest")
+  z = shipped_digests.check_own(path, z, "checkpoint")  # those written since digests exist
   if "state" not in z:
     raise ValueError(f"{path!r} is not an a2c training checkpoint (no 'state' entry)")
   try:
