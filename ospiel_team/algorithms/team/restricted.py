@@ -227,6 +227,67 @@ def solve(tree: GameTree, teams: teams_lib.Teams, decompositions: Sequence[TeamD
       lam2=mu)
 
 
+def solve_one_sided(tree: GameTree, teams: teams_lib.Teams,
+                    decompositions: Sequence[TeamDecomposition], supports: Sequence[np.ndarray],
+                    *, time_limit: float | None = None, threads: int | None = None,
+                    solver: str = "auto", highs_options: dict | None = None) -> RestrictedLPResult:
+  """The value's two ends from two one-sided restricted LPs (no growing rounds).
+
+  Team 1 restricted to its support against the whole of team 2: that LP's optimum is the
+  best team 1 can guarantee inside its face, a lower end certified by team 2's exact best
+  response (which the whole team 2 already contains). Team 2 restricted against the whole of
+  team 1 gives the upper end the same way. When the two ends meet (within `IMPROVE_TOL`), both
+  faces hold an optimal plan and the value is exact; a support that misses every optimal plan
+  shows as a bracket wider than that, never as a wrong value. The LP with the larger team
+  restricted runs first (it is the smaller LP).
+
+  Where the double oracle of `solve` needs many rounds (each one a large LP, when one team has
+  far more local solutions than the other), these two LPs finish in one round each: measured
+  on Leduc 21L523 (1,261,732 and 123,152 local solutions; supports of 41,073 and 25,325 from
+  the belief DAG at certified gap 1e-4), 7 s for the lower end and 353 s for the upper end,
+  bracket width 1.9e-15, where 50 double-oracle rounds left [0.84, 1.9].
+
+  Args:
+    tree: the game tree.
+    teams: its two teams (`teams.check_assumptions`).
+    decompositions: both teams' decompositions of `tree`.
+    supports: team 1's and team 2's local solutions (column indices), each containing the
+      support of a feasible plan (e.g. `support_of` a flow).
+    time_limit: seconds for both LPs (None: none); TimeoutError when reached.
+    threads: HiGHS threads.
+    solver: HiGHS's `solver` option, or "auto" (`lp.choose_solver` by each LP's size).
+    highs_options: further HiGHS options.
+
+  Returns:
+    A `RestrictedLPResult` with `rounds=2`: `lower` and `lam1`/`team1_reach` from the first LP
+    (team 1's optimal plan in its face), `upper` and `lam2`/`team2_reach` from the second;
+    `value` is `lower` when exact, else the middle of the bracket.
+  """
+  start = time.perf_counter()
+  time_limit = highs.check_time_limit(time_limit)
+  whole = [np.arange(d.num_local) for d in decompositions]
+  runs = {}
+  order = (0, 1) if decompositions[0].num_local >= decompositions[1].num_local else (1, 0)
+  for team in order:  # team `team` on its support, the other whole
+    sides = [supports[0], whole[1]] if team == 0 else [whole[0], supports[1]]
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    if left is not None and left <= 0:
+      raise highs.TimeLimitError(f"the one-sided restricted LPs of {tree.game} were not "
+                                 f"solved within time_limit={time_limit} s", np.inf)
+    runs[team] = solve(tree, teams, decompositions, sides, time_limit=left, threads=threads,
+                       solver=solver, highs_options=highs_options, max_rounds=1)
+  low, high = runs[0], runs[1]
+  lower, upper = low.lower, high.upper
+  exact = upper - lower <= IMPROVE_TOL
+  return RestrictedLPResult(
+      value=lower if exact else 0.5 * (lower + upper), lower=lower, upper=upper, exact=exact,
+      rounds=2,
+      support=[int(len(np.unique(supports[0]))), int(len(np.unique(supports[1])))],
+      local_solutions=[d.num_local for d in decompositions],
+      lp_seconds=low.lp_seconds + high.lp_seconds, seconds=time.perf_counter() - start,
+      team1_reach=low.team1_reach, team2_reach=high.team2_reach, lam1=low.lam1, lam2=high.lam2)
+
+
 def _support_masks(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
                    dec2: TeamDecomposition, supports: Sequence[np.ndarray]):
   """Both teams' starting supports as boolean masks over their local solutions.

@@ -40,10 +40,22 @@ on the documentation's results page (Team-correlated equilibria, Table 1).
 If a team has more than 500k local solutions (the LP is not built): column generation when every
 team of several players has at most `AUTO_CG_MAX_SEQUENCES` = 5,000 team sequences (a small MIP
 oracle: Kuhn 21K8 801, 21K12 1,873, 31K5 2,611 sequences, solved exactly by column generation), else
-the belief DAG (Leduc 21L153, 31L133, 22D3, 21L523, Liar's Dice 21D4, 42D2, 51D2: solved by the DAG
+the belief DAG (Leduc 21L153, 31L133, 22D3, Liar's Dice 21D4, 42D2, 51D2: solved by the DAG
 to a bracket settling 4 decimals); past `AUTO_DAG_MAX_LOCAL` DAG edges, column generation. Column
 generation stays available by name: it is exact where its MIP oracle is fast (Kuhn poker: 21K8,
 21K12, 31K5) and slow elsewhere.
+
+On that DAG path, with `tol=None` and at most `AUTO_ONE_SIDED_MAX_LOCAL` = 2M local solutions per
+team, a bracket that is still unsettled after `ONE_SIDED_MIN_ITERATIONS` = 3,000 iterations at
+certified gap <= `ONE_SIDED_GAP` = 1e-4 lies near a rounding boundary (the DAG alone would need
+about 1/distance^2 more iterations: Leduc 21L523's value lies 2.2e-7 from one, and its bracket was
+still [0.9528433, 0.9528547] after 1,800 s). It is finished by two one-sided restricted LPs
+(`restricted.solve_one_sided`, method "dag_lp"): each team on the DAG's support against the whole
+other team gives one end exactly; when the ends meet the value is exact. The double oracle of
+`restricted.solve` is not used there: with one team far larger than the other (21L523: 1,261,732
+and 123,152 local solutions) its rounds did not converge (50 rounds, [0.84, 1.9]), while the two
+one-sided LPs took 7 s and 353 s (the DAG to gap 1e-4: 4,620 iterations). The instances that
+settle take no LP: they settle within 1,510 iterations (Table 1).
 
 Precision (`tol=None`, the default): the answer is an exact optimum (the LP, the restricted LP
 certified by best responses, or a bracket of width <= `EXACT_GAP`) or a certified bracket
@@ -104,6 +116,15 @@ AUTO_LP_MAX_LOCAL = 500_000
 # (`lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
 AUTO_LP_MAX_NONZEROS = 150_000
 AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
+# `tol=None`, `auto` past `AUTO_LP_MAX_LOCAL` (the belief DAG): when both teams have at most
+# `AUTO_ONE_SIDED_MAX_LOCAL` local solutions, a DAG bracket still unsettled after
+# `ONE_SIDED_MIN_ITERATIONS` iterations at certified gap <= `ONE_SIDED_GAP` is finished by the
+# two one-sided restricted LPs (`restricted.solve_one_sided`); a failed try is repeated once
+# the gap has shrunk `ONE_SIDED_RETRY_SHRINK` times (measured: module docstring).
+AUTO_ONE_SIDED_MAX_LOCAL = 2_000_000
+ONE_SIDED_GAP = 1e-4
+ONE_SIDED_MIN_ITERATIONS = 3_000
+ONE_SIDED_RETRY_SHRINK = 4.0
 # After the LP is refused: column generation when every team of several players has at most
 # this many team sequences (its MIP oracle is then small), else the belief DAG.
 AUTO_CG_MAX_SEQUENCES = 5_000
@@ -374,16 +395,26 @@ def _solve_dag(run: _Run, choice: MethodChoice) -> TeamSolveResult:
     dag_tol, dag_digits = run.tol, None
   else:  # settle `digits` decimals
     dag_tol, dag_digits = EXACT_GAP, run.digits
+  decs, one_sided = choice.decompositions, None
   try:
+    if choice.auto and decs is None:
+      decs = tuple(TeamDecomposition(run.tree, t, AUTO_DAG_MAX_LOCAL) for t in run.teams.teams)
+      if run.tol is None and max(d.num_local for d in decs) <= AUTO_ONE_SIDED_MAX_LOCAL:
+        one_sided = _OneSidedTries(run, decs)
     dag = team_belief_dag.solve(
-        run.tree, run.teams, tol=dag_tol, time_limit=run.time_left(),
-        decompositions=choice.decompositions, digits=dag_digits,
-        **({"max_local": AUTO_DAG_MAX_LOCAL} if choice.auto else {}))
+        run.tree, run.teams, tol=dag_tol, time_limit=run.time_left(), decompositions=decs,
+        digits=dag_digits, keep_flows=one_sided is not None, on_check=one_sided)
   except errors.SizeLimitError as e:
     if not choice.auto:
       raise
     return _solve_cg(run, f"{choice.reason}; belief DAG not built: {e}")
-  return _dag_result(run, dag, _auto(choice.reason), choice.reason)
+  details = _auto(choice.reason)
+  if one_sided is not None:
+    details["one_sided_tries"] = one_sided.tries
+    if one_sided.found is not None:
+      return _restricted_result(run, dag, one_sided.found, decs, details, choice.reason,
+                                "the two one-sided restricted LPs on its supports")
+  return _dag_result(run, dag, details, choice.reason)
 
 
 def _dag_result(run: _Run, dag, details: dict, reason: str) -> TeamSolveResult:
@@ -450,6 +481,45 @@ class _RestrictedTries:
     return False
 
 
+@dataclasses.dataclass
+class _OneSidedTries:
+  """The one-sided restricted LPs tried during one belief-DAG run (`_solve_dag`), as `on_check`.
+
+  Tried when the certified gap is <= ONE_SIDED_GAP after at least ONE_SIDED_MIN_ITERATIONS
+  iterations (the bracket still straddles a rounding boundary: `on_check` is only called for an
+  unsettled bracket), with the time left as budget; a try whose ends do not meet (a support
+  missing every optimal plan) is repeated once the gap has shrunk ONE_SIDED_RETRY_SHRINK times.
+  """
+  run: _Run
+  decompositions: tuple[TeamDecomposition, TeamDecomposition]
+  tries: list[dict] = dataclasses.field(default_factory=list)
+  found: team_restricted.RestrictedLPResult | None = None
+  next_gap: float = ONE_SIDED_GAP  # the certified gap at or below which the next try runs
+
+  def __call__(self, state: dict) -> bool:
+    gap = state["upper"] - state["lower"]
+    if gap > self.next_gap or state["iteration"] < ONE_SIDED_MIN_ITERATIONS:
+      return False
+    t0 = time.perf_counter()
+    try:
+      res = team_restricted.solve_one_sided(
+          self.run.tree, self.run.teams, self.decompositions,
+          [team_restricted.support_of(f) for f in state["flows"]()],
+          time_limit=self.run.time_left(), threads=self.run.threads, solver=self.run.solver,
+          highs_options=self.run.highs_options)
+    except TimeoutError:
+      res = None
+    self.tries.append(dict(iteration=state["iteration"], gap=gap,
+                           seconds=round(time.perf_counter() - t0, 3),
+                           exact=bool(res is not None and res.exact),
+                           **({} if res is None else dict(lower=res.lower, upper=res.upper))))
+    if res is not None and res.exact:
+      self.found = res
+      return True
+    self.next_gap = gap / ONE_SIDED_RETRY_SHRINK
+    return res is None  # out of time: the DAG's bracket so far
+
+
 def _solve_dag_lp(run: _Run, choice: MethodChoice) -> TeamSolveResult:
   """Solves by the belief DAG, then the LP restricted to its support.
 
@@ -461,16 +531,23 @@ def _solve_dag_lp(run: _Run, choice: MethodChoice) -> TeamSolveResult:
   dag = team_belief_dag.solve(run.tree, run.teams, tol=EXACT_GAP, time_limit=run.time_left(),
                               decompositions=decs, digits=run.digits, keep_flows=True,
                               on_check=tries)
+  details = {"auto": choice.reason, "restricted_tries": tries.tries}
   if tries.found is None:
-    return _dag_result(run, dag, {"auto": choice.reason, "restricted_tries": tries.tries},
-                       choice.reason)
-  res = tries.found
-  reason = (f"{choice.reason}; DAG bracket [{dag.lower:.7f}, {dag.upper:.7f}] after "
-            f"{dag.iterations} iterations, {dag.seconds:.2f} s")
-  details = {"auto": reason, "restricted_tries": tries.tries, **res.summary(),
+    return _dag_result(run, dag, details, choice.reason)
+  return _restricted_result(run, dag, tries.found, decs, details, choice.reason,
+                            "the LP restricted to its support")
+
+
+def _restricted_result(run: _Run, dag, res: team_restricted.RestrictedLPResult,
+                       decs: tuple[TeamDecomposition, TeamDecomposition], details: dict,
+                       reason: str, finish: str) -> TeamSolveResult:
+  """The solve result of a belief-DAG run finished exactly by restricted LPs (`finish`)."""
+  reason = (f"{reason}; DAG bracket [{dag.lower:.7f}, {dag.upper:.7f}] after "
+            f"{dag.iterations} iterations, {dag.seconds:.2f} s, then {finish}")
+  details = {**details, "auto": reason, **res.summary(),
              "dag_iterations": dag.iterations, "dag_seconds": round(dag.seconds, 4),
              "dag_edges": dag.edges,
-             "precision": (f"exact (the LP restricted to {res.support} of "
+             "precision": (f"exact ({finish}: supports {res.support} of "
                            f"{res.local_solutions} local solutions; certified gap "
                            f"{res.upper - res.lower:.1e})")}
   seconds = time.perf_counter() - run.start

@@ -78,6 +78,34 @@ def test_team_2_whole_makes_the_lower_end_the_restricted_lps_value(game, teams):
   assert res.lower <= plain + 1e-9 and res.upper >= plain - 1e-9
 
 
+@pytest.mark.parametrize("game,teams", GAMES)
+def test_one_sided_lps_from_the_dag_support_give_the_lps_value(game, teams):
+  # Each team on the DAG's support against the whole other team: the two ends meet at the
+  # plain LP's value (HiGHS on the whole LP), and the two plans returned score it.
+  tree, teams, decs = _setup(game, teams)
+  plain = team_lp.solve(tree, teams, decompositions=decs).value
+  dag = team_belief_dag.solve(tree, teams, tol=1e-2, decompositions=decs, keep_flows=True)
+  res = restricted.solve_one_sided(tree, teams, decs,
+                                   [restricted.support_of(f) for f in dag.flows])
+  assert res.exact and res.rounds == 2
+  assert res.value == pytest.approx(plain, abs=1e-9)
+  assert res.lower == pytest.approx(plain, abs=1e-9)
+  assert res.upper == pytest.approx(plain, abs=1e-9)
+  chance = tree.chance_reach()[tree.terminals]
+  u1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
+  assert float(np.sum(chance * u1 * res.team1_reach * res.team2_reach)) == pytest.approx(
+      plain, abs=1e-8)
+
+
+def test_one_sided_lps_from_pure_plans_bracket_the_value_without_claiming_it():
+  # 22K5's equilibrium is mixed (value -7/190): one pure plan per team misses it on both
+  # sides, so the ends do not meet; each is still a certified end.
+  tree, teams, decs = _setup("kuhn_poker(players=4)", "0,1|2,3")
+  res = restricted.solve_one_sided(tree, teams, decs, [_pure_support(d) for d in decs])
+  assert not res.exact
+  assert res.lower < -7 / 190 - 1e-3 and res.upper > -7 / 190 + 1e-3
+
+
 def test_one_round_is_not_exact_from_a_pure_plan():
   """22K5's equilibrium is mixed: one restricted LP over one pure plan per team is not exact,
   and its bracket is still certified (it holds the LP's value)."""

@@ -6,7 +6,9 @@ polytope (not the MIP oracle that column generation uses).
 """
 
 import contextlib
+import dataclasses
 import io
+import itertools
 import json
 
 import numpy as np
@@ -16,6 +18,7 @@ import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import restricted
 from ospiel_team.algorithms.team import result as team_result
 from ospiel_team.algorithms.team import solver as team_solve
 from ospiel_team.cli import team_solve as team_solve_cli
@@ -173,6 +176,51 @@ def test_auto_rule_by_lp_nonzeros_shares_the_decompositions(monkeypatch):
   assert dag.method == "dag" and "> 10: dag" in dag.details["auto"]
   assert len(built) == 4
   assert dag.lower - 1e-12 <= plain <= dag.upper + 1e-12 and dag.upper - dag.lower <= 1e-3
+
+
+def test_auto_past_the_lp_cap_finishes_an_unsettled_dag_by_the_one_sided_lps(monkeypatch):
+  """Past `AUTO_LP_MAX_LOCAL` (the DAG path), a bracket still unsettled at `ONE_SIDED_GAP`
+  after `ONE_SIDED_MIN_ITERATIONS` is finished by the two one-sided restricted LPs: exact,
+  the plain LP's value. With more local solutions than `AUTO_ONE_SIDED_MAX_LOCAL` the DAG
+  answers alone."""
+  game, teams = "kuhn_poker(players=3)", "0,1|2"
+  plain = team_solve.solve(game, teams, method="lp").value
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_LOCAL", 10)  # the LP is not built
+  monkeypatch.setattr(team_solve, "AUTO_CG_MAX_SEQUENCES", 0)  # and cg not chosen: the DAG
+  monkeypatch.setattr(team_solve, "ONE_SIDED_GAP", 1e-2)
+  monkeypatch.setattr(team_solve, "ONE_SIDED_MIN_ITERATIONS", 50)
+  res = team_solve.solve(game, teams, digits=12)  # 12 decimals: the DAG would not settle soon
+  assert res.method == "dag_lp" and res.exact
+  assert "one-sided restricted LPs" in res.details["auto"]
+  tries = res.details["one_sided_tries"]
+  assert len(tries) == 1 and tries[0]["exact"] and tries[0]["iteration"] >= 50
+  assert tries[0]["gap"] <= 1e-2
+  assert res.value == pytest.approx(plain, abs=1e-9)
+  assert res.lower - 1e-9 <= plain <= res.upper + 1e-9
+  monkeypatch.setattr(team_solve, "AUTO_ONE_SIDED_MAX_LOCAL", 10)
+  alone = team_solve.solve(game, teams, time_limit=2.0, digits=12)
+  assert alone.method == "dag" and "one_sided_tries" not in alone.details
+  assert alone.lower - 1e-12 <= plain <= alone.upper + 1e-12
+
+
+def test_auto_repeats_a_failed_one_sided_try_only_after_the_gap_shrinks(monkeypatch):
+  """A try whose ends do not meet leaves the DAG running; the next try waits until the gap
+  is `ONE_SIDED_RETRY_SHRINK` times smaller."""
+  monkeypatch.setattr(team_solve, "AUTO_LP_MAX_LOCAL", 10)
+  monkeypatch.setattr(team_solve, "AUTO_CG_MAX_SEQUENCES", 0)
+  monkeypatch.setattr(team_solve, "ONE_SIDED_GAP", 1e-1)
+  monkeypatch.setattr(team_solve, "ONE_SIDED_MIN_ITERATIONS", 0)
+  real = restricted.solve_one_sided
+
+  def never_exact(*args, **kwargs):
+    return dataclasses.replace(real(*args, **kwargs), exact=False)
+
+  monkeypatch.setattr(restricted, "solve_one_sided", never_exact)
+  res = team_solve.solve("kuhn_poker(players=3)", "0,1|2", time_limit=3.0, digits=12)
+  tries = res.details["one_sided_tries"]
+  assert res.method == "dag" and len(tries) >= 2 and not any(t["exact"] for t in tries)
+  for before, after in itertools.pairwise(tries):
+    assert after["gap"] <= before["gap"] / team_solve.ONE_SIDED_RETRY_SHRINK
 
 
 @pytest.mark.parametrize("game,teams", [("kuhn_poker(players=3)", "0,1|2"),
@@ -343,7 +391,6 @@ def test_restricted_lp_that_is_never_exact_leaves_the_dag_to_settle(monkeypatch)
   its bracket settles 4 decimals around the plain LP's value (22K5 = -7/190)."""
   import dataclasses
 
-  from ospiel_team.algorithms.team import restricted
   real = restricted.solve
   calls = []
 
