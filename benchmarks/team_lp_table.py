@@ -37,6 +37,7 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.games import team_instances
+from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
 flags.DEFINE_float("time_limit", 60.0, "seconds per instance (subprocess wall clock)")
@@ -262,6 +263,14 @@ def run_second(row: dict) -> dict:
   return second
 
 
+def _run_stamp() -> dict:
+  """The row's own provenance (rows of one record may come from runs on different days)."""
+  prov = report.provenance()
+  return dict(command=" ".join(["python"] + sys.argv), date=prov["date"],
+              commit=(prov["commit"] or "unknown")[:7] + (
+                  "+local changes" if prov["uncommitted_package_changes"] else ""))
+
+
 def _store(stored: dict):
   _atomic_write(FLAGS.out, json.dumps(dict(
       command=" ".join(["python"] + sys.argv), date=time.strftime("%Y-%m-%d %H:%M UTC",
@@ -325,6 +334,7 @@ def main(argv):
       row = run_instance(name, FLAGS.time_limit, FLAGS.solver, FLAGS.memory_limit_gb,
                          per_instance.get(name, FLAGS.method))
     row["time_limit"] = FLAGS.time_limit
+    row["run"] = _run_stamp()
     row["load_before"] = load_before
     row["load_after"] = _load_average()
     if row.get("finished") and "sequences" in row:
