@@ -212,7 +212,9 @@ def write_summary(summary: dict) -> None:
     line = (f"| {arm} | {r['runs']} | {r['games_per_cpu_s']:.0f} | "
             f"{', '.join(map(str, r['rounds']))} | {val} |")
     if not FLAGS.pilot:
-      line += f" {r['mean']:+.3f} [{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['decision']} |"
+      lo, hi = r["ci95"]
+      interval = f"[{lo:+.3f}, {hi:+.3f}]" if lo == lo else "(one run: no interval)"
+      line += f" {r['mean']:+.3f} {interval} | {r['decision']} |"
     lines.append(line)
   atomic_io.write_text(os.path.join(FLAGS.out, "summary.md"), "\n".join(lines) + "\n")
   atomic_io.write_text(os.path.join(FLAGS.out, "summary.json"),

@@ -203,24 +203,65 @@ def speed_table() -> str:
     out.append([name, common.thousands(p["lp_size"]) if p["lp_size"] else "—",
                 _nonzeros(row), p["time_ours"], p["time_fcgs21"], p["time_zac20"],
                 _seconds(row["seconds"]),
-                "—" if fastest is None else common.num(ratio(name), 2), _load(row)])
+                "—" if fastest is None else common.num(ratio(name), 2), _load(row),
+                slow_cause(name)])
   return common.md_table(["instance", "LP size (paper)", "LP nonzeros (ours)", "paper",
-                          "FCGS-21", "ZAC-20", "ours (s)", "ratio", "load"], out,
-                         "lrrrrrrrl")
+                          "FCGS-21", "ZAC-20", "ours (s)", "ratio", "load",
+                          "where the time goes (ratio > 1)"], out, "lrrrrrrrll")
+
+
+def _dag_own_seconds(row: dict) -> float:
+  """The belief DAG's seconds of a `dag_lp` row without the restricted LPs tried inside its run
+  (the DAG's clock, `dag_seconds`, runs on while they do)."""
+  tries = row.get("one_sided_tries") or row.get("restricted_tries") or []
+  return row["dag_seconds"] - sum(t["seconds"] for t in tries)
+
+
+def slow_cause(name: str) -> str:
+  """The measured cause of a row slower than the fastest published time ('' when it is not).
+
+  From the stage times of the LP route (`FIXED_COSTS`, measured below the table) and the row's
+  own split (column generation's oracle seconds; the belief DAG and the one-sided LPs).
+  """
+  if (ratio(name) or 0.0) <= 1:
+    return ""
+  row = rows()[name]
+  fixed = {r["instance"]: r for r in common.load(FIXED_COSTS)["rows"]}
+  if name in fixed:
+    f = fixed[name]
+    python = f["tree_and_checks"] + f["decompositions"] + f["lp_size"] + f["lp_build"]
+    unit, scale = ("ms", 1e3) if f["solve"] < 1 else ("s", 1.0)
+    under = ("; their sum is under the published time, the single timed run was not"
+             if f["solve"] <= f["fastest_published"] else "")
+    return (f"HiGHS {common.num(f['highs'] * scale, 1)} {unit}, Python stages "
+            f"{common.num(python * scale, 1)} {unit} (minimum of 20){under}")
+  if row["method"] == "cg" and row.get("oracle_seconds") is not None:
+    return (f"column generation's team best-response MIP {common.num(row['oracle_seconds'], 1)} "
+            f"s of {common.num(row['seconds'], 1)} ({row['iterations']} iterations)")
+  if row["method"] == "dag_lp" and row.get("one_sided_tries"):
+    return (f"belief DAG {common.num(_dag_own_seconds(row), 0)} s, one-sided LPs "
+            f"{common.num(row['restricted_seconds'], 0)} s")
+  return "not measured"
 
 
 def _provenance() -> str:
+  """One provenance block per run that produced rows of the Table 1 record (`run` of a row)."""
   rec = common.load(TABLE)
-  commits = {r.get("commit") for r in rec["rows"]} - {None}
-  commit = ", ".join(sorted(commits)) if commits else (
-      "not in the record; the solver code of `bc69173` (git log of the record)")
-  first = ("python benchmarks/team_lp_table.py --time_limit 600 --max_terminals 2000000 "
-           "--memory_limit_gb 12 \\\n    --out results/team_lp_table/quiet_default.json "
-           "--out_md results/team_lp_table/quiet_default.md\n")
-  loads = [float(x) for r in rec["rows"] for x in (r["load_before"], r["load_after"])]
-  return common.provenance(first + rec["command"], record=TABLE, commit=commit,
-                           date=rec["date"], machine=rec["machine"],
-                           load=f"{min(loads):.2f}-{max(loads):.2f} (per row: *load*)")
+  runs: dict[tuple, list[dict]] = {}
+  for r in rec["rows"]:
+    key = (r["run"]["command"], r["run"]["date"][:10], r["run"]["commit"])
+    runs.setdefault(key, []).append(r)
+  blocks = []
+  for (command, date, commit), rs in sorted(runs.items(), key=lambda kv: kv[0][1]):
+    loads = [float(x) for r in rs for x in (r["load_before"], r["load_after"])]
+    notes = sorted({r["run"]["note"] for r in rs if r["run"].get("note")})
+    names_ = ", ".join(r["instance"] for r in rs)
+    head = f"**{len(rs)} rows** ({names_})" if len(runs) > 1 else ""
+    blocks.append(head + ("\n\n" if head else "") + common.provenance(
+        command, record=TABLE, commit=commit, date=date, machine=rec["machine"],
+        load=f"{min(loads):.2f}-{max(loads):.2f} (per row: *load*)")
+        + ("".join(f" {n}" for n in notes)))
+  return "\n\n".join(blocks)
 
 
 def table1() -> str:
@@ -251,7 +292,10 @@ def table1() -> str:
       "restricted to its support (`dag_lp` when that is exact, else the DAG's own bracket). "
       f"c ({rule_counts.get('c', 0)}): the LP is not built (more than 500,000 local "
       "solutions) and the team has at most 5,000 sequences: column generation `cg`. "
-      f"d ({rule_counts.get('d', 0)}): the LP is not built: the belief DAG `dag` alone. "
+      f"d ({rule_counts.get('d', 0)}): the LP is not built: the belief DAG `dag`, finished "
+      "by the two one-sided restricted LPs (`dag_lp`) when its bracket is still unsettled at "
+      "certified gap 1e-4 after 3,000 iterations and both teams have at most 2 M local "
+      "solutions. "
       "The full reason of each row is its `auto` field in the record.",
       "",
       "² *second method*: the same instance solved by a different method in the earlier run "
@@ -289,7 +333,7 @@ def speed_section() -> str:
       "*ratio*: ours over the fastest of the three published columns. *load*: the load "
       "average before and after the row.",
       "",
-      f"*Same run as the values table: `results/{TABLE}`, {rec['date']}, {rec['machine']}.*",
+      f"*Same runs as the values table: `results/{TABLE}`, {rec['machine']}.*",
   ])
 
 
@@ -325,7 +369,8 @@ def count(what: str) -> int:
 
 
 def names(what: str) -> str:
-  """Comma-separated instance names: "slow", "no_second", "same", "open", "explained"."""
+  """Comma-separated instance names: "slow", "no_second", "same", "open", "explained",
+  "unsettled"."""
   if what == "slow":
     found = [n for n in rows() if (ratio(n) or math.inf) > 1]
   elif what == "no_second":
@@ -336,6 +381,8 @@ def names(what: str) -> str:
     found = verdicts().get(OPEN_VERDICT, []) + verdicts().get(UNSETTLED, [])
   elif what == "explained":
     found = verdicts().get(EXPLAINED_VERDICT, [])
+  elif what == "unsettled":
+    found = [n for n, r in rows().items() if _settled(r) is None]
   else:
     raise ValueError(f"unknown list {what!r}")
   return ", ".join(found) if found else "none"
@@ -407,13 +454,15 @@ def l523(run: str, what: str = "bracket") -> str:
   if run == "default":
     r = rows()["21L523"]
     lo, hi = r["lower"], r["upper"]
-    label = (f"default path, {common.thousands(round(r['seconds']))} s, "
-             f"{common.thousands(r['iterations'])} iterations, `results/{TABLE}`")
+    its = r.get("dag_iterations", r.get("iterations"))
+    label = (f"default path ({r['method']}), {common.thousands(round(r['seconds']))} s, "
+             f"{common.thousands(its)} DAG iterations, `results/{TABLE}`")
   elif run == "long":
     rec = common.load(LONG)
     r = rec["result"]
     lo, hi = r["lower"], r["upper"]
-    label = (f"default path given {common.thousands(round(r['seconds']))} s, "
+    label = (f"the belief DAG alone (the default path before the one-sided finish) given "
+             f"{common.thousands(round(r['seconds']))} s, "
              f"{common.thousands(r['iterations'])} iterations, `results/{LONG}`")
   elif run == "check":
     lo, hi, how = _check_bracket()
@@ -790,7 +839,7 @@ def l523_routes() -> str:
       f"[{common.num(lo, 10)}, {common.num(hi, 10)}], width {_width(hi - lo)}: "
       f"21L523 is {exact}, by two runs "
       f"({common.num(r['cpu_seconds'], 0)} + {common.thousands(round(lp['cpu_seconds']))} "
-      f"CPU s), not by the default path;\n"
+      f"CPU s);\n"
       f"- column generation over team 1's pure plans with the DAG's exact best responses (the "
       f"method of the FCGS-21 column): "
       f"[{common.num(cg['lower'], 4)}, {common.num(cg['upper'], 4)}] after "
@@ -802,8 +851,11 @@ def _one_sided_item(r: dict | None, exact_value: float) -> str:
   """The list item of the `one_sided` route of `team_21L523_routes.py` ('' when not run)."""
   if r is None:
     return ""
-  reading = ("Both supports at this gap hold optimal plans; the default path does not take "
-             "this route yet" if abs(r["upper"] - exact_value) <= 1e-9 else
+  default = rows()["21L523"]
+  taken = (f"the default path takes this route ({default['method']}, Table 1 above)"
+           if default["method"] == "dag_lp" else "the default path does not take this route")
+  reading = (f"Both supports at this gap hold optimal plans; {taken}"
+             if abs(r["upper"] - exact_value) <= 1e-9 else
              "The supports at this gap miss part of the optimum")
   verdict = (f"exact, {common.num(r['solve_wall_seconds'], 0)} s from the game to the answer, "
              "alone on the machine"
@@ -832,6 +884,32 @@ def l523_exact() -> str:
   same = f"{lo:.4f}" == f"{hi:.4f}"
   return (f"[{common.num(lo, 10)}, {common.num(hi, 10)}] (width {_width(hi - lo)}; "
           + (f"both ends print {lo:.4f})" if same else "its ends print differently)"))
+
+
+def l523_default_path() -> str:
+  """How the default path (Table 1's row) answers 21L523: its route, value or bracket, time."""
+  r = rows()["21L523"]
+  seconds = common.thousands(round(r["seconds"]))
+  if not r["exact"]:
+    return (f"The default path ({r['method']}) ends at the certified bracket "
+            f"[{common.num(r['lower'], 7)}, {common.num(r['upper'], 7)}] after {seconds} s, "
+            "which does not settle the fourth decimal.")
+  tries = r.get("one_sided_tries") or []
+  how = (f"the tree walk and both decompositions "
+         f"({common.thousands(round(r['seconds'] - r['dag_seconds']))} s), the belief DAG to "
+         f"certified gap {tries[-1]['gap']:.1e} "
+         f"({common.thousands(r['dag_iterations'])} iterations, "
+         f"{common.thousands(round(_dag_own_seconds(r)))} s), then the two "
+         f"one-sided restricted LPs on its supports "
+         f"({common.thousands(r['restricted_support'][0])} and "
+         f"{common.thousands(r['restricted_support'][1])} local solutions, "
+         f"{common.thousands(round(r['restricted_seconds']))} s)"
+         if tries else r["method"])
+  return (f"The default path answers it exactly: {how}, value **{common.num(r['value'], 10)}**, "
+          f"certified bracket width {_width(r['upper'] - r['lower'])}, {seconds} s from the game "
+          f"to the answer (paper: {paper_seconds('21L523')} s, Gurobi on the full LP)"
+          + ("; the host was slower on the day of this row, see the note under Table 1."
+             if r.get("run", {}).get("note") else "."))
 
 
 def l523_settled() -> str:

@@ -108,3 +108,31 @@ def test_negative_progress_interval_is_one_line_exit_2(capsys):
   assert status == 2
   assert err.strip().splitlines() == [
       "error: --progress_interval=-1.0 must be a finite number from 0 to 1e+09 (seconds)"]
+
+
+def test_auto_thresholds_on_the_team_page_are_the_codes():
+  """The team solvers page states `auto`'s thresholds in prose; each is the solver's constant."""
+  from ospiel_team.algorithms.team import solver
+
+  def sci(x: float) -> str:  # 1e-4, as the page writes it
+    mantissa, exponent = f"{x:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+  with open(os.path.join(DOCS, "algorithms", "team.md"), encoding="utf-8") as f:
+    page = f.read()
+  stated = {
+      f"{solver.AUTO_LP_MAX_LOCAL:,} local solutions": "AUTO_LP_MAX_LOCAL",
+      f"{solver.AUTO_LP_MAX_NONZEROS:,} nonzeros": "AUTO_LP_MAX_NONZEROS",
+      f"{solver.AUTO_CG_MAX_SEQUENCES:,} sequences": "AUTO_CG_MAX_SEQUENCES",
+      f"gap is at most {sci(solver.RESTRICT_GAP)}": "RESTRICT_GAP",
+      f"certified gap {sci(solver.ONE_SIDED_GAP)} after {solver.ONE_SIDED_MIN_ITERATIONS:,} "
+      "iterations": "ONE_SIDED_GAP, ONE_SIDED_MIN_ITERATIONS",
+      f"at most {solver.AUTO_ONE_SIDED_MAX_LOCAL:,} local solutions": "AUTO_ONE_SIDED_MAX_LOCAL",
+      f"{solver.ONE_SIDED_RETRY_SHRINK:g} times smaller": "ONE_SIDED_RETRY_SHRINK",
+  }
+  missing = [f"{name} ({text!r})" for text, name in stated.items()
+             if text not in " ".join(page.split())]
+  assert not missing, f"the page does not state: {missing}"
+  rule = team.table1()  # the legend of the values table
+  assert (f"certified gap {sci(solver.ONE_SIDED_GAP)} after {solver.ONE_SIDED_MIN_ITERATIONS:,} "
+          "iterations") in rule
