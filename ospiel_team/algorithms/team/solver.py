@@ -339,7 +339,8 @@ def choose_method(tree: GameTree, teams: teams_lib.Teams, method: str = "auto", 
   each: the LP when it has at most `AUTO_LP_MAX_NONZEROS` nonzeros, else the belief DAG then
   the restricted LP ("dag_lp"; with a `tol`: the DAG alone). Past `AUTO_LP_MAX_LOCAL`: column
   generation when every team of several players has at most `AUTO_CG_MAX_SEQUENCES` team
-  sequences, else the belief DAG.
+  sequences, else the belief DAG (with `tol=None`, finished by the two one-sided restricted
+  LPs when its bracket stays unsettled: `ONE_SIDED_GAP`, `ONE_SIDED_MIN_ITERATIONS`).
 
   Args:
     tree: the game tree.
