@@ -60,9 +60,6 @@ def _load() -> list[float]:
   return [round(x, 2) for x in os.getloadavg()]
 
 
-def _commit() -> str:
-  """The short git commit of the checkout (the runner's provenance), or 'unknown'."""
-  return (report.provenance([])["commit"] or "unknown")[:7]
 
 
 def _stats_row(bidder, cpu: float, wall: float) -> dict:
@@ -128,7 +125,7 @@ def main(argv):
     with open(FLAGS.out, encoding="utf-8") as f:
       record = json.load(f)
   provenance = {"command": "python benchmarks/bridge_search_cost.py " + " ".join(sys.argv[1:]),
-                "commit": _commit(), "date": datetime.date.today().isoformat(),
+                "commit": report.short_commit(), "date": datetime.date.today().isoformat(),
                 "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"}
   if not FLAGS.skip_cost:  # the top-level provenance is the cost part's
     record.update(provenance)

@@ -133,9 +133,6 @@ def joint_values(payoff_fn, deals) -> list[float]:
   return values
 
 
-def _commit() -> str:
-  """The short git commit of the checkout (the runner's provenance), or 'unknown'."""
-  return (report.provenance([])["commit"] or "unknown")[:7]
 
 
 def compare() -> dict:
@@ -184,7 +181,7 @@ def main(argv):
   record = compare()
   record.update(
       command=" ".join(["python"] + [os.path.relpath(sys.argv[0])] + sys.argv[1:]),
-      commit=_commit(), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+      commit=report.short_commit(), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
       seconds=round(time.perf_counter() - start, 2), load_before=load_before,
       load_after=[round(x, 2) for x in os.getloadavg()])
   atomic_io.write_text(FLAGS.out, json.dumps(record, indent=1) + "\n")

@@ -28,6 +28,7 @@ from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted as team_restricted
 from ospiel_team.games import team_instances
 from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.runner import report
 from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
@@ -50,7 +51,8 @@ def main(argv):
       command=f"nice -n 10 python benchmarks/team_21L523_lp.py --instance {FLAGS.instance} "
               f"--memory_gb {FLAGS.memory_gb} --time_limit {FLAGS.time_limit} "
               f"--solver {FLAGS.solver} --out {FLAGS.out}",
-      date=time.strftime("%Y-%m-%d"), machine=f"{platform.machine()}, {os.cpu_count()} cpus",
+      date=time.strftime("%Y-%m-%d"), commit=report.short_commit(),
+      machine=f"{platform.machine()}, {os.cpu_count()} cpus",
       load_before=os.getloadavg()[0], instance=FLAGS.instance)
   c0, w0 = time.process_time(), time.perf_counter()
   game, teams = team_instances.load_instance(FLAGS.instance)

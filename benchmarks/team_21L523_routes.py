@@ -47,6 +47,7 @@ from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import restricted as team_restricted
 from ospiel_team.games import team_instances
 from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.runner import report
 from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
@@ -167,7 +168,8 @@ def main(argv):
   record.update(command=" ".join(["nice -n 10 python benchmarks/team_21L523_routes.py"]
                                  + sys.argv[1:]),
                 date=time.strftime("%Y-%m-%d"),
-                machine=f"{platform.machine()}, {os.cpu_count()} cpus",
+                commit=report.short_commit(),
+      machine=f"{platform.machine()}, {os.cpu_count()} cpus",
                 instance=FLAGS.instance)
   record.setdefault("routes", {})
   game, teams = team_instances.load_instance(FLAGS.instance)

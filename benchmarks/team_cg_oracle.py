@@ -26,6 +26,7 @@ from ospiel_team import errors
 from ospiel_team.algorithms.team import column_generation
 from ospiel_team.games import team_instances
 from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.runner import report
 from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
@@ -88,7 +89,8 @@ def main(argv):
                           f"--instances {FLAGS.instances} --oracles {FLAGS.oracles} "
                           f"--out {FLAGS.out}",
                   date=time.strftime("%Y-%m-%d"),
-                  machine=f"{platform.machine()}, {os.cpu_count()} cpus",
+                  commit=report.short_commit(),
+      machine=f"{platform.machine()}, {os.cpu_count()} cpus",
                   timing="process CPU seconds (all threads); wall seconds on a loaded machine",
                   load=os.getloadavg()[0], rows=rows)
     atomic_io.write_text(FLAGS.out, json.dumps(record, indent=1) + "\n")

@@ -30,6 +30,7 @@ from ospiel_team.algorithms.team import solver as team_solver
 from ospiel_team.games import team_instances
 from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.runner import report
 from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
@@ -72,7 +73,8 @@ def main(argv):
   del argv
   record = dict(command=" ".join(["python benchmarks/team_fixed_costs.py"] + sys.argv[1:]),
                 date=time.strftime("%Y-%m-%d"),
-                machine=f"{platform.machine()}, {os.cpu_count()} cpus",
+                commit=report.short_commit(),
+      machine=f"{platform.machine()}, {os.cpu_count()} cpus",
                 timing=f"wall seconds, minimum over {FLAGS.repeats} runs per stage",
                 load_before=os.getloadavg()[0], rows=[])
   for name in FLAGS.instances:

@@ -34,6 +34,7 @@ from ospiel_team.algorithms.team import restricted as team_restricted
 from ospiel_team.games import team_instances
 from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import TeamDecomposition
+from ospiel_team.runner import report
 from ospiel_team.tree import teams as teams_lib
 
 FLAGS = flags.FLAGS
@@ -127,7 +128,8 @@ def main(argv):
   record = dict(
       command="nice -n 10 python benchmarks/team_lp_highs_options.py "
               f"--instances {FLAGS.instances} --repeats {FLAGS.repeats} --out {FLAGS.out}",
-      date=time.strftime("%Y-%m-%d"), machine=f"{platform.machine()}, {os.cpu_count()} cpus",
+      date=time.strftime("%Y-%m-%d"), commit=report.short_commit(),
+      machine=f"{platform.machine()}, {os.cpu_count()} cpus",
       load_before=os.getloadavg()[0], timing="process CPU seconds, minimum over repeats",
       rows=[_instance(n, FLAGS.repeats) for n in FLAGS.instances.split(",")])
   record["load_after"] = os.getloadavg()[0]

@@ -265,10 +265,9 @@ def run_second(row: dict) -> dict:
 
 def _run_stamp() -> dict:
   """The row's own provenance (rows of one record may come from runs on different days)."""
-  prov = report.provenance()
-  return dict(command=" ".join(["python"] + sys.argv), date=prov["date"],
-              commit=(prov["commit"] or "unknown")[:7] + (
-                  "+local changes" if prov["uncommitted_package_changes"] else ""))
+  return dict(command=" ".join(["python"] + sys.argv),
+              date=time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+              commit=report.short_commit())
 
 
 def _store(stored: dict):

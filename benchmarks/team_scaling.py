@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.team.result import settled
+from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("ladder", "full", "'full' (every family) or 'smoke' (one tiny instance)")
@@ -168,7 +169,8 @@ def main(argv):
   rows = {r["name"]: r for r in record.get("rows", [])}
   record.update(
       command=" ".join(["nice -n 10 python benchmarks/team_scaling.py"] + sys.argv[1:]),
-      date=time.strftime("%Y-%m-%d"), machine=f"{platform.machine()}, {os.cpu_count()} cpus",
+      date=time.strftime("%Y-%m-%d"), commit=report.short_commit(),
+      machine=f"{platform.machine()}, {os.cpu_count()} cpus",
       time_limit=FLAGS.time_limit, memory_gb=FLAGS.memory_gb)
   todo = [(fam, *inst) for fam, ladder in ladders.items() for inst in ladder]
   stopped = {r["family"] for r in rows.values() if _stops(r)} if not FLAGS.rerun else set()

@@ -244,6 +244,14 @@ def slow_cause(name: str) -> str:
   return "not measured"
 
 
+def _commit(rec: dict) -> str | None:
+  """A record's commit, saying so when it was taken from git history afterwards."""
+  if not rec.get("commit"):
+    return None
+  return rec["commit"] + (" (from git history: the last commit that changed the record)"
+                          if rec.get("commit_source") else "")
+
+
 def _provenance() -> str:
   """One provenance block per run that produced rows of the Table 1 record (`run` of a row)."""
   rec = common.load(TABLE)
@@ -701,7 +709,8 @@ def scaling_table() -> str:
                            "value", "seconds", "peak GB", "load", "stopped by"], out,
                           "lllrllrrrl")
   loads = [float(r["load_before"]) for r in rec["rows"]]
-  prov = common.provenance(rec["command"], record=SCALING, date=rec["date"],
+  prov = common.provenance(rec["command"], record=SCALING, commit=_commit(rec),
+                           date=rec["date"],
                            machine=rec["machine"],
                            load=f"{min(loads):.2f}-{max(loads):.2f} before each instance")
   limits = (f"Each instance: {common.num(rec['time_limit'], 0)} s, "
@@ -746,7 +755,8 @@ def highs_options_table() -> str:
     out.append(cells)
   header = ["HiGHS variant"] + [f"{r['instance']} CPU s" for r in rec["rows"]]
   table = common.md_table(header, out, "l" + "r" * len(rec["rows"]))
-  prov = common.provenance(rec["command"], record=HIGHS_OPTIONS, date=rec["date"],
+  prov = common.provenance(rec["command"], record=HIGHS_OPTIONS, commit=_commit(rec),
+                           date=rec["date"],
                            machine=rec["machine"], load=f"{rec['load_before']:.1f} before")
   return (f"{table}\n\n*{rec['timing']}; a loaded machine, one run each: differences of "
           f"a few tenths of a second are noise.*\n\n{prov}")
@@ -779,7 +789,8 @@ def fixed_costs_table() -> str:
           f"{', '.join(under) or 'no row'} by this measure (the minimum of repeated runs, where "
           f"the table above times one run); on {', '.join(rest) or 'no row'} HiGHS is under it "
           "and the Python stages (the tree walk and the decompositions) make up the rest.")
-  prov = common.provenance(rec["command"], record=FIXED_COSTS, date=rec["date"],
+  prov = common.provenance(rec["command"], record=FIXED_COSTS, commit=_commit(rec),
+                           date=rec["date"],
                            machine=rec["machine"],
                            load=f"{rec['load_before']:.1f} before, {rec['load_after']:.1f} after")
   return f"{table}\n\n{text} *{rec['timing']}.*\n\n{prov}"
@@ -797,7 +808,8 @@ def cg_oracle_table() -> str:
                 common.num(row["setup_cpu_seconds"], 2), common.num(row["cpu_seconds"], 2)])
   table = common.md_table(["instance", "oracle", "value", "iterations", "oracle calls",
                            "CPU s per call", "set-up CPU s", "solve CPU s"], out, "llrrrrrr")
-  prov = common.provenance(rec["command"], record=CG_ORACLE, date=rec["date"],
+  prov = common.provenance(rec["command"], record=CG_ORACLE, commit=_commit(rec),
+                           date=rec["date"],
                            machine=rec["machine"], load=f"{rec['load']:.1f}")
   return f"{table}\n\n*{rec['timing']}.*\n\n{prov}"
 
@@ -811,7 +823,8 @@ def l523_routes() -> str:
   lo, hi = r["lower"], lp["upper"]
   loads = [row["load_before"] for row in rec["routes"].values()]
   commands = sorted({row["command"] for row in rec["routes"].values()})
-  prov = common.provenance("; ".join(commands), record=ROUTES, date=rec["date"],
+  prov = common.provenance("; ".join(commands), record=ROUTES, commit=_commit(rec),
+                           date=rec["date"],
                            machine=rec["machine"],
                            load=f"{min(loads):.1f}-{max(loads):.1f} before each route")
   exact = "exact" if hi - lo <= 1e-9 else "not exact"

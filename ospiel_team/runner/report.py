@@ -225,6 +225,19 @@ def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
       machine={"cores": os.cpu_count(), "load_average": load, "platform": platform.platform()})
 
 
+def short_commit() -> str:
+  """The checkout's short commit, for a record.
+
+  Returns:
+    "abc1234", "abc1234+local changes" (the package differs from it) or "unknown" (not a git
+    checkout).
+  """
+  prov = provenance([])
+  if not prov["commit"]:
+    return "unknown"
+  return prov["commit"][:7] + ("+local changes" if prov["uncommitted_package_changes"] else "")
+
+
 def judged_rows(rows: list[Row]) -> list[Row]:
   """The rows of the variant each solver is judged by (`primary`)."""
   return [r for r in rows if r.get("primary")]
