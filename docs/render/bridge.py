@@ -4,7 +4,8 @@ Records (all under `results/`): in `bridge/`, `jps_paper.json`, `best_cross.json
 `seeded_baselines.json` / `.csv`, `selection.json`, `learning_curve.csv`,
 `jpsbid_from_a2c/bridge_finetune_seed<S>.json` and `jpsbid_from_a2c.json` (JPSBid from `a2c`),
 `jpsbid_from_a2c_longer/` and `jpsbid_from_a2c_longer.json` (JPSBid from `a2c_longer`),
-`uncontested_cost.json`, `search_bidder.json` (the play-time search bidder); `bridge_fsp_ppo/`;
+`uncontested_cost.json`, `search_bidder.json` (the play-time search bidder), `dd_net.json` (the
+learned double-dummy estimate); `bridge_fsp_ppo/`; `bridge_search/` (the search experiment);
 and the published values `published/bridge.json`.
 """
 from __future__ import annotations
@@ -477,6 +478,76 @@ def search_bidder_match() -> str:
       m.get("command"), record="bridge/search_bidder.json", commit=m.get("commit"),
       date=m.get("date"), machine=m.get("machine"),
       load=_load_range([m["load_before"][0], m["load_after"][0]]))
+
+
+# ------------------------------------------------------------------------------------------
+# The learned double-dummy estimate and the pre-registered search experiment
+# ------------------------------------------------------------------------------------------
+def dd_net_table() -> str:
+  """Accuracy of the shipped double-dummy network on each set, its cost beside DDS's."""
+  rec = common.load("bridge/dd_net.json")
+  rows = [[f"`{name}`", common.thousands(a["deals"]), common.num(a["mae_expected"], 3),
+           f"{100 * a['exact']:.1f}%", f"{100 * a['within1']:.1f}%", common.num(a["nll"], 3)]
+          for name, a in rec["accuracy"].items()]
+  table = common.md_table(["deals", "count", "mean |E[tricks] - DDS|", "most probable = DDS",
+                           "within one trick", "log loss (nats)"], rows, "lrrrrr")
+  t, c, cfg = rec["training"], rec["cost"], rec["config"]
+  text = (f"Trained on {common.thousands(t['deals'])} deals (the training deals under their "
+          f"96 symmetries, validation and held-out deals removed): {cfg['num_layers']} layers "
+          f"of {cfg['hidden']} units, {common.thousands(cfg['steps'])} Adam steps of "
+          f"{cfg['batch']} deals, {common.num(t['cpu_s'] / 60, 0)} CPU minutes. On "
+          f"{c['deals']} held-out deals DDS took {common.num(c['dds_cpu_s_per_deal'], 3)} "
+          f"CPU s a deal and the network {common.num(1000 * c['net_cpu_s_per_deal'], 2)} CPU "
+          f"ms ({common.thousands(round(c['ratio']))} times less).")
+  loads = list(t["load_before"][:1]) + list(t["load_after"][:1]) + list(rec["load_at_cost"][:1])
+  return table + "\n\n" + text + "\n\n" + _provenance(rec, "bridge/dd_net.json",
+                                                      extra_loads=loads)
+
+
+SEARCH = "bridge_search"
+
+
+def search_preregistration() -> str:
+  """The pre-registration of the search experiment, shown folded (its own Markdown)."""
+  text = common.load(f"{SEARCH}/PREREGISTRATION.md")
+  body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
+  return f'??? note "Pre-registration (`results/{SEARCH}/PREREGISTRATION.md`)"\n{body}\n'
+
+
+def _search_record() -> dict | None:
+  path = os.path.join(common.RESULTS, SEARCH, "record.json")
+  return common.load(f"{SEARCH}/record.json") if os.path.isfile(path) else None
+
+
+def search_experiment() -> str:
+  """The experiment's matches so far (selection, then the held-out estimate) and its decision."""
+  rec = _search_record()
+  if rec is None:
+    return "No match of the experiment has finished yet."
+  rows = []
+  for key, m in rec["matches"].items():
+    run = m["last_run"]
+    cost = (f"{common.num(run['cpu_s_per_call'], 2)} ({run['changed']} of "
+            f"{run['searched']} searched calls changed)" if run["calls"] else "—")
+    load = _load_range([m["load_before"][0], m["load_after"][0]])
+    rows.append([key.split("/")[0], f"`{m['spec']}`", f"`{m['dataset']}`",
+                 common.thousands(m["boards"]),
+                 f"{_signed(m['mean'], 3)} ± {common.num(m['se'], 3)}", cost,
+                 f"{m['date']}, `{m['commit']}`, load {load}"])
+  opponent = rec["settings"]["opponent"]
+  out = common.md_table(["stage", "bidder", "deals", "boards", f"IMPs/b vs `{opponent}` ± s.e.",
+                         "CPU s per call", "run"], rows, "lllrrll")
+  if "selected" in rec:
+    out += f"\n\nSelected on the validation deals: `{rec['selected']}`."
+  if "result" in rec:
+    r = rec["result"]
+    out += (f" Over the {common.thousands(r['boards'])} held-out boards: "
+            f"**{_signed(r['mean'], 3)} ± {common.num(r['se'], 3)} IMPs/b**, 95% interval "
+            f"{_interval(r['ci95'])}: **{r['decision']}**.")
+  else:
+    out += " The held-out estimate is not finished: no decision yet."
+  return out + "\n\n" + common.provenance(rec.get("command"), record=f"{SEARCH}/record.json",
+                                          machine=rec.get("machine"))
 
 
 # ------------------------------------------------------------------------------------------

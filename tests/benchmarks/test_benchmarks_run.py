@@ -35,6 +35,9 @@ SMALL: dict[str, list[str]] = {
                               "--boards", "8", "--out", "{tmp}/cross"],
     "bridge_dataset_throughput.py": ["--deals", "8", "--workers", "1",
                                      "--json_out", "{tmp}/throughput.json"],
+    "bridge_dd_net.py": ["--train_deals", "20", "--hidden", "8", "--num_layers", "1",
+                         "--steps", "3", "--evaluate_every", "2", "--cost_deals", "2",
+                         "--model", "{tmp}/dd.npz", "--out", "{tmp}/dd.json"],
     "bridge_engine_speed.py": ["--batch_sizes", "8", "--repeats", "1", "--rounds", "1",
                                "--loop_calls", "20", "--nopgx"],
     "bridge_finetune_table.py": ["--workdir", "{tmp}/ft", "--variants", "a2c", "--rounds", "1",
@@ -49,6 +52,10 @@ SMALL: dict[str, list[str]] = {
     "bridge_search_cost.py": ["--model", "a2c", "--ks", "2", "--cost_boards", "1",
                               "--match_boards", "0", "--workdir", "{tmp}/work",
                               "--out", "{tmp}/search.json"],
+    "bridge_search_experiment.py": ["--candidates", "search:a2c?k=2&pool=32&dd=net",
+                                     "--select_boards", "2", "--final_boards", "2,2",
+                                     "--batch_boards", "2", "--workdir", "{tmp}/work",
+                                     "--out", "{tmp}/out", "--noprogress"],
     "bridge_select_snapshot.py": ["--snapshots", "{tmp}/snapshots", "--opponent", "natural",
                                   "--boards", "4", "--out", "{tmp}/selection.json",
                                   "--noprogress"],
@@ -139,8 +146,9 @@ OUTPUT_FLAGS = ("--out", "--out_md", "--json_out", "--figure", "--package_data",
 # What a script must never write into (the repository's records, figures, shipped data).
 GUARDED = ("results", os.path.join("docs", "img"), os.path.join("ospiel_team", "runner", "data"),
            os.path.join("ospiel_team", "bridge", "models"))
-# Written by a long training run in the background, not by these scripts.
-UNGUARDED = (os.path.join("results", "bridge_fsp_ppo"),)
+# Written by long experiments in the background, not by these scripts.
+UNGUARDED = (os.path.join("results", "bridge_fsp_ppo"),
+             os.path.join("results", "bridge_search"))
 
 
 def _scripts() -> list[str]:

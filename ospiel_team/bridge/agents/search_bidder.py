@@ -31,6 +31,9 @@ the match engine are never read):
    double-dummy (`dds.dd_tables`, all the deals of all the tables of a match step in one
    batch) and each counts with its multiplicity / k. The double-dummy solver is the cost
    (`benchmarks/bridge_search_cost.py` measures it); resampling spends it on plausible deals.
+   With ``dd="net"`` the tables come from the learned estimate `ospiel_team.bridge.dd_net`
+   instead (each entry drawn from the network's predicted distribution of tricks), which costs
+   about a millisecond a deal, so `k` can be much larger; the tables are then not exact.
 5. **Candidates.** The `m` most probable legal calls of the policy, plus every legal call with
    probability above `candidate_floor`. If there is only one, the policy's call is played.
 6. **Rollouts.** On each deal, each candidate is made and the auction is played to its end by
@@ -97,6 +100,9 @@ class SearchBidderOptions:
       (duplicate points against it).
     min_z: a candidate replaces the policy's call only if its mean gain is at least this
       many standard errors (0: any positive gain).
+    dd: what scores the deals: ``"dds"`` (the double-dummy solver, `dds.dd_tables`: exact,
+      about 0.4 CPU s a deal) or ``"net"`` (the learned estimate `dd_net`, each table entry
+      drawn from its predicted distribution: about a thousand times cheaper, not exact).
     seed: seed of the search's random numbers (combined with the match's uniforms).
 
   Raises:
@@ -112,6 +118,7 @@ class SearchBidderOptions:
   rollout: str = "greedy"
   reward: str = "imps"
   min_z: float = 0.0
+  dd: str = "dds"
   seed: int = 0
 
   def __post_init__(self):
@@ -124,6 +131,7 @@ class SearchBidderOptions:
     checks.check_real("search option tremble", self.tremble, minimum=0, below=1)
     checks.check_choice("search option rollout", self.rollout, ("greedy", "sample"))
     checks.check_choice("search option reward", self.reward, ("imps", "score"))
+    checks.check_choice("search option dd", self.dd, ("dds", "net"))
 
   @classmethod
   def from_query(cls, query: str) -> SearchBidderOptions:
@@ -342,8 +350,8 @@ class SearchBidder:
   Args:
     policy: ``policy(obs (n, 267)) -> (probs (n, 38), _)``, e.g. `policy_net.PolicyFn`.
     options: the search's options (default `SearchBidderOptions()`).
-    dd_fn: ``holders (n, 52) -> tricks (n, 5, 4)`` (default `dds.dd_tables`; tests inject
-      a stub).
+    dd_fn: ``holders (n, 52) -> tricks (n, 5, 4)`` (default: by ``options.dd``,
+      `dds.dd_tables` or the shipped `dd_net` model's sampled tables; tests inject a stub).
     name: the bidder's name in matches.
     greedy: where the search does not decide, play the policy's most probable call (True) or
       sample it with the match's uniform.
@@ -357,11 +365,14 @@ class SearchBidder:
                       "a SearchBidderOptions or None")
     checks.check_type("name", name, str, "a string")
     checks.check_bool("greedy", greedy)
-    if dd_fn is None:
+    self.options = options or SearchBidderOptions()
+    if dd_fn is None and self.options.dd == "net":
+      from ospiel_team.bridge import dd_net
+      dd_fn = dd_net.load().table_fn(seed=self.options.seed)
+    elif dd_fn is None:
       from ospiel_team.bridge import dds
       dd_fn = dds.dd_tables
     self.policy = policy
-    self.options = options or SearchBidderOptions()
     self.dd_fn = dd_fn
     self.name = name
     self.greedy = bool(greedy)
