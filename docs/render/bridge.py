@@ -489,7 +489,7 @@ def dd_net_table() -> str:
   rows = [[f"`{name}`", common.thousands(a["deals"]), common.num(a["mae_expected"], 3),
            f"{100 * a['exact']:.1f}%", f"{100 * a['within1']:.1f}%", common.num(a["nll"], 3)]
           for name, a in rec["accuracy"].items()]
-  table = common.md_table(["deals", "count", "mean |E[tricks] - DDS|", "most probable = DDS",
+  table = common.md_table(["deals", "count", "mean error of E[tricks]", "most probable = DDS",
                            "within one trick", "log loss (nats)"], rows, "lrrrrr")
   t, c, cfg = rec["training"], rec["cost"], rec["config"]
   text = (f"Trained on {common.thousands(t['deals'])} deals (the training deals under their "
