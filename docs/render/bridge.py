@@ -504,6 +504,21 @@ def dd_net_table() -> str:
                                                       extra_loads=loads)
 
 
+def network_size_table() -> str:
+  """Self-play A2C games per CPU second for each network size of the record."""
+  rec = common.load("bridge/network_size.json")
+  rows = [[f"{r['hidden']} x {r['num_blocks']}", common.thousands(r["parameters"]),
+           common.thousands(round(r["games_per_cpu_s"])),
+           f"{common.num(r['cpu_cost_vs_first'], 1)}x",
+           common.num(r["games_per_cpu_s"] * 1800 / 1e6, 1)]
+          for r in rec["rows"]]
+  table = common.md_table(["units x residual blocks", "parameters", "games / CPU s",
+                           "CPU per game", "M games in 30 CPU minutes"], rows, "lrrrr")
+  return table + "\n\n" + _provenance(
+      rec, "bridge/network_size.json",
+      extra_loads=[rec["load_before"][0], rec["load_after"][0]])
+
+
 SEARCH = "bridge_search"
 
 

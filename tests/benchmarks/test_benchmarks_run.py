@@ -49,6 +49,8 @@ SMALL: dict[str, list[str]] = {
                                     "--cpu_minutes", "0.01", "--snapshots", "1",
                                     "--select_boards", "4", "--workdir", "{tmp}/work",
                                     "--out", "{tmp}/out", "--noprogress"],
+    "bridge_network_size.py": ["--sizes", "16x1", "--repeats", "1", "--deals_per_round", "4",
+                               "--out", "{tmp}/network_size.json"],
     "bridge_search_cost.py": ["--model", "a2c", "--ks", "2", "--cost_boards", "1",
                               "--match_boards", "0", "--workdir", "{tmp}/work",
                               "--out", "{tmp}/search.json"],
