@@ -12,11 +12,14 @@ and its normal 95% interval. Decision (`decide`): kept if the interval lies abov
 below 0, otherwise not established.
 
 Every match stores its boards in ``--workdir`` in batches of ``--batch_boards`` as they are
-played (`match.BoardStore`; about 40 KB per 50 boards), and the record (``OUT/record.json``, written atomically) after each
-match, so the same command, interrupted and run again, in this or a later session, goes on
-where it stopped; a finished experiment rerun does nothing but rewrite its summary. The
-search's own counters (CPU seconds per call, calls searched and changed) are recorded per
-match run (boards replayed from the workdir cost nothing and are not counted).
+played (`match.BoardStore`; about 40 KB per 50 boards), and the record (``OUT/record.json``,
+written atomically) after each match, so the same command, interrupted and run again, in this
+or a later session, goes on where it stopped; a finished experiment rerun does nothing. The
+record holds the content digest of every model file the bidders read (the searched policy,
+the opponent, the double-dummy network): a rerun after one of them changed (a re-pointed
+``best``, a retrained network) is refused. The search's own counters (CPU seconds per call,
+calls searched and changed) are recorded per match run (boards replayed from the workdir cost
+nothing and are not counted).
 """
 
 from __future__ import annotations
@@ -33,8 +36,12 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
+from ospiel_team.bridge import dd_net
+from ospiel_team.bridge import shipped_digests
 from ospiel_team.bridge.agents import bidders
 from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents import search_bidder
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
@@ -62,6 +69,25 @@ def decide(low: float, high: float) -> str:
   if high < 0:
     return "worse than the policy alone (interval below 0)"
   return "not established"
+
+
+def model_digests(specs) -> dict[str, str]:
+  """The content digest of each model file the bidders `specs` read, by model name.
+
+  The searched policy of each ``search:`` spec, each plain model bidder, and the double-dummy
+  network: an experiment that runs over several sessions must not change them halfway (a
+  re-pointed ``best``, a retrained ``dd_net.npz``).
+  """
+  names = set()
+  for spec in specs:
+    name = spec[len(search_bidder.PREFIX):].partition("?")[0] if (
+        search_bidder.is_search_spec(spec)) else spec
+    if name in model_bidder.SHIPPED_MODELS or name.endswith(".npz"):
+      names.add(name)
+  files = {name: model_bidder.model_path(name) for name in names}
+  files["dd_net"] = dd_net.SHIPPED_MODEL
+  return {name: shipped_digests.digest(atomic_io.read_npz(path, "model file"))
+          for name, path in sorted(files.items())}
 
 
 def _match(record: dict, key: str, spec: str, dataset: str, seed: int, boards: int) -> dict:
@@ -103,12 +129,19 @@ def main(argv):
   path = os.path.join(FLAGS.out, "record.json")
   settings = {"candidates": list(FLAGS.candidates), "opponent": FLAGS.opponent,
               "select_boards": FLAGS.select_boards, "heldout": [list(h) for h in heldout]}
+  models = model_digests([*FLAGS.candidates, FLAGS.opponent])
   if os.path.exists(path):
     record = atomic_io.read_json(path, "search experiment record")
     if record["settings"] != settings:
       raise SystemExit(f"{path}: recorded with other settings; use another --out")
+    changed = sorted(k for k in set(models) | set(record.get("models", models))
+                     if record.get("models", models).get(k) != models.get(k))
+    if changed:
+      raise SystemExit(f"{path}: the model files {changed} differ from the ones the experiment "
+                       "started with; finish it with those, or start another --out")
+    record.setdefault("models", models)
   else:
-    record = {"settings": settings, "matches": {},
+    record = {"settings": settings, "matches": {}, "models": models,
               "command": "python benchmarks/bridge_search_experiment.py " + " ".join(
                   sys.argv[1:]),
               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"}

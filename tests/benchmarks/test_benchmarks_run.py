@@ -54,10 +54,6 @@ SMALL: dict[str, list[str]] = {
     "bridge_search_cost.py": ["--model", "a2c", "--ks", "2", "--cost_boards", "1",
                               "--match_boards", "0", "--workdir", "{tmp}/work",
                               "--out", "{tmp}/search.json"],
-    "bridge_search_experiment.py": ["--candidates", "search:a2c?k=2&pool=32&dd=net",
-                                     "--select_boards", "2", "--final_boards", "2,2",
-                                     "--batch_boards", "2", "--workdir", "{tmp}/work",
-                                     "--out", "{tmp}/out", "--noprogress"],
     "bridge_select_snapshot.py": ["--snapshots", "{tmp}/snapshots", "--opponent", "natural",
                                   "--boards", "4", "--out", "{tmp}/selection.json",
                                   "--noprogress"],
@@ -121,6 +117,7 @@ SLOW: dict[str, str] = {}
 # script -> the test that runs it on a small setting and checks what it writes.
 ELSEWHERE: dict[str, str] = {
     "bridge_replication.py": "tests/integration/test_benchmark_bridge_replication.py",
+    "bridge_search_experiment.py": "tests/benchmarks/test_bridge_search_experiment.py",
     "bridge_training_curves.py": "tests/integration/test_benchmark_bridge_training_curves.py",
     "ed_experiments.py": "tests/integration/test_benchmark_ed_experiments.py",
     "jps_beyond.py": "tests/integration/test_benchmark_jps_beyond.py",
