@@ -134,13 +134,16 @@ def test_config_refuses_bad_values():
       dd_net.DDNetConfig(**bad)
 
 
-def test_search_bidder_with_the_network():
+def test_search_bidder_with_the_network(shipped):
   assert sb.SearchBidderOptions.from_query("dd=net").dd == "net"
   with pytest.raises(UserError, match="fast"):
     sb.SearchBidderOptions.from_query("dd=fast")
-  b = bidders.make_bidder("search:best?dd=net&k=32&pool=256")
+  b = bidders.make_bidder("search:best?dd=net&k=32&pool=256&seed=3")
+  h = dataset.resolve_dataset("validation").holders[:6]
+  assert np.array_equal(b.dd_fn(h), shipped.table_fn(seed=3)(h))  # the network, seeded
+  assert not np.array_equal(b.dd_fn(h), shipped.table_fn(seed=4)(h))
   r = match.run_match(b, "best", 2, dataset="heldout", seed=5, progress=False)
   assert b.stats.searched > 0 and b.stats.deals_solved > 0
-  again = bidders.make_bidder("search:best?dd=net&k=32&pool=256")
+  again = bidders.make_bidder("search:best?dd=net&k=32&pool=256&seed=3")
   r2 = match.run_match(again, "best", 2, dataset="heldout", seed=5, progress=False)
   assert r.auctions_table1 == r2.auctions_table1 and np.array_equal(r.imps, r2.imps)
