@@ -542,8 +542,9 @@ def search_experiment() -> str:
   rows = []
   for key, m in rec["matches"].items():
     run = m["last_run"]
-    cost = (f"{common.num(run['cpu_s_per_call'], 2)} ({run['changed']} of "
-            f"{run['searched']} searched calls changed)" if run["calls"] else "—")
+    cost = (f"{common.num(run['cpu_s_per_call'], 2)} ({common.thousands(run['changed'])} of "
+            f"{common.thousands(run['searched'])} searched calls changed)"
+            if run["calls"] else "—")
     load = _load_range([m["load_before"][0], m["load_after"][0]])
     rows.append([key.split("/")[0], f"`{m['spec']}`", f"`{m['dataset']}`",
                  common.thousands(m["boards"]),
