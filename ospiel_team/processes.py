@@ -60,6 +60,13 @@ def workers_ignore_sigint():
   # pending and is delivered when the mask is restored (an ignored one was lost, and the run
   # went on). The workers inherit the mask; their initializer ignores SIGINT, which discards
   # a pending one.
+  # multiprocessing's resource tracker, started by the pool's first lock, blocks and then
+  # *unblocks* SIGINT in the calling thread around its own start, which undid this block
+  # before the workers were spawned (about 1 Ctrl-C in 10 under load printed a worker's
+  # traceback). Started first, its later calls return at once.
+  if os.name == "posix":
+    from multiprocessing import resource_tracker
+    resource_tracker.ensure_running()
   previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
   try:
     yield
