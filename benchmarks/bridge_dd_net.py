@@ -53,17 +53,6 @@ def _load() -> list[float]:
   return [round(x, 2) for x in os.getloadavg()]
 
 
-def _training_data(limit: int) -> tuple[np.ndarray, np.ndarray]:
-  train = dataset.resolve_dataset("train")
-  holders, tricks = train.holders, train.dd_tricks
-  if limit:
-    holders, tricks = holders[:limit], tricks[:limit]
-  holders, tricks = dataset.augment_deals(holders, tricks)
-  exclude = np.concatenate([dataset.resolve_dataset(n).holders
-                            for n in ("validation", "heldout", "heldout2")])
-  return dataset.remove_deals(holders, tricks, exclude)
-
-
 def _cost(model: dd_net.DDNet, n: int) -> dict:
   deals = dataset.resolve_dataset("heldout2")
   holders, tricks = deals.holders[:n], deals.dd_tricks[:n]
@@ -95,7 +84,8 @@ def main(argv):
       model, training = old, old.meta["training"]
       print(f"{FLAGS.model} already holds this run; rewriting the record only")
   if model is None:
-    holders, tricks = _training_data(FLAGS.train_deals)
+    train = dataset.shipped_training_deals(FLAGS.train_deals or None)
+    holders, tricks = train.holders, train.dd_tricks
     validation = dataset.resolve_dataset("validation")
     load0 = _load()
     c0, w0 = time.process_time(), time.time()

@@ -162,19 +162,6 @@ def make_search(v: dict):
   raise ValueError(f"unknown search mode {v['mode']!r}")
 
 
-def training_data(num_deals=None) -> dataset_lib.BridgeDataset:
-  """The shipped training deals (the first `num_deals` if given) minus any validation /
-  held-out deal, augmented x96."""
-  ds = dataset_lib.resolve_dataset("train")
-  if num_deals is not None and not 1 <= num_deals <= len(ds):
-    raise ValueError(f"--train_deals must be in [1, {len(ds)}], got {num_deals}")
-  h, t = ds.holders[:num_deals], ds.dd_tricks[:num_deals]
-  for name in ("validation", "heldout", "heldout2"):
-    h, t = dataset_lib.remove_deals(h, t, dataset_lib.resolve_dataset(name).holders)
-  h, t = dataset_lib.augment_deals(h, t)
-  return dataset_lib.BridgeDataset(h, t)
-
-
 def _snap_path(vdir: str, r: int) -> str:
   return os.path.join(vdir, "snapshots", f"round_{r:05d}.npz")
 
@@ -440,7 +427,7 @@ def main(argv):
     done = os.path.join(FLAGS.workdir, name, "run_stats.json")
     if not (os.path.exists(done) and json.load(open(done)).get("round") == FLAGS.rounds):
       if train_ds is None:
-        train_ds = training_data(FLAGS.train_deals)
+        train_ds = dataset_lib.shipped_training_deals(FLAGS.train_deals)
       print(f"training {name}: {v}")
     run_stats[name] = train_variant(name, v, train_ds, init_path)
     best = picked[name] = pick_snapshot(name, results, start, val_ds)

@@ -78,16 +78,6 @@ ARMS = {"a2c": {**COMMON, **A2C}, "a2c_fsp": {**COMMON, **A2C, **POOL},
 HELDOUT = (("heldout", 2000), ("heldout2", 4000))
 
 
-def training_data() -> dataset_lib.BridgeDataset:
-  """The shipped training deals minus any validation / held-out deal, augmented x96."""
-  ds = dataset_lib.resolve_dataset("train")
-  h, t = ds.holders, ds.dd_tricks
-  for name in ("validation", "heldout", "heldout2"):
-    h, t = dataset_lib.remove_deals(h, t, dataset_lib.resolve_dataset(name).holders)
-  h, t = dataset_lib.augment_deals(h, t)
-  return dataset_lib.BridgeDataset(h, t)
-
-
 class RunRecord:
   """One run's JSON record, rewritten atomically at every step."""
 
@@ -231,7 +221,7 @@ def main(argv):
     raise SystemExit(f"bridge_method_comparison: error: unknown arms {unknown}; "
                      f"known: {sorted(ARMS)}")
   os.makedirs(os.path.join(FLAGS.out, "runs"), exist_ok=True)
-  train_ds = training_data()
+  train_ds = dataset_lib.shipped_training_deals()
   jobs = [(arm, int(s)) for s in FLAGS.seeds for arm in FLAGS.arms]  # seeds outer: balanced
   records = []
   for arm, seed in tqdm.tqdm(jobs, desc="runs", disable=not FLAGS.progress):

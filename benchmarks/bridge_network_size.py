@@ -7,7 +7,7 @@ For each size ``HxB`` (``hidden`` units, ``num_blocks`` residual blocks of
 `policy_net.make_network`; the shipped models are 200x2, the JPS paper's network), a whole
 training round of the trainer as the FSP/PPO experiment's A2C arms run it (512 deals, i.e.
 1,024 games per round, 8 Adam steps of batch 1,024, learner overlapped in a thread): games per
-CPU second of this process (all threads, `getrusage`) and per wall second. The sizes are
+CPU second of this process (all threads, `time.process_time`) and per wall second. The sizes are
 interleaved repeat by repeat so that all see the same load, and the best of ``--repeats`` is
 kept. Run it alone on the machine; the record holds the load average before and after.
 """
@@ -18,7 +18,6 @@ import datetime
 import json
 import os
 import platform
-import resource
 import sys
 import time
 
@@ -35,11 +34,6 @@ flags.DEFINE_list("sizes", ["200x2", "512x2", "1024x2"], "Network sizes HIDDENxB
 flags.DEFINE_integer("repeats", 3, "Timed rounds per size (best kept).")
 flags.DEFINE_integer("deals_per_round", 512, "Deals per round (2 games each).")
 flags.DEFINE_string("out", "results/bridge/network_size.json", "The record.")
-
-
-def _cpu() -> float:
-  r = resource.getrusage(resource.RUSAGE_SELF)
-  return r.ru_utime + r.ru_stime
 
 
 def _parse(size: str) -> tuple[int, int]:
@@ -69,9 +63,9 @@ def main(argv):
   times = {k: [] for k in trainers}
   for _ in range(FLAGS.repeats):
     for k, tr in trainers.items():
-      games0, w, c = tr.games, time.perf_counter(), _cpu()
+      games0, w, c = tr.games, time.perf_counter(), time.process_time()
       tr.train_round()
-      times[k].append((tr.games - games0, time.perf_counter() - w, _cpu() - c))
+      times[k].append((tr.games - games0, time.perf_counter() - w, time.process_time() - c))
   rows = []
   for (hidden, blocks), ts in times.items():
     games = ts[0][0]

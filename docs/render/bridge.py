@@ -615,7 +615,7 @@ def _has_runs() -> bool:
 
 def fsp_ppo_summary_table() -> str:
   """Per arm over its finished runs: the mean held-out IMPs/board against `a2c_longer`, the
-  95% t interval between runs, and the pre-registered decision once all its runs are done."""
+  95% t interval between runs, and the driver's decision (none before all its runs are done)."""
   if not os.path.isfile(os.path.join(common.RESULTS, FSP_PPO, "summary.json")):
     return "No run has finished yet."
   out = []
@@ -623,10 +623,8 @@ def fsp_ppo_summary_table() -> str:
     lo, hi = s.get("ci95", [None, None])
     interval = (f"[{common.num(lo, 3, signed=True)}, {common.num(hi, 3, signed=True)}]"
                 if lo is not None and lo == lo else "— (one run)")
-    decision = (s.get("decision", "—") if s["runs"] >= FSP_PPO_SEEDS else
-                f"none yet ({s['runs']} of {FSP_PPO_SEEDS} runs)")
     out.append([f"`{arm}`", str(s["runs"]), common.num(s.get("mean"), 3, signed=True),
-                interval, decision])
+                interval, s.get("decision", "—")])
   return common.md_table(["arm", "finished runs", "held-out IMPs/b vs `a2c_longer`",
                           "95% t interval", "decision"], out, "lrrll")
 

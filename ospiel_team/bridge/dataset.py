@@ -238,3 +238,29 @@ def remove_deals(holders: np.ndarray, dd_tricks: np.ndarray, exclude_holders: np
   ex = {bytes(r) for r in np.asarray(exclude_holders, np.uint8)}
   keep = np.array([bytes(r) not in ex for r in np.asarray(holders, np.uint8)], bool)
   return holders[keep], dd_tricks[keep]
+
+
+# The shipped sets that nothing trains on (model selection and final evaluation).
+EVALUATION_DATASETS = ("validation", "heldout", "heldout2")
+
+
+def shipped_training_deals(num_deals: int | None = None) -> BridgeDataset:
+  """The shipped training deals, minus any evaluation deal, augmented x96 (`augment_deals`).
+
+  What the experiments train on: the first `num_deals` deals of the shipped ``train`` set (all
+  if None), without any deal of the ``validation``, ``heldout`` and ``heldout2`` sets, under
+  the 4 seat rotations and 24 suit permutations.
+
+  Args:
+    num_deals: how many training deals to start from, 1 to the set's size (None: all).
+
+  Raises:
+    ValueError: `num_deals` outside that range.
+  """
+  ds = resolve_dataset("train")
+  if num_deals is not None and not 1 <= num_deals <= len(ds):
+    raise ValueError(f"num_deals must be in [1, {len(ds)}], got {num_deals}")
+  h, t = ds.holders[:num_deals], ds.dd_tricks[:num_deals]
+  for name in EVALUATION_DATASETS:
+    h, t = remove_deals(h, t, resolve_dataset(name).holders)
+  return BridgeDataset(*augment_deals(h, t))

@@ -39,6 +39,7 @@ from ospiel_team import atomic_io
 from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import deal as deal_lib
+from ospiel_team.bridge import haiku_params
 from ospiel_team.bridge import shipped_digests
 
 NUM_STRAINS = A.NUM_STRAINS
@@ -256,8 +257,8 @@ def save(path: str, model: DDNet, extra: dict | None = None) -> None:
   float32. A saved model's accuracy is therefore measured on the model as loaded back.
   """
   meta = {"format": FORMAT, **model.meta, **(extra or {})}
-  arrays = {f"param/{mod}/{name}": np.asarray(v, np.float16)
-            for mod, d in model.params.items() for name, v in d.items()}
+  arrays = {f"param/{k}": v.astype(np.float16)
+            for k, v in haiku_params.flatten_params(model.params).items()}
   arrays["meta"] = np.array(json.dumps(meta))
   atomic_io.savez(path, **shipped_digests.with_own_digest(arrays))
 
@@ -282,22 +283,12 @@ def load(path: str | None = None) -> DDNet:
     meta = None
   if not isinstance(meta, dict) or meta.get("format") != FORMAT:
     raise ValueError(f"{path!r} is not a double-dummy network of format {FORMAT!r}")
-  net = make_network(**meta["network"])
-  shapes = jax.eval_shape(lambda: net.init(jax.random.PRNGKey(0),
-                                           jnp.zeros((1, INPUT_SIZE), jnp.float32)))
-  expected = {f"param/{m}/{n}": v.shape for m, d in shapes.items() for n, v in d.items()}
-  got = {k: v for k, v in arrays.items() if k.startswith("param/")}
-  if set(got) != set(expected):
-    raise ValueError(f"double-dummy network {path!r}: parameters "
-                     f"{sorted(set(got) ^ set(expected))} do not match its size "
-                     f"{meta['network']}")
-  params: dict = {}
-  for k, v in got.items():
-    if v.shape != expected[k] or not np.issubdtype(v.dtype, np.floating):
-      raise ValueError(f"double-dummy network {path!r}: parameter {k} has shape {v.shape} "
-                       f"and dtype {v.dtype}; its size needs {expected[k]} floats")
-    if not np.isfinite(v).all():
-      raise ValueError(f"double-dummy network {path!r}: parameter {k} is not all finite")
-    _, mod, name = k.split("/", 2)
-    params.setdefault(mod, {})[name] = jnp.asarray(v, jnp.float32)
+  try:
+    net = make_network(**meta["network"])
+  except (TypeError, ValueError) as e:
+    raise ValueError(f"double-dummy network {path!r}: bad size {meta['network']}: {e}") from None
+  flat = {k[len("param/"):]: v for k, v in arrays.items() if k.startswith("param/")}
+  haiku_params.check_params(path, "double-dummy network", net, INPUT_SIZE, meta["network"],
+                            flat)
+  params = haiku_params.unflatten_params(flat, jnp.float32)
   return DDNet(net, params, meta)

@@ -299,3 +299,14 @@ def test_remove_deals_and_load_datasets(tmp_path):
   assert dataset.load_datasets(both) is both
   assert len(dataset.load_datasets(None)) == len(d)
   assert sorted(os.listdir(tmp_path)) == ["a.npz", "b.npz"]  # atomic writes leave no temp file
+
+
+def test_shipped_training_deals_takes_the_first_deals_without_evaluation_deals():
+  full = dataset.resolve_dataset("train")
+  part = dataset.shipped_training_deals(300)
+  # By hand: the first 300 deals (none of them is a validation / held-out deal), x96.
+  h, t = dataset.augment_deals(full.holders[:300], full.dd_tricks[:300])
+  assert np.array_equal(part.holders, h) and np.array_equal(part.dd_tricks, t)
+  for bad in (0, len(full) + 1):
+    with pytest.raises(ValueError, match=f"got {bad}"):
+      dataset.shipped_training_deals(bad)

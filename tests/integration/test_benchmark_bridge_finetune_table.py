@@ -43,35 +43,6 @@ def test_user_errors_are_one_line(tmp_path):
   assert not os.path.exists(tmp_path / "w" / "results.json")  # no work was done
 
 
-_TRAIN_PROBE = r"""
-import importlib.util, sys
-import numpy as np
-spec = importlib.util.spec_from_file_location("ft", sys.argv[1])
-ft = importlib.util.module_from_spec(spec); spec.loader.exec_module(ft)
-from ospiel_team.bridge import dataset
-full = dataset.resolve_dataset("train")
-part = ft.training_data(300)
-# By hand: the first 300 deals (none of them is a validation / held-out deal), x96.
-h, t = dataset.augment_deals(full.holders[:300], full.dd_tricks[:300])
-print(len(full), len(part), int(np.array_equal(part.holders, h)),
-      int(np.array_equal(part.dd_tricks, t)))
-try:
-  ft.training_data(len(full) + 1)
-except ValueError as e:
-  print("ERR", e)
-"""
-
-
-def test_train_deals_takes_the_first_deals(tmp_path):
-  res = subprocess.run([sys.executable, "-c", _TRAIN_PROBE, SCRIPT], capture_output=True,
-                       text=True, timeout=300, cwd=REPO)
-  assert res.returncode == 0, res.stderr[-3000:]
-  first, err = res.stdout.strip().splitlines()[-2:]
-  n, n_part, same_h, same_t = map(int, first.split())
-  assert n >= 50000 and n_part == 300 * 96 and same_h == 1 and same_t == 1
-  assert err.startswith("ERR --train_deals must be in [1, ") and f"got {n + 1}" in err
-
-
 @pytest.mark.slow
 def test_resumed_run_equals_uninterrupted_and_picks_best_on_validation(tmp_path):
   variants = ["--variants", "a2c,j=jps:fraction=0.5:rollouts=2:candidates=3"]

@@ -27,8 +27,8 @@ import json
 import jax
 import numpy as np
 
-from ospiel_team.bridge.agents.policy_net import flatten_params
-from ospiel_team.bridge.agents.policy_net import unflatten_params
+from ospiel_team.bridge.haiku_params import flatten_params
+from ospiel_team.bridge.haiku_params import unflatten_params
 
 OPPONENT_SEAT_PARITY = (1, 0)  # pool seats: E-W (odd) at a deal's first table, N-S at its second
 

@@ -28,7 +28,10 @@ import numpy as np
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import auction as A
+from ospiel_team.bridge import haiku_params
 from ospiel_team.bridge import shipped_digests
+from ospiel_team.bridge.haiku_params import flatten_params
+from ospiel_team.bridge.haiku_params import unflatten_params
 
 NUM_CALLS = A.NUM_CALLS
 OBS_SIZE = A.OBSERVATION_SIZE
@@ -134,24 +137,6 @@ def greedy_calls(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
   return np.argmax(np.where(legal, probs, -1.0), axis=1)
 
 
-def flatten_params(params) -> dict[str, np.ndarray]:
-  """Haiku parameters as one flat dict, ``"module/name" -> numpy array`` (for `.npz` files)."""
-  out = {}
-  for mod, d in params.items():
-    for name, v in d.items():
-      out[f"{mod}/{name}"] = np.asarray(v)
-  return out
-
-
-def unflatten_params(flat: dict[str, np.ndarray]):
-  """The inverse of `flatten_params`: nested haiku parameters of JAX arrays."""
-  params: dict[str, dict[str, jnp.ndarray]] = {}
-  for key, v in flat.items():
-    mod, name = key.rsplit("/", 1)
-    params.setdefault(mod, {})[name] = jnp.asarray(v)
-  return params
-
-
 def save_model(path: str, params, cfg, extra: dict | None = None) -> None:
   """Saves only the network (parameters + size + metadata) as a small .npz.
 
@@ -189,7 +174,7 @@ def load_model(path: str):
     net = make_network(**meta["network"])
   except (TypeError, ValueError) as e:
     raise ValueError(f"model file {path!r}: bad network size {meta['network']}: {e}") from None
-  _check_params(path, net, meta["network"], flat)
+  haiku_params.check_params(path, "model file", net, OBS_SIZE, meta["network"], flat)
   return net, unflatten_params(flat), meta
 
 
@@ -216,27 +201,6 @@ def _read_model_file(path: str) -> tuple[object, dict[str, np.ndarray]]:
               if "allow_pickle" in str(e) else str(e))
     raise ValueError(f"model file {path!r} is not a bridge A2C model: {reason}") from None
   return meta, flat
-
-
-def _check_params(path: str, net: hk.Transformed, network: dict,
-                  flat: dict[str, np.ndarray]) -> None:
-  """ValueError naming the file unless `flat` has `net`'s parameter names and shapes, finite."""
-  shapes = jax.eval_shape(  # abstract: no parameters computed, no device touched
-      lambda: net.init(jax.random.PRNGKey(0), jnp.zeros((1, OBS_SIZE), jnp.float32)))
-  expected = {f"{mod}/{name}": v.shape for mod, d in shapes.items() for name, v in d.items()}
-  if set(flat) != set(expected):
-    raise ValueError(f"model file {path!r}: parameters {sorted(set(flat) ^ set(expected))} "
-                     f"do not match its network {network}")
-  for k, v in flat.items():
-    if v.shape != expected[k]:
-      raise ValueError(f"model file {path!r}: parameter {k} has shape {v.shape}, its network "
-                       f"{network} needs {expected[k]}")
-    if not np.issubdtype(v.dtype, np.floating):
-      raise ValueError(f"model file {path!r}: parameter {k} has dtype {v.dtype}, not float")
-    bad = int(v.size - np.isfinite(v).sum())
-    if bad:
-      raise ValueError(f"model file {path!r}: parameter {k} has {bad} entries that are not "
-                       "finite (NaN or infinite)")
 
 
 def average_models(paths) -> tuple[hk.Transformed, dict, dict]:

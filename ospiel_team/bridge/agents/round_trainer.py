@@ -23,9 +23,9 @@ from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team.bridge import shipped_digests
 from ospiel_team.bridge.agents.a2c_config import A2CConfig
-from ospiel_team.bridge.agents.policy_net import flatten_params
 from ospiel_team.bridge.agents.policy_net import save_model
-from ospiel_team.bridge.agents.policy_net import unflatten_params
+from ospiel_team.bridge.haiku_params import flatten_params
+from ospiel_team.bridge.haiku_params import unflatten_params
 
 
 def split_deals(num_deals: int, holdout: int, seed: int = 12345):
