@@ -22,10 +22,12 @@ is written atomically to ``OUT/runs/ARM_seedS.json`` after each step; a rerun co
 where it stopped and a finished run does nothing. Training resumes from its checkpoint
 (``WORKDIR/ARM/seedS/train``). ``OUT/summary.json`` and ``OUT/summary.md``: per arm, the mean
 over its finished runs and the 95% Student t interval from the spread between runs, and the
-pre-registered decision (kept if the interval lies above 0).
+pre-registered decision (kept if the interval lies above 0), given only once an arm has its
+`REGISTERED_RUNS` runs. The summary reads every finished run in ``OUT/runs``, so drivers on
+disjoint ``--seeds`` can share one ``OUT`` and ``WORKDIR`` (never give two drivers one seed).
 
   nice -n 10 python benchmarks/bridge_method_comparison.py --workdir /work/runs/fsp_ppo \
-      --out results/bridge_fsp_ppo --seeds 1,2,3,4,5 --cpu_minutes 30
+      --out results/bridge_fsp_ppo --seeds 1,2,3,4,5,6 --cpu_minutes 30
   # the pilot (a few CPU minutes per arm, validation only, no decision):
   nice -n 10 python benchmarks/bridge_method_comparison.py --pilot --cpu_minutes 3 \
       --seeds 1 --select_boards 300 --snapshots 2 --workdir /tmp/fsp_pilot \
@@ -56,7 +58,8 @@ FLAGS = flags.FLAGS
 flags.DEFINE_string("workdir", "/tmp/bridge_fsp_ppo", "Training folders (resumed).")
 flags.DEFINE_string("out", "results/bridge_fsp_ppo", "Run records and summary (resumed).")
 flags.DEFINE_list("arms", ["a2c", "a2c_fsp", "ppo", "ppo_fsp"], "Arms to run (see ARMS).")
-flags.DEFINE_list("seeds", ["1", "2", "3", "4", "5"], "Trainer seeds (one run per arm and seed).")
+flags.DEFINE_list("seeds", ["1", "2", "3", "4", "5", "6"],
+                  "Trainer seeds (one run per arm and seed).")
 flags.DEFINE_float("cpu_minutes", 30.0, "CPU minutes of training per run.")
 flags.DEFINE_integer("snapshots", 4, "Model snapshots per run, at equal fractions of the CPU "
                      "budget (the selection's candidates).")
@@ -76,6 +79,7 @@ POOL = dict(opponent_pool_size=20, pool_snapshot_every=100, pool_probability=0.3
 ARMS = {"a2c": {**COMMON, **A2C}, "a2c_fsp": {**COMMON, **A2C, **POOL},
         "ppo": {**COMMON, **PPO}, "ppo_fsp": {**COMMON, **PPO, **POOL}}
 HELDOUT = (("heldout", 2000), ("heldout2", 4000))
+REGISTERED_RUNS = 6  # runs per arm the decision rule is for (the pre-registration)
 
 
 class RunRecord:
@@ -169,6 +173,14 @@ def t_interval(xs) -> tuple[float, float, float, float]:
   return m, sd, m - h, m + h
 
 
+def finished_records() -> list[dict]:
+  """Every finished run in ``OUT/runs`` (this driver's and any other's), by arm and seed."""
+  rdir = os.path.join(FLAGS.out, "runs")
+  records = [json.load(open(os.path.join(rdir, f))) for f in sorted(os.listdir(rdir))
+             if f.endswith(".json")]
+  return sorted((r for r in records if r.get("done")), key=lambda r: (r["arm"], r["seed"]))
+
+
 def summarize(records: list[dict]) -> dict:
   """Per arm: runs, cost, and (outside a pilot) the estimate and the pre-registered decision."""
   out = {}
@@ -185,8 +197,8 @@ def summarize(records: list[dict]) -> dict:
       m, sd, lo, hi = t_interval([r["result_imps_per_board"] for r in rs])
       decision = ("kept (interval above 0)" if lo > 0 else
                   "worse than a2c_longer (interval below 0)" if hi < 0 else "not established")
-      if len(rs) < len(FLAGS.seeds):  # the rule is for all the registered runs
-        decision = f"none yet ({len(rs)} of {len(FLAGS.seeds)} runs)"
+      if len(rs) < REGISTERED_RUNS:  # the rule is for all the registered runs
+        decision = f"none yet ({len(rs)} of {REGISTERED_RUNS} runs)"
       row.update(mean=m, sd=sd, ci95=[lo, hi], decision=decision)
     out[arm] = row
   return out
@@ -223,10 +235,9 @@ def main(argv):
   os.makedirs(os.path.join(FLAGS.out, "runs"), exist_ok=True)
   train_ds = dataset_lib.shipped_training_deals()
   jobs = [(arm, int(s)) for s in FLAGS.seeds for arm in FLAGS.arms]  # seeds outer: balanced
-  records = []
   for arm, seed in tqdm.tqdm(jobs, desc="runs", disable=not FLAGS.progress):
-    records.append(run_one(arm, seed, train_ds))
-    write_summary(summarize(records))
+    run_one(arm, seed, train_ds)
+    write_summary(summarize(finished_records()))
   print(open(os.path.join(FLAGS.out, "summary.md")).read())
 
 
