@@ -78,3 +78,15 @@ def test_summary_rows(fresh_results):
     assert row["status"] in STATUSES
     assert os.path.isfile(os.path.join(DOCS, "results", row["page"]))
   assert any("Yeh & Lin" in r["paper"] for r in rows)
+
+
+def test_fsp_ppo_arms_and_runs_are_the_drivers():
+  """The page's count of runs (k of 24) and arms are the driver's (read from its source: the
+  renderer does not import the benchmark scripts)."""
+  import re
+  script = open(os.path.join(tests_repo.REPO, "benchmarks",
+                             "bridge_method_comparison.py")).read()
+  runs = int(re.search(r"^REGISTERED_RUNS = (\d+)", script, re.M).group(1))
+  arms = re.search(r"^ARMS = \{(.*?)\}\n", script, re.M | re.S).group(1)
+  assert bridge.FSP_PPO_SEEDS == runs
+  assert bridge.FSP_PPO_ARMS == tuple(re.findall(r'"(\w+)": \{', arms))
