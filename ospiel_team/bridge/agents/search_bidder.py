@@ -254,6 +254,39 @@ def observed_call_log_weights(policy: Policy, auction: A.Auctions, table: int, s
   return a, logw
 
 
+def weighted_deals(policy: Policy, auction: A.Auctions, table: int, seat: int,
+                   own_hand: np.ndarray, options: SearchBidderOptions,
+                   rng: np.random.Generator):
+  """The deals one searched call scores (module docstring, steps 1-4).
+
+  Deals ``options.pool`` deals around `own_hand`, weights them by the other seats' calls so
+  far, and draws ``options.k`` of them by weight (with replacement).
+
+  Args:
+    policy: ``policy(obs) -> (probs, _)``, the model of the other seats.
+    auction: the match's auctions; table `table`'s calls are replayed.
+    table: the table.
+    seat: the seat to call.
+    own_hand: (52,) bool, its 13 cards.
+    options: the search's options (``pool``, ``tremble``, ``min_ess``, ``k``).
+    rng: random numbers.
+
+  Returns:
+    ``(root auctions, distinct deals (n, 52), their weights (n,) summing to 1, ess)``; the
+    first three are None when the effective sample size is below ``options.min_ess``.
+  """
+  pool = deal_hidden_hands(own_hand, seat, options.pool, rng)
+  root, logw = observed_call_log_weights(policy, auction, table, seat, pool,
+                                         tremble=options.tremble)
+  ess = effective_sample_size(logw)
+  if ess < options.min_ess or ess == 0.0:
+    return None, None, None, ess
+  w = np.exp(logw - logw.max())
+  draws = rng.choice(options.pool, size=options.k, p=w / w.sum())
+  distinct, counts = np.unique(draws, return_counts=True)
+  return root.take(distinct), pool[distinct], counts / options.k, ess
+
+
 def effective_sample_size(logw: np.ndarray) -> float:
   """Kish's ``(sum w)^2 / sum w^2`` of weights given by their logs (0 if all are 0)."""
   logw = np.asarray(logw, np.float64)
@@ -428,18 +461,13 @@ class SearchBidder:
         decisions[i] = SearchDecision(int(calls[i]), int(policy_call[i]), "one_candidate")
         continue
       rng = self._row_rng(None if uniforms is None else uniforms[i])
-      pool = deal_hidden_hands(own_only[i, seat], int(seat), opt.pool, rng)
-      root, logw = observed_call_log_weights(self.policy, auctions, int(row), int(seat), pool,
-                                             tremble=opt.tremble)
-      ess = effective_sample_size(logw)
-      if ess < opt.min_ess or ess == 0.0:
+      root, deals, weights, ess = weighted_deals(self.policy, auctions, int(row), int(seat),
+                                                 own_only[i, seat], opt, rng)
+      if root is None:
         decisions[i] = SearchDecision(int(calls[i]), int(policy_call[i]), "low_ess",
                                       ess=ess)
         continue
-      w = np.exp(logw - logw.max())
-      draws = rng.choice(opt.pool, size=opt.k, p=w / w.sum())
-      distinct, counts = np.unique(draws, return_counts=True)
-      pending.append((i, rng, root.take(distinct), pool[distinct], counts / opt.k, ess))
+      pending.append((i, rng, root, deals, weights, ess))
     if pending:
       t_dd = time.process_time()
       tricks = self.dd_fn(np.concatenate([p[3] for p in pending]))
