@@ -18,7 +18,8 @@ For each such call it measures the gain of the searched call over the policy's c
   continuation).
 
 Means with standard errors clustered by deal, over the changed calls (``A``, ``B``, ``D``) and
-over the random subset (all four, paired). The match's boards, the changed calls and each
+over the random subset (all four, paired); a call whose fresh pool has too little evidence
+(effective sample size below the search's ``min_ess``) has no ``B`` or ``C`` and is counted. The match's boards, the changed calls and each
 call's four values are stored as they are computed; a rerun goes on where it stopped and a
 finished run does nothing.
 
@@ -128,7 +129,7 @@ def diagnose_call(bidder, calls: dict, j: int, true_table: np.ndarray, net_fn,
   root, deals, weights, ess = search_bidder.weighted_deals(bidder.policy, auc, 0, seat, own,
                                                            opt, rng)
   kw = dict(rollout=opt.rollout, reward=opt.reward)
-  out = {"call": j}
+  out = {"call": j, "in_dds_subset": bool(with_dds)}
   truth, _ = search_bidder.candidate_values(bidder.policy, auc, calls["holders"][j][None],
                                             true_table[None], np.ones(1), cands, seat, **kw)
   out["D"] = float(truth[1])
@@ -157,7 +158,8 @@ def summarize(calls: dict, rows: list[dict]) -> dict:
   a = np.asarray(calls["decided_gain"], np.float64)
   deal = np.asarray(calls["deal"])
   by = {r["call"]: r for r in rows}
-  out = {"all_changed": {"A": _mean_se(a[list(by)], deal[list(by)])}}
+  out = {"all_changed": {"A": _mean_se(a[list(by)], deal[list(by)])},
+         "fresh_draw_too_little_evidence": sum("B" not in r for r in rows)}
   for key in ("B", "D"):
     js = [j for j in by if key in by[j]]
     out["all_changed"][key] = _mean_se([by[j][key] for j in js], deal[js])
@@ -185,6 +187,9 @@ def main(argv):
     record = atomic_io.read_json(path, "search diagnosis record")
     if record["settings"] != settings:
       raise SystemExit(f"{path}: recorded with other settings; use another --out")
+    if record.get("done"):
+      print(json_summary(record))
+      return
   else:
     record = {"settings": settings, "rows": [], "command": "python benchmarks/"
               "bridge_search_diagnosis.py " + " ".join(sys.argv[1:]),
@@ -214,6 +219,7 @@ def main(argv):
       atomic_io.write_json(path, record, indent=1)
   record["summary"] = summarize(calls, record["rows"])
   record["load_after"] = [round(x, 2) for x in os.getloadavg()]
+  record["done"] = True
   atomic_io.write_json(path, record, indent=1)
   print(json_summary(record))
 
@@ -222,6 +228,9 @@ def json_summary(record: dict) -> str:
   lines = [f"replayed match: {record['match']['mean']:+.3f} ± {record['match']['se']:.3f} "
            f"IMPs/b, {record['match']['changed_calls']} changed calls"]
   for part, stats in record["summary"].items():
+    if not isinstance(stats, dict):
+      lines.append(f"{part}: {stats}")
+      continue
     for key, s in stats.items():
       lines.append(f"{part:12s} {key:26s} {s['mean']:+.3f} ± {s['se']:.3f} (n={s['n']})")
   return "\n".join(lines)

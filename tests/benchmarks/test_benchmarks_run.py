@@ -117,6 +117,7 @@ SLOW: dict[str, str] = {}
 # script -> the test that runs it on a small setting and checks what it writes.
 ELSEWHERE: dict[str, str] = {
     "bridge_replication.py": "tests/integration/test_benchmark_bridge_replication.py",
+    "bridge_search_diagnosis.py": "tests/benchmarks/test_bridge_search_diagnosis.py",
     "bridge_search_experiment.py": "tests/benchmarks/test_bridge_search_experiment.py",
     "bridge_training_curves.py": "tests/integration/test_benchmark_bridge_training_curves.py",
     "ed_experiments.py": "tests/integration/test_benchmark_ed_experiments.py",
