@@ -19,9 +19,11 @@ For each such call it measures the gain of the searched call over the policy's c
 
 Means with standard errors clustered by deal, over the changed calls (``A``, ``B``, ``D``) and
 over the random subset (all four, paired); a call whose fresh pool has too little evidence
-(effective sample size below the search's ``min_ess``) has no ``B`` or ``C`` and is counted. The match's boards, the changed calls and each
-call's four values are stored as they are computed; a rerun goes on where it stopped and a
-finished run does nothing.
+(effective sample size below the search's ``min_ess``) has no ``B`` or ``C`` and is counted.
+
+The changed calls are stored once the match is over (``OUT/changed_calls.npz``; an interrupted
+match is replayed from its start), the calls' values every 20 calls (``OUT/record.json``); a
+rerun goes on where it stopped and a finished run does nothing.
 
   nice -n 10 python benchmarks/bridge_search_diagnosis.py --out results/bridge_search/diagnosis
 """
