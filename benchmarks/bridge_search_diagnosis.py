@@ -64,6 +64,9 @@ flags.DEFINE_string("out", "results/bridge_search/diagnosis", "Folder of the rec
                     "its checkpoints (the match's boards, the changed calls).")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
+# The loss's components (the plan's reading): name -> the two measures it is the difference of.
+COMPONENTS = {"winners_curse (A - B)": "AB", "table_error (B - C)": "BC",
+              "deal_model_error (C - D)": "CD"}
 CALL_FIELDS = ("deal", "seat", "dealer", "vulnerability", "history", "num_calls", "holders",
                "policy_call", "call", "decided_gain")
 
@@ -169,10 +172,17 @@ def summarize(calls: dict, rows: list[dict]) -> dict:
   if sub:
     vals = {"A": a[sub], **{k: np.array([by[j][k] for j in sub]) for k in "BCD"}}
     out["dds_subset"] = {k: _mean_se(v, deal[sub]) for k, v in vals.items()}
-    for name, (x, y) in {"winners_curse (A - B)": "AB", "table_error (B - C)": "BC",
-                         "deal_model_error (C - D)": "CD"}.items():
+    for name, (x, y) in COMPONENTS.items():
       out["dds_subset"][name] = _mean_se(vals[x] - vals[y], deal[sub])
+    out["main_cause"] = main_cause(out["dds_subset"])
   return out
+
+
+def main_cause(subset: dict) -> str | None:
+  """The plan's reading: the component with the largest mean whose normal 95% interval
+  excludes 0 (None if none does)."""
+  parts = [k for k in COMPONENTS if abs(subset[k]["mean"]) > 1.96 * subset[k]["se"]]
+  return max(parts, key=lambda k: subset[k]["mean"]) if parts else None
 
 
 def main(argv):

@@ -3,6 +3,7 @@ changes no call), it keeps exactly the changed calls, scores the DDS subset it w
 and a finished run rerun does nothing."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -56,3 +57,29 @@ def test_replay_is_the_bidders_match_and_keeps_its_changed_calls(tmp_path):
 def test_held_out_deals_are_refused(tmp_path):
   res = _run(tmp_path, "--dataset", "heldout")
   assert res.returncode != 0 and "heldout" in res.stderr
+
+
+# In a subprocess: the script defines absl flags, which the suite's process must not share.
+_PROBE = r"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("diagnosis", sys.argv[1])
+module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+names = list(module.COMPONENTS)
+def subset(*pairs):
+  return {n: {"mean": m, "se": se} for n, (m, se) in zip(names, pairs, strict=True)}
+print(json.dumps([names, module.main_cause(subset((1.0, 0.1), (2.0, 1.5), (0.5, 0.1))),
+                  module.main_cause(subset((0.1, 0.1), (0.2, 0.2), (-0.3, 0.2))),
+                  module.main_cause(subset((0.1, 0.1), (0.5, 0.2), (0.3, 0.1)))]))
+"""
+
+
+def test_main_cause_is_the_largest_component_outside_zero():
+  env = dict(os.environ, PYTHONPATH=tests_repo.REPO)
+  res = subprocess.run([sys.executable, "-c", _PROBE, SCRIPT], env=env, capture_output=True,
+                       text=True, timeout=300)
+  assert res.returncode == 0, res.stderr[-3000:]
+  names, first, none, second = json.loads(res.stdout)
+  assert len(names) == 3
+  assert first == names[0]  # the largest mean (2.0) has an interval containing 0
+  assert none is None  # no interval excludes 0
+  assert second == names[1]
