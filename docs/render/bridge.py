@@ -566,6 +566,66 @@ def search_experiment() -> str:
                                           machine=rec.get("machine"))
 
 
+DIAGNOSIS = f"{SEARCH}/diagnosis"
+# The plan's measures and components, in the order of its table: key -> what it is.
+DIAGNOSIS_ROWS = {
+    "A": "`A` as decided (its own deals, learned tables)",
+    "B": "`B` fresh deals, learned tables",
+    "C": "`C` the same fresh deals, DDS tables",
+    "D": "`D` the true deal, its DDS table",
+    "winners_curse (A - B)": "winner's curse `A - B`",
+    "table_error (B - C)": "learned tables' error `B - C`",
+    "deal_model_error (C - D)": "sampled deals and model of the other seats `C - D`",
+}
+
+
+def search_diagnosis_plan() -> str:
+  """The diagnosis plan, shown folded (its own Markdown)."""
+  text = common.load(f"{DIAGNOSIS}/PLAN.md")
+  body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
+  return f'??? note "Plan (`results/{DIAGNOSIS}/PLAN.md`)"\n{body}\n'
+
+
+def search_diagnosis() -> str:
+  """The diagnosis's measures (mean gain of the changed calls, IMPs) and its reading."""
+  path = os.path.join(common.RESULTS, DIAGNOSIS, "record.json")
+  if not os.path.isfile(path):
+    return "The diagnosis has not run yet."
+  rec = common.load(f"{DIAGNOSIS}/record.json")
+  summary = rec.get("summary")
+  if not summary:
+    return "The diagnosis is replaying its match: no changed call is measured yet."
+  whole, sub = summary["all_changed"], summary.get("dds_subset", {})
+
+  def cell(stats):
+    if stats is None:
+      return "—"
+    return f"{_signed(stats['mean'], 2)} ± {common.num(stats['se'], 2)} ({stats['n']})"
+
+  rows = [[label, cell(whole.get(key)), cell(sub.get(key))]
+          for key, label in DIAGNOSIS_ROWS.items()]
+  m = rec["match"]
+  out = (f"The replayed match: {_signed(m['mean'], 3)} ± {common.num(m['se'], 3)} IMPs/b "
+         f"against `{rec['settings']['opponent']}`; the search changed "
+         f"{common.thousands(m['changed_calls'])} of its "
+         f"{common.thousands(m['searched_calls'])} searched calls. Mean gain of the searched "
+         "call over the policy's, IMPs for the caller's side ± s.e. clustered by deal (calls):"
+         "\n\n")
+  out += common.md_table(["measure", "all changed calls", "random subset scored by DDS"],
+                         rows, "lrr")
+  if not rec.get("done"):
+    out += (f"\n\nIn progress: {common.thousands(len(rec['rows']))} of "
+            f"{common.thousands(m['changed_calls'])} changed calls measured; no reading yet.")
+  else:
+    cause = summary.get("main_cause")
+    reading = (f"the main cause is the {DIAGNOSIS_ROWS[cause]}" if cause else
+               "no component's interval excludes 0: no main cause is established")
+    out += f"\n\nThe plan's reading: **{reading}**."
+  return out + "\n\n" + _provenance(rec, f"{DIAGNOSIS}/record.json",
+                                      extra_loads=rec.get("load_before", [])[:1]
+                                      + rec.get("load_after", [])[:1])
+
+
 # ------------------------------------------------------------------------------------------
 # Fictitious self-play and PPO: the pre-registration and its pilot
 # ------------------------------------------------------------------------------------------

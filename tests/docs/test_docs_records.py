@@ -32,6 +32,10 @@ NOT_ON_A_PAGE = {
     "bridge_fsp_ppo/pilot/summary.md": "the driver's Markdown of summary.json beside it",
     "bridge_fsp_ppo/summary.md": "the driver's Markdown of summary.json beside it",
     "team_lp_table/quiet_default.md": "the table script's Markdown of the JSON record beside it",
+    "bridge_search/diagnosis/changed_calls.npz": "the search diagnosis's checkpoint (the changed "
+                                                 "calls of its replayed match); "
+                                                 "diagnosis/record.json (on the page) holds "
+                                                 "their values",
 }
 # Folders of results/ that are an experiment's checkpoints, not records: folder -> reason.
 FOLDERS_NOT_ON_A_PAGE = {
