@@ -91,7 +91,7 @@ class RecordingSearch:
           "deal": holders.tobytes().hex(), "seat": int(auctions.current_player[row]),
           "dealer": int(auctions.dealer[row]),
           "vulnerability": int(auctions.vulnerability[row]),
-          "history": auctions.history[row].astype(np.int64),
+          "history": auctions.history[row].astype(np.int8),
           "num_calls": int(auctions.num_calls[row]), "holders": holders,
           "policy_call": d.policy_call, "call": d.call,
           "decided_gain": d.values[d.candidates.index(d.call)]})
@@ -110,7 +110,7 @@ def replay_match(bidder: search_bidder.SearchBidder, calls_path: str) -> dict:
   arrays = {k: np.asarray([c[k] for c in rec.calls]) for k in CALL_FIELDS}
   arrays.update(match_mean=np.float64(res.mean_imps), match_se=np.float64(
       res.stderr_clustered), searched=np.int64(bidder.stats.searched))
-  atomic_io.savez(calls_path, **arrays)
+  atomic_io.savez(calls_path, compressed=True, **arrays)
   return arrays
 
 
@@ -118,7 +118,7 @@ def _root(calls: dict, j: int) -> A.Auctions:
   """The auction of changed call `j` as one table."""
   a = A.Auctions(np.array([calls["dealer"][j]]), np.array([calls["vulnerability"][j]]))
   for call in calls["history"][j][:calls["num_calls"][j]]:
-    a.apply(np.array([call]))
+    a.apply(np.array([call], np.int64))
   return a
 
 
