@@ -579,6 +579,16 @@ DIAGNOSIS_ROWS = {
 }
 
 
+# What each main cause points to (the plan's "Reading").
+DIAGNOSIS_NEXT = {
+    "winners_curse (A - B)": "confirming a change on an independent draw of deals, or a "
+                             "larger `k`",
+    "table_error (B - C)": "exact or more accurate double-dummy tables",
+    "deal_model_error (C - D)": "a better model of the other hands (a belief network) or of "
+                                "the opponents",
+}
+
+
 def search_diagnosis_plan() -> str:
   """The diagnosis plan, shown folded (its own Markdown)."""
   text = common.load(f"{DIAGNOSIS}/PLAN.md")
@@ -618,9 +628,10 @@ def search_diagnosis() -> str:
             f"{common.thousands(m['changed_calls'])} changed calls measured; no reading yet.")
   else:
     cause = summary.get("main_cause")
-    reading = (f"the main cause is the {DIAGNOSIS_ROWS[cause]}" if cause else
-               "no component's interval excludes 0: no main cause is established")
-    out += f"\n\nThe plan's reading: **{reading}**."
+    reading = (f"the main cause is the **{DIAGNOSIS_ROWS[cause]}**; it points to "
+               f"{DIAGNOSIS_NEXT[cause]}" if cause else
+               "no component's interval excludes 0, so **no main cause is established**")
+    out += f"\n\nThe plan's reading: {reading}."
   return out + "\n\n" + _provenance(rec, f"{DIAGNOSIS}/record.json",
                                       extra_loads=rec.get("load_before", [])[:1]
                                       + rec.get("load_after", [])[:1])

@@ -90,3 +90,47 @@ def test_fsp_ppo_arms_and_runs_are_the_drivers():
   arms = re.search(r"^ARMS = \{(.*?)\}\n", script, re.M | re.S).group(1)
   assert bridge.FSP_PPO_SEEDS == runs
   assert bridge.FSP_PPO_ARMS == tuple(re.findall(r'"(\w+)": \{', arms))
+
+
+def test_search_diagnosis_reads_its_record(fresh_results, tmp_path):
+  """The diagnosis table and reading are the record's (a hand-made record, read by hand)."""
+  folder = tmp_path / "bridge_search" / "diagnosis"
+  folder.mkdir(parents=True)
+  shutil.copy(os.path.join(fresh_results, "bridge_search", "diagnosis", "PLAN.md"), folder)
+
+  def stats(mean, se, n):
+    return {"mean": mean, "se": se, "n": n}
+
+  record = {
+      "settings": {"opponent": "best"}, "rows": [{}] * 10, "done": True,
+      "command": "python benchmarks/bridge_search_diagnosis.py", "commit": "abc1234",
+      "date": "2026-11-29", "machine": "x86_64, 2 CPUs (shared)",
+      "load_before": [2.5, 2.0, 1.0], "load_after": [3.5, 3.0, 2.0],
+      "match": {"mean": -0.19, "se": 0.29, "searched_calls": 5243, "changed_calls": 916},
+      "summary": {
+          "all_changed": {"A": stats(2.14, 0.12, 10), "B": stats(0.01, 0.15, 9),
+                          "D": stats(-0.05, 0.35, 10)},
+          "fresh_draw_too_little_evidence": 1,
+          "dds_subset": {"A": stats(2.2, 0.2, 4), "B": stats(0.5, 0.3, 4),
+                         "C": stats(0.6, 0.4, 4), "D": stats(-0.1, 0.8, 4),
+                         "winners_curse (A - B)": stats(1.7, 0.25, 4),
+                         "table_error (B - C)": stats(-0.1, 0.2, 4),
+                         "deal_model_error (C - D)": stats(0.7, 0.8, 4)},
+          "main_cause": "winners_curse (A - B)"}}
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))
+  text = bridge.search_diagnosis()
+  assert "-0.190 ± 0.290 IMPs/b against `best`" in text
+  assert "916 of its 5,243 searched calls" in text
+  assert "| `B` fresh deals, learned tables | +0.01 ± 0.15 (9) | +0.50 ± 0.30 (4) |" in text
+  assert "| `C` the same fresh deals, DDS tables | — | +0.60 ± 0.40 (4) |" in text
+  assert "main cause is the **winner's curse `A - B`**" in text
+  assert "confirming a change on an independent draw" in text
+  record["summary"]["main_cause"] = None
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))  # records are cached: clear the cache
+  assert "no main cause is established" in bridge.search_diagnosis()
+  record["done"] = False
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))
+  assert "10 of 916 changed calls measured; no reading yet" in bridge.search_diagnosis()
