@@ -134,3 +134,18 @@ def test_search_diagnosis_reads_its_record(fresh_results, tmp_path):
   (folder / "record.json").write_text(json.dumps(record))
   common.set_results_dir(str(tmp_path))
   assert "10 of 916 changed calls measured; no reading yet" in bridge.search_diagnosis()
+
+
+def test_the_guides_claims_about_the_search_are_the_records(fresh_results):
+  """docs/bridge.md says the search plays worse than its policy and names the winner's curse:
+  the experiment's decision and the diagnosis's reading must say the same."""
+  guide = open(os.path.join(DOCS, "bridge.md"), encoding="utf-8").read()
+  experiment = json.load(open(os.path.join(fresh_results, "bridge_search", "record.json")))
+  diagnosis = json.load(open(os.path.join(fresh_results, "bridge_search", "diagnosis",
+                                          "record.json")))
+  assert "plays worse\nthan `best` alone" in guide
+  assert experiment["result"]["decision"].startswith("worse than the policy alone")
+  assert experiment["selected"] == "search:best?dd=net&k=32&min_z=1"
+  assert "`search:best?dd=net&k=32&min_z=1` plays worse" in guide
+  assert "(the winner's curse), not an error\nof the learned tables" in guide
+  assert diagnosis["done"] and diagnosis["summary"]["main_cause"] == "winners_curse (A - B)"
