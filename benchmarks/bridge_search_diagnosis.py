@@ -58,16 +58,16 @@ flags.DEFINE_integer("boards", 500, "Boards of the replayed match.")
 flags.DEFINE_integer("seed", 1, "Seed of the replayed match.")
 flags.DEFINE_integer("batch_boards", 100, "Boards per batch (as the experiment: same calls).")
 flags.DEFINE_integer("dds_calls", 200, "Changed calls whose fresh deals are also scored by "
-                     "DDS (drawn at random; about 13 CPU s each at k = 32).")
+                     "DDS (drawn at random; DDS is the diagnosis's main cost).")
 flags.DEFINE_integer("diagnosis_seed", 0, "Seed of the fresh deals and of the DDS subset.")
 flags.DEFINE_string("out", "results/bridge_search/diagnosis", "Folder of the record and of "
-                    "its checkpoints (the match's boards, the changed calls).")
+                    "its checkpoint (the changed calls of the replayed match).")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
 # The loss's components (the plan's reading): name -> the two measures it is the difference of.
 COMPONENTS = {"winners_curse (A - B)": "AB", "table_error (B - C)": "BC",
               "deal_model_error (C - D)": "CD"}
-CALL_FIELDS = ("deal", "seat", "dealer", "vulnerability", "history", "num_calls", "holders",
+CALL_FIELDS = ("seat", "dealer", "vulnerability", "history", "num_calls", "holders",
                "policy_call", "call", "decided_gain")
 
 
@@ -88,7 +88,7 @@ class RecordingSearch:
         continue
       holders = np.argmax(np.asarray(hands)[row], axis=0).astype(np.uint8)
       self.calls.append({
-          "deal": holders.tobytes().hex(), "seat": int(auctions.current_player[row]),
+          "seat": int(auctions.current_player[row]),
           "dealer": int(auctions.dealer[row]),
           "vulnerability": int(auctions.vulnerability[row]),
           "history": auctions.history[row].astype(np.int8),
@@ -161,7 +161,7 @@ def summarize(calls: dict, rows: list[dict]) -> dict:
   """Means of A, B, D over the changed calls, and of all four and their differences over the
   DDS subset (paired), with standard errors clustered by deal."""
   a = np.asarray(calls["decided_gain"], np.float64)
-  deal = np.asarray(calls["deal"])
+  deal = np.unique(calls["holders"], axis=0, return_inverse=True)[1].reshape(-1)  # clusters
   by = {r["call"]: r for r in rows}
   out = {"all_changed": {"A": _mean_se(a[list(by)], deal[list(by)])},
          "fresh_draw_too_little_evidence": sum("B" not in r for r in rows)}
@@ -200,7 +200,7 @@ def main(argv):
     if record["settings"] != settings:
       raise SystemExit(f"{path}: recorded with other settings; use another --out")
     if record.get("done"):
-      print(json_summary(record))
+      print(text_summary(record))
       return
   else:
     record = {"settings": settings, "rows": [], "command": "python benchmarks/"
@@ -224,19 +224,24 @@ def main(argv):
       continue
     table = ds.dd_tricks[index[calls["holders"][j].tobytes()]]
     record["rows"].append(diagnose_call(bidder, calls, j, table, net_fn, j in subset))
-    if len(record["rows"]) % 20 == 0 or j == n - 1:
-      record["summary"] = summarize(calls, record["rows"])
-      record["cpu_s"] = round(record.get("cpu_s", 0.0) + time.process_time() - t0, 1)
-      t0 = time.process_time()
-      atomic_io.write_json(path, record, indent=1)
-  record["summary"] = summarize(calls, record["rows"])
+    if len(record["rows"]) % 20 == 0:
+      t0 = _save(path, record, calls, t0)
   record["load_after"] = [round(x, 2) for x in os.getloadavg()]
   record["done"] = True
+  _save(path, record, calls, t0)
+  print(text_summary(record))
+
+
+def _save(path: str, record: dict, calls: dict, t0: float) -> float:
+  """Writes the record with its summary and CPU seconds so far; returns the new start time."""
+  record["summary"] = summarize(calls, record["rows"])
+  record["cpu_s"] = round(record.get("cpu_s", 0.0) + time.process_time() - t0, 1)
   atomic_io.write_json(path, record, indent=1)
-  print(json_summary(record))
+  return time.process_time()
 
 
-def json_summary(record: dict) -> str:
+def text_summary(record: dict) -> str:
+  """The record's match and summary as lines of text."""
   lines = [f"replayed match: {record['match']['mean']:+.3f} ± {record['match']['se']:.3f} "
            f"IMPs/b, {record['match']['changed_calls']} changed calls"]
   for part, stats in record["summary"].items():

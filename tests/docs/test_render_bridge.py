@@ -149,3 +149,16 @@ def test_the_guides_claims_about_the_search_are_the_records(fresh_results):
   assert "`search:best?dd=net&k=32&min_z=1` plays worse" in guide
   assert "(the winner's curse), not an error\nof the learned tables" in guide
   assert diagnosis["done"] and diagnosis["summary"]["main_cause"] == "winners_curse (A - B)"
+
+
+def test_diagnosis_components_are_the_scripts():
+  """The page's names of the loss's components are the diagnosis script's (read from its
+  source: the renderer does not import the benchmark scripts)."""
+  import re
+  script = open(os.path.join(tests_repo.REPO, "benchmarks",
+                             "bridge_search_diagnosis.py")).read()
+  block = re.search(r"^COMPONENTS = \{(.*?)\}\n", script, re.M | re.S).group(1)
+  components = re.findall(r'"([^"]+ \([A-D] - [A-D]\))"', block)
+  assert len(components) == 3
+  assert set(bridge.DIAGNOSIS_NEXT) == set(components)
+  assert set(bridge.DIAGNOSIS_ROWS) == {"A", "B", "C", "D", *components}
