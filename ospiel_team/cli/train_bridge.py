@@ -99,6 +99,9 @@ def define_flags(fv: flags.FlagValues) -> None:
   flags.DEFINE_integer("bc_deals", 20000, "Deals of teacher auctions for behaviour cloning.",
                        flag_values=fv)
   flags.DEFINE_integer("bc_steps", 1500, "Behaviour-cloning Adam steps.", flag_values=fv)
+  flags.DEFINE_enum("bc_targets", "calls", ["calls", "probabilities"], "What behaviour cloning "
+                    "imitates: the teacher's calls, or (a network teacher of ours) its whole "
+                    "distribution over the calls (distillation).", flag_values=fv)
 
 
 def _define_run_flags(fv: flags.FlagValues) -> None:
@@ -201,7 +204,23 @@ def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOp
   if a.search != "none" and (cfg.algorithm != "a2c" or cfg.pool_probability > 0):
     raise UserError("--search is for plain A2C self-play (not with --algorithm ppo or "
                     "--pool_probability > 0)")
+  _check_distillation(a)
   return cfg, options
+
+
+def _check_distillation(a: flags.FlagValues) -> None:
+  """--bc_targets probabilities needs a network teacher of ours."""
+  if a.bc_targets != "probabilities":
+    return
+  from ospiel_team.bridge.agents import behaviour_cloning as bc_lib
+  from ospiel_team.bridge.agents import bidders as bidders_lib
+  if not a.bc_teacher:
+    raise UserError("--bc_targets probabilities needs a --bc_teacher")
+  try:
+    bc_lib.check_distillable(bidders_lib.make_bidder(a.bc_teacher,
+                                                     reference_dir=a.reference_dir))
+  except ValueError as e:
+    raise UserError(f"--bc_targets probabilities: {e}") from None
 
 
 def training_data(a: flags.FlagValues, eval_ds, augment: bool):
@@ -253,13 +272,15 @@ def _warm_start(a: flags.FlagValues, trainer, train_ds) -> None:
   teacher = bidders_lib.make_bidder(a.bc_teacher, reference_dir=a.reference_dir)
   obs, calls = bc_lib.collect_teacher_states(teacher, train_ds, rng, a.bc_deals,
                                              uncontested=a.uncontested)
+  targets = (bc_lib.teacher_probabilities(teacher, obs) if a.bc_targets == "probabilities"
+             else None)
   params, acc = bc_lib.behaviour_cloning(trainer.net, jax.device_get(trainer.params), obs,
                                          calls, a.bc_steps, seed=a.seed,
-                                         progress=a.progress)
+                                         progress=a.progress, targets=targets)
   device = getattr(trainer, "device", None)
   trainer.params = params if device is None else jax.device_put(params, device)
   trainer.opt_state = trainer.optimizer.init(trainer.params)
-  print(f"behaviour cloning of {a.bc_teacher}: {len(calls)} states, "
+  print(f"behaviour cloning of {a.bc_teacher} ({a.bc_targets}): {len(calls)} states, "
         f"greedy agreement {acc:.3f}")
 
 

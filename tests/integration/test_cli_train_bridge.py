@@ -87,4 +87,7 @@ def test_bad_flags_are_one_line_before_any_work(tmp_path):
   line = _error_line(work, f"--resume_from={afile}", *JAX, cwd=tmp_path)
   assert line.startswith(f"train_bridge: error: checkpoint {str(afile)!r} cannot be read "
                          "as an .npz")
+  line = _error_line(work, "--bc_targets=probabilities", "--bc_teacher=natural", cwd=tmp_path)
+  assert line == ("train_bridge: error: --bc_targets probabilities: teacher 'natural' has no "
+                  "probabilities(obs): distillation needs a network bidder of ours")
   assert not os.path.exists(tmp_path / "w" / "log.csv")

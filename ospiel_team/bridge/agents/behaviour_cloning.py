@@ -9,7 +9,10 @@ so the shipped baseline first imitates a rule-based bidder (`bidders.NaturalBidd
    engine, replacing each call by a random legal one with probability ``epsilon`` so that the
    states also cover positions the teacher itself would not reach, and records (observation,
    the teacher's call) at every decision with two or more legal calls;
-2. `behaviour_cloning` fits the policy head by cross-entropy on those pairs (Adam).
+2. `behaviour_cloning` fits the policy head by cross-entropy on those pairs (Adam): on the
+   teacher's calls, or, for a network teacher, on its whole distribution over the calls
+   (`teacher_probabilities`; distillation, Hinton, Vinyals and Dean, "Distilling the Knowledge
+   in a Neural Network", arXiv:1503.02531).
 """
 
 from __future__ import annotations
@@ -67,10 +70,35 @@ def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals
   return np.concatenate(obs_l), np.concatenate(call_l)
 
 
+def check_distillable(teacher) -> None:
+  """Raises ValueError unless `teacher` has ``probabilities(obs)`` (a network bidder of ours)."""
+  if not callable(getattr(teacher, "probabilities", None)):
+    raise ValueError(f"teacher {getattr(teacher, 'name', type(teacher).__name__)!r} has no "
+                     "probabilities(obs): distillation needs a network bidder of ours")
+
+
+def teacher_probabilities(teacher, obs: np.ndarray, *, batch_size: int = 65536) -> np.ndarray:
+  """The teacher's (T, 38) distributions over the calls at the observations `obs`.
+
+  Args:
+    teacher: a bidder with ``probabilities(obs)`` (a network bidder, `model_bidder.ModelBidder`).
+    obs: (T, 267) observations (`collect_teacher_states`).
+    batch_size: observations per network call.
+
+  Raises:
+    ValueError: the teacher has no distribution (a rule-based or the authors' bidder).
+  """
+  check_distillable(teacher)
+  out = [np.asarray(teacher.probabilities(obs[i:i + batch_size]), np.float32)
+         for i in range(0, len(obs), batch_size)]
+  return np.concatenate(out) if out else np.zeros((0, policy_net.NUM_CALLS), np.float32)
+
+
 def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.ndarray,
                       steps: int, *, batch_size: int = 1024, learning_rate: float = 1e-3,
-                      seed: int = 0, progress: bool = True):
-  """Cross-entropy training of the policy head on (obs, calls).
+                      seed: int = 0, progress: bool = True,
+                      targets: np.ndarray | None = None):
+  """Cross-entropy training of the policy head on (obs, calls), or on soft `targets`.
 
   Args:
     net: the network (`policy_net.make_network`).
@@ -82,6 +110,10 @@ def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.nd
     learning_rate: Adam's step size.
     seed: seed of the minibatch draws.
     progress: show a tqdm bar.
+    targets: None (imitate `calls`), or (T, 38) distributions to imitate instead
+      (`teacher_probabilities`): the loss is the cross-entropy -sum_c targets[c] log pi(c),
+      which for one-hot targets is the loss on `calls`. The accuracy is still measured
+      against `calls`.
 
   Returns:
     (params, accuracy): the trained parameters and the fraction of the first (up to) 20,000
@@ -90,13 +122,23 @@ def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.nd
   if len(calls) == 0 or len(obs) != len(calls):
     raise ValueError(f"need as many observations as calls (> 0), got {len(obs)} and "
                      f"{len(calls)}")
+  if targets is not None:
+    targets = np.asarray(targets, np.float32)
+    if targets.shape != (len(calls), policy_net.NUM_CALLS):
+      raise ValueError(f"targets must have shape ({len(calls)}, {policy_net.NUM_CALLS}), got "
+                       f"{targets.shape}")
+    if not np.allclose(targets.sum(axis=1), 1.0, atol=1e-4) or (targets < 0).any():
+      raise ValueError("targets must be distributions (non-negative rows summing to 1)")
+  else:
+    targets = np.eye(policy_net.NUM_CALLS, dtype=np.float32)[np.asarray(calls, np.int64)]
   opt = optax.adam(learning_rate)
   opt_state = opt.init(params)
 
-  def loss_fn(p, o, a):
+  def loss_fn(p, o, t):
     logits, _ = net.apply(p, o)
     logp = jax.nn.log_softmax(logits, axis=-1)
-    return -jnp.mean(jnp.take_along_axis(logp, a[:, None], axis=1))
+    # Illegal calls carry no target mass; where() keeps 0 * (-inf) out of the sum.
+    return -jnp.mean(jnp.sum(jnp.where(t > 0, t * logp, 0.0), axis=1))
 
   @jax.jit
   def step(p, s, o, a):
@@ -109,7 +151,7 @@ def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.nd
   for _ in tqdm.trange(steps, desc="behaviour cloning", disable=not progress):
     idx = rng.integers(0, len(calls), batch_size)
     o = np.unpackbits(packed[idx], axis=1, count=policy_net.OBS_SIZE).astype(np.float32)
-    params, opt_state, _ = step(params, opt_state, o, calls[idx].astype(np.int32))
+    params, opt_state, _ = step(params, opt_state, o, targets[idx])
   pol = policy_net.PolicyFn(net, params)
   m = min(len(calls), 20000)
   probs, _ = pol(obs[:m])

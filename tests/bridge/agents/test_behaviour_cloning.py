@@ -37,3 +37,47 @@ def test_exploration_and_bad_input():
   net = policy_net.make_network(8, 1)
   with pytest.raises(ValueError, match="as many observations as calls"):
     bc.behaviour_cloning(net, policy_net.init_params(net, 0), obs[:3], calls[:2], 1)
+
+
+def _kl(p, q):
+  """Mean KL(p || q) over rows, on the calls p gives mass to."""
+  m = p > 0
+  return float(np.sum(np.where(m, p * (np.log(np.where(m, p, 1)) - np.log(np.maximum(q, 1e-30))),
+                               0.0)) / len(p))
+
+
+def test_distillation_matches_the_teachers_distribution_where_calls_cannot():
+  # A teacher with a spread-out distribution: a small random network (ModelBidder).
+  from ospiel_team.bridge.agents import model_bidder
+  ds = dataset_lib.load_dataset()
+  t_net = policy_net.make_network(16, 1)
+  teacher = model_bidder.ModelBidder(t_net, policy_net.init_params(t_net, 3), name="t")
+  obs, calls = bc.collect_teacher_states(teacher, ds, np.random.default_rng(2), 200)
+  probs = bc.teacher_probabilities(teacher, obs, batch_size=97)  # several network calls
+  np.testing.assert_allclose(probs, teacher.probabilities(obs), rtol=1e-6)  # batching is exact
+  np.testing.assert_array_equal(probs.argmax(axis=1), calls)  # greedy teacher: its argmax
+  assert probs.max(axis=1).mean() < 0.9  # not near one-hot, else the test proves nothing
+  net = policy_net.make_network(32, 1)
+  p0 = policy_net.init_params(net, 0)
+  kw = dict(batch_size=256, learning_rate=3e-3, progress=False)
+  hard, _ = bc.behaviour_cloning(net, p0, obs, calls, 400, **kw)
+  soft, acc = bc.behaviour_cloning(net, p0, obs, calls, 400, targets=probs, **kw)
+  kl_hard = _kl(probs, policy_net.PolicyFn(net, hard)(obs)[0])
+  kl_soft = _kl(probs, policy_net.PolicyFn(net, soft)(obs)[0])
+  # Imitating the calls sharpens the student towards one-hot; distillation keeps the spread.
+  assert kl_soft < 0.05 < kl_hard and acc > 0.8, (kl_soft, kl_hard, acc)
+
+
+def test_distillation_needs_a_network_teacher_and_distributions():
+  natural = bidders_lib.make_bidder("natural")
+  with pytest.raises(ValueError, match="'natural' has no probabilities"):
+    bc.teacher_probabilities(natural, np.zeros((2, policy_net.OBS_SIZE), np.float32))
+  ds = dataset_lib.load_dataset()
+  obs, calls = bc.collect_teacher_states(natural, ds, np.random.default_rng(1), 5)
+  net = policy_net.make_network(8, 1)
+  p0 = policy_net.init_params(net, 0)
+  with pytest.raises(ValueError, match=r"targets must have shape \(\d+, 38\), got \(3, 38\)"):
+    bc.behaviour_cloning(net, p0, obs, calls, 1, targets=np.full((3, 38), 1 / 38))
+  bad = np.full((len(calls), 38), 0.5)
+  with pytest.raises(ValueError, match="targets must be distributions"):
+    bc.behaviour_cloning(net, p0, obs, calls, 1, targets=bad)
