@@ -55,6 +55,13 @@ def _interval(ci, digits: int = 3) -> str:
   return f"[{_signed(ci[0], digits)}, {_signed(ci[1], digits)}]"
 
 
+def _folded(rel: str, label: str) -> str:
+  """A Markdown record of `results/` (its title line dropped), shown folded under `label`."""
+  text = common.load(rel)
+  body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
+  return f'??? note "{label} (`results/{rel}`)"\n{body}\n'
+
+
 def _published() -> dict:
   return common.load("published/bridge.json")
 
@@ -519,14 +526,64 @@ def network_size_table() -> str:
       extra_loads=[rec["load_before"][0], rec["load_after"][0]])
 
 
+# ------------------------------------------------------------------------------------------
+# A start for a wider network (pre-registered plan, two students of `a2c_longer`)
+# ------------------------------------------------------------------------------------------
+WIDE_START = "bridge_wide_start"
+# The plan's arms, in its order: key -> what the student imitates.
+WIDE_START_ARMS = {"calls": "the teacher's greedy calls",
+                   "probabilities": "the teacher's distribution over the calls"}
+
+
+def wide_start_plan() -> str:
+  """The plan of the wide-start runs, shown folded (its own Markdown)."""
+  return _folded(f"{WIDE_START}/PLAN.md", "Plan")
+
+
+def wide_start() -> str:
+  """Each student's validation match against its teacher, its fit on validation states, its
+  training cost, and the plan's decision once both arms are done."""
+  if not os.path.isfile(os.path.join(common.RESULTS, WIDE_START, "record.json")):
+    return "No student has finished yet."
+  rec = common.load(f"{WIDE_START}/record.json")
+  st = rec["settings"]
+  rows = []
+  for arm, what in WIDE_START_ARMS.items():
+    r = rec["arms"].get(arm)
+    if r is None:
+      rows.append([f"`{arm}`", what, "not finished", "", "", "", ""])
+      continue
+    m = r["match"]
+    rows.append([f"`{arm}`", what,
+                 f"{_signed(m['imps_per_board_for_a'])} ± {common.num(m['stderr_clustered'], 3)}",
+                 _interval((m["ci95_low"], m["ci95_high"])),
+                 f"{common.num(100 * r['validation_agreement'], 1)}%",
+                 common.num(r["validation_kl"], 3),
+                 common.thousands(round(r["train_cpu_s"]))])
+  out = (f"Students of {st['hidden']} units x {st['num_blocks']} residual blocks, "
+         f"{common.thousands(st['steps'])} Adam steps each on the "
+         f"{common.thousands(rec['collection']['states'])} states of "
+         f"{common.thousands(st['deals'])} auctions of `{st['teacher']}`; each plays its teacher "
+         f"on {common.thousands(st['eval_boards'])} validation boards, and is compared with it "
+         f"on the {common.thousands(rec['validation_states'])} states of the validation "
+         "deals' auctions:\n\n")
+  out += common.md_table(["student", "imitates", f"IMPs/b vs `{st['teacher']}` ± s.e.",
+                          "95% interval", "agreement", "KL (nats)", "training CPU s"],
+                         rows, "llrrrrr")
+  if "decision" in rec:
+    out += f"\n\nThe plan's rule: {rec['decision']['reading']}"
+  else:
+    out += "\n\nNot every student has finished: no decision yet."
+  loads = rec.get("load_before", [])[:1] + rec.get("load_after", [])[:1]
+  return out + "\n\n" + _provenance(rec, f"{WIDE_START}/record.json", extra_loads=loads)
+
+
 SEARCH = "bridge_search"
 
 
 def search_preregistration() -> str:
   """The pre-registration of the search experiment, shown folded (its own Markdown)."""
-  text = common.load(f"{SEARCH}/PREREGISTRATION.md")
-  body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
-  return f'??? note "Pre-registration (`results/{SEARCH}/PREREGISTRATION.md`)"\n{body}\n'
+  return _folded(f"{SEARCH}/PREREGISTRATION.md", "Pre-registration")
 
 
 def _search_record() -> dict | None:
@@ -591,9 +648,7 @@ DIAGNOSIS_NEXT = {
 
 def search_diagnosis_plan() -> str:
   """The diagnosis plan, shown folded (its own Markdown)."""
-  text = common.load(f"{DIAGNOSIS}/PLAN.md")
-  body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
-  return f'??? note "Plan (`results/{DIAGNOSIS}/PLAN.md`)"\n{body}\n'
+  return _folded(f"{DIAGNOSIS}/PLAN.md", "Plan")
 
 
 def search_diagnosis() -> str:
@@ -645,9 +700,7 @@ FSP_PPO = "bridge_fsp_ppo"
 
 def fsp_ppo_preregistration() -> str:
   """The pre-registration of the FSP / PPO comparison, shown folded (its own Markdown)."""
-  text = common.load(f"{FSP_PPO}/PREREGISTRATION.md")
-  body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
-  return f'??? note "Pre-registration (`results/{FSP_PPO}/PREREGISTRATION.md`)"\n{body}\n'
+  return _folded(f"{FSP_PPO}/PREREGISTRATION.md", "Pre-registration")
 
 
 def fsp_ppo_pilot_table() -> str:

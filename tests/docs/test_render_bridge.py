@@ -41,7 +41,8 @@ def test_bridge_records_are_all_read_by_the_bridge_pages(fresh_results):
   for root, _, files in os.walk(fresh_results):
     for f in files:
       rel = os.path.relpath(os.path.join(root, f), fresh_results).replace(os.sep, "/")
-      if rel.startswith(("bridge/", "bridge_fsp_ppo/", "published/bridge")):
+      if rel.startswith(("bridge/", "bridge_fsp_ppo/", "bridge_wide_start/",
+                         "published/bridge")):
         names.add(rel)
   names -= set(NOT_ON_A_PAGE)
   assert names and not names - read, sorted(names - read)
@@ -162,3 +163,37 @@ def test_diagnosis_components_are_the_scripts():
   assert len(components) == 3
   assert set(bridge.DIAGNOSIS_NEXT) == set(components)
   assert set(bridge.DIAGNOSIS_ROWS) == {"A", "B", "C", "D", *components}
+
+
+def test_wide_start_reads_its_record(fresh_results, tmp_path):
+  """The students' table and the decision are the record's (a hand-made record, read by hand),
+  and the page's arms are the script's (read from its source)."""
+  import re
+  script = open(os.path.join(tests_repo.REPO, "benchmarks", "bridge_wide_start.py")).read()
+  arms = re.search(r'^ARMS = \(([^)]*)\)', script, re.M).group(1)
+  assert tuple(bridge.WIDE_START_ARMS) == tuple(re.findall(r'"(\w+)"', arms))
+  folder = tmp_path / "bridge_wide_start"
+  folder.mkdir()
+  shutil.copy(os.path.join(fresh_results, "bridge_wide_start", "PLAN.md"), folder)
+  record = {
+      "settings": {"teacher": "a2c_longer", "hidden": 512, "num_blocks": 2, "deals": 50000,
+                   "steps": 16000, "eval_boards": 1000},
+      "collection": {"states": 531465, "cpu_s": 60.0}, "validation_states": 10643,
+      "command": "python benchmarks/bridge_wide_start.py", "commit": "abc1234",
+      "date": "2026-11-29", "machine": "x86_64, 2 CPUs (shared)", "load_before": [3.0, 2, 1],
+      "arms": {"calls": {"train_cpu_s": 1400.4, "train_agreement": 0.93,
+                         "validation_agreement": 0.912, "validation_kl": 0.1234,
+                         "match": {"boards": 1000, "imps_per_board_for_a": -0.2,
+                                   "stderr_clustered": 0.1, "ci95_low": -0.396,
+                                   "ci95_high": -0.004, "clusters": 1000}}}}
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))
+  text = bridge.wide_start()
+  assert ("| `calls` | the teacher's greedy calls | -0.200 ± 0.100 | [-0.396, -0.004] | 91.2% "
+          "| 0.123 | 1,400 |") in text
+  assert "| `probabilities` | the teacher's distribution over the calls | not finished |" in text
+  assert "531,465 states of 50,000 auctions" in text and "no decision yet" in text
+  record["decision"] = {"start": "calls", "level_with_teacher": False, "reading": "READING."}
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))  # records are cached: clear the cache
+  assert "The plan's rule: READING." in bridge.wide_start()

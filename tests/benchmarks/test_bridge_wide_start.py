@@ -1,0 +1,59 @@
+"""The wide-start script: each arm's recorded match is the stored student's own match against
+its teacher, the decision is the plan's rule, a finished run rerun does nothing, and a rule-based
+teacher or other settings are refused."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from ospiel_team import atomic_io
+from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents import model_bidder
+from tests import repo as tests_repo
+
+SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_wide_start.py")
+ARGS = ["--deals", "30", "--steps", "3", "--hidden", "8", "--num_blocks", "1",
+        "--eval_boards", "12", "--batch_size", "64", "--noprogress"]
+
+
+def _run(tmp_path, *extra):
+  env = dict(os.environ, PYTHONPATH=tests_repo.REPO)
+  return subprocess.run([sys.executable, SCRIPT, *ARGS, "--workdir", str(tmp_path / "work"),
+                         "--out", str(tmp_path / "out"), *extra], cwd=tmp_path, env=env,
+                        capture_output=True, text=True, timeout=600)
+
+
+def test_students_matches_decision_and_resume(tmp_path):
+  res = _run(tmp_path, "--arms", "calls")
+  assert res.returncode == 0, res.stderr[-3000:]
+  path = tmp_path / "out" / "record.json"
+  rec = atomic_io.read_json(str(path), "record")
+  assert list(rec["arms"]) == ["calls"] and "decision" not in rec  # one arm: no decision
+  res = _run(tmp_path)  # the other arm; the first is not trained again
+  assert res.returncode == 0, res.stderr[-3000:]
+  rec = atomic_io.read_json(str(path), "record")
+  assert set(rec["arms"]) == {"calls", "probabilities"}
+  for arm, r in rec["arms"].items():
+    student = model_bidder.load_bidder(r["model"])
+    played = match.run_match(student, "a2c_longer", 12, dataset="validation", seed=1,
+                             progress=False)
+    assert r["match"]["imps_per_board_for_a"] == played.mean_imps, arm
+    assert r["match"]["ci95_high"] == played.ci95[1]
+    assert 0 <= r["validation_agreement"] <= 1 and r["validation_kl"] >= 0
+  means = {a: r["match"]["imps_per_board_for_a"] for a, r in rec["arms"].items()}
+  start = rec["decision"]["start"]
+  assert means[start] == max(means.values())
+  assert rec["decision"]["level_with_teacher"] == (rec["arms"][start]["match"]["ci95_high"] >= 0)
+  before = path.stat().st_mtime_ns
+  again = _run(tmp_path)
+  assert again.returncode == 0, again.stderr[-3000:]
+  assert path.stat().st_mtime_ns == before  # finished: nothing recomputed or rewritten
+  other = _run(tmp_path, "--steps", "4")
+  assert other.returncode != 0 and "other settings" in other.stderr
+
+
+def test_rule_based_teacher_is_refused(tmp_path):
+  res = _run(tmp_path, "--teacher", "natural")
+  assert res.returncode != 0
+  assert "--teacher natural" in res.stderr and "Traceback" not in res.stderr
