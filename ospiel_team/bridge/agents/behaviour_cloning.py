@@ -158,3 +158,64 @@ def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.nd
   acc = float(np.mean(policy_net.greedy_calls(probs, policy_net.legal_from_obs(obs[:m]))
                       == calls[:m]))
   return params, acc
+
+
+def fit_value_head(net: hk.Transformed, params, obs: np.ndarray, values: np.ndarray,
+                   steps: int, *, batch_size: int = 1024, learning_rate: float = 1e-3,
+                   seed: int = 0, progress: bool = True):
+  """Fits the value head alone to `values` (squared error, Adam); the policy is unchanged.
+
+  Behaviour cloning trains the policy head and the shared layers only, so a cloned network's
+  value head is still at its initial parameters. Self-play A2C would then start from large
+  value errors whose gradients reach the shared layers; fitting the head first, here to the
+  teacher's values (`policy_net.PolicyFn`), leaves every other parameter as it is.
+
+  Args:
+    net: the network (`policy_net.make_network`).
+    params: its parameters (e.g. from `behaviour_cloning`).
+    obs: (T, 267) observations.
+    values: (T,) the values to fit (the teacher's, at the same observations).
+    steps: Adam steps, each on `batch_size` uniformly drawn observations.
+    batch_size: observations per step.
+    learning_rate: Adam's step size.
+    seed: seed of the minibatch draws.
+    progress: show a tqdm bar.
+
+  Returns:
+    (params, mse): the parameters with the fitted value head, and its mean squared error on
+    the first (up to) 20,000 observations.
+
+  Raises:
+    ValueError: `obs` and `values` of different lengths, or no value head named ``value``.
+  """
+  values = np.asarray(values, np.float32)
+  if len(values) == 0 or len(obs) != len(values) or values.ndim != 1:
+    raise ValueError(f"need as many observations as values (> 0), got {len(obs)} and "
+                     f"{values.shape}")
+  if "value" not in params:
+    raise ValueError(f"parameters have no value head 'value' (modules: {sorted(params)})")
+  rest = {k: v for k, v in params.items() if k != "value"}
+  opt = optax.adam(learning_rate)
+  head = params["value"]
+  opt_state = opt.init(head)
+
+  def loss_fn(h, o, t):
+    _, v = net.apply({**rest, "value": h}, o)
+    return jnp.mean((v - t) ** 2)
+
+  @jax.jit
+  def step(h, s, o, t):
+    loss, g = jax.value_and_grad(loss_fn)(h, o, t)
+    u, s = opt.update(g, s, h)
+    return optax.apply_updates(h, u), s, loss
+
+  rng = np.random.default_rng(seed)
+  packed = np.packbits(obs > 0.5, axis=1)
+  for _ in tqdm.trange(steps, desc="value head", disable=not progress):
+    idx = rng.integers(0, len(values), batch_size)
+    o = np.unpackbits(packed[idx], axis=1, count=policy_net.OBS_SIZE).astype(np.float32)
+    head, opt_state, _ = step(head, opt_state, o, values[idx])
+  out = {**rest, "value": head}
+  m = min(len(values), 20000)
+  _, v = policy_net.PolicyFn(net, out)(obs[:m])
+  return out, float(np.mean((v - values[:m]) ** 2))

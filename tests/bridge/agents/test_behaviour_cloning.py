@@ -81,3 +81,27 @@ def test_distillation_needs_a_network_teacher_and_distributions():
   bad = np.full((len(calls), 38), 0.5)
   with pytest.raises(ValueError, match="targets must be distributions"):
     bc.behaviour_cloning(net, p0, obs, calls, 1, targets=bad)
+
+
+def test_value_head_fit_recovers_a_known_head_and_leaves_the_policy():
+  # The teacher's values are a linear function of the student's own features (same shared
+  # layers, another value head): the fit must recover them, and change nothing else.
+  ds = dataset_lib.load_dataset()
+  net = policy_net.make_network(16, 1)
+  teacher = policy_net.init_params(net, 3)
+  obs, _ = bc.collect_teacher_states(bidders_lib.make_bidder("natural"), ds,
+                                     np.random.default_rng(4), 200)
+  target = policy_net.PolicyFn(net, teacher)(obs)[1]
+  student = {**teacher, "value": policy_net.init_params(net, 5)["value"]}
+  mse0 = float(np.mean((policy_net.PolicyFn(net, student)(obs)[1] - target) ** 2))
+  fitted, mse = bc.fit_value_head(net, student, obs, target, 1500, batch_size=256,
+                                  learning_rate=1e-2, progress=False)
+  assert mse < 1e-3 * max(mse0, float(np.var(target))), (mse, mse0, np.var(target))
+  for name in teacher:
+    if name != "value":
+      for k in teacher[name]:
+        np.testing.assert_array_equal(fitted[name][k], student[name][k])
+  np.testing.assert_array_equal(policy_net.PolicyFn(net, fitted)(obs)[0],
+                                policy_net.PolicyFn(net, student)(obs)[0])
+  with pytest.raises(ValueError, match="as many observations as values"):
+    bc.fit_value_head(net, student, obs, target[:-1], 1)
