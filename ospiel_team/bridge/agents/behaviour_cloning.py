@@ -29,9 +29,14 @@ from ospiel_team.bridge.agents import policy_net
 
 
 def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals: int,
-                           *, epsilon: float = 0.1, uncontested: bool = False
+                           *, epsilon: float = 0.1, uncontested: bool = False, actor=None
                            ) -> tuple[np.ndarray, np.ndarray]:
   """Observations and the teacher's calls along epsilon-perturbed auctions of the teacher.
+
+  With an `actor`, the auctions are the actor's and the teacher only labels their states:
+  the data aggregation of DAgger (Ross, Gordon and Bagnell, "A Reduction of Imitation
+  Learning and Structured Prediction to No-Regret Online Learning", AISTATS 2011,
+  arXiv:1011.0686), which shows a student the states its own mistakes lead to.
 
   Args:
     teacher: a bidder (`bidders` interface ``act(obs, uniforms)``, or ``act_auction`` when it
@@ -41,6 +46,8 @@ def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals
     num_deals: auctions to play.
     epsilon: probability that a call is replaced by a uniformly random legal call.
     uncontested: East-West always pass (their decisions are not recorded: one legal call).
+    actor: the bidder whose calls are played (the same interface as `teacher`; None: the
+      teacher's own).
 
   Returns:
     (obs (T, 267), calls (T,)): the states with two or more legal calls and the teacher's call.
@@ -55,19 +62,25 @@ def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals
     obs = eng.observation()[active]
     legal = policy_net.legal_from_obs(obs)
     u = rng.random(len(active))
-    if getattr(teacher, "needs_auction", False):
-      target = np.asarray(teacher.act_auction(eng.auctions, eng.hands, active, u), np.int64)
-    else:
-      target = np.asarray(teacher.act(obs, u), np.int64)
+    target = _calls_of(teacher, eng, obs, active, u)
     keep = legal.sum(axis=1) > 1
     obs_l.append(obs[keep])
     call_l.append(target[keep])
+    played = target if actor is None else _calls_of(actor, eng, obs, active, u)
     explore = rng.random(len(active)) < epsilon
     rand = policy_net.sample_calls(np.ones_like(legal, float), legal, rng.random(len(active)))
     calls = np.zeros(eng.batch_size, np.int64)
-    calls[active] = np.where(explore, rand, target)
+    calls[active] = np.where(explore, rand, played)
     eng.step(calls)
   return np.concatenate(obs_l), np.concatenate(call_l)
+
+
+def _calls_of(bidder, eng: engine_lib.BiddingEngine, obs: np.ndarray, active: np.ndarray,
+              uniforms: np.ndarray) -> np.ndarray:
+  """The calls of `bidder` at the engine's active tables (observations `obs`)."""
+  if getattr(bidder, "needs_auction", False):
+    return np.asarray(bidder.act_auction(eng.auctions, eng.hands, active, uniforms), np.int64)
+  return np.asarray(bidder.act(obs, uniforms), np.int64)
 
 
 def check_distillable(teacher) -> None:

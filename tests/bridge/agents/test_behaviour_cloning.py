@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from ospiel_team.bridge import auction
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import behaviour_cloning as bc
 from ospiel_team.bridge.agents import bidders as bidders_lib
@@ -105,3 +106,18 @@ def test_value_head_fit_recovers_a_known_head_and_leaves_the_policy():
                                 policy_net.PolicyFn(net, student)(obs)[0])
   with pytest.raises(ValueError, match="as many observations as values"):
     bc.fit_value_head(net, student, obs, target[:-1], 1)
+
+
+def test_an_actor_plays_the_auctions_and_the_teacher_labels_them():
+  # The actor always passes: every deal is passed out, so each of its 4 decisions is a state
+  # (an empty auction has many legal calls), labelled by the natural bidder's call there.
+  ds = dataset_lib.load_dataset()
+  teacher = bidders_lib.make_bidder("natural")
+  obs, calls = bc.collect_teacher_states(teacher, ds, np.random.default_rng(6), 40,
+                                         epsilon=0.0, actor=bidders_lib.make_bidder("pass"))
+  assert len(calls) == 4 * 40
+  np.testing.assert_array_equal(teacher.act(obs, np.zeros(len(obs))), calls)
+  assert (calls != auction.PASS).any()  # the teacher would have opened some of them
+  # Without an actor, the same seed gives the teacher's own auctions (longer: it bids).
+  own, _ = bc.collect_teacher_states(teacher, ds, np.random.default_rng(6), 40, epsilon=0.0)
+  assert len(own) > len(obs)
