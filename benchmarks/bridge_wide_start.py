@@ -13,7 +13,10 @@ only pay if it starts where `best` is. This script
    stored in ``WORKDIR/<arm>.npz``;
 3. measures each student on the validation deals only: a greedy match against its teacher
    (the decision measure), and agreement and KL(teacher || student) on validation states;
-4. applies the plan's rule (`decide`).
+4. applies the plan's rule (`decide`);
+5. if the chosen start is level with its teacher, fits its value head alone to the teacher's
+   values on the same states (`behaviour_cloning.fit_value_head`; the policy is unchanged, which
+   is checked) and stores it as ``WORKDIR/start.npz``: the start of the long self-play run.
 
 Each finished arm is written to ``OUT/record.json`` at once (atomically); a rerun skips the
 finished arms and a finished run prints its record and does nothing.
@@ -62,6 +65,7 @@ flags.DEFINE_list("arms", ["calls", "probabilities"], "What the students imitate
 flags.DEFINE_string("workdir", "/tmp/bridge_wide_start", "Folder of the collected states and "
                     "of the students' models.")
 flags.DEFINE_string("out", "results/bridge_wide_start", "Folder of the record.")
+flags.DEFINE_integer("value_steps", 4000, "Adam steps fitting the chosen start's value head.")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
 ARMS = ("calls", "probabilities")
@@ -126,6 +130,34 @@ def decide(arms: dict) -> dict:
               "not trained on from either start."))}
 
 
+def fit_start(record: dict, states: dict, teacher) -> dict:
+  """The decided start with its value head fitted to the teacher's values, as WORKDIR/start.npz.
+
+  Returns the record's ``start`` entry (file, steps, value MSE before and after, CPU s).
+  """
+  t0 = time.process_time()
+  arm = record["decision"]["start"]
+  net, params, meta = policy_net.load_model(record["arms"][arm]["model"])
+  t_fn = policy_net.PolicyFn(teacher.net, teacher.params)
+  values = np.concatenate([t_fn(states["obs"][i:i + 65536])[1]
+                           for i in range(0, len(states["obs"]), 65536)])
+  m = min(len(values), 20000)
+  before = float(np.mean((policy_net.PolicyFn(net, params)(states["obs"][:m])[1]
+                          - values[:m]) ** 2))
+  fitted, after = bc.fit_value_head(net, params, states["obs"], values, FLAGS.value_steps,
+                                    batch_size=FLAGS.batch_size, seed=FLAGS.seed,
+                                    progress=FLAGS.progress)
+  probe = states["obs"][:m]
+  if not np.array_equal(policy_net.PolicyFn(net, fitted)(probe)[0],
+                        policy_net.PolicyFn(net, params)(probe)[0]):
+    raise AssertionError("fitting the value head changed the policy")
+  path = os.path.join(FLAGS.workdir, "start.npz")
+  policy_net.save_model(path, fitted, meta, extra={"value_head": "fitted to the teacher"})
+  return {"arm": arm, "file": path, "value_steps": FLAGS.value_steps,
+          "value_mse_before": before, "value_mse_after": after,
+          "cpu_s": round(time.process_time() - t0, 1)}
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
@@ -179,6 +211,13 @@ def main(argv):
       record["decision"] = decide(record["arms"])
       record["load_after"] = [round(x, 2) for x in os.getloadavg()]
     atomic_io.write_json(path, record, indent=1)
+  decision = record.get("decision", {})
+  if decision.get("level_with_teacher") and "start" not in record:
+    if not todo:
+      states, _ = load_or_collect(os.path.join(FLAGS.workdir, "states.npz"), teacher,
+                                  FLAGS.seed)
+    record["start"] = fit_start(record, states, teacher)
+    atomic_io.write_json(path, record, indent=1)
   for arm, r in record["arms"].items():
     m = r["match"]
     print(f"{arm:13s} vs {FLAGS.teacher}: {m['imps_per_board_for_a']:+.3f} ± "
@@ -186,6 +225,10 @@ def main(argv):
           f"{r['validation_agreement']:.3f}, KL {r['validation_kl']:.3f}")
   if "decision" in record:
     print(record["decision"]["reading"])
+  if "start" in record:
+    st = record["start"]
+    print(f"start {st['file']}: value MSE {st['value_mse_before']:.4f} -> "
+          f"{st['value_mse_after']:.4f} after {st['value_steps']} steps")
 
 
 if __name__ == "__main__":

@@ -57,3 +57,47 @@ def test_rule_based_teacher_is_refused(tmp_path):
   res = _run(tmp_path, "--teacher", "natural")
   assert res.returncode != 0
   assert "--teacher natural" in res.stderr and "Traceback" not in res.stderr
+
+
+PROBE = """
+import json, sys
+sys.path.insert(0, {bench!r})
+import bridge_wide_start as w
+from ospiel_team import atomic_io
+from ospiel_team.bridge.agents import bidders
+w.FLAGS(["probe", "--workdir", {work!r}, "--deals", "30", "--value_steps", "300",
+         "--batch_size", "64", "--noprogress"])
+record = atomic_io.read_json({record!r}, "record")
+record["decision"] = {{"start": "calls", "level_with_teacher": True}}
+teacher = bidders.make_bidder("a2c_longer")
+states, _ = w.load_or_collect({work!r} + "/states.npz", teacher, 200)
+print(json.dumps(w.fit_start(record, states, teacher)))
+"""
+
+
+def test_a_level_start_gets_its_value_head_fitted(tmp_path):
+  """The start step (run when the decision is level; forced here on a tiny run's student):
+  the value head gets closer to the teacher's values and the stored start bids as the
+  student does."""
+  import json
+
+  import numpy as np
+
+  from ospiel_team.bridge.agents import policy_net
+  res = _run(tmp_path, "--arms", "calls")
+  assert res.returncode == 0, res.stderr[-3000:]
+  code = PROBE.format(bench=os.path.dirname(SCRIPT), work=str(tmp_path / "work"),
+                      record=str(tmp_path / "out" / "record.json"))
+  env = dict(os.environ, PYTHONPATH=tests_repo.REPO)
+  out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=600, cwd=tmp_path)
+  assert out.returncode == 0, out.stderr[-3000:]
+  start = json.loads(out.stdout.strip().splitlines()[-1])
+  assert start["arm"] == "calls" and start["value_steps"] == 300
+  assert start["value_mse_after"] < start["value_mse_before"]
+  net, fitted, _ = policy_net.load_model(start["file"])
+  _, student, _ = policy_net.load_model(str(tmp_path / "work" / "calls.npz"))
+  obs = np.zeros((1, policy_net.OBS_SIZE), np.float32)
+  obs[0, policy_net.A.OBS_LEGAL:] = 1.0
+  np.testing.assert_array_equal(policy_net.PolicyFn(net, fitted)(obs)[0],
+                                policy_net.PolicyFn(net, student)(obs)[0])
