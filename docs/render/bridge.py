@@ -578,6 +578,22 @@ def wide_start() -> str:
   return out + "\n\n" + _provenance(rec, f"{WIDE_START}/record.json", extra_loads=loads)
 
 
+WIDE_RUN = "bridge_wide_run"
+
+
+def wide_run_preregistration() -> str:
+  """The pre-registration of the wide network's self-play run, shown folded."""
+  return _folded(f"{WIDE_RUN}/PREREGISTRATION.md", "Pre-registration")
+
+
+def wide_run_status() -> str:
+  """Where the wide network's run stands, from its records (none yet: it has not reported)."""
+  if not os.path.isfile(os.path.join(common.RESULTS, WIDE_RUN, "selection.json")):
+    return ("No snapshot of the run has been selected yet: no result of it is on this page.")
+  rec = common.load(f"{WIDE_RUN}/selection.json")
+  return f"{len(rec['rows'])} snapshots of the run scored on the validation deals."
+
+
 SEARCH = "bridge_search"
 
 

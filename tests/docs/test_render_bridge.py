@@ -41,7 +41,7 @@ def test_bridge_records_are_all_read_by_the_bridge_pages(fresh_results):
   for root, _, files in os.walk(fresh_results):
     for f in files:
       rel = os.path.relpath(os.path.join(root, f), fresh_results).replace(os.sep, "/")
-      if rel.startswith(("bridge/", "bridge_fsp_ppo/", "bridge_wide_start/",
+      if rel.startswith(("bridge/", "bridge_fsp_ppo/", "bridge_wide_start/", "bridge_wide_run/",
                          "published/bridge")):
         names.add(rel)
   names -= set(NOT_ON_A_PAGE)
@@ -197,3 +197,13 @@ def test_wide_start_reads_its_record(fresh_results, tmp_path):
   (folder / "record.json").write_text(json.dumps(record))
   common.set_results_dir(str(tmp_path))  # records are cached: clear the cache
   assert "The plan's rule: READING." in bridge.wide_start()
+
+
+def test_wide_run_status_reads_its_selection(fresh_results, tmp_path):
+  (tmp_path / "bridge_wide_run").mkdir()
+  common.set_results_dir(str(tmp_path))
+  assert bridge.wide_run_status().startswith("No snapshot of the run has been selected yet")
+  (tmp_path / "bridge_wide_run" / "selection.json").write_text(
+      json.dumps({"rows": [{"snapshot": f"round_{k}.npz"} for k in range(3)]}))
+  common.set_results_dir(str(tmp_path))
+  assert bridge.wide_run_status() == "3 snapshots of the run scored on the validation deals."
