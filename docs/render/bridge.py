@@ -572,6 +572,12 @@ def wide_start() -> str:
                          rows, "llrrrrr")
   if "decision" in rec:
     out += f"\n\nThe plan's rule: {rec['decision']['reading']}"
+    if "start" in rec:
+      st = rec["start"]
+      out += (f" Its value head, fitted alone to the teacher's values on the same states "
+              f"({common.thousands(st['value_steps'])} Adam steps; the policy unchanged), went "
+              f"from a mean squared error of {common.num(st['value_mse_before'], 4)} to "
+              f"{common.num(st['value_mse_after'], 4)}.")
   else:
     out += "\n\nNot every student has finished: no decision yet."
   loads = rec.get("load_before", [])[:1] + rec.get("load_after", [])[:1]

@@ -197,6 +197,11 @@ def test_wide_start_reads_its_record(fresh_results, tmp_path):
   (folder / "record.json").write_text(json.dumps(record))
   common.set_results_dir(str(tmp_path))  # records are cached: clear the cache
   assert "The plan's rule: READING." in bridge.wide_start()
+  record["start"] = {"value_steps": 4000, "value_mse_before": 0.13261, "value_mse_after": 3e-4}
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))
+  assert ("(4,000 Adam steps; the policy unchanged), went from a mean squared error of 0.1326 "
+          "to 0.0003.") in bridge.wide_start()
 
 
 def test_wide_run_status_reads_its_selection(fresh_results, tmp_path):
