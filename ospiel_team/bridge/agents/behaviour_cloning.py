@@ -144,8 +144,6 @@ def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.nd
       raise ValueError("targets must be distributions (non-negative rows summing to 1)")
   else:
     targets = np.eye(policy_net.NUM_CALLS, dtype=np.float32)[np.asarray(calls, np.int64)]
-  opt = optax.adam(learning_rate)
-  opt_state = opt.init(params)
 
   def loss_fn(p, o, t):
     logits, _ = net.apply(p, o)
@@ -153,18 +151,9 @@ def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.nd
     # Illegal calls carry no target mass; where() keeps 0 * (-inf) out of the sum.
     return -jnp.mean(jnp.sum(jnp.where(t > 0, t * logp, 0.0), axis=1))
 
-  @jax.jit
-  def step(p, s, o, a):
-    loss, g = jax.value_and_grad(loss_fn)(p, o, a)
-    u, s = opt.update(g, s, p)
-    return optax.apply_updates(p, u), s, loss
-
-  rng = np.random.default_rng(seed)
-  packed = np.packbits(obs > 0.5, axis=1)
-  for _ in tqdm.trange(steps, desc="behaviour cloning", disable=not progress):
-    idx = rng.integers(0, len(calls), batch_size)
-    o = np.unpackbits(packed[idx], axis=1, count=policy_net.OBS_SIZE).astype(np.float32)
-    params, opt_state, _ = step(params, opt_state, o, targets[idx])
+  params = _adam_steps(loss_fn, params, obs, targets, steps, batch_size=batch_size,
+                       learning_rate=learning_rate, seed=seed, desc="behaviour cloning",
+                       progress=progress)
   pol = policy_net.PolicyFn(net, params)
   m = min(len(calls), 20000)
   probs, _ = pol(obs[:m])
@@ -208,27 +197,39 @@ def fit_value_head(net: hk.Transformed, params, obs: np.ndarray, values: np.ndar
   if "value" not in params:
     raise ValueError(f"parameters have no value head 'value' (modules: {sorted(params)})")
   rest = {k: v for k, v in params.items() if k != "value"}
-  opt = optax.adam(learning_rate)
-  head = params["value"]
-  opt_state = opt.init(head)
 
   def loss_fn(h, o, t):
     _, v = net.apply({**rest, "value": h}, o)
     return jnp.mean((v - t) ** 2)
 
-  @jax.jit
-  def step(h, s, o, t):
-    loss, g = jax.value_and_grad(loss_fn)(h, o, t)
-    u, s = opt.update(g, s, h)
-    return optax.apply_updates(h, u), s, loss
-
-  rng = np.random.default_rng(seed)
-  packed = np.packbits(obs > 0.5, axis=1)
-  for _ in tqdm.trange(steps, desc="value head", disable=not progress):
-    idx = rng.integers(0, len(values), batch_size)
-    o = np.unpackbits(packed[idx], axis=1, count=policy_net.OBS_SIZE).astype(np.float32)
-    head, opt_state, _ = step(head, opt_state, o, values[idx])
+  head = _adam_steps(loss_fn, params["value"], obs, values, steps, batch_size=batch_size,
+                     learning_rate=learning_rate, seed=seed, desc="value head",
+                     progress=progress)
   out = {**rest, "value": head}
   m = min(len(values), 20000)
   _, v = policy_net.PolicyFn(net, out)(obs[:m])
   return out, float(np.mean((v - values[:m]) ** 2))
+
+
+def _adam_steps(loss_fn, params, obs: np.ndarray, targets: np.ndarray, steps: int, *,
+                batch_size: int, learning_rate: float, seed: int, desc: str, progress: bool):
+  """The parameters after `steps` Adam steps on ``loss_fn(params, obs_batch, targets_batch)``.
+
+  Each step is on `batch_size` uniformly drawn rows of (obs, targets).
+  """
+  opt = optax.adam(learning_rate)
+  opt_state = opt.init(params)
+
+  @jax.jit
+  def step(p, s, o, t):
+    g = jax.grad(loss_fn)(p, o, t)
+    u, s = opt.update(g, s, p)
+    return optax.apply_updates(p, u), s
+
+  rng = np.random.default_rng(seed)
+  packed = np.packbits(obs > 0.5, axis=1)  # an eighth of the memory of the float rows
+  for _ in tqdm.trange(steps, desc=desc, disable=not progress):
+    idx = rng.integers(0, len(targets), batch_size)
+    o = np.unpackbits(packed[idx], axis=1, count=policy_net.OBS_SIZE).astype(np.float32)
+    params, opt_state = step(params, opt_state, o, targets[idx])
+  return params
