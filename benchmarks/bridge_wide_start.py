@@ -15,8 +15,8 @@ only pay if it starts where `best` is. This script
    (the decision measure), and agreement and KL(teacher || student) on validation states;
 4. applies the plan's rule (`decide`);
 5. if the chosen start is level with its teacher, fits its value head alone to the teacher's
-   values on the same states (`behaviour_cloning.fit_value_head`; the policy is unchanged, which
-   is checked) and stores it as ``WORKDIR/start.npz``: the start of the long self-play run.
+   values on the same states (`behaviour_cloning.fit_value_head`, which leaves the policy as it
+   is) and stores it as ``WORKDIR/start.npz``: the start of the long self-play run.
 
 Each finished arm is written to ``OUT/record.json`` at once (atomically); a rerun skips the
 finished arms and a finished run prints its record and does nothing.
@@ -82,10 +82,14 @@ def collect_states(teacher, dataset, seed: int, deals: int, epsilon: float) -> d
 
 def load_or_collect(path: str, teacher, seed: int) -> tuple[dict, float]:
   """The training states from `path`, collected and stored there first if absent."""
+  made_with = {"teacher": FLAGS.teacher, "seed": seed, "deals": FLAGS.deals,
+               "epsilon": FLAGS.epsilon}
   if os.path.exists(path):
     with np.load(path) as z:
-      if int(z["seed"]) != seed or int(z["deals"]) != FLAGS.deals:
-        raise SystemExit(f"{path}: collected with other settings; use another --workdir")
+      stored = {k: z[k].item() if k in z.files else None for k in made_with}
+      if stored != made_with:
+        raise SystemExit(f"{path}: collected with {stored}, not {made_with}; use another "
+                         "--workdir")
       obs = np.unpackbits(z["obs_bits"], axis=1, count=policy_net.OBS_SIZE).astype(np.float32)
       return {"obs": obs, "calls": z["calls"], "probs": z["probs"]}, float(z["cpu_s"])
   t0 = time.process_time()
@@ -93,8 +97,7 @@ def load_or_collect(path: str, teacher, seed: int) -> tuple[dict, float]:
                           FLAGS.epsilon)
   cpu = time.process_time() - t0
   atomic_io.savez(path, obs_bits=np.packbits(states["obs"] > 0.5, axis=1),
-                  calls=states["calls"], probs=states["probs"], seed=seed, deals=FLAGS.deals,
-                  cpu_s=cpu)
+                  calls=states["calls"], probs=states["probs"], cpu_s=cpu, **made_with)
   return states, cpu
 
 
@@ -107,13 +110,13 @@ def mean_kl(p: np.ndarray, q: np.ndarray) -> float:
 
 def measure(student: model_bidder.ModelBidder, teacher, val: dict) -> dict:
   """The plan's measures of one student: the match against its teacher and the state fits."""
-  res = match.run_match(student, teacher, FLAGS.eval_boards, dataset="validation",
-                        seed=FLAGS.eval_seed, progress=FLAGS.progress)
+  summary = match.run_match(student, teacher, FLAGS.eval_boards, dataset="validation",
+                            seed=FLAGS.eval_seed, progress=FLAGS.progress).summary()
   probs = student.probabilities(val["obs"])
   legal = policy_net.legal_from_obs(val["obs"])
-  return {"match": {k: res.summary()[k] for k in ("boards", "imps_per_board_for_a",
-                                                  "stderr_clustered", "ci95_low",
-                                                  "ci95_high", "clusters")},
+  return {"match": {k: summary[k] for k in ("boards", "imps_per_board_for_a",
+                                            "stderr_clustered", "ci95_low", "ci95_high",
+                                            "clusters")},
           "validation_agreement": float(np.mean(policy_net.greedy_calls(probs, legal)
                                                 == val["calls"])),
           "validation_kl": mean_kl(val["probs"], probs)}
@@ -138,19 +141,13 @@ def fit_start(record: dict, states: dict, teacher) -> dict:
   t0 = time.process_time()
   arm = record["decision"]["start"]
   net, params, meta = policy_net.load_model(record["arms"][arm]["model"])
-  t_fn = policy_net.PolicyFn(teacher.net, teacher.params)
-  values = np.concatenate([t_fn(states["obs"][i:i + 65536])[1]
-                           for i in range(0, len(states["obs"]), 65536)])
-  m = min(len(values), 20000)
+  values = bc.teacher_values(teacher, states["obs"])
+  m = min(len(values), 20000)  # fit_value_head's error is on these rows too
   before = float(np.mean((policy_net.PolicyFn(net, params)(states["obs"][:m])[1]
                           - values[:m]) ** 2))
   fitted, after = bc.fit_value_head(net, params, states["obs"], values, FLAGS.value_steps,
                                     batch_size=FLAGS.batch_size, seed=FLAGS.seed,
                                     progress=FLAGS.progress)
-  probe = states["obs"][:m]
-  if not np.array_equal(policy_net.PolicyFn(net, fitted)(probe)[0],
-                        policy_net.PolicyFn(net, params)(probe)[0]):
-    raise AssertionError("fitting the value head changed the policy")
   path = os.path.join(FLAGS.workdir, "start.npz")
   policy_net.save_model(path, fitted, meta, extra={"value_head": "fitted to the teacher"})
   return {"arm": arm, "file": path, "value_steps": FLAGS.value_steps,

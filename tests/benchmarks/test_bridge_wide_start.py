@@ -51,6 +51,9 @@ def test_students_matches_decision_and_resume(tmp_path):
   assert path.stat().st_mtime_ns == before  # finished: nothing recomputed or rewritten
   other = _run(tmp_path, "--steps", "4")
   assert other.returncode != 0 and "other settings" in other.stderr
+  # Stored states collected otherwise are refused, not reused (a new record, the same workdir).
+  stale = _run(tmp_path, "--epsilon", "0.2", "--out", str(tmp_path / "out2"))
+  assert stale.returncode != 0 and "'epsilon': 0.1" in stale.stderr, stale.stderr[-2000:]
 
 
 def test_rule_based_teacher_is_refused(tmp_path):

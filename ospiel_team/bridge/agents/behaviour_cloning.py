@@ -102,9 +102,31 @@ def teacher_probabilities(teacher, obs: np.ndarray, *, batch_size: int = 65536) 
     ValueError: the teacher has no distribution (a rule-based or the authors' bidder).
   """
   check_distillable(teacher)
-  out = [np.asarray(teacher.probabilities(obs[i:i + batch_size]), np.float32)
+  return _in_batches(teacher.probabilities, obs, batch_size, (policy_net.NUM_CALLS,))
+
+
+def teacher_values(teacher, obs: np.ndarray, *, batch_size: int = 65536) -> np.ndarray:
+  """The teacher's (T,) values at the observations `obs` (the targets of `fit_value_head`).
+
+  Args:
+    teacher: a bidder with ``values(obs)`` (`model_bidder.ModelBidder`).
+    obs: (T, 267) observations.
+    batch_size: observations per network call.
+
+  Raises:
+    ValueError: the teacher has no value head (a rule-based or the authors' bidder).
+  """
+  if not callable(getattr(teacher, "values", None)):
+    raise ValueError(f"teacher {getattr(teacher, 'name', type(teacher).__name__)!r} has no "
+                     "values(obs): a value head needs a network bidder of ours")
+  return _in_batches(teacher.values, obs, batch_size, ())
+
+
+def _in_batches(fn, obs: np.ndarray, batch_size: int, shape: tuple) -> np.ndarray:
+  """``fn(obs)`` as float32, computed `batch_size` rows at a time (rows of `shape`)."""
+  out = [np.asarray(fn(obs[i:i + batch_size]), np.float32)
          for i in range(0, len(obs), batch_size)]
-  return np.concatenate(out) if out else np.zeros((0, policy_net.NUM_CALLS), np.float32)
+  return np.concatenate(out) if out else np.zeros((0, *shape), np.float32)
 
 
 def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.ndarray,
@@ -143,11 +165,13 @@ def behaviour_cloning(net: hk.Transformed, params, obs: np.ndarray, calls: np.nd
     if not np.allclose(targets.sum(axis=1), 1.0, atol=1e-4) or (targets < 0).any():
       raise ValueError("targets must be distributions (non-negative rows summing to 1)")
   else:
-    targets = np.eye(policy_net.NUM_CALLS, dtype=np.float32)[np.asarray(calls, np.int64)]
+    targets = np.asarray(calls, np.int32)
 
   def loss_fn(p, o, t):
     logits, _ = net.apply(p, o)
     logp = jax.nn.log_softmax(logits, axis=-1)
+    if t.ndim == 1:  # the teacher's calls
+      return -jnp.mean(jnp.take_along_axis(logp, t[:, None], axis=1))
     # Illegal calls carry no target mass; where() keeps 0 * (-inf) out of the sum.
     return -jnp.mean(jnp.sum(jnp.where(t > 0, t * logp, 0.0), axis=1))
 
@@ -170,7 +194,7 @@ def fit_value_head(net: hk.Transformed, params, obs: np.ndarray, values: np.ndar
   Behaviour cloning trains the policy head and the shared layers only, so a cloned network's
   value head is still at its initial parameters. Self-play A2C would then start from large
   value errors whose gradients reach the shared layers; fitting the head first, here to the
-  teacher's values (`policy_net.PolicyFn`), leaves every other parameter as it is.
+  teacher's values (`teacher_values`), leaves every other parameter as it is.
 
   Args:
     net: the network (`policy_net.make_network`).

@@ -90,6 +90,11 @@ class ModelBidder:
     probs, _ = self._policy(np.asarray(observations, np.float32))
     return probs
 
+  def values(self, observations: np.ndarray) -> np.ndarray:
+    """(n,) the value head's expected returns of the seats to call."""
+    _, values = self._policy(np.asarray(observations, np.float32))
+    return values
+
   def act(self, observations: np.ndarray, uniforms: np.ndarray | None = None) -> np.ndarray:
     """The calls of the n tables' seats to call, from their (n, 267) observations."""
     obs = np.asarray(observations, np.float32)

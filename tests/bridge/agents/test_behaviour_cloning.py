@@ -56,6 +56,9 @@ def test_distillation_matches_the_teachers_distribution_where_calls_cannot():
   obs, calls = bc.collect_teacher_states(teacher, ds, np.random.default_rng(2), 200)
   probs = bc.teacher_probabilities(teacher, obs, batch_size=97)  # several network calls
   np.testing.assert_allclose(probs, teacher.probabilities(obs), rtol=1e-6)  # batching is exact
+  values = bc.teacher_values(teacher, obs, batch_size=97)
+  np.testing.assert_allclose(values, policy_net.PolicyFn(t_net, teacher.params)(obs)[1],
+                             rtol=1e-6)
   np.testing.assert_array_equal(probs.argmax(axis=1), calls)  # greedy teacher: its argmax
   assert probs.max(axis=1).mean() < 0.9  # not near one-hot, else the test proves nothing
   net = policy_net.make_network(32, 1)
@@ -73,6 +76,8 @@ def test_distillation_needs_a_network_teacher_and_distributions():
   natural = bidders_lib.make_bidder("natural")
   with pytest.raises(ValueError, match="'natural' has no probabilities"):
     bc.teacher_probabilities(natural, np.zeros((2, policy_net.OBS_SIZE), np.float32))
+  with pytest.raises(ValueError, match="'natural' has no values"):
+    bc.teacher_values(natural, np.zeros((2, policy_net.OBS_SIZE), np.float32))
   ds = dataset_lib.load_dataset()
   obs, calls = bc.collect_teacher_states(natural, ds, np.random.default_rng(1), 5)
   net = policy_net.make_network(8, 1)
