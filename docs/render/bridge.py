@@ -593,11 +593,54 @@ def wide_run_preregistration() -> str:
 
 
 def wide_run_status() -> str:
-  """Where the wide network's run stands, from its records (none yet: it has not reported)."""
-  if not os.path.isfile(os.path.join(common.RESULTS, WIDE_RUN, "selection.json")):
-    return ("No snapshot of the run has been selected yet: no result of it is on this page.")
-  rec = common.load(f"{WIDE_RUN}/selection.json")
-  return f"{len(rec['rows'])} snapshots of the run scored on the validation deals."
+  """Where the wide network's run stands, from its record: its progress and the trainer's
+  evaluations beside the start's and the opponent's on the same boards; once its budget is
+  used, each candidate's validation match, the selection, the held-out estimate and the
+  pre-registered decision."""
+  if not os.path.isfile(os.path.join(common.RESULTS, WIDE_RUN, "record.json")):
+    return "The run has not reported yet: no result of it is on this page."
+  rec = common.load(f"{WIDE_RUN}/record.json")
+  tr, st, m = rec["training"], rec["settings"], rec["matches"]
+  opp = st["opponent"]
+  out = (f"At its last report the run had trained {common.thousands(tr['round'])} rounds "
+         f"({common.thousands(tr['games'])} self-play games) in "
+         f"{common.thousands(round(tr['cpu_s']))} of its "
+         f"{common.thousands(round(tr['budget_cpu_s']))} CPU seconds. ")
+  ref = {k: m[f"reference/{k}"] for k in ("start", "opponent") if f"reference/{k}" in m}
+  rows = [["the start", "", "", f"{_signed(r['mean'])} ± {common.num(r['se'], 3)}"]
+          for k, r in ref.items() if k == "start"]
+  rows += [[f"round {common.thousands(e['round'])}", common.thousands(e["games"]),
+            common.thousands(round(e["cpu_s"])), f"{_signed(e['imps_vs_natural'])} ± "
+            f"{common.num(e['se'], 3)}"] for e in tr["evals"]]
+  rows += [[f"`{opp}` (the opponent)", "", "", f"{_signed(r['mean'])} ± {common.num(r['se'], 3)}"]
+           for k, r in ref.items() if k == "opponent"]
+  out += (f"Its own evaluations, greedy against the natural bidder on the first "
+          f"{common.thousands(st['eval_boards'])} validation boards, beside the start's and "
+          f"`{opp}`'s on the same boards (a guide only: the decision is the match against "
+          f"`{opp}`):\n\n")
+  out += common.md_table(["model", "games", "CPU s", "IMPs/b vs natural ± s.e."], rows, "lrrr")
+  if not tr["finished"]:
+    out += ("\n\nThe run has not used its budget: no candidate has been selected and no result "
+            "of it is on this page.")
+  else:
+    sel = sorted(k[len("select/"):] for k in m if k.startswith("select/"))
+    rows = [[f"`{n}`" + (" (selected)" if n == rec.get("selected") else ""),
+             f"{_signed(m['select/' + n]['mean'])} ± {common.num(m['select/' + n]['se'], 3)}"]
+            for n in sel]
+    out += (f"\n\nSelection: each candidate against `{opp}` on "
+            f"{common.thousands(st['select_boards'])} validation boards:\n\n")
+    out += common.md_table(["candidate", f"IMPs/b vs `{opp}` ± s.e."], rows, "lr")
+    if "result" in rec:
+      r = rec["result"]
+      out += (f"\n\n**Estimate:** `{rec['selected']}` against `{opp}` on the "
+              f"{common.thousands(r['boards'])} held-out boards: {_signed(r['mean'])} ± "
+              f"{common.num(r['se'], 3)} IMPs/b, 95% interval {_interval(r['ci95'])}. "
+              f"**Decision:** {r['decision']}.")
+    else:
+      out += "\n\nThe held-out estimate is not finished."
+  loads = [x for v in m.values() for x in (v["load_before"][:1] + v["load_after"][:1])]
+  return out + "\n\n" + _provenance({**rec, "commit": tr["commit"], "date": tr["date"]},
+                                       f"{WIDE_RUN}/record.json", extra_loads=loads)
 
 
 SEARCH = "bridge_search"

@@ -119,6 +119,7 @@ ELSEWHERE: dict[str, str] = {
     "bridge_replication.py": "tests/integration/test_benchmark_bridge_replication.py",
     "bridge_search_diagnosis.py": "tests/benchmarks/test_bridge_search_diagnosis.py",
     "bridge_wide_start.py": "tests/benchmarks/test_bridge_wide_start.py",
+    "bridge_wide_run.py": "tests/benchmarks/test_bridge_wide_run.py",
     "bridge_search_experiment.py": "tests/benchmarks/test_bridge_search_experiment.py",
     "bridge_training_curves.py": "tests/integration/test_benchmark_bridge_training_curves.py",
     "ed_experiments.py": "tests/integration/test_benchmark_ed_experiments.py",

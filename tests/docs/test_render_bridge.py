@@ -204,11 +204,37 @@ def test_wide_start_reads_its_record(fresh_results, tmp_path):
           "to 0.0003.") in bridge.wide_start()
 
 
-def test_wide_run_status_reads_its_selection(fresh_results, tmp_path):
-  (tmp_path / "bridge_wide_run").mkdir()
+def test_wide_run_status_reads_its_record(fresh_results, tmp_path):
+  folder = tmp_path / "bridge_wide_run"
+  folder.mkdir()
   common.set_results_dir(str(tmp_path))
-  assert bridge.wide_run_status().startswith("No snapshot of the run has been selected yet")
-  (tmp_path / "bridge_wide_run" / "selection.json").write_text(
-      json.dumps({"rows": [{"snapshot": f"round_{k}.npz"} for k in range(3)]}))
+  assert bridge.wide_run_status().startswith("The run has not reported yet")
+  match = {"mean": 0.5, "se": 0.25, "load_before": [1.0], "load_after": [3.0]}
+  record = {"settings": {"opponent": "a2c_longer", "eval_boards": 400, "select_boards": 1000},
+            "training": {"round": 2500, "games": 2560000, "cpu_s": 3001.4,
+                         "budget_cpu_s": 21600.0, "finished": False, "commit": "abc1234",
+                         "date": "2026-11-29",
+                         "evals": [{"round": 1000, "games": 1024000, "cpu_s": 1210.0,
+                                    "imps_vs_natural": 3.9, "se": 0.37}]},
+            "matches": {"reference/start": {**match, "mean": 3.83},
+                        "reference/opponent": {**match, "mean": 3.515}},
+            "command": "python benchmarks/bridge_wide_run.py --run R"}
+  (folder / "record.json").write_text(json.dumps(record))
   common.set_results_dir(str(tmp_path))
-  assert bridge.wide_run_status() == "3 snapshots of the run scored on the validation deals."
+  text = bridge.wide_run_status()
+  assert "trained 2,500 rounds (2,560,000 self-play games) in 3,001 of its 21,600 CPU" in text
+  assert "| round 1,000 | 1,024,000 | 1,210 | +3.900 ± 0.370 |" in text
+  assert "| the start |  |  | +3.830 ± 0.250 |" in text
+  assert "no candidate has been selected" in text and "load average 1.0-3.0" in text
+  record["training"]["finished"] = True
+  record["matches"].update({"select/start": {**match, "mean": -0.2},
+                            "select/round_0001000": {**match, "mean": 0.1}})
+  record.update(selected="round_0001000", result={
+      "boards": 6000, "mean": 0.12, "se": 0.05, "ci95": [0.022, 0.218],
+      "decision": "kept (interval above 0)"})
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))
+  text = bridge.wide_run_status()
+  assert "| `round_0001000` (selected) | +0.100 ± 0.250 |" in text
+  assert ("`round_0001000` against `a2c_longer` on the 6,000 held-out boards: +0.120 ± 0.050 "
+          "IMPs/b, 95% interval [+0.022, +0.218]. **Decision:** kept (interval above 0).") in text

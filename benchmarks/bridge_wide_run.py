@@ -1,0 +1,217 @@
+r"""The pre-registered wide network's self-play run: its progress, selection, estimate, decision.
+
+The pre-registration is ``results/bridge_wide_run/PREREGISTRATION.md``: a 512 x 2 network,
+started from a distillation of `a2c_longer` (``results/bridge_wide_start``), trains by
+self-play A2C for ``--budget_cpu_minutes`` CPU minutes (`ospiel-team-train-bridge`, resumed
+across sessions from ``--run``). This script reads that run and, each time it is run,
+
+1. records the run's progress from its training log (``RUN/log.csv``: rounds, games, CPU
+   seconds, and the trainer's own evaluations against the natural bidder on the first
+   ``--eval_boards`` validation boards), beside the start's and ``--opponent``'s results on
+   the same boards (played once, `match.run_match`, seed 0, as the trainer plays them);
+2. stops there while the run has not used its CPU budget;
+3. selection (validation deals only): the start and every snapshot (``RUN/snapshots``) play
+   ``--opponent`` on ``--select_boards`` validation boards (seed 0); the highest IMPs/board is
+   selected, and written into the record before any held-out board is played;
+4. the estimate: the selected model plays ``--opponent`` on the 2,000 ``heldout`` and the
+   4,000 ``heldout2`` boards (seed 0); the result is the mean IMPs/board over the 6,000 boards
+   with the standard error clustered by deal (`match.clustered_stderr`) and its normal 95%
+   interval;
+5. the decision (`decide`): kept if the interval lies above 0, worse if below, otherwise not
+   established.
+
+The record (``OUT/record.json``) is written atomically after every step, and every match
+stores its boards under ``--match_dir`` as they are played (`match.BoardStore`), so the same
+command, interrupted and run again, in this or a later session, goes on where it stopped; a
+finished record is not played again. The record holds the content digest of every model it
+scored: a rerun after one of them changed is refused.
+
+  nice -n 10 python benchmarks/bridge_wide_run.py --run /work/runs/bridge_wide_run \
+      --start /work/runs/bridge_wide_start/start.npz --match_dir /work/runs/wide_run_matches \
+      --out results/bridge_wide_run
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import glob
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+from absl import app
+from absl import flags
+
+from ospiel_team import atomic_io
+from ospiel_team.bridge import shipped_digests
+from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.runner import report
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("run", None, "Workdir of the training run (its log.csv and snapshots/).")
+flags.DEFINE_string("start", None, "The run's start model (.npz): a candidate of the selection.")
+flags.DEFINE_string("opponent", "a2c_longer", "Opponent of the selection and the estimate.")
+flags.DEFINE_float("budget_cpu_minutes", 360.0, "The run's pre-registered CPU budget: nothing "
+                   "is selected before its training log shows it used.")
+flags.DEFINE_integer("eval_boards", 400, "Validation boards of the trainer's own evaluations "
+                     "against the natural bidder (--eval_boards of the run).")
+flags.DEFINE_integer("select_boards", 1000, "Validation boards per candidate (<= 1,000).")
+flags.DEFINE_list("heldout_boards", ["2000", "4000"], "Boards of heldout and of heldout2.")
+flags.DEFINE_string("match_dir", "/tmp/bridge_wide_run_matches", "Where every match stores its "
+                    "boards as they are played (resumed).")
+flags.DEFINE_string("out", "results/bridge_wide_run", "Folder of record.json.")
+flags.DEFINE_bool("progress", True, "Show progress bars.")
+
+HELDOUT = ("heldout", "heldout2")
+
+
+def decide(low: float, high: float, opponent: str) -> str:
+  """The pre-registered decision from the 95% interval of IMPs/board against `opponent`."""
+  if low > 0:
+    return "kept (interval above 0)"
+  if high < 0:
+    return f"worse than {opponent} (interval below 0)"
+  return "not established"
+
+
+def training_progress(run: str, budget_cpu_s: float) -> dict:
+  """The run's counters from its training log: last row, evaluations, and whether it is done."""
+  path = os.path.join(run, "log.csv")
+  if not os.path.isfile(path):
+    raise SystemExit(f"bridge_wide_run: error: {path!r} does not exist (is --run a training "
+                     "workdir?)")
+  with open(path, newline="") as f:
+    rows = list(csv.DictReader(f))
+  if not rows:
+    raise SystemExit(f"bridge_wide_run: error: {path!r} has no round yet")
+  last = rows[-1]
+  cpu = float(last["cpu_s"])
+  evals = [{"round": int(r["round"]), "games": int(r["games"]), "cpu_s": float(r["cpu_s"]),
+            "boards": int(r["eval_boards"]), "imps_vs_natural": float(r["eval_imps_vs_natural"]),
+            "se": float(r["eval_stderr"])}
+           for r in rows if r.get("eval_imps_vs_natural", "") not in ("", None)]
+  return {"round": int(last["round"]), "games": int(last["games"]), "cpu_s": cpu,
+          "budget_cpu_s": budget_cpu_s, "finished": cpu >= budget_cpu_s, "evals": evals,
+          "date": datetime.date.today().isoformat(), "commit": report.short_commit()}
+
+
+def candidates(run: str, start: str) -> dict[str, str]:
+  """The selection's candidates by name: the start, then every snapshot in round order."""
+  snaps = sorted(glob.glob(os.path.join(run, "snapshots", "round_*.npz")))
+  return {"start": start, **{os.path.splitext(os.path.basename(p))[0]: p for p in snaps}}
+
+
+def digest(path: str) -> str:
+  """The content digest of a model file."""
+  return shipped_digests.digest(atomic_io.read_npz(path, "model file"))
+
+
+def play(record: dict, key: str, model: str, opponent: str, dataset: str, boards: int) -> dict:
+  """The stored result of one match of `model` (a path or name) against `opponent`."""
+  if key in record["matches"]:
+    return record["matches"][key]
+  folder = os.path.join(FLAGS.match_dir, key.replace("/", "_"))
+  os.makedirs(folder, exist_ok=True)
+  load0 = [round(x, 2) for x in os.getloadavg()]
+  c0, w0 = time.process_time(), time.time()
+  bidder = model_bidder.load_bidder(model) if model.endswith(".npz") else model
+  res = match.run_match(bidder, opponent, boards, dataset=dataset, seed=0,
+                        progress=FLAGS.progress, results_dir=folder)
+  row = {"model": os.path.basename(model), "opponent": opponent, "dataset": dataset,
+         "boards": res.boards, "mean": float(res.mean_imps), "se": float(res.stderr_clustered),
+         "imps": [int(x) for x in res.imps],
+         "clusters": [int(x) for x in np.unique(res.clusters, return_inverse=True)[1]],
+         "cpu_s": round(time.process_time() - c0, 1), "wall_s": round(time.time() - w0, 1),
+         "load_before": load0, "load_after": [round(x, 2) for x in os.getloadavg()],
+         "date": datetime.date.today().isoformat(), "commit": report.short_commit()}
+  record["matches"][key] = row
+  return row
+
+
+def pooled(rows: list[dict]) -> dict:
+  """Mean IMPs/board over the boards of `rows`, clustered standard error, normal 95% interval.
+
+  The clusters of different matches are kept apart (their deals are different deals).
+  """
+  imps = np.concatenate([r["imps"] for r in rows]).astype(float)
+  clusters = np.concatenate([np.asarray(r["clusters"], np.int64) + (k << 40)
+                             for k, r in enumerate(rows)])
+  mean = float(imps.mean())
+  se = float(match.clustered_stderr(imps, clusters))
+  return {"boards": int(len(imps)), "mean": mean, "se": se,
+          "ci95": [mean - 1.959964 * se, mean + 1.959964 * se]}
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  if not FLAGS.run or not FLAGS.start:
+    raise SystemExit("bridge_wide_run: error: --run and --start are required")
+  if not os.path.isfile(FLAGS.start):
+    raise SystemExit(f"bridge_wide_run: error: --start {FLAGS.start!r} does not exist")
+  try:
+    heldout = dict(zip(HELDOUT, (int(b) for b in FLAGS.heldout_boards), strict=True))
+  except ValueError:
+    raise SystemExit(f"bridge_wide_run: error: --heldout_boards must be two integers, got "
+                     f"{FLAGS.heldout_boards}") from None
+  progress = training_progress(FLAGS.run, FLAGS.budget_cpu_minutes * 60)
+  os.makedirs(FLAGS.out, exist_ok=True)
+  path = os.path.join(FLAGS.out, "record.json")
+  settings = {"opponent": FLAGS.opponent, "budget_cpu_s": FLAGS.budget_cpu_minutes * 60,
+              "eval_boards": FLAGS.eval_boards, "select_boards": FLAGS.select_boards,
+              "heldout": heldout}
+  if os.path.exists(path):
+    record = atomic_io.read_json(path, "wide run record")
+    if record["settings"] != settings:
+      raise SystemExit(f"{path}: recorded with other settings; use another --out")
+  else:
+    record = {"settings": settings, "matches": {}, "models": {},
+              "command": "python benchmarks/bridge_wide_run.py " + " ".join(sys.argv[1:]),
+              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"}
+  old = record.get("training", {})
+  if any(old.get(k) != progress[k] for k in ("round", "cpu_s", "evals")):
+    record["training"] = progress  # a rerun with nothing new leaves the record as it was
+
+  def save():
+    atomic_io.write_json(path, record, indent=1)
+
+  def check_model(name: str, model: str) -> None:
+    d = digest(model)
+    if record["models"].setdefault(name, d) != d:
+      raise SystemExit(f"{path}: the model {name!r} ({model}) differs from the one the record "
+                       "scored; finish it with that file, or start another --out")
+
+  check_model("start", FLAGS.start)
+  if FLAGS.opponent in model_bidder.SHIPPED_MODELS or FLAGS.opponent.endswith(".npz"):
+    check_model("opponent", model_bidder.model_path(FLAGS.opponent))
+  for name, model in (("start", FLAGS.start), ("opponent", FLAGS.opponent)):
+    play(record, f"reference/{name}", model, "natural", "validation", FLAGS.eval_boards)
+    save()
+  if not progress["finished"]:
+    print(f"training not finished: {progress['cpu_s']:.0f} of {progress['budget_cpu_s']:.0f} "
+          f"CPU s at round {progress['round']}; progress recorded in {path}")
+    return
+  cands = candidates(FLAGS.run, FLAGS.start)
+  for name, model in cands.items():
+    check_model(name, model)
+    play(record, f"select/{name}", model, FLAGS.opponent, "validation", FLAGS.select_boards)
+    save()
+  record["selected"] = max(cands, key=lambda n: record["matches"][f"select/{n}"]["mean"])
+  save()  # the choice is on disk before any held-out board is played
+  for name, boards in heldout.items():
+    play(record, f"final/{name}", cands[record["selected"]], FLAGS.opponent, name, boards)
+    save()
+  result = pooled([record["matches"][f"final/{n}"] for n in heldout])
+  result["decision"] = decide(*result["ci95"], FLAGS.opponent)
+  record["result"] = result
+  save()
+  print(f"selected {record['selected']}: {result['mean']:+.3f} ± {result['se']:.3f} IMPs/b vs "
+        f"{FLAGS.opponent} on {result['boards']} held-out boards: {result['decision']}")
+
+
+if __name__ == "__main__":
+  app.run(main)

@@ -1,0 +1,112 @@
+"""The wide run's script: progress only until the budget is used, then selection before the
+held-out boards, the estimate from the stored boards, a finished record rerun unchanged, and
+a changed model refused."""
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+from ospiel_team import atomic_io
+from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents import model_bidder
+from tests import repo as tests_repo
+
+SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_wide_run.py")
+COLUMNS = ["round", "games", "cpu_s", "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
+
+
+def _run(tmp_path, budget_minutes: float = 1.0):
+  env = dict(os.environ, PYTHONPATH=tests_repo.REPO)
+  return subprocess.run(
+      [sys.executable, SCRIPT, "--run", str(tmp_path / "run"), "--start",
+       str(tmp_path / "start.npz"), "--opponent", "a2c_long", "--budget_cpu_minutes",
+       str(budget_minutes), "--eval_boards", "4", "--select_boards", "3",
+       "--heldout_boards", "2,3", "--match_dir", str(tmp_path / "matches"), "--out",
+       str(tmp_path / "out"), "--noprogress"],
+      cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _log(tmp_path, rows) -> None:
+  with open(tmp_path / "run" / "log.csv", "w", newline="") as f:
+    w = csv.DictWriter(f, COLUMNS)
+    w.writeheader()
+    w.writerows(rows)
+
+
+def _fake_run(tmp_path) -> None:
+  """A run of two rounds (10 CPU s, one evaluation) with two snapshots (shipped models)."""
+  snaps = tmp_path / "run" / "snapshots"
+  snaps.mkdir(parents=True)
+  shutil.copy(model_bidder.model_path("a2c"), snaps / "round_0000001.npz")
+  shutil.copy(model_bidder.model_path("a2c_finetuned"), snaps / "round_0000002.npz")
+  shutil.copy(model_bidder.model_path("a2c_longer"), tmp_path / "start.npz")
+  _log(tmp_path, [
+      {"round": 1, "games": 8, "cpu_s": 5.0, "eval_boards": 4, "eval_imps_vs_natural": 0.5,
+       "eval_stderr": 0.25},
+      {"round": 2, "games": 16, "cpu_s": 10.0, "eval_boards": 0, "eval_imps_vs_natural": "",
+       "eval_stderr": ""}])
+
+
+def test_progress_then_select_then_estimate(tmp_path):
+  _fake_run(tmp_path)
+  res = _run(tmp_path)  # 10 of 60 CPU s: progress only
+  assert res.returncode == 0, res.stderr[-3000:]
+  assert "training not finished: 10 of 60 CPU s at round 2" in res.stdout
+  path = str(tmp_path / "out" / "record.json")
+  rec = atomic_io.read_json(path, "record")
+  assert rec["training"]["finished"] is False and rec["training"]["round"] == 2
+  assert rec["training"]["evals"] == [{"round": 1, "games": 8, "cpu_s": 5.0, "boards": 4,
+                                       "imps_vs_natural": 0.5, "se": 0.25}]
+  # the references are the trainer's own evaluation (greedy, validation, seed 0) of the models
+  for name, model in (("start", str(tmp_path / "start.npz")), ("opponent", "a2c_long")):
+    ref = match.run_match(model_bidder.load_bidder(model), "natural", 4, dataset="validation",
+                          seed=0, progress=False)
+    assert rec["matches"][f"reference/{name}"]["mean"] == ref.mean_imps
+  assert not [k for k in rec["matches"] if not k.startswith("reference/")]
+
+  _log(tmp_path, [{"round": 3, "games": 24, "cpu_s": 61.0, "eval_boards": 0,
+                   "eval_imps_vs_natural": "", "eval_stderr": ""}])
+  res = _run(tmp_path)  # the budget is used: select, then estimate
+  assert res.returncode == 0, res.stderr[-3000:]
+  rec = atomic_io.read_json(path, "record")
+  assert rec["training"]["finished"] is True
+  names = ["start", "round_0000001", "round_0000002"]
+  select = {n: rec["matches"][f"select/{n}"] for n in names}
+  assert {(m["dataset"], m["boards"], m["opponent"]) for m in select.values()} == {
+      ("validation", 3, "a2c_long")}
+  assert rec["selected"] == max(names, key=lambda n: select[n]["mean"])
+  final = [rec["matches"]["final/heldout"], rec["matches"]["final/heldout2"]]
+  assert [(m["dataset"], m["boards"]) for m in final] == [("heldout", 2), ("heldout2", 3)]
+  imps = np.concatenate([m["imps"] for m in final]).astype(float)
+  assert rec["result"]["boards"] == 5 and np.isclose(rec["result"]["mean"], imps.mean())
+  # five different deals, one board each: the clustered error is the plain one
+  assert np.isclose(rec["result"]["se"], imps.std(ddof=1) / np.sqrt(5))
+  lo, hi = rec["result"]["ci95"]
+  assert np.isclose(hi - lo, 2 * 1.959964 * rec["result"]["se"])
+  assert rec["result"]["decision"] == ("kept (interval above 0)" if lo > 0 else
+                                       "worse than a2c_long (interval below 0)"
+                                       if hi < 0 else "not established")
+  assert set(rec["models"]) == {"start", "opponent", *names[1:]}
+
+  before = open(path).read()
+  res = _run(tmp_path)  # finished: nothing is played or rewritten
+  assert res.returncode == 0, res.stderr[-3000:]
+  assert open(path).read() == before
+  shutil.copy(model_bidder.model_path("a2c"), tmp_path / "start.npz")  # a changed start
+  res = _run(tmp_path)
+  assert res.returncode != 0 and "differs" in res.stderr
+
+
+def test_a_folder_without_a_training_log_is_one_line(tmp_path):
+  (tmp_path / "run").mkdir()
+  shutil.copy(model_bidder.model_path("a2c"), tmp_path / "start.npz")
+  res = _run(tmp_path)
+  assert res.returncode != 0
+  assert res.stderr.strip().splitlines() == [
+      f"bridge_wide_run: error: {str(tmp_path / 'run' / 'log.csv')!r} does not exist (is --run "
+      "a training workdir?)"]
