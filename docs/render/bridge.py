@@ -51,6 +51,11 @@ def _signed(x, digits: int = 3) -> str:
   return common.num(x, digits, signed=True)
 
 
+def _pm(r: dict, digits: int = 3) -> str:
+  """'+m ± se' of a record's ``mean`` and ``se``."""
+  return f"{_signed(r['mean'], digits)} ± {common.num(r['se'], digits)}"
+
+
 def _interval(ci, digits: int = 3) -> str:
   return f"[{_signed(ci[0], digits)}, {_signed(ci[1], digits)}]"
 
@@ -101,7 +106,7 @@ def jps_paper_headline() -> str:
   r = _jps_row("train", "greedy")
   p = _published()["jps_2020"]
   theirs = p["agent_0.63_vs_baseline_per_board_over_24"] * p["imp_scale"]
-  return f"{_signed(r['mean'], 2)} ± {common.num(r['se'], 2)} against their {_signed(theirs, 2)}"
+  return f"{_pm(r, 2)} against their {_signed(theirs, 2)}"
 
 
 def jps_paper_value(dataset: str, acting: str, digits: int = 2) -> str:
@@ -138,7 +143,7 @@ def jps_paper_all_pairs_table() -> str:
     seen.add(key)
     used.append(r)
     rows.append([f"`{r['a']}`", f"`{r['b']}`", r["dataset"], r["acting"],
-                 common.thousands(r["boards"]), f"{_signed(r['mean'])} ± {common.num(r['se'], 3)}"])
+                 common.thousands(r["boards"]), _pm(r)])
   table = common.md_table(["A", "B", "deals", "acting", "boards", "IMPs/b for A"], rows,
                           "llllrr")
   return table + "\n\n" + _provenance(rec, "bridge/jps_paper.json", used)
@@ -176,7 +181,7 @@ def best_cross_table() -> str:
     cells = [text]
     for s in sets:
       r = _best_row(b, s)
-      cells.append(f"{_signed(r['mean'])} ± {common.num(r['se'], 3)} {_interval(r['ci95'])}")
+      cells.append(f"{_pm(r)} {_interval(r['ci95'])}")
     rows.append(cells)
   return common.md_table(header, rows) + "\n\n" + _provenance(rec, "bridge/best_cross.json",
                                                                rec["rows"])
@@ -332,7 +337,7 @@ def longer_value(what: str) -> str:
       "mean": _signed(a["mean"]), "ci": _interval(a["ci95"]), "sd": common.num(a["sd"], 3),
       "runs": str(a["runs"]), "decision": rec["method_decision"],
       "width": common.num(a["ci95"][1] - a["ci95"][0], 3),
-      "per_board": f"{_signed(pb['mean'])} ± {common.num(pb['se'], 3)}",
+      "per_board": _pm(pb),
       "high": _signed(a["ci95"][1], 3), "low": _signed(a["ci95"][0], 3),
   }
   return values[what]
@@ -411,7 +416,7 @@ def seeded_baselines_table() -> str:
     for b in opponents:
       r = _row(rec["rows"], a=m, b=b)
       used.append(r)
-      cells.append(f"{_signed(r['mean'])} ± {common.num(r['se'], 3)}")
+      cells.append(_pm(r))
     rows.append(cells)
   header = ["model", "last validation eval vs natural (400 boards)"] + [
       f"IMPs/b vs `{b}` (heldout)" for b in opponents]
@@ -437,7 +442,7 @@ def summary_rows() -> list[dict]:
   return [
       {"paper": "Tian et al. 2020 (JPS)", "figure": "Sec. 7: agent-1610-0.63 vs baseline",
        "status": "reproduced",
-       "why": f"{_signed(ours['mean'], 2)} ± {common.num(ours['se'], 2)} IMPs/b on our engine "
+       "why": f"{_pm(ours, 2)} IMPs/b on our engine "
               f"vs their {_signed(theirs, 2)}",
        "page": PAGE},
       {"paper": "Tian et al. 2020 (JPS)", "figure": "Sec. 7: the published agents vs ours",
@@ -607,12 +612,12 @@ def wide_run_status() -> str:
          f"{common.thousands(round(tr['cpu_s']))} of its "
          f"{common.thousands(round(tr['budget_cpu_s']))} CPU seconds. ")
   ref = {k: m[f"reference/{k}"] for k in ("start", "opponent") if f"reference/{k}" in m}
-  rows = [["the start", "", "", f"{_signed(r['mean'])} ± {common.num(r['se'], 3)}"]
+  rows = [["the start", "", "", _pm(r)]
           for k, r in ref.items() if k == "start"]
   rows += [[f"round {common.thousands(e['round'])}", common.thousands(e["games"]),
             common.thousands(round(e["cpu_s"])), f"{_signed(e['imps_vs_natural'])} ± "
             f"{common.num(e['se'], 3)}"] for e in tr["evals"]]
-  rows += [[f"`{opp}` (the opponent)", "", "", f"{_signed(r['mean'])} ± {common.num(r['se'], 3)}"]
+  rows += [[f"`{opp}` (the opponent)", "", "", _pm(r)]
            for k, r in ref.items() if k == "opponent"]
   out += (f"Its own evaluations, greedy against the natural bidder on the first "
           f"{common.thousands(st['eval_boards'])} validation boards, beside the start's and "
@@ -625,7 +630,7 @@ def wide_run_status() -> str:
   else:
     sel = sorted(k[len("select/"):] for k in m if k.startswith("select/"))
     rows = [[f"`{n}`" + (" (selected)" if n == rec.get("selected") else ""),
-             f"{_signed(m['select/' + n]['mean'])} ± {common.num(m['select/' + n]['se'], 3)}"]
+             _pm(m['select/' + n])]
             for n in sel]
     out += (f"\n\nSelection: each candidate against `{opp}` on "
             f"{common.thousands(st['select_boards'])} validation boards:\n\n")
@@ -670,7 +675,7 @@ def search_experiment() -> str:
     load = _load_range([m["load_before"][0], m["load_after"][0]])
     rows.append([key.split("/")[0], f"`{m['spec']}`", f"`{m['dataset']}`",
                  common.thousands(m["boards"]),
-                 f"{_signed(m['mean'], 3)} ± {common.num(m['se'], 3)}", cost,
+                 _pm(m), cost,
                  f"{m['date']}, `{m['commit']}`, load {load}"])
   opponent = rec["settings"]["opponent"]
   out = common.md_table(["stage", "bidder", "deals", "boards", f"IMPs/b vs `{opponent}` ± s.e.",
@@ -680,7 +685,7 @@ def search_experiment() -> str:
   if "result" in rec:
     r = rec["result"]
     out += (f" Over the {common.thousands(r['boards'])} held-out boards: "
-            f"**{_signed(r['mean'], 3)} ± {common.num(r['se'], 3)} IMPs/b**, 95% interval "
+            f"**{_pm(r)} IMPs/b**, 95% interval "
             f"{_interval(r['ci95'])}: **{r['decision']}**.")
   else:
     out += " The held-out estimate is not finished: no decision yet."
@@ -730,12 +735,12 @@ def search_diagnosis() -> str:
   def cell(stats):
     if stats is None:
       return "—"
-    return f"{_signed(stats['mean'], 2)} ± {common.num(stats['se'], 2)} ({stats['n']})"
+    return f"{_pm(stats, 2)} ({stats['n']})"
 
   rows = [[label, cell(whole.get(key)), cell(sub.get(key))]
           for key, label in DIAGNOSIS_ROWS.items()]
   m = rec["match"]
-  out = (f"The replayed match: {_signed(m['mean'], 3)} ± {common.num(m['se'], 3)} IMPs/b "
+  out = (f"The replayed match: {_pm(m)} IMPs/b "
          f"against `{rec['settings']['opponent']}`; the search changed "
          f"{common.thousands(m['changed_calls'])} of its "
          f"{common.thousands(m['searched_calls'])} searched calls. Mean gain of the searched "
@@ -777,8 +782,7 @@ def fsp_ppo_pilot_table() -> str:
   for arm, s in summary.items():
     run = runs[f"{arm}_seed{s['seeds'][0]}.json"]
     vals = [m for k, m in run["matches"].items() if k.startswith("select/")]
-    snaps = ", ".join(f"{common.num(m['mean'], 2, signed=True)} ± {common.num(m['se'], 2)}"
-                      for m in vals)
+    snaps = ", ".join(_pm(m, 2) for m in vals)
     out.append([f"`{arm}`", str(s["runs"]), common.thousands(round(s["games_per_cpu_s"])),
                 str(s["rounds"][0]), common.num(run["cpu_budget_s"], 0), snaps])
   return common.md_table(["arm", "runs", "games / CPU s", "rounds", "CPU s", "validation "
@@ -833,8 +837,7 @@ def fsp_ppo_runs_table() -> str:
     out.append([f"`{run['arm']}`", str(run["seed"]),
                 f"{common.num(cpu, 0)} of {common.num(run['cpu_budget_s'], 0)}",
                 common.thousands(games), f"{len(snaps)}",
-                ", ".join(f"{common.num(m['mean'], 2, signed=True)} ± {common.num(m['se'], 2)}"
-                          for m in select) or "—",
+                ", ".join(_pm(m, 2) for m in select) or "—",
                 common.num(held, 3, signed=True) if held is not None else "—",
                 "yes" if run.get("done") else "no"])
   return common.md_table(["arm", "seed", "training CPU s", "games", "snapshots",
