@@ -23,8 +23,11 @@ where it stopped and a finished run does nothing. Training resumes from its chec
 (``WORKDIR/ARM/seedS/train``). ``OUT/summary.json`` and ``OUT/summary.md``: per arm, the mean
 over its finished runs and the 95% Student t interval from the spread between runs, and the
 pre-registered decision (kept if the interval lies above 0), given only once an arm has its
-`REGISTERED_RUNS` runs. The summary reads every finished run in ``OUT/runs``, so drivers on
-disjoint ``--seeds`` can share one ``OUT`` and ``WORKDIR`` (never give two drivers one seed).
+`REGISTERED_RUNS` runs, and which snapshot each run selected. ``OUT/secondary.json``: the
+pre-registration's secondary comparisons (`CONTRASTS`, descriptive: differences of arms'
+means with Welch's interval). The summary reads every finished run in ``OUT/runs``, so
+drivers on disjoint ``--seeds`` can share one ``OUT`` and ``WORKDIR`` (never give two drivers
+one seed).
 
   nice -n 10 python benchmarks/bridge_method_comparison.py --workdir /work/runs/fsp_ppo \
       --out results/bridge_fsp_ppo --seeds 1,2,3,4,5,6 --cpu_minutes 30
@@ -80,6 +83,11 @@ ARMS = {"a2c": {**COMMON, **A2C}, "a2c_fsp": {**COMMON, **A2C, **POOL},
         "ppo": {**COMMON, **PPO}, "ppo_fsp": {**COMMON, **PPO, **POOL}}
 HELDOUT = (("heldout", 2000), ("heldout2", 4000))
 REGISTERED_RUNS = 6  # runs per arm the decision rule is for (the pre-registration)
+# The pre-registration's secondary comparisons, descriptive only: (label, arm, minus this arm).
+CONTRASTS = (("FSP minus plain (A2C)", "a2c_fsp", "a2c"),
+             ("FSP minus plain (PPO)", "ppo_fsp", "ppo"),
+             ("PPO minus A2C (plain)", "ppo", "a2c"),
+             ("PPO minus A2C (FSP)", "ppo_fsp", "a2c_fsp"))
 
 
 class RunRecord:
@@ -173,6 +181,33 @@ def t_interval(xs) -> tuple[float, float, float, float]:
   return m, sd, m - h, m + h
 
 
+def welch_interval(xs, ys) -> dict:
+  """Difference of the means of `xs` and `ys` with Welch's 95% interval (unequal variances;
+  Welch-Satterthwaite degrees of freedom)."""
+  xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+  vx, vy = xs.var(ddof=1) / len(xs), ys.var(ddof=1) / len(ys)
+  df = (vx + vy) ** 2 / (vx ** 2 / (len(xs) - 1) + vy ** 2 / (len(ys) - 1))
+  d = float(xs.mean() - ys.mean())
+  h = float(scipy.stats.t.ppf(0.975, df)) * float(np.sqrt(vx + vy))
+  return {"difference": d, "ci95": [d - h, d + h], "df": float(df)}
+
+
+def contrasts(records: list[dict]) -> list[dict]:
+  """The secondary comparisons between arms (`CONTRASTS`) over their finished runs' held-out
+  results; only those whose two arms have at least 2 runs each. Descriptive: no decision."""
+  results = {}
+  for r in records:
+    if r.get("done") and "result_imps_per_board" in r:
+      results.setdefault(r["arm"], []).append(r["result_imps_per_board"])
+  out = []
+  for label, arm, base in CONTRASTS:
+    xs, ys = results.get(arm, []), results.get(base, [])
+    if len(xs) >= 2 and len(ys) >= 2:
+      out.append({"contrast": label, "arm": arm, "minus": base, "runs": [len(xs), len(ys)],
+                  **welch_interval(xs, ys)})
+  return out
+
+
 def finished_records() -> list[dict]:
   """Every finished run in ``OUT/runs`` (this driver's and any other's), by arm and seed."""
   rdir = os.path.join(FLAGS.out, "runs")
@@ -191,6 +226,8 @@ def summarize(records: list[dict]) -> dict:
     row = {"runs": len(rs), "seeds": [r["seed"] for r in rs],
            "games_per_cpu_s": float(np.mean([r["games_per_cpu_s"] for r in rs])),
            "rounds": [r["rounds"] for r in rs],
+           "selected_snapshot": [1 + [s["file"] for s in r["snapshots"]].index(r["selected"])
+                                 for r in rs],
            "validation_of_selected": [
                r["matches"][f"select/{r['selected']}"]["mean"] for r in rs]}
     if not FLAGS.pilot:
@@ -204,7 +241,7 @@ def summarize(records: list[dict]) -> dict:
   return out
 
 
-def write_summary(summary: dict) -> None:
+def write_summary(summary: dict, secondary: list[dict]) -> None:
   lines = [f"# {'Pilot (no decision)' if FLAGS.pilot else 'Method comparison'}: arms from "
            f"`{FLAGS.start}`, {FLAGS.cpu_minutes:g} CPU minutes of training per run", "",
            "| arm | runs | games / CPU s | rounds | selected: IMPs/b on validation |"
@@ -220,7 +257,16 @@ def write_summary(summary: dict) -> None:
       interval = f"[{lo:+.3f}, {hi:+.3f}]" if lo == lo else "(one run: no interval)"
       line += f" {r['mean']:+.3f} {interval} | {r['decision']} |"
     lines.append(line)
+  if secondary:
+    lines += ["", "Secondary (descriptive, no decision): differences of the arms' mean held-out "
+              "IMPs/b, Welch 95% interval", "", "| contrast | runs | difference [95%] |",
+              "|---|---|---|"]
+    lines += [f"| {c['contrast']} | {c['runs'][0]} vs {c['runs'][1]} | {c['difference']:+.3f} "
+              f"[{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}] |" for c in secondary]
   atomic_io.write_text(os.path.join(FLAGS.out, "summary.md"), "\n".join(lines) + "\n")
+  if not FLAGS.pilot:
+    atomic_io.write_text(os.path.join(FLAGS.out, "secondary.json"),
+                         json.dumps(secondary, indent=1) + "\n")
   atomic_io.write_text(os.path.join(FLAGS.out, "summary.json"),
                        json.dumps(summary, indent=1) + "\n")
 
@@ -237,7 +283,8 @@ def main(argv):
   jobs = [(arm, int(s)) for s in FLAGS.seeds for arm in FLAGS.arms]  # seeds outer: balanced
   for arm, seed in tqdm.tqdm(jobs, desc="runs", disable=not FLAGS.progress):
     run_one(arm, seed, train_ds)
-    write_summary(summarize(finished_records()))
+    records = finished_records()
+    write_summary(summarize(records), [] if FLAGS.pilot else contrasts(records))
   print(open(os.path.join(FLAGS.out, "summary.md")).read())
 
 

@@ -808,7 +808,8 @@ def _has_runs() -> bool:
 
 def fsp_ppo_summary_table() -> str:
   """Per arm over its finished runs: the mean held-out IMPs/board against `a2c_longer`, the
-  95% t interval between runs, and the driver's decision (none before all its runs are done)."""
+  95% t interval between runs, the driver's decision (none before all its runs are done), and
+  which of each run's snapshots the validation selected."""
   if not os.path.isfile(os.path.join(common.RESULTS, FSP_PPO, "summary.json")):
     return "No run has finished yet."
   out = []
@@ -817,9 +818,24 @@ def fsp_ppo_summary_table() -> str:
     interval = (f"[{common.num(lo, 3, signed=True)}, {common.num(hi, 3, signed=True)}]"
                 if lo is not None and lo == lo else "— (one run)")
     out.append([f"`{arm}`", str(s["runs"]), common.num(s.get("mean"), 3, signed=True),
-                interval, s.get("decision", "—")])
+                interval, s.get("decision", "—"),
+                ", ".join(map(str, s["selected_snapshot"])) if "selected_snapshot" in s
+                else "—"])
   return common.md_table(["arm", "finished runs", "held-out IMPs/b vs `a2c_longer`",
-                          "95% t interval", "decision"], out, "lrrll")
+                          "95% t interval", "decision", "selected snapshot (1-4) per run"],
+                         out, "lrrlll")
+
+
+def fsp_ppo_secondary_table() -> str:
+  """The pre-registration's secondary comparisons (descriptive, no decision): differences of
+  the arms' mean held-out results with Welch's 95% interval."""
+  if not os.path.isfile(os.path.join(common.RESULTS, FSP_PPO, "secondary.json")):
+    return "No pair of arms has two finished runs each yet."
+  rows = [[c["contrast"], f"{c['runs'][0]} vs {c['runs'][1]}", _signed(c["difference"]),
+           _interval(c["ci95"]), common.num(c["df"], 1)]
+          for c in common.load(f"{FSP_PPO}/secondary.json")]
+  return common.md_table(["contrast", "runs", "difference of means (IMPs/b)",
+                          "Welch 95% interval", "degrees of freedom"], rows, "llrrr")
 
 
 def fsp_ppo_runs_table() -> str:

@@ -93,6 +93,24 @@ def test_fsp_ppo_arms_and_runs_are_the_drivers():
   assert bridge.FSP_PPO_ARMS == tuple(re.findall(r'"(\w+)": \{', arms))
 
 
+def test_fsp_ppo_secondary_and_selected_snapshots_are_the_records(fresh_results, tmp_path):
+  folder = tmp_path / "bridge_fsp_ppo"
+  folder.mkdir()
+  common.set_results_dir(str(tmp_path))
+  assert bridge.fsp_ppo_secondary_table().startswith("No pair of arms")
+  (folder / "secondary.json").write_text(json.dumps([
+      {"contrast": "FSP minus plain (A2C)", "arm": "a2c_fsp", "minus": "a2c", "runs": [6, 5],
+       "difference": -0.0513, "ci95": [-0.1066, 0.004], "df": 8.1036}]))
+  (folder / "summary.json").write_text(json.dumps({"a2c": {
+      "runs": 2, "mean": 0.02, "ci95": [-0.03, 0.07], "decision": "none yet (2 of 6 runs)",
+      "selected_snapshot": [4, 1]}}))
+  common.set_results_dir(str(tmp_path))
+  assert ("| FSP minus plain (A2C) | 6 vs 5 | -0.051 | [-0.107, +0.004] | 8.1 |"
+          in bridge.fsp_ppo_secondary_table())
+  assert ("| `a2c` | 2 | +0.020 | [-0.030, +0.070] | none yet (2 of 6 runs) | 4, 1 |"
+          in bridge.fsp_ppo_summary_table())
+
+
 def test_search_diagnosis_reads_its_record(fresh_results, tmp_path):
   """The diagnosis table and reading are the record's (a hand-made record, read by hand)."""
   folder = tmp_path / "bridge_search" / "diagnosis"
