@@ -826,6 +826,39 @@ def fsp_ppo_summary_table() -> str:
                          out, "lrrlll")
 
 
+def fsp_ppo_reading() -> str:
+  """What the decisions so far say, from the summary: the arms decided by the rule (kept, worse,
+  not established), the arms still waiting for runs, and, once all are decided, whether a
+  method is adopted."""
+  if not os.path.isfile(os.path.join(common.RESULTS, FSP_PPO, "summary.json")):
+    return "No arm has been decided yet."
+  summary = common.load(f"{FSP_PPO}/summary.json")
+  decided = {a: summary[a]["decision"] for a in FSP_PPO_ARMS
+             if a in summary and not summary[a]["decision"].startswith("none yet")}
+  pending = [a for a in FSP_PPO_ARMS if a not in decided]
+
+  def arms(names):
+    names = [f"`{a}`" for a in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+  groups = {}
+  for a, d in decided.items():
+    groups.setdefault(d.split(" (")[0], []).append(a)
+  out = "; ".join(f"{arms(g)}: {d}" for d, g in groups.items())
+  out = f"Decided by the rule: {out}." if out else "No arm has been decided yet."
+  if pending:
+    return out + f" Waiting for their runs: {arms(pending)}."
+  kept = groups.get("kept", [])
+  if kept:
+    return out + (f" {arms(kept)} gained over `a2c_longer` at this budget; a kept arm's model "
+                  "becomes a candidate for `best` only after its own matches against the other "
+                  "shipped bidders.")
+  budgets = {r["cpu_budget_s"] for r in common.load_dir(f"{FSP_PPO}/runs").values()}
+  minutes = common.num(budgets.pop() / 60, 0) if len(budgets) == 1 else "the budgeted"
+  return out + (" No method is adopted: none of the four gained measurably over `a2c_longer` "
+                f"in {minutes} more CPU minutes of training, and `best` stays `a2c_longer`.")
+
+
 def fsp_ppo_secondary_table() -> str:
   """The pre-registration's secondary comparisons (descriptive, no decision): differences of
   the arms' mean held-out results with Welch's 95% interval."""

@@ -111,6 +111,33 @@ def test_fsp_ppo_secondary_and_selected_snapshots_are_the_records(fresh_results,
           in bridge.fsp_ppo_summary_table())
 
 
+def test_fsp_ppo_reading_follows_the_decisions(fresh_results, tmp_path):
+  folder = tmp_path / "bridge_fsp_ppo"
+  (folder / "runs").mkdir(parents=True)
+  (folder / "runs" / "a2c_seed1.json").write_text(json.dumps({"cpu_budget_s": 1800.0}))
+  common.set_results_dir(str(tmp_path))
+  assert bridge.fsp_ppo_reading() == "No arm has been decided yet."
+  summary = {a: {"decision": "not established"} for a in bridge.FSP_PPO_ARMS}
+  summary["ppo"]["decision"] = "none yet (4 of 6 runs)"
+  summary["ppo_fsp"]["decision"] = "worse than a2c_longer (interval below 0)"
+  (folder / "summary.json").write_text(json.dumps(summary))
+  common.set_results_dir(str(tmp_path))
+  assert bridge.fsp_ppo_reading() == (
+      "Decided by the rule: `a2c` and `a2c_fsp`: not established; `ppo_fsp`: worse than "
+      "a2c_longer. Waiting for their runs: `ppo`.")
+  summary["ppo"]["decision"] = "not established"
+  (folder / "summary.json").write_text(json.dumps(summary))
+  common.set_results_dir(str(tmp_path))
+  assert bridge.fsp_ppo_reading().endswith(
+      "No method is adopted: none of the four gained measurably over `a2c_longer` in 30 more "
+      "CPU minutes of training, and `best` stays `a2c_longer`.")
+  summary["a2c"]["decision"] = "kept (interval above 0)"
+  (folder / "summary.json").write_text(json.dumps(summary))
+  common.set_results_dir(str(tmp_path))
+  assert "`a2c`: kept; " in bridge.fsp_ppo_reading()
+  assert "`a2c` gained over `a2c_longer` at this budget" in bridge.fsp_ppo_reading()
+
+
 def test_search_diagnosis_reads_its_record(fresh_results, tmp_path):
   """The diagnosis table and reading are the record's (a hand-made record, read by hand)."""
   folder = tmp_path / "bridge_search" / "diagnosis"
