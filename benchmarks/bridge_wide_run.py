@@ -56,10 +56,12 @@ flags.DEFINE_string("run", None, "Workdir of the training run (its log.csv and s
 flags.DEFINE_string("start", None, "The run's start model (.npz): a candidate of the selection.")
 flags.DEFINE_string("opponent", "a2c_longer", "Opponent of the selection and the estimate.")
 flags.DEFINE_float("budget_cpu_minutes", 360.0, "The run's pre-registered CPU budget: nothing "
-                   "is selected before its training log shows it used.")
+                   "is selected before its training log shows it used.", lower_bound=0.0)
 flags.DEFINE_integer("eval_boards", 400, "Validation boards of the trainer's own evaluations "
-                     "against the natural bidder (--eval_boards of the run).")
-flags.DEFINE_integer("select_boards", 1000, "Validation boards per candidate (<= 1,000).")
+                     "against the natural bidder (--eval_boards of the run).", lower_bound=1,
+                     upper_bound=1000)
+flags.DEFINE_integer("select_boards", 1000, "Validation boards per candidate.", lower_bound=1,
+                     upper_bound=1000)
 flags.DEFINE_list("heldout_boards", ["2000", "4000"], "Boards of heldout and of heldout2.")
 flags.DEFINE_string("match_dir", "/tmp/bridge_wide_run_matches", "Where every match stores its "
                     "boards as they are played (resumed).")
@@ -67,6 +69,7 @@ flags.DEFINE_string("out", "results/bridge_wide_run", "Folder of record.json.")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
 HELDOUT = ("heldout", "heldout2")
+HELDOUT_SIZES = (2000, 4000)  # their deals
 
 
 def decide(low: float, high: float, opponent: str) -> str:
@@ -156,8 +159,10 @@ def main(argv):
   try:
     heldout = dict(zip(HELDOUT, (int(b) for b in FLAGS.heldout_boards), strict=True))
   except ValueError:
-    raise SystemExit(f"bridge_wide_run: error: --heldout_boards must be two integers, got "
-                     f"{FLAGS.heldout_boards}") from None
+    heldout = {}
+  if not heldout or not all(1 <= b <= n for b, n in zip(heldout.values(), HELDOUT_SIZES, strict=True)):
+    raise SystemExit(f"bridge_wide_run: error: --heldout_boards must be two integers, at most "
+                     f"{HELDOUT_SIZES[0]} and {HELDOUT_SIZES[1]}, got {FLAGS.heldout_boards}")
   progress = training_progress(FLAGS.run, FLAGS.budget_cpu_minutes * 60)
   os.makedirs(FLAGS.out, exist_ok=True)
   path = os.path.join(FLAGS.out, "record.json")

@@ -20,14 +20,14 @@ SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_wide_run.py")
 COLUMNS = ["round", "games", "cpu_s", "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
 
 
-def _run(tmp_path, budget_minutes: float = 1.0):
+def _run(tmp_path, *extra: str):
   env = dict(os.environ, PYTHONPATH=tests_repo.REPO)
   return subprocess.run(
       [sys.executable, SCRIPT, "--run", str(tmp_path / "run"), "--start",
-       str(tmp_path / "start.npz"), "--opponent", "a2c_long", "--budget_cpu_minutes",
-       str(budget_minutes), "--eval_boards", "4", "--select_boards", "3",
-       "--heldout_boards", "2,3", "--match_dir", str(tmp_path / "matches"), "--out",
-       str(tmp_path / "out"), "--noprogress"],
+       str(tmp_path / "start.npz"), "--opponent", "a2c_long", "--budget_cpu_minutes", "1",
+       "--eval_boards", "4", "--select_boards", "3", "--heldout_boards", "2,3",
+       "--match_dir", str(tmp_path / "matches"), "--out", str(tmp_path / "out"),
+       "--noprogress", *extra],
       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -100,6 +100,17 @@ def test_progress_then_select_then_estimate(tmp_path):
   shutil.copy(model_bidder.model_path("a2c"), tmp_path / "start.npz")  # a changed start
   res = _run(tmp_path)
   assert res.returncode != 0 and "differs" in res.stderr
+
+
+def test_heldout_boards_beyond_the_sets_are_one_line(tmp_path):
+  _fake_run(tmp_path)
+  for bad in ("2,4001", "0,3", "2", "2,x"):
+    res = _run(tmp_path, "--heldout_boards", bad)
+    assert res.returncode != 0
+    assert res.stderr.strip().splitlines() == [
+        "bridge_wide_run: error: --heldout_boards must be two integers, at most 2000 and 4000, "
+        f"got {bad.split(',')}"]
+  assert not (tmp_path / "out").exists()  # refused before anything was written
 
 
 def test_a_folder_without_a_training_log_is_one_line(tmp_path):
