@@ -160,7 +160,8 @@ def main(argv):
     heldout = dict(zip(HELDOUT, (int(b) for b in FLAGS.heldout_boards), strict=True))
   except ValueError:
     heldout = {}
-  if not heldout or not all(1 <= b <= n for b, n in zip(heldout.values(), HELDOUT_SIZES, strict=True)):
+  sizes = zip(heldout.values(), HELDOUT_SIZES, strict=True) if heldout else ()
+  if not heldout or not all(1 <= b <= n for b, n in sizes):
     raise SystemExit(f"bridge_wide_run: error: --heldout_boards must be two integers, at most "
                      f"{HELDOUT_SIZES[0]} and {HELDOUT_SIZES[1]}, got {FLAGS.heldout_boards}")
   progress = training_progress(FLAGS.run, FLAGS.budget_cpu_minutes * 60)
