@@ -794,12 +794,14 @@ FSP_PPO_SEEDS = 6  # the pre-registration's runs per arm
 
 
 def fsp_ppo_progress() -> str:
-  """'k of 24 runs finished; ...': how far the pre-registered experiment has come."""
+  """How far the pre-registered experiment has come: 'k of 24 runs finished, j in progress',
+  or that all its runs are finished."""
   runs = common.load_dir(f"{FSP_PPO}/runs") if _has_runs() else {}
   done = sum(1 for r in runs.values() if r.get("done"))
-  started = len(runs)
-  return (f"{done} of {len(FSP_PPO_ARMS) * FSP_PPO_SEEDS} runs finished, {started - done} in "
-          "progress")
+  total = len(FSP_PPO_ARMS) * FSP_PPO_SEEDS
+  if done == total:
+    return f"all {total} runs are finished"
+  return f"{done} of {total} runs finished, {len(runs) - done} in progress"
 
 
 def _has_runs() -> bool:
@@ -857,6 +859,19 @@ def fsp_ppo_reading() -> str:
   minutes = common.num(budgets.pop() / 60, 0) if len(budgets) == 1 else "the budgeted"
   return out + (" No method is adopted: none of the four gained measurably over `a2c_longer` "
                 f"in {minutes} more CPU minutes of training, and `best` stays `a2c_longer`.")
+
+
+def fsp_ppo_validation_note() -> str:
+  """The validation matches against the held-out ones over the finished runs: every
+  snapshot's mean, the selected snapshots' mean, and the selected ones' held-out mean."""
+  runs = [r for r in common.load_dir(f"{FSP_PPO}/runs").values() if r.get("done")]
+  every = [m["mean"] for r in runs for k, m in r["matches"].items() if k.startswith("select/")]
+  chosen = [r["matches"][f"select/{r['selected']}"]["mean"] for r in runs]
+  held = [r["result_imps_per_board"] for r in runs]
+  return (f"Over the {len(runs)} finished runs, the {len(every)} snapshots averaged "
+          f"{_signed(sum(every) / len(every))} IMPs/b against `a2c_longer` on the validation "
+          f"deals, the selected ones {_signed(sum(chosen) / len(chosen))}, and the selected ones "
+          f"{_signed(sum(held) / len(held))} on the held-out deals.")
 
 
 def fsp_ppo_secondary_table() -> str:

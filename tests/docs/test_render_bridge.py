@@ -114,8 +114,11 @@ def test_fsp_ppo_secondary_and_selected_snapshots_are_the_records(fresh_results,
 def test_fsp_ppo_reading_follows_the_decisions(fresh_results, tmp_path):
   folder = tmp_path / "bridge_fsp_ppo"
   (folder / "runs").mkdir(parents=True)
-  (folder / "runs" / "a2c_seed1.json").write_text(json.dumps({"cpu_budget_s": 1800.0}))
+  (folder / "runs" / "a2c_seed1.json").write_text(json.dumps({"cpu_budget_s": 1800.0,
+                                                              "done": True}))
+  (folder / "runs" / "a2c_seed2.json").write_text(json.dumps({"cpu_budget_s": 1800.0}))
   common.set_results_dir(str(tmp_path))
+  assert bridge.fsp_ppo_progress() == "1 of 24 runs finished, 1 in progress"
   assert bridge.fsp_ppo_reading() == "No arm has been decided yet."
   summary = {a: {"decision": "not established"} for a in bridge.FSP_PPO_ARMS}
   summary["ppo"]["decision"] = "none yet (4 of 6 runs)"
@@ -136,6 +139,22 @@ def test_fsp_ppo_reading_follows_the_decisions(fresh_results, tmp_path):
   common.set_results_dir(str(tmp_path))
   assert "`a2c`: kept; " in bridge.fsp_ppo_reading()
   assert "`a2c` gained over `a2c_longer` at this budget" in bridge.fsp_ppo_reading()
+
+
+def test_fsp_ppo_validation_note_is_the_runs_means(fresh_results, tmp_path):
+  folder = tmp_path / "bridge_fsp_ppo" / "runs"
+  folder.mkdir(parents=True)
+  for k, (a, b, held) in enumerate([(-0.2, 0.1, 0.05), (-0.3, -0.1, -0.01)]):
+    (folder / f"a2c_seed{k}.json").write_text(json.dumps({
+        "done": True, "selected": "s2", "result_imps_per_board": held,
+        "matches": {"select/s1": {"mean": a}, "select/s2": {"mean": b},
+                    "final/heldout": {"mean": 9.0}}}))
+  (folder / "a2c_seed9.json").write_text(json.dumps({"matches": {"select/s1": {"mean": 5.0}}}))
+  common.set_results_dir(str(tmp_path))
+  assert bridge.fsp_ppo_validation_note() == (
+      "Over the 2 finished runs, the 4 snapshots averaged -0.125 IMPs/b against `a2c_longer` on "
+      "the validation deals, the selected ones +0.000, and the selected ones +0.020 on the "
+      "held-out deals.")
 
 
 def test_search_diagnosis_reads_its_record(fresh_results, tmp_path):
