@@ -9,10 +9,10 @@ across sessions from ``--run``). This script reads that run and, each time it is
    seconds, and the trainer's own evaluations against the natural bidder on the first
    ``--eval_boards`` validation boards), beside the start's and ``--opponent``'s results on
    the same boards (played once, `match.run_match`, seed 0, as the trainer plays them);
-2. stops there while the run has not used its CPU budget;
-3. selection (validation deals only): the start and every snapshot (``RUN/snapshots``) play
-   ``--opponent`` on ``--select_boards`` validation boards (seed 0); the highest IMPs/board is
-   selected, and written into the record before any held-out board is played;
+2. the selection's matches (validation deals only): the start and every snapshot so far
+   (``RUN/snapshots``) play ``--opponent`` on ``--select_boards`` validation boards (seed 0);
+3. stops there while the run has not used its CPU budget; once it has, the highest IMPs/board
+   is selected, and written into the record before any held-out board is played;
 4. the estimate: the selected model plays ``--opponent`` on the 2,000 ``heldout`` and the
    4,000 ``heldout2`` boards (seed 0); the result is the mean IMPs/board over the 6,000 boards
    with the standard error clustered by deal (`match.clustered_stderr`) and its normal 95%
@@ -197,15 +197,15 @@ def main(argv):
   for name, model in (("start", FLAGS.start), ("opponent", FLAGS.opponent)):
     play(record, f"reference/{name}", model, "natural", "validation", FLAGS.eval_boards)
     save()
+  cands = candidates(FLAGS.run, FLAGS.start)
+  for name, model in cands.items():  # the selection's matches, played as snapshots appear
+    check_model(name, model)
+    play(record, f"select/{name}", model, FLAGS.opponent, "validation", FLAGS.select_boards)
+    save()
   if not progress["finished"]:
     print(f"training not finished: {progress['cpu_s']:.0f} of {progress['budget_cpu_s']:.0f} "
           f"CPU s at round {progress['round']}; progress recorded in {path}")
     return
-  cands = candidates(FLAGS.run, FLAGS.start)
-  for name, model in cands.items():
-    check_model(name, model)
-    play(record, f"select/{name}", model, FLAGS.opponent, "validation", FLAGS.select_boards)
-    save()
   record["selected"] = max(cands, key=lambda n: record["matches"][f"select/{n}"]["mean"])
   save()  # the choice is on disk before any held-out board is played
   for name, boards in heldout.items():

@@ -624,25 +624,25 @@ def wide_run_status() -> str:
           f"`{opp}`'s on the same boards (a guide only: the decision is the match against "
           f"`{opp}`):\n\n")
   out += common.md_table(["model", "games", "CPU s", "IMPs/b vs natural ± s.e."], rows, "lrrr")
-  if not tr["finished"]:
-    out += ("\n\nThe run has not used its budget: no candidate has been selected and no result "
-            "of it is on this page.")
-  else:
-    sel = sorted(k[len("select/"):] for k in m if k.startswith("select/"))
-    rows = [[f"`{n}`" + (" (selected)" if n == rec.get("selected") else ""),
-             _pm(m['select/' + n])]
-            for n in sel]
-    out += (f"\n\nSelection: each candidate against `{opp}` on "
-            f"{common.thousands(st['select_boards'])} validation boards:\n\n")
+  sel = sorted((n != "start", n) for n in (k[len("select/"):] for k in m
+                                            if k.startswith("select/")))  # the start first
+  rows = [[f"`{n}`" + (" (selected)" if n == rec.get("selected") else ""), _pm(m["select/" + n])]
+          for _, n in sel]
+  if rows:
+    out += (f"\n\nThe selection's matches: each candidate against `{opp}` on "
+            f"{common.thousands(st['select_boards'])} validation boards"
+            + ("" if tr["finished"] else ", played as the snapshots appear") + ":\n\n")
     out += common.md_table(["candidate", f"IMPs/b vs `{opp}` ± s.e."], rows, "lr")
-    if "result" in rec:
-      r = rec["result"]
-      out += (f"\n\n**Estimate:** `{rec['selected']}` against `{opp}` on the "
-              f"{common.thousands(r['boards'])} held-out boards: {_signed(r['mean'])} ± "
-              f"{common.num(r['se'], 3)} IMPs/b, 95% interval {_interval(r['ci95'])}. "
-              f"**Decision:** {r['decision']}.")
-    else:
-      out += "\n\nThe held-out estimate is not finished."
+  if not tr["finished"]:
+    out += ("\n\nThe run has not used its budget: no candidate has been selected and no "
+            "held-out result of it is on this page.")
+  elif "result" in rec:
+    r = rec["result"]
+    out += (f"\n\n**Estimate:** `{rec['selected']}` against `{opp}` on the "
+            f"{common.thousands(r['boards'])} held-out boards: {_pm(r)} IMPs/b, 95% interval "
+            f"{_interval(r['ci95'])}. **Decision:** {r['decision']}.")
+  else:
+    out += "\n\nThe held-out estimate is not finished."
   loads = [x for v in m.values() for x in (v["load_before"][:1] + v["load_after"][:1])]
   return out + "\n\n" + _provenance({**rec, "commit": tr["commit"], "date": tr["date"]},
                                        f"{WIDE_RUN}/record.json", extra_loads=loads)

@@ -67,7 +67,15 @@ def test_progress_then_select_then_estimate(tmp_path):
     ref = match.run_match(model_bidder.load_bidder(model), "natural", 4, dataset="validation",
                           seed=0, progress=False)
     assert rec["matches"][f"reference/{name}"]["mean"] == ref.mean_imps
-  assert not [k for k in rec["matches"] if not k.startswith("reference/")]
+  # the selection's matches are played as the snapshots appear; nothing is selected
+  names = ["start", "round_0000001", "round_0000002"]
+  assert sorted(k for k in rec["matches"] if not k.startswith("reference/")) == sorted(
+      f"select/{n}" for n in names)
+  assert "selected" not in rec and "result" not in rec
+  ref = match.run_match(model_bidder.load_bidder(str(tmp_path / "start.npz")), "a2c_long", 3,
+                        dataset="validation", seed=0, progress=False)
+  assert rec["matches"]["select/start"]["imps"] == [int(x) for x in ref.imps]
+  first = rec["matches"]["select/start"]
 
   _log(tmp_path, [{"round": 3, "games": 24, "cpu_s": 61.0, "eval_boards": 0,
                    "eval_imps_vs_natural": "", "eval_stderr": ""}])
@@ -75,8 +83,8 @@ def test_progress_then_select_then_estimate(tmp_path):
   assert res.returncode == 0, res.stderr[-3000:]
   rec = atomic_io.read_json(path, "record")
   assert rec["training"]["finished"] is True
-  names = ["start", "round_0000001", "round_0000002"]
   select = {n: rec["matches"][f"select/{n}"] for n in names}
+  assert select["start"] == first  # not played again
   assert {(m["dataset"], m["boards"], m["opponent"]) for m in select.values()} == {
       ("validation", 3, "a2c_long")}
   assert rec["selected"] == max(names, key=lambda n: select[n]["mean"])

@@ -290,15 +290,22 @@ def test_wide_run_status_reads_its_record(fresh_results, tmp_path):
   assert "| round 1,000 | 1,024,000 | 1,210 | +3.900 ± 0.370 |" in text
   assert "| the start |  |  | +3.830 ± 0.250 |" in text
   assert "no candidate has been selected" in text and "load average 1.0-3.0" in text
+  assert "The selection's matches" not in text  # none played yet
+  record["matches"]["select/start"] = {**match, "mean": -0.2}
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))
+  text = bridge.wide_run_status()
+  assert "validation boards, played as the snapshots appear:" in text
+  assert "| `start` | -0.200 ± 0.250 |" in text and "no candidate has been selected" in text
   record["training"]["finished"] = True
-  record["matches"].update({"select/start": {**match, "mean": -0.2},
-                            "select/round_0001000": {**match, "mean": 0.1}})
+  record["matches"]["select/round_0001000"] = {**match, "mean": 0.1}
   record.update(selected="round_0001000", result={
       "boards": 6000, "mean": 0.12, "se": 0.05, "ci95": [0.022, 0.218],
       "decision": "kept (interval above 0)"})
   (folder / "record.json").write_text(json.dumps(record))
   common.set_results_dir(str(tmp_path))
   text = bridge.wide_run_status()
-  assert "| `round_0001000` (selected) | +0.100 ± 0.250 |" in text
+  assert ("| `start` | -0.200 ± 0.250 |\n| `round_0001000` (selected) | +0.100 ± 0.250 |"
+          in text)
   assert ("`round_0001000` against `a2c_longer` on the 6,000 held-out boards: +0.120 ± 0.050 "
           "IMPs/b, 95% interval [+0.022, +0.218]. **Decision:** kept (interval above 0).") in text
