@@ -232,8 +232,7 @@ def summarize(records: list[dict]) -> dict:
                r["matches"][f"select/{r['selected']}"]["mean"] for r in rs]}
     if not FLAGS.pilot:
       m, sd, lo, hi = t_interval([r["result_imps_per_board"] for r in rs])
-      decision = ("kept (interval above 0)" if lo > 0 else
-                  "worse than a2c_longer (interval below 0)" if hi < 0 else "not established")
+      decision = match_lib.interval_decision(lo, hi, FLAGS.start)
       if len(rs) < REGISTERED_RUNS:  # the rule is for all the registered runs
         decision = f"none yet ({len(rs)} of {REGISTERED_RUNS} runs)"
       row.update(mean=m, sd=sd, ci95=[lo, hi], decision=decision)

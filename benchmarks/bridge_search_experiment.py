@@ -8,8 +8,8 @@ the highest IMPs/board is selected and written into the record before any held-o
 played. Stage 2 (the estimate): the selected bidder plays the 2,000 ``heldout`` and the 4,000
 ``heldout2`` boards (seed 0) against ``--opponent``; the result is the IMPs/board over the
 6,000 boards with the standard error clustered by deal (one board per deal: the plain one)
-and its normal 95% interval. Decision (`decide`): kept if the interval lies above 0, worse if
-below 0, otherwise not established.
+and its normal 95% interval. Decision (`match.interval_decision`): kept if the interval lies
+above 0, worse if below 0, otherwise not established.
 
 Every match stores its boards in ``--workdir`` in batches of ``--batch_boards`` as they are
 played (`match.BoardStore`; about 40 KB per 50 boards), and the record (``OUT/record.json``,
@@ -60,15 +60,6 @@ flags.DEFINE_string("out", "results/bridge_search", "Folder of the record.")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
 SELECT = ("validation", 1)
-
-
-def decide(low: float, high: float) -> str:
-  """The pre-registered decision from the 95% interval of IMPs/board against the opponent."""
-  if low > 0:
-    return "kept (interval above 0)"
-  if high < 0:
-    return "worse than the policy alone (interval below 0)"
-  return "not established"
 
 
 def model_digests(specs) -> dict[str, str]:
@@ -164,7 +155,8 @@ def main(argv):
   se = float(match.clustered_stderr(imps, np.arange(len(imps))))
   record["result"] = {"boards": int(len(imps)), "mean": mean, "se": se,
                       "ci95": [mean - 1.96 * se, mean + 1.96 * se],
-                      "decision": decide(mean - 1.96 * se, mean + 1.96 * se)}
+                      "decision": match.interval_decision(mean - 1.96 * se, mean + 1.96 * se,
+                                                          "the policy alone")}
   save()
   print(json.dumps(record["result"], indent=1))
 

@@ -17,8 +17,8 @@ across sessions from ``--run``). This script reads that run and, each time it is
    4,000 ``heldout2`` boards (seed 0); the result is the mean IMPs/board over the 6,000 boards
    with the standard error clustered by deal (`match.clustered_stderr`) and its normal 95%
    interval;
-5. the decision (`decide`): kept if the interval lies above 0, worse if below, otherwise not
-   established.
+5. the decision (`match.interval_decision`): kept if the interval lies above 0, worse if
+   below, otherwise not established.
 
 The record (``OUT/record.json``) is written atomically after every step, and every match
 stores its boards under ``--match_dir`` as they are played (`match.BoardStore`), so the same
@@ -70,15 +70,6 @@ flags.DEFINE_bool("progress", True, "Show progress bars.")
 
 HELDOUT = ("heldout", "heldout2")
 HELDOUT_SIZES = (2000, 4000)  # their deals
-
-
-def decide(low: float, high: float, opponent: str) -> str:
-  """The pre-registered decision from the 95% interval of IMPs/board against `opponent`."""
-  if low > 0:
-    return "kept (interval above 0)"
-  if high < 0:
-    return f"worse than {opponent} (interval below 0)"
-  return "not established"
 
 
 def training_progress(run: str, budget_cpu_s: float) -> dict:
@@ -212,7 +203,7 @@ def main(argv):
     play(record, f"final/{name}", cands[record["selected"]], FLAGS.opponent, name, boards)
     save()
   result = pooled([record["matches"][f"final/{n}"] for n in heldout])
-  result["decision"] = decide(*result["ci95"], FLAGS.opponent)
+  result["decision"] = match.interval_decision(*result["ci95"], FLAGS.opponent)
   record["result"] = result
   save()
   print(f"selected {record['selected']}: {result['mean']:+.3f} ± {result['se']:.3f} IMPs/b vs "

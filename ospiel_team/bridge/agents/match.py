@@ -46,6 +46,24 @@ from ospiel_team.bridge.agents import bidders as bidders_lib
 _BOARD_VUL = "none ns ew both ns ew both none ew both none ns both none ns ew".split()
 
 
+def interval_decision(low: float, high: float, worse: str) -> str:
+  """The pre-registered experiments' rule on a 95% interval of IMPs/board for the candidate.
+
+  Args:
+    low: the interval's lower end.
+    high: its upper end.
+    worse: what the candidate is worse than (named in the answer).
+
+  Returns:
+    "kept (interval above 0)", "worse than <worse> (interval below 0)" or "not established".
+  """
+  if low > 0:
+    return "kept (interval above 0)"
+  if high < 0:
+    return f"worse than {worse} (interval below 0)"
+  return "not established"
+
+
 def board_dealer_vulnerability(board_numbers) -> tuple[np.ndarray, np.ndarray]:
   """Standard duplicate dealer (board 1 = N, 2 = E, ...) and vulnerability code of boards."""
   b = np.asarray(board_numbers, dtype=np.int64)

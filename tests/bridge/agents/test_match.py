@@ -236,3 +236,26 @@ def test_natural_responses_hand_checked():
   assert _natural_call(["1S", "Pass", "2S", "Pass"], opener) == "Pass"
   # Opener with 19 HCP after a simple raise (19 + 8 >= 25): game 4S.
   assert _natural_call(["1S", "Pass", "2S", "Pass"], "AKQ76.AK2.Q98.K2") == "4S"
+
+
+def test_interval_decision_by_hand():
+  from ospiel_team.bridge.agents import match as m
+  assert m.interval_decision(0.01, 0.2, "x") == "kept (interval above 0)"
+  assert m.interval_decision(-0.2, -0.01, "a2c_longer") == (
+      "worse than a2c_longer (interval below 0)")
+  assert m.interval_decision(-0.062, 0.0005, "x") == "not established"
+  assert m.interval_decision(0.0, 0.1, "x") == "not established"  # 0 itself is inside
+
+
+def test_trainer_evaluation_is_the_validation_match_of_the_shipped_model():
+  """`a2c_longer`'s training log evaluated its round-45,000 network (the shipped model) against
+  natural on 400 validation boards; the wide-run record's references play that match again."""
+  from ospiel_team.bridge.agents import match as m
+  from tests import repo
+  with np.load(os.path.join(repo.REPO, "checkpoints", "bridge", "a2c_longer.npz")) as z:
+    rows = json.loads(str(z["state"]))["log_rows"]
+  (logged,) = [r for r in rows if r["round"] == 45000]
+  res = m.run_match("a2c_longer", "natural", logged["eval_boards"], dataset="validation",
+                    seed=0, progress=False)
+  assert round(res.mean_imps, 4) == logged["eval_imps_vs_natural"]
+  assert round(res.stderr_imps, 4) == logged["eval_stderr"]
