@@ -20,6 +20,13 @@ across sessions from ``--run``). This script reads that run and, each time it is
 5. the decision (`match.interval_decision`): kept if the interval lies above 0, worse if
    below, otherwise not established.
 
+Candidates whose files were lost (the record's ``lost`` part: pre-registration amendment 3)
+keep their validation matches there and are not selected; the start need not exist once it
+is among them. So that a later loss cannot remove the selection's choice, the candidate that
+leads the validation matches so far is copied to ``--keep_leader`` (committed with the
+record, its digest in ``record["leader"]``); when its snapshot is gone, that copy stands in
+for it.
+
 The record (``OUT/record.json``) is written atomically after every step, and every match
 stores its boards under ``--match_dir`` as they are played (`match.BoardStore`), so the same
 command, interrupted and run again, in this or a later session, goes on where it stopped; a
@@ -66,6 +73,8 @@ flags.DEFINE_list("heldout_boards", ["2000", "4000"], "Boards of heldout and of 
 flags.DEFINE_string("match_dir", "/tmp/bridge_wide_run_matches", "Where every match stores its "
                     "boards as they are played (resumed).")
 flags.DEFINE_string("out", "results/bridge_wide_run", "Folder of record.json.")
+flags.DEFINE_string("keep_leader", None, "Where to keep a copy of the validation leader so far "
+                    "(a .npz path; None: not kept).")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
 HELDOUT = ("heldout", "heldout2")
@@ -93,10 +102,15 @@ def training_progress(run: str, budget_cpu_s: float) -> dict:
           "date": datetime.date.today().isoformat(), "commit": report.short_commit()}
 
 
-def candidates(run: str, start: str) -> dict[str, str]:
-  """The selection's candidates by name: the start, then every snapshot in round order."""
+def candidates(run: str, start: str | None, leader: dict | None = None) -> dict[str, str]:
+  """The selection's candidates by name: the start (None: lost), then every snapshot in round
+  order; the kept `leader` (``{"name", "file"}``) stands in for its snapshot when that is gone."""
   snaps = sorted(glob.glob(os.path.join(run, "snapshots", "round_*.npz")))
-  return {"start": start, **{os.path.splitext(os.path.basename(p))[0]: p for p in snaps}}
+  cands = {} if start is None else {"start": start}
+  cands.update({os.path.splitext(os.path.basename(p))[0]: p for p in snaps})
+  if leader is not None and leader["name"] not in cands and os.path.isfile(leader["file"]):
+    cands[leader["name"]] = leader["file"]
+  return dict(sorted(cands.items(), key=lambda kv: (kv[0] != "start", kv[0])))
 
 
 def digest(path: str) -> str:
@@ -140,13 +154,22 @@ def pooled(rows: list[dict]) -> dict:
           "ci95": [mean - 1.959964 * se, mean + 1.959964 * se]}
 
 
+def keep_leader(record: dict, cands: dict[str, str]) -> None:
+  """Copies the validation leader among `cands` to ``--keep_leader`` (if not there already)."""
+  name = max(cands, key=lambda n: record["matches"][f"select/{n}"]["mean"])
+  leader = {"name": name, "file": FLAGS.keep_leader, "digest": record["models"][name]}
+  kept = os.path.isfile(FLAGS.keep_leader) and digest(FLAGS.keep_leader) == leader["digest"]
+  if not kept:
+    with open(cands[name], "rb") as f:
+      atomic_io.write_bytes(FLAGS.keep_leader, f.read())
+  record["leader"] = leader
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   if not FLAGS.run or not FLAGS.start:
     raise SystemExit("bridge_wide_run: error: --run and --start are required")
-  if not os.path.isfile(FLAGS.start):
-    raise SystemExit(f"bridge_wide_run: error: --start {FLAGS.start!r} does not exist")
   try:
     heldout = dict(zip(HELDOUT, (int(b) for b in FLAGS.heldout_boards), strict=True))
   except ValueError:
@@ -167,8 +190,8 @@ def main(argv):
       raise SystemExit(f"{path}: recorded with other settings; use another --out")
   else:
     record = {"settings": settings, "matches": {}, "models": {},
-              "command": "python benchmarks/bridge_wide_run.py " + " ".join(sys.argv[1:]),
               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"}
+  record["command"] = "python benchmarks/bridge_wide_run.py " + " ".join(sys.argv[1:])
   old = record.get("training", {})
   if any(old.get(k) != progress[k] for k in ("round", "cpu_s", "evals")):
     record["training"] = progress  # a rerun with nothing new leaves the record as it was
@@ -176,22 +199,30 @@ def main(argv):
   def save():
     atomic_io.write_json(path, record, indent=1)
 
+  start_lost = "start" in record.get("lost", {}).get("models", {})
+  if not start_lost and not os.path.isfile(FLAGS.start):
+    raise SystemExit(f"bridge_wide_run: error: --start {FLAGS.start!r} does not exist")
+
   def check_model(name: str, model: str) -> None:
     d = digest(model)
     if record["models"].setdefault(name, d) != d:
       raise SystemExit(f"{path}: the model {name!r} ({model}) differs from the one the record "
                        "scored; finish it with that file, or start another --out")
 
-  check_model("start", FLAGS.start)
+  if not start_lost:
+    check_model("start", FLAGS.start)
   if FLAGS.opponent in model_bidder.SHIPPED_MODELS or FLAGS.opponent.endswith(".npz"):
     check_model("opponent", model_bidder.model_path(FLAGS.opponent))
   for name, model in (("start", FLAGS.start), ("opponent", FLAGS.opponent)):
     play(record, f"reference/{name}", model, "natural", "validation", FLAGS.eval_boards)
     save()
-  cands = candidates(FLAGS.run, FLAGS.start)
+  cands = candidates(FLAGS.run, None if start_lost else FLAGS.start, record.get("leader"))
   for name, model in cands.items():  # the selection's matches, played as snapshots appear
     check_model(name, model)
     play(record, f"select/{name}", model, FLAGS.opponent, "validation", FLAGS.select_boards)
+    save()
+  if FLAGS.keep_leader and cands:
+    keep_leader(record, cands)
     save()
   if not progress["finished"]:
     print(f"training not finished: {progress['cpu_s']:.0f} of {progress['budget_cpu_s']:.0f} "

@@ -599,24 +599,38 @@ def wide_run_preregistration() -> str:
 
 def wide_run_status() -> str:
   """Where the wide network's run stands, from its record: its progress and the trainer's
-  evaluations beside the start's and the opponent's on the same boards; once its budget is
-  used, each candidate's validation match, the selection, the held-out estimate and the
-  pre-registered decision."""
+  evaluations beside the start's and the opponent's on the same boards; each candidate's
+  validation match (the lost ones marked); once its budget is used, the selection, the
+  held-out estimate and the pre-registered decision."""
   if not os.path.isfile(os.path.join(common.RESULTS, WIDE_RUN, "record.json")):
     return "The run has not reported yet: no result of it is on this page."
   rec = common.load(f"{WIDE_RUN}/record.json")
-  tr, st, m = rec["training"], rec["settings"], rec["matches"]
+  st, m, lost = rec["settings"], rec["matches"], rec.get("lost")
+  tr = rec.get("training") or lost["training"]  # before the resumed run's first report
   opp = st["opponent"]
   out = (f"At its last report the run had trained {common.thousands(tr['round'])} rounds "
          f"({common.thousands(tr['games'])} self-play games) in "
          f"{common.thousands(round(tr['cpu_s']))} of its "
          f"{common.thousands(round(tr['budget_cpu_s']))} CPU seconds. ")
+  if lost:
+    old, res = lost["training"], lost["resumed_from"]
+    out += (f"Its working folder was lost at round {common.thousands(old['round'])} (the start "
+            "file, the snapshots and the last checkpoint; pre-registration amendment 3). It went "
+            f"on from its slim checkpoint of round {common.thousands(res['round'])} "
+            f"({common.thousands(round(res['cpu_s']))} CPU seconds), so the rounds after that "
+            "are a second trajectory; the lost rounds' CPU seconds are not counted. ")
   ref = {k: m[f"reference/{k}"] for k in ("start", "opponent") if f"reference/{k}" in m}
   rows = [["the start", "", "", _pm(r)]
           for k, r in ref.items() if k == "start"]
-  rows += [[f"round {common.thousands(e['round'])}", common.thousands(e["games"]),
+  evals = [(e, "") for e in (rec.get("training") or {}).get("evals", [])]
+  if lost:
+    after = lost["resumed_from"]["round"]
+    evals += [(e, " (lost)" if e["round"] > after else "") for e in lost["training"]["evals"]
+              if e["round"] > after or "training" not in rec]
+  evals.sort(key=lambda x: (x[0]["round"], x[1]))
+  rows += [[f"round {common.thousands(e['round'])}{tag}", common.thousands(e["games"]),
             common.thousands(round(e["cpu_s"])), f"{_signed(e['imps_vs_natural'])} ± "
-            f"{common.num(e['se'], 3)}"] for e in tr["evals"]]
+            f"{common.num(e['se'], 3)}"] for e, tag in evals]
   rows += [[f"`{opp}` (the opponent)", "", "", _pm(r)]
            for k, r in ref.items() if k == "opponent"]
   out += (f"Its own evaluations, greedy against the natural bidder on the first "
@@ -624,16 +638,21 @@ def wide_run_status() -> str:
           f"`{opp}`'s on the same boards (a guide only: the decision is the match against "
           f"`{opp}`):\n\n")
   out += common.md_table(["model", "games", "CPU s", "IMPs/b vs natural ± s.e."], rows, "lrrr")
-  sel = sorted((n != "start", n) for n in (k[len("select/"):] for k in m
-                                            if k.startswith("select/")))  # the start first
-  rows = [[f"`{n}`" + (" (selected)" if n == rec.get("selected") else ""), _pm(m["select/" + n])]
-          for _, n in sel]
+  sel = [(n, m["select/" + n], "") for n in (k[len("select/"):] for k in m
+                                            if k.startswith("select/"))]
+  sel += [(n, r, " (lost)") for n, r in (lost or {}).get("matches", {}).items()]
+  sel.sort(key=lambda x: (x[0] != "start", x[2] == "", x[0]))  # the start, the lost, the rest
+  rows = [[f"`{n}`{tag}" + (" (selected)" if not tag and n == rec.get("selected") else ""),
+           _pm(r)] for n, r, tag in sel]
+  finished = "training" in rec and tr["finished"]
   if rows:
     out += (f"\n\nThe selection's matches: each candidate against `{opp}` on "
             f"{common.thousands(st['select_boards'])} validation boards"
-            + ("" if tr["finished"] else ", played as the snapshots appear") + ":\n\n")
+            + ("" if finished else ", played as the snapshots appear")
+            + (" (a lost candidate cannot be played on the held-out boards, so it is not "
+               "selected)" if lost else "") + ":\n\n")
     out += common.md_table(["candidate", f"IMPs/b vs `{opp}` ± s.e."], rows, "lr")
-  if not tr["finished"]:
+  if not finished:
     out += ("\n\nThe run has not used its budget: no candidate has been selected and no "
             "held-out result of it is on this page.")
   elif "result" in rec:
@@ -643,7 +662,8 @@ def wide_run_status() -> str:
             f"{_interval(r['ci95'])}. **Decision:** {r['decision']}.")
   else:
     out += "\n\nThe held-out estimate is not finished."
-  loads = [x for v in m.values() for x in (v["load_before"][:1] + v["load_after"][:1])]
+  rows_all = list(m.values()) + list((lost or {}).get("matches", {}).values())
+  loads = [x for v in rows_all for x in (v["load_before"][:1] + v["load_after"][:1])]
   return out + "\n\n" + _provenance({**rec, "commit": tr["commit"], "date": tr["date"]},
                                        f"{WIDE_RUN}/record.json", extra_loads=loads)
 

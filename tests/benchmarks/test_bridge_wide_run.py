@@ -129,3 +129,67 @@ def test_a_folder_without_a_training_log_is_one_line(tmp_path):
   assert res.stderr.strip().splitlines() == [
       f"bridge_wide_run: error: {str(tmp_path / 'run' / 'log.csv')!r} does not exist (is --run "
       "a training workdir?)"]
+
+
+def _select_means(rec) -> dict:
+  return {k[len("select/"):]: v["mean"] for k, v in rec["matches"].items()
+          if k.startswith("select/")}
+
+
+def test_the_kept_leader_stands_in_for_its_lost_snapshot(tmp_path):
+  _fake_run(tmp_path)
+  leader_file = tmp_path / "kept" / "leader.npz"
+  res = _run(tmp_path, "--keep_leader", str(leader_file))
+  assert res.returncode == 0, res.stderr[-3000:]
+  path = str(tmp_path / "out" / "record.json")
+  rec = atomic_io.read_json(path, "record")
+  means = _select_means(rec)
+  leader = max(means, key=means.get)
+  assert leader == "round_0000001"  # a snapshot (a2c: +3.0 on these boards), not the start
+  assert rec["leader"] == {"name": leader, "file": str(leader_file),
+                           "digest": rec["models"][leader]}
+  source = tmp_path / "run" / "snapshots" / f"{leader}.npz"
+  assert leader_file.read_bytes() == source.read_bytes()
+  # every snapshot is lost; the budget is used: the kept copy is selected and played
+  shutil.rmtree(tmp_path / "run" / "snapshots")
+  _log(tmp_path, [{"round": 3, "games": 24, "cpu_s": 61.0, "eval_boards": 0,
+                   "eval_imps_vs_natural": "", "eval_stderr": ""}])
+  res = _run(tmp_path, "--keep_leader", str(leader_file))
+  assert res.returncode == 0, res.stderr[-3000:]
+  rec = atomic_io.read_json(path, "record")
+  assert rec["selected"] == leader
+  assert rec["matches"]["final/heldout"]["model"] == "leader.npz"  # the kept copy
+
+
+def test_lost_candidates_are_kept_apart_and_not_selected(tmp_path):
+  _fake_run(tmp_path)
+  res = _run(tmp_path)
+  assert res.returncode == 0, res.stderr[-3000:]
+  path = str(tmp_path / "out" / "record.json")
+  rec = atomic_io.read_json(path, "record")
+  # the loss as amendment 3 records it: the start and every snapshot are gone
+  lost = {"matches": {n: rec["matches"].pop(f"select/{n}") for n in list(_select_means(rec))},
+          "models": {n: rec["models"].pop(n) for n in list(rec["models"]) if n != "opponent"},
+          "training": rec.pop("training"),
+          "resumed_from": {"file": "slim.npz", "round": 1, "games": 8, "cpu_s": 5.0}}
+  rec["lost"] = lost
+  atomic_io.write_json(path, rec, indent=1)
+  os.remove(tmp_path / "start.npz")
+  shutil.rmtree(tmp_path / "run" / "snapshots")
+  (tmp_path / "run" / "snapshots").mkdir()
+  # the resumed run's snapshot has a lost one's name, not its model
+  shutil.copy(model_bidder.model_path("a2c_long"), tmp_path / "run" / "snapshots" /
+              "round_0000002.npz")
+  _log(tmp_path, [{"round": 3, "games": 24, "cpu_s": 61.0, "eval_boards": 0,
+                   "eval_imps_vs_natural": "", "eval_stderr": ""}])
+  res = _run(tmp_path)
+  assert res.returncode == 0, res.stderr[-3000:]
+  rec = atomic_io.read_json(path, "record")
+  assert rec["lost"] == lost  # untouched
+  assert list(_select_means(rec)) == ["round_0000002"] and rec["selected"] == "round_0000002"
+  assert rec["models"]["round_0000002"] != lost["models"]["round_0000002"]
+  # without the lost record, a missing start is still an error
+  del rec["lost"]
+  atomic_io.write_json(path, rec, indent=1)
+  res = _run(tmp_path)
+  assert res.returncode != 0 and "does not exist" in res.stderr

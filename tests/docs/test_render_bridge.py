@@ -309,3 +309,47 @@ def test_wide_run_status_reads_its_record(fresh_results, tmp_path):
           in text)
   assert ("`round_0001000` against `a2c_longer` on the 6,000 held-out boards: +0.120 ± 0.050 "
           "IMPs/b, 95% interval [+0.022, +0.218]. **Decision:** kept (interval above 0).") in text
+
+
+def test_wide_run_status_marks_the_lost_trajectory(fresh_results, tmp_path):
+  folder = tmp_path / "bridge_wide_run"
+  folder.mkdir()
+  match = {"mean": 0.5, "se": 0.25, "load_before": [1.0], "load_after": [3.0]}
+  ev = {"games": 1, "cpu_s": 1.0, "se": 0.3}
+  lost_training = {"round": 2000, "games": 2, "cpu_s": 2400.0, "budget_cpu_s": 21600.0,
+                   "finished": False, "commit": "abc1234", "date": "2026-11-28",
+                   "evals": [{**ev, "round": 1000, "imps_vs_natural": 3.9},
+                             {**ev, "round": 2000, "imps_vs_natural": 4.1}]}
+  record = {"settings": {"opponent": "a2c_longer", "eval_boards": 400, "select_boards": 1000},
+            "matches": {"reference/start": {**match, "mean": 3.83}},
+            "models": {"opponent": "d"}, "command": "python benchmarks/bridge_wide_run.py",
+            "lost": {"training": lost_training,
+                     "resumed_from": {"round": 1500, "games": 1, "cpu_s": 1800.4},
+                     "matches": {"start": {**match, "mean": -0.1},
+                                 "round_0001000": {**match, "mean": -0.3},
+                                 "round_0002000": {**match, "mean": 0.2}},
+                     "models": {}}}
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))
+  text = bridge.wide_run_status()  # before the resumed run's first report
+  assert "trained 2,000 rounds" in text and "lost at round 2,000" in text
+  assert "slim checkpoint of round 1,500 (1,800 CPU seconds)" in text
+  assert "| round 1,000 | 1 | 1 | +3.900 ± 0.300 |" in text  # before the checkpoint: kept
+  assert "| round 2,000 (lost) | 1 | 1 | +4.100 ± 0.300 |" in text
+  assert "| `round_0002000` (lost) | +0.200 ± 0.250 |" in text
+  record["training"] = {**lost_training, "round": 2000, "cpu_s": 21700.0, "finished": True,
+                        "evals": [lost_training["evals"][0],
+                                  {**ev, "round": 2000, "imps_vs_natural": 3.0}]}
+  record["matches"]["select/round_0002000"] = {**match, "mean": -0.4}
+  record.update(selected="round_0002000", result={
+      "boards": 6000, "mean": -0.02, "se": 0.05, "ci95": [-0.118, 0.078],
+      "decision": "not established"})
+  (folder / "record.json").write_text(json.dumps(record))
+  common.set_results_dir(str(tmp_path))
+  text = bridge.wide_run_status()
+  assert ("| round 1,000 | 1 | 1 | +3.900 ± 0.300 |\n| round 2,000 | 1 | 1 | +3.000 ± 0.300 |\n"
+          "| round 2,000 (lost) | 1 | 1 | +4.100 ± 0.300 |") in text
+  assert ("| `start` (lost) | -0.100 ± 0.250 |\n| `round_0001000` (lost) | -0.300 ± 0.250 |\n"
+          "| `round_0002000` (lost) | +0.200 ± 0.250 |\n"
+          "| `round_0002000` (selected) | -0.400 ± 0.250 |") in text
+  assert "so it is not selected" in text and "**Decision:** not established." in text
