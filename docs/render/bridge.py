@@ -10,6 +10,7 @@ and the published values `published/bridge.json`.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -176,15 +177,30 @@ def best_cross_table() -> str:
   header = ["A = `a2c_longer` (`best`) against"]
   for s in sets:
     header.append(f"{s} ({common.thousands(_best_row('natural', s)['boards'])} boards)")
+  header.append(f"both ({common.thousands(sum(_best_row('natural', s)['boards'] for s in sets))}"
+                " boards)")
   rows = []
   for b, text in _BEST_OPPONENTS:
     cells = [text]
     for s in sets:
       r = _best_row(b, s)
       cells.append(f"{_pm(r)} {_interval(r['ci95'])}")
+    both = _pooled_sets([_best_row(b, s) for s in sets])
+    cells.append(f"{_pm(both)} {_interval(both['ci95'])}")
     rows.append(cells)
-  return common.md_table(header, rows) + "\n\n" + _provenance(rec, "bridge/best_cross.json",
-                                                               rec["rows"])
+  return (common.md_table(header, rows) + "\n\nBoth sets together: the board-weighted mean of "
+          "the two sets' results; the sets share no deal, so its variance is the weighted sum "
+          "of theirs.\n\n" + _provenance(rec, "bridge/best_cross.json", rec["rows"]))
+
+
+def _pooled_sets(rows: list[dict]) -> dict:
+  """One estimate from matches on disjoint deal sets: the board-weighted mean, its standard
+  error from the sets' own (independent sets), and the normal 95% interval."""
+  n = sum(r["boards"] for r in rows)
+  mean = sum(r["boards"] * r["mean"] for r in rows) / n
+  se = math.sqrt(sum((r["boards"] * r["se"]) ** 2 for r in rows)) / n
+  return {"boards": n, "mean": mean, "se": se, "ci95": (mean - 1.959964 * se,
+                                                        mean + 1.959964 * se)}
 
 
 # ------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import os
 import shutil
 import sys
 
+import numpy as np
 import pytest
 
 from tests import repo as tests_repo
@@ -353,3 +354,16 @@ def test_wide_run_status_marks_the_lost_trajectory(fresh_results, tmp_path):
           "| `round_0002000` (lost) | +0.200 ± 0.250 |\n"
           "| `round_0002000` (selected) | -0.400 ± 0.250 |") in text
   assert "so it is not selected" in text and "**Decision:** not established." in text
+
+
+def test_best_cross_table_pools_the_two_heldout_sets(fresh_results):
+  rows = {(r["b"], r["dataset"]): r for r in common.load("bridge/best_cross.json")["rows"]
+          if r["a"] == "a2c_longer"}
+  a, b = rows[("jps_paper_0.63", "heldout")], rows[("jps_paper_0.63", "heldout2")]
+  n = np.array([a["boards"], b["boards"]], float)
+  mean = np.average([a["mean"], b["mean"]], weights=n)
+  se = np.hypot(n[0] * a["se"], n[1] * b["se"]) / n.sum()  # disjoint deals: independent
+  cell = (f"{mean:+.3f} ± {se:.3f} [{mean - 1.959964 * se:+.3f}, "
+          f"{mean + 1.959964 * se:+.3f}] |")
+  line = [x for x in bridge.best_cross_table().splitlines() if "`jps_paper_0.63`" in x][0]
+  assert line.endswith(cell) and "| both (6,000 boards) |" in bridge.best_cross_table()
