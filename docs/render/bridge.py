@@ -166,8 +166,12 @@ def _best_row(b: str, dataset: str) -> dict:
 
 
 def best_cross(b: str, dataset: str, digits: int = 2) -> str:
-  """`a2c_longer`'s IMPs/b against `b` on `dataset`, signed."""
-  return _signed(_best_row(b, dataset)["mean"], digits)
+  """`a2c_longer`'s IMPs/b against `b` on `dataset` (``both``: the two held-out sets pooled,
+  with its 95% interval), signed."""
+  if dataset != "both":
+    return _signed(_best_row(b, dataset)["mean"], digits)
+  r = _pooled_sets([_best_row(b, s) for s in ("heldout", "heldout2")])
+  return f"{_signed(r['mean'], digits)} {_interval(r['ci95'], digits)}"
 
 
 def best_cross_table() -> str:
