@@ -680,6 +680,10 @@ def wide_run_status() -> str:
     out += (f"\n\n**Estimate:** `{rec['selected']}` against `{opp}` on the "
             f"{common.thousands(r['boards'])} held-out boards: {_pm(r)} IMPs/b, 95% interval "
             f"{_interval(r['ci95'])}. **Decision:** {r['decision']}.")
+    if not r["decision"].startswith("kept"):
+      out += (f" `best` stays `{opp}`; the cross table and the 200 x 2 control, planned for a "
+              "kept model only, were not run. The selected snapshot is kept in "
+              "`checkpoints/bridge/wide_run_leader.npz`.")
   else:
     out += "\n\nThe held-out estimate is not finished."
   rows_all = list(m.values()) + list((lost or {}).get("matches", {}).values())

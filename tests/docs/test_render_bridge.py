@@ -354,6 +354,7 @@ def test_wide_run_status_marks_the_lost_trajectory(fresh_results, tmp_path):
           "| `round_0002000` (lost) | +0.200 ± 0.250 |\n"
           "| `round_0002000` (selected) | -0.400 ± 0.250 |") in text
   assert "so it is not selected" in text and "**Decision:** not established." in text
+  assert "`best` stays `a2c_longer`; the cross table and the 200 x 2 control" in text
 
 
 def test_best_cross_table_pools_the_two_heldout_sets(fresh_results):
