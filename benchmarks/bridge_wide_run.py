@@ -154,9 +154,14 @@ def pooled(rows: list[dict]) -> dict:
           "ci95": [mean - 1.959964 * se, mean + 1.959964 * se]}
 
 
+def validation_leader(record: dict, cands: dict[str, str]) -> str:
+  """The candidate with the highest IMPs/board in its validation match (the first on ties)."""
+  return max(cands, key=lambda n: record["matches"][f"select/{n}"]["mean"])
+
+
 def keep_leader(record: dict, cands: dict[str, str]) -> None:
   """Copies the validation leader among `cands` to ``--keep_leader`` (if not there already)."""
-  name = max(cands, key=lambda n: record["matches"][f"select/{n}"]["mean"])
+  name = validation_leader(record, cands)
   leader = {"name": name, "file": FLAGS.keep_leader, "digest": record["models"][name]}
   kept = os.path.isfile(FLAGS.keep_leader) and digest(FLAGS.keep_leader) == leader["digest"]
   if not kept:
@@ -228,7 +233,7 @@ def main(argv):
     print(f"training not finished: {progress['cpu_s']:.0f} of {progress['budget_cpu_s']:.0f} "
           f"CPU s at round {progress['round']}; progress recorded in {path}")
     return
-  record["selected"] = max(cands, key=lambda n: record["matches"][f"select/{n}"]["mean"])
+  record["selected"] = validation_leader(record, cands)
   save()  # the choice is on disk before any held-out board is played
   for name, boards in heldout.items():
     play(record, f"final/{name}", cands[record["selected"]], FLAGS.opponent, name, boards)
