@@ -17,7 +17,9 @@ flag (``--time_limit=-1 must be a finite number > 0``), see `ospiel_team.cli._fl
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
@@ -317,3 +319,90 @@ def load_game(name: str, text: Any) -> pyspiel.Game:
     reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
     reason = reason.split(" Available games are")[0]
     raise UserError(f"{name}={text!r} is not a game pyspiel can load: {reason}") from None
+
+
+# --- configuration fields: one rule per field, checked by one helper -----------------------------
+@dataclasses.dataclass(frozen=True)
+class Int:
+  """Rule for an integer field: `check_int` with these bounds."""
+  minimum: int | None = None
+  maximum: int | None = None
+  allow_none: bool = False
+
+  def check(self, name: str, value: Any) -> int | None:
+    """`value` if it keeps the rule; UserError naming `name` and the value otherwise."""
+    return check_int(name, value, minimum=self.minimum, maximum=self.maximum,
+                     allow_none=self.allow_none)
+
+
+@dataclasses.dataclass(frozen=True)
+class Real:
+  """Rule for a real field: `check_real` (finite) with these bounds."""
+  minimum: float | None = None
+  above: float | None = None
+  maximum: float | None = None
+  below: float | None = None
+  allow_none: bool = False
+
+  def check(self, name: str, value: Any) -> float | None:
+    """`value` if it keeps the rule; UserError naming `name` and the value otherwise."""
+    return check_real(name, value, minimum=self.minimum, above=self.above,
+                      maximum=self.maximum, below=self.below, allow_none=self.allow_none)
+
+
+@dataclasses.dataclass(frozen=True)
+class Bool:
+  """Rule for a bool field: `check_bool`."""
+  allow_none: bool = False
+
+  def check(self, name: str, value: Any) -> bool | None:
+    """`value` if it keeps the rule; UserError naming `name` and the value otherwise."""
+    return check_bool(name, value, allow_none=self.allow_none)
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+  """Rule for a string field with a fixed set of values: `check_choice`."""
+  choices: tuple[str, ...]
+
+  def check(self, name: str, value: Any) -> str:
+    """`value` if it keeps the rule; UserError naming `name` and the value otherwise."""
+    return check_choice(name, value, self.choices)
+
+
+@dataclasses.dataclass(frozen=True)
+class Text:
+  """Rule for a free string field (or None where allowed)."""
+  allow_none: bool = False
+
+  def check(self, name: str, value: Any) -> str | None:
+    """`value` if it keeps the rule; UserError naming `name` and the value otherwise."""
+    if value is None and self.allow_none:
+      return None
+    return check_type(name, value, str, "a string" + (" or None" if self.allow_none else ""))
+
+
+Rule = Int | Real | Bool | Choice | Text
+
+
+def check_fields(config: Any, rules: Mapping[str, Rule]) -> None:
+  """Checks the fields of the dataclass instance `config` named in `rules`, in their order.
+
+  Each value is replaced by its checked form (numpy scalars become Python numbers), also on a
+  frozen dataclass. Fields without a rule are left alone (a configuration's tests check that
+  every field has one: `missing_rules`).
+
+  Args:
+    config: a dataclass instance (a configuration).
+    rules: the rule of each field, e.g. ``{"hidden": Int(minimum=1), "lr": Real(above=0)}``.
+
+  Raises:
+    UserError: naming the first field whose value breaks its rule, and the value.
+  """
+  for name, rule in rules.items():
+    object.__setattr__(config, name, rule.check(name, getattr(config, name)))
+
+
+def missing_rules(cls: type, rules: Mapping[str, Rule]) -> list[str]:
+  """The fields of dataclass `cls` that `rules` does not cover (for tests: none may be)."""
+  return [f.name for f in dataclasses.fields(cls) if f.name not in rules]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ospiel_team import checks
 from ospiel_team.errors import UserError
 
 
@@ -80,37 +81,9 @@ class A2CConfig:
                                    "pool) instead of the current learner.")
 
   def __post_init__(self):
-    for name in ("hidden", "deals_per_round", "batch_size", "buffer_size"):
-      if getattr(self, name) < 1:
-        raise UserError(f"{name} must be >= 1, got {getattr(self, name)}")
-    for name in ("num_blocks", "updates_per_round", "burn_in", "entropy_decay_rounds"):
-      if getattr(self, name) < 0:
-        raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
-    for name in ("entropy_coef", "entropy_coef_start", "value_coef"):
-      if getattr(self, name) < 0:
-        raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
-    if self.learning_rate <= 0:
-      raise UserError(f"learning_rate must be > 0, got {self.learning_rate}")
-    if self.ratio_clip <= 0:
-      raise UserError(f"ratio_clip must be > 0, got {self.ratio_clip}")
+    checks.check_fields(self, FIELD_RULES)
     if self.burn_in > self.buffer_size:
       raise UserError(f"burn_in {self.burn_in} exceeds buffer_size {self.buffer_size}")
-    self._check_ppo_and_pool()
-
-  def _check_ppo_and_pool(self) -> None:
-    if self.algorithm not in ("a2c", "ppo"):
-      raise UserError(f"algorithm must be 'a2c' or 'ppo', got {self.algorithm!r}")
-    if not 0 < self.clip_eps < 1:
-      raise UserError(f"clip_eps must be in (0, 1), got {self.clip_eps}")
-    if not 0 <= self.gae_lambda <= 1:
-      raise UserError(f"gae_lambda must be in [0, 1], got {self.gae_lambda}")
-    for name in ("epochs_per_batch", "minibatch_size", "pool_snapshot_every"):
-      if getattr(self, name) < 1:
-        raise UserError(f"{name} must be >= 1, got {getattr(self, name)}")
-    if self.opponent_pool_size < 0:
-      raise UserError(f"opponent_pool_size must be >= 0, got {self.opponent_pool_size}")
-    if not 0 <= self.pool_probability <= 1:
-      raise UserError(f"pool_probability must be in [0, 1], got {self.pool_probability}")
     if self.pool_probability > 0 and self.opponent_pool_size == 0:
       raise UserError(f"pool_probability {self.pool_probability} needs opponent_pool_size "
                       ">= 1")
@@ -128,3 +101,35 @@ class A2CConfig:
   def network_dict(self) -> dict:
     """The network's shape, as stored in model files: ``{"hidden", "num_blocks"}``."""
     return {"hidden": self.hidden, "num_blocks": self.num_blocks}
+
+
+# The rule of every field (finite, range, integer-ness): the one place A2CConfig's values are
+# checked, by `checks.check_fields`; the command's flags are made from the same fields, so the
+# command refuses the same values with the same message.
+FIELD_RULES: dict[str, checks.Rule] = {
+    "hidden": checks.Int(minimum=1),
+    "num_blocks": checks.Int(minimum=0),
+    "learning_rate": checks.Real(above=0),
+    "entropy_coef": checks.Real(minimum=0),
+    "entropy_coef_start": checks.Real(minimum=0),
+    "entropy_decay_rounds": checks.Int(minimum=0),
+    "value_coef": checks.Real(minimum=0),
+    "ratio_clip": checks.Real(above=0),
+    "deals_per_round": checks.Int(minimum=1),
+    "batch_size": checks.Int(minimum=1),
+    "updates_per_round": checks.Int(minimum=0),
+    "buffer_size": checks.Int(minimum=1),
+    "burn_in": checks.Int(minimum=0),
+    "uncontested": checks.Bool(),
+    "seed": checks.Int(minimum=0, maximum=2**32 - 1),
+    "fast_acting": checks.Bool(),
+    "overlap_learning": checks.Bool(),
+    "algorithm": checks.Choice(("a2c", "ppo")),
+    "clip_eps": checks.Real(above=0, below=1),
+    "gae_lambda": checks.Real(minimum=0, maximum=1),
+    "epochs_per_batch": checks.Int(minimum=1),
+    "minibatch_size": checks.Int(minimum=1),
+    "opponent_pool_size": checks.Int(minimum=0),
+    "pool_snapshot_every": checks.Int(minimum=1),
+    "pool_probability": checks.Real(minimum=0, maximum=1),
+}
