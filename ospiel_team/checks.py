@@ -364,9 +364,12 @@ class Bool:
 class Choice:
   """Rule for a string field with a fixed set of values: `check_choice`."""
   choices: tuple[str, ...]
+  allow_none: bool = False
 
-  def check(self, name: str, value: Any) -> str:
+  def check(self, name: str, value: Any) -> str | None:
     """`value` if it keeps the rule; UserError naming `name` and the value otherwise."""
+    if value is None and self.allow_none:
+      return None
     return check_choice(name, value, self.choices)
 
 

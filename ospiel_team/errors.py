@@ -27,3 +27,11 @@ class DamagedFileError(OspielTeamError, ValueError):
 
   The message names the file and what is wrong with it.
   """
+
+
+class DivergenceError(OspielTeamError, RuntimeError):
+  """A training run's loss or parameters became non-finite (NaN or infinite).
+
+  Raised by the trainer's round loop before anything non-finite is written: the message names
+  the round and what turned non-finite, and the last good checkpoint is kept as it was.
+  """

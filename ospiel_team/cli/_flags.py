@@ -53,12 +53,14 @@ def parse_private(fv: flags.FlagValues, argv: Sequence[str], doc: str) -> int | 
 # Exit statuses of every command: 0 done; 2 a user error (a bad flag value, an unknown game, a
 # cost refused without --force, a missing optional dependency), one line on stderr; 1 a write
 # failed for lack of space (ENOSPC, EDQUOT), one line naming the file, finished work kept;
-# 3 a solver's time limit ran out (ospiel-team-solve, ospiel-team-coop-optimum).
+# 3 a solver's time limit ran out (ospiel-team-solve, ospiel-team-coop-optimum); 4 a training
+# run diverged (ospiel-team-train-bridge: its loss or parameters became non-finite).
 # A bug keeps its traceback.
 
 EXIT_USER_ERROR = 2
 EXIT_DISK_FULL = 1
 EXIT_TIME_LIMIT = 3
+EXIT_DIVERGED = 4
 DISK_FULL_ERRNOS = tuple(e for e in (getattr(errno, "ENOSPC", None),
                                      getattr(errno, "EDQUOT", None)) if e is not None)
 

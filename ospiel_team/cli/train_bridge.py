@@ -41,7 +41,6 @@ import glob
 import inspect
 import os
 import resource
-import shutil
 import sys
 from collections.abc import Sequence
 
@@ -49,6 +48,8 @@ import numpy as np
 from absl import flags
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import jax_trainer
 from ospiel_team.bridge.agents import jps_bid
@@ -145,6 +146,23 @@ def _define_run_flags(fv: flags.FlagValues) -> None:
                       flag_values=fv)
 
 
+# The run's numeric flags beyond the configurations' fields, checked by the same rules
+# (`checks`): finite, range, integer-ness.
+_RUN_FLAG_RULES: dict[str, checks.Rule] = {
+    "holdout": checks.Int(minimum=0),
+    "refresh_minutes": checks.Real(minimum=0),
+    "rounds": checks.Int(minimum=1),
+    "max_minutes": checks.Real(above=0),
+    "max_cpu_minutes": checks.Real(minimum=0),
+    "eval_every": checks.Int(minimum=0),
+    "eval_boards": checks.Int(minimum=1),
+    "snapshot_every": checks.Int(minimum=0),
+    "checkpoint_every": checks.Int(minimum=1),
+    "bc_deals": checks.Int(minimum=1),
+    "bc_steps": checks.Int(minimum=0),
+}
+
+
 def expand_datasets(spec: str | None) -> list[str] | None:
   """The files of a comma-separated list of paths and globs (None: the shipped dataset).
 
@@ -191,8 +209,10 @@ def _check_engine_flags(a: flags.FlagValues) -> None:
 def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOptions]:
   """The configuration and JAX options of the flags; UserError for a bad flag, before work."""
   _check_files(a)
-  if a.max_minutes <= 0:
-    raise UserError(f"--max_minutes {a.max_minutes} must be > 0")
+  for name, rule in _RUN_FLAG_RULES.items():
+    rule.check(f"--{name}", a[name].value)
+  for name in ("fraction", "candidates", "rollouts"):
+    jps_bid.SEARCH_OPTION_RULES[name].check(f"--search_{name}", a[f"search_{name}"].value)
   _check_engine_flags(a)
   try:
     cfg = config_flags.config_from_flags(A2CConfig, flag_values=a)
@@ -204,23 +224,56 @@ def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOp
   if a.search != "none" and (cfg.algorithm != "a2c" or cfg.pool_probability > 0):
     raise UserError("--search is for plain A2C self-play (not with --algorithm ppo or "
                     "--pool_probability > 0)")
-  _check_distillation(a)
+  _check_teacher(a)
+  _check_memory(a, cfg, options)
   return cfg, options
 
 
-def _check_distillation(a: flags.FlagValues) -> None:
-  """--bc_targets probabilities needs a network teacher of ours."""
-  if a.bc_targets != "probabilities":
-    return
+def _check_memory(a: flags.FlagValues, cfg: A2CConfig, options) -> None:
+  """Says the run's memory from 1 GiB on; refuses a run that cannot fit, before allocating.
+
+  The figure is `round_trainer.memory_needed` (a lower bound), against the memory available.
+  """
+  from ospiel_team.tree import memory as memory_lib
+  need = round_trainer.memory_needed(cfg, engine=a.engine,
+                                     max_stored_calls=options.max_stored_calls)
+  room = memory_lib.available_memory()
+  what = (f"--hidden={cfg.hidden}, --num_blocks={cfg.num_blocks}, --deals_per_round="
+          f"{cfg.deals_per_round}" + (f", --buffer_size={cfg.buffer_size}"
+                                      if a.engine == "numpy" and cfg.algorithm == "a2c" else ""))
+  if room is not None and need > room:
+    raise UserError(f"the run needs at least {_gib(need)} of memory ({what}), "
+                    f"{_gib(room)} is available; lower them")
+  if need >= 1 << 30:
+    _flags.say_cost(PROGRAM, f"the run needs at least {_gib(need)} of memory ({what})")
+
+
+def _gib(n: int) -> str:
+  return f"{n / (1 << 30):.3g} GiB" if n < 1 << 80 else f"{float(n):.1e} bytes"
+
+
+def _check_teacher(a: flags.FlagValues) -> None:
+  """--bc_teacher names a bidder that loads, checked before any work.
+
+  For --bc_targets probabilities it must be a network teacher of ours.
+  """
   from ospiel_team.bridge.agents import behaviour_cloning as bc_lib
   from ospiel_team.bridge.agents import bidders as bidders_lib
-  if not a.bc_teacher:
+  if a.bc_targets == "probabilities" and not a.bc_teacher:
     raise UserError("--bc_targets probabilities needs a --bc_teacher")
+  if not a.bc_teacher:
+    return
+  if a.reference_dir is not None and not os.path.isdir(a.reference_dir):
+    raise UserError(f"--reference_dir {a.reference_dir!r} is not a folder")
   try:
-    bc_lib.check_distillable(bidders_lib.make_bidder(a.bc_teacher,
-                                                     reference_dir=a.reference_dir))
-  except ValueError as e:
-    raise UserError(f"--bc_targets probabilities: {e}") from None
+    teacher = bidders_lib.make_bidder(a.bc_teacher, reference_dir=a.reference_dir)
+  except (ValueError, FileNotFoundError, ImportError) as e:
+    raise UserError(f"--bc_teacher {a.bc_teacher!r}: {e}") from None
+  if a.bc_targets == "probabilities":
+    try:
+      bc_lib.check_distillable(teacher)
+    except ValueError as e:
+      raise UserError(f"--bc_targets probabilities: {e}") from None
 
 
 def training_data(a: flags.FlagValues, eval_ds, augment: bool):
@@ -248,10 +301,19 @@ def _make_trainer(a: flags.FlagValues, cfg: A2CConfig, options, train_ds, held):
                                      resume_from=a.resume_from, options=options)
   from ospiel_team.bridge.agents import trainers
   ckpt = os.path.join(a.workdir, "checkpoint.npz")
-  if a.resume_from and not os.path.exists(ckpt):
-    shutil.copyfile(a.resume_from, ckpt)
-  trainer = trainers.make_trainer(cfg, train_ds, None, held, workdir=a.workdir,
-                                  init_params_from=a.init_model)
+  copied = bool(a.resume_from) and not os.path.exists(ckpt)
+  if copied:
+    round_trainer.check_checkpoint(a.resume_from, cfg)  # a bad file is named as given
+    with open(a.resume_from, "rb") as src:
+      atomic_io.write_bytes(ckpt, src.read())
+  try:
+    trainer = trainers.make_trainer(cfg, train_ds, None, held, workdir=a.workdir,
+                                    init_params_from=a.init_model)
+  except ValueError as e:
+    if not copied:
+      raise
+    os.remove(ckpt)  # no refused copy stays in the working folder
+    raise type(e)(str(e).replace(repr(ckpt), repr(a.resume_from))) from None
   if a.search != "none":
     search = dataclasses.replace(jps_bid.JPSBidSearch.DEFAULTS, fraction=a.search_fraction,
                                  depth=3 if a.search == "jps" else 1,
@@ -337,17 +399,35 @@ def main(argv: Sequence[str]) -> int:
 
   Returns:
     The exit status: 0 done (or help printed), 2 a bad flag or a user error found before any
-    work (one line on stderr).
+    work, 1 a write failed on a full disk (the last checkpoint is kept), 4 the run diverged
+    (its loss or parameters became non-finite; the last good checkpoint is kept); one line on
+    stderr for each.
   """
   a = flags.FlagValues()
   define_flags(a)
   status = _flags.parse_private(a, argv, __doc__)
   if status is not None:
     return status
+  try:
+    return _main(a)
+  except OSError as e:
+    if not _flags.is_disk_full(e):
+      raise
+    # The writers are atomic: the checkpoint, log and model files are those of before.
+    print(_flags.disk_full_line(PROGRAM, e, f"the last checkpoint in {a.workdir} is kept",
+                                "run the same command again to resume"), file=sys.stderr)
+    return _flags.EXIT_DISK_FULL
+
+
+def _main(a: flags.FlagValues) -> int:
+  """`main` after parsing: checks, data, trainer, rounds, outputs."""
   try:  # user errors found before any work are one line (bugs keep their traceback)
     cfg, options = _check_flags(a)
     eval_ds = dataset_lib.load_dataset(a.eval_dataset) if a.eval_dataset else None
     train_ds, held, n_base = training_data(a, eval_ds, a.augment and a.engine == "numpy")
+    if a.engine == "numpy" and a.eval_every and a.eval_boards > held.holders.shape[0]:
+      raise UserError(f"--eval_boards={a.eval_boards} exceeds the {held.holders.shape[0]} "
+                      "held-out boards (--holdout or --eval_dataset)")
     trainer = _make_trainer(a, cfg, options, train_ds, held)
   except (ValueError, FileNotFoundError) as e:
     print(_flags.error_line(PROGRAM, e), file=sys.stderr)
@@ -360,7 +440,11 @@ def main(argv: Sequence[str]) -> int:
   print(f"{where}training deals: {n_base} ({aug}), held out: {held.holders.shape[0]}; "
         f"resuming at round {trainer.round}")
   start_games, start_wall = trainer.games, trainer.wall
-  _train(a, trainer, held, n_base)
+  try:
+    _train(a, trainer, held, n_base)
+  except errors.DivergenceError as e:  # nothing of the diverged rounds was written
+    print(_flags.error_line(PROGRAM, e), file=sys.stderr)
+    return _flags.EXIT_DIVERGED
   _write_outputs(a, trainer, cfg, start_games, start_wall)
   return 0
 

@@ -45,6 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
@@ -56,7 +57,6 @@ from ospiel_team.bridge.agents.a2c_config import A2CConfig
 from ospiel_team.bridge.agents.policy_net import init_params
 from ospiel_team.bridge.agents.policy_net import legal_from_obs
 from ospiel_team.bridge.agents.policy_net import make_network
-from ospiel_team.errors import UserError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,10 +77,14 @@ class JaxTrainOptions:
                               "JAX's default (the GPU when there is one)."})
 
   def __post_init__(self):
-    if self.max_stored_calls < 1:
-      raise UserError(f"max_stored_calls must be >= 1, got {self.max_stored_calls}")
-    if self.platform not in (None, "cpu", "gpu", "tpu", "cuda", "rocm"):
-      raise UserError(f"platform {self.platform!r} is not one of cpu, gpu, tpu")
+    checks.check_fields(self, JAX_OPTION_RULES)
+
+
+JAX_OPTION_RULES: dict[str, checks.Rule] = {
+    "max_stored_calls": checks.Int(minimum=1, maximum=A.MAX_AUCTION_LENGTH),  # longest auction
+    "augment": checks.Bool(),
+    "platform": checks.Choice(("cpu", "gpu", "tpu", "cuda", "rocm"), allow_none=True),
+}
 
 
 def pick_device(platform: str | None) -> jax.Device:

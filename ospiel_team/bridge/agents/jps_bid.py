@@ -55,6 +55,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge.agents import a2c
@@ -143,16 +144,11 @@ def _check_search_arguments(root: engine_lib.BiddingEngine, depth: int, candidat
                             rollouts: int, candidate_threshold: float, partner: str,
                             reward: str) -> None:
   """Raises ValueError for a `joint_search` argument out of its range (or a finished root)."""
-  if depth not in (1, 3):
-    raise ValueError(f"search depth must be 1 (1-search) or 3 (JPS), got {depth}")
-  if candidates < 1 or rollouts < 1:
-    raise ValueError(f"candidates and rollouts must be >= 1, got {candidates}, {rollouts}")
-  if not 0.0 <= candidate_threshold < 1.0:
-    raise ValueError(f"candidate_threshold must be in [0, 1), got {candidate_threshold}")
-  if partner not in ("max", "mean"):
-    raise ValueError(f"partner must be 'max' or 'mean', got {partner!r}")
-  if reward not in ("imps", "score"):
-    raise ValueError(f"reward must be 'imps' or 'score', got {reward!r}")
+  for name, value in (("depth", depth), ("candidates", candidates), ("rollouts", rollouts),
+                      ("candidate_threshold", candidate_threshold), ("partner", partner)):
+    SEARCH_OPTION_RULES[name].check(name, value)
+  _check_depth(depth)
+  checks.check_choice("reward", reward, ("imps", "score"))
   if np.any(root.done):
     raise ValueError("joint_search: a root table's auction is already over")
 
@@ -333,24 +329,32 @@ class SearchOptions:
   seed: int = 7                     # the search's own random numbers
 
   def __post_init__(self):
-    if not 0.0 <= self.fraction <= 1.0:
-      raise UserError(f"search fraction must be in [0, 1], got {self.fraction}")
-    if self.depth not in (1, 3):
-      raise UserError(f"search depth must be 1 or 3, got {self.depth}")
-    if self.candidates < 1 or self.rollouts < 1:
-      raise UserError(f"candidates and rollouts must be >= 1, got {self.candidates}, "
-                      f"{self.rollouts}")
-    if not 0.0 <= self.candidate_threshold < 1.0:
-      raise UserError(f"candidate_threshold must be in [0, 1), got {self.candidate_threshold}")
-    if self.partner not in ("max", "mean"):
-      raise UserError(f"partner must be 'max' or 'mean', got {self.partner!r}")
-    if self.min_gain < 0:
-      raise UserError(f"min_gain must be >= 0, got {self.min_gain}")
+    checks.check_fields(self, SEARCH_OPTION_RULES)
+    _check_depth(self.depth)
 
   def search_kwargs(self) -> dict:
     """The `joint_search` arguments these options set."""
     return {"depth": self.depth, "candidates": self.candidates, "rollouts": self.rollouts,
             "candidate_threshold": self.candidate_threshold, "partner": self.partner}
+
+
+# The rule of every `SearchOptions` field, checked by `checks.check_fields` (the training
+# command checks its --search_* flags by the same rules).
+SEARCH_OPTION_RULES: dict[str, checks.Rule] = {
+    "fraction": checks.Real(minimum=0, maximum=1),
+    "depth": checks.Int(minimum=1, maximum=3),
+    "candidates": checks.Int(minimum=1),
+    "rollouts": checks.Int(minimum=1),
+    "candidate_threshold": checks.Real(minimum=0, below=1),
+    "partner": checks.Choice(("max", "mean")),
+    "min_gain": checks.Real(minimum=0),
+    "seed": checks.Int(minimum=0),
+}
+
+
+def _check_depth(depth: int) -> None:
+  if depth not in (1, 3):
+    raise UserError(f"search depth must be 1 (1-search) or 3 (JPS), got {depth}")
 
 
 class JPSBidSearch:
@@ -453,10 +457,8 @@ class GameSearch:
 
   def __init__(self, options: SearchOptions | None = None, *, target: str = "a2c",
                nll_coef: float = 1.0, **overrides):
-    if target not in ("a2c", "nll"):
-      raise UserError(f"target must be 'a2c' or 'nll', got {target!r}")
-    if nll_coef <= 0:
-      raise UserError(f"nll_coef must be > 0, got {nll_coef}")
+    checks.check_choice("target", target, ("a2c", "nll"))
+    nll_coef = checks.check_real("nll_coef", nll_coef, above=0)
     self.options = dataclasses.replace(options or self.DEFAULTS, **overrides)
     self.target = target
     self.nll_coef = nll_coef

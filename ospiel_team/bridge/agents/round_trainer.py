@@ -36,6 +36,50 @@ def split_deals(num_deals: int, holdout: int, seed: int = 12345):
   return np.sort(perm[:num_deals - holdout]), np.sort(perm[num_deals - holdout:])
 
 
+# Bytes a training run needs at least (`memory_needed`), from the arrays it must allocate:
+# a replay-buffer decision (34 bytes of packed observation, action, log-probability, return),
+# a table's auction state (its 319-call history as int32 and the rest), and an observation.
+BUFFER_BYTES_PER_DECISION = 34 + 1 + 4 + 4
+TABLE_STATE_BYTES = 319 * 4
+MIN_CALLS_PER_TABLE = 4  # the shortest auction: four passes
+
+
+def memory_needed(cfg: A2CConfig, *, engine: str = "numpy", max_stored_calls: int = 64) -> int:
+  """A lower bound on the bytes a training run of `cfg` allocates.
+
+  ``ospiel-team-train-bridge`` says it and refuses what cannot fit before the run. Counted:
+  the network's parameters, Adam's two moments and the gradients (float32); one Adam step's
+  activations (forward and backward); a round's tables (auction state plus, on the numpy
+  engine, at least `MIN_CALLS_PER_TABLE` observations each; on the JAX engine,
+  `max_stored_calls` stored calls each); the numpy A2C replay buffer. Python's and JAX's own
+  overheads are not counted, so a run needs more than this.
+
+  Args:
+    cfg: the configuration.
+    engine: "numpy" or "jax".
+    max_stored_calls: the JAX engine's stored calls per table.
+
+  Returns:
+    The bytes (a Python int, exact however large the settings).
+  """
+  h, nb = cfg.hidden, cfg.num_blocks
+  obs, calls = 267, 38
+  params = obs * h + h + nb * 2 * (h * h + h) + (h + 1) * (calls + 1)
+  total = 4 * 4 * params  # parameters, gradients and Adam's two moments, float32
+  batch = cfg.minibatch_size if cfg.algorithm == "ppo" else cfg.batch_size
+  total += 2 * 4 * batch * (obs + h * (2 * nb + 1) + calls + 1)  # activations, both ways
+  tables = 2 * cfg.deals_per_round
+  if engine == "jax":
+    total += tables * (TABLE_STATE_BYTES + max_stored_calls * (obs + 4 + 4 + 1 + 4))
+  else:
+    obs_bytes = obs if cfg.fast_acting else 4 * obs
+    total += tables * (TABLE_STATE_BYTES + MIN_CALLS_PER_TABLE * (obs_bytes + 8 + 4))
+    total += tables * 4 * h  # the acting forward pass over all tables
+    if cfg.algorithm == "a2c":
+      total += cfg.buffer_size * BUFFER_BYTES_PER_DECISION
+  return total
+
+
 class RoundTrainer:
   """What the self-play trainers share: the round loop, checkpoint files, logs and snapshots.
 
@@ -62,6 +106,7 @@ class RoundTrainer:
                 "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
   TRAIN_DESC = "rounds"  # the progress bar's label
   total_cpu = 0.0  # CPU seconds of the training loop, over resumes (checkpointed)
+  _good_round: int | None = None  # the round of the workdir's checkpoint (divergence guard)
 
   cfg: A2CConfig
   workdir: str | None
@@ -167,6 +212,8 @@ class RoundTrainer:
     start = time.time()
     last_refresh = start
     cpu_mark = time.process_time()
+    self._good_round = (self.round if self.workdir is not None
+                        and os.path.exists(self.checkpoint_path) else None)
     if max_cpu_seconds is not None and self.total_cpu >= max_cpu_seconds:
       return self.log_rows
     bar = tqdm.tqdm(total=rounds, initial=min(self.round, rounds), desc=self.TRAIN_DESC,
@@ -177,6 +224,7 @@ class RoundTrainer:
         refresh(self)
         last_refresh = time.time()
       row = self._evaluated_round(rounds, eval_every, eval_boards)
+      self._check_finite(row)
       total = self.total_wall + (time.time() - t_iter)
       cpu_mark = self._count_cpu(cpu_mark)
       row.update(total_wall_s=round(total, 2),
@@ -191,6 +239,7 @@ class RoundTrainer:
         t_iter = time.time()
         self.save_checkpoint()
         self.write_logs()
+        self._good_round = self.round if self.workdir is not None else None
       if snapshot_every and self.round % snapshot_every == 0 and self.workdir is not None:
         self.save_snapshot()
       self.total_wall += time.time() - t_iter
@@ -212,6 +261,26 @@ class RoundTrainer:
     if eval_every and type(self).evaluate is RoundTrainer.evaluate:
       raise ValueError(f"eval_every={eval_every}: {type(self).__name__} does not evaluate "
                        "during training; use 0")
+
+  def _check_finite(self, row: dict) -> None:
+    """The divergence guard: stops a round whose losses or parameters are non-finite.
+
+    Raises `errors.DivergenceError` before anything of the round is written. The losses are
+    checked every round; the parameters too (one `isfinite` pass over them, small next to a
+    round's self-play). The checkpoint, model and log files on disk stay those of the last
+    good checkpoint.
+    """
+    bad = [k for k in ("loss", "policy_loss", "value_loss", "entropy")
+           if not isinstance(row.get(k), (str, type(None))) and not np.isfinite(float(row[k]))]
+    if not bad and params_finite(self.params):
+      return
+    what = (f"{', '.join(f'{k} {row[k]}' for k in bad)}" if bad
+            else "the parameters hold NaN or infinite values")
+    kept = (f"the last good checkpoint {self.checkpoint_path!r} (round {self._good_round}) is "
+            "kept" if self._good_round is not None else "no checkpoint was written")
+    raise errors.DivergenceError(
+        f"training diverged at round {self.round}: {what}; {kept} (a lower learning_rate may "
+        "help)")
 
   def _evaluated_round(self, rounds: int, eval_every: int, eval_boards: int) -> dict:
     """One training round's log row, with an evaluation when one is due."""
@@ -235,20 +304,22 @@ class RoundTrainer:
                     ev=row.get("eval_imps_vs_natural", ""))
 
 
-def read_checkpoint(path: str, cfg: A2CConfig, optimizer, *, check_buffer_size: bool = False):
-  """(state, params, opt_state, buffer arrays or None) of a trainer checkpoint (slim or full).
+def params_finite(params) -> bool:
+  """Whether every array of the parameter tree `params` holds only finite numbers."""
+  return all(bool(jax.numpy.all(jax.numpy.isfinite(x))) if isinstance(x, jax.Array)
+             else bool(np.all(np.isfinite(x))) for x in jax.tree_util.tree_leaves(params))
+
+
+def check_checkpoint(path: str, cfg: A2CConfig, *, check_buffer_size: bool = False):
+  """(arrays, state, params) of the trainer checkpoint `path`, checked as `read_checkpoint` does.
 
   Args:
-    path: the checkpoint (`RoundTrainer` format).
-    cfg: the reading trainer's configuration; the checkpoint's network must be the same.
-    optimizer: the trainer's optax optimizer (gives the Adam state's structure).
+    path: the checkpoint file.
+    cfg: the reading trainer's configuration (its network must be the checkpoint's).
     check_buffer_size: also require the same replay-buffer size.
 
   Raises:
-    errors.DamagedFileError: naming the file, when it is damaged (truncated, a flipped bit,
-      an unreadable state entry) or its arrays do not match their digest (checkpoints that
-      carry one: all written by `_write_checkpoint`; older ones load without the check).
-    ValueError: naming the file, when it is not a checkpoint of this network.
+    errors.DamagedFileError, ValueError: naming `path`, as `read_checkpoint`.
   """
   if not os.path.isfile(path):
     raise ValueError(f"checkpoint {path!r} is not a file")
@@ -269,6 +340,29 @@ def read_checkpoint(path: str, cfg: A2CConfig, optimizer, *, check_buffer_size: 
     raise ValueError(f"checkpoint {path!r} has buffer_size {saved.buffer_size}, this "
                      f"trainer {cfg.buffer_size}")
   params = unflatten_params({k[6:]: z[k] for k in z if k.startswith("param/")})
+  if not params_finite(params):
+    raise errors.DamagedFileError(f"checkpoint {path!r} holds NaN or infinite parameters "
+                                  "(a diverged run's); resume from an earlier one")
+  return z, state, params
+
+
+def read_checkpoint(path: str, cfg: A2CConfig, optimizer, *, check_buffer_size: bool = False):
+  """(state, params, opt_state, buffer arrays or None) of a trainer checkpoint (slim or full).
+
+  Args:
+    path: the checkpoint (`RoundTrainer` format).
+    cfg: the reading trainer's configuration; the checkpoint's network must be the same.
+    optimizer: the trainer's optax optimizer (gives the Adam state's structure).
+    check_buffer_size: also require the same replay-buffer size.
+
+  Raises:
+    errors.DamagedFileError: naming the file, when it is damaged (truncated, a flipped bit,
+      an unreadable state entry) or its arrays do not match their digest (checkpoints that
+      carry one: all written by `_write_checkpoint`; older ones load without the check).
+    ValueError: naming the file, when it is not a checkpoint of this network or its
+      parameters are not all finite.
+  """
+  z, state, params = check_checkpoint(path, cfg, check_buffer_size=check_buffer_size)
   treedef = jax.tree_util.tree_structure(optimizer.init(params))
   leaves = [np.asarray(z[k]) for k in sorted(k for k in z if k.startswith("opt/"))]
   buffer = {k: z[k] for k in z if k.startswith("buf_")} if "buf_meta" in z else None
