@@ -117,7 +117,8 @@ def main(argv: Sequence[str]) -> int:
   except (flags.Error, ValueError, pyspiel.SpielError) as e:
     return fail(str(e))
   except TimeoutError as e:  # the solver ran out of --time_limit: not a bug, no traceback
-    return fail(f"{e} (raise --time_limit)", status=_flags.EXIT_TIME_LIMIT)
+    hint = "" if "raise time_limit" in str(e) else " (raise --time_limit)"
+    return fail(f"{e}{hint}", status=_flags.EXIT_TIME_LIMIT)
   _print(summary, fv.json)
   return 0
 
@@ -150,14 +151,23 @@ def _run(fv: flags.FlagValues) -> dict:
     _flags.refuse_unless_forced(fv.force, f"--game {fv.game!r} by {fv.method}: {cost}")
   if seconds >= SAY_COST_FROM_SECONDS:
     _flags.say_cost(PROGRAM, f"{game}: {cost}")
-  tree = GameTree(game)
+  def left(stage: str) -> float | None:  # --time_limit covers the whole command
+    if fv.time_limit is None:
+      return None
+    seconds = fv.time_limit - (time.perf_counter() - start)
+    if seconds <= 0:
+      raise TimeoutError(f"--time_limit {fv.time_limit:g} s ran out {stage}")
+    return seconds
+
+  tree = GameTree(game, time_limit=left("before the walk of the game's tree"))
   payoff.check_common_payoff(tree)
   tree_seconds = time.perf_counter() - start
   t0 = time.perf_counter()
+  left("after the walk of the game's tree")
   initial_policy = coop_optimum.warm_start_policy(tree, fv.warm_start, depth=fv.jps_depth,
                                                   cfr_iterations=fv.cfr_iterations)
   jps_seconds = time.perf_counter() - t0
-  res = coop_optimum.solve(tree, method=fv.method, time_limit=fv.time_limit,
+  res = coop_optimum.solve(tree, method=fv.method, time_limit=left("before the solve"),
                            lp_max_local=fv.lp_max_local, initial_policy=initial_policy)
   s = res.summary()
   if fv.warm_start != "none":

@@ -131,9 +131,37 @@ def train_dataset_paths(text: str | None) -> list[str]:
   return files
 
 
+# A build's rough cost: DDS takes about 0.3-0.5 CPU seconds a table (the docstring's figure),
+# and the merge holds each pair's k redeals and tables twice (the chunks, then one array).
+DDS_CPU_SECONDS_PER_TABLE = 0.4
+MERGE_BYTES_PER_REDEAL = 2 * (52 + 20)
+SAY_COST_FROM_SECONDS = 60.0
+
+
+def check_build_cost(pairs: int, k: int) -> None:
+  """Says a cost-dataset build's rough cost and refuses one that cannot fit, before any work.
+
+  The CPU time and the merge's memory go on one line on stderr from a minute of CPU on; a
+  build whose merge needs more memory than is available is refused (`errors.UserError`).
+  """
+  from ospiel_team.tree import memory as memory_lib
+  cpu = pairs * k * DDS_CPU_SECONDS_PER_TABLE
+  merge = pairs * (k * MERGE_BYTES_PER_REDEAL + 52)
+  cost = (f"--pairs {pairs:,} x --k {k:,} = {pairs * k:,} double-dummy tables, a rough "
+          f"estimate: {_flags.rough_duration(cpu)} of CPU (DDS ~0.3-0.5 CPU s a table) and "
+          f"{merge / 1e9:.2g} GB of memory for the merge")
+  room = memory_lib.available_memory()
+  if room is not None and merge > room:
+    raise errors.UserError(f"{cost}; only {room / 1e9:.2g} GB of memory is available: lower "
+                           "--pairs")
+  if cpu >= SAY_COST_FROM_SECONDS:
+    _flags.say_cost("uncontested", cost)
+
+
 def _main(a) -> None:
   _check_flags(a)
   if a.q_iterations <= 0:
+    check_build_cost(a.pairs, a.k)
     costs_lib.build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk,
                                  keep_chunks=a.keep_chunks)
     print(f"wrote {a.out}")

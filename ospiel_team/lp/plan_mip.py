@@ -22,8 +22,10 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
+from ospiel_team import errors
 from ospiel_team.lp import decomposition as team_decomposition
 from ospiel_team.lp import highs
+from ospiel_team.tree import memory
 from ospiel_team.tree.game_tree import GameTree
 
 
@@ -329,12 +331,21 @@ def _finish_mip(tree, team_inf, inf_rep, act, n_bin, cost, a_mat, lo, hi, integr
                          seconds=time.perf_counter() - start, strategy=strategy, method=method)
 
 
-def pure_plans(tree: GameTree, player: int, max_plans: int = 1_000_000) -> np.ndarray:
-  """[num_plans, num_infosets] every reduced pure strategy of `player` (-1 where unreached)."""
+def pure_plans(tree: GameTree, player: int, max_plans: int = 1_000_000, *,
+               deadline: float | None = None, max_memory: int | None = None) -> np.ndarray:
+  """[num_plans, num_infosets] every reduced pure strategy of `player` (-1 where unreached).
+
+  Raises:
+    ValueError: more than `max_plans` plans.
+    errors.SizeLimitError: the plans would take more than `max_memory` bytes (checked as they
+      grow, before the memory is spent).
+    highs.TimeLimitError: `time.perf_counter()` passed `deadline` while enumerating.
+  """
   seqs = tree.sequences[player]
   order = [i for level in seqs.infoset_levels for i in level]
   plans = [np.full(tree.num_infosets, -1, dtype=np.int64)]
   a_count = tree.num_actions
+  plan_bytes = 8 * tree.num_infosets + 112  # the array and its Python object
   for i in order:
     ps = int(seqs.infoset_parent_seq[i])
     acts = np.nonzero(tree.infoset_legal[i])[0]
@@ -347,10 +358,27 @@ def pure_plans(tree: GameTree, player: int, max_plans: int = 1_000_000) -> np.nd
         p2 = plan.copy()
         p2[i] = a
         new.append(p2)
+      if len(new) % 4096 < len(acts):
+        _check_limits(f"the pure plans of player {player}", len(new) * plan_bytes, deadline,
+                      max_memory)
     plans = new
     if len(plans) > max_plans:
       raise ValueError(f"player {player} has more than max_plans={max_plans} pure plans")
+  _check_limits(f"the pure plans of player {player}", 2 * len(plans) * plan_bytes, deadline,
+                max_memory)
   return np.stack(plans)
+
+
+def _check_limits(what: str, nbytes: int, deadline: float | None,
+                  max_memory: int | None) -> None:
+  """Raises past the deadline, or when `nbytes` for `what` exceed `max_memory`."""
+  if deadline is not None and time.perf_counter() > deadline:
+    raise highs.TimeLimitError(f"brute force: the time limit ran out while enumerating "
+                               f"{what}", bound=float("inf"))
+  if max_memory is not None and nbytes > max_memory:
+    raise errors.SizeLimitError(f"brute force: {what} need more than {nbytes:,} bytes, over "
+                                f"the memory budget of {max_memory:,} bytes (a share of the "
+                                "memory available); use the MIP")
 
 
 def _plan_reach(tree: GameTree, player: int, plans: np.ndarray) -> np.ndarray:
@@ -368,14 +396,38 @@ def _plan_reach(tree: GameTree, player: int, plans: np.ndarray) -> np.ndarray:
 
 def brute_force_best_joint(tree: GameTree, members: Sequence[int],
                            terminal_weights: np.ndarray,
-                           *, max_pairs: int = 50_000_000) -> JointPureResult:
-  """Enumerates the joint reduced pure strategies of one or two members (small games only)."""
+                           *, max_pairs: int = 50_000_000, time_limit: float | None = None,
+                           max_memory: int | None = -1) -> JointPureResult:
+  """Enumerates the joint reduced pure strategies of one or two members (small games only).
+
+  Args:
+    tree: the game's tree.
+    members: the team (one or two players).
+    terminal_weights: the weight of each terminal.
+    max_pairs: most joint strategies of two members.
+    time_limit: seconds for the whole enumeration (None: no limit), checked as it runs.
+    max_memory: bytes the plans and their reach may take (-1: a share of the memory
+      available, `memory.default_max_memory`; None: no limit), checked as they grow.
+
+  Raises:
+    highs.TimeLimitError: past `time_limit` (a `TimeoutError`).
+    errors.SizeLimitError: past `max_memory`, before the memory is spent.
+  """
   start = time.perf_counter()
+  deadline = None if time_limit is None else start + time_limit
+  if max_memory == -1:
+    max_memory = memory.default_max_memory()
   members = [int(p) for p in members]
   if len(members) not in (1, 2):
     raise ValueError(f"brute force handles teams of 1 or 2 players, got {members}")
-  plans = [pure_plans(tree, p) for p in members]
+  plans = [pure_plans(tree, p, deadline=deadline, max_memory=max_memory) for p in members]
+  n_z = len(terminal_weights)
+  _check_limits("the plans' reach of the terminals", 8 * n_z * sum(len(pl) for pl in plans),
+                deadline, max_memory)
   reach = [_plan_reach(tree, p, pl) for p, pl in zip(members, plans, strict=True)]
+  if len(members) == 2:
+    _check_limits("the joint strategies' values", 8 * (len(plans[0]) * (len(plans[1]) + n_z)),
+                  deadline, max_memory)
   if len(members) == 1:
     vals = reach[0] @ terminal_weights
     best = (int(np.argmax(vals)),)

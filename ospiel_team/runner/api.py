@@ -264,6 +264,33 @@ def solver(name: str, unit: str, *, options: dict[str, Any] | None = None,
   return register
 
 
+def options_checker(rules: dict[str, Any]) -> Callable[[dict[str, str]], str | None]:
+  """A `check_options` from one rule per numeric option (`ospiel_team.checks` rules).
+
+  Each given option with a rule is read as a number (an int for `checks.Int`) and checked by
+  its rule (finite, range, integer-ness), so a bad value is refused before any run starts.
+  """
+  from ospiel_team import checks
+  from ospiel_team import errors
+
+  def check(options: dict[str, str]) -> str | None:
+    for key, text in options.items():
+      rule = rules.get(key)
+      if rule is None:
+        continue
+      try:
+        value = int(text) if isinstance(rule, checks.Int) else float(text)
+      except ValueError:
+        return f"{key}={text!r} is not a number"
+      try:
+        rule.check(key, value)
+      except errors.UserError as e:
+        return str(e)
+    return None
+
+  return check
+
+
 def parse_options(text: str) -> dict[str, str]:
   """Parses "a.b=1,c.d=x" into {"a.b": "1", "c.d": "x"}."""
   options = {}

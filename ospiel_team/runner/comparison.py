@@ -51,6 +51,7 @@ from typing import Any
 import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
+from ospiel_team import checks
 from ospiel_team.runner import execute
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry
@@ -64,12 +65,16 @@ DEFAULT_SECONDS = 6.0
 DEFAULT_SEEDS = 3
 
 
+MAX_SEED = 2**32 - 1  # numpy's `RandomState` and OpenSpiel's seeds take 32 bits
+
+
 def parse_seeds(text: str | int | Sequence[int]) -> list[int]:
   """"3" -> [0, 1, 2]; "0,5,7" -> [0, 5, 7]; UserError naming a bad value."""
   if isinstance(text, int):
     text = str(text)
   if not isinstance(text, str):
-    seeds = [int(s) for s in text]
+    seeds = list(checks.check_int_sequence("seeds", text, minimum=0,
+                                           what="seeds (integers >= 0)"))
   else:
     parts = [t.strip() for t in text.split(",") if t.strip()]
     if not parts:
@@ -85,8 +90,10 @@ def parse_seeds(text: str | int | Sequence[int]) -> list[int]:
       seeds = list(range(nums[0]))
     else:
       seeds = nums
-  if any(s < 0 for s in seeds):
-    raise UserError(f"--seeds {text!r}: seeds must be >= 0")
+  bad = [s for s in seeds if not 0 <= s <= MAX_SEED]
+  if bad:
+    raise UserError(f"--seeds {text!r}: seed {bad[0]} is not from 0 to {MAX_SEED} (numpy's "
+                    "and the solvers' seeds are 32-bit)")
   if len(set(seeds)) != len(seeds):
     raise UserError(f"--seeds {text!r} repeats a seed")
   return seeds

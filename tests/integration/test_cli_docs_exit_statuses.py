@@ -40,13 +40,15 @@ def _status_rows() -> dict[int, str]:
 
 def test_the_page_lists_exactly_the_codes_exit_statuses():
   codes = {name: value for name, value in vars(_flags).items() if name.startswith("EXIT_")}
-  assert set(codes) == {"EXIT_USER_ERROR", "EXIT_DISK_FULL", "EXIT_TIME_LIMIT"}, codes
+  assert set(codes) == {"EXIT_USER_ERROR", "EXIT_DISK_FULL", "EXIT_TIME_LIMIT",
+                        "EXIT_DIVERGED"}, codes
   rows = _status_rows()
   assert set(rows) == {0} | set(codes.values())
   assert "space" in rows[_flags.EXIT_DISK_FULL]
   assert "user error" in rows[_flags.EXIT_USER_ERROR]
   assert "--force" in rows[_flags.EXIT_USER_ERROR]
   assert "time limit" in rows[_flags.EXIT_TIME_LIMIT]
+  assert "diverged" in rows[_flags.EXIT_DIVERGED]
 
 
 def _has_force(module_name: str) -> bool:

@@ -78,7 +78,7 @@ def test_bad_flags_are_one_line_before_any_work(tmp_path):
   line = _error_line(work, "--datasets", str(tmp_path / "nothing*.npz"), cwd=tmp_path)
   assert "matches no file" in line
   line = _error_line(work, "--deals_per_round=0", cwd=tmp_path)
-  assert line == "train_bridge: error: --deals_per_round must be >= 1, got 0"
+  assert line == "train_bridge: error: --deals_per_round must be an integer >= 1, got 0"
   line = _error_line(work, f"--resume_from={tmp_path / 'no.npz'}", cwd=tmp_path)
   assert line == (f"train_bridge: error: --resume_from {str(tmp_path / 'no.npz')!r} "
                   "is not a file")

@@ -121,14 +121,18 @@ def solve(game: pyspiel.Game | str | GameTree, *, method: str = "auto",
   w = team_weights(tree, members)
   details: dict = {}
   res = None
+
+  def left() -> float | None:  # the time limit covers every stage of the solve
+    return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+
   if method in ("auto", "lp"):
-    res = _solve_lp(tree, members, w, method, lp_max_local, time_limit, details)
+    res = _solve_lp(tree, members, w, method, lp_max_local, left(), details)
   start_strategy = _initial_strategy(tree, members, initial_policy, details)
   if res is None and method in ("auto", "mip"):
-    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit,
+    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=left(),
                                                 threads=threads, initial_strategy=start_strategy)
   if res is None and method == "brute_force":
-    res = plan_mip.brute_force_best_joint(tree, members, w)
+    res = plan_mip.brute_force_best_joint(tree, members, w, time_limit=left())
   if res is None and method == "bidding_bb":
     res = _solve_bidding_bb(tree, members, details)
   pi, evaluated_team = _evaluate(tree, members, res)
@@ -136,7 +140,7 @@ def solve(game: pyspiel.Game | str | GameTree, *, method: str = "auto",
     # The LP value is exact, but the greedy pure strategy read off a numerically noisy plan
     # may not be optimal: fall back to the MIP, which returns an optimal pure strategy.
     details["lp_value"] = res.value
-    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=time_limit,
+    res = plan_mip.best_joint_pure_strategy_mip(tree, members, w, time_limit=left(),
                                                 threads=threads, initial_strategy=start_strategy)
     pi, evaluated_team = _evaluate(tree, members, res)
   k = len(members)

@@ -87,6 +87,7 @@ from ospiel_team.algorithms.team import restricted as team_restricted
 from ospiel_team.algorithms.team.result import AnytimeResult
 from ospiel_team.algorithms.team.result import settled
 from ospiel_team.lp import best_response as team_best_response
+from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.lp.plan import TeamPlan
 from ospiel_team.tree import teams as teams_lib
@@ -245,6 +246,31 @@ def _auto(reason: str) -> dict:
   return {"auto": reason} if reason else {}
 
 
+def check_lp_options(solver: str, highs_options: dict | None, *,
+                     names: tuple[str, str] = ("solver", "highs_options")) -> None:
+  """Raises `errors.UserError` for an LP `solver` or HiGHS option HiGHS would refuse.
+
+  Checked before the walk and the solve (on a throwaway HiGHS instance), so a bad value is
+  refused at once rather than when the LP is built.
+
+  Args:
+    solver: "auto" or a value of HiGHS's `solver` option (`highs.SOLVERS`).
+    highs_options: extra HiGHS options (None: none).
+    names: how the message names the two (the command line: its flags).
+
+  Raises:
+    errors.UserError: naming the argument and the value.
+  """
+  checks.check_choice(names[0], solver, ("auto",) + tuple(s for s in highs.SOLVERS if s))
+  if highs_options is None:
+    return
+  checks.check_type(names[1], highs_options, dict, "a dict of HiGHS options")
+  try:
+    highs.set_options(highs.new_highs(), highs_options)
+  except ValueError as e:
+    raise errors.UserError(f"{names[1]}: {e}") from None
+
+
 def _check_options(method, time_limit, tol, digits, certify_time_limit, threads) -> tuple:
   """Checks and converts the options of `solve`.
 
@@ -312,6 +338,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
   game = checks.load_game("game", game) if isinstance(game, str) else game
   time_limit, tol, digits, certify_time_limit, threads = _check_options(
       method, time_limit, tol, digits, certify_time_limit, threads)
+  check_lp_options(solver, highs_options)
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams, time_limit)  # the walk's limit too
   if teams.num_teams != 2:

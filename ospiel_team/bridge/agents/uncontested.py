@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import tqdm
 
+from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
@@ -90,6 +91,10 @@ class RoundQLearner:
   ``argmin_a Q(s, a) - c sqrt(2 ln N / n_a)`` (N: examples of the round so far, n_a: times a
   was chosen). Cost vectors come from the training deals' own DDS tables (k = 1: the only
   tables we have for them), not from 5 redeals as in their paper.
+
+  Raises:
+    errors.UserError: on construction, naming a bad argument (rounds from 1 to 36, hidden
+      >= 1, ucb_c >= 0, learning_rate > 0, all finite; seed from 0 to 2**31 - 1).
   """
 
   def __init__(self, *, rounds: int = 4, hidden: int = 128, ucb_c: float = 0.1,
@@ -97,8 +102,11 @@ class RoundQLearner:
     import haiku as hk
     import jax
     import optax
-    if rounds < 1:
-      raise ValueError(f"rounds must be >= 1, got {rounds}")
+    rounds = checks.check_int("rounds", rounds, minimum=1, maximum=A.NUM_BIDS + 1)
+    hidden = checks.check_int("hidden", hidden, minimum=1)
+    ucb_c = checks.check_real("ucb_c", ucb_c, minimum=0)
+    learning_rate = checks.check_real("learning_rate", learning_rate, above=0)
+    seed = checks.check_int("seed", seed, minimum=0, maximum=2**31 - 1)
     self.rounds, self.ucb_c = rounds, ucb_c
     self.rng = np.random.default_rng(seed)
 
@@ -169,6 +177,9 @@ class RoundQLearner:
 
   def train(self, holders, costs, iterations: int, *, batch: int = 256, progress: bool = True):
     """`costs` (n, 36) in IMPs; trains all rounds for `iterations` passes (their Alg. 1)."""
+    checks.check_int("iterations", iterations, minimum=0)
+    checks.check_int("batch", batch, minimum=1)
+    checks.check_bool("progress", progress)
     hands_all = self.hands_of(holders)
     target_all = np.asarray(costs, np.float64) / 25.0
     losses = []

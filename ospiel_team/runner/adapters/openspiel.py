@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.runner import api
 from ospiel_team.runner.api import Snapshot
 from ospiel_team.runner.api import SolverContext
@@ -133,8 +134,23 @@ NFSP_OPTIONS = {
 }
 
 
+# The range of every NFSP option, checked before any run starts (`api.options_checker`).
+NFSP_RULES = {
+    "nfsp.episodes": checks.Int(minimum=1), "nfsp.hidden": checks.Int(minimum=1),
+    "nfsp.anticipatory": checks.Real(minimum=0, maximum=1),
+    "nfsp.rl_lr": checks.Real(above=0), "nfsp.sl_lr": checks.Real(above=0),
+    "nfsp.buffer": checks.Int(minimum=1), "nfsp.reservoir": checks.Int(minimum=1),
+    "nfsp.batch": checks.Int(minimum=1), "nfsp.min_buffer": checks.Int(minimum=0),
+    "nfsp.learn_every": checks.Int(minimum=1),
+    "nfsp.epsilon_start": checks.Real(minimum=0, maximum=1),
+    "nfsp.epsilon_end": checks.Real(minimum=0, maximum=1),
+    "nfsp.target_every": checks.Int(minimum=1),
+}
+
+
 @api.solver("nfsp", unit="a batch of nfsp.episodes self-play episodes (default 20) of "
-            "OpenSpiel's JAX NFSP", options=NFSP_OPTIONS, seeded=True)
+            "OpenSpiel's JAX NFSP", options=NFSP_OPTIONS, seeded=True,
+            check_options=api.options_checker(NFSP_RULES))
 def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Runs OpenSpiel's JAX NFSP.
 
@@ -375,7 +391,10 @@ def _two_player_zero_sum(game, teams):
 @api.solver("mmd", unit="one MMD step (OpenSpiel's mmd_dilated.MMDDilatedEnt update with a "
             "moving magnet)",
             options={"mmd.alpha": 0.1, "mmd.stepsize": 0.0, "mmd.magnet_lr": 0.05,
-                     "mmd.magnet": "moving"}, primary="current", check=_two_player_zero_sum)
+                     "mmd.magnet": "moving"}, primary="current", check=_two_player_zero_sum,
+            check_options=api.options_checker({
+                "mmd.alpha": checks.Real(minimum=0), "mmd.stepsize": checks.Real(minimum=0),
+                "mmd.magnet_lr": checks.Real(above=0, maximum=1)}))
 def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Runs OpenSpiel's magnetic mirror descent, `mmd_dilated.MMDDilatedEnt`.
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import pyspiel
 
+from ospiel_team import checks
 from ospiel_team.runner import api
 from ospiel_team.runner.adapters import openspiel as openspiel_adapters
 from ospiel_team.runner.api import Snapshot
@@ -242,7 +243,8 @@ def _hidden(text: str) -> tuple[int, ...]:
 
 @api.solver("ed", unit="one jitted ED step (exact gradient on the whole tree)",
             options={"ed.lr": 1.0, "ed.schedule": "constant", "ed.optimizer": "sgd",
-                     "ed.projection": "softmax", "ed.values": "q"}, primary="current")
+                     "ed.projection": "softmax", "ed.values": "q"}, primary="current",
+            check_options=api.options_checker({"ed.lr": checks.Real(above=0)}))
 def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Runs tabular Exploitability Descent.
 
@@ -267,7 +269,9 @@ def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 @api.solver("neural_ed", unit="one jitted neural ED step", seeded=True,
             options={"neural_ed.hidden": "64", "neural_ed.lr": 0.003,
                      "neural_ed.schedule": "constant", "neural_ed.l2": 1e-3,
-                     "neural_ed.optimizer": "adam"}, primary="current")
+                     "neural_ed.optimizer": "adam"}, primary="current",
+            check_options=api.options_checker({"neural_ed.lr": checks.Real(above=0),
+                                               "neural_ed.l2": checks.Real(minimum=0)}))
 def neural_ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   """Neural Exploitability Descent (Lockhart et al. 2019, arXiv 1903.05614, Section 5).
 
