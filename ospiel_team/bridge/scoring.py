@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ospiel_team import checks
+
 NUM_LEVELS = 8  # index 0 = passed out
 NUM_STRAINS = 5
 NUM_DOUBLED = 3
@@ -154,9 +156,9 @@ def imps_array(score_diff, xp=np):
     d = np.asarray(score_diff)
     if d.size and not (np.issubdtype(d.dtype, np.integer)
                        or np.issubdtype(d.dtype, np.floating)):
-      raise ValueError(f"score differences must be numbers, got dtype {d.dtype}")
+      raise ValueError(f"score_diff must be numbers (score differences), got dtype {d.dtype}")
     if d.size and not np.all(np.isfinite(d)):
-      raise ValueError("score differences must be finite")
+      raise ValueError("score_diff must be finite (score differences)")
   else:
     d = xp.asarray(score_diff, xp.int32)
   mag = xp.searchsorted(xp.asarray(IMP_THRESHOLDS), xp.abs(d), side="right")
@@ -164,7 +166,12 @@ def imps_array(score_diff, xp=np):
 
 
 def imps(score_diff) -> int:
-  """IMPs for one score difference: 420 gives 9 IMPs, -50 gives -2."""
+  """IMPs for one score difference: 420 gives 9 IMPs, -50 gives -2.
+
+  Raises:
+    errors.UserError: `score_diff` is not one finite number.
+  """
+  checks.check_real("score_diff", score_diff)
   return int(imps_array(np.asarray(score_diff)).item())
 
 

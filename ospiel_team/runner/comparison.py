@@ -73,7 +73,7 @@ def parse_seeds(text: str | int | Sequence[int]) -> list[int]:
   if isinstance(text, int):
     text = str(text)
   if not isinstance(text, str):
-    seeds = list(checks.check_int_sequence("seeds", text, minimum=0,
+    seeds = list(checks.check_int_sequence("text (the seeds)", text, minimum=0,
                                            what="seeds (integers >= 0)"))
   else:
     parts = [t.strip() for t in text.split(",") if t.strip()]

@@ -120,6 +120,7 @@ class GameTree:
       memory.WalkTimeLimitError: a walk past `time_limit`, or estimated past it.
     """
     checks.check_game("game", game)
+    progress = checks.check_bool("progress", progress)
     started = time.monotonic()
     builder = builders.choose(game, builder)
     max_memory = memory.resolve_max_memory(max_memory)

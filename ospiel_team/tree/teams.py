@@ -41,6 +41,11 @@ class Teams:
   num_players: int
 
   def __post_init__(self):
+    checks.check_int("num_players", self.num_players, minimum=1)
+    if (isinstance(self.teams, (str, bytes)) or not isinstance(self.teams, Sequence)
+        or not all(isinstance(t, Sequence) and not isinstance(t, str) for t in self.teams)):
+      raise errors.UserError(f"teams must be a tuple of tuples of player ids, got "
+                             f"{self.teams!r:.80}")
     if not 1 <= len(self.teams) <= 2:
       raise errors.UserError(f"need one or two teams, got {len(self.teams)}: {self}")
     seen = [p for t in self.teams for p in t]
@@ -115,8 +120,8 @@ def parse_teams(text: str | Sequence[Sequence[int]] | Teams, num_players: int) -
           raise errors.UserError(f"player {tok!r} in teams {text!r} is not an integer") from e
       teams.append(tuple(members))
   elif isinstance(text, bytes) or not isinstance(text, (Sequence, np.ndarray)):
-    raise errors.UserError(f"teams must be a string such as '0,1|2', a sequence of sequences "
-                           f"of player ids or Teams, got {text!r:.80}")
+    raise errors.UserError(f"text (the teams) must be a string such as '0,1|2', a sequence of "
+                           f"sequences of player ids or Teams, got {text!r:.80}")
   else:
     teams = [checks.check_int_sequence(f"teams {_shown(text)}: team", t, minimum=0,
                                        what="player ids") for t in text]
@@ -141,6 +146,7 @@ def default_teams(game: pyspiel.Game) -> Teams:
   `kuhn_poker(players=3)` with teams `0,1|2`); any other n-player game (n >= 3) is taken as
   "players 0..n-2 against player n-1" and a common-payoff game as a single team.
   """
+  checks.check_game("game", game)
   n = game.num_players()
   found = _instance_teams().get(str(game))
   if found is not None:

@@ -377,7 +377,14 @@ def choose_method(tree: GameTree, teams: teams_lib.Teams, method: str = "auto", 
 
   Returns:
     A `MethodChoice` with the decompositions it built (to be reused).
+
+  Raises:
+    errors.UserError: a bad argument, named.
   """
+  checks.check_tree("tree", tree)
+  checks.check_type("teams", teams, teams_lib.Teams, "a Teams (tree.parse_teams)")
+  checks.check_choice("method", method, METHODS)
+  checks.check_real("tol", tol, minimum=0, allow_none=True)
   if method != "auto":
     return MethodChoice(method=method)
   try:

@@ -509,9 +509,11 @@ class PaperBidder:
   needs_auction = True
 
   def __init__(self, net: PaperNet, name: str | None = None, greedy: bool = True):
+    checks.check_type("net", net, PaperNet, "a jps_paper.PaperNet")
+    checks.check_type("name", name, (str, type(None)), "a string or None")
     self.net = net
     self.name = name or net.name
-    self.greedy = bool(greedy)
+    self.greedy = checks.check_bool("greedy", greedy)
 
   def _choose(self, feats: np.ndarray, legal39: np.ndarray, uniforms) -> np.ndarray:
     if len(feats) == 0:
