@@ -158,16 +158,52 @@ def load_dataset(path: PathLike | None = None) -> BridgeDataset:
       seed = int(z["seed"]) if "seed" in keys else None
       own = arrays.get(shipped_digests.OWN_DIGEST)
       digest = None if own is None else str(own)
+      listed = shipped_digests.shipped_digest(path) is not None
   except ValueError as e:
-    if str(path) in str(e):
+    if str(path) in str(e) or isinstance(e, shipped_digests.DigestTableError):
       raise
     raise ValueError(f"bridge dataset {path!r} is corrupted or not an .npz archive: {e}") from e
   except Exception as e:  # zipfile.BadZipFile, zlib.error, EOFError, OSError on truncation
     raise ValueError(f"bridge dataset {path!r} is corrupted or truncated "
                      f"({type(e).__name__}: {e})") from e
   ds = BridgeDataset(holders, dd_tricks, path=path, seed=seed)
+  if digest is None and not listed:
+    spot_check(path, ds.holders, ds.dd_tricks)
   ds.content_digest = digest  # None: a file without a digest (the shipped datasets)
   return ds
+
+
+# Deals of a dataset without a digest whose double-dummy tables are recomputed on load.
+SPOT_CHECK_DEALS = 3
+
+
+def spot_check(path: str, holders: np.ndarray, dd_tricks: np.ndarray,
+               num_deals: int = SPOT_CHECK_DEALS) -> None:
+  """Recomputes the double-dummy tables of a few deals of a file without a digest (DDS).
+
+  A dataset the package writes carries its own digest, and the shipped ones are listed in
+  `shipped_digests`; an older or hand-made file has neither, so `num_deals` of its deals,
+  drawn from its content (the same deals for the same file), are solved again by DDS (about
+  0.3-0.5 CPU s each) and compared with the tables the file holds. A file whose tables were
+  edited on a fraction f of its deals is caught with probability about 1 - (1 - f)^num_deals.
+
+  Raises:
+    errors.DamagedFileError: naming the file and the first deal whose table differs.
+  """
+  n = holders.shape[0]
+  if n == 0 or num_deals <= 0:
+    return
+  from ospiel_team import errors
+  from ospiel_team.bridge import dds
+  seed = int(atomic_io.content_digest({"holders": holders[:64]})[:8], 16)
+  picks = np.sort(np.random.default_rng(seed).choice(n, min(num_deals, n), replace=False))
+  solved = dds.dd_tables(holders[picks])
+  for i, table in zip(picks, solved, strict=True):
+    if not np.array_equal(table, dd_tricks[i]):
+      raise errors.DamagedFileError(
+          f"bridge dataset {path!r} has no digest, and the double-dummy table of its deal {i} "
+          "differs from DDS's: the file was edited or damaged (rebuild it with "
+          "ospiel-team-make-dataset)")
 
 
 def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,

@@ -74,10 +74,22 @@ def shipped_name(path: str, bridge_dir: str | None = None) -> str | None:
   return None
 
 
+class DigestTableError(errors.DamagedFileError):
+  """The package's own digest table (`shipped_digests.json`) is missing or damaged."""
+
+
 @functools.cache
 def _table(table_path: str) -> dict[str, str]:
-  with open(table_path, encoding="utf-8") as f:
-    return json.load(f)["digests"]
+  """The table's digests; `DigestTableError` naming the table when it cannot be read."""
+  try:
+    with open(table_path, encoding="utf-8") as f:
+      table = json.load(f)["digests"]
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+      raise TypeError("'digests' is not a mapping of names to digests")
+  except (OSError, ValueError, KeyError, TypeError) as e:
+    raise DigestTableError(f"the package's digest table {table_path!r} is missing or damaged "
+                           f"({type(e).__name__}: {e}): reinstall the package") from None
+  return table
 
 
 def check(path: str, arrays: Mapping[str, np.ndarray], what: str, *,
@@ -97,14 +109,24 @@ def check(path: str, arrays: Mapping[str, np.ndarray], what: str, *,
   Raises:
     errors.DamagedFileError: naming `what` and `path`, when the digest differs.
   """
-  name = shipped_name(path, bridge_dir)
-  if name is None:
-    return
-  expected = _table(TABLE if table_path is None else table_path).get(name)
+  expected = shipped_digest(path, bridge_dir=bridge_dir, table_path=table_path)
   if expected is not None and digest(arrays) != expected:
     raise errors.DamagedFileError(
         f"{what} {path!r} is a file shipped with the package, but its content differs from "
         "the digest recorded for it (edited or damaged): reinstall the package")
+
+
+def shipped_digest(path: str, *, bridge_dir: str | None = None,
+                   table_path: str | None = None) -> str | None:
+  """The digest the table records for the shipped file `path` (None: not a listed file).
+
+  Raises:
+    DigestTableError: the table cannot be read.
+  """
+  name = shipped_name(path, bridge_dir)
+  if name is None:
+    return None
+  return _table(TABLE if table_path is None else table_path).get(name)
 
 
 def compute_table(bridge_dir: str | None = None) -> dict[str, str]:
