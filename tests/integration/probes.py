@@ -34,8 +34,9 @@ from collections.abc import Sequence
 from tests import repo as tests_repo
 
 CLASSES = ("bad argument", "bad flag", "damaged file", "special output file", "full disk",
-           "cost refused", "killed run")
-FAULTS = ("full disk", "killed run")  # classes whose probes are faults the package must survive
+           "cost refused", "killed run", "diverged run")
+# Classes whose probes are faults the package must survive.
+FAULTS = ("full disk", "killed run", "diverged run")
 OUTCOMES = ("clear", "unclear", "traceback", "crash", "silent")
 
 
@@ -650,6 +651,186 @@ def _leduc4_time_limit(_):
   _clean_answer(time.monotonic() - t0 < 30, "the walk ran far past --time_limit 2")
 
 
+# ---------------------------------------------------------------------------------------------
+# Issue 47: training's options, its files and limits, and the public API's arguments.
+
+def _small_dataset(folder: str) -> str:
+  """A 300-deal bridge dataset written by the package (with its digest), for quick training."""
+  from ospiel_team.bridge import dataset
+  ds = dataset.load_dataset()
+  path = os.path.join(folder, "small.npz")
+  dataset.save_dataset(path, ds.holders[:300], ds.dd_tricks[:300])
+  return path
+
+
+_TRAIN_SMALL = ["--deals_per_round=8", "--batch_size=32", "--updates_per_round=2",
+                "--hidden=16", "--num_blocks=1", "--holdout=16", "--progress=false",
+                "--bc_teacher=", "--buffer_size=1000", "--eval_every=0", "--augment=false",
+                "--checkpoint_every=1"]
+
+
+def _train_flag(args: Sequence[str], status: int, *needles: str, data: bool = False
+                ) -> Callable[[str], None]:
+  """ospiel-team-train-bridge with `args`: one line (every needle), `status`, nothing written."""
+  def run(folder):
+    from ospiel_team.cli import train_bridge
+    work = os.path.join(folder, "w")
+    extra = [f"--datasets={_small_dataset(folder)}", "--augment=false"] if data else []
+    one_line_error(train_bridge.main, ["train_bridge", f"--workdir={work}", "--rounds=1",
+                                       *extra, *args], status, *needles)
+    _clean_answer(not os.path.exists(os.path.join(work, "model.npz")), "a model was written")
+  return run
+
+
+def _api_probe(call: Callable[[], object], *needles: str) -> Callable[[str], None]:
+  def run(_):
+    refuses(call, (ValueError, TypeError), *needles)
+  return run
+
+
+def _a2c_config(**kw):
+  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  return A2CConfig(**kw)
+
+
+def _round_q(**kw):
+  from ospiel_team.bridge.agents.uncontested import RoundQLearner
+  return RoundQLearner(**kw)
+
+
+def _default_teams(_):
+  from ospiel_team.tree import teams
+  refuses(lambda: teams.default_teams(5), ValueError, "game")
+
+
+def _teams_7_2(_):
+  from ospiel_team.tree import teams
+  refuses(lambda: teams.Teams(7, 2), ValueError, "teams", "7")
+
+
+def _choose_method_string(_):
+  from ospiel_team.algorithms.team import solver
+  refuses(lambda: solver.choose_method(_tree("kuhn_poker"), "0|1"), ValueError, "teams")
+
+
+def _parse_seeds_none(_):
+  from ospiel_team.runner import parse_seeds
+  refuses(lambda: parse_seeds(None), ValueError, "seeds", "None")
+
+
+def _imps_list(_):
+  from ospiel_team.bridge import scoring
+  refuses(lambda: scoring.imps([]), ValueError, "score_diff")
+
+
+def _progress_yes(_):
+  refuses(lambda: _tree("kuhn_poker", progress="yes"), ValueError, "progress", "'yes'")
+
+
+def _resume_from_damaged(folder):
+  from ospiel_team.cli import train_bridge
+  bad = os.path.join(folder, "slim.npz")
+  with open(bad, "wb") as f:
+    f.write(b"PK\x03\x04 not a checkpoint")
+  work = os.path.join(folder, "w")
+  line = one_line_error(train_bridge.main, [
+      "train_bridge", f"--workdir={work}", f"--datasets={_small_dataset(folder)}",
+      f"--resume_from={bad}", "--rounds=1", "--burn_in=20", *_TRAIN_SMALL], 2, repr(bad))
+  if "checkpoint.npz" in line:
+    raise Unclear(f"the line names the working copy: {line}")
+  _clean_answer(not os.path.exists(os.path.join(work, "checkpoint.npz")),
+                "the damaged copy stayed in the working folder")
+
+
+def _dataset_without_digest_edited(folder):
+  import numpy as np
+
+  from ospiel_team import errors
+  from ospiel_team.bridge import dataset
+  ds = dataset.load_dataset()
+  tricks = ds.dd_tricks[:3].copy()
+  tricks[:, 4] = 13 - tricks[:, 4]  # every NT table edited
+  path = os.path.join(folder, "edited.npz")
+  np.savez(path, holders=ds.holders[:3], dd_tricks=tricks)
+  refuses(lambda: dataset.load_dataset(path), errors.DamagedFileError, path, "no digest")
+
+
+def _digest_table_not_json(folder):
+  from ospiel_team.bridge import dataset
+  from ospiel_team.bridge import shipped_digests
+  bad = os.path.join(folder, "shipped_digests.json")
+  with open(bad, "w", encoding="utf-8") as f:
+    f.write("{ not json")
+  real = shipped_digests.TABLE
+  shipped_digests.TABLE = bad
+  shipped_digests._table.cache_clear()
+  try:
+    refuses(lambda: dataset.load_dataset(), shipped_digests.DigestTableError, bad)
+  finally:
+    shipped_digests.TABLE = real
+    shipped_digests._table.cache_clear()
+
+
+def _model_not_finite(folder):
+  import jax
+  import numpy as np
+
+  from ospiel_team.bridge.agents import policy_net
+  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  cfg = A2CConfig(hidden=8, num_blocks=0)
+  net = policy_net.make_network(**cfg.network_dict())
+  params = jax.tree_util.tree_map(lambda x: np.asarray(x) * np.nan, policy_net.init_params(
+      net, 0))
+  path = os.path.join(folder, "nan_model.npz")
+  policy_net.save_model(path, params, cfg)
+  refuses(lambda: policy_net.load_model(path), ValueError, path, "finite")
+
+
+def _coop_time_limit(argv: Sequence[str], seconds: float) -> Callable[[str], None]:
+  def run(_):
+    from ospiel_team.cli import coop_optimum
+    t0 = time.monotonic()
+    one_line_error(coop_optimum.main, ["coop", "--norecord", *argv], 3, "time_limit")
+    _clean_answer(time.monotonic() - t0 < seconds, "ran past --time_limit")
+  return run
+
+
+def _train_full_disk(folder):
+  from ospiel_team.bridge.agents import round_trainer
+  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  from ospiel_team.cli import train_bridge
+  work = os.path.join(folder, "w")
+  argv = ["train_bridge", f"--workdir={work}", f"--datasets={_small_dataset(folder)}",
+          "--rounds=3", "--burn_in=20", *_TRAIN_SMALL]
+  with _disk_full_for("checkpoint.npz", after=1):
+    one_line_error(train_bridge.main, argv, 1, "checkpoint.npz", "no space left")
+  cfg = A2CConfig(hidden=16, num_blocks=1, buffer_size=1000, burn_in=20)
+  _, state, _ = round_trainer.check_checkpoint(os.path.join(work, "checkpoint.npz"), cfg)
+  _clean_answer(state["round"] == 1, f"the kept checkpoint is of round {state['round']}")
+  rc, out, err = command(train_bridge.main, argv)  # space freed: the rerun resumes, finishes
+  _clean_answer(rc == 0 and "rounds 3" in out, f"the rerun failed: exit {rc} {err[-200:]!r}")
+
+
+def _train_diverges(folder):
+  import hashlib
+
+  from ospiel_team.cli import train_bridge
+  work = os.path.join(folder, "w")
+  argv = ["train_bridge", f"--workdir={work}", f"--datasets={_small_dataset(folder)}",
+          "--burn_in=200", *_TRAIN_SMALL]
+  rc, _, err = command(train_bridge.main, argv + ["--rounds=1"])
+  _clean_answer(rc == 0, f"the good round failed: {err[-200:]!r}")
+  files = [os.path.join(work, n) for n in ("checkpoint.npz", "model.npz", "log.csv")]
+
+  def digests():
+    return [hashlib.sha256(open(p, "rb").read()).hexdigest() for p in files]
+
+  before = digests()
+  one_line_error(train_bridge.main, argv + ["--rounds=5", "--learning_rate=1e30"], 4,
+                 "diverged at round 2", "round 1) is kept")
+  _clean_answer(digests() == before, "the checkpoint, model or log changed")
+
+
 PROBES: tuple[Probe, ...] = (
     Probe("bad argument", "GameTree(max_memory=True): a bool is no number of bytes",
           _bad_max_memory(True)),
@@ -744,6 +925,75 @@ PROBES: tuple[Probe, ...] = (
           _compare_killed),
     Probe("killed run", "ospiel-team-make-dataset interrupted after its first chunk, rerun",
           _make_dataset_killed),
+    *(Probe("bad flag", f"ospiel-team-train-bridge --{flag}={value}",
+            _train_flag([f"--{flag}={value}"], 2, f"--{flag} must be", f"got {value}"))
+      for flag, value in (("learning_rate", "nan"), ("learning_rate", "inf"),
+                          ("entropy_coef", "nan"), ("ratio_clip", "nan"),
+                          ("ratio_clip", "inf"), ("value_coef", "nan"),
+                          ("max_minutes", "nan"), ("max_cpu_minutes", "nan"),
+                          ("refresh_minutes", "nan"), ("seed", "-1"))),
+    Probe("bad flag", "ospiel-team-train-bridge --eval_boards 500 --holdout 10",
+          _train_flag(["--eval_boards=500", "--holdout=10"], 2, "--eval_boards=500",
+                      "10 held-out", data=True)),
+    Probe("bad flag", "ospiel-team-train-bridge --bc_teacher bogus",
+          _train_flag(["--bc_teacher=bogus"], 2, "--bc_teacher 'bogus'")),
+    Probe("bad flag", "ospiel-team-train-bridge --bc_teacher jps_paper_0.63 --reference_dir "
+          "/nonexistent",
+          _train_flag(["--bc_teacher=jps_paper_0.63", "--reference_dir=/nonexistent"], 2,
+                      "--reference_dir '/nonexistent'")),
+    Probe("bad flag", "ospiel-team-compare --seeds 2**70,1",
+          _flag_probe("compare", ["compare", "--out", "{tmp}/o", "--seeds",
+                                  f"{2 ** 70},1"], 2, "--seeds", str(2 ** 70))),
+    Probe("bad flag", "ospiel-team-compare --solver_options nfsp.episodes=-5",
+          _flag_probe("compare", ["compare", "--out", "{tmp}/o", "--solvers", "nfsp",
+                                  "--solver_options", "nfsp.episodes=-5"], 2,
+                      "nfsp.episodes", "-5")),
+    Probe("bad flag", "ospiel-team-solve --solver bogus: refused before the solve",
+          _flag_probe("team_solve", ["solve", "--game", "kuhn_poker(players=3)", "--teams",
+                                     "0,1|2", "--solver", "bogus", "--progress_interval",
+                                     "0"], 2, "--solver", "'bogus'")),
+    Probe("bad argument", "A2CConfig(learning_rate=nan)",
+          _api_probe(lambda: _a2c_config(learning_rate=math.nan), "learning_rate", "nan")),
+    Probe("bad argument", "A2CConfig(batch_size=1.5)",
+          _api_probe(lambda: _a2c_config(batch_size=1.5), "batch_size", "1.5")),
+    Probe("bad argument", "RoundQLearner(learning_rate=-1)",
+          _api_probe(lambda: _round_q(learning_rate=-1), "learning_rate", "-1")),
+    Probe("bad argument", "RoundQLearner(hidden=-1)",
+          _api_probe(lambda: _round_q(hidden=-1), "hidden", "-1")),
+    Probe("bad argument", "tree.default_teams(5)", _default_teams),
+    Probe("bad argument", "Teams(7, 2)", _teams_7_2),
+    Probe("bad argument", "choose_method(tree, '0|1')", _choose_method_string),
+    Probe("bad argument", "runner.parse_seeds(None)", _parse_seeds_none),
+    Probe("bad argument", "bridge.imps([])", _imps_list),
+    Probe("bad argument", "GameTree(game, progress='yes')", _progress_yes),
+    Probe("damaged file", "ospiel-team-train-bridge --resume_from damaged: named as given, no "
+          "copy left", _resume_from_damaged),
+    Probe("damaged file", "bridge dataset without a digest, its tables edited: spot-checked",
+          _dataset_without_digest_edited),
+    Probe("damaged file", "shipped_digests.json not JSON: reported as itself",
+          _digest_table_not_json),
+    Probe("damaged file", "bridge model with NaN parameters", _model_not_finite),
+    Probe("cost refused", "ospiel-team-train-bridge --deals_per_round 10^12",
+          _train_flag(["--deals_per_round=1000000000000"], 2, "of memory",
+                      "--deals_per_round=1000000000000")),
+    Probe("cost refused", "ospiel-team-train-bridge --buffer_size 10^13",
+          _train_flag(["--buffer_size=10000000000000"], 2, "of memory",
+                      "--buffer_size=10000000000000")),
+    Probe("cost refused", "ospiel-team-train-bridge --hidden 10^8",
+          _train_flag(["--hidden=100000000"], 2, "of memory", "--hidden=100000000")),
+    Probe("cost refused", "ospiel-team-uncontested --pairs 10^9",
+          _flag_probe("uncontested", ["uncontested", "--pairs", "1000000000", "--out",
+                                      "{tmp}/c.npz"], 2, "--pairs", "lower --pairs")),
+    Probe("cost refused", "ospiel-team-coop-optimum comm(7) --method mip --time_limit 1: the "
+          "limit covers the walk", _coop_time_limit(["--game", "comm(length=7)", "--method",
+                                                     "mip", "--time_limit", "1"], 30)),
+    Probe("cost refused", "ospiel-team-coop-optimum mini_bridge(3) --method brute_force "
+          "--time_limit 1e-9", _coop_time_limit(["--game", "mini_bridge(size=3)", "--method",
+                                                 "brute_force", "--time_limit", "1e-9"], 30)),
+    Probe("full disk", "ospiel-team-train-bridge, no space for the second checkpoint; the "
+          "rerun resumes", _train_full_disk),
+    Probe("diverged run", "ospiel-team-train-bridge --learning_rate 1e30: stops at the round, "
+          "keeps the last good checkpoint and model, exit 4", _train_diverges),
 )
 
 
