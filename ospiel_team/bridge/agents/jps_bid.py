@@ -106,7 +106,8 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
                  rollouts: int = 5, fresh_returns: bool = True,
                  candidate_threshold: float = 0.0, partner: str = "max",
                  reward: str = "imps", opponent_samples: int | None = None,
-                 continuations: int | None = None, padded: bool = False) -> SearchResult:
+                 continuations: int | None = None, padded: bool = False,
+                 min_candidates: int = 1) -> SearchResult:
   """JPSBid search (depth 3) or 1-search (depth 1) at every table of `root` (none finished).
 
   Only valid candidates are simulated (a candidate below `candidate_threshold`, or beyond the
@@ -145,6 +146,9 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
       candidate); None: `rollouts` (the authors: 1).
     padded: simulate invalid candidates too (the earlier, costlier layout; same values
       where every candidate is valid, and the same random numbers always).
+    min_candidates: roots with fewer valid P1 candidates are not simulated (the authors skip
+      the search with one candidate: 2); their result is the policy's most probable call,
+      with value, gain and returns NaN and no partner decisions.
 
   Returns:
     The `SearchResult` of every root.
@@ -156,18 +160,33 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
   n_c = rollouts if continuations is None else continuations
   _check_search_arguments(root, depth, candidates, rollouts, candidate_threshold, partner,
                           reward, n_o, n_c)
+  if min_candidates < 1:
+    raise ValueError(f"min_candidates must be >= 1, got {min_candidates}")
   s = _Roots.of(policy, root, ref_ns_score, rng, candidates, n_o, n_c, candidate_threshold,
                 reward, padded)
+  searched = s.valid.sum(axis=1) >= min_candidates
   # Stage 1: P1 plays each simulated candidate, n_o copies each (the opponent's samples).
   # Table order: (root, cand1, opp sample), invalid candidates left out unless `padded`.
-  sim = s.valid | padded
+  sim = (s.valid | padded) & searched[:, None]
   pairs = np.flatnonzero(sim.reshape(-1))         # simulated (root, cand1), row-major
   tables = np.repeat(pairs, s.n_o)
   eng = root.take(tables // s.k)
   eng.step(np.where(s.valid, s.calls, s.calls[:, :1]).reshape(-1)[tables])
-  if depth == 1:
-    return _one_search(s, eng, pairs, fresh_returns)
-  return _three_search(s, eng, pairs, fresh_returns, partner)
+  if len(pairs) == 0:  # nothing to search
+    res = _finish(s.scatter(pairs, np.zeros(0)), s.valid, s.calls, s.obs, s.probs,
+                  np.zeros((0, A.OBSERVATION_SIZE), np.float32), np.zeros(0, np.int64),
+                  np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    res.root_return, res.partner_return = res.best_value.copy(), np.zeros(0)
+  elif depth == 1:
+    res = _one_search(s, eng, pairs, fresh_returns)
+  else:
+    res = _three_search(s, eng, pairs, fresh_returns, partner)
+  if not searched.all():
+    with np.errstate(invalid="ignore"):
+      res.root_return = np.where(searched, res.root_return, np.nan)
+      res.best_value = np.where(searched, res.best_value, np.nan)
+      res.gain = np.where(searched, res.gain, np.nan)
+  return res
 
 
 # The authors' search budget (facebookresearch/jps rela/search_actor_refactored.h).
@@ -339,9 +358,10 @@ def _three_search(s: _Roots, eng: engine_lib.BiddingEngine, pairs: np.ndarray,
   # Partner decisions along the best a1 (one per opponent sample, where P2 still had to call).
   best_i1 = np.argmax(np.where(s.valid, v1, -np.inf), axis=1)
   position = np.full(r_n * k1, -1)
-  position[pairs] = np.arange(len(pairs))  # the best a1 is valid, so simulated
-  rows = ((position[np.arange(r_n) * k1 + best_i1][:, None]) * n_o
-          + np.arange(n_o)[None, :]).reshape(-1)
+  position[pairs] = np.arange(len(pairs))  # the best a1 of a searched root is simulated
+  best_pos = position[np.arange(r_n) * k1 + best_i1]
+  sr = np.flatnonzero(best_pos >= 0)  # the searched roots
+  rows = (best_pos[sr][:, None] * n_o + np.arange(n_o)[None, :]).reshape(-1)
   keep = rows[~p2.finished[rows]]
   res.partner_obs = p2.obs[keep]
   res.partner_call = p2.calls[keep, best2[keep]]
@@ -355,8 +375,9 @@ def _three_search(s: _Roots, eng: engine_lib.BiddingEngine, pairs: np.ndarray,
     ef.step(np.repeat(np.where(valid2, p2.calls, p2.calls[:, :1])[rows, best2[rows]], n_c))
     _rollout_to_end(ef, s.policy, s.rng)
     vf = s.rewards(ef, np.repeat(root_of[rows], n_c))
-    vf = vf.reshape(r_n, n_o, n_c).mean(axis=2)  # (root, opp sample)
-    res.root_return = vf.mean(axis=1)
+    vf = vf.reshape(len(sr), n_o, n_c).mean(axis=2)  # (searched root, opp sample)
+    res.root_return = np.full(r_n, np.nan)
+    res.root_return[sr] = vf.mean(axis=1)
     res.partner_return = vf.reshape(-1)[~p2.finished[rows]]
   if partner == "mean":  # no single best partner call to store
     none = np.zeros(0, np.int64)
@@ -379,13 +400,15 @@ def _finish(v1, valid1, c1, obs0, probs0, p_obs, p_call, p_val, p_logp, p_root,
   v_sig = v1 if v1_sigma is None else v1_sigma
   w = np.where(valid1, np.take_along_axis(probs0, c1, axis=1), 0.0)
   w = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
-  sigma_value = (w * np.where(valid1, v_sig, 0.0)).sum(axis=1)
+  with np.errstate(invalid="ignore"):  # a root not searched: -inf - (-inf), NaN
+    sigma_value = (w * np.where(valid1, v_sig, 0.0)).sum(axis=1)
+    gain = v1[rows, best] - sigma_value
   return SearchResult(best_call=call, best_value=v1[rows, best], candidate_calls=c1,
                       candidate_values=v1, root_obs=obs0,
                       root_logp=np.log(np.maximum(probs0[rows, call], 1e-30)),
                       partner_obs=p_obs, partner_call=p_call, partner_value=p_val,
                       partner_logp=p_logp, partner_root=p_root,
-                      num_candidates=valid1.sum(axis=1), gain=v1[rows, best] - sigma_value)
+                      num_candidates=valid1.sum(axis=1), gain=gain)
 
 
 # ------------------------------------------------------------------------------------------
@@ -572,7 +595,8 @@ class GameSearch:
       return None
     root = eng.take(rows)
     res = joint_search(self.trainer.policy, root, np.zeros(len(rows)), self.rng,
-                       fresh_returns=False, reward="score", **self.options.search_kwargs())
+                       fresh_returns=False, reward="score", min_candidates=2,
+                       **self.options.search_kwargs())
     ok = (res.num_candidates >= 2) & (res.gain >= self.options.min_gain)
     forced = np.full(eng.batch_size, -1, np.int64)
     forced[rows[ok]] = res.best_call[ok]

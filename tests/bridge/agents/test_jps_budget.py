@@ -168,3 +168,30 @@ def test_budget_options_are_checked_and_reach_the_search():
   with pytest.raises(ValueError, match="opponent_samples"):
     jps_bid.joint_search(_policy(_deal().holders), eng, np.zeros(1), np.random.default_rng(0),
                          opponent_samples=0)
+
+
+def test_roots_with_one_candidate_are_not_simulated():
+  """min_candidates=2: a root whose policy has one candidate costs no rollout, the others get
+  the same values as when searched alone (the hand-built root, deterministic values)."""
+  ds = _deal()
+  policy = _policy(ds.holders)
+  eng = engine_lib.BiddingEngine(ds)
+  eng.reset([0, 0], dealer=0, vulnerability=0)
+  eng.step([_C("1C"), _C("1C")])  # East to call: sigma passes, one candidate
+  both = engine_lib.BiddingEngine.from_auctions(
+      ds, False, A.Auctions.concat([_root(ds).auctions, eng.auctions.take([0])]), [0, 0])
+  calls = []
+
+  def counting(obs):
+    calls.append(len(obs))
+    return policy(obs)
+
+  res = jps_bid.joint_search(counting, both, np.zeros(2), np.random.default_rng(0), depth=3,
+                             reward="score", min_candidates=2, **{**jps_bid.AUTHORS_BUDGET,
+                                                                  "partner": "max"})
+  assert res.num_candidates.tolist() == [3, 1]
+  assert res.candidate_values[0, 1] == pytest.approx(980) and res.best_call[1] == A.PASS
+  assert np.isnan(res.best_value[1]) and np.isnan(res.gain[1])
+  assert set(res.partner_root.tolist()) == {0}
+  # Stage 1 simulated 3 candidates x 5 samples of the first root only.
+  assert calls[1] == 3 * jps_bid.AUTHORS_BUDGET["opponent_samples"]
