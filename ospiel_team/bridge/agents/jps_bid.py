@@ -652,3 +652,77 @@ def make_nll_step(net, optimizer, coef: float):
     return optax.apply_updates(params, updates), opt_state
 
   return step
+
+
+# ------------------------------------------------------------------------------------------
+# Fixed roots for benchmarks and experiments
+# ------------------------------------------------------------------------------------------
+def selfplay_roots(policy: Callable, dataset, num_roots: int, seed: int, *,
+                   candidate_threshold: float = 0.05, min_candidates: int = 2,
+                   uncontested: bool = False) -> engine_lib.BiddingEngine:
+  """`num_roots` searched decisions drawn from the policy's self-play on `dataset`'s deals.
+
+  Games are played on the deals in order, in chunks of ``min(#deals, max(64, 2 * num_roots))``
+  games (game ``g``: deal ``g % #deals``, dealer ``(g + g // #deals) % 4``, vulnerability
+  ``(deal // 4) % 4``), every call sampled from the policy, until enough roots are found; from
+  each game one decision is kept, uniformly among those with at least `min_candidates` calls
+  of probability above `candidate_threshold` (the decisions a search with the authors'
+  threshold searches). The same arguments give the same roots.
+
+  Args:
+    policy: ``policy(obs) -> (probs, _)``.
+    dataset: the deals (a dataset object, a path or a shipped name such as ``"validation"``).
+    num_roots: how many roots.
+    seed: seed of the self-play's random numbers.
+    candidate_threshold: see `joint_search`.
+    min_candidates: see `joint_search`.
+    uncontested: East-West may only pass.
+
+  Returns:
+    An engine positioned at the roots, in order of (pass, deal).
+
+  Raises:
+    UserError: a bad argument.
+  """
+  from ospiel_team.bridge import dataset as dataset_lib
+  checks.check_int("num_roots", num_roots, minimum=1)
+  checks.check_int("seed", seed, minimum=0)
+  checks.check_real("candidate_threshold", candidate_threshold, minimum=0, below=1)
+  checks.check_int("min_candidates", min_candidates, minimum=1)
+  ds = dataset_lib.resolve_dataset(dataset) if isinstance(dataset, str) else dataset
+  n_deals = int(ds.holders.shape[0])
+  chunk = min(n_deals, max(64, 2 * num_roots))
+  rng = np.random.default_rng(seed)
+  parts, deals, g0 = [], [], 0
+  while len(deals) < num_roots:
+    if g0 >= 8 * n_deals:
+      raise UserError(f"selfplay_roots: only {len(deals)} of {num_roots} roots in "
+                      f"{g0} games on {n_deals} deals")
+    games = g0 + np.arange(chunk)
+    idx = games % n_deals
+    eng = engine_lib.BiddingEngine(ds, uncontested=uncontested)
+    eng.reset(idx, dealer=(games + games // n_deals) % 4, vulnerability=(idx // 4) % 4)
+    count = np.zeros(chunk, np.int64)
+    kept: dict[int, A.Auctions] = {}
+    while not eng.done.all():
+      active = np.flatnonzero(~eng.done)
+      obs = eng.observation()[active]
+      probs, _ = policy(obs)
+      legal = policy_net.legal_from_obs(obs)
+      _, valid = top_candidates(probs, legal, A.NUM_CALLS, threshold=candidate_threshold)
+      rows = active[valid.sum(axis=1) >= min_candidates]
+      count[rows] += 1
+      take = rows[rng.random(len(rows)) * count[rows] < 1.0]  # reservoir sampling
+      if len(take):
+        snaps = eng.auctions.take(take)
+        for j, t in enumerate(take):
+          kept[int(t)] = snaps.take([j])
+      calls = np.zeros(eng.batch_size, np.int64)
+      calls[active] = policy_net.sample_calls(probs, legal, rng.random(len(active)))
+      eng.step(calls)
+    for t in sorted(kept)[:num_roots - len(deals)]:
+      parts.append(kept[t])
+      deals.append(int(idx[t]))
+    g0 += chunk
+  return engine_lib.BiddingEngine.from_auctions(ds, uncontested, A.Auctions.concat(parts),
+                                                np.array(deals))
