@@ -1,7 +1,7 @@
 r"""Cost of a JPSBid searched decision, and how often a search twice as large confirms its change.
 
   nice -n 15 python benchmarks/bridge_jps_search_cost.py \
-      --out results/speed/bridge_jps_search_cost.json
+      --out experiments/bridge_jps_at_scale/search_cost.json
 
 The roots are ``--roots`` decisions from the self-play of ``--model`` on the ``--dataset``
 deals (`jps_bid.selfplay_roots`, seed ``--seed``): one per game, drawn among the decisions with
@@ -69,7 +69,7 @@ flags.DEFINE_integer("batch", 32, "Roots searched together.")
 flags.DEFINE_list("settings", list(SETTINGS), "Settings measured (names of SETTINGS).")
 flags.DEFINE_bool("check", True, "Also run the confirming search (twice the rollouts).")
 flags.DEFINE_bool("precompile", True, "Compile the network for every batch size before timing.")
-flags.DEFINE_string("out", "results/speed/bridge_jps_search_cost.json", "The record.")
+flags.DEFINE_string("out", "experiments/bridge_jps_at_scale/search_cost.json", "The record.")
 
 
 class CountingPolicy:
