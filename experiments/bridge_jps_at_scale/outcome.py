@@ -1,0 +1,121 @@
+r"""Renders the outcome sections of this folder's README.md from its records.
+
+  python experiments/bridge_jps_at_scale/outcome.py
+
+Replaces the text between ``<!-- search_cost:begin -->`` and ``<!-- search_cost:end -->``
+(from ``search_cost.json``, written by ``benchmarks/bridge_jps_search_cost.py``) and between
+``<!-- gate:begin -->`` and ``<!-- gate:end -->`` (from ``gate.json``, written by ``gate.py``),
+so the README's numbers are the records' (none typed by hand).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from absl import app
+
+from ospiel_team import atomic_io
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+COST_NAMES = {
+    "study_padded": "the 27-run study's layout (5 x 5 x 5 x 5, invalid candidates padded)",
+    "default": "package default (`GameSearch.DEFAULTS`: 5 candidates above 0.05, 5 x 5), "
+               "valid candidates only",
+    "authors": "authors' budget (calls above 0.05, 5 opponent samples, 1 continuation per "
+               "partner candidate, partner mean)",
+    "authors_max": "authors' budget, partner max",
+    "1search": "1-search, authors' budget (5 rollouts per candidate)",
+    "1search_default": "1-search, package default (25 rollouts per candidate)",
+}
+GATE_NAMES = {"jps": "JPS, authors' budget (partner mean)",
+              "jps_max": "JPS, authors' budget, partner max",
+              "1search": "1-search, authors' budget"}
+
+
+def _f(x, digits=2) -> str:
+  return "-" if x is None else f"{x:+.{digits}f}"
+
+
+def _ci(s: dict) -> str:
+  if not s or s.get("n", 0) < 2:
+    return "-"
+  lo, hi = s["ci95"]
+  return f"{s['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] (n = {s['n']})"
+
+
+def cost_section(rec: dict) -> str:
+  """Markdown of the search-cost record."""
+  lines = [
+      f"Record `search_cost.json`: {rec['roots']} roots (`{rec['model']}` self-play on the "
+      f"{rec['dataset']} deals, seed {rec['seed']}), commit `{rec['commit']}`, "
+      f"{rec['date']}, {rec['machine']}. **Not alone**: {rec['note']}.", "",
+      "| setting | CPU ms / decision | wall ms / decision | network rows / decision | "
+      "changed | confirmed by 2x search | same call | load before -> after |",
+      "|---|---|---|---|---|---|---|---|"]
+  for name, row in rec["settings"].items():
+    conf = row.get("confirmed_rate")
+    conf_s = "-" if conf is None else f"{conf:.1%} ± {row['confirmed_rate_stderr']:.1%}"
+    same = row.get("same_call_rate")
+    lines.append(
+        f"| {COST_NAMES.get(name, name)} | {row['cpu_ms_per_decision']:.1f} | "
+        f"{row['wall_ms_per_decision']:.1f} | {row['network_rows_per_decision']:.0f} | "
+        f"{row['changed_rate']:.1%} | {conf_s} | "
+        f"{'-' if same is None else f'{same:.1%}'} | "
+        f"{row['load_before'][0]:.1f} -> {row['load_after'][0]:.1f} |")
+  return "\n".join(lines)
+
+
+def gate_section(rec: dict) -> str:
+  """Markdown of the gate record."""
+  cfg = rec["config"]
+  lines = [
+      f"Record `gate.json`: {rec['roots_done']} of {cfg['roots']} roots (`{cfg['model']}` "
+      f"self-play on the {cfg['dataset']} deals), lambda = {cfg['lam']}, {cfg['deals']} deals "
+      f"drawn from the searcher's view per changed call (pool {cfg['pool']}), "
+      f"{cfg['rollouts']} policy rollouts per deal, {cfg['true_rollouts']} on the true deal; "
+      f"{rec['cpu_s'] / 60:.0f} CPU minutes, commit `{rec['commit']}`, {rec['date']}, load "
+      f"{rec['load'][0]:.1f} (shared machine). Gains in IMPs per changed call against the "
+      "policy's most probable call, mean [95% interval] (n).", "",
+      "| arm | changed | left out (ESS) | search's estimate (points) | true deal, exact "
+      "tables | true deal, learned tables | **searcher's view (infoset)** | infoset gain per "
+      "searched decision |",
+      "|---|---|---|---|---|---|---|---|"]
+  for arm, s in rec["summary"].items():
+    lines.append(
+        f"| {GATE_NAMES.get(arm, arm)} | {s['changed_rate']:.1%} | {s['low_ess']} | "
+        f"{_ci(s['search_estimate_points'])} | {_ci(s['true_exact'])} | "
+        f"{_ci(s['true_net'])} | {_ci(s['infoset'])} | "
+        f"{_ci(s['infoset_per_searched_decision'])} |")
+  return "\n".join(lines)
+
+
+def replace_between(text: str, tag: str, body: str) -> str:
+  """`text` with the part between the markers of `tag` replaced by `body`."""
+  pattern = re.compile(rf"(<!-- {tag}:begin -->\n).*?(\n<!-- {tag}:end -->)", re.S)
+  if not pattern.search(text):
+    raise ValueError(f"README.md has no <!-- {tag}:begin/end --> markers")
+  return pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+
+
+def main(argv):
+  """Rewrites the README's outcome sections from the records that exist."""
+  del argv
+  readme = os.path.join(HERE, "README.md")
+  with open(readme, encoding="utf-8") as f:
+    text = f.read()
+  cost = os.path.join(HERE, "search_cost.json")
+  if os.path.exists(cost):
+    with open(cost, encoding="utf-8") as f:
+      text = replace_between(text, "search_cost", cost_section(json.load(f)))
+  gate = os.path.join(HERE, "gate.json")
+  if os.path.exists(gate):
+    text = replace_between(text, "gate", gate_section(atomic_io.read_json(gate, "gate record")))
+  atomic_io.write_text(readme, text)
+  print(f"wrote {readme}")
+
+
+if __name__ == "__main__":
+  app.run(main)
