@@ -55,6 +55,7 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team import checks
+from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dd_net
 from ospiel_team.bridge.agents import jps_bid
 from ospiel_team.bridge.agents import model_bidder
@@ -67,13 +68,14 @@ ARMS = {
     "jps": {"depth": 3, **jps_bid.AUTHORS_BUDGET},
     "jps_max": {"depth": 3, **jps_bid.AUTHORS_BUDGET, "partner": "max"},
     "1search": {"depth": 1, **jps_bid.AUTHORS_BUDGET},
+    "random": None,  # control: a uniformly random other candidate (above 0.05), no search
 }
 MEASURES = ("infoset", "true_exact", "true_net")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", "a2c_longer", "Policy searched (a shipped name or an .npz).")
 flags.DEFINE_string("dataset", "validation", "Deals of the self-play giving the roots.")
-flags.DEFINE_integer("roots", 600, "Roots (searched decisions).")
+flags.DEFINE_integer("roots", 1000, "Roots (searched decisions).")
 flags.DEFINE_integer("seed", 0, "Seed of the self-play giving the roots.")
 flags.DEFINE_integer("search_seed", 1, "Seed of the searches and evaluations.")
 flags.DEFINE_list("arms", list(ARMS), "Searches compared (names of ARMS).")
@@ -164,7 +166,8 @@ def summarize(per_root: list[dict], arms) -> dict:
     s = {"roots": len(rows), "changed": len(changed),
          "changed_rate": len(changed) / max(len(rows), 1),
          "low_ess": sum(1 for r in changed if "infoset" not in r),
-         "search_estimate_points": _interval([r["search_gain_points"] for r in changed])}
+         "search_estimate_points": _interval([r["search_gain_points"] for r in changed
+                                              if r["search_gain_points"] is not None])}
     for m in MEASURES:
       s[m] = _interval([r[m] for r in changed if m in r])
     s["infoset_per_searched_decision"] = _interval(
@@ -211,6 +214,13 @@ def _read_record(cfg: dict) -> dict:
   return record
 
 
+def _probs_legal(policy, eng):
+  """The policy's probabilities and the legal calls at the tables of `eng`."""
+  obs = eng.observation()
+  probs, _ = policy(obs)
+  return np.asarray(probs), policy_net.legal_from_obs(obs)
+
+
 def run_chunk(policy, dd, chunk, lo: int, rng, q_fn, options) -> list[dict]:
   """Searches the roots of `chunk` (numbered from `lo`) with every arm; evaluates changes."""
   zeros = np.zeros(chunk.batch_size)
@@ -220,16 +230,27 @@ def run_chunk(policy, dd, chunk, lo: int, rng, q_fn, options) -> list[dict]:
           for j in range(chunk.batch_size)]
   chosen = {}
   r_idx = np.arange(chunk.batch_size)
+  probs, legal = _probs_legal(policy, chunk)
+  greedy = policy_net.greedy_calls(probs, legal)
+  for j, row in enumerate(rows):
+    row["greedy"] = int(greedy[j])
   for arm in FLAGS.arms:
-    res = jps_bid.joint_search(policy, chunk, zeros, rng, reward="score",
-                               fresh_returns=False, min_candidates=2, **ARMS[arm])
-    pick = choose(res, FLAGS.lam, q_fn)
-    calls = res.candidate_calls[r_idx, pick]
-    est = res.candidate_values[r_idx, pick] - res.candidate_values[:, 0]
+    if ARMS[arm] is None:  # the control: another valid candidate at random
+      calls_all, valid = jps_bid.top_candidates(
+          probs, legal, A.NUM_CALLS, threshold=jps_bid.AUTHORS_BUDGET["candidate_threshold"])
+      n_valid = valid.sum(axis=1)
+      pick = 1 + (rng.random(chunk.batch_size) * (n_valid - 1)).astype(np.int64)
+      calls = calls_all[r_idx, pick]
+      est = np.full(chunk.batch_size, np.nan)
+    else:
+      res = jps_bid.joint_search(policy, chunk, zeros, rng, reward="score",
+                                 fresh_returns=False, min_candidates=2, **ARMS[arm])
+      pick = choose(res, FLAGS.lam, q_fn)
+      calls = res.candidate_calls[r_idx, pick]
+      est = res.candidate_values[r_idx, pick] - res.candidate_values[:, 0]
     for j, row in enumerate(rows):
-      row["greedy"] = int(res.candidate_calls[j, 0])
       row["arms"][arm] = {"call": int(calls[j]), "changed": bool(pick[j] != 0),
-                          "search_gain_points": float(est[j])}
+                          "search_gain_points": None if np.isnan(est[j]) else float(est[j])}
     chosen[arm] = calls
   for j, row in enumerate(rows):
     changes = sorted({int(chosen[a][j]) for a in FLAGS.arms} - {row["greedy"]})

@@ -32,7 +32,8 @@ COST_NAMES = {
 }
 GATE_NAMES = {"jps": "JPS, authors' budget (partner mean)",
               "jps_max": "JPS, authors' budget, partner max",
-              "1search": "1-search, authors' budget"}
+              "1search": "1-search, authors' budget",
+              "random": "control: a random other candidate above 0.05 (no search)"}
 
 
 def _f(x, digits=2) -> str:
