@@ -33,7 +33,7 @@ self-play (`a2c` module): the searching team's duplicate IMPs against the game's
 (whose result is fixed), / 24.
 
 ``depth=1`` is the paper's "1-search" ablation: only P1's call is searched, the rest (opponent,
-partner, ...) follows ``sigma`` with ``rollouts x rollouts`` rollouts per candidate.
+partner, ...) follows ``sigma`` with ``opponent_samples x continuations`` rollouts per candidate.
 
 All the rollouts of all the searched positions of a round run together, batched, on the numpy
 engine, with the policy network batched on them. Only valid candidates are simulated, and the
@@ -144,8 +144,8 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
     continuations: rollouts to the end after each P2 candidate (depth 3), or after each
       opponent sample (depth 1: ``opponent_samples * continuations`` rollouts per P1
       candidate); None: `rollouts` (the authors: 1).
-    padded: simulate invalid candidates too (the earlier, costlier layout; same values
-      where every candidate is valid, and the same random numbers always).
+    padded: simulate invalid candidates too, as earlier versions did (costlier; it gives
+      their results to the last bit; where every candidate is valid both layouts do).
     min_candidates: roots with fewer valid P1 candidates are not simulated (the authors skip
       the search with one candidate: 2); their result is the policy's most probable call,
       with value, gain and returns NaN and no partner decisions.
