@@ -25,6 +25,8 @@ sampled from the policy (``--rollouts`` rollouts a deal):
   ``--pool``, tremble ``--tremble``; a root whose weights have an effective sample size below
   ``--min_ess`` is counted and left out), tables from the learned double-dummy estimate
   (`dd_net`, each entry drawn from its predicted distribution);
+  With ``--dd dds`` the drawn deals are solved exactly instead (about 0.4 CPU s a deal: for
+  a subset of roots), and ``infoset_net`` is the learned tables' value on the same deals;
 * ``true_exact``: on the true deal with its exact double-dummy table (``--true_rollouts``);
 * ``true_net``: on the true deal with `dd_net` tables (``true_net - true_exact``: the learned
   tables' error; ``infoset - true_net``: what the search's knowledge of the hidden hands was
@@ -57,6 +59,7 @@ from ospiel_team import atomic_io
 from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dd_net
+from ospiel_team.bridge import dds
 from ospiel_team.bridge.agents import jps_bid
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
@@ -70,7 +73,7 @@ ARMS = {
     "1search": {"depth": 1, **jps_bid.AUTHORS_BUDGET},
     "random": None,  # control: a uniformly random other candidate (above 0.05), no search
 }
-MEASURES = ("infoset", "true_exact", "true_net")
+MEASURES = ("infoset", "infoset_net", "true_exact", "true_net")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", "a2c_longer", "Policy searched (a shipped name or an .npz).")
@@ -86,6 +89,9 @@ flags.DEFINE_float("min_ess", 4.0, "Below this effective sample size a root is l
 flags.DEFINE_float("tremble", 0.05, "Other seats' calls: (1 - t) * policy + t * uniform.")
 flags.DEFINE_integer("rollouts", 4, "Policy rollouts per drawn deal and call.")
 flags.DEFINE_integer("true_rollouts", 64, "Policy rollouts on the true deal per call.")
+flags.DEFINE_enum("dd", "net", ["net", "dds"], "Tables of the drawn deals: the learned "
+                  "estimate (dd_net) or the exact solver (DDS, about 0.4 CPU s a deal; then "
+                  "infoset_net is the learned tables' value on the same deals).")
 flags.DEFINE_float("lam", 0.0, "Weight of Q(I, a) in the candidate values (0: true deal only).")
 flags.DEFINE_string("q_hook", "", "module:function giving Q(I, a): obs (n, 267) -> (n, 38), "
                     "in points (needed when --lam > 0).")
@@ -126,12 +132,15 @@ def evaluate_root(policy, dd, roots, j, changed_calls, options, rng) -> dict:
       policy, auctions, j, seat, roots.hands[j, seat], options, rng)
   out["ess"] = float(ess)
   if wroot is not None:
-    tricks = dd.sample_tables(np.repeat(holders, FLAGS.rollouts, axis=0), rng)
     idx = np.repeat(np.arange(len(holders)), FLAGS.rollouts)
-    values, _ = search_bidder.candidate_values(
-        policy, wroot.take(idx), holders[idx], tricks, w[idx], calls, seat,
-        rollout="sample", reward="imps", rng=rng)
-    out["infoset"] = values[1:].tolist()
+    tables = {"net": dd.sample_tables(holders[idx], rng)}
+    if FLAGS.dd == "dds":
+      tables["dds"] = dds.dd_tables(holders)[idx]
+    for kind, tricks in tables.items():
+      values, _ = search_bidder.candidate_values(
+          policy, wroot.take(idx), holders[idx], tricks, w[idx], calls, seat,
+          rollout="sample", reward="imps", rng=rng)
+      out["infoset" if kind == FLAGS.dd else "infoset_net"] = values[1:].tolist()
     out["distinct_deals"] = int(len(holders))
   n = FLAGS.true_rollouts
   true_h = np.repeat(roots.holders[j:j + 1], n, axis=0)
@@ -180,7 +189,7 @@ def config() -> dict:
   """The flags a record is bound to (a resumed run must use the same)."""
   return {k: getattr(FLAGS, k) for k in ("model", "dataset", "roots", "seed", "search_seed",
                                          "arms", "chunk", "deals", "pool", "min_ess",
-                                         "tremble", "rollouts", "true_rollouts", "lam",
+                                         "tremble", "rollouts", "true_rollouts", "dd", "lam",
                                          "q_hook")}
 
 
