@@ -4,7 +4,8 @@ r"""Renders the outcome sections of this folder's README.md from its records.
 
 Replaces the text between ``<!-- search_cost:begin -->`` and ``<!-- search_cost:end -->``
 (from ``search_cost.json``, written by ``benchmarks/bridge_jps_search_cost.py``) and between
-``<!-- gate:begin -->`` and ``<!-- gate:end -->`` (from ``gate.json``, written by ``gate.py``),
+``<!-- gate:begin -->`` and ``<!-- gate:end -->`` (from ``gate.json``, written by ``gate.py``; and
+``gate_dds`` from ``gate_dds.json``, the same with exact tables on a subset),
 so the README's numbers are the records' (none typed by hand).
 """
 
@@ -69,27 +70,41 @@ def cost_section(rec: dict) -> str:
   return "\n".join(lines)
 
 
-def gate_section(rec: dict) -> str:
-  """Markdown of the gate record."""
+def _verdict(s: dict) -> str:
+  if not s or s.get("n", 0) < 2:
+    return "no evidence"
+  lo, hi = s["ci95"]
+  return "above 0" if lo > 0 else "below 0" if hi < 0 else "contains 0"
+
+
+def gate_section(rec: dict, name: str) -> str:
+  """Markdown of a gate record (file `name`)."""
   cfg = rec["config"]
+  exact = cfg.get("dd") == "dds"
   lines = [
-      f"Record `gate.json`: {rec['roots_done']} of {cfg['roots']} roots (`{cfg['model']}` "
+      f"Record `{name}`: {rec['roots_done']} of {cfg['roots']} roots (`{cfg['model']}` "
       f"self-play on the {cfg['dataset']} deals), lambda = {cfg['lam']}, {cfg['deals']} deals "
-      f"drawn from the searcher's view per changed call (pool {cfg['pool']}), "
-      f"{cfg['rollouts']} policy rollouts per deal, {cfg['true_rollouts']} on the true deal; "
-      f"{rec['cpu_s'] / 60:.0f} CPU minutes, commit `{rec['commit']}`, {rec['date']}, load "
-      f"{rec['load'][0]:.1f} (shared machine). Gains in IMPs per changed call against the "
-      "policy's most probable call, mean [95% interval] (n).", "",
-      "| arm | changed | left out (ESS) | search's estimate (points) | true deal, exact "
-      "tables | true deal, learned tables | **searcher's view (infoset)** | infoset gain per "
-      "searched decision |",
-      "|---|---|---|---|---|---|---|---|"]
+      f"drawn from the searcher's view per changed call (pool {cfg['pool']}, tables "
+      f"{'exact (DDS)' if exact else 'learned (dd_net)'}), {cfg['rollouts']} policy rollouts "
+      f"per deal, {cfg['true_rollouts']} on the true deal; {rec['cpu_s'] / 60:.0f} CPU "
+      f"minutes, commit `{rec['commit']}`, {rec['date']}, load {rec['load'][0]:.1f} (shared "
+      "machine). Gains in IMPs per changed call against the policy's most probable call, "
+      "mean [95% interval] (n).", ""]
+  head = ["arm", "changed", "left out (ESS)", "search's estimate (points)",
+          "true deal, exact tables", "true deal, learned tables"]
+  if exact:
+    head.append("searcher's view, learned tables (same deals)")
+  head += ["**searcher's view (infoset)**", "infoset gain per searched decision",
+           "infoset gain"]
+  lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for arm, s in rec["summary"].items():
-    lines.append(
-        f"| {GATE_NAMES.get(arm, arm)} | {s['changed_rate']:.1%} | {s['low_ess']} | "
-        f"{_ci(s['search_estimate_points'])} | {_ci(s['true_exact'])} | "
-        f"{_ci(s['true_net'])} | {_ci(s['infoset'])} | "
-        f"{_ci(s['infoset_per_searched_decision'])} |")
+    cells = [GATE_NAMES.get(arm, arm), f"{s['changed_rate']:.1%}", str(s["low_ess"]),
+             _ci(s["search_estimate_points"]), _ci(s["true_exact"]), _ci(s["true_net"])]
+    if exact:
+      cells.append(_ci(s.get("infoset_net")))
+    cells += [_ci(s["infoset"]), _ci(s["infoset_per_searched_decision"]),
+              _verdict(s["infoset"])]
+    lines.append("| " + " | ".join(cells) + " |")
   return "\n".join(lines)
 
 
@@ -111,9 +126,11 @@ def main(argv):
   if os.path.exists(cost):
     with open(cost, encoding="utf-8") as f:
       text = replace_between(text, "search_cost", cost_section(json.load(f)))
-  gate = os.path.join(HERE, "gate.json")
-  if os.path.exists(gate):
-    text = replace_between(text, "gate", gate_section(atomic_io.read_json(gate, "gate record")))
+  for tag, name in (("gate", "gate.json"), ("gate_dds", "gate_dds.json")):
+    path = os.path.join(HERE, name)
+    if os.path.exists(path):
+      text = replace_between(text, tag, gate_section(atomic_io.read_json(path, "gate record"),
+                                                     name))
   atomic_io.write_text(readme, text)
   print(f"wrote {readme}")
 
