@@ -69,6 +69,10 @@ flags.DEFINE_integer("batch", 32, "Roots searched together.")
 flags.DEFINE_list("settings", list(SETTINGS), "Settings measured (names of SETTINGS).")
 flags.DEFINE_bool("check", True, "Also run the confirming search (twice the rollouts).")
 flags.DEFINE_bool("precompile", True, "Compile the network for every batch size before timing.")
+flags.DEFINE_string("profile", "", "Also profile this setting (cProfile, on --profile_roots "
+                    "roots): the share of the search's time in the network, the observations "
+                    "and the engine's steps.")
+flags.DEFINE_integer("profile_roots", 128, "Roots of the profile.")
 flags.DEFINE_string("out", "experiments/bridge_jps_at_scale/search_cost.json", "The record.")
 
 
@@ -158,6 +162,39 @@ def measure(policy, roots, kwargs: dict, *, batch: int, seed: int, check: bool) 
   return out
 
 
+# Where the time goes: (module file suffix, function name) -> part.
+PROFILE_PARTS = {
+    ("agents/policy_net.py", "__call__"): "policy network (forward passes, padding, copies)",
+    ("bridge/auction.py", "observation"): "observations",
+    ("bridge/auction.py", "apply"): "engine steps",
+    ("bridge/auction.py", "legal_mask"): "legal calls",
+    ("agents/policy_net.py", "sample_calls"): "sampling the calls",
+}
+
+
+def profile(policy, roots, kwargs: dict, batch: int, seed: int) -> dict:
+  """Shares of the search's time (cumulative, cProfile) in the parts of `PROFILE_PARTS`."""
+  import cProfile
+  import pstats
+  rng = np.random.default_rng(seed)
+  prof = cProfile.Profile(time.process_time)  # CPU time (all threads), not wall
+  for lo in range(0, roots.batch_size, batch):
+    root = roots.take(np.arange(lo, min(roots.batch_size, lo + batch)))
+    prof.enable()
+    jps_bid.joint_search(policy, root, np.zeros(root.batch_size), rng, reward="score",
+                         fresh_returns=False, min_candidates=2, **kwargs)
+    prof.disable()
+  stats = pstats.Stats(prof).stats
+  total = max(ct for (_, _, name), (_, _, _, ct, _) in stats.items() if name == "joint_search")
+  shares = {}
+  for (path, _, name), (_, _, _, ct, _) in stats.items():
+    for (suffix, fn), part in PROFILE_PARTS.items():
+      if path.endswith(suffix) and name == fn:
+        shares[part] = shares.get(part, 0.0) + ct / total
+  return {"roots": int(roots.batch_size), "seconds": total,
+          "share_of_search_time": dict(sorted(shares.items(), key=lambda kv: -kv[1]))}
+
+
 def roots_digest(roots) -> str:
   a = roots.auctions
   h = hashlib.sha256()
@@ -168,7 +205,7 @@ def roots_digest(roots) -> str:
 
 def main(argv):
   del argv
-  unknown = [s for s in FLAGS.settings if s not in SETTINGS]
+  unknown = [s for s in FLAGS.settings + [FLAGS.profile] if s and s not in SETTINGS]
   if unknown:
     raise UserError(f"--settings: unknown {unknown}; known: {', '.join(SETTINGS)}")
   if FLAGS.roots < 1 or FLAGS.batch < 1:
@@ -193,6 +230,13 @@ def main(argv):
   record["jit_sizes_compiled_before_timing"] = (precompile(policy, max_rows)
                                                 if FLAGS.precompile else 0)
   record["precompile_wall_s"] = time.perf_counter() - t0
+  if FLAGS.profile:
+    n = min(FLAGS.profile_roots, roots.batch_size)
+    record["profile"] = {"setting": FLAGS.profile, "load_before": _load(),
+                         **profile(policy, roots.take(np.arange(n)), SETTINGS[FLAGS.profile],
+                                   FLAGS.batch, FLAGS.search_seed)}
+    print("profile", json.dumps(record["profile"]), flush=True)
+    atomic_io.write_text(FLAGS.out, json.dumps(record, indent=1) + "\n")
   for name in FLAGS.settings:
     load0 = _load()
     row = {"kwargs": SETTINGS[name], "load_before": load0}
