@@ -70,6 +70,16 @@ def cost_section(rec: dict) -> str:
   return "\n".join(lines)
 
 
+def profile_section(rec: dict) -> str:
+  """Markdown of the profile record (where a searched decision's CPU time goes)."""
+  p = rec["profile"]
+  parts = ", ".join(f"{name} {share:.0%}" for name, share in p["share_of_search_time"].items())
+  return (f"Record `search_profile.json` (cProfile, CPU time, setting `{p['setting']}`, "
+          f"{p['roots']} roots, commit `{rec['commit']}`, {rec['date']}, load "
+          f"{p['load_before'][0]:.1f}, not alone): share of the search's time, cumulative (the "
+          f"legal calls are partly computed inside the observations): {parts}.")
+
+
 def _verdict(s: dict) -> str:
   if not s or s.get("n", 0) < 2:
     return "no evidence"
@@ -126,6 +136,10 @@ def main(argv):
   if os.path.exists(cost):
     with open(cost, encoding="utf-8") as f:
       text = replace_between(text, "search_cost", cost_section(json.load(f)))
+  prof = os.path.join(HERE, "search_profile.json")
+  if os.path.exists(prof):
+    with open(prof, encoding="utf-8") as f:
+      text = replace_between(text, "search_profile", profile_section(json.load(f)))
   for tag, name in (("gate", "gate.json"), ("gate_dds", "gate_dds.json")):
     path = os.path.join(HERE, name)
     if os.path.exists(path):
