@@ -87,6 +87,34 @@ def _verdict(s: dict) -> str:
   return "above 0" if lo > 0 else "below 0" if hi < 0 else "contains 0"
 
 
+def gate_answer(summary: dict) -> str:
+  """The gate's answer for lambda = 0 in words, from the search arms' infoset intervals."""
+  search = {a: _verdict(s["infoset"]) for a, s in summary.items() if a != "random"}
+  verdicts = set(search.values())
+  if verdicts == {"below 0"}:
+    text = ("**Answer: the true-deal search's changed calls lose on the deals the searcher "
+            "cannot tell apart from the true one** (every search arm's interval lies below 0): "
+            "by the reading rule, distilling the true-deal target (lambda = 0) is likely to "
+            "hurt; the study's target waits for the lambda > 0 gate (the Q head), else only "
+            "scale remains.")
+  elif verdicts == {"above 0"}:
+    text = ("**Answer: the true-deal search's changed calls also gain on the deals the "
+            "searcher sees** (every search arm's interval lies above 0): the true-deal target "
+            "(lambda = 0) may be distilled.")
+  else:
+    text = ("**Answer: mixed or not decided** (" +
+            ", ".join(f"{GATE_NAMES.get(a, a)}: {v}" for a, v in search.items()) + ").")
+  if "random" in summary:
+    r = summary["random"]["infoset"]
+    text += (" The control (a random other candidate, no search) scores "
+             f"{_ci(r)}: the search's changes are "
+             + ("better than a random change" if all(
+                 s["infoset"].get("n", 0) >= 2 and s["infoset"]["mean"] > r["mean"]
+                 for a, s in summary.items() if a != "random") else
+                "not all better than a random change") + " by their means.")
+  return text
+
+
 def gate_section(rec: dict, name: str) -> str:
   """Markdown of a gate record (file `name`)."""
   cfg = rec["config"]
@@ -115,6 +143,7 @@ def gate_section(rec: dict, name: str) -> str:
     cells += [_ci(s["infoset"]), _ci(s["infoset_per_searched_decision"]),
               _verdict(s["infoset"])]
     lines.append("| " + " | ".join(cells) + " |")
+  lines += ["", gate_answer(rec["summary"])]
   return "\n".join(lines)
 
 

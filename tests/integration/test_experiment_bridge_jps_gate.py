@@ -94,3 +94,25 @@ def test_gate_runs_and_resumes(tmp_path):
   assert first["roots_done"] == 4 and len(first["per_root"]) == 4
   subprocess.run(cmd, check=True, capture_output=True, timeout=600, env=env)
   assert json.loads(out.read_text())["per_root"] == first["per_root"]  # finished: unchanged
+
+
+@functools.cache
+def _outcome():
+  path = os.path.join(REPO, "experiments", "bridge_jps_at_scale", "outcome.py")
+  spec = importlib.util.spec_from_file_location("jps_gate_outcome", path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+def test_outcome_answer_follows_the_intervals():
+  out = _outcome()
+
+  def arm(lo, hi):
+    return {"infoset": {"n": 9, "mean": (lo + hi) / 2, "ci95": [lo, hi]}}
+
+  assert "lose" in out.gate_answer({"jps": arm(-0.3, -0.1), "1search": arm(-0.2, -0.05)})
+  assert "also gain" in out.gate_answer({"jps": arm(0.1, 0.3)})
+  assert "mixed" in out.gate_answer({"jps": arm(-0.1, 0.3), "1search": arm(-0.3, -0.1)})
+  text = out.replace_between("a\n<!-- x:begin -->\nold\n<!-- x:end -->\nb", "x", "new")
+  assert text == "a\n<!-- x:begin -->\nnew\n<!-- x:end -->\nb"
