@@ -33,10 +33,15 @@ self-play (`a2c` module): the searching team's duplicate IMPs against the game's
 (whose result is fixed), / 24.
 
 ``depth=1`` is the paper's "1-search" ablation: only P1's call is searched, the rest (opponent,
-partner, ...) follows ``sigma`` with ``rollouts x rollouts`` rollouts per candidate.
+partner, ...) follows ``sigma`` with ``opponent_samples x continuations`` rollouts per candidate.
 
 All the rollouts of all the searched positions of a round run together, batched, on the numpy
-engine, with the policy network batched on them.
+engine, with the policy network batched on them. Only valid candidates are simulated, and the
+budget is set per stage: ``opponent_samples`` after P1's call and ``continuations`` after P2's
+(both ``rollouts`` by default); `AUTHORS_BUDGET` is the authors' (calls above 0.05 with no
+cap, 5 opponent samples, one continuation per partner candidate, partner candidates averaged).
+``benchmarks/bridge_jps_search_cost.py`` measures the cost of a searched decision and how
+often an independent search with twice the rollouts confirms a changed call.
 
 Two ways to use the search in training (docs/bridge.md compares them):
 
@@ -100,8 +105,19 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
                  rng: np.random.Generator, *, depth: int = 3, candidates: int = 5,
                  rollouts: int = 5, fresh_returns: bool = True,
                  candidate_threshold: float = 0.0, partner: str = "max",
-                 reward: str = "imps") -> SearchResult:
+                 reward: str = "imps", opponent_samples: int | None = None,
+                 continuations: int | None = None, padded: bool = False,
+                 min_candidates: int = 1) -> SearchResult:
   """JPSBid search (depth 3) or 1-search (depth 1) at every table of `root` (none finished).
+
+  Only valid candidates are simulated (a candidate below `candidate_threshold`, or beyond the
+  legal calls, costs nothing); ``padded=True`` also plays copies of the first candidate in
+  their place, as this function did before, and reproduces its random numbers exactly.
+
+  The authors' budget (facebookresearch/jps ``rela/search_actor_refactored.h``: P1's
+  candidates are the calls above 0.05 with no cap, each repeated 5 times with the opponent's
+  call sampled, then each partner candidate above 0.05 followed by one continuation, partner
+  candidates averaged) is `AUTHORS_BUDGET`: ``joint_search(..., **AUTHORS_BUDGET)``.
 
   Args:
     policy: sigma, ``policy(obs) -> (probs, values)``.
@@ -113,8 +129,7 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
     rng: random numbers of the rollouts.
     depth: 3 (JPS: P1, opponent, P2) or 1 (1-search: P1 only).
     candidates: at most this many candidate calls per searching player (most probable first).
-    rollouts: opponent samples after P1's call, and rollouts after P2's call (5 x 5 in the
-      paper).
+    rollouts: the default of `opponent_samples` and `continuations` (5 x 5 in the paper).
     fresh_returns: also estimate the chosen change's value with fresh rollouts (see the
       module docstring).
     candidate_threshold: only calls with sigma-probability above this are candidates (the
@@ -124,28 +139,68 @@ def joint_search(policy: Callable, root: engine_lib.BiddingEngine, ref_ns_score:
       best joint change, the paper's Eq. 7-8) or ``"mean"`` (uniform over P2's candidates,
       what the authors' bridge ``SearchActor`` computes).
     reward: ``"imps"`` or ``"score"`` (see `ref_ns_score`).
+    opponent_samples: samples of the opponent's call after each P1 candidate (None:
+      `rollouts`; the authors: 5).
+    continuations: rollouts to the end after each P2 candidate (depth 3), or after each
+      opponent sample (depth 1: ``opponent_samples * continuations`` rollouts per P1
+      candidate); None: `rollouts` (the authors: 1).
+    padded: simulate invalid candidates too, as earlier versions did (costlier; it gives
+      their results to the last bit; where every candidate is valid both layouts do).
+    min_candidates: roots with fewer valid P1 candidates are not simulated (the authors skip
+      the search with one candidate: 2); their result is the policy's most probable call,
+      with value, gain and returns NaN and no partner decisions.
+
+  Returns:
+    The `SearchResult` of every root.
+
+  Raises:
+    ValueError: an argument out of its range, or a finished root.
   """
+  n_o = rollouts if opponent_samples is None else opponent_samples
+  n_c = rollouts if continuations is None else continuations
   _check_search_arguments(root, depth, candidates, rollouts, candidate_threshold, partner,
-                          reward)
-  s = _Roots.of(policy, root, ref_ns_score, rng, candidates, rollouts, candidate_threshold,
-                reward)
-  # Stage 1: P1 plays each candidate, then one opponent call under sigma (n_o samples each).
-  # Table order: (root, cand1, opp sample).
-  r1 = np.repeat(np.arange(s.r_n), s.k * s.n)
-  i1 = np.tile(np.repeat(np.arange(s.k), s.n), s.r_n)
-  eng = root.take(r1)
-  eng.step(np.where(s.valid, s.calls, s.calls[:, :1])[r1, i1])  # invalid candidates: masked
-  if depth == 1:
-    return _one_search(s, eng, fresh_returns)
-  return _three_search(s, eng, fresh_returns, partner)
+                          reward, n_o, n_c)
+  if min_candidates < 1:
+    raise ValueError(f"min_candidates must be >= 1, got {min_candidates}")
+  s = _Roots.of(policy, root, ref_ns_score, rng, candidates, n_o, n_c, candidate_threshold,
+                reward, padded)
+  searched = s.valid.sum(axis=1) >= min_candidates
+  # Stage 1: P1 plays each simulated candidate, n_o copies each (the opponent's samples).
+  # Table order: (root, cand1, opp sample), invalid candidates left out unless `padded`.
+  sim = (s.valid | padded) & searched[:, None]
+  pairs = np.flatnonzero(sim.reshape(-1))         # simulated (root, cand1), row-major
+  tables = np.repeat(pairs, s.n_o)
+  eng = root.take(tables // s.k)
+  eng.step(np.where(s.valid, s.calls, s.calls[:, :1]).reshape(-1)[tables])
+  if len(pairs) == 0:  # nothing to search
+    res = _finish(s.scatter(pairs, np.zeros(0)), s.valid, s.calls, s.obs, s.probs,
+                  np.zeros((0, A.OBSERVATION_SIZE), np.float32), np.zeros(0, np.int64),
+                  np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    res.root_return, res.partner_return = res.best_value.copy(), np.zeros(0)
+  elif depth == 1:
+    res = _one_search(s, eng, pairs, fresh_returns)
+  else:
+    res = _three_search(s, eng, pairs, fresh_returns, partner)
+  if not searched.all():
+    with np.errstate(invalid="ignore"):
+      res.root_return = np.where(searched, res.root_return, np.nan)
+      res.best_value = np.where(searched, res.best_value, np.nan)
+      res.gain = np.where(searched, res.gain, np.nan)
+  return res
+
+
+# The authors' search budget (facebookresearch/jps rela/search_actor_refactored.h).
+AUTHORS_BUDGET = {"candidates": A.NUM_CALLS, "candidate_threshold": 0.05,
+                  "opponent_samples": 5, "continuations": 1, "partner": "mean"}
 
 
 def _check_search_arguments(root: engine_lib.BiddingEngine, depth: int, candidates: int,
                             rollouts: int, candidate_threshold: float, partner: str,
-                            reward: str) -> None:
+                            reward: str, n_o: int, n_c: int) -> None:
   """Raises ValueError for a `joint_search` argument out of its range (or a finished root)."""
   for name, value in (("depth", depth), ("candidates", candidates), ("rollouts", rollouts),
-                      ("candidate_threshold", candidate_threshold), ("partner", partner)):
+                      ("candidate_threshold", candidate_threshold), ("partner", partner),
+                      ("opponent_samples", n_o), ("continuations", n_c)):
     SEARCH_OPTION_RULES[name].check(name, value)
   _check_depth(depth)
   checks.check_choice("reward", reward, ("imps", "score"))
@@ -163,21 +218,24 @@ class _Roots:
   rng: np.random.Generator
   reward: str
   k: int                    # candidates per searching player (k1 = k2)
-  n: int                    # rollouts: opponent samples, rollouts per stage (n_o = n_r)
+  n_o: int                  # opponent samples after each P1 candidate
+  n_c: int                  # continuations after each P2 candidate (depth 3)
   threshold: float
+  padded: bool              # also simulate invalid candidates
   obs: np.ndarray           # (R, 267) P1's observations at h0
   probs: np.ndarray         # (R, 38) sigma there
   calls: np.ndarray         # (R, k) P1's candidates
   valid: np.ndarray         # (R, k)
 
   @classmethod
-  def of(cls, policy, root, ref_ns_score, rng, k, n, threshold, reward) -> _Roots:
+  def of(cls, policy, root, ref_ns_score, rng, k, n_o, n_c, threshold, reward,
+         padded) -> _Roots:
     obs = root.observation()
     probs, _ = policy(obs)
     calls, valid = top_candidates(probs, policy_net.legal_from_obs(obs), k, threshold=threshold)
     sign = np.where(root.current_player % 2 == 0, 1.0, -1.0)
-    return cls(policy, root, np.asarray(ref_ns_score), sign, rng, reward, k, n, threshold, obs,
-               probs, calls, valid)
+    return cls(policy, root, np.asarray(ref_ns_score), sign, rng, reward, k, n_o, n_c,
+               threshold, bool(padded), obs, probs, calls, valid)
 
   @property
   def r_n(self) -> int:
@@ -192,16 +250,23 @@ class _Roots:
     """Root of each table when each root is repeated `m` times in order."""
     return np.repeat(np.arange(self.r_n), m)
 
+  def scatter(self, pairs: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(R, k) candidate values: `values` at the simulated (root, cand) `pairs`, else -inf."""
+    out = np.full(self.r_n * self.k, -np.inf)
+    out[pairs] = values
+    return out.reshape(self.r_n, self.k)
 
-def _one_search(s: _Roots, eng: engine_lib.BiddingEngine, fresh_returns: bool) -> SearchResult:
-  """1-search: everything after P1's call follows sigma, n_o * n_r rollouts per candidate."""
-  k1, m = s.k, s.n * s.n
-  eng = eng.take(np.repeat(np.arange(eng.batch_size), s.n))
+
+def _one_search(s: _Roots, eng: engine_lib.BiddingEngine, pairs: np.ndarray,
+                fresh_returns: bool) -> SearchResult:
+  """1-search: everything after P1's call follows sigma, n_o * n_c rollouts per candidate."""
+  m = s.n_o * s.n_c
+  eng = eng.take(np.repeat(np.arange(eng.batch_size), s.n_c))
   _rollout_to_end(eng, s.policy, s.rng)
-  v1 = s.rewards(eng, s.each_root(k1 * m)).reshape(s.r_n, k1, m).mean(axis=2)
+  v1 = s.rewards(eng, np.repeat(pairs // s.k, m)).reshape(len(pairs), m).mean(axis=1)
   empty = np.zeros((0, A.OBSERVATION_SIZE), np.float32)
-  res = _finish(v1, s.valid, s.calls, s.obs, s.probs, empty, np.zeros(0, np.int64),
-                np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+  res = _finish(s.scatter(pairs, v1), s.valid, s.calls, s.obs, s.probs, empty,
+                np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
   res.root_return, res.partner_return = res.best_value, np.zeros(0)
   if fresh_returns:
     ef = s.root.take(s.each_root(m))
@@ -214,7 +279,7 @@ def _one_search(s: _Roots, eng: engine_lib.BiddingEngine, fresh_returns: bool) -
 @dataclasses.dataclass
 class _PartnerStage:
   """P2's candidates at each table after (root, a1, opponent sample), and their values."""
-  obs: np.ndarray       # (T, 267) P2's observations (T = R * k1 * n_o)
+  obs: np.ndarray       # (T, 267) P2's observations (T = simulated pairs * n_o)
   probs: np.ndarray     # (T, 38) sigma there
   calls: np.ndarray     # (T, k2) candidates
   valid: np.ndarray     # (T, k2); a finished table has one dummy candidate, its result
@@ -222,62 +287,91 @@ class _PartnerStage:
   values: np.ndarray    # (T, k2) mean rollout reward of each candidate (-inf: invalid)
 
 
-def _partner_stage(s: _Roots, eng: engine_lib.BiddingEngine) -> _PartnerStage:
-  """Stage 2: P2 (partner) plays each of its candidates; then n_r rollouts under sigma."""
-  k2, n_r = s.k, s.n
+def _partner_stage(s: _Roots, eng: engine_lib.BiddingEngine,
+                   root_of: np.ndarray) -> _PartnerStage:
+  """Stage 2: P2 (partner) plays each of its candidates; then n_c rollouts under sigma.
+
+  `root_of` (T,): the root of each table of `eng`.
+  """
+  k2, n_c = s.k, s.n_c
   obs2 = eng.observation()  # zeros for finished tables' legal bits
   probs2, _ = s.policy(obs2) if len(obs2) else (np.zeros((0, A.NUM_CALLS)), None)
   c2, valid2 = top_candidates(probs2, policy_net.legal_from_obs(obs2), k2, threshold=s.threshold)
   finished = eng.done.copy()
   valid2[finished] = False
   valid2[finished, 0] = True  # auction over: one (dummy) candidate, the final result
-  t2 = np.repeat(np.arange(eng.batch_size), k2 * n_r)
-  j2 = np.tile(np.repeat(np.arange(k2), n_r), eng.batch_size)
-  eng3 = eng.take(t2)
-  eng3.step(np.where(valid2, c2, c2[:, :1])[t2, j2])  # finished tables ignore their call
+  if s.padded:
+    sim = np.ones_like(valid2)
+    reps = np.full(valid2.shape, n_c)
+  else:  # a finished table's result is known: one copy, no rollout
+    sim = valid2
+    reps = np.where(finished[:, None], 1, n_c) * np.ones_like(valid2, np.int64)
+  pairs = np.flatnonzero(sim.reshape(-1))         # simulated (table, cand2), row-major
+  reps = reps.reshape(-1)[pairs]
+  rows = np.repeat(pairs, reps)
+  eng3 = eng.take(rows // k2)
+  eng3.step(np.where(valid2, c2, c2[:, :1]).reshape(-1)[rows])  # finished tables ignore it
   _rollout_to_end(eng3, s.policy, s.rng)
-  rew = s.rewards(eng3, s.each_root(s.k * s.n * k2 * n_r))
-  v2 = rew.reshape(eng.batch_size, k2, n_r).mean(axis=2)
+  rew = s.rewards(eng3, root_of[rows // k2])
+  # (pair, continuation) rewards; a finished table's single result fills its row, so that
+  # the means are computed exactly as with n_c copies (the padded layout's numerics).
+  per = np.empty((len(pairs), n_c))
+  one = reps == 1
+  if one.all():
+    per[:] = rew[:, None]
+  else:
+    start = np.concatenate([[0], np.cumsum(reps)[:-1]])
+    per[~one] = rew[start[~one][:, None] + np.arange(n_c)[None, :]]
+    per[one] = rew[start[one]][:, None]
+  v2 = np.full(valid2.size, -np.inf)
+  v2[pairs] = per.mean(axis=1)
+  v2 = v2.reshape(valid2.shape)
   return _PartnerStage(obs2, probs2, c2, valid2, finished, np.where(valid2, v2, -np.inf))
 
 
-def _three_search(s: _Roots, eng: engine_lib.BiddingEngine, fresh_returns: bool,
-                  partner: str) -> SearchResult:
+def _three_search(s: _Roots, eng: engine_lib.BiddingEngine, pairs: np.ndarray,
+                  fresh_returns: bool, partner: str) -> SearchResult:
   """JPS (depth 3): the opponent calls under sigma, P2 searches, the best joint change."""
-  r_n, k1, n_o, n_r = s.r_n, s.k, s.n, s.n
+  r_n, k1, n_o, n_c = s.r_n, s.k, s.n_o, s.n_c
+  root_of = np.repeat(pairs // k1, n_o)  # root of each table (pair, opp sample)
   _step_policy(eng, s.policy, s.rng)  # the opponent (LHO) calls under sigma
-  p2 = _partner_stage(s, eng)
+  p2 = _partner_stage(s, eng, root_of)
   valid2, v2 = p2.valid, p2.values
   best2 = np.argmax(v2, axis=1)
   v2best = v2[np.arange(len(v2)), best2]
   if partner == "mean":  # the authors' SearchActor: P2's candidates averaged, not maximised
     v2best = np.where(valid2, v2, 0.0).sum(axis=1) / valid2.sum(axis=1)
-  v1 = v2best.reshape(r_n, k1, n_o).mean(axis=2)
+  v1 = s.scatter(pairs, v2best.reshape(len(pairs), n_o).mean(axis=1))
   # P2 playing sigma (renormalised over its candidates): for the gain over v^sigma(h0).
   w2 = np.where(valid2, np.take_along_axis(p2.probs, p2.calls, axis=1), 0.0)
   w2[p2.finished, 0] = 1.0
   w2 = w2 / np.maximum(w2.sum(axis=1, keepdims=True), 1e-300)
-  v1_sigma = (w2 * np.where(valid2, v2, 0.0)).sum(axis=1).reshape(r_n, k1, n_o).mean(axis=2)
+  v1_sigma = (w2 * np.where(valid2, v2, 0.0)).sum(axis=1)
+  v1_sigma = s.scatter(pairs, v1_sigma.reshape(len(pairs), n_o).mean(axis=1))
   res = _finish(v1, s.valid, s.calls, s.obs, s.probs, None, None, None, None, None, v1_sigma)
   # Partner decisions along the best a1 (one per opponent sample, where P2 still had to call).
   best_i1 = np.argmax(np.where(s.valid, v1, -np.inf), axis=1)
-  rows = ((np.arange(r_n)[:, None] * k1 + best_i1[:, None]) * n_o
-          + np.arange(n_o)[None, :]).reshape(-1)
+  position = np.full(r_n * k1, -1)
+  position[pairs] = np.arange(len(pairs))  # the best a1 of a searched root is simulated
+  best_pos = position[np.arange(r_n) * k1 + best_i1]
+  sr = np.flatnonzero(best_pos >= 0)  # the searched roots
+  rows = (best_pos[sr][:, None] * n_o + np.arange(n_o)[None, :]).reshape(-1)
   keep = rows[~p2.finished[rows]]
   res.partner_obs = p2.obs[keep]
   res.partner_call = p2.calls[keep, best2[keep]]
   res.partner_value = v2best[keep]
   res.partner_logp = np.log(np.maximum(p2.probs[keep, res.partner_call], 1e-30))
-  res.partner_root = keep // (k1 * n_o)
+  res.partner_root = root_of[keep]
   res.root_return, res.partner_return = res.best_value, res.partner_value
   if fresh_returns:
-    # n_r fresh rollouts after each chosen (a1*, o, a2*(o)), independent of the choice.
-    ef = eng.take(np.repeat(rows, n_r))
-    ef.step(np.repeat(np.where(valid2, p2.calls, p2.calls[:, :1])[rows, best2[rows]], n_r))
+    # n_c fresh rollouts after each chosen (a1*, o, a2*(o)), independent of the choice.
+    ef = eng.take(np.repeat(rows, n_c))
+    ef.step(np.repeat(np.where(valid2, p2.calls, p2.calls[:, :1])[rows, best2[rows]], n_c))
     _rollout_to_end(ef, s.policy, s.rng)
-    vf = s.rewards(ef, np.repeat(rows // (k1 * n_o), n_r))
-    vf = vf.reshape(r_n, n_o, n_r).mean(axis=2)  # (root, opp sample)
-    res.root_return = vf.mean(axis=1)
+    vf = s.rewards(ef, np.repeat(root_of[rows], n_c))
+    vf = vf.reshape(len(sr), n_o, n_c).mean(axis=2)  # (searched root, opp sample)
+    res.root_return = np.full(r_n, np.nan)
+    res.root_return[sr] = vf.mean(axis=1)
     res.partner_return = vf.reshape(-1)[~p2.finished[rows]]
   if partner == "mean":  # no single best partner call to store
     none = np.zeros(0, np.int64)
@@ -300,13 +394,15 @@ def _finish(v1, valid1, c1, obs0, probs0, p_obs, p_call, p_val, p_logp, p_root,
   v_sig = v1 if v1_sigma is None else v1_sigma
   w = np.where(valid1, np.take_along_axis(probs0, c1, axis=1), 0.0)
   w = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
-  sigma_value = (w * np.where(valid1, v_sig, 0.0)).sum(axis=1)
+  with np.errstate(invalid="ignore"):  # a root not searched: -inf - (-inf), NaN
+    sigma_value = (w * np.where(valid1, v_sig, 0.0)).sum(axis=1)
+    gain = v1[rows, best] - sigma_value
   return SearchResult(best_call=call, best_value=v1[rows, best], candidate_calls=c1,
                       candidate_values=v1, root_obs=obs0,
                       root_logp=np.log(np.maximum(probs0[rows, call], 1e-30)),
                       partner_obs=p_obs, partner_call=p_call, partner_value=p_val,
                       partner_logp=p_logp, partner_root=p_root,
-                      num_candidates=valid1.sum(axis=1), gain=v1[rows, best] - sigma_value)
+                      num_candidates=valid1.sum(axis=1), gain=gain)
 
 
 # ------------------------------------------------------------------------------------------
@@ -327,6 +423,8 @@ class SearchOptions:
   partner: str = "max"              # P2's candidates: "max" (Eq. 7-8) or "mean"
   min_gain: float = 0.0             # a change is used only if its estimated gain reaches this
   seed: int = 7                     # the search's own random numbers
+  opponent_samples: int | None = None  # opponent samples per P1 candidate (None: rollouts)
+  continuations: int | None = None     # rollouts per P2 candidate (None: rollouts)
 
   def __post_init__(self):
     checks.check_fields(self, SEARCH_OPTION_RULES)
@@ -335,7 +433,13 @@ class SearchOptions:
   def search_kwargs(self) -> dict:
     """The `joint_search` arguments these options set."""
     return {"depth": self.depth, "candidates": self.candidates, "rollouts": self.rollouts,
-            "candidate_threshold": self.candidate_threshold, "partner": self.partner}
+            "candidate_threshold": self.candidate_threshold, "partner": self.partner,
+            "opponent_samples": self.opponent_samples, "continuations": self.continuations}
+
+  @classmethod
+  def authors_budget(cls, **overrides) -> SearchOptions:
+    """The authors' search budget (`AUTHORS_BUDGET`), other fields at their defaults."""
+    return cls(**{**AUTHORS_BUDGET, **overrides})
 
 
 # The rule of every `SearchOptions` field, checked by `checks.check_fields` (the training
@@ -349,6 +453,8 @@ SEARCH_OPTION_RULES: dict[str, checks.Rule] = {
     "partner": checks.Choice(("max", "mean")),
     "min_gain": checks.Real(minimum=0),
     "seed": checks.Int(minimum=0),
+    "opponent_samples": checks.Int(minimum=1, allow_none=True),
+    "continuations": checks.Int(minimum=1, allow_none=True),
 }
 
 
@@ -487,7 +593,8 @@ class GameSearch:
       return None
     root = eng.take(rows)
     res = joint_search(self.trainer.policy, root, np.zeros(len(rows)), self.rng,
-                       fresh_returns=False, reward="score", **self.options.search_kwargs())
+                       fresh_returns=False, reward="score", min_candidates=2,
+                       **self.options.search_kwargs())
     ok = (res.num_candidates >= 2) & (res.gain >= self.options.min_gain)
     forced = np.full(eng.batch_size, -1, np.int64)
     forced[rows[ok]] = res.best_call[ok]
@@ -543,3 +650,77 @@ def make_nll_step(net, optimizer, coef: float):
     return optax.apply_updates(params, updates), opt_state
 
   return step
+
+
+# ------------------------------------------------------------------------------------------
+# Fixed roots for benchmarks and experiments
+# ------------------------------------------------------------------------------------------
+def selfplay_roots(policy: Callable, dataset, num_roots: int, seed: int, *,
+                   candidate_threshold: float = 0.05, min_candidates: int = 2,
+                   uncontested: bool = False) -> engine_lib.BiddingEngine:
+  """`num_roots` searched decisions drawn from the policy's self-play on `dataset`'s deals.
+
+  Games are played on the deals in order, in chunks of ``min(#deals, max(64, 2 * num_roots))``
+  games (game ``g``: deal ``g % #deals``, dealer ``(g + g // #deals) % 4``, vulnerability
+  ``(deal // 4) % 4``), every call sampled from the policy, until enough roots are found; from
+  each game one decision is kept, uniformly among those with at least `min_candidates` calls
+  of probability above `candidate_threshold` (the decisions a search with the authors'
+  threshold searches). The same arguments give the same roots.
+
+  Args:
+    policy: ``policy(obs) -> (probs, _)``.
+    dataset: the deals (a dataset object, a path or a shipped name such as ``"validation"``).
+    num_roots: how many roots.
+    seed: seed of the self-play's random numbers.
+    candidate_threshold: see `joint_search`.
+    min_candidates: see `joint_search`.
+    uncontested: East-West may only pass.
+
+  Returns:
+    An engine positioned at the roots, in order of (pass, deal).
+
+  Raises:
+    UserError: a bad argument.
+  """
+  from ospiel_team.bridge import dataset as dataset_lib
+  checks.check_int("num_roots", num_roots, minimum=1)
+  checks.check_int("seed", seed, minimum=0)
+  checks.check_real("candidate_threshold", candidate_threshold, minimum=0, below=1)
+  checks.check_int("min_candidates", min_candidates, minimum=1)
+  ds = dataset_lib.resolve_dataset(dataset) if isinstance(dataset, str) else dataset
+  n_deals = int(ds.holders.shape[0])
+  chunk = min(n_deals, max(64, 2 * num_roots))
+  rng = np.random.default_rng(seed)
+  parts, deals, g0 = [], [], 0
+  while len(deals) < num_roots:
+    if g0 >= 8 * n_deals:
+      raise UserError(f"selfplay_roots: only {len(deals)} of {num_roots} roots in "
+                      f"{g0} games on {n_deals} deals")
+    games = g0 + np.arange(chunk)
+    idx = games % n_deals
+    eng = engine_lib.BiddingEngine(ds, uncontested=uncontested)
+    eng.reset(idx, dealer=(games + games // n_deals) % 4, vulnerability=(idx // 4) % 4)
+    count = np.zeros(chunk, np.int64)
+    kept: dict[int, A.Auctions] = {}
+    while not eng.done.all():
+      active = np.flatnonzero(~eng.done)
+      obs = eng.observation()[active]
+      probs, _ = policy(obs)
+      legal = policy_net.legal_from_obs(obs)
+      _, valid = top_candidates(probs, legal, A.NUM_CALLS, threshold=candidate_threshold)
+      rows = active[valid.sum(axis=1) >= min_candidates]
+      count[rows] += 1
+      take = rows[rng.random(len(rows)) * count[rows] < 1.0]  # reservoir sampling
+      if len(take):
+        snaps = eng.auctions.take(take)
+        for j, t in enumerate(take):
+          kept[int(t)] = snaps.take([j])
+      calls = np.zeros(eng.batch_size, np.int64)
+      calls[active] = policy_net.sample_calls(probs, legal, rng.random(len(active)))
+      eng.step(calls)
+    for t in sorted(kept)[:num_roots - len(deals)]:
+      parts.append(kept[t])
+      deals.append(int(idx[t]))
+    g0 += chunk
+  return engine_lib.BiddingEngine.from_auctions(ds, uncontested, A.Auctions.concat(parts),
+                                                np.array(deals))
