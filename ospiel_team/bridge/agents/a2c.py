@@ -87,10 +87,12 @@ from ospiel_team.bridge.agents.policy_net import load_model
 from ospiel_team.bridge.agents.policy_net import make_network
 from ospiel_team.bridge.agents.policy_net import make_q_network
 from ospiel_team.bridge.agents.policy_net import mixed_candidate_values
+from ospiel_team.bridge.agents.policy_net import padded_size
 from ospiel_team.bridge.agents.policy_net import sample_calls
 from ospiel_team.bridge.agents.replay_buffer import ReplayBuffer
 from ospiel_team.bridge.agents.round_trainer import RoundTrainer
 from ospiel_team.bridge.agents.round_trainer import read_checkpoint
+from ospiel_team.errors import UserError
 
 
 # ------------------------------------------------------------------------------------------
@@ -349,6 +351,7 @@ class A2CTrainer(RoundTrainer):
     self.search_buffer = (search_buffer_lib.SearchBuffer(cfg.search_buffer_size)
                           if cfg.distill_coef > 0 else None)
     self.distill_rng = np.random.default_rng([cfg.seed, 2])
+    self._q_apply = None  # jitted Q head (search_q_lambda > 0), made when first needed
     self.rng = np.random.default_rng(cfg.seed)
     self.round = 0
     self.games = 0
@@ -496,6 +499,9 @@ class A2CTrainer(RoundTrainer):
     cfg = self.cfg
     n = max(1, int(round(cfg.distill_fraction * cfg.batch_size)))
     sb = self.search_buffer
+    if sb is not None and self.search is None:
+      raise UserError(f"distill_coef={cfg.distill_coef} distils a search, but this trainer has "
+                      "none (attach jps_bid.GameSearch or JPSBidSearch to trainer.search)")
     if sb is not None and sb.size:
       obs, calls, values, target = sb.sample(rng, n, cfg.distill_target, obs_dtype=obs_dtype)
       return obs, calls, values, target, np.ones(n, np.float32)
@@ -527,8 +533,7 @@ class A2CTrainer(RoundTrainer):
     valid = np.isfinite(values)
     chosen = np.asarray(result.best_call)
     if cfg.search_q_lambda > 0:
-      from ospiel_team.bridge.agents.policy_net import q_values
-      q = q_values(self.params, result.root_obs, cfg.network_dict())
+      q = self._q_values(result.root_obs)
       values = mixed_candidate_values(values, np.take_along_axis(q, calls, axis=1),
                                       cfg.search_q_lambda)
       chosen = calls[np.arange(len(calls)), np.argmax(values, axis=1)]
@@ -538,6 +543,15 @@ class A2CTrainer(RoundTrainer):
                            np.where(valid, values, 0.0)[ok], chosen[ok], rand[ok])
     target = rand if cfg.distill_target == "random" else chosen
     return np.where(ok, target, -1)
+
+  def _q_values(self, obs: np.ndarray) -> np.ndarray:
+    """(n, 38) Q(I, a) of the current parameters (jitted, rows padded to few shapes)."""
+    if self._q_apply is None:
+      self._q_apply = jax.jit(make_q_network(self.cfg.hidden, self.cfg.num_blocks).apply)
+    n = len(obs)
+    pad = np.zeros((padded_size(n), OBS_SIZE), np.float32)
+    pad[:n] = obs
+    return np.asarray(self._q_apply(self.params, pad)[2], np.float64)[:n]
 
   def _searched_on_step(self) -> Callable | None:
     """The round's ``on_step``: the search hook's, its searches recorded for distillation.

@@ -286,3 +286,42 @@ def test_lambda_needs_q_head_and_flags_exist():
   cfg = config_flags.config_from_flags(a2c.A2CConfig, flag_values=fv)
   assert dataclasses.astuple(cfg) == dataclasses.astuple(
       a2c.A2CConfig(distill_coef=0.5, distill_target="soft", q_coef=0.1))
+
+
+def test_distillation_needs_a_search_and_the_numpy_trainer():
+  from ospiel_team.bridge.agents import jax_trainer
+  tr = a2c.A2CTrainer(_cfg(uncontested=False, updates_per_round=1), _one_deal_dataset())
+  with pytest.raises(UserError, match="distill_coef=1.0 distils a search"):
+    tr.train_round()
+  with pytest.raises(UserError, match="JAX trainer has no search distillation"):
+    jax_trainer.JaxA2CTrainer(a2c.A2CConfig(q_coef=0.5))
+
+
+def _fake_result(obs, rng):
+  legal = policy_net.legal_from_obs(obs)
+  calls = np.argsort(-np.where(legal, rng.random(legal.shape), -1.0), axis=1)[:, :3]
+  values = rng.normal(size=calls.shape)
+  best = calls[np.arange(len(calls)), np.argmax(values, axis=1)]
+  return jps_bid.SearchResult(best_call=best, best_value=values.max(axis=1),
+                              candidate_calls=calls, candidate_values=values, root_obs=obs,
+                              root_logp=np.zeros(len(obs)), partner_obs=obs[:0],
+                              partner_call=best[:0], partner_value=values[:0, 0],
+                              partner_logp=values[:0, 0], partner_root=best[:0],
+                              num_candidates=np.full(len(obs), 3))
+
+
+@pytest.mark.parametrize("lam", [0.0, 1.0])
+def test_recorded_target_is_the_best_mixed_value(lam):
+  obs = _positions(20, seed=4)
+  res = _fake_result(obs, np.random.default_rng(0))
+  tr = a2c.A2CTrainer(_cfg(q_coef=1.0, search_q_lambda=lam), _one_deal_dataset())
+  target = tr.record_search(res, "imps")
+  if lam == 0:
+    np.testing.assert_array_equal(target, res.best_call)
+  else:  # lambda = 1: the candidate of the highest Q(I, a), computed here directly
+    q = policy_net.q_values(tr.params, obs, {"hidden": 16, "num_blocks": 1})
+    qc = np.take_along_axis(q, res.candidate_calls, axis=1)
+    want = res.candidate_calls[np.arange(len(obs)), np.argmax(qc, axis=1)]
+    np.testing.assert_array_equal(target, want)
+    assert np.any(want != res.best_call)
+  np.testing.assert_array_equal(tr.search_buffer.chosen[:len(obs)], target)
