@@ -514,10 +514,27 @@ def train_all(record: dict, st: dict, panel: list[str], positions, save) -> str 
       return stop
 
 
+def compilation_cache() -> None:
+  """JAX's persistent compilation cache (``JAX_COMPILATION_CACHE_DIR`` or the package cache).
+
+  Every snapshot's bidder compiles the same network programs again; the cache keeps them
+  across bidders and invocations. Compiled programs do not change results.
+  """
+  import jax
+
+  from ospiel_team import paths
+  folder = os.environ.get("JAX_COMPILATION_CACHE_DIR") or paths.cache_dir(
+      "jax_compilation_cache")
+  jax.config.update("jax_compilation_cache_dir", folder)
+  jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+  jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
 def run(argv) -> None:
   """The study's steps (see the module docstring)."""
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  compilation_cache()
   st = settings()
   os.makedirs(FLAGS.out, exist_ok=True)
   os.makedirs(FLAGS.workdir, exist_ok=True)

@@ -37,7 +37,9 @@ def _study(tmp, start, *extra):
           "--heldout_boards=4,4", "--search_fraction=0.5", "--search_candidates=2",
           "--search_rollouts=1", "--train_deals=50", "--noaugment", "--progress=false",
           "--search_buffer_size=100"] + [f"--{k}={v}" for k, v in TINY.items() if k != "seed"]
-  env = dict(os.environ, PYTHONPATH=REPO)
+  # one compilation cache for the module's studies (beside the start): bidders compile alike
+  cache = os.path.join(os.path.dirname(start), "jax_cache")
+  env = dict(os.environ, PYTHONPATH=REPO, JAX_COMPILATION_CACHE_DIR=cache)
   out = subprocess.run(args + list(extra), capture_output=True, text=True, env=env, cwd=REPO,
                        timeout=900)
   assert out.returncode == 0, out.stderr[-3000:]
