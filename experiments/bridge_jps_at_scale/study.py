@@ -415,6 +415,42 @@ def paired_effect(per_seed: list[dict]) -> dict:
           "method": method}
 
 
+def seeds_needed(sd_effect: float, half_width: float = EXCLUDED_BELOW,
+                 max_seeds: int = 100) -> int | None:
+  """The fewest seeds n >= 2 whose t interval of paired effects has half-width <= `half_width`.
+
+  With per-seed effects of standard deviation `sd_effect`, the half-width is
+  ``t(0.975, n - 1) * sd_effect / sqrt(n)``; None when even `max_seeds` seeds are not enough.
+  """
+  from scipy import stats
+  for n in range(2, max_seeds + 1):
+    if stats.t.ppf(0.975, n - 1) * sd_effect / np.sqrt(n) <= half_width:
+      return n
+  return None
+
+
+def power_check(record: dict, st: dict) -> dict | None:
+  """The spread between seeds of the plain lineages, and the seeds it asks for.
+
+  Each plain lineage's validation leader's IMPs/board against the panel's first member (its
+  validation match, board noise included: an upper bound on the spread of the lineages); the
+  paired effect's standard deviation is taken as sqrt(2) times theirs (two independent
+  lineages per seed). None with fewer than two scored plain lineages.
+  """
+  panel = record.get("panel_available", [None])[0]
+  scores = []
+  for seed in st["seeds"]:
+    lin = record["lineages"].get(lineage_name("plain", seed), {})
+    if lin.get("leader"):
+      scores.append(lin["snapshots"][lin["leader"]]["panel"][panel])
+  if len(scores) < 2:
+    return None
+  sd = float(np.std(scores, ddof=1))
+  return {"plain_leaders_vs": panel, "scores": scores, "sd_between_seeds": sd,
+          "sd_paired_effect": float(np.sqrt(2) * sd),
+          "seeds_needed": seeds_needed(float(np.sqrt(2) * sd))}
+
+
 def decision(low: float, high: float) -> str:
   """The pre-registered rule on the effect's 95% interval (JPS minus plain, IMPs/board)."""
   if low > 0:
@@ -508,6 +544,8 @@ def train_all(record: dict, st: dict, panel: list[str], positions, save) -> str 
       record["progress"][name] = (tr.round - r0) if tr is not None else st["schedule"][-1][0]
       score_snapshots(record, name, st, panel, positions, save)
       save()
+    record["power"] = power_check(record, st)
+    save()
     stop = gate(record, st, r0)
     if stop or active == 0:
       bar.close()

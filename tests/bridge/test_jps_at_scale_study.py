@@ -85,9 +85,13 @@ def test_study_runs_resumes_from_committed_checkpoints_and_decides(start, tmp_pa
 
 def test_study_stops_when_plain_arm_does_not_move(start, tmp_path):
   # A learning rate of 1e-12 leaves the greedy calls as they were: the gate must stop it.
-  stdout, rec = _study(tmp_path, start, "--arms=plain", "--schedule=2:1e-12",
+  stdout, rec = _study(tmp_path, start, "--arms=plain", "--seeds=1,2", "--schedule=2:1e-12",
                        "--gate_rounds=1", "--min_changed=0.05")
   assert rec["stopped"].startswith("uninformative") and "uninformative" in stdout
+  # the power check: two plain lineages that bid as the start score alike
+  power = rec["power"]
+  assert power["scores"][0] == power["scores"][1] and power["sd_between_seeds"] == 0.0
+  assert power["seeds_needed"] == 2
   snap = next(iter(rec["lineages"]["plain_s1"]["snapshots"].values()))
   assert snap["movement"]["changed"] == 0.0
   assert snap["movement"]["validation"]["mean"] == 0.0 and not snap["moved"]
@@ -119,3 +123,17 @@ def test_movement_of_a_model_against_itself_and_another():
   assert direct > 0  # a2c and a2c_longer bid differently somewhere
   assert movement.moved({"changed": direct, "validation": {"ci95": [-1, 1]}},
                         min_changed=direct)
+
+
+def test_seeds_needed_by_hand():
+  # The script defines absl flags on import: its arithmetic is checked in a subprocess.
+  folder = os.path.dirname(STUDY)
+  code = (f"import sys; sys.argv = ['x']; sys.path.insert(0, {folder!r}); import study; "
+          "print(study.seeds_needed(0.1), study.seeds_needed(0.3), study.seeds_needed(0.0), "
+          "study.seeds_needed(10.0))")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                       env=dict(os.environ, PYTHONPATH=REPO), timeout=300)
+  assert out.returncode == 0, out.stderr[-2000:]
+  # sd 0.1: n = 4 gives t(0.975, 3) 3.182 x 0.1 / 2 = 0.159 > 0.15; n = 5: 2.776 x 0.1 / 2.236
+  # = 0.124. sd 0.3: n = 17: 2.120 x 0.3 / 4.123 = 0.154; n = 18: 2.110 x 0.3 / 4.243 = 0.149.
+  assert out.stdout.split() == ["5", "18", "2", "None"]
