@@ -35,7 +35,9 @@ Each invocation trains the lineages in turns of ``--chunk_rounds`` rounds (until
    validation leader of each lineage (the highest IMPs/board against ``--panel``'s first
    member) is copied to ``--checkpoint_dir`` so that the selection survives the loss of the
    workdir's snapshots;
-3. the movement gate: once every plain lineage is ``--gate_rounds`` rounds past the start,
+3. the power check (`power_check`, with two or more seeds): the spread between seeds of the
+   plain lineages' validation leaders, and the seeds a +-0.15 paired interval would need;
+4. the movement gate: once every plain lineage is ``--gate_rounds`` rounds past the start,
    if none of them has moved (`movement.moved`, ``--min_changed``), the study stops as
    uninformative (recorded; nothing held-out is played).
 
