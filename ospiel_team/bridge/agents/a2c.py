@@ -72,10 +72,12 @@ import numpy as np
 import optax
 
 from ospiel_team import atomic_io
+from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
 from ospiel_team.bridge.agents import opponent_pool
+from ospiel_team.bridge.agents import search_buffer as search_buffer_lib
 from ospiel_team.bridge.agents.a2c_config import A2CConfig
 from ospiel_team.bridge.agents.policy_net import OBS_SIZE
 from ospiel_team.bridge.agents.policy_net import PolicyFn
@@ -83,10 +85,14 @@ from ospiel_team.bridge.agents.policy_net import init_params
 from ospiel_team.bridge.agents.policy_net import legal_from_obs
 from ospiel_team.bridge.agents.policy_net import load_model
 from ospiel_team.bridge.agents.policy_net import make_network
+from ospiel_team.bridge.agents.policy_net import make_q_network
+from ospiel_team.bridge.agents.policy_net import mixed_candidate_values
+from ospiel_team.bridge.agents.policy_net import padded_size
 from ospiel_team.bridge.agents.policy_net import sample_calls
 from ospiel_team.bridge.agents.replay_buffer import ReplayBuffer
 from ospiel_team.bridge.agents.round_trainer import RoundTrainer
 from ospiel_team.bridge.agents.round_trainer import read_checkpoint
+from ospiel_team.errors import UserError
 
 
 # ------------------------------------------------------------------------------------------
@@ -133,6 +139,69 @@ def make_update_fn(net: hk.Transformed, optimizer, cfg: A2CConfig):
     return params, opt_state, metrics
 
   return update
+
+
+def make_search_update_fn(qnet: hk.Transformed, optimizer, cfg: A2CConfig):
+  """Jitted Adam step of the A2C loss plus the Q-head and distillation terms.
+
+  ``(params, opt_state, obs, actions, mu_logp, returns, entropy_coef, d_obs, d_calls,
+  d_values, d_target, d_weight) -> (params, opt_state, metrics)``: the A2C loss of
+  `a2c_loss_terms` on the replay buffer's minibatch, ``+ q_coef * 0.5 * mean((G - Q(s, a))^2)``
+  (only with a Q head: `qnet` then gives (logits, value, Q)) and ``+ distill_coef *`` the
+  distillation cross-entropy (`search_buffer.distill_loss_terms`) on the search buffer's rows
+  ``d_*`` (weight 0: padding).
+  """
+  with_q = cfg.q_coef > 0
+
+  def loss_fn(params, obs, actions, mu_logp, returns, entropy_coef, d_obs, d_calls, d_values,
+              d_target, d_weight):
+    obs = obs.astype(jnp.float32)
+    out = qnet.apply(params, obs)
+    logits, values = out[0], out[1]
+    loss, metrics = a2c_loss_terms(logits, values, actions, mu_logp, returns,
+                                   legal_from_obs(obs), cfg.ratio_clip, entropy_coef,
+                                   cfg.value_coef)
+    if with_q:
+      q = jnp.take_along_axis(out[2], actions[:, None].astype(jnp.int32), axis=1)[:, 0]
+      q_loss = 0.5 * jnp.mean((returns - q) ** 2)
+      loss = loss + cfg.q_coef * q_loss
+      metrics["q_loss"] = q_loss
+    if cfg.distill_coef > 0:
+      d_logits = qnet.apply(params, d_obs.astype(jnp.float32))[0]
+      d_loss, d_metrics = search_buffer_lib.distill_loss_terms(
+          d_logits, d_calls, d_values, d_target, d_weight, cfg.distill_target, cfg.distill_tau,
+          cfg.distill_kl)
+      loss = loss + cfg.distill_coef * d_loss
+      metrics.update(d_metrics)
+    metrics["loss"] = loss
+    return loss, metrics
+
+  @jax.jit
+  def update(params, opt_state, obs, actions, mu_logp, returns, entropy_coef, d_obs, d_calls,
+             d_values, d_target, d_weight):
+    (_, metrics), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+        params, obs, actions, mu_logp, returns, entropy_coef, d_obs, d_calls, d_values,
+        d_target, d_weight)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    return params, opt_state, metrics
+
+  return update
+
+
+def graft_tree(new, old):
+  """`new` (a parameter or Adam-state tree) with every entry that `old` also has taken from it.
+
+  Adds a Q head to parameters (and their Adam state) saved without one: the Q head keeps its
+  fresh values, everything else is `old`'s.
+  """
+  if isinstance(new, dict):
+    return {k: graft_tree(v, old[k]) if k in old else v for k, v in new.items()}
+  if isinstance(new, tuple) and hasattr(new, "_fields"):
+    return type(new)(*(graft_tree(a, b) for a, b in zip(new, old, strict=True)))
+  if isinstance(new, (tuple, list)):
+    return type(new)(graft_tree(a, b) for a, b in zip(new, old, strict=True))
+  return old
 
 
 # ------------------------------------------------------------------------------------------
@@ -229,6 +298,19 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
 # ------------------------------------------------------------------------------------------
 # Trainer
 # ------------------------------------------------------------------------------------------
+def _search_training_columns(metrics: dict) -> dict:
+  """The Q-head and distillation metrics of a round that has them (log-row columns)."""
+  keys = ("q_loss", "distill_loss", "distill_kl", "distill_tau")
+  return {k: metrics[k] for k in keys if k in metrics}
+
+
+def _same_network(network: dict, cfg: A2CConfig) -> bool:
+  """Whether a model's `network` size is `cfg`'s, its Q head aside (one is added if missing)."""
+  size = {k: v for k, v in network.items() if k != "q_head"}
+  own = {k: v for k, v in cfg.network_dict().items() if k != "q_head"}
+  return size == own and (cfg.q_coef > 0 or not network.get("q_head", False))
+
+
 class A2CTrainer(RoundTrainer):
   """Self-play A2C on the batched engine; see the module docstring.
 
@@ -254,16 +336,22 @@ class A2CTrainer(RoundTrainer):
     if len(self.train_deals) == 0:
       raise ValueError("no training deals")
     self.workdir = workdir
-    self.net = make_network(cfg.hidden, cfg.num_blocks)
+    self.net = make_network(cfg.hidden, cfg.num_blocks, q_head=cfg.q_coef > 0)
     self.optimizer = optax.adam(cfg.learning_rate)
     self.params = init_params(self.net, cfg.seed)
     if init_params_from is not None:
       _, p, meta = load_model(init_params_from)
-      if meta["network"] != cfg.network_dict():
+      if not _same_network(meta["network"], cfg):
         raise ValueError(f"{init_params_from}: network {meta['network']} != {cfg.network_dict()}")
-      self.params = p
+      self.params = graft_tree(self.params, p)  # a Q head added to a model without one
     self.opt_state = self.optimizer.init(self.params)
     self.buffer = ReplayBuffer(cfg.buffer_size)
+    # Distillation of the search (search_buffer module): its buffer and the random stream of
+    # the control's random candidates.
+    self.search_buffer = (search_buffer_lib.SearchBuffer(cfg.search_buffer_size)
+                          if cfg.distill_coef > 0 else None)
+    self.distill_rng = np.random.default_rng([cfg.seed, 2])
+    self._q_apply = None  # jitted Q head (search_q_lambda > 0), made when first needed
     self.rng = np.random.default_rng(cfg.seed)
     self.round = 0
     self.games = 0
@@ -271,7 +359,12 @@ class A2CTrainer(RoundTrainer):
     self.total_wall = 0.0    # wall-clock seconds of train() incl. evaluation and checkpoints
     self.log_rows: list[dict] = []
     self.engine = engine_lib.BiddingEngine(self.dataset, uncontested=cfg.uncontested)
-    self._update = make_update_fn(self.net, self.optimizer, cfg)
+    self._extended = cfg.distill_coef > 0 or cfg.q_coef > 0
+    if self._extended:
+      qnet = make_q_network(cfg.hidden, cfg.num_blocks) if cfg.q_coef > 0 else self.net
+      self._update = make_search_update_fn(qnet, self.optimizer, cfg)
+    else:
+      self._update = make_update_fn(self.net, self.optimizer, cfg)
     self._policy = PolicyFn(self.net, self.params, fine_padding=cfg.fast_acting)
     # The overlapped learner samples the buffer with its own stream (so that acting and
     # learning in two threads stay deterministic); the sequential loop uses self.rng for both.
@@ -313,6 +406,8 @@ class A2CTrainer(RoundTrainer):
         return
       path = self.checkpoint_path
     extra = self.buffer.state_dict() if include_buffer else {}
+    if include_buffer and self.search_buffer is not None:
+      extra.update(self.search_buffer.state_dict())
     if self.pool.size:
       extra.update(self.pool.state_dict())
     self._write_checkpoint(path, self.rng.bit_generator.state,
@@ -321,12 +416,21 @@ class A2CTrainer(RoundTrainer):
 
   def load_checkpoint(self) -> None:
     """Resumes from ``workdir/checkpoint.npz`` (slim: with an empty replay buffer)."""
+    z = atomic_io.read_npz(self.checkpoint_path, "checkpoint")  # damaged: named
+    file_cfg = self.cfg
+    if self.cfg.q_coef > 0 and "param/q/w" not in z:  # a Q head added to a run without one
+      file_cfg = dataclasses.replace(self.cfg, q_coef=0.0, search_q_lambda=0.0)
     state, params, opt_state, buffer = read_checkpoint(
-        self.checkpoint_path, self.cfg, self.optimizer, check_buffer_size=True)
+        self.checkpoint_path, file_cfg, self.optimizer, check_buffer_size=True)
+    if file_cfg is not self.cfg:
+      params = graft_tree(self.params, params)
+      opt_state = graft_tree(self.optimizer.init(params), opt_state)
     self.params = params
     self.opt_state = jax.tree_util.tree_map(jnp.asarray, opt_state)
     if buffer is not None:
       self.buffer.load_state_dict(buffer)
+    if self.search_buffer is not None and "sbuf_meta" in z:
+      self.search_buffer.load_state_dict(z)
     self.round, self.games, self.wall = state["round"], state["games"], state["wall"]
     self.total_wall = state.get("total_wall", self.wall)  # older checkpoints: rounds only
     self.rng.bit_generator.state = state["rng"]
@@ -335,7 +439,6 @@ class A2CTrainer(RoundTrainer):
     self.log_rows = state["log_rows"]
     self.total_cpu = state.get("total_cpu", 0.0)  # older checkpoints: not counted
     if self.pool.size:
-      z = atomic_io.read_npz(self.checkpoint_path, "checkpoint")  # damaged: named
       if "pool_meta" in z:  # a checkpoint without a pool (e.g. a2c_longer): empty
         self.pool.load_state_dict({k: z[k] for k in z if k.startswith("pool")})
 
@@ -376,11 +479,116 @@ class A2CTrainer(RoundTrainer):
     ms = []
     for _ in range(cfg.updates_per_round):
       obs, act, logp, ret = self.buffer.sample(rng, cfg.batch_size, obs_dtype=obs_dtype)
-      params, opt_state, m = self._update(params, opt_state, obs, act, logp, ret,
-                                          np.float32(entropy_coef))
+      if self._extended:
+        params, opt_state, m = self._update(params, opt_state, obs, act, logp, ret,
+                                            np.float32(entropy_coef),
+                                            *self._distill_rows(rng, obs_dtype))
+      else:
+        params, opt_state, m = self._update(params, opt_state, obs, act, logp, ret,
+                                            np.float32(entropy_coef))
       ms.append(m)
     ms = jax.device_get(ms)  # waits for the steps (inside the learner thread when overlapped)
     return params, opt_state, {k: float(np.mean([float(m[k]) for m in ms])) for k in ms[0]}
+
+  def _distill_rows(self, rng: np.random.Generator, obs_dtype) -> tuple:
+    """The search buffer's rows of one minibatch: (obs, calls, values, target, weight).
+
+    ``round(distill_fraction * batch_size)`` rows (at least 1) drawn with `rng`; all of weight 0
+    (Pass-only padding) while the buffer is empty or distillation is off.
+    """
+    cfg = self.cfg
+    n = max(1, int(round(cfg.distill_fraction * cfg.batch_size)))
+    sb = self.search_buffer
+    if sb is not None and self.search is None:
+      raise UserError(f"distill_coef={cfg.distill_coef} distils a search, but this trainer has "
+                      "none (attach jps_bid.GameSearch or JPSBidSearch to trainer.search)")
+    if sb is not None and sb.size:
+      obs, calls, values, target = sb.sample(rng, n, cfg.distill_target, obs_dtype=obs_dtype)
+      return obs, calls, values, target, np.ones(n, np.float32)
+    obs = np.zeros((n, OBS_SIZE), obs_dtype)
+    obs[:, A.OBS_LEGAL] = 1  # Pass legal: a finite softmax
+    calls = np.full((n, search_buffer_lib.MAX_CANDIDATES), -1, np.int32)
+    return (obs, calls, np.zeros(calls.shape, np.float32), np.zeros(n, np.int32),
+            np.zeros(n, np.float32))
+
+  def record_search(self, result, reward: str) -> np.ndarray | None:
+    """Adds a search's decisions with >= 2 candidates to the search buffer.
+
+    Args:
+      result: a `jps_bid.SearchResult` (its root decisions: observations, candidates and
+        their values).
+      reward: the search's reward kind, "imps" or "score" (`search_buffer.values_in_imps`).
+
+    Returns:
+      (R,) the call each root decision is distilled towards (the random candidate for the
+      control ``distill_target="random"``; -1 where it has fewer than 2 candidates), or None
+      without a search buffer. With ``search_q_lambda`` > 0 the searched call is the best
+      mixed value ``(1 - lambda) v + lambda Q(I, a)``.
+    """
+    if self.search_buffer is None:
+      return None
+    cfg = self.cfg
+    calls = np.asarray(result.candidate_calls)
+    values = search_buffer_lib.values_in_imps(result.candidate_values, reward)
+    valid = np.isfinite(values)
+    chosen = np.asarray(result.best_call)
+    if cfg.search_q_lambda > 0:
+      q = self._q_values(result.root_obs)
+      values = mixed_candidate_values(values, np.take_along_axis(q, calls, axis=1),
+                                      cfg.search_q_lambda)
+      chosen = calls[np.arange(len(calls)), np.argmax(values, axis=1)]
+    rand = search_buffer_lib.random_candidates(calls, valid, self.distill_rng)
+    ok = valid.sum(axis=1) >= 2
+    self.search_buffer.add(result.root_obs[ok], np.where(valid, calls, -1)[ok],
+                           np.where(valid, values, 0.0)[ok], chosen[ok], rand[ok])
+    target = rand if cfg.distill_target == "random" else chosen
+    return np.where(ok, target, -1)
+
+  def _q_values(self, obs: np.ndarray) -> np.ndarray:
+    """(n, 38) Q(I, a) of the current parameters (jitted, rows padded to few shapes)."""
+    if self._q_apply is None:
+      self._q_apply = jax.jit(make_q_network(self.cfg.hidden, self.cfg.num_blocks).apply)
+    n = len(obs)
+    pad = np.zeros((padded_size(n), OBS_SIZE), np.float32)
+    pad[:n] = obs
+    return np.asarray(self._q_apply(self.params, pad)[2], np.float64)[:n]
+
+  def _searched_on_step(self) -> Callable | None:
+    """The round's ``on_step``: the search hook's, its searches recorded for distillation.
+
+    Without distillation, the hook's own. With it, every `jps_bid.joint_search` of the hook is
+    recorded (`record_search`); for the random control, the calls the hook plays at its
+    searched decisions are replaced by the recorded random candidates (the decisions it
+    plays are those with a search result, in table order).
+    """
+    if self.search is None or self.search_buffer is None:
+      return None if self.search is None else self.search.on_step
+
+    def on_step(step, eng):
+      targets = []
+      with search_buffer_lib.observe_joint_search(
+          lambda res, reward: targets.append(self.record_search(res, reward))):
+        forced = self.search.on_step(step, eng)
+      if forced is not None and self.cfg.distill_target == "random" and targets:
+        played = np.flatnonzero(forced >= 0)
+        rand = np.concatenate(targets)
+        rand = rand[rand >= 0]
+        if len(rand) != len(played):
+          raise ValueError(f"distill_target 'random': the search hook plays {len(played)} "
+                           f"searched calls but recorded {len(rand)} positions (a min_gain "
+                           "> 0 is not supported by the control)")
+        forced = forced.copy()
+        forced[played] = rand
+      return forced
+
+    return on_step
+
+  def _end_search_round(self, ro: Rollout) -> int:
+    """The search hook's ``end_round`` (its searches recorded when distilling)."""
+    if self.search_buffer is None:
+      return self.search.end_round(self, ro)
+    with search_buffer_lib.observe_joint_search(self.record_search):
+      return self.search.end_round(self, ro)
 
   def train_round(self) -> dict:
     """One round: self-play of `deals_per_round` deals at two tables, buffer, learner steps.
@@ -425,7 +633,7 @@ class A2CTrainer(RoundTrainer):
       self.params, self.opt_state, metrics = out["result"]
       self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
     else:
-      on_step = self.search.on_step if self.search is not None else None
+      on_step = self._searched_on_step()
       opponent, opponent_round = self._round_opponent(self.params)
       if self.search is not None:
         if opponent is not None:
@@ -436,7 +644,7 @@ class A2CTrainer(RoundTrainer):
                          opponent=opponent)
       self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
       if self.search is not None:
-        search_points = self.search.end_round(self, ro)
+        search_points = self._end_search_round(ro)
       self.params, self.opt_state, metrics = self._learn(self.rng, self.params, self.opt_state,
                                                          entropy_coef)
     self.round += 1
@@ -450,6 +658,7 @@ class A2CTrainer(RoundTrainer):
            "opponent": opponent_round}
     row.update({k: metrics.get(k, "") for k in ("loss", "policy_loss", "value_loss",
                                                  "entropy", "mean_rho")})
+    row.update(_search_training_columns(metrics))
     return row
 
   def evaluate(self, boards: int, seed: int = 0) -> tuple[float, float, int]:

@@ -19,6 +19,13 @@ Two options beyond the paper's A2C (`ospiel_team.bridge.agents.ppo`,
   Silver, "Fictitious Self-Play in Extensive-Form Games", ICML 2015; as Kita et al., "A Simple,
   Solid, and Reproducible Baseline for Bridge Bidding AI", IEEE CoG 2024, use it for bridge):
   ``opponent_pool_size``, ``pool_snapshot_every``, ``pool_probability``.
+
+Two options for training with the JPS search (`ospiel_team.bridge.agents.search_buffer`), both
+off by default (the trainer then computes exactly what it computed without them):
+
+* distillation of the search: ``distill_coef``, ``distill_fraction``, ``distill_target``,
+  ``distill_tau``, ``distill_kl``, ``search_buffer_size``, ``search_q_lambda``;
+* a Q head (Q(I, a) for all 38 calls) regressed on the taken call's return: ``q_coef``.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ import dataclasses
 
 from ospiel_team import checks
 from ospiel_team.errors import UserError
+
+DISTILL_TARGETS = ("hard", "soft", "random")
 
 
 def _field(default, help_text: str):
@@ -79,11 +88,41 @@ class A2CConfig:
   pool_probability: float = _field(0.0, "Fictitious self-play: probability that a round is "
                                    "played against a pool snapshot (drawn uniformly from the "
                                    "pool) instead of the current learner.")
+  distill_coef: float = _field(0.0, "Distillation of the search: weight of the cross-entropy "
+                               "term towards the searched targets (0: off).")
+  distill_fraction: float = _field(0.25, "Distillation: rows drawn from the search buffer for "
+                                   "every minibatch, as a fraction of batch_size.")
+  distill_target: str = _field("hard", "Distillation target: hard (the searched call), soft "
+                               "(pi' proportional to pi exp((v(a) - mean v) / tau) over the "
+                               "candidates) or random (a uniformly random valid candidate of "
+                               "the same position: the control).")
+  distill_tau: float = _field(0.0, "Distillation, soft target: the temperature tau in IMPs/24 "
+                              "(0: chosen per minibatch so that the mean KL(pi' || pi) is "
+                              "distill_kl).")
+  distill_kl: float = _field(0.075, "Distillation, soft target with distill_tau 0: the mean "
+                             "KL(pi' || pi) per minibatch that tau is chosen for.")
+  search_buffer_size: int = _field(200_000, "Distillation: capacity of the search buffer in "
+                                   "searched decisions (FIFO).")
+  search_q_lambda: float = _field(0.0, "Distillation: candidate values are (1 - lambda) x the "
+                                  "search's true-deal value + lambda x Q(I, a) (needs "
+                                  "q_coef > 0).")
+  q_coef: float = _field(0.0, "Weight of the Q head's regression on the taken call's return "
+                         "(0: no Q head; > 0 adds one to the network).")
 
   def __post_init__(self):
     checks.check_fields(self, FIELD_RULES)
     if self.burn_in > self.buffer_size:
       raise UserError(f"burn_in {self.burn_in} exceeds buffer_size {self.buffer_size}")
+    self._check_consistency()
+
+  def _check_consistency(self) -> None:
+    """Checks the pairs of fields that must agree (each field's own range: FIELD_RULES)."""
+    if self.search_q_lambda > 0 and self.q_coef == 0:
+      raise UserError(f"search_q_lambda={self.search_q_lambda} needs a Q head (q_coef > 0), "
+                      "got q_coef=0")
+    if (self.distill_coef > 0 or self.q_coef > 0) and self.algorithm != "a2c":
+      raise UserError(f"distill_coef and q_coef are for algorithm 'a2c', got algorithm="
+                      f"{self.algorithm!r}")
     if self.pool_probability > 0 and self.opponent_pool_size == 0:
       raise UserError(f"pool_probability {self.pool_probability} needs opponent_pool_size "
                       ">= 1")
@@ -99,8 +138,15 @@ class A2CConfig:
     return (1 - f) * self.entropy_coef_start + f * self.entropy_coef
 
   def network_dict(self) -> dict:
-    """The network's shape, as stored in model files: ``{"hidden", "num_blocks"}``."""
-    return {"hidden": self.hidden, "num_blocks": self.num_blocks}
+    """The network's shape, as stored in model files: ``{"hidden", "num_blocks"}``.
+
+    With a Q head (``q_coef`` > 0) also ``"q_head": True``; networks without one keep the
+    two keys, so models saved before Q heads existed read as they always did.
+    """
+    d = {"hidden": self.hidden, "num_blocks": self.num_blocks}
+    if self.q_coef > 0:
+      d["q_head"] = True
+    return d
 
 
 # The rule of every field (finite, range, integer-ness): the one place A2CConfig's values are
@@ -132,4 +178,12 @@ FIELD_RULES: dict[str, checks.Rule] = {
     "opponent_pool_size": checks.Int(minimum=0),
     "pool_snapshot_every": checks.Int(minimum=1),
     "pool_probability": checks.Real(minimum=0, maximum=1),
+    "distill_coef": checks.Real(minimum=0),
+    "distill_fraction": checks.Real(above=0, maximum=1),
+    "distill_target": checks.Choice(DISTILL_TARGETS),
+    "distill_tau": checks.Real(minimum=0),
+    "distill_kl": checks.Real(above=0),
+    "search_buffer_size": checks.Int(minimum=1),
+    "search_q_lambda": checks.Real(minimum=0, maximum=1),
+    "q_coef": checks.Real(minimum=0),
 }

@@ -299,6 +299,9 @@ class JaxA2CTrainer(round_trainer.RoundTrainer):
   def __init__(self, cfg: A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
                *, workdir: str | None = None, resume_from: str | None = None,
                options: JaxTrainOptions | None = None):
+    if cfg.distill_coef > 0 or cfg.q_coef > 0:
+      raise UserError(f"the JAX trainer has no search distillation or Q head (distill_coef="
+                      f"{cfg.distill_coef}, q_coef={cfg.q_coef}); use the numpy trainer")
     self.options = options or JaxTrainOptions()
     self.cfg = cfg
     self.device = pick_device(self.options.platform)

@@ -9,7 +9,9 @@ with Imperfect Information", NeurIPS 2020, arXiv:2008.06495, Fig. 2 / Appendix E
 observation of Appendix D (`ospiel_team.bridge.auction`) -> a fully connected layer of
 ``hidden`` (200) units -> ``num_blocks`` residual blocks of two fully connected layers each
 (``x <- relu(x + W2 relu(W1 x))``) -> a policy head (38 logits, illegal calls masked with the
-observation's legal-call bits) and a value head (the expected return of the seat to call's team).
+observation's legal-call bits) and a value head (the expected return of the seat to call's team);
+optionally a Q head (`make_q_network`: Q(I, a) for the 38 calls in one pass; models without one
+load and act as before).
 
 Saved models (`save_model` / `load_model`) are ``.npz`` files: ``meta`` (JSON: network size,
 ``uncontested`` and free-form metadata) and ``param/<module>/<name>`` float32 arrays.
@@ -45,8 +47,33 @@ def legal_from_obs(obs):
   return obs[:, A.OBS_LEGAL:] > 0.5
 
 
-def make_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
-  """Haiku transform of obs (B, 267) -> (masked logits (B, 38), value (B,))."""
+def make_network(hidden: int = 200, num_blocks: int = 2,
+                 q_head: bool = False) -> hk.Transformed:
+  """Haiku transform of obs (B, 267) -> (masked logits (B, 38), value (B,)).
+
+  Args:
+    hidden: units per fully connected layer.
+    num_blocks: residual blocks.
+    q_head: the parameters also hold a Q head (``q``: Q(I, a) for the 38 calls, read with
+      `make_q_network`); this transform's outputs are the same either way.
+
+  Raises:
+    ValueError: for a bad size.
+  """
+  return _transform(hidden, num_blocks, q_head, with_q=False)
+
+
+def make_q_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
+  """Haiku transform of obs (B, 267) -> (masked logits, value, Q (B, 38)) of a Q-head network.
+
+  Its parameters are those of ``make_network(hidden, num_blocks, q_head=True)``. Q(I, a) is
+  the expected return (IMPs / 24, as the value head) of the seat to call's team after call
+  ``a``; illegal calls' entries are meaningless (not masked).
+  """
+  return _transform(hidden, num_blocks, True, with_q=True)
+
+
+def _transform(hidden: int, num_blocks: int, q_head: bool, with_q: bool) -> hk.Transformed:
   if hidden < 1 or num_blocks < 0:
     raise ValueError(f"bad network size hidden={hidden}, num_blocks={num_blocks}")
 
@@ -59,9 +86,67 @@ def make_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
     logits = hk.Linear(NUM_CALLS, name="policy")(x)
     logits = jnp.where(legal_from_obs(obs), logits, -1e9)
     value = hk.Linear(1, name="value")(x)[:, 0]
-    return logits, value
+    if not q_head:
+      return logits, value
+    q = hk.Linear(NUM_CALLS, name="q")(x)
+    return (logits, value, q) if with_q else (logits, value)
 
   return hk.without_apply_rng(hk.transform(forward))
+
+
+def has_q_head(params) -> bool:
+  """Whether haiku parameters `params` hold a Q head (module ``q``)."""
+  return "q" in params
+
+
+def q_values(params, obs: np.ndarray, network: dict) -> np.ndarray:
+  """(B, 38) Q(I, a) of the observations `obs` under a Q-head network's parameters.
+
+  Args:
+    params: parameters of ``make_network(**network, q_head=True)``.
+    obs: (B, 267) observations (float32 or uint8 bits).
+    network: the network's size, ``{"hidden", "num_blocks"}`` (``q_head`` may be present).
+
+  Raises:
+    ValueError: when `params` hold no Q head.
+  """
+  if not has_q_head(params):
+    raise ValueError("q_values: these parameters have no Q head (train with q_coef > 0)")
+  net = make_q_network(network["hidden"], network["num_blocks"])
+  _, _, q = net.apply(params, jnp.asarray(np.asarray(obs), jnp.float32))
+  return np.asarray(q, np.float64)
+
+
+def mixed_candidate_values(true_values: np.ndarray, q: np.ndarray, lam: float) -> np.ndarray:
+  """Candidate values ``(1 - lam) * true_values + lam * q`` (the JPS paper's Eq. 7 mixture).
+
+  The transferable target of JPS (Tian, Gong & Jiang, "Joint Policy Search for Multi-agent
+  Collaboration with Imperfect Information", NeurIPS 2020, arXiv:2008.06495, Sec. 5.2, Eq. 7:
+  the sampled-state term on the true deal and a network term, weight lambda): the search's
+  value of a candidate on the true deal, mixed with the network's Q(I, a), which depends only
+  on what the player sees.
+
+  Args:
+    true_values: (..., k) the search's candidate values, in IMPs / 24 like `q`; -inf marks an
+      invalid candidate and stays -inf.
+    q: (..., k) Q(I, a) of the same candidates.
+    lam: lambda in [0, 1] (0: the true-deal values alone).
+
+  Returns:
+    The mixed values, (..., k).
+
+  Raises:
+    UserError: `lam` out of [0, 1], or shapes that differ.
+  """
+  from ospiel_team import checks
+  lam = checks.check_real("lam", lam, minimum=0, maximum=1)
+  v, q = np.asarray(true_values, np.float64), np.asarray(q, np.float64)
+  if v.shape != q.shape:
+    from ospiel_team.errors import UserError
+    raise UserError(f"true_values {v.shape} and q {q.shape} must have the same shape")
+  valid = np.isfinite(v)
+  out = (1.0 - lam) * np.where(valid, v, 0.0) + lam * q
+  return np.where(valid, out, -np.inf)
 
 
 def init_params(net: hk.Transformed, seed: int):
@@ -151,6 +236,8 @@ def save_model(path: str, params, cfg, extra: dict | None = None) -> None:
     network, uncontested = cfg["network"], bool(cfg.get("uncontested", False))
   else:
     network, uncontested = cfg.network_dict(), cfg.uncontested
+  if has_q_head(params):
+    network = dict(network, q_head=True)
   meta = {"network": network, "uncontested": uncontested, **(extra or {})}
   arrays = {"param/" + k: v.astype(np.float32) for k, v in flatten_params(params).items()}
   arrays["meta"] = np.array(json.dumps(meta))
