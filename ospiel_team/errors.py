@@ -27,3 +27,30 @@ class DamagedFileError(OspielTeamError, ValueError):
 
   The message names the file and what is wrong with it.
   """
+
+
+class GameAssumptionError(UserError):
+  """A game that breaks an assumption of the method asked for; the message names which.
+
+  Each assumption has its own subclass, so that callers tell them apart by type, never by the
+  message's words.
+  """
+
+
+class ImperfectRecallError(GameAssumptionError):
+  """A player forgets what they knew or did (the sequence form needs perfect recall).
+
+  Two histories of one infoset differ in the player's own earlier sequence.
+  """
+
+
+class NotTimeableError(GameAssumptionError):
+  """An infoset holds histories at different depths (the team LP needs a timeable game)."""
+
+
+class NotZeroSumError(GameAssumptionError):
+  """Two teams' utilities do not add to zero at some terminal history."""
+
+
+class NotTurnBasedError(GameAssumptionError):
+  """A simultaneous-move game where a turn-based one is needed."""

@@ -33,6 +33,7 @@ from ospiel_team import processes
 from ospiel_team.runner import api
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry
+from ospiel_team.tree import resolver
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
@@ -42,11 +43,20 @@ Result = dict[str, Any]
 _TREES: dict[str, GameTree] = {}
 
 
-def tree_for(game_str: str) -> GameTree:
-  """The `GameTree` of `game_str`, walked once per process."""
-  if game_str not in _TREES:
-    _TREES[game_str] = GameTree(pyspiel.load_game(game_str))
-  return _TREES[game_str]
+def tree_for(game: str | pyspiel.Game) -> GameTree:
+  """The `GameTree` of `game` (a game string or pyspiel game), resolved once per process.
+
+  Args:
+    game: the game or its string (`tree.resolve`; a simultaneous-move game is refused with
+      `errors.NotTurnBasedError`).
+
+  Returns:
+    The tree, walked on the first call for the game's string and kept.
+  """
+  key = str(game)
+  if key not in _TREES:
+    _TREES[key] = resolver.resolve(game, name="--game", turn_based=True)
+  return _TREES[key]
 
 
 def run_task(task: Task, tree: GameTree | None = None) -> Result:

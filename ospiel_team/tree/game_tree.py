@@ -299,7 +299,7 @@ class GameTree:
     """Every player's `PlayerSequences`.
 
     Raises:
-      errors.UserError: if the game violates perfect recall.
+      errors.ImperfectRecallError: if the game violates perfect recall.
     """
     return tuple(self._player_sequences(p) for p in range(self.num_players))
 
@@ -311,7 +311,7 @@ class GameTree:
     parent_seq[self.node_infoset[dec_p]] = last_seq[dec_p, p]
     # Perfect recall: every history of an infoset has the same own parent sequence.
     if not np.array_equal(parent_seq[self.node_infoset[dec_p]], last_seq[dec_p, p]):
-      raise errors.UserError(f"{self.game} violates perfect recall for player {p}")
+      raise errors.ImperfectRecallError(f"{self.game} violates perfect recall for player {p}")
     level = np.zeros(self.num_infosets, dtype=np.int64)
     # Own depth = own depth of the parent infoset + 1, computed in node level order.
     order = infosets[np.argsort(self.node_depth[self.first_node(infosets)], kind="stable")]

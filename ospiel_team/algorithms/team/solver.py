@@ -89,6 +89,7 @@ from ospiel_team.algorithms.team.result import settled
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.lp.plan import TeamPlan
+from ospiel_team.tree import resolver
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
@@ -308,8 +309,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       solutions.
     highs.TimeLimitError: the LP was not solved within `time_limit`.
   """
-  checks.check_game("game", game, allow_string=True, allow_tree=True)
-  game = checks.load_game("game", game) if isinstance(game, str) else game
+  if not isinstance(game, GameTree):  # a string is loaded (checked) before the options
+    game = resolver.resolve_game(game)
   time_limit, tol, digits, certify_time_limit, threads = _check_options(
       method, time_limit, tol, digits, certify_time_limit, threads)
   start = time.perf_counter()
