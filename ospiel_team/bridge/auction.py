@@ -309,7 +309,8 @@ class Auctions:
       raise ValueError("Auctions.concat needs at least one part")
     if len({p.uncontested for p in parts}) != 1:
       raise ValueError("Auctions.concat: parts differ in `uncontested`")
-    return parts[0]._with_fields(
+    return Auctions._with_fields(
+        parts[0],
         {k: np.concatenate([getattr(p, k) for p in parts]) for k in Auctions._TABLE_FIELDS},
         sum(p.batch_size for p in parts))
 

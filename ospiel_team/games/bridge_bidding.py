@@ -325,7 +325,8 @@ class BridgeBiddingState(pyspiel.State):
     return scoring.contract_string(level, strain, doubled, declarer if level else None)
 
   # --- strings ---------------------------------------------------------------------------
-  def _header(self) -> str:
+  def header(self) -> str:
+    """The dealer and the vulnerability, as the observation strings start ("Dealer N Vul None")."""
     return (f"Dealer {auction_lib.SEAT_CHARS[self.dealer]} "
             f"Vul {auction_lib.VULNERABILITY_NAMES[self.vulnerability]}")
 
@@ -341,7 +342,7 @@ class BridgeBiddingState(pyspiel.State):
       return "(no deal yet)"
     parts = [f"Deal {self.deal_index}: {deal_lib.holders_to_pbn(self.holders)}"]
     if self.tables is not None:
-      parts.append(self._header())
+      parts.append(self.header())
       parts.append(f"Auction: {self.auction_string()}")
       if self.is_terminal():
         parts.append(f"Contract: {self.contract_string()}  Score N-S: {self.ns_score()}")
@@ -369,7 +370,7 @@ class BridgeBiddingObserver:
     if state.tables is None:
       return f"Player {player}: dealing"
     if self.perfect_recall:
-      return (f"Seat {auction_lib.SEAT_CHARS[player]} {state._header()}\n"
+      return (f"Seat {auction_lib.SEAT_CHARS[player]} {state.header()}\n"
               f"Hand {state.hand_string(player)}\n"
               f"Auction {state.auction_string()}")
     return observation_string(state.tables.observation(player=player)[0])

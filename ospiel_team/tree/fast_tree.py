@@ -82,7 +82,7 @@ class _ShadowBase:
 
   def child(self, action: int):
     other = self.clone()
-    other._apply_action(action)
+    other._apply_action(action)  # noqa: SLF001 (pyspiel's Python-game protocol method)
     return other
 
 

@@ -154,7 +154,7 @@ class GameTree:
         violate perfect recall.
     """
     tree = cls.__new__(cls)
-    tree._setup(game, arrays, builder, infoset_states)
+    cls._setup(tree, game, arrays, builder, infoset_states)
     return tree
 
   def _setup(self, game, arrays, builder, infoset_states) -> None:

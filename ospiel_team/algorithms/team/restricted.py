@@ -85,12 +85,8 @@ class RestrictedLPResult:
 
 
 def belief_dag(dec: TeamDecomposition) -> team_belief_dag.BeliefDAG:
-  """The team belief DAG of `dec`, built once per decomposition and kept on it."""
-  dag = getattr(dec, "_belief_dag", None)
-  if dag is None:
-    dag = team_belief_dag.BeliefDAG(dec)
-    dec._belief_dag = dag  # pylint: disable=protected-access
-  return dag
+  """The team belief DAG of `dec`, built once per decomposition (`TeamDecomposition.derived`)."""
+  return dec.derived("belief_dag", lambda: team_belief_dag.BeliefDAG(dec))
 
 
 def support_of(flows: tuple[np.ndarray, np.ndarray], share: float = SUPPORT_SHARE) -> np.ndarray:
