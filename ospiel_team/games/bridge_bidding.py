@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -121,7 +122,7 @@ def _parse_params(params: dict) -> dict:
 @dataclasses.dataclass(frozen=True)
 class Rules:
   """What a game's parameters define: its dataset, dealer, vulnerability and setting."""
-  dataset: object  # `ospiel_team.bridge.dataset` Dataset
+  dataset: Any  # `ospiel_team.bridge.dataset` Dataset (imported on first use)
   num_deals: int
   fixed_dealer: int | None  # None: chosen by chance
   fixed_vulnerability: int | None  # None: chosen by chance
@@ -209,6 +210,9 @@ class BridgeBiddingState(pyspiel.State):
   `BiddingEngine` of one table (`tables`, the package's one auction interface
   `auction_tables.AuctionTables`) that plays, checks and scores the calls.
   """
+
+  holders: np.ndarray | None
+  dd_tricks: np.ndarray | None
 
   def __init__(self, game: BridgeBiddingGame):
     super().__init__(game)

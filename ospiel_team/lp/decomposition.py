@@ -27,7 +27,7 @@ of players acting as one imperfect-recall player, `ospiel_team.tree.teams`):
    reach c (C.1).
 
 `TeamDecomposition(tree, members)` builds all of this. A point of the polytope (a correlated
-plan) is `plan.TeamPlan`; the LP over both teams' decompositions is `algorithms.team.lp`, and
+plan) is `plan.TeamPlan`; the LP over both teams' decompositions is `algorithms.team.team_lp`, and
 exact team best responses over one decomposition are in `best_response.py`.
 """
 

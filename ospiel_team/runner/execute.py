@@ -144,7 +144,7 @@ def configure_worker() -> None:
                         "intra_op_parallelism_threads=1")
   for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
-  settings = {"jax_compilation_cache_dir": paths.cache_dir("jax_compilation_cache"),
+  settings: dict[str, Any] = {"jax_compilation_cache_dir": paths.cache_dir("jax_compilation_cache"),
               "jax_persistent_cache_min_compile_time_secs": 0.0,
               "jax_persistent_cache_min_entry_size_bytes": 0}
   for name, value in settings.items():

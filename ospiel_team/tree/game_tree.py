@@ -86,6 +86,16 @@ class GameTree:
   _FROZEN_MESSAGE = ("GameTree is immutable: its arrays are fixed when it is made "
                      "(GameTree.from_arrays); keep caches outside it, keyed by the tree")
 
+  # Set once by `_setup` (the one place, for both constructors); declared for type checkers.
+  game: pyspiel.Game
+  arrays: TreeArrays
+  builder: str
+  num_players: int
+  num_actions: int
+  num_nodes: int
+  num_infosets: int
+  _walked_states: list | None
+
   def __init__(self, game: pyspiel.Game, *, max_nodes: int = builders.DEFAULT_MAX_NODES,
                progress: bool = False, builder: str = "auto",
                max_memory: int | float | None = -1, time_limit: float | None = None):

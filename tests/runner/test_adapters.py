@@ -71,7 +71,7 @@ def test_mmd_moving_magnet_converges_to_nash():
 
 
 def test_team_lp_adapter_reports_the_tmecor_value():
-  from ospiel_team.algorithms.team import lp as team_lp
+  from ospiel_team.algorithms.team import team_lp
   rows, _ = comparison.run_all("kuhn_poker(players=3)", ["team_lp"], iterations=1, teams="0,1|2",
                             progress=False)
   value = team_lp.solve(pyspiel.load_game("kuhn_poker(players=3)"), "0,1|2").value

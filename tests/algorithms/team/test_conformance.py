@@ -17,8 +17,8 @@ import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import belief_dag
 from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import conformance
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import solver
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.lp import best_response
 from ospiel_team.tree import resolve
 
