@@ -92,8 +92,8 @@ setuptools.setup(
                  "setuptools>=70.1",
                  # OpenSpiel's sequence_form_lp (the team LP's independent check) needs these.
                  "cvxpy", "ecos",
-                 # .ci/run lints and builds the documentation strictly.
-                 "ruff", "mkdocs-material", "mkdocstrings[python]", "mkdocs-gen-files",
+                 # .ci/run lints, type checks (mypy.ini) and builds the documentation strictly.
+                 "ruff", "mypy", "mkdocs-material", "mkdocstrings[python]", "mkdocs-gen-files",
                  "mkdocs-literate-nav", "mkdocs-section-index", "mkdocs-macros-plugin",
                  # Property-based tests of argument checking.
                  "hypothesis"],

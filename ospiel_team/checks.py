@@ -18,6 +18,7 @@ flag (``--time_limit=-1 must be a finite number > 0``), see `ospiel_team.cli._fl
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -302,8 +303,13 @@ def check_tree(name: str, value: Any) -> Any:
 def load_game(name: str, text: Any) -> pyspiel.Game:
   """The game named by the game string `text` ("kuhn_poker(players=3)"), by pyspiel.load_game.
 
+  The package's one game loader: the command lines, the runner and the public entry points
+  (through `ospiel_team.tree.resolve`) all load game strings here. An unknown game is refused
+  before `pyspiel.load_game`, which would print OpenSpiel's whole list of games on stderr (from
+  C++, even when the error is caught); the message names at most three close names.
+
   Args:
-    name: the argument's name, for the message.
+    name: the argument's name, for the message ("game", or a flag such as "--game").
     text: the game string.
 
   Returns:
@@ -313,6 +319,13 @@ def load_game(name: str, text: Any) -> pyspiel.Game:
     UserError: naming `name`, the string and pyspiel's reason when it names no game.
   """
   check_game(name, text, allow_string=True)
+  short = text.split("(", 1)[0].strip()
+  known = pyspiel.registered_names()
+  if short not in known:
+    close = difflib.get_close_matches(short, known, n=3)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise UserError(f"{name}={text!r} is not a game pyspiel can load: unknown game "
+                    f"{short!r}{hint}")
   try:
     return pyspiel.load_game(text)
   except (pyspiel.SpielError, RuntimeError, ValueError) as e:

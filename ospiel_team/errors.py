@@ -35,3 +35,30 @@ class DivergenceError(OspielTeamError, RuntimeError):
   Raised by the trainer's round loop before anything non-finite is written: the message names
   the round and what turned non-finite, and the last good checkpoint is kept as it was.
   """
+
+
+class GameAssumptionError(UserError):
+  """A game that breaks an assumption of the method asked for; the message names which.
+
+  Each assumption has its own subclass, so that callers tell them apart by type, never by the
+  message's words.
+  """
+
+
+class ImperfectRecallError(GameAssumptionError):
+  """A player forgets what they knew or did (the sequence form needs perfect recall).
+
+  Two histories of one infoset differ in the player's own earlier sequence.
+  """
+
+
+class NotTimeableError(GameAssumptionError):
+  """An infoset holds histories at different depths (the team LP needs a timeable game)."""
+
+
+class NotZeroSumError(GameAssumptionError):
+  """Two teams' utilities do not add to zero at some terminal history."""
+
+
+class NotTurnBasedError(GameAssumptionError):
+  """A simultaneous-move game where a turn-based one is needed."""

@@ -37,7 +37,7 @@ ALLOWED = {
 # The team solvers' public API (the package and its public modules): all that a module outside
 # `algorithms.team` imports.
 TEAM_PUBLIC = {"ospiel_team.algorithms.team", "ospiel_team.algorithms.team.solver",
-               "ospiel_team.algorithms.team.lp"}
+               "ospiel_team.algorithms.team.team_lp", "ospiel_team.algorithms.team.lp"}
 
 
 def layer(module: str) -> str:

@@ -58,3 +58,15 @@ def test_import_ospiel_team_imports_no_jax_and_no_solver():
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                        timeout=120).stdout
   assert out.strip() == "[]", out
+
+
+def test_the_old_name_of_the_team_lp_warns_and_forwards():
+  import importlib
+  import sys
+
+  from ospiel_team.algorithms.team import team_lp
+  sys.modules.pop("ospiel_team.algorithms.team.lp", None)
+  with pytest.warns(DeprecationWarning, match="algorithms.team.team_lp"):
+    old = importlib.import_module("ospiel_team.algorithms.team.lp")
+  assert old.solve is team_lp.solve and old.TeamLPResult is team_lp.TeamLPResult
+  assert "lp" not in __import__("ospiel_team.algorithms.team").algorithms.team.__all__

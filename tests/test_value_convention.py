@@ -20,7 +20,7 @@ from open_spiel.python.algorithms import expected_game_score
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.coop import jps
 from ospiel_team.algorithms.coop import optimum as coop_optimum
-from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.runner import comparison
 from ospiel_team.runner import metrics
 from ospiel_team.runner import reference

@@ -14,7 +14,29 @@
 The agents (bidders, trainers, matches) are in `ospiel_team.bridge.agents`.
 """
 
+from typing import TYPE_CHECKING
+
 from ospiel_team import _exports
+
+if TYPE_CHECKING:  # the public names, for type checkers; at run time `_exports.attach`
+  # imports each on first use
+  from ospiel_team.bridge import deal as deal
+  from ospiel_team.bridge import scoring as scoring
+  from ospiel_team.bridge import uncontested_costs as uncontested_costs
+  from ospiel_team.bridge.auction import Auctions as Auctions
+  from ospiel_team.bridge.auction_tables import AuctionTables as AuctionTables
+  from ospiel_team.bridge.dataset import BridgeDataset as BridgeDataset
+  from ospiel_team.bridge.dataset import load_dataset as load_dataset
+  from ospiel_team.bridge.dataset import resolve_dataset as resolve_dataset
+  from ospiel_team.bridge.dataset import save_dataset as save_dataset
+  from ospiel_team.bridge.dataset_builder import build_dataset as build_dataset
+  from ospiel_team.bridge.dds import dd_tables as dd_tables
+  from ospiel_team.bridge.deal import random_holders as random_holders
+  from ospiel_team.bridge.engine import BiddingEngine as BiddingEngine
+  from ospiel_team.bridge.jax_env import JaxAuctionTables as JaxAuctionTables
+  from ospiel_team.bridge.scoring import contract_score as contract_score
+  from ospiel_team.bridge.scoring import duplicate_rewards as duplicate_rewards
+  from ospiel_team.bridge.scoring import imps as imps
 
 _PUBLIC = {
     "Auctions": "ospiel_team.bridge.auction",

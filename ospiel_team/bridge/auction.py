@@ -309,7 +309,8 @@ class Auctions:
       raise ValueError("Auctions.concat needs at least one part")
     if len({p.uncontested for p in parts}) != 1:
       raise ValueError("Auctions.concat: parts differ in `uncontested`")
-    return parts[0]._with_fields(
+    return Auctions._with_fields(
+        parts[0],
         {k: np.concatenate([getattr(p, k) for p in parts]) for k in Auctions._TABLE_FIELDS},
         sum(p.batch_size for p in parts))
 
@@ -324,23 +325,25 @@ class Auctions:
     With `player` (int or (B,) seats), rows where `player` is not the seat to call are False.
     The result is read-only (it is cached until the next `apply`).
     """
-    if self._legal is None:
-      self._legal = self._compute_legal_mask()
-      self._legal.setflags(write=False)
+    legal = self._legal
+    if legal is None:
+      legal = self._legal = self._compute_legal_mask()
+      legal.setflags(write=False)
     if player is None:
-      return self._legal
-    return self._legal & (self.current_player == np.asarray(player))[:, None]
+      return legal
+    return legal & (self.current_player == np.asarray(player))[:, None]
 
   def _compute_legal_mask(self) -> np.ndarray:
     return legal_calls(self.done, self.current_player, self.last_bid, self.last_bidder,
                        self.double_status, self.uncontested)
 
-  def apply(self, calls: Sequence[int]) -> None:
+  def apply(self, calls: Sequence[int] | np.ndarray) -> None:
     """Makes the seat to call at every unfinished table call `calls[b]` (ignored where done).
 
     Raises ValueError naming the first table whose call is illegal; no table changes then.
     """
     calls = np.asarray(calls).reshape(-1).astype(np.int64)
+    assert isinstance(calls, np.ndarray)  # (for type checkers)
     if calls.shape[0] != self.batch_size:
       raise ValueError(f"got {calls.shape[0]} calls for {self.batch_size} tables")
     active = ~self.done

@@ -124,36 +124,6 @@ def disk_full_line(program: str, e: OSError, kept: str, resume: str = "") -> str
           f"({kept}); free some space and {resume or 'run the same command again'}")
 
 
-def check_game_name(text: str, flag: str = "--game") -> None:
-  """Raises `UserError` for a game string whose game pyspiel does not know.
-
-  Checked before `pyspiel.load_game`, which for an unknown game prints OpenSpiel's whole list of
-  games on stderr (from C++, even when the error is caught). The message names the game and at
-  most three close names (`difflib.get_close_matches` over `pyspiel.registered_names()`).
-  """
-  import difflib
-
-  import pyspiel
-  short = str(text).split("(", 1)[0].strip()
-  names = pyspiel.registered_names()
-  if short in names:
-    return
-  close = difflib.get_close_matches(short, names, n=3)
-  hint = f"; did you mean {' or '.join(close)}?" if close else ""
-  raise errors.UserError(f"{flag} {text!r}: unknown game {short!r}{hint}")
-
-
-def load_game(text: str, flag: str = "--game"):
-  """`pyspiel.load_game(text)` after `check_game_name`; a bad parameter is a `UserError`."""
-  import pyspiel
-  check_game_name(text, flag)
-  try:
-    return pyspiel.load_game(text)
-  except pyspiel.SpielError as e:
-    first = (str(e).strip().splitlines() or [""])[0]
-    raise errors.UserError(f"{flag} {text!r}: {first}") from None
-
-
 def say_cost(program: str, text: str) -> None:
   """Prints the one-line cost estimate of a run on stderr, before the run starts."""
   print(f"{program}: {text}", file=sys.stderr, flush=True)

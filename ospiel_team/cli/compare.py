@@ -167,14 +167,13 @@ def run_flags(fv: flags.FlagValues, command: Sequence[str] | None = None) -> int
   done: dict[str, tuple] = {}
   try:
     seeds, seconds, options, workers = _check_flags(fv)
-    for g in fv.game:  # an unknown game in one line, with close names
-      _flags.check_game_name(g)
-    games = [runner.load_game(g) for g in fv.game]  # every game checked before any run
+    games = [runner.resolve_runner_game(g, name="--game") for g in fv.game]  # all checked first
     several = len(games) > 1
     if workers <= 1 and not fv.ray:
       execute.configure_worker()  # inline runs get the workers' settings
     with execute.out_lock(fv.out):
-      for (game, tree) in games:
+      for tree in games:
+        game = tree.game
         out = _game_folder(fv.out, str(game), several)
         done[str(game)] = _run_game(fv, game, tree, out, command,
                                     seeds=seeds, seconds=seconds, options=options,

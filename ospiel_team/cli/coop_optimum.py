@@ -16,11 +16,12 @@ from collections.abc import Sequence
 import pyspiel
 from absl import flags
 
+from ospiel_team import checks
 from ospiel_team.algorithms.coop import optimum as coop_optimum
 from ospiel_team.cli import _flags
 from ospiel_team.lp import highs
 from ospiel_team.tree import payoff
-from ospiel_team.tree.game_tree import GameTree
+from ospiel_team.tree import resolver
 
 PROGRAM = "ospiel-team-coop-optimum"
 
@@ -140,7 +141,7 @@ def _run(fv: flags.FlagValues) -> dict:
   """The summary to print: the shipped record's answer, or a solve (after its cost check)."""
   _check_flags(fv)
   start = time.perf_counter()
-  game = _flags.load_game(fv.game)
+  game = checks.load_game("--game", fv.game)
   highs.check_time_limit(fv.time_limit)
   if fv.record and fv.method == "auto" and fv.warm_start == "none":
     recorded = _recorded(game, start)
@@ -159,7 +160,8 @@ def _run(fv: flags.FlagValues) -> dict:
       raise TimeoutError(f"--time_limit {fv.time_limit:g} s ran out {stage}")
     return seconds
 
-  tree = GameTree(game, time_limit=left("before the walk of the game's tree"))
+  tree = resolver.resolve(game, name="--game",
+                          time_limit=left("before the walk of the game's tree"))
   payoff.check_common_payoff(tree)
   tree_seconds = time.perf_counter() - start
   t0 = time.perf_counter()

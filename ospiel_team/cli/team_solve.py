@@ -15,6 +15,7 @@ import time
 import pyspiel
 from absl import flags
 
+from ospiel_team import checks
 from ospiel_team.algorithms.team import solver as team_solver
 from ospiel_team.cli import _flags
 
@@ -165,7 +166,7 @@ def _game_and_teams(fv: flags.FlagValues):
     game, teams = team_instances.load_instance(fv.instance)
     return game, "|".join(",".join(str(p) for p in t) for t in teams)
   if fv.game is not None:
-    return _flags.load_game(fv.game), fv.teams  # unknown game: one line
+    return checks.load_game("--game", fv.game), fv.teams  # unknown game: one line
   raise ValueError("give --game (and --teams) or --instance")
 
 
@@ -191,7 +192,6 @@ def _cached_tree(game, folder: str, time_limit: float | None = None):
   from ospiel_team.tree import cache as tree_cache
   atomic_io.check_writable(folder, folder=True, flag="--tree_cache")
   t0 = time.perf_counter()
-  game = pyspiel.load_game(game) if isinstance(game, str) else game
   try:
     game, status = tree_cache.cached_tree_status(game, folder, time_limit=time_limit)
   except OSError as e:  # e.g. the disk filled up while the tree was stored
@@ -202,10 +202,9 @@ def _cached_tree(game, folder: str, time_limit: float | None = None):
 
 def _walked_tree(game, time_limit: float):
   """(the game's tree, walked within `time_limit` seconds, and the seconds it took)."""
-  from ospiel_team.tree.game_tree import GameTree
+  from ospiel_team.tree import resolver
   t0 = time.perf_counter()
-  game = pyspiel.load_game(game) if isinstance(game, str) else game
-  tree = GameTree(game, time_limit=time_limit)
+  tree = resolver.resolve(game, name="--game", time_limit=time_limit)
   return tree, time.perf_counter() - t0
 
 

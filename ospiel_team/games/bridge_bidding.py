@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -121,7 +122,7 @@ def _parse_params(params: dict) -> dict:
 @dataclasses.dataclass(frozen=True)
 class Rules:
   """What a game's parameters define: its dataset, dealer, vulnerability and setting."""
-  dataset: object  # `ospiel_team.bridge.dataset` Dataset
+  dataset: Any  # `ospiel_team.bridge.dataset` Dataset (imported on first use)
   num_deals: int
   fixed_dealer: int | None  # None: chosen by chance
   fixed_vulnerability: int | None  # None: chosen by chance
@@ -209,6 +210,9 @@ class BridgeBiddingState(pyspiel.State):
   `BiddingEngine` of one table (`tables`, the package's one auction interface
   `auction_tables.AuctionTables`) that plays, checks and scores the calls.
   """
+
+  holders: np.ndarray | None
+  dd_tricks: np.ndarray | None
 
   def __init__(self, game: BridgeBiddingGame):
     super().__init__(game)
@@ -325,7 +329,8 @@ class BridgeBiddingState(pyspiel.State):
     return scoring.contract_string(level, strain, doubled, declarer if level else None)
 
   # --- strings ---------------------------------------------------------------------------
-  def _header(self) -> str:
+  def header(self) -> str:
+    """The dealer and the vulnerability, as the observation strings start ("Dealer N Vul None")."""
     return (f"Dealer {auction_lib.SEAT_CHARS[self.dealer]} "
             f"Vul {auction_lib.VULNERABILITY_NAMES[self.vulnerability]}")
 
@@ -341,7 +346,7 @@ class BridgeBiddingState(pyspiel.State):
       return "(no deal yet)"
     parts = [f"Deal {self.deal_index}: {deal_lib.holders_to_pbn(self.holders)}"]
     if self.tables is not None:
-      parts.append(self._header())
+      parts.append(self.header())
       parts.append(f"Auction: {self.auction_string()}")
       if self.is_terminal():
         parts.append(f"Contract: {self.contract_string()}  Score N-S: {self.ns_score()}")
@@ -369,7 +374,7 @@ class BridgeBiddingObserver:
     if state.tables is None:
       return f"Player {player}: dealing"
     if self.perfect_recall:
-      return (f"Seat {auction_lib.SEAT_CHARS[player]} {state._header()}\n"
+      return (f"Seat {auction_lib.SEAT_CHARS[player]} {state.header()}\n"
               f"Hand {state.hand_string(player)}\n"
               f"Auction {state.auction_string()}")
     return observation_string(state.tables.observation(player=player)[0])

@@ -123,6 +123,11 @@ class CommState(pyspiel.State):
     self._h = b""
     self._len = game.length
 
+  @property
+  def moves(self) -> bytes:
+    """Every action taken so far, chance's included, one byte each (what the observer reads)."""
+    return self._h
+
   def current_player(self) -> int:
     n = len(self._h)
     if n == 0:
@@ -213,7 +218,7 @@ class CommObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h
+    h = state.moves
     if h and self._sees_s1(player):
       self.dict["s1"][h[0]] = 1
     if self._public:
@@ -223,7 +228,7 @@ class CommObserver:
 
   def string_from(self, state: CommState, player: int) -> str:
     """E.g. 'p0 s1:5 sig:01' for P1, 'p1 sig:01' for P2."""
-    h = state._h
+    h = state.moves
     text = f"p{player}"
     if h and self._sees_s1(player):
       text += f" s1:{h[0]}"

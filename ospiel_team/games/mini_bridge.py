@@ -164,6 +164,11 @@ class MiniBridgeState(pyspiel.State):
     self._h = b""
     self._n = game.size
 
+  @property
+  def moves(self) -> bytes:
+    """Every action taken so far, chance's included, one byte each (what the observer reads)."""
+    return self._h
+
   def current_player(self) -> int:
     h = self._h
     n = len(h)
@@ -264,7 +269,7 @@ class MiniBridgeObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h
+    h = state.moves
     if "spades" in self.dict and len(h) > player:
       self.dict["spades"][h[player]] = 1
     if "all_spades" in self.dict:
@@ -280,7 +285,7 @@ class MiniBridgeObserver:
 
   def string_from(self, state: MiniBridgeState, player: int) -> str:
     """E.g. 'p1 spades:2 auction:Pass 1S' or 'p1 spades:2 last:1S open_pass'."""
-    h = state._h
+    h = state.moves
     text = f"p{player}"
     if self._private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
       if len(h) > player:

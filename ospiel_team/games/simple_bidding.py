@@ -149,6 +149,11 @@ class SimpleBiddingState(pyspiel.State):
     self._n = game.size
     self._k = game.num_bids
 
+  @property
+  def moves(self) -> bytes:
+    """Every action taken so far, chance's included, one byte each (what the observer reads)."""
+    return self._h
+
   def current_player(self) -> int:
     h = self._h
     n = len(h)
@@ -244,7 +249,7 @@ class SimpleBiddingObserver:
     """Updates `tensor` and `dict` to reflect `state` from `player`'s view."""
     self.tensor.fill(0)
     self.dict["player"][player] = 1
-    h = state._h
+    h = state.moves
     if "card" in self.dict and len(h) > player:
       self.dict["card"][h[player]] = 1
     if "cards" in self.dict:
@@ -260,7 +265,7 @@ class SimpleBiddingObserver:
 
   def string_from(self, state: SimpleBiddingState, player: int) -> str:
     """E.g. 'p0 card:1 bids:1 2' (info state) or 'p0 card:1 last:2'."""
-    h = state._h
+    h = state.moves
     text = f"p{player}"
     if self._private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
       if len(h) > player:

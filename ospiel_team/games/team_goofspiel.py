@@ -203,10 +203,10 @@ class TeamGoofspielObserver:
   def __init__(self, iig_obs_type, game: TeamGoofspielGame, params):
     if params:
       raise ValueError(f"team_goofspiel: observation parameters not supported; passed {params}")
-    self._iig = iig_obs_type
+    self.iig_obs_type = iig_obs_type  # read by the piece writers below
     self._full = game.full_info
     n, k = game.num_players(), game.num_cards
-    self._n, self._k = n, k
+    self.num_players, self._k = n, k
     pieces = [("player", n, (n,))]
     if iig_obs_type.perfect_recall:
       pieces += _recall_pieces(iig_obs_type, n, k, self._full)
@@ -225,7 +225,7 @@ class TeamGoofspielObserver:
 
   def string_from(self, state: TeamGoofspielState, player: int) -> str:
     out = [f"P{player}"]
-    if self._iig.perfect_recall:
+    if self.iig_obs_type.perfect_recall:
       out += self._recall_strings(state, player)
     else:
       out += self._current_strings(state, player)
@@ -233,7 +233,7 @@ class TeamGoofspielObserver:
 
   def _recall_strings(self, state: TeamGoofspielState, player: int) -> list[str]:
     """One piece per round so far: its point card, own bid, all bids or winners."""
-    iig = self._iig
+    iig = self.iig_obs_type
     single = iig.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
     all_players = iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
     out = []
@@ -255,7 +255,7 @@ class TeamGoofspielObserver:
 
   def _current_strings(self, state: TeamGoofspielState, player: int) -> list[str]:
     """The current point card, the points, the last round and the hand(s)."""
-    iig = self._iig
+    iig = self.iig_obs_type
     out = []
     if iig.public_info:
       if len(state.point_cards) > state.round:
@@ -269,7 +269,7 @@ class TeamGoofspielObserver:
       out.append("hand:" + "".join(str(c + 1) for c in state.hand(player)))
     if iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
       out.append("hands:" + "/".join(
-          "".join(str(c + 1) for c in state.hand(p)) for p in range(self._n)))
+          "".join(str(c + 1) for c in state.hand(p)) for p in range(self.num_players)))
     return out
 
 
@@ -318,7 +318,7 @@ def _set_own_bids(obs, state, player, piece):
 
 
 def _set_all_bids(obs, state, player, piece):
-  show_current = obs._iig.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
+  show_current = obs.iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
   rounds = state.past_bids + ([state.bids] if show_current else [])
   for r, bids in enumerate(rounds):
     for p, b in enumerate(bids):
@@ -352,7 +352,7 @@ def _set_hand(obs, state, player, piece):
 
 
 def _set_hands(obs, state, player, piece):
-  for p in range(obs._n):
+  for p in range(obs.num_players):
     for c in state.hand(p):
       piece[p, c] = 1
 

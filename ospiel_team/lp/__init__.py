@@ -12,7 +12,22 @@ Decompositions", AAAI 2022 (arXiv:2109.05284).
   (`team_best_response_value`, `team_value_vs_best_response`).
 """
 
+from typing import TYPE_CHECKING
+
 from ospiel_team import _exports
+
+if TYPE_CHECKING:  # the public names, for type checkers; at run time `_exports.attach`
+  # imports each on first use
+  from ospiel_team.lp import best_response as best_response
+  from ospiel_team.lp import highs as highs
+  from ospiel_team.lp import plan_mip as plan_mip
+  from ospiel_team.lp.best_response import team_best_response_value as team_best_response_value
+  from ospiel_team.lp.best_response import (
+    team_value_vs_best_response as team_value_vs_best_response,
+  )
+  from ospiel_team.lp.decomposition import TeamDecomposition as TeamDecomposition
+  from ospiel_team.lp.highs import TimeLimitError as TimeLimitError
+  from ospiel_team.lp.plan import TeamPlan as TeamPlan
 
 _PUBLIC = {
     "TeamDecomposition": "ospiel_team.lp.decomposition",

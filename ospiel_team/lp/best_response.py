@@ -318,7 +318,7 @@ def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
 
   `pi` is a per-player policy array (e.g. CFR's average policy): `team` plays its members'
   behavior policies, the other team picks its best joint pure strategy (a team best response,
-  exact). Compare with the TMECor value (`lp.solve`), which is the largest this can be for any
+  exact). Compare with the TMECor value (`team_lp.solve`), which is the largest this can be for any
   correlated plan of `team`.
 
   Args:

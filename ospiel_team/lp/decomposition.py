@@ -27,7 +27,7 @@ of players acting as one imperfect-recall player, `ospiel_team.tree.teams`):
    reach c (C.1).
 
 `TeamDecomposition(tree, members)` builds all of this. A point of the polytope (a correlated
-plan) is `plan.TeamPlan`; the LP over both teams' decompositions is `algorithms.team.lp`, and
+plan) is `plan.TeamPlan`; the LP over both teams' decompositions is `algorithms.team.team_lp`, and
 exact team best responses over one decomposition are in `best_response.py`.
 """
 
@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -46,6 +48,8 @@ from ospiel_team.lp import local_solutions
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import TERMINAL
 from ospiel_team.tree.game_tree import GameTree
+
+_T = TypeVar("_T")
 
 DEFAULT_MAX_LOCAL = 20_000_000  # cap on the number of local solutions (LP columns) of a team
 
@@ -92,6 +96,7 @@ class TeamDecomposition:
       raise errors.UserError(f"members={list(members)!r}: give distinct players of the "
                        f"{tree.num_players}-player game {tree.game}")
     self.max_local = max_local
+    self._derived: dict[str, object] = {}
     self._team_tree()
     if team_tree_only:  # the merged team tree alone (used by `plan_mip`)
       return
@@ -99,6 +104,23 @@ class TeamDecomposition:
     self._public_states()
     self._local_solutions()
     self._leaf_plan()
+
+  def derived(self, key: str, build: Callable[[], _T]) -> _T:
+    """An object derived from this decomposition (e.g. its belief DAG), built once and kept.
+
+    The cache lives on the decomposition and dies with it; the modules that derive objects
+    (`algorithms.team.restricted`) use this method, never an attribute of their own on it.
+
+    Args:
+      key: what is derived ("belief_dag").
+      build: makes the object on the first call for `key`.
+
+    Returns:
+      The object kept for `key`.
+    """
+    if key not in self._derived:
+      self._derived[key] = build()
+    return self._derived[key]  # type: ignore[return-value]
 
   # --- 1. team tree -----------------------------------------------------------------------------
   def _team_tree(self):

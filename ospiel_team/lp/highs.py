@@ -9,7 +9,7 @@ Every caller reads HiGHS's outcome through one status check, `check_status`: it 
 model status when the caller can use the solution and raises otherwise (`TimeLimitError` when
 the time limit stopped HiGHS first, `RuntimeError` for any other failure).
 
-Used by the team LP (`algorithms.team.lp`), the restricted LP and column generation's master
+Used by the team LP (`algorithms.team.team_lp`), the restricted LP and column generation's master
 LPs, the best-response LPs and MIPs of `best_response` and `plan_mip`, and the cooperative
 optimum.
 """

@@ -17,7 +17,26 @@ writes results.json, results.md and the curves. Modules, by job:
 The command line is `ospiel-team-compare` (`ospiel_team.cli.compare`).
 """
 
+from typing import TYPE_CHECKING
+
 from ospiel_team import _exports
+
+if TYPE_CHECKING:  # the public names, for type checkers; at run time `_exports.attach`
+  # imports each on first use
+  from ospiel_team.runner import api as api
+  from ospiel_team.runner import comparison as comparison
+  from ospiel_team.runner import execute as execute
+  from ospiel_team.runner import metrics as metrics
+  from ospiel_team.runner import reference as reference
+  from ospiel_team.runner import registry as registry
+  from ospiel_team.runner import report as report
+  from ospiel_team.runner.api import Snapshot as Snapshot
+  from ospiel_team.runner.api import SolverContext as SolverContext
+  from ospiel_team.runner.api import solver as solver
+  from ospiel_team.runner.comparison import parse_seeds as parse_seeds
+  from ospiel_team.runner.comparison import run_all as run_all
+  from ospiel_team.runner.registry import solver_names as solver_names
+  from ospiel_team.runner.report import write_outputs as write_outputs
 
 _PUBLIC = {
     "run_all": "ospiel_team.runner.comparison",

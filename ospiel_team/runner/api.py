@@ -37,11 +37,12 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from ospiel_team import errors
 from ospiel_team.tree.game_tree import GameTree
 
-
-class UserError(ValueError):
-  """A bad value given to the runner (a command-line tool prints it as one line)."""
+# A bad value given to the runner (a command-line tool prints it as one line): the package's
+# one `errors.UserError`, so that the game resolver's errors are the runner's too.
+UserError = errors.UserError
 
 
 @dataclasses.dataclass

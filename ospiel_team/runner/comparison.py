@@ -52,10 +52,12 @@ import pyspiel
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.runner import execute
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry
 from ospiel_team.runner.api import UserError
+from ospiel_team.tree import resolver
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
@@ -103,34 +105,33 @@ def _first_line(e: BaseException) -> str:
   return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
-def load_game(text: str) -> tuple[pyspiel.Game, GameTree]:
-  """The game `text` and its tree, or UserError naming the game and what is wrong with it.
+def resolve_runner_game(game: str | pyspiel.Game | GameTree, *, name: str = "game"
+                        ) -> GameTree:
+  """The tree of the game to compare on (`tree.resolve`), or UserError naming what is wrong.
 
   The runner walks the whole game tree (exact metrics), so a game too large to walk, a
   simultaneous-move game and a game whose parameters are out of range are refused here,
-  before any run starts.
+  before any run starts. A tree walked here is kept for the inline runs (`execute.tree_for`).
+
+  Args:
+    game: a game string, a pyspiel game or its `GameTree`.
+    name: the argument's name, for messages ("--game" on the command line).
+
+  Returns:
+    The game's `GameTree`.
+
+  Raises:
+    UserError: naming `name` and the game: no game, not turn-based, or too large.
   """
-  short_name = text.split("(", 1)[0].strip()
-  if short_name not in pyspiel.registered_names():  # OpenSpiel would print all its games
-    raise UserError(f"--game {text!r}: unknown game {short_name!r} (the known ones: "
-                    "pyspiel.registered_names())")
+  if isinstance(game, GameTree):
+    return game
   try:
-    game = pyspiel.load_game(text)
-  except Exception as e:  #  (any game's own parameter check)
-    raise UserError(f"--game {text!r}: {_first_line(e)}") from None
-  if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-    raise UserError(f"--game {text!r} is a simultaneous-move game; the runner needs a "
-                    f"turn-based one: --game 'turn_based_simultaneous_game(game={text})'")
-  try:
-    tree = execute.tree_for(str(game))
-  except ValueError as e:
-    message = _first_line(e)
-    if "max_nodes" in message:
-      message = ("too large for the runner, which walks the whole game tree: "
-                 + message.split("; refusing")[0].split(" has ", 1)[-1].replace(
-                     "more than max_nodes=", "more than the limit of "))
-    raise UserError(f"--game {text!r}: {message}") from None
-  return game, tree
+    return execute.tree_for(resolver.resolve_game(game, name=name))
+  except errors.NotTurnBasedError:
+    raise
+  except errors.SizeLimitError as e:
+    raise UserError(f"{name} {str(game)!r}: too large for the runner, which walks the whole "
+                    f"game tree: {_first_line(e)}") from None
 
 
 def check_ray(address: str | None) -> None:
@@ -171,9 +172,8 @@ def run_all(game: pyspiel.Game | str, solvers: Sequence[str], *, iterations: int
   Raises:
     UserError: a bad argument, named, before any task runs.
   """
-  if isinstance(game, str):
-    game, loaded = load_game(game)
-    tree = tree if tree is not None else loaded
+  tree = resolve_runner_game(tree if tree is not None else game)  # the one walk, if any
+  game = tree.game
   _check_solver_names(solvers)
   _check_budget(iterations, seconds, num_points, out)
   team_obj = _two_teams(game, teams)
@@ -289,8 +289,6 @@ def _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj,
       bar.set_postfix(solver=task["solver"], seed=task["seed"])
       bar.update(1)
 
-  if tree is None and (workers <= 1 and not ray_address):
-    tree = GameTree(game)
   try:
     execute.execute(todo, workers, ray_address, tree, on_done)
   finally:

@@ -33,6 +33,7 @@ from ospiel_team import processes
 from ospiel_team.runner import api
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry
+from ospiel_team.tree import resolver
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
@@ -42,11 +43,20 @@ Result = dict[str, Any]
 _TREES: dict[str, GameTree] = {}
 
 
-def tree_for(game_str: str) -> GameTree:
-  """The `GameTree` of `game_str`, walked once per process."""
-  if game_str not in _TREES:
-    _TREES[game_str] = GameTree(pyspiel.load_game(game_str))
-  return _TREES[game_str]
+def tree_for(game: str | pyspiel.Game) -> GameTree:
+  """The `GameTree` of `game` (a game string or pyspiel game), resolved once per process.
+
+  Args:
+    game: the game or its string (`tree.resolve`; a simultaneous-move game is refused with
+      `errors.NotTurnBasedError`).
+
+  Returns:
+    The tree, walked on the first call for the game's string and kept.
+  """
+  key = str(game)
+  if key not in _TREES:
+    _TREES[key] = resolver.resolve(game, name="--game", turn_based=True)
+  return _TREES[key]
 
 
 def run_task(task: Task, tree: GameTree | None = None) -> Result:
@@ -134,7 +144,7 @@ def configure_worker() -> None:
                         "intra_op_parallelism_threads=1")
   for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
-  settings = {"jax_compilation_cache_dir": paths.cache_dir("jax_compilation_cache"),
+  settings: dict[str, Any] = {"jax_compilation_cache_dir": paths.cache_dir("jax_compilation_cache"),
               "jax_persistent_cache_min_compile_time_secs": 0.0,
               "jax_persistent_cache_min_entry_size_bytes": 0}
   for name, value in settings.items():

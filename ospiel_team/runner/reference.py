@@ -6,7 +6,7 @@
   `benchmarks/coop_optima.py` from its record of `ospiel-team-coop-optimum` runs); other
   games are solved by `algorithms.coop.optimum` within a time limit (an unproven incumbent is
   labelled so).
-* `team_value_vs_br` (two-team zero-sum games): team 1's TMECor value (`algorithms.team.lp`),
+* `team_value_vs_br` (two-team zero-sum games): team 1's TMECor value (`algorithms.team.team_lp`),
   the most team 1 can guarantee against a team best response with a correlated plan (Zhang,
   Farina and Sandholm 2023, "Team Belief DAG", ICML 2023, arXiv 2210.05170).
 
@@ -28,7 +28,7 @@ import pyspiel
 from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team.algorithms.coop import optimum as coop_optimum
-from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
@@ -71,9 +71,9 @@ def _solve(game: pyspiel.Game, tree: GameTree, metric: str,
     return {"value": float(res.value),
             "label": (PROVEN_LABEL if res.proven_optimal
                       else "best joint pure strategy found (not proven optimal)")}
-  res = team_lp.solve(tree, teams if teams is not None else teams_lib.default_teams(game))
-  return {"value": float(res.value),
-          "label": f"TMECor value of team 1 (team_lp, teams {res.teams})"}
+  lp_res = team_lp.solve(tree, teams if teams is not None else teams_lib.default_teams(game))
+  return {"value": float(lp_res.value),
+          "label": f"TMECor value of team 1 (team_lp, teams {lp_res.teams})"}
 
 
 def reference(game: pyspiel.Game, tree: GameTree, metric: str,

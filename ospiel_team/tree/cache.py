@@ -39,6 +39,7 @@ import pyspiel
 from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team import paths
+from ospiel_team.tree import resolver
 from ospiel_team.tree.arrays import ARRAY_NAMES
 from ospiel_team.tree.arrays import TreeArrays
 from ospiel_team.tree.game_tree import GameTree
@@ -231,8 +232,7 @@ def cached_tree_status(game: str | pyspiel.Game, directory: str | None = None,
   Returns:
     The tree and one of `CACHE_STATUSES`.
   """
-  if isinstance(game, str):
-    game = pyspiel.load_game(game)
+  game = resolver.resolve_game(game)
   digest = definition_digest(game)  # once: it walks the first histories of the game
   path = cache_path(game, directory, digest)
   status = "miss"

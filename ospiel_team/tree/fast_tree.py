@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from collections.abc import Iterator
+from typing import Any
 
 import pyspiel
 
@@ -56,7 +57,8 @@ def _copy_attributes(src: dict, dst: dict) -> None:
 class _ShadowBase:
   """The few `pyspiel.State` methods the games' Python rules call on themselves."""
 
-  _shadow_game = None
+  _shadow_game: Any = None
+  current_player: Callable[[], int]  # the game's own, copied onto the shadow class
 
   def is_chance_node(self) -> bool:
     return int(self.current_player()) == _CHANCE
@@ -82,7 +84,7 @@ class _ShadowBase:
 
   def child(self, action: int):
     other = self.clone()
-    other._apply_action(action)
+    other._apply_action(action)  # noqa: SLF001 (pyspiel's Python-game protocol method)
     return other
 
 

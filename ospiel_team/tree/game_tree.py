@@ -86,6 +86,16 @@ class GameTree:
   _FROZEN_MESSAGE = ("GameTree is immutable: its arrays are fixed when it is made "
                      "(GameTree.from_arrays); keep caches outside it, keyed by the tree")
 
+  # Set once by `_setup` (the one place, for both constructors); declared for type checkers.
+  game: pyspiel.Game
+  arrays: TreeArrays
+  builder: str
+  num_players: int
+  num_actions: int
+  num_nodes: int
+  num_infosets: int
+  _walked_states: list | None
+
   def __init__(self, game: pyspiel.Game, *, max_nodes: int = builders.DEFAULT_MAX_NODES,
                progress: bool = False, builder: str = "auto",
                max_memory: int | float | None = -1, time_limit: float | None = None):
@@ -155,7 +165,7 @@ class GameTree:
         violate perfect recall.
     """
     tree = cls.__new__(cls)
-    tree._setup(game, arrays, builder, infoset_states)
+    cls._setup(tree, game, arrays, builder, infoset_states)
     return tree
 
   def _setup(self, game, arrays, builder, infoset_states) -> None:
@@ -300,7 +310,7 @@ class GameTree:
     """Every player's `PlayerSequences`.
 
     Raises:
-      errors.UserError: if the game violates perfect recall.
+      errors.ImperfectRecallError: if the game violates perfect recall.
     """
     return tuple(self._player_sequences(p) for p in range(self.num_players))
 
@@ -312,7 +322,7 @@ class GameTree:
     parent_seq[self.node_infoset[dec_p]] = last_seq[dec_p, p]
     # Perfect recall: every history of an infoset has the same own parent sequence.
     if not np.array_equal(parent_seq[self.node_infoset[dec_p]], last_seq[dec_p, p]):
-      raise errors.UserError(f"{self.game} violates perfect recall for player {p}")
+      raise errors.ImperfectRecallError(f"{self.game} violates perfect recall for player {p}")
     level = np.zeros(self.num_infosets, dtype=np.int64)
     # Own depth = own depth of the parent infoset + 1, computed in node level order.
     order = infosets[np.argsort(self.node_depth[self.first_node(infosets)], kind="stable")]

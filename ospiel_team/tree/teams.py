@@ -31,6 +31,7 @@ from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.games import team_instances
 from ospiel_team.tree import evaluation
+from ospiel_team.tree import resolver as resolve_lib
 from ospiel_team.tree.game_tree import GameTree
 
 
@@ -170,7 +171,7 @@ def _instance_teams() -> dict[str, tuple[tuple[int, ...], ...]]:
 # ------------------------------------------------------------------------------------------------
 # Checks of the paper's assumptions.
 def check_timeable(tree: GameTree) -> None:
-  """Raises ValueError unless every infoset's histories are at one depth (Sec. 2.1)."""
+  """Raises `errors.NotTimeableError` unless each infoset is at a single depth (Sec. 2.1)."""
   dec = tree.decisions
   if not len(dec):
     return
@@ -183,7 +184,7 @@ def check_timeable(tree: GameTree) -> None:
   bad = np.nonzero(lo != hi)[0]
   if len(bad):
     i = int(bad[0])
-    raise errors.UserError(
+    raise errors.NotTimeableError(
         f"{tree.game} is not timeable: infoset {tree.infoset_keys[i]!r} of player "
         f"{tree.infoset_player[i]} has histories at depths {lo[i]} and {hi[i]}; the team LP "
         "(Zhang & Sandholm, Sec. 2.1) needs every infoset at a single depth")
@@ -196,14 +197,14 @@ def team_terminal_utilities(tree: GameTree, teams: Teams) -> np.ndarray:
 
 
 def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
-  """Raises ValueError unless two teams' utilities add to zero at every terminal."""
+  """Raises `errors.NotZeroSumError` unless two teams' utilities add to zero at every terminal."""
   if teams.num_teams != 2:
     return
   u = team_terminal_utilities(tree, teams)
   s = np.abs(u.sum(axis=1))
   if len(s) and s.max() > atol:
     z = tree.terminals[int(np.argmax(s))]
-    raise errors.UserError(
+    raise errors.NotZeroSumError(
         f"{tree.game} is not zero-sum between teams {teams}: at a terminal history the team "
         f"utilities are {u[int(np.argmax(s))].tolist()} (returns "
         f"{tree.node_returns[z].tolist()})")
@@ -211,34 +212,54 @@ def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
 
 def check_assumptions(game_or_tree, teams, time_limit: float | None = None
                       ) -> tuple[GameTree, Teams]:
-  """Builds the tree (perfect recall is checked there) and checks teams, timeability, zero-sum.
+  """Resolves the game to its tree (`resolve`) and checks teams and the paper's assumptions.
 
   Args:
     game_or_tree: a pyspiel game, its string, or its `GameTree`.
     teams: a team specification (see `parse_teams`), or None for `default_teams(game)`.
     time_limit: seconds the walk of the tree may take (`GameTree`'s argument; None: no limit).
 
-  Returns `(tree, teams)`; raises ValueError naming the violated assumption.
+  Returns:
+    `(tree, teams)`.
+
+  Raises:
+    errors.GameAssumptionError: naming the violated assumption (its subclass says which:
+      `ImperfectRecallError`, `NotTimeableError`, `NotZeroSumError`).
+    errors.UserError: a bad game or teams.
   """
+  try:
+    tree = resolve_lib.resolve(game_or_tree, time_limit=time_limit)
+  except errors.ImperfectRecallError as e:
+    raise errors.ImperfectRecallError(
+        f"{e}: the paper's assumption that each player has perfect recall fails") from e
+  return tree, check_team_game(tree, teams)
+
+
+def check_team_game(tree: GameTree, teams) -> Teams:
+  """The teams of `tree`, checked with the paper's assumptions (Sec. 2.1) on the tree.
+
+  Perfect recall is checked when the tree is built; this checks the teams, timeability and
+  (for two teams) zero-sum.
+
+  Args:
+    tree: the game's tree.
+    teams: a team specification (see `parse_teams`), or None for `default_teams(tree.game)`.
+
+  Returns:
+    The parsed `Teams`.
+
+  Raises:
+    errors.NotTimeableError: an infoset with histories at two depths.
+    errors.NotZeroSumError: two teams whose utilities do not add to zero.
+    errors.UserError: teams that are not a split of the players.
+  """
+  checks.check_tree("tree", tree)
   if teams is None:
-    game = game_or_tree.game if isinstance(game_or_tree, GameTree) else game_or_tree
-    teams = default_teams(pyspiel.load_game(game) if isinstance(game, str) else game)
-  if isinstance(game_or_tree, GameTree):
-    tree = game_or_tree
-  else:
-    game = (pyspiel.load_game(game_or_tree) if isinstance(game_or_tree, str)
-            else game_or_tree)
-    try:
-      tree = GameTree(game, time_limit=time_limit)
-    except ValueError as e:
-      if "perfect recall" in str(e):
-        raise errors.UserError(f"{game} violates the paper's assumption that each player has "
-                               f"perfect recall: {e}") from e
-      raise
+    teams = default_teams(tree.game)
   teams = parse_teams(teams, tree.num_players)
   check_timeable(tree)
   check_zero_sum(tree, teams)
-  return tree, teams
+  return teams
 
 
 # ------------------------------------------------------------------------------------------------

@@ -135,7 +135,7 @@ def _no_walk(*args, **kwargs):
 
 
 def test_comm_8_says_its_cost_before_it_starts(capfd, monkeypatch):
-  monkeypatch.setattr(coop_cli, "GameTree", _no_walk)
+  monkeypatch.setattr(coop_cli.resolver, "resolve", _no_walk)
   with pytest.raises(_Started):
     coop_cli.main(["coop", "--game", "comm(length=8)", "--norecord"])
   line = _one_line(capfd.readouterr().err)
@@ -143,7 +143,7 @@ def test_comm_8_says_its_cost_before_it_starts(capfd, monkeypatch):
 
 
 def test_simple_bidding_29_by_branch_and_bound_is_refused_without_force(capfd, monkeypatch):
-  monkeypatch.setattr(coop_cli, "GameTree", _no_walk)
+  monkeypatch.setattr(coop_cli.resolver, "resolve", _no_walk)
   args = ["coop", "--game", "simple_bidding(size=29)", "--method", "bidding_bb"]
   assert coop_cli.main(args) == 2
   line = _one_line(capfd.readouterr().err)

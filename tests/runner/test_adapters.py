@@ -13,6 +13,7 @@ from open_spiel.python.algorithms import fictitious_play
 
 import ospiel_team  # noqa: F401
 from ospiel_team.runner import comparison
+from ospiel_team.runner.adapters import openspiel as openspiel_adapters
 
 
 def _openspiel_purified(pol):
@@ -70,7 +71,7 @@ def test_mmd_moving_magnet_converges_to_nash():
 
 
 def test_team_lp_adapter_reports_the_tmecor_value():
-  from ospiel_team.algorithms.team import lp as team_lp
+  from ospiel_team.algorithms.team import team_lp
   rows, _ = comparison.run_all("kuhn_poker(players=3)", ["team_lp"], iterations=1, teams="0,1|2",
                             progress=False)
   value = team_lp.solve(pyspiel.load_game("kuhn_poker(players=3)"), "0,1|2").value
@@ -137,3 +138,23 @@ def test_importing_the_solver_is_setup_not_budget(solver="mmd"):
   out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                        check=True, timeout=300).stdout.split()
   assert float(out[-1]) < 0.25
+
+
+def test_openspiel_internals_the_adapters_use_are_there():
+  """The pinned OpenSpiel internals exist in the installed OpenSpiel (and the check sees it)."""
+  import importlib.metadata
+
+  assert openspiel_adapters.missing_internals() == []
+  openspiel_adapters.check_internals()
+  version = importlib.metadata.version("open_spiel")
+  assert version == openspiel_adapters.OPENSPIEL_VERSION_TESTED, (
+      f"OpenSpiel {version} is installed; the adapters were tested with "
+      f"{openspiel_adapters.OPENSPIEL_VERSION_TESTED}: rerun tests/runner and update the pin")
+
+
+def test_a_missing_openspiel_internal_is_named(monkeypatch):
+  monkeypatch.setitem(openspiel_adapters.OPENSPIEL_INTERNALS,
+                      "open_spiel.python.jax.nfsp.NFSP", ("_rl_agent", "_no_such_internal"))
+  assert openspiel_adapters.missing_internals() == ["NFSP._no_such_internal"]
+  with pytest.raises(RuntimeError, match=r"lacks NFSP\._no_such_internal.*open_spiel=="):
+    openspiel_adapters.check_internals()

@@ -14,7 +14,7 @@ from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import expected_game_score
 
 import ospiel_team  # noqa: F401
-from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.runner import comparison
 from ospiel_team.runner import execute
 from ospiel_team.runner import reference

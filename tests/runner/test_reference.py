@@ -11,7 +11,7 @@ import pytest
 import ospiel_team  # noqa: F401
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.coop import optimum as coop_optimum
-from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.runner import reference
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree

@@ -13,7 +13,7 @@ import pyspiel
 import pytest
 
 import ospiel_team
-from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.games import team_instances
 from ospiel_team.tree import cache as tree_cache
 from ospiel_team.tree.game_tree import GameTree

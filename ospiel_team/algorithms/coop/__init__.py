@@ -8,7 +8,21 @@
   `simple_bidding` by its own structure.
 """
 
+from typing import TYPE_CHECKING
+
 from ospiel_team import _exports
+
+if TYPE_CHECKING:  # the public names, for type checkers; at run time `_exports.attach`
+  # imports each on first use
+  from ospiel_team.algorithms.coop import jps as jps
+  from ospiel_team.algorithms.coop import optimum as optimum
+  from ospiel_team.algorithms.coop import simple_bidding_optimum as simple_bidding_optimum
+  from ospiel_team.algorithms.coop.jps import JointPolicySearch as JointPolicySearch
+  from ospiel_team.algorithms.coop.jps import JPSConfig as JPSConfig
+  from ospiel_team.algorithms.coop.jps import JPSIteration as JPSIteration
+  from ospiel_team.algorithms.coop.jps import JPSResult as JPSResult
+  from ospiel_team.algorithms.coop.jps import joint_policy_search as joint_policy_search
+  from ospiel_team.algorithms.coop.optimum import CoopOptimum as CoopOptimum
 
 _PUBLIC = {
     "JointPolicySearch": "ospiel_team.algorithms.coop.jps",

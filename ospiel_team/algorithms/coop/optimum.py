@@ -46,6 +46,7 @@ from ospiel_team.lp import decomposition as team_decomposition
 from ospiel_team.lp import highs
 from ospiel_team.lp import plan_mip
 from ospiel_team.tree import evaluation
+from ospiel_team.tree import resolver
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.tree.payoff import check_common_payoff
@@ -103,19 +104,18 @@ def solve(game: pyspiel.Game | str | GameTree, *, method: str = "auto",
     errors.UserError: a bad argument, named (a game that is no game, a method, a negative or
       non-finite time limit, lp_max_local or threads not an integer >= 1), checked first.
   """
-  checks.check_game("game", game, allow_string=True, allow_tree=True)
-  game = checks.load_game("game", game) if isinstance(game, str) else game
+  if not isinstance(game, GameTree):  # a string is loaded (checked) before the options
+    game = resolver.resolve_game(game)
   checks.check_choice("method", method, METHODS)
   time_limit = checks.check_real("time_limit", time_limit, minimum=0, allow_none=True)
   lp_max_local = checks.check_int("lp_max_local", lp_max_local, minimum=1)
   threads = checks.check_int("threads", threads, minimum=1, allow_none=True)
   start = time.perf_counter()
-  n = (game.num_players if isinstance(game, GameTree) else game.num_players())
-  if callable(n):
-    n = n()
-  _check_method(game, method, time_limit)
+  pyspiel_game = game.game if isinstance(game, GameTree) else game
+  _check_method(pyspiel_game, method, time_limit)
   time_limit = highs.check_time_limit(time_limit)
-  tree, teams = teams_lib.check_assumptions(game, [list(range(n))])
+  tree = resolver.resolve(game)
+  teams = teams_lib.check_team_game(tree, [list(range(tree.num_players))])
   check_common_payoff(tree)
   members = teams.teams[0]
   w = team_weights(tree, members)
@@ -151,7 +151,7 @@ def solve(game: pyspiel.Game | str | GameTree, *, method: str = "auto",
       details=dict(details, solver_value=res.value / k))
 
 
-def _check_method(game: pyspiel.Game | GameTree, method: str, time_limit: float | None) -> None:
+def _check_method(game: pyspiel.Game, method: str, time_limit: float | None) -> None:
   """Checks that `method` exists and can run on `game` within the time limit.
 
   Raises ValueError for an unknown method, or 'bidding_bb' on another game or with a
@@ -160,8 +160,7 @@ def _check_method(game: pyspiel.Game | GameTree, method: str, time_limit: float 
   if method not in METHODS:
     raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
   if method == "bidding_bb":
-    name = game.game.get_type().short_name if isinstance(game, GameTree) else (
-        game.get_type().short_name)
+    name = game.get_type().short_name
     if name != "simple_bidding":
       raise ValueError(f"method 'bidding_bb' solves simple_bidding only, not {name}")
     if time_limit is not None:

@@ -20,30 +20,30 @@ import zlib
 import numpy as np
 
 from ospiel_team import atomic_io
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _CAND
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _ENTER
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _F_APPLIED
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _F_J
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _F_PHASE
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _F_X
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _N_B
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _N_NACTS
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _N_NCLS
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _N_PARENT
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _N_PARENT_I
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_CAND
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_CLS
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_CONSTS
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_CTR
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_FRAME
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_GRP
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_MEMO
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_NODE
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_SCRATCH
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _SEL
+from ospiel_team.algorithms.coop.simple_bidding_kernel import CAND
+from ospiel_team.algorithms.coop.simple_bidding_kernel import ENTER
+from ospiel_team.algorithms.coop.simple_bidding_kernel import F_APPLIED
+from ospiel_team.algorithms.coop.simple_bidding_kernel import F_J
+from ospiel_team.algorithms.coop.simple_bidding_kernel import F_PHASE
+from ospiel_team.algorithms.coop.simple_bidding_kernel import F_X
+from ospiel_team.algorithms.coop.simple_bidding_kernel import N_B
+from ospiel_team.algorithms.coop.simple_bidding_kernel import N_NACTS
+from ospiel_team.algorithms.coop.simple_bidding_kernel import N_NCLS
+from ospiel_team.algorithms.coop.simple_bidding_kernel import N_PARENT
+from ospiel_team.algorithms.coop.simple_bidding_kernel import N_PARENT_I
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_CAND
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_CLS
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_CONSTS
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_CTR
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_FRAME
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_GRP
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_MEMO
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_NODE
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_SCRATCH
+from ospiel_team.algorithms.coop.simple_bidding_kernel import SEL
 
 _MEMO_FIELDS = ("memo_idx", "memo_k1", "memo_k2", "memo_v", "memo_ex")
-_STATE_FIELDS = tuple(f"s{pos}" for pos in range(_S_SCRATCH + 1) if pos != _S_MEMO)
+_STATE_FIELDS = tuple(f"s{pos}" for pos in range(S_SCRATCH + 1) if pos != S_MEMO)
 
 
 def save(path: str, st, meta: dict) -> None:
@@ -52,9 +52,9 @@ def save(path: str, st, meta: dict) -> None:
   The state is the memo's filled slots and the stack; the file is written atomically, with a SHA-256
   digest binding `meta` to the arrays (`_checkpoint_digest`).
   """
-  keys, keys2, vals, ex = st[_S_MEMO]
+  keys, keys2, vals, ex = st[S_MEMO]
   idx = np.flatnonzero(keys)
-  arrays = {f"s{pos}": st[pos] for pos in range(len(st)) if pos != _S_MEMO}
+  arrays = {f"s{pos}": st[pos] for pos in range(len(st)) if pos != S_MEMO}
   arrays.update(memo_idx=idx, memo_k1=keys[idx], memo_k2=keys2[idx], memo_v=vals[idx],
                 memo_ex=ex[idx])
   meta_json = json.dumps(meta)
@@ -82,9 +82,9 @@ def load(path: str, st, expect: dict) -> dict:
   if not isinstance(meta.get("seconds"), (int, float)) or not meta["seconds"] >= 0:
     raise ValueError(f"checkpoint {path!r}: meta 'seconds' is {meta.get('seconds')!r}")
   _check_checkpoint(path, arrays, st)
-  keys, keys2, vals, ex = st[_S_MEMO]
+  keys, keys2, vals, ex = st[S_MEMO]
   for pos in range(len(st)):
-    if pos != _S_MEMO:
+    if pos != S_MEMO:
       st[pos][...] = arrays[f"s{pos}"]
   idx = arrays["memo_idx"]
   keys[idx], keys2[idx], vals[idx], ex[idx] = (arrays["memo_k1"], arrays["memo_k2"],
@@ -150,7 +150,7 @@ def _check_checkpoint(path: str, arrays: dict[str, np.ndarray], st) -> None:
 
   _check_state_arrays(arrays, st, bad)
   _check_memo(arrays, st, bad)
-  if arrays[f"s{_S_CTR}"][6] == 0:
+  if arrays[f"s{S_CTR}"][6] == 0:
     return  # not paused: the next search sets its root up afresh
   chain = _paused_chain(arrays, st, bad)
   for depth, (g, level) in enumerate(chain):
@@ -162,16 +162,16 @@ def _check_checkpoint(path: str, arrays: dict[str, np.ndarray], st) -> None:
 def _check_state_arrays(arrays: dict[str, np.ndarray], st, bad) -> None:
   """Every state array has the shape and dtype of `st`'s; the constants are `st`'s."""
   for pos in range(len(st)):
-    if pos == _S_MEMO:
+    if pos == S_MEMO:
       continue
     a, want = arrays[f"s{pos}"], st[pos]
     if a.shape != want.shape or a.dtype != want.dtype:
       bad(f"array s{pos} is {a.dtype}{list(a.shape)}, expected {want.dtype}{list(want.shape)} "
           "(another size or table)")
-  consts = arrays[f"s{_S_CONSTS}"]
-  if not np.array_equal(consts, st[_S_CONSTS]):
+  consts = arrays[f"s{S_CONSTS}"]
+  if not np.array_equal(consts, st[S_CONSTS]):
     bad(f"its constants {consts.tolist()} are not those of this size and table "
-        f"{st[_S_CONSTS].tolist()}")
+        f"{st[S_CONSTS].tolist()}")
 
 
 def _check_memo(arrays: dict[str, np.ndarray], st, bad) -> None:
@@ -180,9 +180,9 @@ def _check_memo(arrays: dict[str, np.ndarray], st, bad) -> None:
   The memo's slots lie in the table, once each, with keys and flags the kernel writes, and
   the counters agree with them.
   """
-  mask = int(st[_S_CONSTS][3])
+  mask = int(st[S_CONSTS][3])
   slots = mask + 1
-  memo = st[_S_MEMO]
+  memo = st[S_MEMO]
   idx = arrays["memo_idx"]
   if idx.ndim != 1 or idx.dtype.kind not in "iu":
     bad(f"memo_idx is {idx.dtype}{list(idx.shape)}")
@@ -196,7 +196,7 @@ def _check_memo(arrays: dict[str, np.ndarray], st, bad) -> None:
     bad("a memo slot is stored twice")
   if np.any(arrays["memo_k1"] == 0) or np.any(arrays["memo_ex"] > 1):
     bad("an empty memo key or an exact flag other than 0/1")
-  ctr = arrays[f"s{_S_CTR}"]
+  ctr = arrays[f"s{S_CTR}"]
   if ctr[0] != len(idx) or ctr[0] * 10 > mask * 7 + 10:
     bad(f"the memo counter {ctr[0]} for {len(idx)} stored entries in {slots} slots")
   if ctr[1] < 0 or ctr[2] not in (0, 1) or ctr[6] not in (0, 1):
@@ -208,11 +208,11 @@ def _paused_chain(arrays: dict[str, np.ndarray], st, bad) -> list[tuple[int, int
 
   Its parent links are checked (bids increase up the stack).
   """
-  k = int(st[_S_CONSTS][1])
-  node, ctr = arrays[f"s{_S_NODE}"], arrays[f"s{_S_CTR}"]
+  k = int(st[S_CONSTS][1])
+  node, ctr = arrays[f"s{S_NODE}"], arrays[f"s{S_CTR}"]
   frames = k + 1
   f, i, mode = (int(x) for x in ctr[3:6])
-  if mode != _ENTER or not 0 <= f < frames:
+  if mode != ENTER or not 0 <= f < frames:
     bad(f"the paused position (frame {f}, class {i}, mode {mode})")
   chain = []
   level = i
@@ -220,7 +220,7 @@ def _paused_chain(arrays: dict[str, np.ndarray], st, bad) -> list[tuple[int, int
     chain.append((f, level))
     if f == 0:
       break
-    parent, parent_i = int(node[f, _N_PARENT]), int(node[f, _N_PARENT_I])
+    parent, parent_i = int(node[f, N_PARENT]), int(node[f, N_PARENT_I])
     if not 0 <= parent < f:
       bad(f"frame {f} has parent {parent} (bids must increase up the stack)")
     f, level = parent, parent_i
@@ -234,11 +234,11 @@ def _check_frame(arrays: dict[str, np.ndarray], st, g: int, level: int, top: boo
   Frame g of the paused stack: its actions, class count, card sets, and the candidates
   chosen by its classes below `level`.
   """
-  n, k, full, _ = (int(x) for x in st[_S_CONSTS])
-  node, cls, grp = arrays[f"s{_S_NODE}"], arrays[f"s{_S_CLS}"], arrays[f"s{_S_GRP}"]
-  frame, cand = arrays[f"s{_S_FRAME}"], arrays[f"s{_S_CAND}"]
+  n, k, full, _ = (int(x) for x in st[S_CONSTS])
+  node, cls, grp = arrays[f"s{S_NODE}"], arrays[f"s{S_CLS}"], arrays[f"s{S_GRP}"]
+  frame, cand = arrays[f"s{S_FRAME}"], arrays[f"s{S_CAND}"]
   b = g - 1
-  ncls, nacts = int(node[g, _N_NCLS]), int(node[g, _N_NACTS])
+  ncls, nacts = int(node[g, N_NCLS]), int(node[g, N_NACTS])
   want_acts = list(range(k)) if b < 0 else [-1] + list(range(b + 1, k))
   if nacts != len(want_acts) or grp[g, 0, :nacts].tolist() != want_acts:
     bad(f"frame {g}'s actions {grp[g, 0, :max(0, min(nacts, 8))].tolist()}, expected "
@@ -247,15 +247,15 @@ def _check_frame(arrays: dict[str, np.ndarray], st, g: int, level: int, top: boo
     bad(f"frame {g} has {ncls} card classes (size {n})")
   if not (0 <= level <= ncls if top else 0 <= level < ncls):
     bad(f"frame {g} is at class {level} of {ncls}")
-  masks = np.concatenate([cls[g, 0, :ncls], grp[g, 1, :k], node[g, _N_B:_N_B + 1]])
+  masks = np.concatenate([cls[g, 0, :ncls], grp[g, 1, :k], node[g, N_B:N_B + 1]])
   if np.any(masks < 0) or np.any(masks > full):
     bad(f"frame {g} holds card sets outside the {n} cards")
   for x in range(level):  # the classes assigned so far: choosing among sorted candidates
     order = cand[g, x, 2, :nacts]
-    if frame[g, x, _F_PHASE] != _SEL or sorted(order.tolist()) != list(range(nacts)):
-      bad(f"frame {g} class {x}: phase {frame[g, x, _F_PHASE]}, order {order.tolist()}")
-    tried = int(frame[g, x, _F_X])
-    applied = int(frame[g, x, _F_APPLIED])
+    if frame[g, x, F_PHASE] != SEL or sorted(order.tolist()) != list(range(nacts)):
+      bad(f"frame {g} class {x}: phase {frame[g, x, F_PHASE]}, order {order.tolist()}")
+    tried = int(frame[g, x, F_X])
+    applied = int(frame[g, x, F_APPLIED])
     if not 1 <= tried <= nacts or applied not in [-1] + list(range(max(b, 0), k)):
       bad(f"frame {g} class {x}: candidate {tried} of {nacts}, applied {applied}")
     if applied != grp[g, 0, order[tried - 1]]:
@@ -269,10 +269,10 @@ def _check_call(arrays: dict[str, np.ndarray], st, g: int, level: int, child: in
   The level of frame g below the top called frame `child`: it is valuing its candidates,
   and the candidate it asked is the bid that `child` solves.
   """
-  nacts = int(arrays[f"s{_S_NODE}"][g, _N_NACTS])
-  grp, frame = arrays[f"s{_S_GRP}"], arrays[f"s{_S_FRAME}"]
-  j = int(frame[g, level, _F_J])
-  if (frame[g, level, _F_PHASE] != _CAND or not 0 <= j < nacts
-      or grp[g, 0, j] + 1 != child or frame[g, level, _F_APPLIED] != -1):
+  nacts = int(arrays[f"s{S_NODE}"][g, N_NACTS])
+  grp, frame = arrays[f"s{S_GRP}"], arrays[f"s{S_FRAME}"]
+  j = int(frame[g, level, F_J])
+  if (frame[g, level, F_PHASE] != CAND or not 0 <= j < nacts
+      or grp[g, 0, j] + 1 != child or frame[g, level, F_APPLIED] != -1):
     bad(f"frame {g} class {level} does not call frame {child} (phase "
-        f"{frame[g, level, _F_PHASE]}, candidate {j})")
+        f"{frame[g, level, F_PHASE]}, candidate {j})")

@@ -11,7 +11,7 @@ search's depth-first frames are indexed by the class i being assigned.
 
 The whole state lives in the arrays of `_new_state` (a tuple indexed by the `_S_*` positions):
 a search paused by its budget goes on from them, and `simple_bidding_checkpoint` writes and
-checks them. The names here are private to `simple_bidding_optimum` and its checkpoint module.
+checks them. Those modules use the public seam at the end of this module.
 """
 
 from __future__ import annotations
@@ -499,3 +499,33 @@ def _bb_partition(b, mover, other, lower, st, budget):
     _setup_node(f, b, mover, other, lower, st)
   _search(f, st, budget)
   return st[_S_CTR][6], st[_S_NODE][f, _N_FOUND], st[_S_NODE][f, _N_BEST]
+
+# ------------------------------------------------------------------------------------------------
+# The kernel's public seam: what `simple_bidding_optimum` (the entry points and the state) and
+# `simple_bidding_checkpoint` (the state's layout, which it writes and checks) use. The kernels
+# above keep their own names.
+CAND = _CAND
+ENTER = _ENTER
+F_APPLIED = _F_APPLIED
+F_J = _F_J
+F_PHASE = _F_PHASE
+F_X = _F_X
+NO_BUDGET = _NO_BUDGET
+N_B = _N_B
+N_NACTS = _N_NACTS
+N_NCLS = _N_NCLS
+N_PARENT = _N_PARENT
+N_PARENT_I = _N_PARENT_I
+SEL = _SEL
+S_CAND = _S_CAND
+S_CLS = _S_CLS
+S_CONSTS = _S_CONSTS
+S_CTR = _S_CTR
+S_FRAME = _S_FRAME
+S_GRP = _S_GRP
+S_MEMO = _S_MEMO
+S_NODE = _S_NODE
+S_SCRATCH = _S_SCRATCH
+bb_partition = _bb_partition
+bb_value = _bb_value
+new_state = _new_state

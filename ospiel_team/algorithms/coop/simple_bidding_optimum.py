@@ -55,12 +55,12 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from ospiel_team.algorithms.coop import simple_bidding_checkpoint as sb_checkpoint
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _NO_BUDGET
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_CTR
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _S_GRP
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _bb_partition
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _bb_value
-from ospiel_team.algorithms.coop.simple_bidding_kernel import _new_state
+from ospiel_team.algorithms.coop.simple_bidding_kernel import NO_BUDGET
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_CTR
+from ospiel_team.algorithms.coop.simple_bidding_kernel import S_GRP
+from ospiel_team.algorithms.coop.simple_bidding_kernel import bb_partition
+from ospiel_team.algorithms.coop.simple_bidding_kernel import bb_value
+from ospiel_team.algorithms.coop.simple_bidding_kernel import new_state
 from ospiel_team.games import simple_bidding as sb_game
 
 MAX_SIZE = 29  # the canonical key's bytes and the class tables assume at most 29 cards
@@ -88,7 +88,8 @@ def _num_bids(size: int) -> int:
   return sb_game.num_bids(size)
 
 
-def _check_size(size) -> int:
+def check_size(size) -> int:
+  """`size` as an int in [2, MAX_SIZE] (the N of simple_bidding), or ValueError naming it."""
   if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
     raise ValueError(f"size must be an int, got size={size!r}")
   size = int(size)
@@ -101,31 +102,38 @@ def _check_size(size) -> int:
 _CHUNK = 1 << 18
 
 
-class _Solver:
-  """W and the root partition through the numba kernel (one memo table per solver)."""
+class Solver:
+  """W and the root partition through the numba kernel (one memo table per solver).
+
+  Shared with `simple_bidding_search` (its root partition search), with `check_size` and
+  `partition_strategy`.
+  """
 
   def __init__(self, size: int, hash_log2: int):
     self.k = _num_bids(size)
     try:
-      self._st = _new_state(size, hash_log2)
+      self._st = new_state(size, hash_log2)
     except (MemoryError, OSError) as e:
       raise MemoryError(f"cannot allocate the memo table of 2^{hash_log2} slots") from e
 
   @property
   def states(self) -> int:
-    return int(self._st[_S_CTR][1])
+    """Subgames solved so far."""
+    return int(self._st[S_CTR][1])
 
   def _check(self):
-    if self._st[_S_CTR][2]:
+    if self._st[S_CTR][2]:
       raise MemoryError("the memo table is 70% full; rerun with a larger hash_log2")
 
   @property
   def entries(self) -> int:
-    return int(self._st[_S_CTR][0])
+    """Entries of the memo table."""
+    return int(self._st[S_CTR][0])
 
   @property
   def paused(self) -> bool:
-    return bool(self._st[_S_CTR][6])
+    """Whether the last search paused on its budget (the same call goes on)."""
+    return bool(self._st[S_CTR][6])
 
   def save(self, path: str, meta: dict) -> None:
     """Writes the whole state and `meta` to a checkpoint (`simple_bidding_checkpoint.save`)."""
@@ -146,7 +154,7 @@ class _Solver:
 
   def value(self, b: int, mover: int, other: int) -> int:
     """W(b, mover, other)."""
-    v = int(_bb_value(b, mover, other, self._st))
+    v = int(bb_value(b, mover, other, self._st))
     self._check()
     return v
 
@@ -158,15 +166,15 @@ class _Solver:
     state is then consistent: `save` writes a checkpoint the search resumes from).
     """
     while True:
-      budget = _NO_BUDGET if on_pause is None else self.states + chunk
-      paused, found, value = _bb_partition(b, mover, other, lower, self._st, budget)
+      budget = NO_BUDGET if on_pause is None else self.states + chunk
+      paused, found, value = bb_partition(b, mover, other, lower, self._st, budget)
       self._check()
       if not paused:
         break
       on_pause()
     if not found:
       return lower, None
-    return int(value), [int(g) for g in self._st[_S_GRP][b + 1, 3, :self.k]]
+    return int(value), [int(g) for g in self._st[S_GRP][b + 1, 3, :self.k]]
 
 
 def _actions(size: int, mover: int, groups: list[int]) -> dict[int, int]:
@@ -184,7 +192,7 @@ def _actions(size: int, mover: int, groups: list[int]) -> dict[int, int]:
   return acts
 
 
-def _strategy(solver, size: int, k: int, root_groups: list[int]):
+def partition_strategy(solver, size: int, k: int, root_groups: list[int]):
   """Public bid sequence -> {card: action} (action: 0 Pass, j + 1 bid 2^j) on the play path."""
   full = (1 << size) - 1
   strategy: dict[tuple[int, ...], dict[int, int]] = {}
@@ -209,7 +217,7 @@ def _strategy(solver, size: int, k: int, root_groups: list[int]):
 
 def _check_solve_args(size, lower_bound, hash_log2, checkpoint_seconds) -> int:
   """Checks the arguments of `solve` (ValueError naming a bad one); returns the size as int."""
-  size = _check_size(size)
+  size = check_size(size)
   if lower_bound is not None and (isinstance(lower_bound, bool) or lower_bound < 0):
     raise ValueError(f"lower_bound must be a non-negative int total, got {lower_bound!r}")
   if not 10 <= int(hash_log2) <= 34:
@@ -275,7 +283,7 @@ def solve(size: int, *, lower_bound: int | None = None, hash_log2: int = 26,
   """
   size = _check_solve_args(size, lower_bound, hash_log2, checkpoint_seconds)
   start = time.perf_counter()
-  solver = _Solver(size, int(hash_log2))
+  solver = Solver(size, int(hash_log2))
   k = _num_bids(size)
   full = (1 << size) - 1
   lower = -1 if lower_bound is None else int(lower_bound)
@@ -296,7 +304,7 @@ def solve(size: int, *, lower_bound: int | None = None, hash_log2: int = 26,
     return BiddingOptimum(size=size, total=int(lower_bound), value=lower_bound / size ** 2,
                           proven_optimal=False, strategy=None, seconds=seconds,
                           states=solver.states)
-  strategy = _strategy(solver, size, k, groups)
+  strategy = partition_strategy(solver, size, k, groups)
   return BiddingOptimum(size=size, total=total, value=total / size ** 2, proven_optimal=True,
                         strategy=strategy, seconds=before + time.perf_counter() - start,
                         states=solver.states)
@@ -321,7 +329,7 @@ def split_upper_bound(size: int, parts: list[list[int]],
   Returns:
     (bound on the total over the size^2 deals, the exact optimum of each part's game).
   """
-  size = _check_size(size)
+  size = check_size(size)
   if not 10 <= int(hash_log2) <= 34:
     raise ValueError(f"hash_log2 must be in [10, 34], got {hash_log2}")
   seen: list[int] = []
@@ -334,7 +342,7 @@ def split_upper_bound(size: int, parts: list[list[int]],
     seen.extend(int(c) for c in part)
   if sorted(seen) != list(range(size)):
     raise ValueError(f"parts must partition 0..{size - 1} exactly once, got {parts}")
-  solver = _Solver(size, int(hash_log2))
+  solver = Solver(size, int(hash_log2))
   full = (1 << size) - 1
   values = [solver.value(-1, sum(1 << int(c) for c in part), full) for part in parts]
   return sum(values), values

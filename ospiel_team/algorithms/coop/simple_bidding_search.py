@@ -211,7 +211,7 @@ def root_partition_search(size: int, start: list[int], *, max_rounds: int = 50,
   `pair_moves`) sends any two cards to any two openings, keeping any change that raises the
   exact total, until none does (or `max_rounds`). It is a lower bound (a
   strategy), never a proof; the returned strategy is the optimal continuation of the final
-  partition (`simple_bidding_optimum._strategy`).
+  partition (`simple_bidding_optimum.partition_strategy`).
 
   Args:
     size: N of Definition 2 (JPS paper, arXiv:2008.06495), 2..29.
@@ -226,14 +226,14 @@ def root_partition_search(size: int, start: list[int], *, max_rounds: int = 50,
     A `RootSearchResult`.
   """
   from ospiel_team.algorithms.coop import simple_bidding_optimum as sbo
-  size = sbo._check_size(size)
+  size = sbo.check_size(size)
   k = sb_game.num_bids(size)
   full = (1 << size) - 1
   start = [int(g) for g in start]
   if len(start) != k or any(g < 0 for g in start) or sum(start) != full or \
       any(start[i] & start[j] for i in range(k) for j in range(i + 1, k)):
     raise ValueError(f"start must be {k} disjoint bitmasks covering the {size} cards, got {start}")
-  climb = _RootClimb(sbo._Solver(size, int(hash_log2)), size, k, start)
+  climb = _RootClimb(sbo.Solver(size, int(hash_log2)), size, k, start)
   if log:
     log(f"start total={climb.total} value={climb.total / size ** 2:.6f}")
   for _ in range(max_rounds):
@@ -247,7 +247,7 @@ def root_partition_search(size: int, start: list[int], *, max_rounds: int = 50,
           f"improved={improved} evaluations={len(climb.cache)}")
     if not improved:
       break
-  strategy = sbo._strategy(climb.solver, size, k, climb.groups)
+  strategy = sbo.partition_strategy(climb.solver, size, k, climb.groups)
   return RootSearchResult(total=climb.total, value=climb.total / size ** 2, groups=climb.groups,
                           strategy=strategy, evaluations=len(climb.cache))
 

@@ -7,7 +7,23 @@
   when a solver is first used.
 """
 
+from typing import TYPE_CHECKING
+
 from ospiel_team import _exports
+
+if TYPE_CHECKING:  # the public names, for type checkers; at run time `_exports.attach`
+  # imports each on first use
+  from ospiel_team.algorithms.nash import cfr as cfr
+  from ospiel_team.algorithms.nash import exploitability_descent as exploitability_descent
+  from ospiel_team.algorithms.nash.cfr import BatchedTreeCFRSolver as BatchedTreeCFRSolver
+  from ospiel_team.algorithms.nash.cfr import TreeCFRPlusSolver as TreeCFRPlusSolver
+  from ospiel_team.algorithms.nash.cfr import TreeCFRSolver as TreeCFRSolver
+  from ospiel_team.algorithms.nash.cfr import TreeDCFRSolver as TreeDCFRSolver
+  from ospiel_team.algorithms.nash.cfr import TreePCFRPlusSolver as TreePCFRPlusSolver
+  from ospiel_team.algorithms.nash.cfr import TreePDCFRPlusSolver as TreePDCFRPlusSolver
+  from ospiel_team.algorithms.nash.cfr import openspiel_cfr_solver as openspiel_cfr_solver
+  from ospiel_team.algorithms.nash.exploitability_descent import NeuralEDSolver as NeuralEDSolver
+  from ospiel_team.algorithms.nash.exploitability_descent import TabularEDSolver as TabularEDSolver
 
 _PUBLIC = {
     "TreeCFRSolver": "ospiel_team.algorithms.nash.cfr",

@@ -1,7 +1,7 @@
 r"""The team LP restricted to a support, grown by exact team best responses (double oracle).
 
 The tree-decomposition LP of Zhang & Sandholm ("Team Correlated Equilibria in Zero-Sum
-Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284; `lp.py`) has one
+Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284; `team_lp.py`) has one
 column per local solution of team 1 and one dual row per local solution of team 2. Restricting
 team 1 to a subset S1 of its local solutions (the other lambdas fixed to 0) and team 2 to S2
 gives the same LP over two faces of the teams' polytopes, usually far smaller. Its optimum
@@ -13,7 +13,7 @@ edges are exactly the local solutions):
 
 a certified bracket on the TMECor value. When both equal the restricted optimum (the bracket
 at most `IMPROVE_TOL` = 1e-9 wide), x* and y* are optimal for the full LP and the restricted
-LP's value is the full LP's optimum (exact in the sense `lp.solve` is); a best response that
+LP's value is the full LP's optimum (exact in the sense `team_lp.solve` is); a best response that
 beats the restricted optimum always leaves the support (inside the face the restricted optimum
 is a best response).
 Otherwise the best responses' local solutions are added to the supports and the restricted LP
@@ -38,7 +38,7 @@ from scipy import sparse
 
 from ospiel_team import errors
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.tree import teams as teams_lib
@@ -85,12 +85,8 @@ class RestrictedLPResult:
 
 
 def belief_dag(dec: TeamDecomposition) -> team_belief_dag.BeliefDAG:
-  """The team belief DAG of `dec`, built once per decomposition and kept on it."""
-  dag = getattr(dec, "_belief_dag", None)
-  if dag is None:
-    dag = team_belief_dag.BeliefDAG(dec)
-    dec._belief_dag = dag  # pylint: disable=protected-access
-  return dag
+  """The team belief DAG of `dec`, built once per decomposition (`TeamDecomposition.derived`)."""
+  return dec.derived("belief_dag", lambda: team_belief_dag.BeliefDAG(dec))
 
 
 def support_of(flows: tuple[np.ndarray, np.ndarray], share: float = SUPPORT_SHARE) -> np.ndarray:
@@ -106,10 +102,10 @@ def support_of(flows: tuple[np.ndarray, np.ndarray], share: float = SUPPORT_SHAR
 
 
 class _Grower:
-  """Grows a HiGHS LP built by `lp.build_model` by new columns and dual rows.
+  """Grows a HiGHS LP built by `team_lp.build_model` by new columns and dual rows.
 
   Adds team 1's new local solutions (columns) and team 2's (dual rows) to a HiGHS LP built
-  by `lp.build_model` with `k1` lam columns, in the same layout (new ones appended).
+  by `team_lp.build_model` with `k1` lam columns, in the same layout (new ones appended).
   """
 
   def __init__(self, dec1: TeamDecomposition, dec2: TeamDecomposition, k1: int, base: int):
@@ -169,7 +165,8 @@ def solve(tree: GameTree, teams: teams_lib.Teams, decompositions: Sequence[TeamD
       flow), else HiGHS reports the restricted LP infeasible (RuntimeError).
     time_limit: seconds for all rounds (None: none); TimeoutError when reached.
     threads: HiGHS threads.
-    solver: HiGHS's `solver` option, or "auto" (`lp.choose_solver` by the restricted LP's size).
+    solver: HiGHS's `solver` option, or "auto" (`team_lp.choose_solver`, by the restricted
+      LP's size).
     highs_options: further HiGHS options.
     max_rounds: rounds (restricted LPs) at most; the last bracket is returned, `exact=False`.
     warm_start: add each round's new columns and rows to the last LP and let HiGHS's simplex
@@ -255,7 +252,7 @@ def solve_one_sided(tree: GameTree, teams: teams_lib.Teams,
       support of a feasible plan (e.g. `support_of` a flow).
     time_limit: seconds for both LPs (None: none); TimeoutError when reached.
     threads: HiGHS threads.
-    solver: HiGHS's `solver` option, or "auto" (`lp.choose_solver` by each LP's size).
+    solver: HiGHS's `solver` option, or "auto" (`team_lp.choose_solver` by each LP's size).
     highs_options: further HiGHS options.
 
   Returns:

@@ -4,7 +4,7 @@ Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
 
 * `"lp"`: the tree-decomposition LP of Zhang & Sandholm, "Team Correlated Equilibria in Zero-Sum
   Extensive-Form Games via Tree Decompositions", AAAI 2022, arXiv:2109.05284, Theorem 3.21
-  (`lp.py`). Exact; its size grows with the number of *local solutions* lambda_S(R, A) of the
+  (`team_lp.py`). Exact; its size grows with the number of *local solutions* lambda_S(R, A) of the
   teams (the uncommon external information, Theorem 4.1).
 * `"cg"`: column generation over joint pure plans with exact best-response oracles (Farina,
   Celli, Gatti & Sandholm, ICML 2021; double oracle when both teams have several players;
@@ -19,7 +19,7 @@ Methods (all compute team 1's value at a team-correlated equilibrium, TMECor):
 solutions per team, then
 
 * **the LP** when its constraint matrix has at most `AUTO_LP_MAX_NONZEROS` = 150,000 nonzeros
-  (`lp.lp_nonzeros`, counted from the decompositions without assembling the LP),
+  (`team_lp.lp_nonzeros`, counted from the decompositions without assembling the LP),
 * above that (with `tol=None`) **the belief DAG, finished by the LP restricted to its support**
   (method `"dag_lp"`, `restricted.py`), on the same decompositions (built once): once the
   DAG's certified gap is <= `RESTRICT_GAP` = 1e-3, the LP over the local solutions its flows
@@ -82,14 +82,15 @@ from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import column_generation
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted as team_restricted
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.algorithms.team.result import AnytimeResult
 from ospiel_team.algorithms.team.result import settled
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.lp.plan import TeamPlan
+from ospiel_team.tree import resolver
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
@@ -114,7 +115,7 @@ RESTRICT_BUDGET_SHARE = 0.5
 RESTRICT_RETRY_FACTOR = 4.0
 AUTO_LP_MAX_LOCAL = 500_000
 # `auto` solves the LP when it has at most this many constraint-matrix nonzeros
-# (`lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
+# (`team_lp.lp_nonzeros`), else the belief DAG (measured crossover: module docstring).
 AUTO_LP_MAX_NONZEROS = 150_000
 AUTO_DAG_MAX_LOCAL = team_belief_dag.DEFAULT_MAX_LOCAL
 # `tol=None`, `auto` past `AUTO_LP_MAX_LOCAL` (the belief DAG): when both teams have at most
@@ -310,7 +311,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     tol: the anytime methods' target certified gap; None (default): the precision rule of
       the module docstring (an exact optimum, or a bracket settling `digits` decimals).
     solver: HiGHS `solver` option for the LP ("ipm", "simplex", "choose", ...), or "auto"
-      (`lp.choose_solver`: simplex for small LPs, else ipm).
+      (`team_lp.choose_solver`: simplex for small LPs, else ipm).
     highs_options: further HiGHS options for the LP (each checked by HiGHS).
     threads: HiGHS threads.
     certify_time_limit: when > 0, the bracket of an anytime method ("cg", "dag") is re-derived
@@ -334,8 +335,8 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       solutions.
     highs.TimeLimitError: the LP was not solved within `time_limit`.
   """
-  checks.check_game("game", game, allow_string=True, allow_tree=True)
-  game = checks.load_game("game", game) if isinstance(game, str) else game
+  if not isinstance(game, GameTree):  # a string is loaded (checked) before the options
+    game = resolver.resolve_game(game)
   time_limit, tol, digits, certify_time_limit, threads = _check_options(
       method, time_limit, tol, digits, certify_time_limit, threads)
   check_lp_options(solver, highs_options)
@@ -410,7 +411,7 @@ def choose_method(tree: GameTree, teams: teams_lib.Teams, method: str = "auto", 
 
 
 def _solve_lp(run: _Run, choice: MethodChoice) -> TeamSolveResult:
-  """The tree-decomposition LP (`lp.solve`): exact."""
+  """The tree-decomposition LP (`team_lp.solve`): exact."""
   res = team_lp.solve(run.tree, run.teams, time_limit=run.time_left(), threads=run.threads,
                       solver=run.solver, highs_options=run.highs_options,
                       decompositions=choice.decompositions)
@@ -433,9 +434,10 @@ def _solve_dag(run: _Run, choice: MethodChoice) -> TeamSolveResult:
   decs, one_sided = choice.decompositions, None
   try:
     if choice.auto and decs is None:
-      decs = tuple(TeamDecomposition(run.tree, t, AUTO_DAG_MAX_LOCAL) for t in run.teams.teams)
-      if run.tol is None and max(d.num_local for d in decs) <= AUTO_ONE_SIDED_MAX_LOCAL:
-        one_sided = _OneSidedTries(run, decs)
+      built = tuple(TeamDecomposition(run.tree, t, AUTO_DAG_MAX_LOCAL) for t in run.teams.teams)
+      decs = built
+      if run.tol is None and max(d.num_local for d in built) <= AUTO_ONE_SIDED_MAX_LOCAL:
+        one_sided = _OneSidedTries(run, built)
     dag = team_belief_dag.solve(
         run.tree, run.teams, tol=dag_tol, time_limit=run.time_left(), decompositions=decs,
         digits=dag_digits, keep_flows=one_sided is not None, on_check=one_sided)

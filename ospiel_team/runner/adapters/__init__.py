@@ -5,7 +5,14 @@ Each adapter is a generator function registered with `@api.solver(...)`; importi
 adapter module goes here and is imported by `registry`.
 """
 
+from typing import TYPE_CHECKING
+
 from ospiel_team import _exports
+
+if TYPE_CHECKING:  # the public names, for type checkers; at run time `_exports.attach`
+  # imports each on first use
+  from ospiel_team.runner.adapters import openspiel as openspiel
+  from ospiel_team.runner.adapters import ours as ours
 
 _PUBLIC = {
     "openspiel": "ospiel_team.runner.adapters.openspiel",

@@ -16,6 +16,55 @@ from ospiel_team.runner import api
 from ospiel_team.runner.api import Snapshot
 from ospiel_team.runner.api import SolverContext
 
+# OpenSpiel's private names that the NFSP and MMD adapters use where OpenSpiel has no public
+# API (each use carries a SLF001 exemption with its reason): class -> names (attributes set by
+# its __init__, or methods). Tested against OPENSPIEL_VERSION_TESTED; `check_internals` (run
+# before those solvers start, and by tests/runner/test_adapters.py) names any that an installed
+# OpenSpiel lacks, instead of an AttributeError in the middle of a run.
+OPENSPIEL_VERSION_TESTED = "2.0.2"
+OPENSPIEL_INTERNALS: dict[str, tuple[str, ...]] = {
+    "open_spiel.python.jax.nfsp.NFSP": ("_rl_agent", "_reservoir_buffer", "_learn",
+                                        "_avg_network", "_avg_network_inference"),
+    "open_spiel.python.algorithms.mmd_dilated.MMDDilatedEnt": ("_update_state_sequences",),
+}
+
+
+def missing_internals() -> list[str]:
+  """The names of `OPENSPIEL_INTERNALS` that the installed OpenSpiel lacks ("Class._name").
+
+  A method is found on the class; an attribute by its assignment in the class's source
+  (`self._name =`), which is where OpenSpiel sets them.
+
+  Returns:
+    The missing names, empty when every internal is there.
+  """
+  import importlib
+  import inspect
+  missing = []
+  for path, names in OPENSPIEL_INTERNALS.items():
+    module_name, cls_name = path.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    source = inspect.getsource(cls)
+    missing += [f"{cls_name}.{n}" for n in names
+                if not hasattr(cls, n) and f"self.{n} =" not in source]
+  return missing
+
+
+def check_internals() -> None:
+  """Raises RuntimeError naming the OpenSpiel internals missing from the installed OpenSpiel.
+
+  Raises:
+    RuntimeError: some of `OPENSPIEL_INTERNALS` are missing (an OpenSpiel other than the
+      version tested, `OPENSPIEL_VERSION_TESTED`).
+  """
+  missing = missing_internals()
+  if missing:
+    import importlib.metadata
+    raise RuntimeError(
+        f"the installed OpenSpiel {importlib.metadata.version('open_spiel')} lacks "
+        f"{', '.join(missing)}, which the runner's NFSP/MMD adapters use (tested with OpenSpiel "
+        f"{OPENSPIEL_VERSION_TESTED}); install open_spiel=={OPENSPIEL_VERSION_TESTED}")
+
 
 def cfr_policies(ctx: SolverContext, solver) -> dict:
   """An OpenSpiel CFR-family solver's average and current policies as arrays (not charged)."""
@@ -182,6 +231,7 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     import flax.nnx as nn
     from open_spiel.python import rl_environment
     from open_spiel.python.jax import nfsp
+    check_internals()
   tree, game = ctx.tree, ctx.game
   o = {k: ctx.option(k, v) for k, v in NFSP_OPTIONS.items()}
   episodes = o["nfsp.episodes"]
@@ -210,14 +260,14 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     rows_of = [np.nonzero(tree.infoset_player == p)[0] for p in range(game.num_players())]
   for agent in agents:
     # OpenSpiel's NFSP compiles per agent instance: compiling calls are charged to "jit".
-    for obj in (agent, agent._rl_agent):
+    for obj in (agent, agent._rl_agent):  # noqa: SLF001 (NFSP's DQN: no public accessor)
       _exclude_compiling_calls(ctx, obj, _jitted_names(obj))
   for it in ctx.iterate():
     player.play(agents, episodes)
     if ctx.is_checkpoint(it):
       with ctx.excluded("snapshot"):
         pi = average_policy_array(tree, agents, tensors, rows_of, nn)
-      buf = agents[0]._reservoir_buffer
+      buf = agents[0]._reservoir_buffer  # noqa: SLF001 (NFSP: no public accessor)
       yield Snapshot(it, {"average": pi}, extra={
           "episodes": float(it * episodes),
           "reservoir_size_p0": float(len(buf)) if buf is not None else 0.0,
@@ -252,8 +302,8 @@ def _warm_up(player: _EpisodePlayer, make_agents, batch: int, num_players: int,
   """Throwaway agents play until both of their networks have learned (JAX compiles)."""
   warm = make_agents(anticipatory_param=1.0, min_buffer_size_to_learn=batch, learn_every=4)
   player.play(warm, 1 + 2 * batch // max(1, num_players))
-  warm[0]._mode = average_mode
-  player.play(warm, 2)
+  with warm[0].temp_mode_as(average_mode):
+    player.play(warm, 2)
 
 
 class _EpisodePlayer:
@@ -295,15 +345,17 @@ def _guard_empty_buffers(agent) -> None:
   step comes before the first transition (e.g. no best-response episode among an agent's first
   `learn_every` steps): such a step has nothing to learn from and is skipped here.
   """
-  sl_learn, rl = agent._learn, agent._rl_agent
+  sl_learn = agent._learn  # noqa: SLF001 (NFSP's supervised step: no public one to wrap)
+  rl = agent._rl_agent  # noqa: SLF001 (NFSP's DQN: no public accessor)
   rl_learn = rl.learn
 
   def guarded_sl():
-    return None if agent._reservoir_buffer is None else sl_learn()
+    empty = agent._reservoir_buffer is None  # noqa: SLF001 (NFSP: no public accessor)
+    return None if empty else sl_learn()
 
   def guarded_rl():
-    return None if rl._replay_buffer is None else rl_learn()
-  agent._learn = guarded_sl
+    return None if rl.replay_buffer is None else rl_learn()
+  agent._learn = guarded_sl  # noqa: SLF001 (replaces NFSP's supervised step, see above)
   rl.learn = guarded_rl
 
 
@@ -370,8 +422,9 @@ def average_policy_array(tree, agents, tensors, rows_of, nn) -> np.ndarray:
     if not len(rows):
       continue
     # The agent's own jitted inference of its average-policy network, on all infosets.
-    logits = np.asarray(agent._avg_network_inference(
-        nn.state(agent._avg_network), tensors[rows]), dtype=np.float64)
+    infer = agent._avg_network_inference  # noqa: SLF001 (NFSP: batched inference not public)
+    net = agent._avg_network  # noqa: SLF001 (NFSP: no public accessor)
+    logits = np.asarray(infer(nn.state(net), tensors[rows]), dtype=np.float64)
     logits = np.where(tree.infoset_legal[rows], logits, -np.inf)
     logits -= logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)
@@ -417,6 +470,8 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
     import pyspiel
     from open_spiel.python.algorithms import mmd_dilated
     from open_spiel.python.algorithms import sequence_form_utils as utils
+    if ctx.option("mmd.magnet", "moving") == "moving":  # the moving magnet's own step
+      check_internals()
   game = ctx.game
   if (game.num_players() != 2 or
       game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM):
@@ -451,7 +506,7 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
                / (1 + eta * a)]
       new_policy = mmd_dilated.policy.TabularPolicy(game)
       for player in range(2):
-        mmd._update_state_sequences(mmd.empty_infoset_keys[player],
+        mmd._update_state_sequences(mmd.empty_infoset_keys[player],  # noqa: SLF001 (MMD's step)
                                     grads[player], player, new_policy)
       mmd.sequences = utils.policy_to_sequence(game, new_policy, mmd.infoset_actions_to_seq)
       mmd.iteration_count += 1

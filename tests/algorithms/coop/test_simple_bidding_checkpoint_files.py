@@ -60,7 +60,7 @@ def paused(tmp_path_factory):
   finally:
     sbo._CHUNK = chunk
   with np.load(path) as z:
-    ctr = z[f"s{sb_kernel._S_CTR}"]
+    ctr = z[f"s{sb_kernel.S_CTR}"]
   assert ctr[6] == 1 and ctr[3] >= 2  # paused, two or more frames above the root
   return path.read_bytes()
 
@@ -106,28 +106,28 @@ def test_a_meta_edited_to_another_size_is_refused(tmp_path, paused, redigest):
 @pytest.mark.parametrize("redigest", [False, True])
 def test_an_overwritten_stack_or_node_array_is_refused(tmp_path, paused, edit, redigest):
   e = _entries(paused, tmp_path)
-  node, ctr = e[f"s{sb_kernel._S_NODE}"], e[f"s{sb_kernel._S_CTR}"]
-  frame, cand = e[f"s{sb_kernel._S_FRAME}"], e[f"s{sb_kernel._S_CAND}"]
+  node, ctr = e[f"s{sb_kernel.S_NODE}"], e[f"s{sb_kernel.S_CTR}"]
+  frame, cand = e[f"s{sb_kernel.S_FRAME}"], e[f"s{sb_kernel.S_CAND}"]
   f = int(ctr[3])
   if edit == "node_garbage":
-    e[f"s{sb_kernel._S_NODE}"] = np.random.default_rng(0).integers(-2**40, 2**40, node.shape)
+    e[f"s{sb_kernel.S_NODE}"] = np.random.default_rng(0).integers(-2**40, 2**40, node.shape)
   elif edit == "paused_frame":
     ctr[3] = 1 << 40
   elif edit == "class_count":
-    node[f, sb_kernel._N_NCLS] = 1 << 30
+    node[f, sb_kernel.N_NCLS] = 1 << 30
   elif edit == "parent":
-    node[f, sb_kernel._N_PARENT] = f
+    node[f, sb_kernel.N_PARENT] = f
   elif edit == "candidate_order":
     cand[0, 0, 2, :] = 1 << 33
   elif edit == "called_candidate":
-    parent, parent_i = int(node[f, sb_kernel._N_PARENT]), int(node[f, sb_kernel._N_PARENT_I])
-    frame[parent, parent_i, sb_kernel._F_J] = 1 << 35
+    parent, parent_i = int(node[f, sb_kernel.N_PARENT]), int(node[f, sb_kernel.N_PARENT_I])
+    frame[parent, parent_i, sb_kernel.F_J] = 1 << 35
   elif edit == "memo_slot":
     e["memo_idx"][0] = 1 << 40
   elif edit == "memo_counter":
     ctr[0] = -(1 << 40)
   else:
-    e[f"s{sb_kernel._S_NODE}"] = node.astype(np.float64)
+    e[f"s{sb_kernel.S_NODE}"] = node.astype(np.float64)
   path = _write(tmp_path, e, redigest)
   out = _resume(path, 10)
   assert "error" in out, out
@@ -143,7 +143,7 @@ def test_unreadable_checkpoints_are_one_value_error_naming_the_file(tmp_path, pa
   elif damage == "truncated":
     data = data[:len(data) // 2]
   elif damage == "bit_flipped":  # one bit inside the stored node array
-    raw = _entries(paused, tmp_path)[f"s{sb_kernel._S_NODE}"].tobytes()
+    raw = _entries(paused, tmp_path)[f"s{sb_kernel.S_NODE}"].tobytes()
     at = data.index(raw) + len(raw) // 3
     data = data[:at] + bytes([data[at] ^ 0x04]) + data[at + 1:]
   else:

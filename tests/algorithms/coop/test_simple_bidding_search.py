@@ -58,7 +58,7 @@ def test_root_partition_search_totals_are_scored_by_openspiel():
   res = sbs.root_partition_search(6, start, hash_log2=16)
   assert _openspiel_value(6, res.strategy) == pytest.approx(res.total / 36, abs=1e-12)
   assert res.total <= opt.total
-  mover = sbo._Solver(6, 16)
+  mover = sbo.Solver(6, 16)
   start_total = sum(mover.value(c, 63, g) for c, g in enumerate(start) if g)
   assert res.total >= start_total
   # Started at the optimum's own opening partition it stays there with the optimum's total.

@@ -14,8 +14,8 @@ import pytest
 
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import solver as team_solve
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import plan_mip
 from ospiel_team.lp.decomposition import TeamDecomposition

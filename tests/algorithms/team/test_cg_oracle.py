@@ -13,7 +13,7 @@ import pytest
 
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import column_generation
-from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.games import team_instances
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.tree.game_tree import GameTree

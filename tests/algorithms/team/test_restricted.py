@@ -1,6 +1,6 @@
 """The team LP restricted to a support and grown by exact belief-DAG best responses.
 
-Every answer is compared with the plain tree-decomposition LP (`lp.solve`) on the same game;
+Every answer is compared with the plain tree-decomposition LP (`team_lp.solve`) on the same game;
 the certified bracket must hold the LP's value.
 """
 
@@ -9,8 +9,8 @@ import pytest
 
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.tree import teams as teams_lib
 

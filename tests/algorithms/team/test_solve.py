@@ -17,10 +17,10 @@ import pytest
 import ospiel_team  # noqa: F401
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
 from ospiel_team.algorithms.team import column_generation
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted
 from ospiel_team.algorithms.team import result as team_result
 from ospiel_team.algorithms.team import solver as team_solve
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.cli import team_solve as team_solve_cli
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import highs
@@ -229,7 +229,7 @@ def test_auto_repeats_a_failed_one_sided_try_only_after_the_gap_shrinks(monkeypa
                                         ("team_leduc(players=3,bets=1,ranks=2,suits=2)",
                                          "0|1,2")])
 def test_lp_nonzeros_counts_the_lp_without_building_it(game, teams):
-  """`lp.lp_nonzeros` equals the assembled LP's nonzeros plus the zero payoffs HiGHS's
+  """`team_lp.lp_nonzeros` equals the assembled LP's nonzeros plus the zero payoffs HiGHS's
   matrix drops (ties); solving with the given decompositions gives the same LP and value."""
   tree, t = teams_lib.check_assumptions(game, teams)
   decs = [TeamDecomposition(tree, m) for m in t.teams]

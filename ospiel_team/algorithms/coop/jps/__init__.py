@@ -37,7 +37,6 @@ import time
 from collections.abc import Iterator
 
 import numpy as np
-import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from ospiel_team import checks
@@ -54,8 +53,10 @@ from ospiel_team.algorithms.coop.jps.structure import TeamStructure
 from ospiel_team.algorithms.coop.jps.structure import team_structure
 from ospiel_team.algorithms.coop.jps.sweep import Sweep
 from ospiel_team.errors import UserError
+from ospiel_team.tree import resolver
 from ospiel_team.tree.game_tree import GameTree
 from ospiel_team.tree.payoff import is_common_payoff
+from ospiel_team.tree.resolver import GameLike
 
 __all__ = ["JointPolicySearch", "JPSConfig", "JPSResult", "JPSIteration", "SearchResult",
            "Sweep", "Level", "ChainSearch", "TeamStructure", "team_structure", "apply_chain",
@@ -68,7 +69,7 @@ class JointPolicySearch:
   """Joint Policy Search (Algorithm 1 of the JPS paper) for a team on a finite game.
 
   Args:
-    game: a pyspiel game or an already built `GameTree`.
+    game: a game string, a pyspiel game or an already built `GameTree` (`tree.resolve`).
     config: the options; or pass them as keyword arguments (`JPSConfig`'s fields), not both.
     fixed_policy: policy of the non-team players (array, OpenSpiel policy); by default their
       rows are taken from the policy handed to `improve`.
@@ -79,14 +80,13 @@ class JointPolicySearch:
       game that is not common-payoff; start depths without a team infoset.
   """
 
-  def __init__(self, game: pyspiel.Game | GameTree, config: JPSConfig | None = None, *,
+  def __init__(self, game: GameLike, config: JPSConfig | None = None, *,
                fixed_policy: PolicyLike = None, **options):
     if config is not None and options:
       raise UserError(f"pass either config or options, not both (got {sorted(options)})")
     config = JPSConfig(**options) if config is None else checks.check_type(
         "config", config, JPSConfig, "a JPSConfig or None")
-    checks.check_game("game", game, allow_tree=True)
-    self.tree = game if isinstance(game, GameTree) else GameTree(game)
+    self.tree = resolver.resolve(game)
     num_p = self.tree.num_players
     common = is_common_payoff(self.tree)
     team = config.team
@@ -221,7 +221,7 @@ class JointPolicySearch:
     return schedule_lib.run_passes(run, pi, rng)
 
 
-def joint_policy_search(game: pyspiel.Game | GameTree, initial_policy: PolicyLike = None,
+def joint_policy_search(game: GameLike, initial_policy: PolicyLike = None,
                         **options) -> JPSResult:
   """Functional form: `JointPolicySearch(game, **options).improve(initial_policy)`."""
   return JointPolicySearch(game, **options).improve(initial_policy)

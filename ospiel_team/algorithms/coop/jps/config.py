@@ -19,6 +19,11 @@ SAMPLE_BY = ("uniform", "reach")
 TIE_BREAKS = ("first", "random")
 SCHEDULES = ("passes", "reference")
 DEFAULT_SAMPLED_ITERATIONS = 100  # T of sampled JPS (Sec. 6) and the authors' `--iter`
+# The most iterations of exact JPS (the "passes" schedule) when `max_iterations` is None. Exact
+# JPS stops after a pass without an improvement, which Theorem 2 guarantees (every applied
+# change gains more than `improvement_tol`, and the value is bounded); the limit only stops a
+# run that would not end (a broken acceptance rule), and `JPSResult.stopped_by` says so.
+DEFAULT_EXACT_ITERATIONS = 10_000
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -40,8 +45,8 @@ class JPSConfig:
     seed: seeds the order of starting depths, the samples and random tie-breaks: an int >= 0,
       or None for a seed that `JointPolicySearch` draws from the operating system's entropy
       and records in its config.
-    max_iterations: T, the most iterations (searches); None: no limit for exact JPS with the
-      "passes" schedule, else 100 (`iteration_limit`).
+    max_iterations: T, the most iterations (searches); None: `DEFAULT_EXACT_ITERATIONS` for
+      exact JPS with the "passes" schedule, else 100 (`iteration_limit`).
     stop_on_quiet_pass: stop when a pass over the starting depths finds no improvement above
       `improvement_tol` (exact) or applies no change (sampled). None: True for exact JPS,
       False for sampled JPS, whose samples change every iteration (`stops_on_quiet_pass`).
@@ -124,16 +129,17 @@ class JPSConfig:
                       f"(samples={self.samples}) uses schedule='passes'")
 
   @property
-  def iteration_limit(self) -> int | None:
-    """The most iterations JPS runs (None: until it stops improving).
+  def iteration_limit(self) -> int:
+    """The most iterations JPS runs.
 
-    `max_iterations`, or 100 for sampled JPS and the reference schedule when it is None (as
-    the paper's T and the authors' `--iter`).
+    `max_iterations`, or when it is None: 100 for sampled JPS and the reference schedule (as
+    the paper's T and the authors' `--iter`), `DEFAULT_EXACT_ITERATIONS` for exact JPS.
     """
-    if self.max_iterations is None and (self.samples is not None
-                                        or self.schedule == "reference"):
+    if self.max_iterations is not None:
+      return self.max_iterations
+    if self.samples is not None or self.schedule == "reference":
       return DEFAULT_SAMPLED_ITERATIONS
-    return self.max_iterations
+    return DEFAULT_EXACT_ITERATIONS
 
   @property
   def stops_on_quiet_pass(self) -> bool:

@@ -84,6 +84,10 @@ class JPSResult:
     history: one record per iteration.
     best_iteration: iteration whose policy is returned (0 = the initial policy).
     seconds: the whole run.
+    stopped_by: why the run stopped: "quiet pass" (exact JPS: a pass without an improvement),
+      "no gain" (reference schedule without a depth: a search without gain), "depths
+      exhausted" (reference schedule with a depth), "iteration limit" (`iteration_limit`),
+      "nothing to search" (no starting depth, or a limit of 0).
   """
   policy: policy_lib.TabularPolicy
   policy_array: np.ndarray
@@ -92,6 +96,7 @@ class JPSResult:
   history: tuple[JPSIteration, ...]
   best_iteration: int
   seconds: float
+  stopped_by: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,13 +126,14 @@ class Run:
     return pi, changes, (self.search.sweep(pi) if sweep_after else None)
 
   def result(self, pi: np.ndarray, value: float, initial_value: float,
-             history: Sequence[JPSIteration], best_iteration: int) -> JPSResult:
+             history: Sequence[JPSIteration], best_iteration: int,
+             stopped_by: str) -> JPSResult:
     """The `JPSResult` of a finished run: the final policy, its value and the history."""
     return JPSResult(policy=self.search.tree.tabular_policy(pi), policy_array=pi,
                      value=value * self.value_scale,
                      initial_value=initial_value * self.value_scale, history=tuple(history),
                      best_iteration=best_iteration,
-                     seconds=time.perf_counter() - self.t_start)
+                     seconds=time.perf_counter() - self.t_start, stopped_by=stopped_by)
 
 
 def run_passes(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResult:
@@ -150,12 +156,13 @@ def run_passes(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResult:
   history: list[JPSIteration] = []
   pbar = _progress_bar(run)
   done = limit == 0 or not run.start_depths
+  stopped_by = "nothing to search" if done else "quiet pass"
   sweep = None
   while not done:
     improved = False
     for d in rng.permutation(run.start_depths):
-      if limit is not None and len(history) >= limit:
-        done = True
+      if len(history) >= limit:
+        done, stopped_by = True, "iteration limit"
         break
       pi, sweep, value, record = _passes_iteration(run, pi, value, sweep, int(d), rng,
                                                    len(history) + 1)
@@ -167,11 +174,13 @@ def run_passes(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResult:
         pbar.update(1)
         pbar.set_postfix(value=f"{value:.6f}")
     done = done or (not improved and config.stops_on_quiet_pass)
+    if not done and len(history) >= limit:  # a full pass ended exactly at the limit
+      done, stopped_by = True, "iteration limit"
   if pbar is not None:
     pbar.close()
   if not sampled:  # exact JPS never lowers the value: the last policy is the best
     best_pi, best_value, best_it = pi, value, len(history)
-  return run.result(best_pi, best_value, initial_value, history, best_it)
+  return run.result(best_pi, best_value, initial_value, history, best_it, stopped_by)
 
 
 def _progress_bar(run: Run):
@@ -237,9 +246,10 @@ def run_reference(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResu
     order = [int(d) for d in rng.permutation(depths)]
   sweep = None
   limit = config.iteration_limit
-  limit = np.iinfo(np.int64).max if limit is None else limit
+  stopped_by = "iteration limit" if depths else "nothing to search"
   while len(history) < limit and depths:
     if config.depth is not None and not order:
+      stopped_by = "depths exhausted"
       break
     d = order.pop() if config.depth is not None else depths[0]
     t0 = time.perf_counter()
@@ -254,6 +264,7 @@ def run_reference(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResu
                                   num_candidates=res.num_candidates,
                                   search_seconds=res.seconds,
                                   seconds=time.perf_counter() - t0))
+      stopped_by = "no gain"
       break
     pi, changes, new_sweep = run.step(pi, res, sweep_after=True)
     new_value = value
@@ -265,4 +276,6 @@ def run_reference(run: Run, pi: np.ndarray, rng: np.random.Generator) -> JPSResu
     value = new_value
     if config.depth is not None and (res.gain > REFERENCE_RESHUFFLE_GAIN or len(history) == 1):
       order = [int(x) for x in rng.permutation(depths)]
-  return run.result(pi, value, initial_value, history, len(history))
+  if limit == 0:
+    stopped_by = "nothing to search"
+  return run.result(pi, value, initial_value, history, len(history), stopped_by)
