@@ -69,7 +69,7 @@ def parse_games(text: str) -> list[tuple[str, float]]:
   return out
 
 
-def run_one(solver: ed._EDSolverBase, seconds: float) -> dict[str, Any]:
+def run_one(solver: ed.TabularEDSolver | ed.NeuralEDSolver, seconds: float) -> dict[str, Any]:
   """Steps `solver` until `seconds` of process CPU time (compilation excluded) have passed."""
   compile_seconds = solver.warm_up()
   start = time.process_time()

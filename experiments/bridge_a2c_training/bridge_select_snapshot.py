@@ -10,11 +10,12 @@ snapshot; a rerun evaluates only the snapshots not yet in it) and prints the bes
 averages of the last 2 and last 4 snapshots (`policy_net.average_models`: stochastic weight
 averaging, Izmailov et al., UAI 2018, arXiv:1803.05407), written to ``--averages_dir``.
 Nothing here touches the held-out sets: those are for the final
-evaluation of the selected model (`benchmarks/bridge_cross_table.py`).
+evaluation of the selected model (`benchmarks/bridge_cross_table.py`). ``RUN`` is the
+training run's ``--workdir``.
 
 Usage:
-  python benchmarks/bridge_select_snapshot.py --snapshots /work/runs/a2c_more/snapshots \
-      --opponent a2c_long --boards 1000 --out results/bridge/selection.json
+  python experiments/bridge_a2c_training/bridge_select_snapshot.py --snapshots RUN/snapshots \
+      --opponent a2c_long --boards 1000 --averages 4,8,16
 """
 
 import glob
@@ -39,7 +40,8 @@ flags.DEFINE_integer("every", 1, "Evaluate every k-th snapshot only (the last on
 flags.DEFINE_list("averages", [], "Also candidates: the averages of the last K snapshots.")
 flags.DEFINE_string("averages_dir", None, "Where the averaged models go (default: the "
                     "snapshots folder's sibling 'averages').")
-flags.DEFINE_string("out", "/tmp/bridge_selection.json", "Output JSON (resumed).")
+flags.DEFINE_string("out", "experiments/bridge_a2c_training/selection.json",
+                    "Output JSON (resumed).")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
 

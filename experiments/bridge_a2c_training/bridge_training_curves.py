@@ -1,17 +1,18 @@
 r"""Training curves of A2C bridge models, read from their slim training checkpoints.
 
-  python benchmarks/bridge_training_curves.py \
-      --models checkpoints/bridge/a2c_longer.npz \
-      --selection results/bridge/selection.json \
-      --out docs/img/bridge_learning_curve.png --csv results/bridge/learning_curve.csv
+  python experiments/bridge_a2c_training/bridge_training_curves.py \
+      --models experiments/bridge_a2c_training/checkpoints/a2c_longer.npz \
+      --selection experiments/bridge_a2c_training/selection.json \
+      --out docs/img/bridge_learning_curve.png \
+      --csv experiments/bridge_a2c_training/learning_curve.csv
 
 A slim training checkpoint (`a2c.A2CTrainer.save_checkpoint(include_buffer=False)`, e.g. the
-committed ``checkpoints/bridge/*.npz``) carries its training log: one row per round (games,
-seconds, loss terms, and every ``--eval_every`` rounds the greedy model's IMPs/board against the
-natural bidder on the validation deals); a resumed run continues its parent's log. This plots
-those evaluations against self-play games and against training seconds (self-play + learning
-on the machine that trained), the policy's entropy, and, with ``--selection`` (the JSON of
-`benchmarks/bridge_select_snapshot.py`), each snapshot's validation match against the
+committed ``experiments/bridge_a2c_training/checkpoints/*.npz``) carries its training log: one row
+per round (games, seconds, loss terms, and every ``--eval_every`` rounds the greedy model's
+IMPs/board against the natural bidder on the validation deals); a resumed run continues its parent's
+log. This plots those evaluations against self-play games and against training seconds (self-play +
+learning on the machine that trained), the policy's entropy, and, with ``--selection`` (the JSON of
+`bridge_select_snapshot.py` beside this script), each snapshot's validation match against the
 selection opponent; the evaluation rows go to a CSV (atomically).
 """
 
@@ -28,13 +29,13 @@ from ospiel_team import atomic_io
 from ospiel_team.bridge.agents import model_bidder
 
 FLAGS = flags.FLAGS
-flags.DEFINE_list("models", ["checkpoints/bridge/a2c_longer.npz"],
+flags.DEFINE_list("models", ["experiments/bridge_a2c_training/checkpoints/a2c_longer.npz"],
                   "Slim training checkpoint paths (the shipped models hold no training log).")
 flags.DEFINE_string("selection", None, "JSON of bridge_select_snapshot.py to overlay.")
 flags.DEFINE_list("marks", [], "Vertical lines GAMES=label (e.g. where the learning rate "
                   "changed).")
 flags.DEFINE_string("out", "docs/img/bridge_learning_curve.png", "PNG to write.")
-flags.DEFINE_string("csv", "results/bridge/learning_curve.csv", "CSV to write.")
+flags.DEFINE_string("csv", "experiments/bridge_a2c_training/learning_curve.csv", "CSV to write.")
 
 
 def log_rows(path: str) -> list:

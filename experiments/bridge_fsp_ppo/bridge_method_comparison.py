@@ -1,6 +1,6 @@
 r"""Pre-registered comparison of bridge training methods from `a2c_longer` at equal CPU seconds.
 
-Arms (`ARMS`; the pre-registration is ``results/bridge_fsp_ppo/PREREGISTRATION.md``): plain
+Arms (`ARMS`; the pre-registration is ``experiments/bridge_fsp_ppo/PREREGISTRATION.md``): plain
 self-play A2C (`ospiel_team.bridge.agents.a2c`), A2C with fictitious self-play against a pool
 of past snapshots (`opponent_pool`; Heinrich, Lanctot & Silver, ICML 2015, as Kita et al.,
 IEEE CoG 2024, use it), PPO (`ospiel_team.bridge.agents.ppo`; Schulman et al.,
@@ -29,12 +29,12 @@ means with Welch's interval). The summary reads every finished run in ``OUT/runs
 drivers on disjoint ``--seeds`` can share one ``OUT`` and ``WORKDIR`` (never give two drivers
 one seed).
 
-  nice -n 10 python benchmarks/bridge_method_comparison.py --workdir /work/runs/fsp_ppo \
-      --out results/bridge_fsp_ppo --seeds 1,2,3,4,5,6 --cpu_minutes 30
+  python experiments/bridge_fsp_ppo/bridge_method_comparison.py --workdir WORKDIR \
+      --seeds 1,2,3,4,5,6 --cpu_minutes 30
   # the pilot (a few CPU minutes per arm, validation only, no decision):
-  nice -n 10 python benchmarks/bridge_method_comparison.py --pilot --cpu_minutes 3 \
-      --seeds 1 --select_boards 300 --snapshots 2 --workdir /tmp/fsp_pilot \
-      --out results/bridge_fsp_ppo/pilot
+  python experiments/bridge_fsp_ppo/bridge_method_comparison.py --pilot --cpu_minutes 3 \
+      --seeds 1 --select_boards 300 --snapshots 2 --workdir WORKDIR \
+      --out experiments/bridge_fsp_ppo/pilot
 """
 
 import dataclasses
@@ -59,7 +59,7 @@ from ospiel_team.bridge.agents import trainers
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("workdir", "/tmp/bridge_fsp_ppo", "Training folders (resumed).")
-flags.DEFINE_string("out", "results/bridge_fsp_ppo", "Run records and summary (resumed).")
+flags.DEFINE_string("out", "experiments/bridge_fsp_ppo", "Run records and summary (resumed).")
 flags.DEFINE_list("arms", ["a2c", "a2c_fsp", "ppo", "ppo_fsp"], "Arms to run (see ARMS).")
 flags.DEFINE_list("seeds", ["1", "2", "3", "4", "5", "6"],
                   "Trainer seeds (one run per arm and seed).")

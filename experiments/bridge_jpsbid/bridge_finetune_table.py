@@ -5,7 +5,7 @@ NeurIPS 2020, arXiv:2008.06495, Sec. 7.3 and Table 3: a pre-trained A2C bidder i
 (a) by continued A2C ("non-search"), (b) with 1-search and (c) with JPSBid, the best model of
 each is picked by IMPs/b against the baseline, and the picked models are compared.
 
-  python benchmarks/bridge_finetune_table.py --workdir /tmp/bridge_ft \
+  python experiments/bridge_jpsbid/bridge_finetune_table.py --workdir WORKDIR \
       --variants a2c,1search,jps --rounds 300 --snapshot_every 50 \
       [--reference_dir PATH/TO/jps_reference] [--ship]
 
@@ -40,7 +40,7 @@ resumed run equals an uninterrupted one); every match result is stored in
 ``WORKDIR/results.json`` as soon as it is done; a rerun skips whatever is there, and a
 finished run does nothing but print the table (``WORKDIR/table.md``). ``--ship`` copies the
 picked a2c / 1search models and the JPS variant best on validation to
-``ospiel_team/bridge/models/`` (a2c_finetuned, a2c_1search, jpsbid) with their command, data,
+``experiments/bridge_jpsbid/models/`` (a2c_finetuned, a2c_1search, jpsbid) with their command, data,
 seed and time in the metadata.
 """
 
@@ -64,6 +64,9 @@ from ospiel_team.bridge.agents import jps_paper
 from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this experiment's folder
+import jpsbid_models  # noqa: E402  (its models: jpsbid_models.py beside this script)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("workdir", "/tmp/bridge_ft", "Output / resume folder.")
@@ -98,7 +101,7 @@ flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' models (d
 flags.DEFINE_integer("train_deals", None, "Use only the first N deals of the shipped training "
                      "set (default: all). 10000 reproduces the recorded runs made when the "
                      "shipped set held 10,000 deals (its first 10,000 are that file).")
-flags.DEFINE_bool("ship", False, "Copy the picked models into ospiel_team/bridge/models/.")
+flags.DEFINE_bool("ship", False, "Copy the picked models into experiments/bridge_jpsbid/models/.")
 flags.DEFINE_bool("progress", True, "Progress bars.")
 
 VARIANTS = {
@@ -249,7 +252,7 @@ def _check_flags() -> dict:
   try:
     atomic_io.check_writable(FLAGS.workdir, folder=True, flag="--workdir")
     variants = parse_variants(FLAGS.variants)
-    model_bidder.model_path(FLAGS.init_model)
+    jpsbid_models.model_path(FLAGS.init_model)
     if FLAGS.eval_dataset not in ("heldout", "heldout2"):
       raise ValueError(f"--eval_dataset must be heldout or heldout2, got "
                        f"{FLAGS.eval_dataset!r}")
@@ -304,7 +307,7 @@ def available_opponents(ref: str | None) -> tuple[list[str], list[str], dict[str
   for o in opponents:
     path = None
     try:
-      path = model_bidder.model_path(o)
+      path = jpsbid_models.model_path(o)
     except ValueError:
       pass
     okey[o] = o if path is None or not path.endswith(".npz") else \
@@ -381,7 +384,7 @@ def table_markdown(variants: dict, picked: dict, opponents: list[str], okey: dic
 
 def ship(variants: dict, picked: dict, run_stats: dict, ref: str | None) -> None:
   """Copies the picked a2c / 1search models and the JPS variant best on validation to
-  ``ospiel_team/bridge/models/`` (unless already there), with their provenance."""
+  ``experiments/bridge_jpsbid/models/`` (unless already there), with their provenance."""
   jps_names = [n for n in variants if variants[n].get("depth") == 3]
   chosen = {"a2c": "a2c", "1search": "1search"}
   if jps_names:  # the JPS variant best on *validation* (never on held-out)
@@ -391,15 +394,15 @@ def ship(variants: dict, picked: dict, run_stats: dict, ref: str | None) -> None
       continue
     net_, params, meta = policy_net.load_model(picked[n][3])
     del net_
-    out = os.path.join(model_bidder.MODELS_DIR, model_bidder.SHIPPED_MODELS[SHIP_NAMES[role]])
+    out = jpsbid_models.model_path(SHIP_NAMES[role])
     if os.path.exists(out):
       old = policy_net.load_model(out)[2]
       if old.get("variant") == n and old.get("picked_round") == picked[n][0]:
         continue  # already shipped
     extra = {k: val for k, val in meta.items() if k not in ("network", "uncontested")}
     extra.update(
-        command="python benchmarks/bridge_finetune_table.py " + " ".join(sys.argv[1:]).replace(
-            ref or "\0", "$JPS_REFERENCE_DIR"),
+        command=("python experiments/bridge_jpsbid/bridge_finetune_table.py "
+                 + " ".join(sys.argv[1:]).replace(ref or "\0", "$JPS_REFERENCE_DIR")),
         data=(f"first {FLAGS.train_deals} " if FLAGS.train_deals else "") +
         "shipped training deals (seed 0) minus validation/held-out, augmented x96",
         start_model=FLAGS.init_model, seed=FLAGS.seed, picked_round=picked[n][0],
@@ -415,7 +418,7 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   variants = _check_flags()
-  init_path = model_bidder.model_path(FLAGS.init_model)
+  init_path = jpsbid_models.model_path(FLAGS.init_model)
   os.makedirs(FLAGS.workdir, exist_ok=True)
   ref = FLAGS.reference_dir or jps_paper.default_reference_dir()
   results = Results(os.path.join(FLAGS.workdir, "results.json"))

@@ -1,14 +1,13 @@
 r"""Pre-registered replication: JPSBid vs plain fine-tuning on fresh held-out boards.
 
-The protocol (docs/bridge.md, "Replication of JPSBid vs plain fine-tuning on
-fresh boards (pre-registered)", committed before the boards existed) compares the shipped
-`jpsbid` with the shipped `a2c_finetuned` on the 4,000 deals of `heldout2` (seed 20261123),
-greedy, board order seed 2, and decides on those boards alone: replicated iff the mean is
->= +0.20 IMPs/b and the 95% interval's lower end > 0. This script plays that match and
-the secondary ones, and writes them with the decision to a JSON file:
+The protocol (pre-registered, committed before the boards existed) compares this
+experiment's `jpsbid` with its `a2c_finetuned` (`jpsbid_models`) on the 4,000 deals of
+`heldout2` (seed 20261123), greedy, board order seed 2, and decides on those boards alone:
+replicated iff the mean is >= +0.20 IMPs/b and the 95% interval's lower end > 0. This script
+plays that match and the secondary ones, and writes them with the decision to a JSON file:
 
-  python benchmarks/bridge_replication.py --out results/bridge/jpsbid_from_a2c.json \
-      [--replicate_workdir /tmp/ft_seed11] [--workdir /tmp/h14rep/matches]
+  python experiments/bridge_jpsbid/bridge_replication.py [--replicate_workdir WORKDIR] \
+      [--workdir MATCHES]
 
 * primary: jpsbid vs a2c_finetuned on heldout2 (4,000 boards);
 * the same pair on the original 2,000 `heldout` boards (replayed, it must equal the
@@ -27,15 +26,14 @@ the secondary ones, and writes them with the decision to a JSON file:
   s.e.; over runs: their mean with a Student t 95% interval (n - 1 d.f.) and the
   pre-registered rule (`decide_method`).
 
-  python benchmarks/bridge_replication.py --out results/bridge/jpsbid_from_a2c.json \
-      --replicate_workdir /tmp/h14m/ft_seed13,/tmp/h14m/ft_seed14 \
-      --runs_dir results/bridge/jpsbid_from_a2c
+  python experiments/bridge_jpsbid/bridge_replication.py \
+      --replicate_workdir WORKDIR13,WORKDIR14
   # the method-level test over the run files of a folder alone, without playing any match:
-  python benchmarks/bridge_replication.py --runs_only \
-      --runs_dir results/bridge/jpsbid_from_a2c_longer \
-      --preregistered 1fee3d0 --out results/bridge/jpsbid_from_a2c_longer.json
+  python experiments/bridge_jpsbid/bridge_replication.py --runs_only \
+      --runs_dir experiments/bridge_jpsbid/jpsbid_from_a2c_longer \
+      --preregistered 1fee3d0 --out experiments/bridge_jpsbid/jpsbid_from_a2c_longer.json
   # a finished run's file alone, without playing any match:
-  python benchmarks/bridge_replication.py --export_only --replicate_workdir /tmp/h14m/ft_seed13
+  python experiments/bridge_jpsbid/bridge_replication.py --export_only --replicate_workdir WORKDIR13
 
 With no ``--replicate_workdir`` the across-run statistic uses the committed files only.
 
@@ -52,6 +50,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Sequence
 
@@ -67,15 +66,18 @@ from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this experiment's folder
+import jpsbid_models  # noqa: E402  (its models: jpsbid_models.py beside this script)
+
 FLAGS = flags.FLAGS
-flags.DEFINE_string("out", "results/bridge/jpsbid_from_a2c.json", "Output JSON.")
+flags.DEFINE_string("out", "experiments/bridge_jpsbid/jpsbid_from_a2c.json", "Output JSON.")
 flags.DEFINE_string("workdir", "/tmp/bridge_replication", "Match cache folder.")
 flags.DEFINE_list("replicate_workdir", [], "Workdirs of further fine-tuning runs "
                   "(bridge_finetune_table.py --variants a2c,jps --eval_dataset heldout2 "
                   "--eval_boards 4000), comma-separated; each is exported to --runs_dir.")
-flags.DEFINE_string("runs_dir", "results/bridge/jpsbid_from_a2c", "Folder of the per-run files "
-                    "bridge_finetune_seed<S>.json; every such file is one run of the "
-                    "across-run statistic.")
+flags.DEFINE_string("runs_dir", "experiments/bridge_jpsbid/jpsbid_from_a2c",
+                    "Folder of the per-run files bridge_finetune_seed<S>.json; every such file "
+                    "is one run of the across-run statistic.")
 flags.DEFINE_bool("export_only", False, "Only write the --replicate_workdir runs' files to "
                   "--runs_dir (no matches, no --out).")
 flags.DEFINE_bool("runs_only", False, "Only the method-level test over the files in "
@@ -158,7 +160,7 @@ class Cache:
     self.data = json.load(open(self.path)) if os.path.exists(self.path) else {}
 
   def play(self, a: str, b: str, dataset: str, boards: int) -> dict:
-    pa, pb = model_bidder.model_path(a), model_bidder.model_path(b)
+    pa, pb = jpsbid_models.model_path(a), jpsbid_models.model_path(b)
     key = f"{a}#{_sha1(pa)[:10]}|{b}#{_sha1(pb)[:10]}|{dataset}|{boards}|{FLAGS.seed}"
     if key not in self.data:
       t0 = time.time()
@@ -272,11 +274,11 @@ def shipped_run(prim: dict, plain_a2c: dict, jps_a2c: dict) -> dict:
     rec[name] = _brief(r)
   variants = {}
   for v, ship in (("a2c", "a2c_finetuned"), ("jps", "jpsbid")):
-    meta = policy_net.load_model(model_bidder.model_path(ship))[2]
+    meta = policy_net.load_model(jpsbid_models.model_path(ship))[2]
     rec["seed"] = int(meta["seed"])
     variants[v] = {"model": ship, "picked_round": meta["picked_round"],
                    "validation_vs_start": meta["validation_imps_vs_start"],
-                   "picked_sha1": _sha1(model_bidder.model_path(ship)),
+                   "picked_sha1": _sha1(jpsbid_models.model_path(ship)),
                    "command": meta["command"], "train_s": meta["train_s"]}
   rec["variants"] = variants
   return rec
@@ -419,7 +421,7 @@ def shipped_models_test(cache: Cache, n2: int) -> dict:
   primary = _row(prim)
   return {
       "protocol": "docs/bridge.md, pre-registered (commit 10e48da)",
-      "models": {n: _sha1(model_bidder.model_path(n)) for n in
+      "models": {n: _sha1(jpsbid_models.model_path(n)) for n in
                  ("jpsbid", "a2c_finetuned", "a2c_1search", "a2c")},
       "primary": primary,
       "decision": decide(primary),

@@ -1,6 +1,6 @@
 r"""Why the play-time search loses: its changed calls taken apart on the validation deals.
 
-The pre-registered search experiment (``results/bridge_search``) found the search bidder
+The pre-registered search experiment (``experiments/bridge_search``) found the search bidder
 ``search:best?dd=net&k=32&min_z=1`` worse than its policy alone. This script replays its
 selection match (the same bidder, opponent, validation boards, seed and batches, so the same
 calls) and keeps every searched call where the search played another call than the policy.
@@ -25,7 +25,7 @@ The changed calls are stored once the match is over (``OUT/changed_calls.npz``; 
 match is replayed from its start), the calls' values every 20 calls (``OUT/record.json``); a
 rerun goes on where it stopped and a finished run does nothing.
 
-  nice -n 10 python benchmarks/bridge_search_diagnosis.py --out results/bridge_search/diagnosis
+  python experiments/bridge_search/bridge_search_diagnosis.py
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ flags.DEFINE_integer("batch_boards", 100, "Boards per batch (as the experiment: 
 flags.DEFINE_integer("dds_calls", 200, "Changed calls whose fresh deals are also scored by "
                      "DDS (drawn at random; DDS is the diagnosis's main cost).")
 flags.DEFINE_integer("diagnosis_seed", 0, "Seed of the fresh deals and of the DDS subset.")
-flags.DEFINE_string("out", "results/bridge_search/diagnosis", "Folder of the record and of "
+flags.DEFINE_string("out", "experiments/bridge_search/diagnosis", "Folder of the record and of "
                     "its checkpoint (the changed calls of the replayed match).")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 

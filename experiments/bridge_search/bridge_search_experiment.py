@@ -1,6 +1,6 @@
-r"""The pre-registered experiment on search at play time (``results/bridge_search``).
+r"""The pre-registered experiment on search at play time (``experiments/bridge_search``).
 
-  nice -n 10 python benchmarks/bridge_search_experiment.py --out results/bridge_search
+  python experiments/bridge_search/bridge_search_experiment.py
 
 Stage 1 (selection, validation deals only): each of ``--candidates`` plays ``--select_boards``
 boards of the shipped ``validation`` deals (seed 1) against ``--opponent``; the candidate with
@@ -53,10 +53,10 @@ flags.DEFINE_integer("select_boards", 500, "Validation boards per candidate.")
 flags.DEFINE_list("final_boards", ["2000", "4000"],
                   "Boards of heldout and of heldout2 in stage 2 (the whole sets).")
 flags.DEFINE_integer("batch_boards", 100, "Boards per stored batch.")
-flags.DEFINE_string("workdir", "results/bridge_search/boards",
+flags.DEFINE_string("workdir", "experiments/bridge_search/boards",
                     "Folder of the stored boards (committed as the experiment goes: the "
                     "checkpoints a later session resumes from).")
-flags.DEFINE_string("out", "results/bridge_search", "Folder of the record.")
+flags.DEFINE_string("out", "experiments/bridge_search", "Folder of the record.")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
 SELECT = ("validation", 1)
@@ -133,7 +133,7 @@ def main(argv):
     record.setdefault("models", models)
   else:
     record = {"settings": settings, "matches": {}, "models": models,
-              "command": "python benchmarks/bridge_search_experiment.py " + " ".join(
+              "command": "python experiments/bridge_search/bridge_search_experiment.py " + " ".join(
                   sys.argv[1:]),
               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"}
 

@@ -1,7 +1,7 @@
 r"""The pre-registered wide network's self-play run: its progress, selection, estimate, decision.
 
-The pre-registration is ``results/bridge_wide_run/PREREGISTRATION.md``: a 512 x 2 network,
-started from a distillation of `a2c_longer` (``results/bridge_wide_start``), trains by
+The pre-registration is ``experiments/bridge_wide_run/PREREGISTRATION.md``: a 512 x 2 network,
+started from a distillation of `a2c_longer` (``experiments/bridge_wide_start``), trains by
 self-play A2C for ``--budget_cpu_minutes`` CPU minutes (`ospiel-team-train-bridge`, resumed
 across sessions from ``--run``). This script reads that run and, each time it is run,
 
@@ -33,9 +33,12 @@ command, interrupted and run again, in this or a later session, goes on where it
 finished record is not played again. The record holds the content digest of every model it
 scored: a rerun after one of them changed is refused.
 
-  nice -n 10 python benchmarks/bridge_wide_run.py --run /work/runs/bridge_wide_run \
-      --start /work/runs/bridge_wide_start/start.npz --match_dir /work/runs/wide_run_matches \
-      --out results/bridge_wide_run
+  python experiments/bridge_wide_run/bridge_wide_run.py --run RUN \
+      --start WORKDIR/start.npz --match_dir MATCHES \
+      --keep_leader experiments/bridge_wide_run/checkpoints/wide_run_leader.npz
+
+``RUN`` is the training run's ``--workdir``, ``WORKDIR`` that of `bridge_wide_start.py` and
+``MATCHES`` any folder for the stored boards.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ flags.DEFINE_integer("select_boards", 1000, "Validation boards per candidate.", 
 flags.DEFINE_list("heldout_boards", ["2000", "4000"], "Boards of heldout and of heldout2.")
 flags.DEFINE_string("match_dir", "/tmp/bridge_wide_run_matches", "Where every match stores its "
                     "boards as they are played (resumed).")
-flags.DEFINE_string("out", "results/bridge_wide_run", "Folder of record.json.")
+flags.DEFINE_string("out", "experiments/bridge_wide_run", "Folder of record.json.")
 flags.DEFINE_string("keep_leader", None, "Where to keep a copy of the validation leader so far "
                     "(a .npz path; None: not kept).")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
@@ -196,7 +199,8 @@ def main(argv):
   else:
     record = {"settings": settings, "matches": {}, "models": {},
               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"}
-  record["command"] = "python benchmarks/bridge_wide_run.py " + " ".join(sys.argv[1:])
+  record["command"] = ("python experiments/bridge_wide_run/bridge_wide_run.py "
+                       + " ".join(sys.argv[1:]))
   old = record.get("training", {})
   if any(old.get(k) != progress[k] for k in ("round", "cpu_s", "evals")):
     record["training"] = progress  # a rerun with nothing new leaves the record as it was

@@ -1,6 +1,6 @@
 r"""A start for a wider bidder network: imitate `best`'s calls, or distil its distribution.
 
-The pre-registered plan is ``results/bridge_wide_start/PLAN.md``. A wider network (512 x 2
+The pre-registered plan is ``experiments/bridge_wide_start/PLAN.md``. A wider network (512 x 2
 by default) costs about four times the CPU per self-play game of `best`'s 200 x 2, so it can
 only pay if it starts where `best` is. This script
 
@@ -21,8 +21,7 @@ only pay if it starts where `best` is. This script
 Each finished arm is written to ``OUT/record.json`` at once (atomically); a rerun skips the
 finished arms and a finished run prints its record and does nothing.
 
-  nice -n 10 python benchmarks/bridge_wide_start.py --workdir /tmp/bridge_wide_start \
-    --out results/bridge_wide_start
+  python experiments/bridge_wide_start/bridge_wide_start.py --workdir WORKDIR
 """
 
 from __future__ import annotations
@@ -64,7 +63,7 @@ flags.DEFINE_list("arms", ["calls", "probabilities"], "What the students imitate
                   "--bc_targets of ospiel-team-train-bridge).")
 flags.DEFINE_string("workdir", "/tmp/bridge_wide_start", "Folder of the collected states and "
                     "of the students' models.")
-flags.DEFINE_string("out", "results/bridge_wide_start", "Folder of the record.")
+flags.DEFINE_string("out", "experiments/bridge_wide_start", "Folder of the record.")
 flags.DEFINE_integer("value_steps", 4000, "Adam steps fitting the chosen start's value head.")
 flags.DEFINE_bool("progress", True, "Show progress bars.")
 
@@ -176,7 +175,8 @@ def main(argv):
       raise SystemExit(f"{path}: recorded with other settings; use another --out")
   else:
     record = {"settings": settings, "arms": {},
-              "command": "python benchmarks/bridge_wide_start.py " + " ".join(sys.argv[1:]),
+              "command": ("python experiments/bridge_wide_start/bridge_wide_start.py "
+                          + " ".join(sys.argv[1:])),
               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
               "commit": report.short_commit(), "date": datetime.date.today().isoformat(),
               "load_before": [round(x, 2) for x in os.getloadavg()]}

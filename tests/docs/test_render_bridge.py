@@ -169,7 +169,7 @@ def test_search_diagnosis_reads_its_record(fresh_results, tmp_path):
 
   record = {
       "settings": {"opponent": "best"}, "rows": [{}] * 10, "done": True,
-      "command": "python benchmarks/bridge_search_diagnosis.py", "commit": "abc1234",
+      "command": "python experiments/bridge_search/bridge_search_diagnosis.py", "commit": "abc1234",
       "date": "2026-11-29", "machine": "x86_64, 2 CPUs (shared)",
       "load_before": [2.5, 2.0, 1.0], "load_after": [3.5, 3.0, 2.0],
       "match": {"mean": -0.19, "se": 0.29, "searched_calls": 5243, "changed_calls": 916},
@@ -244,7 +244,7 @@ def test_wide_start_reads_its_record(fresh_results, tmp_path):
       "settings": {"teacher": "a2c_longer", "hidden": 512, "num_blocks": 2, "deals": 50000,
                    "steps": 16000, "eval_boards": 1000},
       "collection": {"states": 531465, "cpu_s": 60.0}, "validation_states": 10643,
-      "command": "python benchmarks/bridge_wide_start.py", "commit": "abc1234",
+      "command": "python experiments/bridge_wide_start/bridge_wide_start.py", "commit": "abc1234",
       "date": "2026-11-29", "machine": "x86_64, 2 CPUs (shared)", "load_before": [3.0, 2, 1],
       "arms": {"calls": {"train_cpu_s": 1400.4, "train_agreement": 0.93,
                          "validation_agreement": 0.912, "validation_kl": 0.1234,
@@ -283,7 +283,7 @@ def test_wide_run_status_reads_its_record(fresh_results, tmp_path):
                                     "imps_vs_natural": 3.9, "se": 0.37}]},
             "matches": {"reference/start": {**match, "mean": 3.83},
                         "reference/opponent": {**match, "mean": 3.515}},
-            "command": "python benchmarks/bridge_wide_run.py --run R"}
+            "command": "python experiments/bridge_wide_run/bridge_wide_run.py --run R"}
   (folder / "record.json").write_text(json.dumps(record))
   common.set_results_dir(str(tmp_path))
   text = bridge.wide_run_status()
@@ -323,7 +323,8 @@ def test_wide_run_status_marks_the_lost_trajectory(fresh_results, tmp_path):
                              {**ev, "round": 2000, "imps_vs_natural": 4.1}]}
   record = {"settings": {"opponent": "a2c_longer", "eval_boards": 400, "select_boards": 1000},
             "matches": {"reference/start": {**match, "mean": 3.83}},
-            "models": {"opponent": "d"}, "command": "python benchmarks/bridge_wide_run.py",
+            "models": {"opponent": "d"},
+            "command": "python experiments/bridge_wide_run/bridge_wide_run.py",
             "lost": {"training": lost_training,
                      "resumed_from": {"round": 1500, "games": 1, "cpu_s": 1800.4},
                      "matches": {"start": {**match, "mean": -0.1},

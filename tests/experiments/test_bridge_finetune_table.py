@@ -1,4 +1,5 @@
-"""benchmarks/bridge_finetune_table.py: one-line user errors; (slow) resume and model selection."""
+"""experiments/bridge_jpsbid/bridge_finetune_table.py: one-line user errors; (slow) resume and
+model selection."""
 
 import json
 import os
@@ -11,7 +12,7 @@ import pytest
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
-SCRIPT = os.path.join(REPO, "benchmarks", "bridge_finetune_table.py")
+SCRIPT = os.path.join(REPO, "experiments", "bridge_jpsbid", "bridge_finetune_table.py")
 TINY = ["--deals_per_round", "8", "--select_boards", "12", "--eval_boards", "12",
         "--opponents", "a2c", "--progress=false", "--snapshot_every", "2"]
 

@@ -15,8 +15,9 @@ import scipy.stats
 from ospiel_team import atomic_io
 from tests import repo as tests_repo
 
-SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_method_comparison.py")
-PREREG = os.path.join(tests_repo.REPO, "results", "bridge_fsp_ppo", "PREREGISTRATION.md")
+SCRIPT = os.path.join(tests_repo.REPO, "experiments",
+                      "bridge_fsp_ppo", "bridge_method_comparison.py")
+PREREG = os.path.join(tests_repo.REPO, "experiments", "bridge_fsp_ppo", "PREREGISTRATION.md")
 
 
 def test_summary_counts_another_drivers_finished_run(tmp_path):

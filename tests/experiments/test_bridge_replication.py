@@ -1,4 +1,5 @@
-"""benchmarks/bridge_replication.py: the pre-registered decision rule, its statistics, errors."""
+"""experiments/bridge_jpsbid/bridge_replication.py: the pre-registered decision rule, its
+statistics, errors."""
 
 import json
 import os
@@ -10,7 +11,7 @@ import numpy as np
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
-SCRIPT = os.path.join(REPO, "benchmarks", "bridge_replication.py")
+SCRIPT = os.path.join(REPO, "experiments", "bridge_jpsbid", "bridge_replication.py")
 
 _PROBE = r"""
 import importlib.util, json, sys
@@ -187,10 +188,11 @@ def test_across_runs_and_per_run_files(tmp_path):
 
 
 def test_runs_only_summarizes_a_committed_run_folder(tmp_path):
-  # The method-level statistic of results/bridge/jpsbid_from_a2c_longer/, recomputed here from the
+  # The method-level statistic of experiments/bridge_jpsbid/jpsbid_from_a2c_longer/, recomputed
+  # here from the
   # per-run files with scipy's Student t: mean over runs, interval, and the decision's inputs.
   from scipy import stats
-  folder = os.path.join(REPO, "results", "bridge", "jpsbid_from_a2c_longer")
+  folder = os.path.join(REPO, "experiments", "bridge_jpsbid", "jpsbid_from_a2c_longer")
   out_path = tmp_path / "m.json"
   res = subprocess.run([sys.executable, SCRIPT, "--runs_only", "--runs_dir", folder,
                         "--preregistered", "1fee3d0", "--out", str(out_path),

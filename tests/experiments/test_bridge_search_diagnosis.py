@@ -13,7 +13,7 @@ from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import search_bidder
 from tests import repo as tests_repo
 
-SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_search_diagnosis.py")
+SCRIPT = os.path.join(tests_repo.REPO, "experiments", "bridge_search", "bridge_search_diagnosis.py")
 SPEC = "search:a2c?k=4&pool=64&dd=net"
 ARGS = ["--spec", SPEC, "--opponent", "a2c", "--boards", "12", "--batch_boards", "4",
         "--dds_calls", "2", "--noprogress"]

@@ -11,7 +11,8 @@ import numpy as np
 from ospiel_team import atomic_io
 from tests import repo as tests_repo
 
-SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_search_experiment.py")
+SCRIPT = os.path.join(tests_repo.REPO, "experiments",
+                      "bridge_search", "bridge_search_experiment.py")
 ARGS = ["--candidates", "search:a2c?k=2&pool=32&dd=net,search:a2c?k=2&pool=32&dd=net&min_z=1",
         "--opponent", "a2c", "--select_boards", "2", "--final_boards", "2,3",
         "--batch_boards", "2", "--noprogress"]

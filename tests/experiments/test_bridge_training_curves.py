@@ -1,4 +1,5 @@
-"""benchmarks/bridge_training_curves.py on a synthetic training log: the CSV holds exactly the
+"""experiments/bridge_a2c_training/bridge_training_curves.py on a synthetic training log: the CSV
+holds exactly the
 log's evaluation rows, the PNG is written, and a model file without a log is a one-line error."""
 
 import csv
@@ -11,7 +12,8 @@ import numpy as np
 
 from tests import repo as tests_repo
 
-SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_training_curves.py")
+SCRIPT = os.path.join(tests_repo.REPO, "experiments",
+                      "bridge_a2c_training", "bridge_training_curves.py")
 
 
 def _run(*args, cwd):

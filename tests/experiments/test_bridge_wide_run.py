@@ -16,7 +16,7 @@ from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
 from tests import repo as tests_repo
 
-SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_wide_run.py")
+SCRIPT = os.path.join(tests_repo.REPO, "experiments", "bridge_wide_run", "bridge_wide_run.py")
 COLUMNS = ["round", "games", "cpu_s", "eval_boards", "eval_imps_vs_natural", "eval_stderr"]
 
 
@@ -43,7 +43,8 @@ def _fake_run(tmp_path) -> None:
   snaps = tmp_path / "run" / "snapshots"
   snaps.mkdir(parents=True)
   shutil.copy(model_bidder.model_path("a2c"), snaps / "round_0000001.npz")
-  shutil.copy(model_bidder.model_path("a2c_finetuned"), snaps / "round_0000002.npz")
+  shutil.copy(os.path.join(tests_repo.REPO, "experiments", "bridge_jpsbid", "models",
+                           "a2c_finetuned.npz"), snaps / "round_0000002.npz")
   shutil.copy(model_bidder.model_path("a2c_longer"), tmp_path / "start.npz")
   _log(tmp_path, [
       {"round": 1, "games": 8, "cpu_s": 5.0, "eval_boards": 4, "eval_imps_vs_natural": 0.5,

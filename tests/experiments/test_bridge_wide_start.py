@@ -12,7 +12,7 @@ from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
 from tests import repo as tests_repo
 
-SCRIPT = os.path.join(tests_repo.REPO, "benchmarks", "bridge_wide_start.py")
+SCRIPT = os.path.join(tests_repo.REPO, "experiments", "bridge_wide_start", "bridge_wide_start.py")
 ARGS = ["--deals", "30", "--steps", "3", "--hidden", "8", "--num_blocks", "1",
         "--eval_boards", "12", "--batch_size", "64", "--noprogress"]
 
