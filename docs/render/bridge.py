@@ -9,6 +9,7 @@ render from `bridge_experiments`; the formatting helpers here are shared with it
 from __future__ import annotations
 
 import math
+import re
 
 from render import common
 
@@ -63,10 +64,13 @@ def interval(ci, digits: int = 3) -> str:
   return f"[{signed(ci[0], digits)}, {signed(ci[1], digits)}]"
 
 
-def folded(rel: str, label: str) -> str:
-  """A Markdown record (its title line dropped), shown folded under `label`, with the scripts,
-  records and working folders it names at their current place (`common.runnable`)."""
+def folded(rel: str, label: str, until: str | None = None) -> str:
+  """A Markdown record (its title line dropped, and from a line starting with `until` on),
+  shown folded under `label`, with the scripts, records and working folders it names at their
+  current place (`common.runnable`)."""
   text = common.runnable(common.load(rel))
+  if until:
+    text = re.split(rf"^{re.escape(until)}", text, maxsplit=1, flags=re.M)[0]
   body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
   return (f'??? note "{label} (`{common.record_label(rel)}`; paths as they are now)"\n'
           f"{body}\n")

@@ -45,7 +45,8 @@ def registration(folder: str, label: str = "Pre-registration") -> str:
   """A study's registration (`<folder>/registration.json`): its date, its amendments as a
   dated list, and its plan (the Markdown beside it) folded under `label`."""
   reg = common.load(f"{folder}/registration.json")
-  return _dated(reg) + "\n\n" + folded(f"{folder}/{reg['plan']}", label)
+  return _dated(reg) + "\n\n" + folded(f"{folder}/{reg['plan']}", label + " as registered",
+                                       until="## Amendment")
 
 
 def jpsbid_registration(study: str) -> str:

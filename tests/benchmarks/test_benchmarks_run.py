@@ -31,9 +31,10 @@ BENCHMARKS = os.path.join(REPO, "benchmarks")
 # script -> its smallest setting's arguments ({tmp}: the test's temporary folder).
 SMALL: dict[str, list[str]] = {
     "bridge_agents.py": ["--models", "a2c=a2c", "--cost_models", "natural",
-                         "--out", "{tmp}/out"],
+                         "--out", "{tmp}/out", "--record", "{tmp}/uncontested.json"],
     "bridge_cross_table.py": ["--bidders", "natural,random", "--datasets", "heldout",
-                              "--boards", "8", "--out", "{tmp}/cross"],
+                              "--boards", "8", "--out", "{tmp}/cross",
+                              "--record", "{tmp}/cross.json"],
     "bridge_dataset_throughput.py": ["--deals", "8", "--workers", "1",
                                      "--json_out", "{tmp}/throughput.json"],
     "bridge_dd_net.py": ["--train_deals", "20", "--hidden", "8", "--num_layers", "1",
@@ -127,7 +128,7 @@ HELP_ONLY: dict[str, str] = {
 
 # Flags whose value is a path the script writes (checked to exist after the run).
 OUTPUT_FLAGS = ("--out", "--out_md", "--json_out", "--figure", "--package_data", "--records",
-                "--img")
+                "--img", "--record")
 
 # What a script must never write into (the repository's records, figures, shipped data).
 GUARDED = ("results", "experiments", os.path.join("docs", "img"),

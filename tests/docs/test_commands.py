@@ -296,7 +296,9 @@ def test_the_check_sees_what_fails():
   assert problems("nohup nice -n 19 python benchmarks/jps_speed.py")[0] == "starts with 'nohup'"
   assert problems("python benchmarks/jps_speed.py --json_out results/jps_speed.json") == [
       "--json_out results/jps_speed.json: no such record"]
-  assert "writes none of" in writes_problems(["python benchmarks/jps_speed.py"],
+  assert writes_problems(["python benchmarks/jps_speed.py"],  # its default
+                         ("results/speed/jps_speed.json",)) == []
+  assert "writes none of" in writes_problems(["python benchmarks/jps_speed.py --json_out OUT"],
                                              ("results/speed/jps_speed.json",))[0]
   assert writes_problems(["python benchmarks/bridge_agents.py --out OUT",
                           "cp OUT/bridge_agents.json results/bridge/uncontested_cost.json"],
