@@ -42,7 +42,7 @@ FOLDERS_NOT_ON_A_PAGE = {
 }
 # What an experiment's folder holds besides its records (file endings, folder names).
 EXPERIMENT_RECORDS = (".json", ".csv", ".md")
-EXPERIMENT_NOT_RECORDS = ("README.md",)
+EXPERIMENT_NOT_RECORDS = ("README.md", "TRAINING.md")  # the folders' descriptions
 
 # The results index: a summary of verdicts computed from the records of the other pages.
 SUMMARY_PAGE = "results/index.md"
