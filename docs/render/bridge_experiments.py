@@ -34,7 +34,7 @@ JPSBID = "experiments/bridge_jpsbid"
 def _dated(reg: dict) -> str:
   """'Registered on DATE (commit `c`)' and its amendments as a dated list."""
   out = (f"Registered on {reg['registered']['date']} (commit `{reg['registered']['commit']}`), "
-         "before its first run.")
+         f"before {reg['registered'].get('before', 'its first run')}.")
   if not reg["amendments"]:
     return out + " No amendment."
   return out + " Amendments:\n\n" + "\n".join(
