@@ -14,6 +14,7 @@ Writes ``DIR/bridge_agents.json`` and ``DIR/bridge_agents.md`` (atomically) and 
 
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -27,6 +28,7 @@ from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import uncontested as U
+from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("models", "a2c=a2c", "Comma-separated name=path (or name=shipped name).")
@@ -38,6 +40,8 @@ flags.DEFINE_string("cost_data", None, "Cost dataset for the uncontested cost (d
 flags.DEFINE_string("cost_models", "a2c_uncontested,a2c,natural",
                     "Bidders (names from --models or built-in) for the uncontested cost.")
 flags.DEFINE_string("out", "/tmp/bridge_agents_bench", "Output folder.")
+flags.DEFINE_string("record", None, "Also write the results with their command and commit to "
+                    "this record (e.g. results/bridge/uncontested_cost.json).")
 flags.DEFINE_integer("max_boards", 100000, "At most this many match boards.")
 
 
@@ -146,6 +150,12 @@ def main(argv):
   atomic_io.write_text(os.path.join(FLAGS.out, "bridge_agents.json"),
                         json.dumps(results, indent=1) + "\n")
   atomic_io.write_text(os.path.join(FLAGS.out, "bridge_agents.md"), md)
+  if FLAGS.record:
+    prov = report.provenance(["python", "benchmarks/bridge_agents.py", *sys.argv[1:]])
+    atomic_io.write_text(FLAGS.record, json.dumps(
+        {"command": " ".join(prov["command"]), "commit": prov["commit"],
+         "uncommitted_package_changes": prov["uncommitted_package_changes"], **results},
+        indent=1) + "\n")
   print(md)
 
 

@@ -18,6 +18,7 @@ rerun skips results already there (resume). ``OUT/cross_table.md`` is rewritten 
 
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -30,6 +31,7 @@ from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge.agents import bidders as bidders_lib
 from ospiel_team.bridge.agents import jps_paper
 from ospiel_team.bridge.agents import match
+from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("bidders", "a2c,natural,jps_paper_baseline,jps_paper_0.63",
@@ -42,7 +44,9 @@ flags.DEFINE_integer("seed", 0, "Board-order seed.")
 flags.DEFINE_string("reference_dir", None, "Folder of the JPS authors' files (default "
                     "the environment variable JPS_REFERENCE_DIR).")
 flags.DEFINE_bool("sample_too", False, "Also play each match with sampling model bidders.")
-flags.DEFINE_string("out", "/tmp/bridge_cross", "Output folder.")
+flags.DEFINE_string("out", "/tmp/bridge_cross", "Output folder (resumed).")
+flags.DEFINE_string("record", None, "Also write the rows with their command, commit and date "
+                    "to this record (e.g. results/bridge/best_cross.json).")
 
 
 # The JPS authors' 1,000 deals of their match against WBridge5 (github.com/facebookresearch/jps).
@@ -139,6 +143,12 @@ def main(argv):
         rows.append(row)
         atomic_io.write_text(jpath, json.dumps(rows, indent=1) + "\n")
         atomic_io.write_text(os.path.join(FLAGS.out, "cross_table.md"), _markdown(rows))
+        if FLAGS.record:
+          prov = report.provenance(["python", "benchmarks/bridge_cross_table.py", *sys.argv[1:]])
+          atomic_io.write_text(FLAGS.record, json.dumps(
+              {"command": " ".join(prov["command"]), "commit": prov["commit"],
+               "uncommitted_package_changes": prov["uncommitted_package_changes"],
+               "date": prov["date"], "rows": rows}, indent=1) + "\n")
         print(f"{a} vs {b} [{dname}, {acting}]: {row['mean']:+.3f} ± {row['se']:.3f} "
               f"({row['boards']} boards, {row['seconds']:.0f} s)", flush=True)
   print(_markdown(rows))

@@ -48,7 +48,7 @@ SETTINGS = {
 flags.DEFINE_string("games", "kuhn_poker=4;leduc_poker=10",
                     "'game=CPU seconds per run;...'.")
 flags.DEFINE_integer("seeds", 3, "Seeds per neural setting (tabular ED runs once).")
-flags.DEFINE_string("out", "out/ed_defaults.json", "Output JSON record.")
+flags.DEFINE_string("out", "results/ed/defaults.json", "Output JSON record.")
 FLAGS = flags.FLAGS
 
 
@@ -69,7 +69,7 @@ def parse_games(text: str) -> list[tuple[str, float]]:
   return out
 
 
-def run_one(solver: ed._EDSolverBase, seconds: float) -> dict[str, Any]:
+def run_one(solver: ed.TabularEDSolver | ed.NeuralEDSolver, seconds: float) -> dict[str, Any]:
   """Steps `solver` until `seconds` of process CPU time (compilation excluded) have passed."""
   compile_seconds = solver.warm_up()
   start = time.process_time()

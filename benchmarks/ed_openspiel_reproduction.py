@@ -35,7 +35,7 @@ OPENSPIEL = {
         3.3272073, 3.1898201, 3.1089299, 3.0108435, 2.8992782],
 }
 
-flags.DEFINE_string("out", "out/ed_openspiel_reproduction.json", "Output JSON record.")
+flags.DEFINE_string("out", "results/ed/openspiel_reproduction.json", "Output JSON record.")
 FLAGS = flags.FLAGS
 
 

@@ -40,9 +40,8 @@ flags.DEFINE_integer("steps", 200, "Timed ED steps (after 20 untimed ones).")
 flags.DEFINE_integer("openspiel_calls", 5, "Timed calls of OpenSpiel's nash_conv.")
 flags.DEFINE_string("hidden", "64", "Neural ED hidden layers, e.g. 64 or 128x128.")
 flags.DEFINE_string("out", "out/ed_step_time", "Output directory.")
-flags.DEFINE_string("json_out", None,
-                    "Also write the record with its provenance here "
-                    "(results/speed/ed_step_time.json).")
+flags.DEFINE_string("json_out", "results/speed/ed_step_time.json",
+                    "Also write the record with its provenance here (empty: none).")
 FLAGS = flags.FLAGS
 
 

@@ -32,8 +32,8 @@ from ospiel_team.tree.game_tree import GameTree
 
 flags.DEFINE_string("game", "leduc_poker", "Game.")
 flags.DEFINE_integer("repeats", 20, "Timed repeats of ours (OpenSpiel: repeats // 5, >= 2).")
-flags.DEFINE_string("json_out", None,
-                    "Where the record goes (e.g. results/speed/game_tree_speed.json).")
+flags.DEFINE_string("json_out", "results/speed/game_tree_speed.json",
+                    "Where the record goes (empty: none).")
 FLAGS = flags.FLAGS
 
 

@@ -37,7 +37,7 @@ flags.DEFINE_integer("seed", 0, "Seed of CFR's random initial policy and of JPS.
 flags.DEFINE_integer("cfr_iterations", 1000, "CFR iterations before JPS.")
 flags.DEFINE_integer("sample", 100, "Brute-forced candidates per search (0: all).")
 flags.DEFINE_integer("repeats", 5, "Each search (and sweep) is timed this often; median.")
-flags.DEFINE_string("json_out", None, "Optional JSON output (e.g. results/speed/jps_speed.json).")
+flags.DEFINE_string("json_out", "results/speed/jps_speed.json", "The JSON record (empty: none).")
 
 
 def _median_seconds(fn, repeats: int):

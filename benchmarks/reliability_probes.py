@@ -27,7 +27,7 @@ from ospiel_team import atomic_io  # noqa: E402
 from ospiel_team.runner import report  # noqa: E402
 from tests.integration import probes  # noqa: E402
 
-DEFAULT_OUT = os.path.join(REPO, "results", "reliability", "probes.json")
+DEFAULT_OUT = "results/reliability/probes.json"  # from the repository root, as every record
 
 
 def measure(argv: list[str]) -> dict:

@@ -34,7 +34,8 @@ flags.DEFINE_string("instances", "21K8", "comma-separated Table 1 instance names
 flags.DEFINE_string("oracles", "mip,dag", "oracles to measure")
 flags.DEFINE_integer("max_local", column_generation.DAG_ORACLE_MAX_LOCAL,
                      "the DAG oracle's cap on a team's DAG edges")
-flags.DEFINE_string("out", "", "JSON record (atomic); empty: print only")
+flags.DEFINE_string("out", "results/team_lp_table/cg_oracle.json",
+                    "JSON record (atomic); empty: print only")
 
 
 def _timed(cls, calls):

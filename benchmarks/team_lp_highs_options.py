@@ -40,7 +40,8 @@ from ospiel_team.tree import teams as teams_lib
 FLAGS = flags.FLAGS
 flags.DEFINE_string("instances", "21L133,21L223", "comma-separated Table 1 instance names")
 flags.DEFINE_integer("repeats", 3, "runs per variant (the minimum CPU time is kept)")
-flags.DEFINE_string("out", "", "JSON record (atomic); empty: print only")
+flags.DEFINE_string("out", "results/team_lp_table/highs_options.json",
+                    "JSON record (atomic); empty: print only")
 
 # (name, HiGHS `solver`, further options).
 VARIANTS = (

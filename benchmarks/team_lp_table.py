@@ -44,8 +44,8 @@ flags.DEFINE_float("time_limit", 60.0, "seconds per instance (subprocess wall cl
 flags.DEFINE_integer("max_terminals", 100_000,
                      "skip (mark not finished) instances with more terminal histories")
 flags.DEFINE_string("instances", "", "comma-separated instance names (default: all)")
-flags.DEFINE_string("out", "results/team_lp_table/table.json", "JSON results (resumable)")
-flags.DEFINE_string("out_md", "results/team_lp_table/table.md", "Markdown table")
+flags.DEFINE_string("out", "results/team_lp_table/default.json", "JSON results (resumable)")
+flags.DEFINE_string("out_md", "results/team_lp_table/default.md", "Markdown table")
 flags.DEFINE_string("solver", "auto", "HiGHS solver: auto (team_lp.choose_solver), simplex, "
                     "ipm or choose")
 flags.DEFINE_string("method", "auto", "team_solve method: auto (the default path), lp, cg or "

@@ -168,3 +168,55 @@ def test_tree_arrays_are_built_below_the_tree():
     bad += [f"{m} uses {s}" for s in ("GameTree.__new__", "tree.__dict__", "tree.__setattr__")
             if s in source and m != TREE_CORE[-1]]
   assert not bad, "\n".join(sorted(bad))
+
+
+# The scripts beside the library use its public API only: no private module (`_x`) imported,
+# no private name imported from or read off an `ospiel_team` module.
+SCRIPT_FOLDERS = ("benchmarks", "experiments")
+
+
+def private_uses(source: str) -> list[str]:
+  """The private names of `ospiel_team` that `source` imports or reads off an imported module."""
+  tree = ast.parse(source)
+  aliases, bad = {}, []
+  for node in ast.walk(tree):
+    if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ospiel_team"):
+      bad += [node.module for p in node.module.split(".") if p.startswith("_")][:1]
+      for a in node.names:
+        if a.name.startswith("_"):
+          bad.append(f"{node.module}.{a.name}")
+        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    elif isinstance(node, ast.Import):
+      for a in node.names:
+        if a.name.startswith("ospiel_team"):
+          bad += [a.name for p in a.name.split(".") if p.startswith("_")][:1]
+          aliases[a.asname or a.name.split(".")[0]] = a.name
+  for node in ast.walk(tree):
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        and node.value.id in aliases and node.attr.startswith("_")
+        and not node.attr.startswith("__")):
+      bad.append(f"{aliases[node.value.id]}.{node.attr} (line {node.lineno})")
+  return bad
+
+
+def test_the_lint_sees_private_uses():
+  source = ("from ospiel_team.cli import _flags\nfrom ospiel_team.bridge import _x as y\n"
+            "from ospiel_team.algorithms.nash import exploitability_descent as ed\n"
+            "import ospiel_team.tree._private\nf(ed._EDSolverBase, ed.TabularEDSolver)\n")
+  assert private_uses(source) == [
+      "ospiel_team.cli._flags", "ospiel_team.bridge._x", "ospiel_team.tree._private",
+      "ospiel_team.algorithms.nash.exploitability_descent._EDSolverBase (line 5)"]
+  assert private_uses("from ospiel_team.bridge.agents import match\nmatch.run_match()\n") == []
+
+
+def test_benchmarks_and_experiments_use_the_public_api_only():
+  bad, seen = [], 0
+  for folder in SCRIPT_FOLDERS:
+    for root, _, names in os.walk(os.path.join(tests_repo.REPO, folder)):
+      for name in sorted(n for n in names if n.endswith(".py")):
+        path = os.path.join(root, name)
+        seen += 1
+        bad += [f"{os.path.relpath(path, tests_repo.REPO)}: {u}"
+                for u in private_uses(open(path, encoding="utf-8").read())]
+  assert seen > 40  # both folders walked
+  assert not bad, "\n".join(sorted(bad))

@@ -1,17 +1,14 @@
-"""Bridge bidding: the head-to-head tables, JPSBid runs, model selection and Yeh & Lin's cost.
+"""Bridge bidding: the head-to-head tables, Yeh & Lin's cost, the search bidder's cost.
 
-Records (all under `results/`): in `bridge/`, `jps_paper.json`, `best_cross.json`,
-`seeded_baselines.json` / `.csv`, `selection.json`, `learning_curve.csv`,
-`jpsbid_from_a2c/bridge_finetune_seed<S>.json` and `jpsbid_from_a2c.json` (JPSBid from `a2c`),
-`jpsbid_from_a2c_longer/` and `jpsbid_from_a2c_longer.json` (JPSBid from `a2c_longer`),
-`uncontested_cost.json`, `search_bidder.json` (the play-time search bidder), `dd_net.json` (the
-learned double-dummy estimate); `bridge_fsp_ppo/`; `bridge_search/` (the search experiment);
-and the published values `published/bridge.json`.
+Records (under `results/`): in `bridge/`, `jps_paper.json`, `best_cross.json`,
+`seeded_baselines.json` / `.csv`, `uncontested_cost.json`, `search_bidder.json` (the play-time
+search bidder), `dd_net.json` (the learned double-dummy estimate), `network_size.json`; the
+published values `published/bridge.json`. The pre-registered studies (under `experiments/`)
+render from `bridge_experiments`; the formatting helpers here are shared with it.
 """
 from __future__ import annotations
 
 import math
-import os
 import re
 
 from render import common
@@ -23,7 +20,7 @@ _BOLD = "**{}**"
 # ------------------------------------------------------------------------------------------
 # Shared formatting
 # ------------------------------------------------------------------------------------------
-def _loads(rows) -> list[float]:
+def loads_of(rows) -> list[float]:
   """The 1-minute load averages of the rows that carry them."""
   out = []
   for r in rows:
@@ -33,7 +30,7 @@ def _loads(rows) -> list[float]:
   return out
 
 
-def _load_range(values) -> str | None:
+def load_range(values) -> str | None:
   values = [float(v) for v in values]
   if not values:
     return None
@@ -41,38 +38,49 @@ def _load_range(values) -> str | None:
   return common.num(lo, 1) if lo == hi else f"{common.num(lo, 1)}-{common.num(hi, 1)}"
 
 
-def _provenance(rec: dict, name: str, rows=(), extra_loads=()) -> str:
-  return common.provenance(rec.get("command"), record=name, commit=rec.get("commit"),
+def record_provenance(rec: dict, name: str, rows=(), extra_loads=(),
+                      record_flag: str | None = None) -> str:
+  """The provenance block of a record; `record_flag`: the command's flag that writes it."""
+  command = rec.get("command")
+  if record_flag and command:
+    command = common.with_flag(command, record_flag, common.record_label(name))
+  return common.provenance(command, record=name,
+                           commit=common.commit_label(rec) if rec.get("commit") else None,
                            date=rec.get("date") or rec.get("date_utc"),
                            machine=rec.get("machine"),
-                           load=_load_range(_loads(rows) + list(extra_loads)))
+                           load=load_range(loads_of(rows) + list(extra_loads)))
 
 
-def _signed(x, digits: int = 3) -> str:
+def signed(x, digits: int = 3) -> str:
   return common.num(x, digits, signed=True)
 
 
-def _pm(r: dict, digits: int = 3) -> str:
+def pm(r: dict, digits: int = 3) -> str:
   """'+m ± se' of a record's ``mean`` and ``se``."""
-  return f"{_signed(r['mean'], digits)} ± {common.num(r['se'], digits)}"
+  return f"{signed(r['mean'], digits)} ± {common.num(r['se'], digits)}"
 
 
-def _interval(ci, digits: int = 3) -> str:
-  return f"[{_signed(ci[0], digits)}, {_signed(ci[1], digits)}]"
+def interval(ci, digits: int = 3) -> str:
+  return f"[{signed(ci[0], digits)}, {signed(ci[1], digits)}]"
 
 
-def _folded(rel: str, label: str) -> str:
-  """A Markdown record of `results/` (its title line dropped), shown folded under `label`."""
-  text = common.load(rel)
+def folded(rel: str, label: str, until: str | None = None) -> str:
+  """A Markdown record (its title line dropped, and from a line starting with `until` on),
+  shown folded under `label`, with the scripts, records and working folders it names at their
+  current place (`common.runnable`)."""
+  text = common.runnable(common.load(rel))
+  if until:
+    text = re.split(rf"^{re.escape(until)}", text, maxsplit=1, flags=re.M)[0]
   body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines()[1:])
-  return f'??? note "{label} (`results/{rel}`)"\n{body}\n'
+  return (f'??? note "{label} (`{common.record_label(rel)}`; paths as they are now)"\n'
+          f"{body}\n")
 
 
 def _published() -> dict:
   return common.load("published/bridge.json")
 
 
-def _row(rows, **match) -> dict:
+def row_of(rows, **match) -> dict:
   for r in rows:
     if all(r.get(k) == v for k, v in match.items()):
       return r
@@ -90,7 +98,7 @@ _JPS_ROWS = (("train", "greedy", "shipped training deals", "greedy (the authors'
 
 def _jps_row(dataset: str, acting: str) -> dict:
   rec = common.load("bridge/jps_paper.json")
-  return _row(rec["rows"], a="jps_paper_0.63", b="jps_paper_baseline", dataset=dataset,
+  return row_of(rec["rows"], a="jps_paper_0.63", b="jps_paper_baseline", dataset=dataset,
               acting=acting)
 
 
@@ -99,7 +107,7 @@ def published_jps() -> str:
   p = _published()["jps_2020"]
   x = p["agent_0.63_vs_baseline_per_board_over_24"]
   return (f"{common.num(x, 4)} × {p['imp_scale']} = "
-          f"**{_signed(x * p['imp_scale'], 2)} IMPs/b** over {common.thousands(p['deals'])} deals")
+          f"**{signed(x * p['imp_scale'], 2)} IMPs/b** over {common.thousands(p['deals'])} deals")
 
 
 def jps_paper_headline() -> str:
@@ -107,12 +115,12 @@ def jps_paper_headline() -> str:
   r = _jps_row("train", "greedy")
   p = _published()["jps_2020"]
   theirs = p["agent_0.63_vs_baseline_per_board_over_24"] * p["imp_scale"]
-  return f"{_pm(r, 2)} against their {_signed(theirs, 2)}"
+  return f"{pm(r, 2)} against their {signed(theirs, 2)}"
 
 
 def jps_paper_value(dataset: str, acting: str, digits: int = 2) -> str:
   """IMPs/b of agent-1610-0.63 against agent-baseline-15-189 on `dataset`, signed."""
-  return _signed(_jps_row(dataset, acting)["mean"], digits)
+  return signed(_jps_row(dataset, acting)["mean"], digits)
 
 
 def jps_paper_table() -> str:
@@ -122,14 +130,15 @@ def jps_paper_table() -> str:
   for dataset, acting, deals, acting_text in _JPS_ROWS:
     r = _jps_row(dataset, acting)
     used.append(r)
-    mean = _signed(r["mean"])
+    mean = signed(r["mean"])
     if (dataset, acting) == ("train", "greedy"):
       mean = _BOLD.format(mean)
     rows.append([deals, acting_text, common.thousands(r["boards"]), mean,
-                 common.num(r["se"], 3), _interval(r["ci95"])])
+                 common.num(r["se"], 3), interval(r["ci95"])])
   table = common.md_table(["deals", "acting", "boards", "IMPs/b for 0.63", "s.e.",
                            "95% interval"], rows, "lllrrl")
-  return table + "\n\n" + _provenance(rec, "bridge/jps_paper.json", used)
+  return table + "\n\n" + record_provenance(rec, "bridge/jps_paper.json", used,
+                                                    record_flag="record")
 
 
 def jps_paper_all_pairs_table() -> str:
@@ -144,10 +153,11 @@ def jps_paper_all_pairs_table() -> str:
     seen.add(key)
     used.append(r)
     rows.append([f"`{r['a']}`", f"`{r['b']}`", r["dataset"], r["acting"],
-                 common.thousands(r["boards"]), _pm(r)])
+                 common.thousands(r["boards"]), pm(r)])
   table = common.md_table(["A", "B", "deals", "acting", "boards", "IMPs/b for A"], rows,
                           "llllrr")
-  return table + "\n\n" + _provenance(rec, "bridge/jps_paper.json", used)
+  return table + "\n\n" + record_provenance(rec, "bridge/jps_paper.json", used,
+                                                    record_flag="record")
 
 
 # ------------------------------------------------------------------------------------------
@@ -161,7 +171,7 @@ _BEST_OPPONENTS = (("jps_paper_baseline", "`jps_paper_baseline` (the authors' A2
 
 
 def _best_row(b: str, dataset: str) -> dict:
-  return _row(common.load("bridge/best_cross.json")["rows"], a="a2c_longer", b=b,
+  return row_of(common.load("bridge/best_cross.json")["rows"], a="a2c_longer", b=b,
               dataset=dataset)
 
 
@@ -169,9 +179,9 @@ def best_cross(b: str, dataset: str, digits: int = 2) -> str:
   """`a2c_longer`'s IMPs/b against `b` on `dataset` (``both``: the two held-out sets pooled,
   with its 95% interval), signed."""
   if dataset != "both":
-    return _signed(_best_row(b, dataset)["mean"], digits)
+    return signed(_best_row(b, dataset)["mean"], digits)
   r = _pooled_sets([_best_row(b, s) for s in ("heldout", "heldout2")])
-  return f"{_signed(r['mean'], digits)} {_interval(r['ci95'], digits)}"
+  return f"{signed(r['mean'], digits)} {interval(r['ci95'], digits)}"
 
 
 def best_cross_table() -> str:
@@ -188,13 +198,14 @@ def best_cross_table() -> str:
     cells = [text]
     for s in sets:
       r = _best_row(b, s)
-      cells.append(f"{_pm(r)} {_interval(r['ci95'])}")
+      cells.append(f"{pm(r)} {interval(r['ci95'])}")
     both = _pooled_sets([_best_row(b, s) for s in sets])
-    cells.append(f"{_pm(both)} {_interval(both['ci95'])}")
+    cells.append(f"{pm(both)} {interval(both['ci95'])}")
     rows.append(cells)
   return (common.md_table(header, rows) + "\n\nBoth sets together: the board-weighted mean of "
           "the two sets' results; the sets share no deal, so its variance is the weighted sum "
-          "of theirs.\n\n" + _provenance(rec, "bridge/best_cross.json", rec["rows"]))
+          "of theirs.\n\n" + record_provenance(rec, "bridge/best_cross.json", rec["rows"],
+                                             record_flag="record"))
 
 
 def _pooled_sets(rows: list[dict]) -> dict:
@@ -207,160 +218,28 @@ def _pooled_sets(rows: list[dict]) -> dict:
                                                         mean + 1.959964 * se)}
 
 
-# ------------------------------------------------------------------------------------------
-# Training and model selection of a2c_longer (bridge/learning_curve.csv, bridge/selection.json)
-# ------------------------------------------------------------------------------------------
-_LR_PHASES = ((0, "1e-4"), (29696000, "3e-5"), (39563264, "1e-5"))  # games where each began
-_LINEAGE_START = 24662016  # self-play games of a2c_long, where a2c_longer's training began
-
-
-def _phase(games: int) -> str:
-  return [lr for start, lr in _LR_PHASES if games >= start][-1]
-
-
-def learning_curve_summary() -> str:
-  """The lineage's log in the CSV: evaluations, self-play games and training seconds."""
-  rows = common.load("bridge/learning_curve.csv")
-  games = [int(r["games"]) for r in rows]
-  wall = [float(r["wall_s"]) for r in rows]
-  cont = [w for g, w in zip(games, wall, strict=True) if g > _LINEAGE_START]
-  before = [w for g, w in zip(games, wall, strict=True) if g <= _LINEAGE_START]
-  return (f"{len(rows)} evaluations of 400 boards each, over {common.num(games[-1] / 1e6, 1)} M "
-          f"self-play games and {common.thousands(round(wall[-1]))} s of training in the log "
-          f"({common.thousands(round(cont[-1] - (before[-1] if before else 0)))} s of them for "
-          f"`a2c_longer`'s continuation, {common.num((games[-1] - _LINEAGE_START) / 1e6, 1)} M "
-          "games)")
-
-
-def selection_summary() -> str:
-  """Validation results of the snapshots by learning-rate phase, and of the averages."""
-  rec = common.load("bridge/selection.json")
-  snaps = [r for r in rec["rows"] if r["snapshot"].startswith("round_")]
-  avgs = [r for r in rec["rows"] if r["snapshot"].startswith("avg_")]
-  ses = [r["stderr"] for r in rec["rows"]]
-  parts = []
-  for _, lr in _LR_PHASES:
-    xs = [r["imps"] for r in snaps if _phase(r["games"]) == lr]
-    if not xs:
-      continue
-    mean = sum(xs) / len(xs)
-    parts.append(f"the {len(xs)} at lr {lr} {_signed(min(xs), 2)} to {_signed(max(xs), 2)} "
-                 f"(mean {_signed(mean, 2)})")
-  best = _row(rec["rows"], snapshot=rec["best"])
-  avg_sizes = sorted({int(re.match(r"avg_last(\d+)_", r["snapshot"]).group(1)) for r in avgs})
-  late = [r for r in avgs if r["games"] == max(a["games"] for a in avgs)]
-  late_sizes = ", ".join(str(n) for n in sorted(
-      int(re.match(r"avg_last(\d+)_", r["snapshot"]).group(1)) for r in late))
-  late_imps = [r["imps"] for r in late]
-  text = (f"Snapshots against `a2c_long` on validation (s.e. {common.num(min(ses), 2)} to "
-          f"{common.num(max(ses), 2)}): " + "; ".join(parts) + ". Parameter averages of the "
-          f"last {late_sizes} snapshots at the end (stochastic weight averaging) scored "
-          f"{_signed(min(late_imps), 2)} to {_signed(max(late_imps), 2)}"
-          f" (averages tried: the last {', '.join(map(str, avg_sizes))}). The selected snapshot, "
-          f"`{rec['best']}` at lr {_phase(best['games'])}, scored {_signed(best['imps'], 2)}: the "
-          f"largest of {len(rec['rows'])} noisy candidates; its unbiased figure is the held-out "
-          f"{best_cross('a2c_long', 'heldout')} and {best_cross('a2c_long', 'heldout2')} above.")
-  return text + "\n\n" + _provenance(rec, "bridge/selection.json",
-                                     extra_loads=[r["load"] for r in rec["rows"]])
-
-
-# ------------------------------------------------------------------------------------------
-# JPSBid against plain fine-tuning from a2c (seeds 10-20) and from a2c_longer (seeds 30-56)
-# ------------------------------------------------------------------------------------------
-def _seed_table(runs: list[dict], per_row: int = 11) -> str:
-  out = []
-  for i in range(0, len(runs), per_row):
-    part = runs[i:i + per_row]
-    out.append(common.md_table(
-        ["seed"] + [str(r["seed"]) for r in part],
-        [["JPSBid vs plain"] + [_signed(r["jps_vs_plain"]["mean"]) for r in part],
-         ["s.e. (boards)"] + [common.num(r["jps_vs_plain"]["se"], 3) for r in part]],
-        "l" + "r" * len(part)))
-  return "\n\n".join(out)
-
-
-def _from_a2c_runs() -> list[dict]:
-  runs = []
-  for s in range(10, 21):
-    runs.append(common.load(f"bridge/jpsbid_from_a2c/bridge_finetune_seed{s}.json"))
-  return runs
-
-
-def finetune_seed_table() -> str:
-  """JPSBid minus plain per training run from `a2c` (seeds 10-20)."""
-  runs = _from_a2c_runs()
-  rec = common.load("bridge/jpsbid_from_a2c.json")
-  loads = _loads([r["jps_vs_plain"] for r in runs])
-  return _seed_table(runs) + "\n\n" + _provenance(rec, "bridge/jpsbid_from_a2c.json",
-                                                  extra_loads=loads) + (
-      " Runs: `results/bridge/jpsbid_from_a2c/bridge_finetune_seed10.json` ... `seed20.json`.")
-
-
-def _across(rec: dict) -> dict:
+def across(rec: dict) -> dict:
   return rec["across_runs"]
 
 
-def replication_value(what: str) -> str:
-  """Inline values of the method-level test from `a2c` (bridge/jpsbid_from_a2c.json)."""
-  rec = common.load("bridge/jpsbid_from_a2c.json")
-  a = _across(rec)
-  runs = [r["mean"] for r in rec["runs"]]
-  start = rec["across_runs_vs_start (descriptive)"]
-  values = {
-      "mean": _signed(a["mean"]), "ci": _interval(a["ci95"]), "sd": common.num(a["sd"], 3),
-      "runs": str(a["runs"]), "decision": rec["method_decision"],
-      "min": _signed(min(runs), 2), "max": _signed(max(runs), 2),
-      "plain_vs_start": _signed(start["plain_vs_a2c"]["mean"]),
-      "jps_vs_start": _signed(start["jps_vs_a2c"]["mean"]),
-      "t975": common.num(a["t975"], 3),
-  }
-  return values[what]
+JPSBID_STUDIES = (("jpsbid_from_a2c", "a2c"), ("jpsbid_from_a2c_longer", "a2c_longer"))
 
 
-def runs_needed_sentence() -> str:
-  """How many runs a 95% interval narrower than 0.2 IMPs/b takes at the spread of `a2c`'s runs."""
-  from scipy import stats  # noqa: PLC0415  (only this sentence needs it)
-  a = _across(common.load("bridge/jpsbid_from_a2c.json"))
-  sd, n = a["sd"], 2
-  while stats.t.ppf(0.975, n - 1) * sd / n ** 0.5 >= 0.1:
-    n += 1
-  half = stats.t.ppf(0.975, n - 1) * sd / n ** 0.5
-  return (f"{n} runs (t-interval half-width {common.num(stats.t.ppf(0.975, n - 1), 3)} × "
-          f"{common.num(sd, 3)} / √{n} = {common.num(half, 3)})")
-
-
-def longer_seed_tables() -> str:
-  """JPSBid minus plain per pre-registered run from `a2c_longer`, 9 seeds a table."""
-  runs = list(common.load_dir("bridge/jpsbid_from_a2c_longer").values())
-  runs.sort(key=lambda r: r["seed"])
-  rec = common.load("bridge/jpsbid_from_a2c_longer.json")
-  loads = []
-  for r in runs:
-    for v in r["variants"].values():
-      loads += _loads([v.get("run_stats", {})])
-  return _seed_table(runs, per_row=9) + "\n\n" + _provenance(
-      rec, "bridge/jpsbid_from_a2c_longer.json", extra_loads=loads) + (
-      " Runs: `results/bridge/jpsbid_from_a2c_longer/bridge_finetune_seed<S>.json`; load "
-      "averages at the end of the training runs.")
-
-
-def longer_value(what: str) -> str:
-  """Inline values of the method-level test from `a2c_longer`."""
-  rec = common.load("bridge/jpsbid_from_a2c_longer.json")
-  a = _across(rec)
-  pb = rec["per_board_mean_of_runs"]
-  if what in ("changed", "points"):  # from the run files (the search counts of each run)
-    runs = list(common.load_dir("bridge/jpsbid_from_a2c_longer").values())
-    counts = [r["variants"]["jps"]["run_stats"][f"search_{what}"] for r in runs]
-    return f"{common.thousands(min(counts))}-{common.thousands(max(counts))}"
-  values = {
-      "mean": _signed(a["mean"]), "ci": _interval(a["ci95"]), "sd": common.num(a["sd"], 3),
-      "runs": str(a["runs"]), "decision": rec["method_decision"],
-      "width": common.num(a["ci95"][1] - a["ci95"][0], 3),
-      "per_board": _pm(pb),
-      "high": _signed(a["ci95"][1], 3), "low": _signed(a["ci95"][0], 3),
-  }
-  return values[what]
+def table3_sentence() -> str:
+  """The JPS paper's Table 3 gain of JPSBid over plain fine-tuning beside ours, per start."""
+  t = _published()["jps_2020"]["table3"]
+  paper = t["vs_baseline"]["JPS (1%)"] - t["vs_baseline"]["non-search"]
+  paper10 = t["vs_10_baselines"]["JPS (1%)"][0] - t["vs_10_baselines"]["non-search"][0]
+  ours = []
+  for study, start in JPSBID_STUDIES:
+    rec = common.load(f"experiments/bridge_jpsbid/{study}.json")
+    a = across(rec)
+    ours.append(f"{signed(a['mean'])} IMPs/b over {a['runs']} training runs from `{start}` "
+                f"(95% interval {interval(a['ci95'])}: {rec['method_decision']})")
+  return (f"The JPS paper's Table 3 has JPSBid (search on 1% of the games) "
+          f"{signed(paper, 2)} IMPs/b ahead of plain A2C fine-tuning against its start "
+          f"({signed(paper10, 2)} against 10 independent baselines). Head to head at our "
+          "scale, JPSBid minus plain fine-tuning is " + " and ".join(ours) + ".")
 
 
 # ------------------------------------------------------------------------------------------
@@ -380,7 +259,7 @@ def published_uncontested() -> str:
 
 
 def _uncontested_row(bidder: str) -> dict:
-  return _row(common.load("bridge/uncontested_cost.json")["uncontested"], bidder=bidder)
+  return row_of(common.load("bridge/uncontested_cost.json")["uncontested"], bidder=bidder)
 
 
 def uncontested_table() -> str:
@@ -398,9 +277,9 @@ def uncontested_table() -> str:
   table = common.md_table(["bidder", "mean cost (IMPs)", "s.e.", "best contract reached"],
                           rows, "lrrr")
   return table + "\n\n" + common.provenance(
-      rec["command"], record="bridge/uncontested_cost.json", commit=rec["commit"],
-      date=rec["date_utc"], machine=rec.get("machine"),
-      load=_load_range(rec["loadavg"]))
+      common.with_flag(rec["command"], "record", "results/bridge/uncontested_cost.json"),
+      record="bridge/uncontested_cost.json", commit=common.commit_label(rec),
+      date=rec["date_utc"], machine=rec.get("machine"), load=load_range(rec["loadavg"]))
 
 
 def uncontested_pairs() -> str:
@@ -430,22 +309,30 @@ def seeded_baselines_table() -> str:
   rows, used = [], []
   for m in models:
     last = [c for c in curves if c["model"] == m]
-    final = (f"{_signed(float(last[-1]['eval_imps_vs_natural']), 2)} "
+    final = (f"{signed(float(last[-1]['eval_imps_vs_natural']), 2)} "
              f"(game {common.thousands(last[-1]['games'])})") if last else "—"
     cells = [f"`{m}`", final]
     for b in opponents:
-      r = _row(rec["rows"], a=m, b=b)
+      r = row_of(rec["rows"], a=m, b=b)
       used.append(r)
-      cells.append(_pm(r))
+      cells.append(pm(r))
     rows.append(cells)
   header = ["model", "last validation eval vs natural (400 boards)"] + [
       f"IMPs/b vs `{b}` (heldout)" for b in opponents]
   pairwise = [r for r in rec["rows"] if r["a"].startswith("a2c_seed")
               and r["b"].startswith("a2c_seed")] + [
       r for r in rec["rows"] if r["a"] == "a2c_main" and r["b"].startswith("a2c_seed")]
-  pair_text = "; ".join(f"`{r['a']}` vs `{r['b']}` {_signed(r['mean'], 2)}" for r in pairwise)
+  pair_text = "; ".join(f"`{r['a']}` vs `{r['b']}` {signed(r['mean'], 2)}" for r in pairwise)
   return (common.md_table(header, rows, "lrrrr") + "\n\nHead to head on heldout: " + pair_text
-          + ".\n\n" + _provenance(rec, "bridge/seeded_baselines.json", used + pairwise))
+          + ".\n\n" + _seeded_provenance(rec, used + pairwise))
+
+
+def _seeded_provenance(rec: dict, rows: list) -> str:
+  """The seeded baselines' command: the record names its bidders, not its exact flags."""
+  command, _, note = rec["command"].partition(" (")
+  text = record_provenance({**rec, "command": command}, "bridge/seeded_baselines.json", rows,
+                           record_flag="record")
+  return text + (f" The command's bidders: {note.rstrip(')')}." if note else "")
 
 
 # ------------------------------------------------------------------------------------------
@@ -456,14 +343,14 @@ def summary_rows() -> list[dict]:
   ours = _jps_row("train", "greedy")
   p = _published()
   theirs = p["jps_2020"]["agent_0.63_vs_baseline_per_board_over_24"] * p["jps_2020"]["imp_scale"]
-  longer = _across(common.load("bridge/jpsbid_from_a2c_longer.json"))
+  longer = across(common.load("experiments/bridge_jpsbid/jpsbid_from_a2c_longer.json"))
   unc = _uncontested_row("a2c_uncontested")
   yl = p["yeh_lin_2016"]["uncontested_cost_imps"]["yeh_lin"]
   return [
       {"paper": "Tian et al. 2020 (JPS)", "figure": "Sec. 7: agent-1610-0.63 vs baseline",
        "status": "reproduced",
-       "why": f"{_pm(ours, 2)} IMPs/b on our engine "
-              f"vs their {_signed(theirs, 2)}",
+       "why": f"{pm(ours, 2)} IMPs/b on our engine "
+              f"vs their {signed(theirs, 2)}",
        "page": PAGE},
       {"paper": "Tian et al. 2020 (JPS)", "figure": "Sec. 7: the published agents vs ours",
        "status": "differs (open)",
@@ -472,9 +359,9 @@ def summary_rows() -> list[dict]:
        "page": PAGE},
       {"paper": "Tian et al. 2020 (JPS)", "figure": "Table 3: JPSBid vs A2C fine-tuning",
        "status": "differs (open)",
-       "why": f"at 102,400 games a method: {_signed(longer['mean'])} IMPs/b, "
-              f"{_interval(longer['ci95'])}, not established",
-       "page": PAGE},
+       "why": f"at 102,400 games a method: {signed(longer['mean'])} IMPs/b, "
+              f"{interval(longer['ci95'])}, not established",
+       "page": "bridge_experiments.md#jpsbid-against-plain-a2c-fine-tuning"},
       {"paper": "Yeh & Lin 2016", "figure": "uncontested bidding cost",
        "status": "reproduced",
        "why": f"{common.num(unc['mean_cost'], 2)} ± {common.num(unc['stderr'], 2)} IMPs on "
@@ -496,7 +383,7 @@ def search_bidder_cost_table() -> str:
            f"{r['searched']} / {r['calls']}", r["changed"], r["low_ess"]]
           for r in rec["cost"]]
   loads = [x for r in rec["cost"] for x in (r["load_before"][0], r["load_after"][0])]
-  return common.md_table(header, rows, "lrrrrrr") + "\n\n" + _provenance(
+  return common.md_table(header, rows, "lrrrrrr") + "\n\n" + record_provenance(
       rec, "bridge/search_bidder.json", extra_loads=loads)
 
 
@@ -504,12 +391,14 @@ def search_bidder_match() -> str:
   """The record's small match: IMPs/board ± clustered s.e. [95% interval], with its command."""
   m = common.load("bridge/search_bidder.json")["match"]
   text = (f"`{m['bidder_a']}` against `{m['bidder_b']}` on {m['boards']} `{m['dataset']}` "
-          f"boards: {_signed(m['imps_per_board'], 2)} ± {common.num(m['stderr_clustered'], 2)} "
-          f"IMPs/board {_interval(m['ci95'], 2)}, standard error clustered by deal.")
+          f"boards: {signed(m['imps_per_board'], 2)} ± {common.num(m['stderr_clustered'], 2)} "
+          f"IMPs/board {interval(m['ci95'], 2)}, standard error clustered by deal.")
+  command = m.get("command") and common.with_flag(m["command"], "out",
+                                                   "results/bridge/search_bidder.json")
   return text + "\n\n" + common.provenance(
-      m.get("command"), record="bridge/search_bidder.json", commit=m.get("commit"),
+      command, record="bridge/search_bidder.json", commit=m.get("commit"),
       date=m.get("date"), machine=m.get("machine"),
-      load=_load_range([m["load_before"][0], m["load_after"][0]]))
+      load=load_range([m["load_before"][0], m["load_after"][0]]))
 
 
 # ------------------------------------------------------------------------------------------
@@ -532,7 +421,7 @@ def dd_net_table() -> str:
           f"CPU s a deal and the network {common.num(1000 * c['net_cpu_s_per_deal'], 2)} CPU "
           f"ms ({common.thousands(round(c['ratio']))} times less).")
   loads = list(t["load_before"][:1]) + list(t["load_after"][:1]) + list(rec["load_at_cost"][:1])
-  return table + "\n\n" + text + "\n\n" + _provenance(rec, "bridge/dd_net.json",
+  return table + "\n\n" + text + "\n\n" + record_provenance(rec, "bridge/dd_net.json",
                                                       extra_loads=loads)
 
 
@@ -546,408 +435,6 @@ def network_size_table() -> str:
           for r in rec["rows"]]
   table = common.md_table(["units x residual blocks", "parameters", "games / CPU s",
                            "CPU per game", "M games in 30 CPU minutes"], rows, "lrrrr")
-  return table + "\n\n" + _provenance(
+  return table + "\n\n" + record_provenance(
       rec, "bridge/network_size.json",
       extra_loads=[rec["load_before"][0], rec["load_after"][0]])
-
-
-# ------------------------------------------------------------------------------------------
-# A start for a wider network (pre-registered plan, two students of `a2c_longer`)
-# ------------------------------------------------------------------------------------------
-WIDE_START = "bridge_wide_start"
-# The plan's arms, in its order: key -> what the student imitates.
-WIDE_START_ARMS = {"calls": "the teacher's greedy calls",
-                   "probabilities": "the teacher's distribution over the calls"}
-
-
-def wide_start_plan() -> str:
-  """The plan of the wide-start runs, shown folded (its own Markdown)."""
-  return _folded(f"{WIDE_START}/PLAN.md", "Plan")
-
-
-def wide_start() -> str:
-  """Each student's validation match against its teacher, its fit on validation states, its
-  training cost, and the plan's decision once both arms are done."""
-  if not os.path.isfile(os.path.join(common.RESULTS, WIDE_START, "record.json")):
-    return "No student has finished yet."
-  rec = common.load(f"{WIDE_START}/record.json")
-  st = rec["settings"]
-  rows = []
-  for arm, what in WIDE_START_ARMS.items():
-    r = rec["arms"].get(arm)
-    if r is None:
-      rows.append([f"`{arm}`", what, "not finished", "", "", "", ""])
-      continue
-    m = r["match"]
-    rows.append([f"`{arm}`", what,
-                 f"{_signed(m['imps_per_board_for_a'])} ± {common.num(m['stderr_clustered'], 3)}",
-                 _interval((m["ci95_low"], m["ci95_high"])),
-                 f"{common.num(100 * r['validation_agreement'], 1)}%",
-                 common.num(r["validation_kl"], 3),
-                 common.thousands(round(r["train_cpu_s"]))])
-  out = (f"Students of {st['hidden']} units x {st['num_blocks']} residual blocks, "
-         f"{common.thousands(st['steps'])} Adam steps each on the "
-         f"{common.thousands(rec['collection']['states'])} states of "
-         f"{common.thousands(st['deals'])} auctions of `{st['teacher']}`; each plays its teacher "
-         f"on {common.thousands(st['eval_boards'])} validation boards, and is compared with it "
-         f"on the {common.thousands(rec['validation_states'])} states of the validation "
-         "deals' auctions:\n\n")
-  out += common.md_table(["student", "imitates", f"IMPs/b vs `{st['teacher']}` ± s.e.",
-                          "95% interval", "agreement", "KL (nats)", "training CPU s"],
-                         rows, "llrrrrr")
-  if "decision" in rec:
-    out += f"\n\nThe plan's rule: {rec['decision']['reading']}"
-    if "start" in rec:
-      st = rec["start"]
-      out += (f" Its value head, fitted alone to the teacher's values on the same states "
-              f"({common.thousands(st['value_steps'])} Adam steps; the policy unchanged), went "
-              f"from a mean squared error of {common.num(st['value_mse_before'], 4)} to "
-              f"{common.num(st['value_mse_after'], 4)}.")
-  else:
-    out += "\n\nNot every student has finished: no decision yet."
-  loads = rec.get("load_before", [])[:1] + rec.get("load_after", [])[:1]
-  return out + "\n\n" + _provenance(rec, f"{WIDE_START}/record.json", extra_loads=loads)
-
-
-WIDE_RUN = "bridge_wide_run"
-
-
-def wide_run_preregistration() -> str:
-  """The pre-registration of the wide network's self-play run, shown folded."""
-  return _folded(f"{WIDE_RUN}/PREREGISTRATION.md", "Pre-registration")
-
-
-def wide_run_status() -> str:
-  """Where the wide network's run stands, from its record: its progress and the trainer's
-  evaluations beside the start's and the opponent's on the same boards; each candidate's
-  validation match (the lost ones marked); once its budget is used, the selection, the
-  held-out estimate and the pre-registered decision."""
-  if not os.path.isfile(os.path.join(common.RESULTS, WIDE_RUN, "record.json")):
-    return "The run has not reported yet: no result of it is on this page."
-  rec = common.load(f"{WIDE_RUN}/record.json")
-  st, m, lost = rec["settings"], rec["matches"], rec.get("lost")
-  tr = rec.get("training") or lost["training"]  # before the resumed run's first report
-  opp = st["opponent"]
-  out = (f"At its last report the run had trained {common.thousands(tr['round'])} rounds "
-         f"({common.thousands(tr['games'])} self-play games) in "
-         f"{common.thousands(round(tr['cpu_s']))} of its "
-         f"{common.thousands(round(tr['budget_cpu_s']))} CPU seconds. ")
-  if lost:
-    old, res = lost["training"], lost["resumed_from"]
-    out += (f"Its working folder was lost at round {common.thousands(old['round'])} (the start "
-            "file, the snapshots and the last checkpoint; pre-registration amendment 3). It went "
-            f"on from its slim checkpoint of round {common.thousands(res['round'])} "
-            f"({common.thousands(round(res['cpu_s']))} CPU seconds), so the rounds after that "
-            "are a second trajectory; the lost rounds' CPU seconds are not counted. ")
-  ref = {k: m[f"reference/{k}"] for k in ("start", "opponent") if f"reference/{k}" in m}
-  rows = [["the start", "", "", _pm(r)]
-          for k, r in ref.items() if k == "start"]
-  evals = [(e, "") for e in (rec.get("training") or {}).get("evals", [])]
-  if lost:
-    after = lost["resumed_from"]["round"]
-    evals += [(e, " (lost)" if e["round"] > after else "") for e in lost["training"]["evals"]
-              if e["round"] > after or "training" not in rec]
-  evals.sort(key=lambda x: (x[0]["round"], x[1]))
-  rows += [[f"round {common.thousands(e['round'])}{tag}", common.thousands(e["games"]),
-            common.thousands(round(e["cpu_s"])), f"{_signed(e['imps_vs_natural'])} ± "
-            f"{common.num(e['se'], 3)}"] for e, tag in evals]
-  rows += [[f"`{opp}` (the opponent)", "", "", _pm(r)]
-           for k, r in ref.items() if k == "opponent"]
-  out += (f"Its own evaluations, greedy against the natural bidder on the first "
-          f"{common.thousands(st['eval_boards'])} validation boards, beside the start's and "
-          f"`{opp}`'s on the same boards (a guide only: the decision is the match against "
-          f"`{opp}`):\n\n")
-  out += common.md_table(["model", "games", "CPU s", "IMPs/b vs natural ± s.e."], rows, "lrrr")
-  sel = [(n, m["select/" + n], "") for n in (k[len("select/"):] for k in m
-                                            if k.startswith("select/"))]
-  sel += [(n, r, " (lost)") for n, r in (lost or {}).get("matches", {}).items()]
-  sel.sort(key=lambda x: (x[0] != "start", x[2] == "", x[0]))  # the start, the lost, the rest
-  rows = [[f"`{n}`{tag}" + (" (selected)" if not tag and n == rec.get("selected") else ""),
-           _pm(r)] for n, r, tag in sel]
-  finished = "training" in rec and tr["finished"]
-  if rows:
-    out += (f"\n\nThe selection's matches: each candidate against `{opp}` on "
-            f"{common.thousands(st['select_boards'])} validation boards"
-            + ("" if finished else ", played as the snapshots appear")
-            + (" (a lost candidate cannot be played on the held-out boards, so it is not "
-               "selected)" if lost else "") + ":\n\n")
-    out += common.md_table(["candidate", f"IMPs/b vs `{opp}` ± s.e."], rows, "lr")
-  if not finished:
-    out += ("\n\nThe run has not used its budget: no candidate has been selected and no "
-            "held-out result of it is on this page.")
-  elif "result" in rec:
-    r = rec["result"]
-    out += (f"\n\n**Estimate:** `{rec['selected']}` against `{opp}` on the "
-            f"{common.thousands(r['boards'])} held-out boards: {_pm(r)} IMPs/b, 95% interval "
-            f"{_interval(r['ci95'])}. **Decision:** {r['decision']}.")
-    if not r["decision"].startswith("kept"):
-      out += (f" `best` stays `{opp}`; the cross table and the 200 x 2 control, planned for a "
-              "kept model only, were not run. The selected snapshot is kept in "
-              "`checkpoints/bridge/wide_run_leader.npz`.")
-  else:
-    out += "\n\nThe held-out estimate is not finished."
-  rows_all = list(m.values()) + list((lost or {}).get("matches", {}).values())
-  loads = [x for v in rows_all for x in (v["load_before"][:1] + v["load_after"][:1])]
-  return out + "\n\n" + _provenance({**rec, "commit": tr["commit"], "date": tr["date"]},
-                                       f"{WIDE_RUN}/record.json", extra_loads=loads)
-
-
-SEARCH = "bridge_search"
-
-
-def search_preregistration() -> str:
-  """The pre-registration of the search experiment, shown folded (its own Markdown)."""
-  return _folded(f"{SEARCH}/PREREGISTRATION.md", "Pre-registration")
-
-
-def _search_record() -> dict | None:
-  path = os.path.join(common.RESULTS, SEARCH, "record.json")
-  return common.load(f"{SEARCH}/record.json") if os.path.isfile(path) else None
-
-
-def search_experiment() -> str:
-  """The experiment's matches so far (selection, then the held-out estimate) and its decision."""
-  rec = _search_record()
-  if rec is None:
-    return "No match of the experiment has finished yet."
-  rows = []
-  for key, m in rec["matches"].items():
-    run = m["last_run"]
-    cost = (f"{common.num(run['cpu_s_per_call'], 2)} ({common.thousands(run['changed'])} of "
-            f"{common.thousands(run['searched'])} searched calls changed)"
-            if run["calls"] else "—")
-    load = _load_range([m["load_before"][0], m["load_after"][0]])
-    rows.append([key.split("/")[0], f"`{m['spec']}`", f"`{m['dataset']}`",
-                 common.thousands(m["boards"]),
-                 _pm(m), cost,
-                 f"{m['date']}, `{m['commit']}`, load {load}"])
-  opponent = rec["settings"]["opponent"]
-  out = common.md_table(["stage", "bidder", "deals", "boards", f"IMPs/b vs `{opponent}` ± s.e.",
-                         "CPU s per call", "run"], rows, "lllrrll")
-  if "selected" in rec:
-    out += f"\n\nSelected on the validation deals: `{rec['selected']}`."
-  if "result" in rec:
-    r = rec["result"]
-    out += (f" Over the {common.thousands(r['boards'])} held-out boards: "
-            f"**{_pm(r)} IMPs/b**, 95% interval "
-            f"{_interval(r['ci95'])}: **{r['decision']}**.")
-  else:
-    out += " The held-out estimate is not finished: no decision yet."
-  return out + "\n\n" + common.provenance(rec.get("command"), record=f"{SEARCH}/record.json",
-                                          machine=rec.get("machine"))
-
-
-DIAGNOSIS = f"{SEARCH}/diagnosis"
-# The plan's measures and components, in the order of its table: key -> what it is.
-DIAGNOSIS_ROWS = {
-    "A": "`A` as decided (its own deals, learned tables)",
-    "B": "`B` fresh deals, learned tables",
-    "C": "`C` the same fresh deals, DDS tables",
-    "D": "`D` the true deal, its DDS table",
-    "winners_curse (A - B)": "winner's curse `A - B`",
-    "table_error (B - C)": "learned tables' error `B - C`",
-    "deal_model_error (C - D)": "sampled deals and model of the other seats `C - D`",
-}
-
-
-# What each main cause points to (the plan's "Reading").
-DIAGNOSIS_NEXT = {
-    "winners_curse (A - B)": "confirming a change on an independent draw of deals, or a "
-                             "larger `k`",
-    "table_error (B - C)": "exact or more accurate double-dummy tables",
-    "deal_model_error (C - D)": "a better model of the other hands (a belief network) or of "
-                                "the opponents",
-}
-
-
-def search_diagnosis_plan() -> str:
-  """The diagnosis plan, shown folded (its own Markdown)."""
-  return _folded(f"{DIAGNOSIS}/PLAN.md", "Plan")
-
-
-def search_diagnosis() -> str:
-  """The diagnosis's measures (mean gain of the changed calls, IMPs) and its reading."""
-  path = os.path.join(common.RESULTS, DIAGNOSIS, "record.json")
-  if not os.path.isfile(path):
-    return "The diagnosis has not run yet."
-  rec = common.load(f"{DIAGNOSIS}/record.json")
-  summary = rec.get("summary")
-  if not summary:
-    return "The diagnosis is replaying its match: no changed call is measured yet."
-  whole, sub = summary["all_changed"], summary.get("dds_subset", {})
-
-  def cell(stats):
-    if stats is None:
-      return "—"
-    return f"{_pm(stats, 2)} ({stats['n']})"
-
-  rows = [[label, cell(whole.get(key)), cell(sub.get(key))]
-          for key, label in DIAGNOSIS_ROWS.items()]
-  m = rec["match"]
-  out = (f"The replayed match: {_pm(m)} IMPs/b "
-         f"against `{rec['settings']['opponent']}`; the search changed "
-         f"{common.thousands(m['changed_calls'])} of its "
-         f"{common.thousands(m['searched_calls'])} searched calls. Mean gain of the searched "
-         "call over the policy's, IMPs for the caller's side ± s.e. clustered by deal (calls):"
-         "\n\n")
-  out += common.md_table(["measure", "all changed calls", "random subset scored by DDS"],
-                         rows, "lrr")
-  if not rec.get("done"):
-    out += (f"\n\nIn progress: {common.thousands(len(rec['rows']))} of "
-            f"{common.thousands(m['changed_calls'])} changed calls measured; no reading yet.")
-  else:
-    cause = summary.get("main_cause")
-    reading = (f"the main cause is the **{DIAGNOSIS_ROWS[cause]}**; it points to "
-               f"{DIAGNOSIS_NEXT[cause]}" if cause else
-               "no component's interval excludes 0, so **no main cause is established**")
-    out += f"\n\nThe plan's reading: {reading}."
-  return out + "\n\n" + _provenance(rec, f"{DIAGNOSIS}/record.json",
-                                      extra_loads=rec.get("load_before", [])[:1]
-                                      + rec.get("load_after", [])[:1])
-
-
-# ------------------------------------------------------------------------------------------
-# Fictitious self-play and PPO: the pre-registration and its pilot
-# ------------------------------------------------------------------------------------------
-FSP_PPO = "bridge_fsp_ppo"
-
-
-def fsp_ppo_preregistration() -> str:
-  """The pre-registration of the FSP / PPO comparison, shown folded (its own Markdown)."""
-  return _folded(f"{FSP_PPO}/PREREGISTRATION.md", "Pre-registration")
-
-
-def fsp_ppo_pilot_table() -> str:
-  """The pilot of the four arms (one seed, a few CPU minutes, validation boards only):
-  cost per game and the validation IMPs of each snapshot. Not a decision."""
-  summary = common.load(f"{FSP_PPO}/pilot/summary.json")
-  runs = common.load_dir(f"{FSP_PPO}/pilot/runs")
-  out = []
-  for arm, s in summary.items():
-    run = runs[f"{arm}_seed{s['seeds'][0]}.json"]
-    vals = [m for k, m in run["matches"].items() if k.startswith("select/")]
-    snaps = ", ".join(_pm(m, 2) for m in vals)
-    out.append([f"`{arm}`", str(s["runs"]), common.thousands(round(s["games_per_cpu_s"])),
-                str(s["rounds"][0]), common.num(run["cpu_budget_s"], 0), snaps])
-  return common.md_table(["arm", "runs", "games / CPU s", "rounds", "CPU s", "validation "
-                          "IMPs/b of the snapshots vs `a2c_longer`"], out, "lrrrrl")
-
-
-FSP_PPO_ARMS = ("a2c", "a2c_fsp", "ppo", "ppo_fsp")
-FSP_PPO_SEEDS = 6  # the pre-registration's runs per arm
-
-
-def fsp_ppo_progress() -> str:
-  """How far the pre-registered experiment has come: 'k of 24 runs finished, j in progress',
-  or that all its runs are finished."""
-  runs = common.load_dir(f"{FSP_PPO}/runs") if _has_runs() else {}
-  done = sum(1 for r in runs.values() if r.get("done"))
-  total = len(FSP_PPO_ARMS) * FSP_PPO_SEEDS
-  if done == total:
-    return f"all {total} runs are finished"
-  return f"{done} of {total} runs finished, {len(runs) - done} in progress"
-
-
-def _has_runs() -> bool:
-  return os.path.isdir(os.path.join(common.RESULTS, FSP_PPO, "runs"))
-
-
-def fsp_ppo_summary_table() -> str:
-  """Per arm over its finished runs: the mean held-out IMPs/board against `a2c_longer`, the
-  95% t interval between runs, the driver's decision (none before all its runs are done), and
-  which of each run's snapshots the validation selected."""
-  if not os.path.isfile(os.path.join(common.RESULTS, FSP_PPO, "summary.json")):
-    return "No run has finished yet."
-  out = []
-  for arm, s in common.load(f"{FSP_PPO}/summary.json").items():
-    lo, hi = s.get("ci95", [None, None])
-    interval = (f"[{common.num(lo, 3, signed=True)}, {common.num(hi, 3, signed=True)}]"
-                if lo is not None and lo == lo else "— (one run)")
-    out.append([f"`{arm}`", str(s["runs"]), common.num(s.get("mean"), 3, signed=True),
-                interval, s.get("decision", "—"),
-                ", ".join(map(str, s["selected_snapshot"])) if "selected_snapshot" in s
-                else "—"])
-  return common.md_table(["arm", "finished runs", "held-out IMPs/b vs `a2c_longer`",
-                          "95% t interval", "decision", "selected snapshot (1-4) per run"],
-                         out, "lrrlll")
-
-
-def fsp_ppo_reading() -> str:
-  """What the decisions so far say, from the summary: the arms decided by the rule (kept, worse,
-  not established), the arms still waiting for runs, and, once all are decided, whether a
-  method is adopted."""
-  if not os.path.isfile(os.path.join(common.RESULTS, FSP_PPO, "summary.json")):
-    return "No arm has been decided yet."
-  summary = common.load(f"{FSP_PPO}/summary.json")
-  decided = {a: summary[a]["decision"] for a in FSP_PPO_ARMS
-             if a in summary and not summary[a]["decision"].startswith("none yet")}
-  pending = [a for a in FSP_PPO_ARMS if a not in decided]
-
-  def arms(names):
-    names = [f"`{a}`" for a in names]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-  groups = {}
-  for a, d in decided.items():
-    groups.setdefault(d.split(" (")[0], []).append(a)
-  out = "; ".join(f"{arms(g)}: {d}" for d, g in groups.items())
-  out = f"Decided by the rule: {out}." if out else "No arm has been decided yet."
-  if pending:
-    return out + f" Waiting for their runs: {arms(pending)}."
-  kept = groups.get("kept", [])
-  if kept:
-    return out + (f" {arms(kept)} gained over `a2c_longer` at this budget; a kept arm's model "
-                  "becomes a candidate for `best` only after its own matches against the other "
-                  "shipped bidders.")
-  budgets = {r["cpu_budget_s"] for r in common.load_dir(f"{FSP_PPO}/runs").values()}
-  minutes = common.num(budgets.pop() / 60, 0) if len(budgets) == 1 else "the budgeted"
-  return out + (" No method is adopted: none of the four gained measurably over `a2c_longer` "
-                f"in {minutes} more CPU minutes of training, and `best` stays `a2c_longer`.")
-
-
-def fsp_ppo_validation_note() -> str:
-  """The validation matches against the held-out ones over the finished runs: every
-  snapshot's mean, the selected snapshots' mean, and the selected ones' held-out mean."""
-  runs = [r for r in common.load_dir(f"{FSP_PPO}/runs").values() if r.get("done")]
-  every = [m["mean"] for r in runs for k, m in r["matches"].items() if k.startswith("select/")]
-  chosen = [r["matches"][f"select/{r['selected']}"]["mean"] for r in runs]
-  held = [r["result_imps_per_board"] for r in runs]
-  return (f"Over the {len(runs)} finished runs, the {len(every)} snapshots averaged "
-          f"{_signed(sum(every) / len(every))} IMPs/b against `a2c_longer` on the validation "
-          f"deals, the selected ones {_signed(sum(chosen) / len(chosen))}, and the selected ones "
-          f"{_signed(sum(held) / len(held))} on the held-out deals.")
-
-
-def fsp_ppo_secondary_table() -> str:
-  """The pre-registration's secondary comparisons (descriptive, no decision): differences of
-  the arms' mean held-out results with Welch's 95% interval."""
-  if not os.path.isfile(os.path.join(common.RESULTS, FSP_PPO, "secondary.json")):
-    return "No pair of arms has two finished runs each yet."
-  rows = [[c["contrast"], f"{c['runs'][0]} vs {c['runs'][1]}", _signed(c["difference"]),
-           _interval(c["ci95"]), common.num(c["df"], 1)]
-          for c in common.load(f"{FSP_PPO}/secondary.json")]
-  return common.md_table(["contrast", "runs", "difference of means (IMPs/b)",
-                          "Welch 95% interval", "degrees of freedom"], rows, "llrrr")
-
-
-def fsp_ppo_runs_table() -> str:
-  """Every run of the pre-registered experiment so far: training CPU seconds of its budget,
-  games, snapshots, and its validation and held-out results once it has them."""
-  if not _has_runs():
-    return "No run has started."
-  out = []
-  for run in common.load_dir(f"{FSP_PPO}/runs").values():
-    snaps = run.get("snapshots", [])
-    cpu = snaps[-1]["cpu_s"] if snaps else 0.0
-    games = snaps[-1]["games"] if snaps else 0
-    select = [m for k, m in run.get("matches", {}).items() if k.startswith("select/")]
-    held = run.get("result_imps_per_board")
-    out.append([f"`{run['arm']}`", str(run["seed"]),
-                f"{common.num(cpu, 0)} of {common.num(run['cpu_budget_s'], 0)}",
-                common.thousands(games), f"{len(snaps)}",
-                ", ".join(_pm(m, 2) for m in select) or "—",
-                common.num(held, 3, signed=True) if held is not None else "—",
-                "yes" if run.get("done") else "no"])
-  return common.md_table(["arm", "seed", "training CPU s", "games", "snapshots",
-                          "validation IMPs/b of the snapshots", "held-out IMPs/b (6,000)",
-                          "finished"], out, "lrrrrlll")

@@ -109,7 +109,7 @@ def provenance() -> str:
   minutes, seconds = divmod(int(p["wall_seconds"]), 60)
   return (f"{text}\n\n*One command from an empty store, {minutes} min {seconds} s of wall "
           f"clock ({common.thousands(p['cpu_seconds'])} CPU-s, {p['workers']} worker "
-          f"processes). Provenance: {p['source']}.*")
+          f"processes).*")
 
 
 def _table1_cells() -> list[tuple[str, dict, dict, float, bool, float, bool]]:
@@ -365,7 +365,7 @@ def beyond_provenance() -> str:
   commits = ", ".join(f"`{c}` ({name})" for name, c in b["commits"].items())
   return (common.provenance(b["command"].replace("; ", "\n"), date=b["date"],
                             load=b["load"]) +
-          f"\n\n*Commits {commits}; from git log of the stores, which hold no provenance.*")
+          f"\n\n*Commits {commits}.*")
 
 
 # ---------------------------------------------------------------------------------------------

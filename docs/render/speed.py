@@ -50,7 +50,7 @@ def _command(record: dict) -> str:
   command = record.get("command")
   if isinstance(command, list):
     command = " ".join(command)
-  return command or "not recorded"
+  return common.runnable(command) or "not recorded"
 
 
 # Array game tree, ED step and JPS search against OpenSpiel.

@@ -90,3 +90,20 @@ def table(families: tuple[str, ...] = FAMILIES) -> str:
              _cell(row["why"]), f"[{name}]({row['page']})"]
     lines.append("| " + " | ".join(cells) + " |")
   return "\n".join(lines)
+
+
+def findings(family: str) -> str:
+  """The opening table of a family's results page: each figure it reproduces, with its status
+  and why (the summary's rows of that family, without the page column).
+
+  Args:
+    family: a module name under docs/render/ (one of `FAMILIES`).
+
+  Returns:
+    A Markdown table.
+  """
+  lines = ["| paper | figure | status | why |", "|---|---|---|---|"]
+  for row in rows((family,)):
+    lines.append(f"| {_cell(row['paper'])} | {_cell(row['figure'])} | "
+                 f"**{_cell(row['status'])}** | {_cell(row['why'])} |")
+  return "\n".join(lines)

@@ -248,7 +248,7 @@ def _commit(rec: dict) -> str | None:
   """A record's commit, saying so when it was taken from git history afterwards."""
   if not rec.get("commit"):
     return None
-  return rec["commit"] + (" (from git history: the last commit that changed the record)"
+  return rec["commit"] + (" (the commit of the record's last change)"
                           if rec.get("commit_source") else "")
 
 
@@ -259,12 +259,14 @@ def _provenance() -> str:
   for r in rec["rows"]:
     key = (r["run"]["command"], r["run"]["date"][:10], r["run"]["commit"])
     runs.setdefault(key, []).append(r)
-  blocks = []
+  blocks, shown = [], set()
   for (command, date, commit), rs in sorted(runs.items(), key=lambda kv: kv[0][1]):
     loads = [float(x) for r in rs for x in (r["load_before"], r["load_after"])]
-    notes = sorted({r["run"]["note"] for r in rs if r["run"].get("note")})
+    notes = sorted({r["run"]["note"] for r in rs if r["run"].get("note")} - shown)
+    shown.update(notes)  # a note shared by several runs is shown once
     names_ = ", ".join(r["instance"] for r in rs)
-    head = f"**{len(rs)} rows** ({names_})" if len(runs) > 1 else ""
+    head = (f"**{len(rs)} row{'s' if len(rs) > 1 else ''}** ({names_})"
+            if len(runs) > 1 else "")
     blocks.append(head + ("\n\n" if head else "") + common.provenance(
         command, record=TABLE, commit=commit, date=date, machine=rec["machine"],
         load=f"{min(loads):.2f}-{max(loads):.2f} (per row: *load*)")
@@ -541,7 +543,7 @@ def second_method_table() -> str:
       "stopped at its time limit gives its proven bound, looser). *load*: 1- and 15-minute "
       "load averages at the end.",
       "",
-      common.provenance("nice -n 10 python benchmarks/team_second_method.py --instances "
+      common.provenance("python benchmarks/team_second_method.py --instances "
                         "21L523,31L133,22D3,21D4 --out results/team_lp_table/second_method.json",
                         record=SECOND,
                         commit="not in the record; each row is dated by its finish time",
@@ -590,7 +592,7 @@ def plan_views_table() -> str:
       "the lowest and highest value among the joint pure strategies the plan mixes.",
       "",
       common.provenance(cmd + "\n" + rec["command"], record=VIEWS,
-                        commit=f"{prov['commit'][:7]} (runner), {rec['commit']} (plans)",
+                        commit=f"{common.commit_label(prov)} (runner), {rec['commit']} (plans)",
                         date=rec["date"], machine=rec["machine"],
                         load=f"{load[0]} (runner), {rec['load_average'][0]} (plans)"),
   ])
@@ -691,7 +693,7 @@ def scaling_table() -> str:
   certified bracket, seconds, peak memory, histories, and where and why a family stopped
   (a sentence instead while `results/team_lp_table/scaling.json` is not recorded)."""
   if not os.path.isfile(os.path.join(common.RESULTS, SCALING)):
-    return ("*Not recorded yet: `nice -n 10 python benchmarks/team_scaling.py --out "
+    return ("*Not recorded yet: `python benchmarks/team_scaling.py --out "
             "results/team_lp_table/scaling.json` writes the record this table is rendered from.*")
   rec = common.load(SCALING)
   out = []

@@ -30,8 +30,7 @@ from ospiel_team.cli import _flags
 def define_flags(fv: flags.FlagValues) -> None:
   """Defines the match command's flags on `fv` (scripts that reuse them pass `flags.FLAGS`)."""
   names = ("pass, random, natural, a shipped model (best = the strongest, a2c_longer, "
-           "a2c_long, a2c, a2c_finetuned, "
-           "a2c_1search, jpsbid, a2c_uncontested), the JPS authors' jps_paper_0.63, "
+           "a2c_long, a2c, a2c_uncontested), the JPS authors' jps_paper_0.63, "
            "jps_paper_baseline, jps_paper_baseline2, jps_paper_2day5, jps_paper_2day8 (from "
            "--reference_dir), or a model file (.npz of ours, .pth of the authors')")
   flags.DEFINE_string("bidder_a", "natural", "Bidder A: " + names + ".", flag_values=fv)

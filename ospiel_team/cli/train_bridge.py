@@ -1,20 +1,21 @@
 r"""Trains a self-play A2C bridge bidder (`ospiel-team-train-bridge`), JPS paper Sec. 7.2.
 
-  ospiel-team-train-bridge --workdir /tmp/bridge_a2c --max_minutes 30
+  ospiel-team-train-bridge --workdir RUN --max_minutes 30
   # fine-tune with JPSBid on 5% of the games from a saved model:
-  ospiel-team-train-bridge --workdir /tmp/jps --init_model /tmp/bridge_a2c/model.npz \
+  ospiel-team-train-bridge --workdir RUN_JPS --init_model RUN/model.npz \
       --search jps --search_fraction 0.05 --rounds 250
   # PPO with fictitious self-play (a quarter of the rounds against the last 10 snapshots),
   # from the shipped model, for 60 CPU minutes:
-  ospiel-team-train-bridge --workdir /tmp/ppo_fsp \
+  ospiel-team-train-bridge --workdir RUN \
       --init_model ospiel_team/bridge/models/a2c_longer.npz --algorithm ppo \
       --opponent_pool_size 10 --pool_probability 0.25 --max_cpu_minutes 60
   # Yeh & Lin's uncontested setting (learns without a warm start):
-  ospiel-team-train-bridge --workdir /tmp/unc --uncontested --bc_teacher= --learning_rate 3e-4
+  ospiel-team-train-bridge --workdir RUN --uncontested --bc_teacher= --learning_rate 3e-4
   # acting and learning in JAX on a GPU, from a committed checkpoint, 8192 tables a round:
-  ospiel-team-train-bridge --engine jax --platform gpu --workdir /tmp/bridge_jax \
-      --resume_from checkpoints/bridge/a2c_longer.npz --deals_per_round 4096 \
-      --max_minutes 60 --export_checkpoint /tmp/bridge_jax/slim.npz
+  ospiel-team-train-bridge --engine jax --platform gpu --workdir RUN \
+      --resume_from experiments/bridge_a2c_training/checkpoints/a2c_longer.npz \
+      --deals_per_round 4096 \
+      --max_minutes 60 --export_checkpoint RUN/slim.npz
 
 Engines: ``numpy`` (default; `ospiel_team.bridge.agents.a2c`: the batched numpy auction engine,
 a replay buffer, optional JPSBid search, evaluation against the natural bidder; also

@@ -3,7 +3,9 @@ that takes long.
 
 Each script runs as a subprocess in a temporary working directory, with every output flag
 pointing into it, so that nothing is written into the repository; the test checks that no
-file of `results/`, `docs/img/` or the package's shipped data changed. Each script is in
+file of `results/`, `experiments/`, `docs/img/` or the package's shipped data changed. The
+experiments' drivers (`experiments/<study>/`) have the same test in
+`tests/experiments/test_experiments_run.py`, with these helpers. Each script is in
 exactly one of:
 
 - `SMALL`: run here on its smallest setting (the arguments below; `{tmp}` is the temporary
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import os
-import shutil
 import subprocess
 import sys
 
@@ -30,9 +31,10 @@ BENCHMARKS = os.path.join(REPO, "benchmarks")
 # script -> its smallest setting's arguments ({tmp}: the test's temporary folder).
 SMALL: dict[str, list[str]] = {
     "bridge_agents.py": ["--models", "a2c=a2c", "--cost_models", "natural",
-                         "--out", "{tmp}/out"],
+                         "--out", "{tmp}/out", "--record", "{tmp}/uncontested.json"],
     "bridge_cross_table.py": ["--bidders", "natural,random", "--datasets", "heldout",
-                              "--boards", "8", "--out", "{tmp}/cross"],
+                              "--boards", "8", "--out", "{tmp}/cross",
+                              "--record", "{tmp}/cross.json"],
     "bridge_dataset_throughput.py": ["--deals", "8", "--workers", "1",
                                      "--json_out", "{tmp}/throughput.json"],
     "bridge_dd_net.py": ["--train_deals", "20", "--hidden", "8", "--num_layers", "1",
@@ -40,23 +42,12 @@ SMALL: dict[str, list[str]] = {
                          "--model", "{tmp}/dd.npz", "--out", "{tmp}/dd.json"],
     "bridge_engine_speed.py": ["--batch_sizes", "8", "--repeats", "1", "--rounds", "1",
                                "--loop_calls", "20", "--nopgx"],
-    "bridge_finetune_table.py": ["--workdir", "{tmp}/ft", "--variants", "a2c", "--rounds", "1",
-                                 "--snapshot_every", "1", "--deals_per_round", "4",
-                                 "--select_boards", "4", "--eval_boards", "4",
-                                 "--opponents", "natural", "--progress=false"],
     "bridge_jax_env_speed.py": ["--deals", "2", "--repeats", "1", "--out", "{tmp}/jax.json"],
-    "bridge_method_comparison.py": ["--pilot", "--arms", "a2c", "--seeds", "1",
-                                    "--cpu_minutes", "0.01", "--snapshots", "1",
-                                    "--select_boards", "4", "--workdir", "{tmp}/work",
-                                    "--out", "{tmp}/out", "--noprogress"],
     "bridge_network_size.py": ["--sizes", "16x1", "--repeats", "1", "--deals_per_round", "4",
                                "--out", "{tmp}/network_size.json"],
     "bridge_search_cost.py": ["--model", "a2c", "--ks", "2", "--cost_boards", "1",
                               "--match_boards", "0", "--workdir", "{tmp}/work",
                               "--out", "{tmp}/search.json"],
-    "bridge_select_snapshot.py": ["--snapshots", "{tmp}/snapshots", "--opponent", "natural",
-                                  "--boards", "4", "--out", "{tmp}/selection.json",
-                                  "--noprogress"],
     "bridge_selfplay_speed.py": ["--deals_per_round", "4", "--repeats", "1",
                                  "--updates_per_round", "1"],
     "cfr_solvers.py": ["--games", "kuhn_poker", "--repeats", "1", "--block_seconds", "0.02",
@@ -116,12 +107,6 @@ SLOW: dict[str, str] = {}
 
 # script -> the test that runs it on a small setting and checks what it writes.
 ELSEWHERE: dict[str, str] = {
-    "bridge_replication.py": "tests/integration/test_benchmark_bridge_replication.py",
-    "bridge_search_diagnosis.py": "tests/benchmarks/test_bridge_search_diagnosis.py",
-    "bridge_wide_start.py": "tests/benchmarks/test_bridge_wide_start.py",
-    "bridge_wide_run.py": "tests/benchmarks/test_bridge_wide_run.py",
-    "bridge_search_experiment.py": "tests/benchmarks/test_bridge_search_experiment.py",
-    "bridge_training_curves.py": "tests/integration/test_benchmark_bridge_training_curves.py",
     "ed_experiments.py": "tests/integration/test_benchmark_ed_experiments.py",
     "jps_beyond.py": "tests/integration/test_benchmark_jps_beyond.py",
     "jps_beyond_search.py": "tests/integration/test_benchmark_jps_beyond_search.py",
@@ -143,14 +128,12 @@ HELP_ONLY: dict[str, str] = {
 
 # Flags whose value is a path the script writes (checked to exist after the run).
 OUTPUT_FLAGS = ("--out", "--out_md", "--json_out", "--figure", "--package_data", "--records",
-                "--img")
+                "--img", "--record")
 
 # What a script must never write into (the repository's records, figures, shipped data).
-GUARDED = ("results", os.path.join("docs", "img"), os.path.join("ospiel_team", "runner", "data"),
+GUARDED = ("results", "experiments", os.path.join("docs", "img"),
+           os.path.join("ospiel_team", "runner", "data"),
            os.path.join("ospiel_team", "bridge", "models"))
-# Written by long experiments in the background, not by these scripts.
-UNGUARDED = (os.path.join("results", "bridge_fsp_ppo"),
-             os.path.join("results", "bridge_search"))
 
 
 def _scripts() -> list[str]:
@@ -163,7 +146,7 @@ def _snapshot() -> dict[str, tuple[int, int]]:
   for top in GUARDED:
     for root, _, names in os.walk(os.path.join(REPO, top)):
       rel_root = os.path.relpath(root, REPO)
-      if rel_root.startswith(UNGUARDED):
+      if "__pycache__" in rel_root:
         continue
       for name in names:
         st = os.stat(os.path.join(root, name))
@@ -176,16 +159,6 @@ def _run(args: list[str], tmp_path, timeout: float) -> subprocess.CompletedProce
              PYTHONPATH=REPO)
   return subprocess.run([sys.executable, *args], cwd=tmp_path, env=env, capture_output=True,
                         text=True, timeout=timeout)
-
-
-def _prepare(script: str, tmp_path) -> None:
-  """Inputs a script needs besides its flags."""
-  if script == "bridge_select_snapshot.py":  # two "snapshots": copies of shipped models
-    snapshots = tmp_path / "snapshots"
-    snapshots.mkdir()
-    models = os.path.join(REPO, "ospiel_team", "bridge", "models")
-    shutil.copy(os.path.join(models, "a2c_baseline.npz"), snapshots / "round_0000001.npz")
-    shutil.copy(os.path.join(models, "a2c_finetuned.npz"), snapshots / "round_0000002.npz")
 
 
 def test_every_script_is_covered_once():
@@ -208,7 +181,6 @@ def _small_params():
 
 @pytest.mark.parametrize("script", _small_params())
 def test_runs_on_its_smallest_setting(script, tmp_path):
-  _prepare(script, tmp_path)
   args = [a.replace("{tmp}", str(tmp_path)) for a in SMALL[script]]
   before = _snapshot()
   res = _run([os.path.join(BENCHMARKS, script), *args], tmp_path, timeout=600)

@@ -1,7 +1,8 @@
-"""Every result a page states comes from its record in `results/` (docs/render/).
+"""Every result a page states comes from its record in `results/` or `experiments/` (docs/render/).
 
 - every page renders from the records (as mkdocs-macros renders it at build time);
-- every record of `results/` is read by some page, and every page's records exist;
+- every record of `results/` and of `experiments/` (its JSON, CSV and Markdown, not its
+  drivers, checkpoints or models) is read by some page, and every page's records exist;
 - no page and not the README states a result number by hand: a decimal with three or more
   significant digits outside code, outside `{{ ... }}` and outside the few exceptions below;
 - a record whose numbers change changes every page that reads it.
@@ -28,20 +29,20 @@ from render import common  # noqa: E402
 NOT_ON_A_PAGE = {
     "README.md": "the index of the records",
     "team_lp_table/default.md": "the table script's Markdown of the JSON record beside it",
-    "bridge_fsp_ppo/pilot/README.md": "the pilot folder's description (the page shows its records)",
-    "bridge_fsp_ppo/pilot/summary.md": "the driver's Markdown of summary.json beside it",
-    "bridge_fsp_ppo/summary.md": "the driver's Markdown of summary.json beside it",
+    "experiments/bridge_fsp_ppo/pilot/summary.md": "the driver's Markdown of summary.json "
+                                                   "beside it",
+    "experiments/bridge_fsp_ppo/summary.md": "the driver's Markdown of summary.json beside it",
     "team_lp_table/quiet_default.md": "the table script's Markdown of the JSON record beside it",
-    "bridge_search/diagnosis/changed_calls.npz": "the search diagnosis's checkpoint (the changed "
-                                                 "calls of its replayed match); "
-                                                 "diagnosis/record.json (on the page) holds "
-                                                 "their values",
 }
-# Folders of results/ that are an experiment's checkpoints, not records: folder -> reason.
+# Folders that hold an experiment's checkpoints, not records: folder -> reason.
 FOLDERS_NOT_ON_A_PAGE = {
-    "bridge_search/boards/": "the search experiment's stored boards, which it resumes from; "
-                             "bridge_search/record.json (on the page) holds their results",
+    "experiments/bridge_search/boards/": "the search experiment's stored boards, which it "
+                                         "resumes from; its record.json (on the page) holds "
+                                         "their results",
 }
+# What an experiment's folder holds besides its records (file endings, folder names).
+EXPERIMENT_RECORDS = (".json", ".csv", ".md")
+EXPERIMENT_NOT_RECORDS = ("README.md", "TRAINING.md")  # the folders' descriptions
 
 # The results index: a summary of verdicts computed from the records of the other pages.
 SUMMARY_PAGE = "results/index.md"
@@ -105,7 +106,7 @@ def _render_all() -> dict[str, tuple[str, set[str]]]:
   """Each page's rendered text and the records it read."""
   out = {}
   for path in _pages():
-    common.set_results_dir(common.RESULTS)
+    common.set_results_dir(common.RESULTS, experiments=common.EXPERIMENTS)
     out[_rel(path)] = (render.render_page(path), common.loaded())
   return out
 
@@ -118,12 +119,21 @@ def _records(results_dir):
   return found
 
 
+def _experiment_records(experiments_dir):
+  """The records of experiments/ by `common.load`'s name (`experiments/<study>/...`)."""
+  return {f"experiments/{r}" for r in _records(experiments_dir)
+          if r.endswith(EXPERIMENT_RECORDS) and not r.endswith(EXPERIMENT_NOT_RECORDS)
+          and "/checkpoints/" not in r and "/models/" not in r}
+
+
 def test_every_record_is_on_a_page():
   rendered = _render_all()
   read = set().union(*(records for _, records in rendered.values()))
-  unread = sorted(r for r in _records(common.RESULTS) - read - set(NOT_ON_A_PAGE)
+  every = _records(common.RESULTS) | _experiment_records(common.EXPERIMENTS)
+  assert "experiments/bridge_search/record.json" in every  # experiments/ is walked
+  unread = sorted(r for r in every - read - set(NOT_ON_A_PAGE)
                   if not r.startswith(tuple(FOLDERS_NOT_ON_A_PAGE)))
-  assert not unread, f"records of results/ that no page shows: {unread}"
+  assert not unread, f"records that no page shows: {unread}"
 
 
 def _scale_floats(obj, factor):
@@ -143,25 +153,31 @@ def test_a_changed_record_changes_its_pages(tmp_path):
   The summary page is exempt: it shows verdicts, which need not change when all of a record's
   numbers scale; the family page that reads the same record must change.
   """
-  original = common.RESULTS
+  original, original_experiments = common.RESULTS, common.EXPERIMENTS
   try:
     rendered = _render_all()
-    copy = tmp_path / "results"
+    copy, copy_experiments = tmp_path / "results", tmp_path / "experiments"
     shutil.copytree(original, copy)
-    for name in sorted(_records(original)):
-      if not name.endswith(".json"):
-        continue
+    shutil.copytree(original_experiments, copy_experiments,
+                    ignore=shutil.ignore_patterns("*.npz", "*.py"))
+    names = sorted(_records(original)) + sorted(_experiment_records(original_experiments))
+    for name in names:
+      if not name.endswith(".json") or name.endswith("registration.json"):
+        continue  # registrations hold dates and commits, no numbers
       readers = [p for p, (_, records) in rendered.items() if name in records]
       if not readers:
         continue
-      target = copy / name
+      rel = name[len("experiments/"):] if name.startswith("experiments/") else name
+      top = copy_experiments if name.startswith("experiments/") else copy
+      source = original_experiments if name.startswith("experiments/") else original
+      target = top / rel
       data = json.loads(target.read_text(encoding="utf-8"))
       target.write_text(json.dumps(_scale_floats(data, 1.5)), encoding="utf-8")
-      common.set_results_dir(str(copy))
+      common.set_results_dir(str(copy), experiments=str(copy_experiments))
       for page in readers:
         if page == SUMMARY_PAGE:
           continue  # its verdict counts need not move when every number scales
         assert render.render_page(os.path.join(DOCS, page)) != rendered[page][0], (name, page)
-      shutil.copy(os.path.join(original, name), target)
+      shutil.copy(os.path.join(source, rel), target)
   finally:
-    common.set_results_dir(original)
+    common.set_results_dir(original, experiments=original_experiments)

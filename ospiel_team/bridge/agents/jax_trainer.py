@@ -26,7 +26,7 @@ Checkpoints are the *slim* checkpoints of `a2c.A2CTrainer.save_checkpoint(includ
 (parameters, Adam state leaves, configuration, counters, log rows; written atomically):
 ``ospiel-team-train-bridge --resume_from`` continues one on either engine,
 `policy_net.load_model` plays it, and this trainer resumes from its own or from `a2c`'s
-(e.g. ``checkpoints/bridge/a2c_longer.npz``). Each round's random key is
+(e.g. ``experiments/bridge_a2c_training/checkpoints/a2c_longer.npz``). Each round's random key is
 ``fold_in(PRNGKey(seed), round)``, so a resumed run is the uninterrupted one on the same device.
 The numpy random states of the `a2c` format are carried through unchanged.
 

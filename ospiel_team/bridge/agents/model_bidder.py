@@ -15,12 +15,13 @@ By default it bids greedily (the most probable legal call, as in the JPS paper's
 Shipped models live in ``ospiel_team/bridge/models/`` (parameters only, ~0.9 MB each):
 ``best`` (the name of the strongest shipped model on the held-out deals, now ``a2c_longer``),
 ``a2c_longer`` and ``a2c_long`` (self-play A2C trained long, 4 seats, contested), ``a2c``
-(the documented baseline, ``a2c_baseline.npz``: the start of the fine-tuning experiments),
-``a2c_finetuned``, ``a2c_1search`` and ``jpsbid`` (that experiment's fine-tuned models) and
-``a2c_uncontested`` (trained with East-West passing). The training checkpoints they come from
-(parameters, Adam state, RNG states and the whole training log), which training resumes from
-with ``ospiel-team-train-bridge --resume_from``, are kept in the repository's
-``checkpoints/bridge/`` with the command and data of each, not in the package.
+(the documented baseline, ``a2c_baseline.npz``: the start of the fine-tuning experiments) and
+``a2c_uncontested`` (trained with East-West passing). Models that only an experiment uses
+(the fine-tuning experiment's models, for instance) are not shipped: they stay with their
+experiment in the repository and load by path. The training checkpoints the shipped models
+come from (parameters, Adam state, RNG states and the whole training log), which training
+resumes from with ``ospiel-team-train-bridge --resume_from``, are kept in the repository with
+the command and data of each, not in the package.
 `load_bidder(name_or_path)` takes one of those names or a path to any ``.npz`` written by
 `policy_net.save_model` (or an A2C checkpoint). Loading a model imports only the network
 (`policy_net`), not the trainer (`a2c`).
@@ -37,9 +38,7 @@ from ospiel_team.bridge.agents import policy_net
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
 SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested.npz",
-                  "a2c_long": "a2c_long.npz", "a2c_longer": "a2c_longer.npz",
-                  "a2c_finetuned": "a2c_finetuned.npz", "a2c_1search": "a2c_1search.npz",
-                  "jpsbid": "a2c_jpsbid.npz"}
+                  "a2c_long": "a2c_long.npz", "a2c_longer": "a2c_longer.npz"}
 # The strongest shipped model on the held-out deals (docs: results page, bridge head-to-heads).
 SHIPPED_MODELS["best"] = SHIPPED_MODELS["a2c_longer"]
 

@@ -189,7 +189,8 @@ def test_slim_checkpoint_resumes_without_the_buffer_and_is_a_model_file(tmp_path
 
 @pytest.mark.parametrize("name", ["a2c_long", "a2c_longer"])
 def test_committed_checkpoints_are_small_resumable_checkpoints(tmp_path, name):
-  path = os.path.join(tests_repo.REPO, "checkpoints", "bridge", f"{name}.npz")
+  path = os.path.join(tests_repo.REPO, "experiments", "bridge_a2c_training",
+                    "checkpoints", f"{name}.npz")
   assert os.path.getsize(path) < 12e6  # the whole training log inside, compressed
   with np.load(path, allow_pickle=False) as z:
     state = json.loads(str(z["state"]))

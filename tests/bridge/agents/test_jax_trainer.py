@@ -1,8 +1,8 @@
 """The JAX self-play trainer (`ospiel_team.bridge.agents.jax_trainer`) on CPU, small batches.
 
 Its checkpoints must be `a2c`'s slim checkpoints in both directions: it starts from the
-committed slim checkpoint `checkpoints/bridge/a2c_long.npz`, trains, exports;
-`policy_net.load_model` and `a2c.A2CTrainer` read the export with equal parameters and
+committed slim checkpoint `experiments/bridge_a2c_training/checkpoints/a2c_long.npz`, trains,
+exports; `policy_net.load_model` and `a2c.A2CTrainer` read the export with equal parameters and
 counters, and the numpy trainer continues from it; the JAX trainer resumed from the export
 continues exactly as the uninterrupted run.
 """
@@ -22,7 +22,8 @@ from ospiel_team.bridge.agents import jax_trainer
 from ospiel_team.bridge.agents import policy_net
 from tests import repo as tests_repo
 
-LONG = os.path.join(tests_repo.REPO, "checkpoints", "bridge", "a2c_long.npz")
+LONG = os.path.join(tests_repo.REPO, "experiments", "bridge_a2c_training",
+                    "checkpoints", "a2c_long.npz")
 
 
 @pytest.fixture(scope="module")

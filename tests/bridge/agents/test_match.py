@@ -252,7 +252,8 @@ def test_trainer_evaluation_is_the_validation_match_of_the_shipped_model():
   natural on 400 validation boards; the wide-run record's references play that match again."""
   from ospiel_team.bridge.agents import match as m
   from tests import repo
-  with np.load(os.path.join(repo.REPO, "checkpoints", "bridge", "a2c_longer.npz")) as z:
+  with np.load(os.path.join(repo.REPO, "experiments", "bridge_a2c_training",
+                    "checkpoints", "a2c_longer.npz")) as z:
     rows = json.loads(str(z["state"]))["log_rows"]
   (logged,) = [r for r in rows if r["round"] == 45000]
   res = m.run_match("a2c_longer", "natural", logged["eval_boards"], dataset="validation",
