@@ -136,3 +136,16 @@ def test_the_home_page_and_the_readme_list_every_command():
     readme = f.read()
   table = readme.split("## Command lines", 1)[1].split("\n## ", 1)[0]
   assert set(re.findall(r"^\| `(ospiel-team-[a-z-]+)` \|", table, re.M)) == scripts
+
+
+def test_every_repository_file_a_hand_written_page_names_exists():
+  """`tests/...`, `ospiel_team/...`, `docs/...` paths on the pages and the README exist."""
+  texts = {os.path.relpath(p, REPO): open(p, encoding="utf-8").read() for p in render.pages()}
+  with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+    texts["README.md"] = f.read()
+  missing = []
+  for page, text in texts.items():
+    for path in re.findall(r"`((?:tests|ospiel_team|docs)/[\w/.-]+\.(?:py|md|css|json))`", text):
+      if not os.path.exists(os.path.join(REPO, path)):
+        missing.append(f"{page}: {path}")
+  assert not missing, missing
