@@ -176,15 +176,20 @@ def wall_seconds(name: str) -> str:
 def wall_words(name: str = "default") -> str:
   """Figure `name`'s wall clock in words, with its cores and load: the README's main-job time.
 
-  E.g. 'about 4 minutes on 2 cores at load 11.98 before, 11.96 after'; the README states it
-  verbatim and `tests/docs/test_defaults.py` checks that it does.
+  E.g. 'about 4 minutes on 2 cores at load 12' (the 1-minute load before and after, whole
+  numbers: the README states no number by hand); the README states it verbatim and
+  `tests/docs/test_defaults.py` checks that it does.
   """
   from ospiel_team.cli import _flags  # the commands' one rough-duration wording
 
   rec = _record(name)
   prov = rec["provenance"]
-  return (f"{_flags.rough_duration(rec['wall_seconds'])} on {prov['machine']['cores']} cores "
-          f"at load {_load_text(prov)}")
+  machine = prov["machine"]
+  loads = [machine.get("load_average_before", machine["load_average"][0]),
+           machine.get("load_average_after", machine["load_average"][0])]
+  load = "-".join(dict.fromkeys(common.num(x, 0) for x in loads))
+  return (f"{_flags.rough_duration(rec['wall_seconds'])} on {machine['cores']} cores "
+          f"at load {load}")
 
 
 def nfsp_episode_cost(name: str = "default") -> str:

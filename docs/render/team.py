@@ -336,8 +336,16 @@ def speed_section() -> str:
       "than 500,000 local solutions). *paper*, *FCGS-21*, *ZAC-20*: Table 1's three runtime "
       "columns as printed (the paper's method; Farina, Celli, Gatti & Sandholm, ICML 2021; "
       "Zhang, An & Černý, ICML 2020; — : not reported, oom: out of memory). *ours (s)*: the "
-      "solve's own seconds, tree walk and model building included, process start-up and "
-      "imports not; each instance ran cold in its own subprocess, one after the other. "
+      "`seconds` that `ospiel-team-solve --instance NAME --json` printed in the row's own run "
+      "(`benchmarks/team_lp_table.py` runs that command per instance; each row's command, "
+      "date and commit are in its record): the tree walk, the decompositions, building the LP "
+      "and solving it (or the anytime method's whole run) are included; process start-up and "
+      "imports are not, and each instance ran cold in its own subprocess, one after the other. "
+      "Rows run before the decompositions' local solutions became a numba kernel do not "
+      "include numba's loading of its compiled kernels from its cache, which the first solve "
+      "of a process pays today: the same command on today's code prints more seconds on the "
+      "small instances, where that load is most of the time. The stage-by-stage costs below "
+      "(`benchmarks/team_fixed_costs.py`) time each stage after that load. "
       "*ratio*: ours over the fastest of the three published columns. *load*: the load "
       "average before and after the row.",
       "",
