@@ -105,8 +105,22 @@ def against_openspiel_table() -> str:
                "(est.)"])
   notes.append((JPS, jps))
   text = common.md_table(["what", "ours", "reference", "ratio"], rows, "lrrr")
-  return (text + "\n\n" + jps_estimate() + "\n\n"
+  return (text + "\n\n" + against_openspiel_includes() + " " + jps_estimate() + "\n\n"
           + "\n".join(_note(name, rec) for name, rec in notes))
+
+
+def against_openspiel_includes() -> str:
+  """What each row's times of the table against OpenSpiel include (all wall clock)."""
+  tree, step, jps = common.load(GAME_TREE), common.load(ED_STEP), common.load(JPS)
+  return (f"What the times include (wall clock): value + NashConv, the best of "
+          f"{tree['repeats']} repetitions of `evaluation.game_value` + `evaluation.nash_conv` "
+          f"on a tree built beforehand (the tree walk, "
+          f"{common.num(tree['tree_build_s'] * 1e3, 0)} ms once, not included), against "
+          f"OpenSpiel's functions on the game; the ED step, the median of {step['steps']} steps "
+          f"after compilation (compiling, {common.num(step['neural_ed_x64']['compile_s'], 1)} "
+          f"s once, not included), against OpenSpiel's `nash_conv` of that step's policy; the "
+          f"JPS row, the searches alone (the {common.thousands(jps['cfr_iterations'])} CFR "
+          f"iterations before them, {common.num(jps['cfr_seconds'], 1)} s, not included).")
 
 
 def jps_estimate() -> str:
