@@ -722,7 +722,10 @@ def scaling_table() -> str:
                            machine=rec["machine"],
                            load=f"{min(loads):.2f}-{max(loads):.2f} before each instance")
   limits = (f"Each instance: {common.num(rec['time_limit'], 0)} s, "
-            f"{common.num(rec['memory_gb'], 0)} GB address space. *load* is the machine's load "
+            f"{common.num(rec['memory_gb'], 0)} GB address space. *seconds*: the instance's "
+            "subprocess from its start to its end, wall clock: Python's start-up and imports, "
+            "the tree walk and the solve (the record keeps the walk's `tree_seconds` and the "
+            "solve's `solve_seconds` apart). *load* is the machine's load "
             "average when the instance started (2 cores): rows above 1 ran beside other work, so "
             "an idle machine takes less time on them, and one stopped by the time limit may "
             "finish there. A bracket with nothing under *stopped by* settles 4 decimals.")
