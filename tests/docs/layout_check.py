@@ -64,7 +64,7 @@ window.addEventListener("load", function () {
       return c.width > 0 && c.left >= b.left - 1 && c.right <= b.right + 1;
     };
     article.querySelectorAll("table").forEach(function (t, i) {
-      var worst = null, worstEl = null;
+      var worst = null;
       for (var el = t; el && el !== article; el = el.parentElement) {
         var over = el.scrollWidth - el.clientWidth;
         var style = getComputedStyle(el);
@@ -72,22 +72,30 @@ window.addEventListener("load", function () {
         if (over > 1 && (!worst || over > worst.over)) {
           worst = {over: over, tag: el.tagName.toLowerCase(), cls: el.className || "",
                    scrollWidth: el.scrollWidth, clientWidth: el.clientWidth};
-          worstEl = el;
         }
       }
       if (worst) {
-        // Scrolled to its last column: is the first column (head and first body row) in view?
-        worst.scrolls = scrolls(worstEl);
-        var rows = [t.rows[0], t.rows[1]].filter(function (r) { return r && r.cells.length; });
-        var box = worstEl.getBoundingClientRect();
-        worstEl.scrollLeft = worstEl.scrollWidth;
-        worst.first_visible = rows.length > 0 && rows.every(function (r) {
-          return inside(r.cells[0], worstEl);
-        });
-        worst.first_share = rows.length ? Math.max.apply(null, rows.map(function (r) {
-          return r.cells[0].getBoundingClientRect().width / box.width;
-        })) : 0;
-        worstEl.scrollLeft = 0;
+        // The box the table scrolls in: its nearest scrolling ancestor (or itself) inside the
+        // article and inside the window. Scrolled to its last column, is the first column (head
+        // and first body row) in view?
+        var box = null;
+        for (var b = t; b && b !== article; b = b.parentElement) {
+          if (scrolls(b) && b.scrollWidth - b.clientWidth > 1) { box = b; break; }
+        }
+        worst.scrolls = box !== null &&
+            box.getBoundingClientRect().right <= document.documentElement.clientWidth + 1;
+        if (box) {
+          var rows = [t.rows[0], t.rows[1]].filter(function (r) { return r && r.cells.length; });
+          var boxWidth = box.getBoundingClientRect().width;
+          box.scrollLeft = box.scrollWidth;
+          worst.first_visible = rows.length > 0 && rows.every(function (r) {
+            return inside(r.cells[0], box);
+          });
+          worst.first_share = rows.length ? Math.max.apply(null, rows.map(function (r) {
+            return r.cells[0].getBoundingClientRect().width / boxWidth;
+          })) : 0;
+          box.scrollLeft = 0;
+        }
       }
       var head = t.rows.length ? t.rows[0].innerText.replace(/\\s+/g, " ").slice(0, 70) : "";
       out.tables.push({index: i, head: head, width: t.getBoundingClientRect().width,
@@ -95,12 +103,16 @@ window.addEventListener("load", function () {
     });
     article.querySelectorAll("img").forEach(function (img) {
       var link = img.closest("a");
+      var column = img.parentElement || article;  // the nearest block around it (not a link)
+      while (column !== article && getComputedStyle(column).display.indexOf("inline") === 0) {
+        column = column.parentElement;
+      }
       out.images.push({src: img.getAttribute("src"), width: img.getBoundingClientRect().width,
-                       natural: img.naturalWidth,
-                       column: (img.parentElement || article).clientWidth,
+                       natural: img.naturalWidth, column: column.clientWidth,
                        link: link ? link.getAttribute("href") : null});
     });
-    var right = article.getBoundingClientRect().right;
+    var right = document.documentElement.clientWidth;  // the window (Material lets code
+    // blocks reach the screen's edges on a phone, past the article's padding)
     article.querySelectorAll("pre").forEach(function (pre, i) {
       var code = pre.querySelector("code") || pre;
       out.code.push({index: i, over: code.scrollWidth - code.clientWidth,
@@ -112,10 +124,39 @@ window.addEventListener("load", function () {
     pre.id = "__MARK__";
     pre.textContent = JSON.stringify(out);
     document.body.appendChild(pre);
+    if (window.parent !== window) {  // laid out in a frame narrower than any window
+      window.parent.postMessage({mark: "__MARK__", report: out}, "*");
+    }
   }, 200);
 });
 </script>
 """.replace("__MARK__", MARK)
+
+# Chromium's headless window is at least this wide: a narrower page is laid out in a frame of
+# its width (its own viewport: media queries and `innerWidth` are the frame's).
+MIN_WINDOW = 500
+FRAME_HTML = """<html><body style="margin: 0">
+<iframe src="__SRC__" style="width: __WIDTH__px; height: __HEIGHT__px; border: 0"></iframe>
+<script>
+window.addEventListener("message", function (e) {
+  if (!e.data || e.data.mark !== "__MARK__") return;
+  var pre = document.createElement("pre");
+  pre.id = "__MARK__";
+  pre.textContent = JSON.stringify(e.data.report);
+  document.body.appendChild(pre);
+});
+</script></body></html>"""
+
+
+def _framed(page: str, width: int, height: int) -> str:
+  """A page beside `page` that shows it in a frame `width` x `height` px (its path)."""
+  fd, path = tempfile.mkstemp(suffix=".html", prefix=".layout_frame_",
+                              dir=os.path.dirname(os.path.abspath(page)))
+  with os.fdopen(fd, "w", encoding="utf-8") as f:
+    f.write(FRAME_HTML.replace("__SRC__", html.escape(os.path.basename(page)))
+            .replace("__WIDTH__", str(width)).replace("__HEIGHT__", str(height))
+            .replace("__MARK__", MARK))
+  return path
 
 
 def find_chromium(path: str | None = None) -> str | None:
@@ -159,16 +200,22 @@ def measure(page: str, chromium: str, width: int = 1400, timeout: float = 120) -
       else text + MEASURE_JS
   fd, probe = tempfile.mkstemp(suffix=".html", prefix=".layout_check_",
                                dir=os.path.dirname(os.path.abspath(page)))
+  frame = None
   try:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
       f.write(text)
+    opened = probe
+    if width < MIN_WINDOW:
+      opened = frame = _framed(probe, width, 1000)
     with tempfile.TemporaryDirectory() as profile:
       proc = subprocess.run(
-          _chromium_args(chromium, width, 1000) + [f"--user-data-dir={profile}", "--dump-dom",
-                                                   "file://" + os.path.abspath(probe)],
+          _chromium_args(chromium, max(width, MIN_WINDOW), 1000)
+          + [f"--user-data-dir={profile}", "--dump-dom", "file://" + os.path.abspath(opened)],
           capture_output=True, text=True, timeout=timeout, check=False)
   finally:
     os.remove(probe)
+    if frame:
+      os.remove(frame)
   found = _REPORT.search(proc.stdout)
   if not found:
     raise RuntimeError(f"Chromium printed no measurements for {page} (exit {proc.returncode}): "
@@ -231,11 +278,25 @@ def _table_problem(t: dict, narrow: bool) -> str | None:
 
 def screenshot(page: str, png: str, chromium: str, width: int, height: int,
                timeout: float = 120) -> None:
-  """Saves a PNG of `page` laid out at `width` x `height` pixels (the whole page if tall)."""
-  with tempfile.TemporaryDirectory() as profile:
-    subprocess.run(_chromium_args(chromium, width, height) + [
-        f"--user-data-dir={profile}", f"--screenshot={os.path.abspath(png)}",
-        "file://" + os.path.abspath(page)], capture_output=True, timeout=timeout, check=True)
+  """Saves a PNG of `page` laid out at `width` x `height` pixels (the whole page if tall).
+
+  Below `MIN_WINDOW` the page is shown in a frame of its width and the PNG cropped to it
+  (Pillow, which matplotlib brings).
+  """
+  frame = _framed(page, width, height) if width < MIN_WINDOW else None
+  try:
+    with tempfile.TemporaryDirectory() as profile:
+      subprocess.run(_chromium_args(chromium, max(width, MIN_WINDOW), height) + [
+          f"--user-data-dir={profile}", f"--screenshot={os.path.abspath(png)}",
+          "file://" + os.path.abspath(frame or page)], capture_output=True, timeout=timeout,
+          check=True)
+  finally:
+    if frame:
+      os.remove(frame)
+  if frame:
+    from PIL import Image
+    with Image.open(png) as img:
+      img.crop((0, 0, width, img.height)).save(png)
 
 
 def build_site(site: str) -> None:
