@@ -37,11 +37,11 @@ SETTINGS = {
     ("ed", "sgd 1 constant"): dict(optimizer="sgd", learning_rate=1.0, lr_schedule="constant"),
     ("ed", "sgd 2 constant"): dict(optimizer="sgd", learning_rate=2.0, lr_schedule="constant"),
     ("ed", "sgd 4 constant"): dict(optimizer="sgd", learning_rate=4.0, lr_schedule="constant"),
-    ("neural_ed", "sgd 0.1 inverse_sqrt"): dict(optimizer="sgd", init_lr=0.1,
+    ("neural_ed", "sgd 0.1 inverse_sqrt"): dict(optimizer="sgd", learning_rate=0.1,
                                                  lr_schedule="inverse_sqrt"),
-    ("neural_ed", "adam 0.01 constant"): dict(optimizer="adam", init_lr=0.01,
+    ("neural_ed", "adam 0.01 constant"): dict(optimizer="adam", learning_rate=0.01,
                                                lr_schedule="constant"),
-    ("neural_ed", "adam 0.003 constant"): dict(optimizer="adam", init_lr=0.003,
+    ("neural_ed", "adam 0.003 constant"): dict(optimizer="adam", learning_rate=0.003,
                                                 lr_schedule="constant"),
 }
 

@@ -71,7 +71,7 @@ def main(argv):
     for opt, hidden, lr, l2 in itertools.product(FLAGS.neural_optimizer, FLAGS.neural_hidden,
                                                  FLAGS.neural_lr, FLAGS.neural_l2):
       layers = tuple(int(h) for h in hidden.split("x"))
-      r = _run(ed.NeuralEDSolver(game, hidden_layers=layers, init_lr=float(lr), l2=float(l2),
+      r = _run(ed.NeuralEDSolver(game, hidden_layers=layers, learning_rate=float(lr), l2=float(l2),
                                  optimizer=opt, lr_schedule=FLAGS.neural_schedule, tree=tree),
                FLAGS.steps)
       rows.append(dict(game=name, solver="neural_ed", hidden=hidden, lr=float(lr),

@@ -262,7 +262,7 @@ CASES = [
     ("TabularEDSolver", _tabular_ed, "track_best", bad_bool()),
     ("NeuralEDSolver", _neural_ed, "hidden_layers",
      st.sampled_from([[0], [64.0], [True], "64", 64, [-1], None])),
-    ("NeuralEDSolver", _neural_ed, "init_lr", bad_real(above=0)),
+    ("NeuralEDSolver", _neural_ed, "learning_rate", bad_real(above=0)),
     ("NeuralEDSolver", _neural_ed, "l2", bad_real(0)),
     ("NeuralEDSolver", _neural_ed, "seed", bad_int(0)),
     ("coop optimum", _coop, "game", bad_game(strings=True, trees=True)),

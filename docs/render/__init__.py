@@ -8,7 +8,7 @@ renderer reads the record with `common.load`. One module per results family:
 - one module per family (`jps`, `team`, `ed`, `bridge`, `speed`, `runner`, `summary`), each
   holding the tables and inline values of its pages.
 
-`tests/integration/test_docs_records.py` renders every page with these modules, checks that
+`tests/docs/test_docs_records.py` renders every page with these modules, checks that
 every record is read by some page, that no page states a result number by hand, and that a
 changed record value changes the page.
 """

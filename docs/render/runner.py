@@ -176,6 +176,25 @@ def wall_seconds(name: str) -> str:
   return f"{common.num(rec['wall_seconds'], 0)} s at load {_load_text(rec['provenance'])}"
 
 
+def wall_words(name: str = "default") -> str:
+  """Figure `name`'s wall clock in words, with its cores and load: the README's main-job time.
+
+  E.g. 'about 4 minutes on 2 cores at load 12' (the 1-minute load before and after, whole
+  numbers: the README states no number by hand); the README states it verbatim and
+  `tests/docs/test_defaults.py` checks that it does.
+  """
+  from ospiel_team.cli import _flags  # the commands' one rough-duration wording
+
+  rec = _record(name)
+  prov = rec["provenance"]
+  machine = prov["machine"]
+  loads = [machine.get("load_average_before", machine["load_average"][0]),
+           machine.get("load_average_after", machine["load_average"][0])]
+  load = "-".join(dict.fromkeys(common.num(x, 0) for x in loads))
+  return (f"{_flags.rough_duration(rec['wall_seconds'])} on {machine['cores']} cores "
+          f"at load {load}")
+
+
 def nfsp_episode_cost(name: str = "default") -> str:
   """NFSP's CPU milliseconds per episode and the agents' share, over figure `name`'s runs."""
   runs = [r for r in _record(name)["runs"] if r["solver"] == "nfsp" and r["extra"]]

@@ -99,12 +99,99 @@ def against_openspiel_table() -> str:
   jps = common.load(JPS)
   rows.append([f"JPS search, {jps['game']}, D = {jps['depth']} ({jps['iterations']} searches)",
                f"{common.num(jps['total_jps_seconds'], 2)} s in all",
-               f"brute force on the same candidates: "
-               f"{common.num(jps['total_brute_force_seconds'], 0)} s",
-               f"**{jps_min_speedup()}** min, {common.num(jps['median_speedup'], 0)}x median"])
+               f"brute force on the same candidates, estimated: "
+               f"{common.num(jps['total_brute_force_seconds'], 0)} s (est.)",
+               f"**{jps_min_speedup()}** min, {common.num(jps['median_speedup'], 0)}x median "
+               "(est.)"])
   notes.append((JPS, jps))
   text = common.md_table(["what", "ours", "reference", "ratio"], rows, "lrrr")
-  return text + "\n\n" + "\n".join(_note(name, rec) for name, rec in notes)
+  return (text + "\n\n" + against_openspiel_includes() + " " + jps_estimate() + "\n\n"
+          + "\n".join(_note(name, rec) for name, rec in notes))
+
+
+def against_openspiel_includes() -> str:
+  """What each row's times of the table against OpenSpiel include (all wall clock)."""
+  tree, step, jps = common.load(GAME_TREE), common.load(ED_STEP), common.load(JPS)
+  return (f"What the times include (wall clock): value + NashConv, the best of "
+          f"{tree['repeats']} repetitions of `evaluation.game_value` + `evaluation.nash_conv` "
+          f"on a tree built beforehand (the tree walk, "
+          f"{common.num(tree['tree_build_s'] * 1e3, 0)} ms once, not included), against "
+          f"OpenSpiel's functions on the game; the ED step, the median of {step['steps']} steps "
+          f"after compilation (compiling, {common.num(step['neural_ed_x64']['compile_s'], 1)} "
+          f"s once, not included), against OpenSpiel's `nash_conv` of that step's policy; the "
+          f"JPS row, the searches alone (the {common.thousands(jps['cfr_iterations'])} CFR "
+          f"iterations before them, {common.num(jps['cfr_seconds'], 1)} s, not included).")
+
+
+def jps_estimate() -> str:
+  """How the JPS row's brute-force time is estimated (it is not measured in full)."""
+  jps = common.load(JPS)
+  sampled = sorted({s["brute_force_sampled"] for s in jps["searches"]})
+  counts = [s["candidates"] for s in jps["searches"]]
+  return (f"The JPS row's brute-force time and ratios are estimates (est.): each search's "
+          f"candidates ({common.thousands(min(counts))} to {common.thousands(max(counts))} per "
+          f"search) were not all evaluated; at most {max(sampled)} of them (all of a search "
+          f"with fewer), drawn at random, were timed, and "
+          f"their mean time per candidate is multiplied by the search's number of candidates "
+          f"(`benchmarks/jps_speed.py --sample`; `--sample 0` times them all). The sampled "
+          f"values agree with the search's (largest difference {_max_error(jps):.0e}).")
+
+
+def _max_error(jps: dict) -> float:
+  return max(s["max_abs_error"] for s in jps["searches"])
+
+
+# Whether a timing ran alone: a run's own process keeps the 1-minute load average near 1 on
+# the 2-core machine; above this, other jobs shared the cores.
+ALONE_LOAD = 1.5
+
+
+def _one_minute(load) -> float:
+  return float(load[0] if isinstance(load, list) else load)
+
+
+def _load_words(loads: list, cores: int = 2) -> str:
+  """'alone on the machine (1-minute load 0.51-0.55 on 2 cores)' or 'not alone (...)'."""
+  lo, hi = min(map(_one_minute, loads)), max(map(_one_minute, loads))
+  span = f"1-minute load average {common.num(lo, 2)}-{common.num(hi, 2)} on {cores} cores"
+  if hi <= ALONE_LOAD:
+    return f"alone on the machine ({span})"
+  return f"not alone: other jobs shared the machine ({span}; the run alone keeps it near 1)"
+
+
+def against_openspiel_loads() -> str:
+  """Which rows of the table against OpenSpiel ran alone, from their records' loads."""
+  tree, step, jps = common.load(GAME_TREE), common.load(ED_STEP), common.load(JPS)
+  first = _load_words([tree["load_before"], tree["load_after"], step["load_before"],
+                       step["load_after"]])
+  return (f"The array-tree and ED-step rows were timed {first}; the JPS row was timed not "
+          f"alone: other jobs shared the machine (1-minute load average "
+          f"{jps['load_average_1min']} on {jps['machine']['cores']} cores).")
+
+
+def cfr_solvers_load() -> str:
+  """Whether the CFR solver run was alone, from its rows' loads."""
+  rows = common.load(SOLVERS_RECORD)["rows"]
+  return _load_words([x for r in rows for x in (r["load_before"], r["load_after"])])
+
+
+def refactor_loads() -> str:
+  """The loads of the four runs the before/after table compares."""
+  kernels_before = common.load(f"{BEFORE}/native_kernels.json")["rows"]
+  kernels_after = common.load(KERNELS_RECORD)["rows"]
+  solvers_after = common.load(SOLVERS_RECORD)["rows"]
+
+  def loads(rows):
+    return [x for r in rows for x in (r["load_before"], r["load_after"])]
+  return (f"the kernels before {_load_words(loads(kernels_before))}, after "
+          f"{_load_words(loads(kernels_after))}; the CFR solvers after "
+          f"{_load_words(loads(solvers_after))}")
+
+
+def ab_load() -> str:
+  """The A/B's load, from its rows' records."""
+  rows = common.load(AB)["rows"]
+  return _load_words([x for r in rows for x in (r["load_before"], r["load_after"])])
 
 
 def _note(name: str, rec: dict) -> str:
@@ -218,12 +305,6 @@ def cfr_solvers_lowest() -> str:
   """The lowest ratio to the C++ CFR+ over every game and solver: 'PDCFR+ on liars_dice, 6.4x'."""
   game, solver, ratio = min(_ratios(), key=lambda r: r[2])
   return f"{solver} on {game}, {common.num(ratio, 1)}x"
-
-
-def cfr_solvers_max_load() -> str:
-  """The highest 1-minute load average recorded during the CFR solver run."""
-  rows = common.load(SOLVERS_RECORD)["rows"]
-  return common.num(max(max(r["load_before"][0], r["load_after"][0]) for r in rows), 1)
 
 
 def summary_rows() -> list[dict]:

@@ -338,8 +338,16 @@ def speed_section() -> str:
       "than 500,000 local solutions). *paper*, *FCGS-21*, *ZAC-20*: Table 1's three runtime "
       "columns as printed (the paper's method; Farina, Celli, Gatti & Sandholm, ICML 2021; "
       "Zhang, An & Černý, ICML 2020; — : not reported, oom: out of memory). *ours (s)*: the "
-      "solve's own seconds, tree walk and model building included, process start-up and "
-      "imports not; each instance ran cold in its own subprocess, one after the other. "
+      "`seconds` that `ospiel-team-solve --instance NAME --json` printed in the row's own run "
+      "(`benchmarks/team_lp_table.py` runs that command per instance; each row's command, "
+      "date and commit are in its record): the tree walk, the decompositions, building the LP "
+      "and solving it (or the anytime method's whole run) are included; process start-up and "
+      "imports are not, and each instance ran cold in its own subprocess, one after the other. "
+      "Rows run before the decompositions' local solutions became a numba kernel do not "
+      "include numba's loading of its compiled kernels from its cache, which the first solve "
+      "of a process pays today: the same command on today's code prints more seconds on the "
+      "small instances, where that load is most of the time. The stage-by-stage costs below "
+      "(`benchmarks/team_fixed_costs.py`) time each stage after that load. "
       "*ratio*: ours over the fastest of the three published columns. *load*: the load "
       "average before and after the row.",
       "",
@@ -716,7 +724,10 @@ def scaling_table() -> str:
                            machine=rec["machine"],
                            load=f"{min(loads):.2f}-{max(loads):.2f} before each instance")
   limits = (f"Each instance: {common.num(rec['time_limit'], 0)} s, "
-            f"{common.num(rec['memory_gb'], 0)} GB address space. *load* is the machine's load "
+            f"{common.num(rec['memory_gb'], 0)} GB address space. *seconds*: the instance's "
+            "subprocess from its start to its end, wall clock: Python's start-up and imports, "
+            "the tree walk and the solve (the record keeps the walk's `tree_seconds` and the "
+            "solve's `solve_seconds` apart). *load* is the machine's load "
             "average when the instance started (2 cores): rows above 1 ran beside other work, so "
             "an idle machine takes less time on them, and one stopped by the time limit may "
             "finish there. A bracket with nothing under *stopped by* settles 4 decimals.")

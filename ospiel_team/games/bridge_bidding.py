@@ -8,8 +8,10 @@ precomputed double-dummy (DDS) result of the final contract.
 Load it with ``pyspiel.load_game("bridge_bidding")`` after ``import ospiel_team``.
 Parameters:
 
-* ``dataset`` (str, default ``""`` = the dataset shipped in the package): path of a deal +
-  DDS-table dataset read by `ospiel_team.bridge.dataset.load_dataset`.
+* ``dataset`` (str, default ``""`` = the shipped training dataset): a shipped dataset by name
+  (``train``, ``validation``, ``heldout``, ``heldout2``, as every command's ``--dataset``
+  takes them) or the path of a deal + DDS-table dataset
+  (`ospiel_team.bridge.dataset.resolve_dataset`).
 * ``dealer`` (str, default ``"N"``): ``N``, ``E``, ``S``, ``W`` (a string: pyspiel
   type-checks parameters against this default and rejects ``dealer=0``), or
   ``random``: a chance node after the deal picks the dealer uniformly.
@@ -85,10 +87,10 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 @functools.lru_cache(maxsize=8)
-def _load_dataset(path: str):
-  """Loads (once per path) the dataset; "" is the shipped default."""
+def _load_dataset(name_or_path: str):
+  """Loads (once per name or path) the dataset; "" is the shipped default (training) set."""
   from ospiel_team.bridge import dataset as dataset_lib
-  return dataset_lib.load_dataset(path or None)
+  return dataset_lib.resolve_dataset(name_or_path or None)
 
 
 def _parse_params(params: dict) -> dict:
@@ -114,7 +116,8 @@ def _parse_params(params: dict) -> dict:
   if not isinstance(p["uncontested"], bool):
     raise ValueError(f"bridge_bidding: uncontested must be a bool, got {p['uncontested']!r}")
   if not isinstance(p["dataset"], str):
-    raise ValueError(f"bridge_bidding: dataset must be a path string, got {p['dataset']!r}")
+    raise ValueError(f"bridge_bidding: dataset must be a shipped name or a path string, got "
+                     f"{p['dataset']!r}")
   return {"dataset": p["dataset"], "dealer": dealer, "vulnerability": vul,
           "uncontested": p["uncontested"]}
 

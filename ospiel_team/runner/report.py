@@ -136,13 +136,19 @@ def step_band(per_seed: dict[int, list[Row]], xkey: str) -> tuple[np.ndarray, np
 
 def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
                    ref: dict[str, Any] | None = None) -> str:
-  """Final metric per (solver, variant): mean and 95% CI over seeds, budgets and timings."""
+  """results.md: titled with its game and solvers, the final metric per (solver, variant).
+
+  The mean and 95% CI over seeds of each (solver, variant)'s final checkpoint, with its
+  iterations, budget and timings.
+  """
   if not rows:
     return "(no results)\n"
   metric = rows[0]["metric_name"]
   seeds = sorted({r["seed"] for r in rows})
   better = "lower" if metric in metrics.LOWER_IS_BETTER else "higher"
-  lines = [key(rows), f"Game: `{rows[0]['game']}`; metric: {metric} ({better} is better); "
+  solvers = ", ".join(dict.fromkeys(r["solver"] for r in rows))
+  lines = [f"# {rows[0]['game']}: {solvers}", "", key(rows),
+           f"Game: `{rows[0]['game']}`; metric: {metric} ({better} is better); "
            f"{len(seeds)} seeds ({', '.join(map(str, seeds))}); mean ± 95% CI half-width "
            "(Student t) of each run's final checkpoint.", ""]
   if ref is not None:

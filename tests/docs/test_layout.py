@@ -74,8 +74,8 @@ def test_chromium_sees_a_table_wider_than_its_column(tmp_path):
 @needs_chromium
 def test_chromium_sees_a_thumbnail(tmp_path):
   _png(tmp_path / "fig.png", 1000, 10)
-  page = _page(tmp_path, "<p><img src='fig.png' style='width: 250px'></p>"
-                         "<p><img src='fig.png' style='width: 100%'></p>")
+  page = _page(tmp_path, "<p><a href='fig.png'><img src='fig.png' style='width: 250px'></a></p>"
+                         "<p><a href='fig.png'><img src='fig.png' style='width: 100%'></a></p>")
   report = layout_check.measure(page, CHROMIUM, width=1400)
   assert [round(i["width"]) for i in report["images"]] == [250, 800]
   assert [i["natural"] for i in report["images"]] == [1000, 1000]

@@ -45,6 +45,7 @@ def test_markdown_table_reports_the_final_checkpoint_over_seeds():
   text = report.markdown_table(_rows(), infos, {"value": 0.0, "label": "Nash"})
   half = math.tan(0.475 * math.pi) * 0.1  # sd of (0.2, 0.4) / sqrt(2) = 0.1
   assert f"| cfr | **average** | 0.3 | {half:.4g} | 10 | 1 | 0.5 | 0.25 |" in text
+  assert text.splitlines()[0] == f"# {_rows()[0]['game']}: cfr"  # titled with its game
   assert "2 seeds (0, 1)" in text and "lower is better" in text
   assert "Reference: **0** — Nash." in text
   assert "- `cfr` (OpenSpiel's): one CFR iteration" in text

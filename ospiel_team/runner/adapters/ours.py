@@ -282,7 +282,7 @@ def neural_ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   from ospiel_team.algorithms.nash import exploitability_descent as ed
   solver = ed.NeuralEDSolver(
       ctx.game, hidden_layers=_hidden(ctx.option("neural_ed.hidden", "64")),
-      init_lr=ctx.option("neural_ed.lr", 0.003),
+      learning_rate=ctx.option("neural_ed.lr", 0.003),
       lr_schedule=ctx.option("neural_ed.schedule", "constant"),
       l2=ctx.option("neural_ed.l2", 1e-3),
       optimizer=ctx.option("neural_ed.optimizer", "adam"), seed=ctx.seed, tree=ctx.tree)

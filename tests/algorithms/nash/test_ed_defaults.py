@@ -64,6 +64,7 @@ def test_class_defaults_are_the_chosen_settings():
     assert tabular[key] == value, key
   neural = _defaults(ed.NeuralEDSolver)
   for key, value in chosen["neural_ed"].items():
+    key = {"init_lr": "learning_rate"}.get(key, key)  # the record's former name of the argument
     assert neural[key] == value, key
   # The record's fixed neural settings are the class defaults too.
   assert tuple(record["neural_fixed"]["hidden_layers"]) == tuple(neural["hidden_layers"])
@@ -78,7 +79,7 @@ def test_runner_defaults_are_the_class_defaults():
   assert options["ed.schedule"] == tabular["lr_schedule"]
   neural = _defaults(ed.NeuralEDSolver)
   options = registry.spec("neural_ed").options
-  assert options["neural_ed.lr"] == neural["init_lr"]
+  assert options["neural_ed.lr"] == neural["learning_rate"]
   assert options["neural_ed.optimizer"] == neural["optimizer"]
   assert options["neural_ed.schedule"] == neural["lr_schedule"]
   assert options["neural_ed.l2"] == neural["l2"]
@@ -98,6 +99,6 @@ def test_pages_state_the_chosen_defaults():
   assert page_ed.chosen("ed").startswith(
       f"{tabular['optimizer']}, learning rate {tabular['learning_rate']:g}, ")
   assert page_ed.chosen("neural_ed").startswith(
-      f"{neural['optimizer']}, learning rate {neural['init_lr']:g}, ")
+      f"{neural['optimizer']}, learning rate {neural['learning_rate']:g}, ")
   # ... and the algorithms page states them.
   assert page_ed.chosen("ed") in text and page_ed.chosen("neural_ed") in text
