@@ -54,6 +54,7 @@ from open_spiel.python.algorithms import cfr as os_cfr
 
 from ospiel_team import checks
 from ospiel_team import errors
+from ospiel_team.algorithms.nash import cfr_jax
 from ospiel_team.algorithms.nash import cfr_kernels
 from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
@@ -173,8 +174,12 @@ class BatchedTreeCFRSolver:
     alpha, beta, gamma: the rules' exponents: positive regrets discounted by
       t^alpha / (t^alpha + 1) ("dcfr", "pdcfr+"), negative ones by t^beta / (t^beta + 1)
       ("dcfr"), iteration t's policy weighted by t^gamma in the average (not "cfr").
-    The traversal, regret matching and exploration run in the numba kernels of `cfr_kernels`;
-    the exploration noise is drawn by numpy's generators.
+    backend: "numba" (default: the kernels of `cfr_kernels`, OpenSpiel's operations in
+      OpenSpiel's order) or "jax" (`cfr_jax`: the same traversal as jit-compiled segment sums
+      over the same arrays, for an accelerator; equal to numba's to 1e-9 in float64, not bit
+      for bit; no exploration).
+    The traversal, regret matching and exploration run in the numba kernels of `cfr_kernels`
+    (or `cfr_jax`); the exploration noise is drawn by numpy's generators.
 
   Raises:
     errors.UserError: a bad argument, named (exponents outside `EXPONENT_RANGES`, a policy
@@ -183,13 +188,16 @@ class BatchedTreeCFRSolver:
   """
 
   RULES = ("cfr", "dcfr", "pcfr+", "pdcfr+")
+  BACKENDS = ("numba", "jax")
 
   def __init__(self, tree: GameTree, initial_policies: np.ndarray,
                *, alternating_updates: bool = True, linear_averaging: bool = False,
                regret_matching_plus: bool = False, exploration: float = 0.0,
                noise_seeds: np.ndarray | None = None, dtype=np.float64, rule: str = "cfr",
-               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
+               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+               backend: str = "numba"):
     checks.check_tree("tree", tree)
+    self._backend = checks.check_choice("backend", backend, self.BACKENDS)
     alternating_updates = checks.check_bool("alternating_updates", alternating_updates)
     linear_averaging = checks.check_bool("linear_averaging", linear_averaging)
     regret_matching_plus = checks.check_bool("regret_matching_plus", regret_matching_plus)
@@ -202,6 +210,9 @@ class BatchedTreeCFRSolver:
     if rule != "cfr" and exploration:
       raise errors.UserError(f"exploration is defined for rule 'cfr' only, got rule {rule!r} "
                              f"with exploration={exploration!r}")
+    if self._backend == "jax" and exploration:
+      raise errors.UserError(f"exploration runs on the numba backend only, got "
+                             f"exploration={exploration!r} with backend='jax'")
     noise_seeds = checks.check_int_sequence("noise_seeds", noise_seeds, minimum=0,
                                             what="seeds", allow_none=True)
     self._rule = rule
@@ -238,7 +249,69 @@ class BatchedTreeCFRSolver:
       self._rngs = [np.random.default_rng(s) for s in noise_seeds]
     else:
       self._rngs = None
-    self._prepare_batched()
+    if self._backend == "jax":
+      self._prepare_jax()
+    else:
+      self._prepare_batched()
+
+  def _prepare_jax(self):
+    """The JAX kernels (`cfr_jax`) and their state: current, regrets, policy sums, inst."""
+    if not cfr_jax.available():
+      raise errors.UserError("backend='jax' needs JAX installed (pip install jax)")
+    tree = self.tree
+    self._matched = False
+    code = self._rule_code()
+    self._jk = cfr_jax.JaxCFRKernels(tree, self._dtype, weight_after=self._rule != "cfr",
+                                     rule=code)
+    inst = self._inst if self._inst is not None else np.zeros_like(self._cum_regret)
+    self._jstate = self._jk.put(self._current, self._cum_regret, self._cum_policy, inst)
+    self._pulled = True
+    inf_player = tree.node_player[tree.first_node()]
+    self._player_mask = [inf_player == p for p in range(tree.num_players)]
+    self._all_mask = np.ones(tree.num_infosets, dtype=bool)
+
+  def _rule_code(self) -> int:
+    """The `cfr_kernels` code of the regret update."""
+    if self._rule == "cfr":
+      return cfr_kernels.RM_PLUS if self._rm_plus else cfr_kernels.RM
+    return cfr_kernels.DISCOUNTED if self._rule == "dcfr" else cfr_kernels.PREDICTIVE
+
+  def _discounts(self, t: float) -> tuple[float, float, float]:
+    """(d_pos, d_neg, d_next) of the regret update after iteration t."""
+    d_pos = d_neg = d_next = 1.0
+    if self._rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
+      d_pos = t ** self._alpha / (t ** self._alpha + 1)
+      d_neg = t ** self._beta / (t ** self._beta + 1)
+    elif self._rule == "pdcfr+":  # R^{t-1} discounted by (t-1)^a / ((t-1)^a + 1), the
+      d_pos = (t - 1) ** self._alpha / ((t - 1) ** self._alpha + 1)  # prediction by
+      d_next = t ** self._alpha / (t ** self._alpha + 1)  # t^a / (t^a + 1)
+    return d_pos, d_neg, d_next
+
+  def _weight(self) -> float:
+    """Iteration t's weight in the policy sums."""
+    t = float(self._iteration)
+    if self._rule == "cfr":
+      return t if self._linear else 1.0
+    return t ** self._gamma  # OpenSpiel's DCFR: reach * policy * t^gamma
+
+  def _jax_iteration(self) -> None:
+    """One iteration on the JAX kernels: each player's traversal and update in turn."""
+    d_pos, d_neg, d_next = self._discounts(float(self._iteration))
+    weight = self._weight()
+    for p in range(self.tree.num_players) if self._alternating else [None]:
+      rows = self._all_mask if (p is None or not self._matched) else self._player_mask[p]
+      self._matched = True
+      self._jstate = self._jk.update(self._jstate, p, weight, d_pos, d_neg, d_next, rows)
+    self._pulled = False
+
+  def _pull(self) -> None:
+    """Copies the JAX state into the numpy arrays the accessors read (once per iteration)."""
+    if self._backend == "jax" and not self._pulled:
+      cur, reg, pol, inst = (np.array(a) for a in self._jstate)
+      self._current, self._cum_regret, self._cum_policy = cur, reg, pol
+      if self._inst is not None:
+        self._inst = inst
+      self._pulled = True
 
   def _prepare_batched(self):
     """Index arrays and preallocated [.., B] buffers of the kernels (policy-independent)."""
@@ -323,11 +396,7 @@ class BatchedTreeCFRSolver:
       val_of = np.zeros(num_p, dtype=np.int64)
       val_of[players] = np.arange(len(players))
     B = self.batch_size
-    t = float(self._iteration)
-    if self._rule == "cfr":
-      weight, weight_after = (t if self._linear else 1.0), False
-    else:  # OpenSpiel's DCFR: reach * policy * t^gamma
-      weight, weight_after = t ** self._gamma, True
+    weight, weight_after = self._weight(), self._rule != "cfr"
     # The predictive rules keep this iteration's regrets apart from the cumulative ones.
     target = self._inst if self._rule in ("pcfr+", "pdcfr+") else self._cum_regret
     cfr_kernels.cfr_traverse(
@@ -349,24 +418,12 @@ class BatchedTreeCFRSolver:
     their policies. With exploration every infoset is matched: its noise is drawn anew.)
     """
     k = self._k  # illegal actions never receive regret: their cumulative regret stays 0
-    t, rule = float(self._iteration), self._rule
-    d_pos = d_neg = d_next = 1.0
+    d_pos, d_neg, d_next = self._discounts(float(self._iteration))
     everyone = player is None or self._rngs is not None or not self._matched
     self._matched = True
     rows = k["all_rows"] if everyone else k["player_rows"][player]
     self._stale.update(range(self.tree.num_players) if everyone else [player])
-    if rule == "cfr":
-      code = cfr_kernels.RM_PLUS if self._rm_plus else cfr_kernels.RM
-    else:
-      if rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
-        code = cfr_kernels.DISCOUNTED
-        d_pos = t ** self._alpha / (t ** self._alpha + 1)
-        d_neg = t ** self._beta / (t ** self._beta + 1)
-      else:
-        code = cfr_kernels.PREDICTIVE
-        if rule == "pdcfr+":  # R^{t-1} discounted by (t-1)^a / ((t-1)^a + 1), the prediction
-          d_pos = (t - 1) ** self._alpha / ((t - 1) ** self._alpha + 1)  # by t^a / (t^a + 1)
-          d_next = t ** self._alpha / (t ** self._alpha + 1)
+    code = self._rule_code()
     dt = self._dtype.type
     inst = self._inst if code == cfr_kernels.PREDICTIVE else self._cum_regret
     cfr_kernels.cfr_regret_matching(code, rows, self._cum_regret, inst, dt(d_pos), dt(d_neg),
@@ -398,6 +455,9 @@ class BatchedTreeCFRSolver:
   def evaluate_and_update_policy(self) -> None:
     """One CFR iteration of every seed (as `CFRSolver.evaluate_and_update_policy`)."""
     self._iteration += 1
+    if self._backend == "jax":
+      self._jax_iteration()
+      return
     if self._alternating:
       for p in range(self.tree.num_players):
         self._traverse(p)
@@ -413,6 +473,7 @@ class BatchedTreeCFRSolver:
 
   def current_policy_array(self) -> np.ndarray:
     """[B, num_infosets, num_actions] current (last-iterate) policies."""
+    self._pull()
     return np.ascontiguousarray(np.moveaxis(self._current, -1, 0))
 
   def average_policy_array(self) -> np.ndarray:
@@ -423,6 +484,7 @@ class BatchedTreeCFRSolver:
         sum of t^gamma up to T is about T^(gamma + 1) / (gamma + 1), past float32's 3.4e38 at
         T = 3.6e6 for gamma = 5).
     """
+    self._pull()
     cum = self._cum_policy
     legal = self.tree.infoset_legal[:, :, None]
     total = np.zeros((cum.shape[0], cum.shape[2]))
@@ -462,6 +524,7 @@ class TreeCFRSolver:
     initial_policy: the starting current policy (default: uniform, as OpenSpiel).
     rule, alpha, beta, gamma: the update rule and its exponents, as `BatchedTreeCFRSolver`
       (the subclasses below set them).
+    backend: "numba" (default) or "jax", as `BatchedTreeCFRSolver`.
 
   Raises:
     errors.UserError: a bad argument, named (see `BatchedTreeCFRSolver`).
@@ -470,7 +533,8 @@ class TreeCFRSolver:
   def __init__(self, tree: GameTree, *, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
                initial_policy: np.ndarray | None = None, rule: str = "cfr",
-               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
+               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+               backend: str = "numba"):
     checks.check_tree("tree", tree)
     init = (tree.uniform_policy_array() if initial_policy is None
             else _policy_arrays("initial_policy", tree, initial_policy, batch=False))
@@ -478,7 +542,7 @@ class TreeCFRSolver:
     self._batch = BatchedTreeCFRSolver(
         tree, init[None], alternating_updates=alternating_updates,
         linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus,
-        rule=rule, alpha=alpha, beta=beta, gamma=gamma)
+        rule=rule, alpha=alpha, beta=beta, gamma=gamma, backend=backend)
 
   def evaluate_and_update_policy(self) -> None:
     """One CFR iteration (as `CFRSolver.evaluate_and_update_policy`)."""
@@ -509,9 +573,10 @@ class TreeCFRSolver:
 class TreeCFRPlusSolver(TreeCFRSolver):
   """CFR+ (regret matching+, alternating updates, linear averaging) as `cfr.CFRPlusSolver`."""
 
-  def __init__(self, tree: GameTree, initial_policy: np.ndarray | None = None):
+  def __init__(self, tree: GameTree, initial_policy: np.ndarray | None = None,
+               backend: str = "numba"):
     super().__init__(tree, alternating_updates=True, linear_averaging=True,
-                     regret_matching_plus=True, initial_policy=initial_policy)
+                     regret_matching_plus=True, initial_policy=initial_policy, backend=backend)
 
 
 class TreeDCFRSolver(TreeCFRSolver):
@@ -538,9 +603,9 @@ class TreeDCFRSolver(TreeCFRSolver):
   """
 
   def __init__(self, tree: GameTree, *, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-               initial_policy: np.ndarray | None = None):
+               initial_policy: np.ndarray | None = None, backend: str = "numba"):
     super().__init__(tree, initial_policy=initial_policy, rule="dcfr", alpha=alpha, beta=beta,
-                     gamma=gamma)
+                     gamma=gamma, backend=backend)
 
 
 class TreePCFRPlusSolver(TreeCFRSolver):
@@ -567,8 +632,9 @@ class TreePCFRPlusSolver(TreeCFRSolver):
   """
 
   def __init__(self, tree: GameTree, gamma: float = 2.0,
-               initial_policy: np.ndarray | None = None):
-    super().__init__(tree, initial_policy=initial_policy, rule="pcfr+", gamma=gamma)
+               initial_policy: np.ndarray | None = None, backend: str = "numba"):
+    super().__init__(tree, initial_policy=initial_policy, rule="pcfr+", gamma=gamma,
+                     backend=backend)
 
 
 class TreePDCFRPlusSolver(TreeCFRSolver):
@@ -594,6 +660,6 @@ class TreePDCFRPlusSolver(TreeCFRSolver):
   """
 
   def __init__(self, tree: GameTree, *, alpha: float = 2.3, gamma: float = 5.0,
-               initial_policy: np.ndarray | None = None):
+               initial_policy: np.ndarray | None = None, backend: str = "numba"):
     super().__init__(tree, initial_policy=initial_policy, rule="pdcfr+", alpha=alpha,
-                     gamma=gamma)
+                     gamma=gamma, backend=backend)
