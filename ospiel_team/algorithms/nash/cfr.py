@@ -36,7 +36,9 @@ Past |10| nothing changes but the risk of overflow: from t = 42 on, t^10 / (t^10
 float64 (as alpha = inf), from t = 40 on t^-10 / (t^-10 + 1) is below 1e-16 (as beta = -inf),
 while t^gamma must stay finite (gamma = 1000 overflows at t = 3).
 
-The numba kernels are in `cfr_kernels`.
+The numba kernels are in `cfr_kernels` (the first iteration after an install compiles them,
+saying so on stderr: `compile_notice`); `backend="jax"` runs the same traversal as JAX segment
+sums (`cfr_jax`).
 
 A *seeded random initial policy* (as the JPS paper starts CFR) replaces OpenSpiel's uniform
 initial `current_policy()`; `openspiel_cfr_solver` builds OpenSpiel's own solver with the same
@@ -53,11 +55,15 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr as os_cfr
 
 from ospiel_team import checks
+from ospiel_team import compile_notice
 from ospiel_team import errors
 from ospiel_team.algorithms.nash import cfr_jax
 from ospiel_team.algorithms.nash import cfr_kernels
 from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
+
+# The kernels every iteration calls (their first compilation is announced: compile_notice).
+_KERNELS = (cfr_kernels.cfr_traverse, cfr_kernels.cfr_regret_matching)
 
 # The exponents' ranges (inclusive; see the module docstring): name -> (minimum, maximum).
 EXPONENT_RANGES = {"alpha": (0.0, 10.0), "beta": (-10.0, 10.0), "gamma": (0.0, 10.0)}
@@ -266,9 +272,6 @@ class BatchedTreeCFRSolver:
     inst = self._inst if self._inst is not None else np.zeros_like(self._cum_regret)
     self._jstate = self._jk.put(self._current, self._cum_regret, self._cum_policy, inst)
     self._pulled = True
-    inf_player = tree.node_player[tree.first_node()]
-    self._player_mask = [inf_player == p for p in range(tree.num_players)]
-    self._all_mask = np.ones(tree.num_infosets, dtype=bool)
 
   def _rule_code(self) -> int:
     """The `cfr_kernels` code of the regret update."""
@@ -297,11 +300,10 @@ class BatchedTreeCFRSolver:
   def _jax_iteration(self) -> None:
     """One iteration on the JAX kernels: each player's traversal and update in turn."""
     d_pos, d_neg, d_next = self._discounts(float(self._iteration))
-    weight = self._weight()
-    for p in range(self.tree.num_players) if self._alternating else [None]:
-      rows = self._all_mask if (p is None or not self._matched) else self._player_mask[p]
-      self._matched = True
-      self._jstate = self._jk.update(self._jstate, p, weight, d_pos, d_neg, d_next, rows)
+    self._jstate = self._jk.iteration(self._jstate, alternating=self._alternating,
+                                      weight=self._weight(), d_pos=d_pos, d_neg=d_neg,
+                                      d_next=d_next, first=not self._matched)
+    self._matched = True
     self._pulled = False
 
   def _pull(self) -> None:
@@ -458,6 +460,13 @@ class BatchedTreeCFRSolver:
     if self._backend == "jax":
       self._jax_iteration()
       return
+    if compile_notice.done("CFR"):
+      self._numba_iteration()
+    else:  # the first call in this process: says so if numba compiles the kernels
+      with compile_notice.announce("CFR", _KERNELS):
+        self._numba_iteration()
+
+  def _numba_iteration(self) -> None:
     if self._alternating:
       for p in range(self.tree.num_players):
         self._traverse(p)

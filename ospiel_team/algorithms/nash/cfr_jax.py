@@ -71,7 +71,9 @@ class JaxCFRKernels:
     for p in range(num_p):
       e = np.nonzero(owner == p)[0]
       self._edges.append((self._parent[self._dc[e]], self._dc[e], self._dc_flat[e]))
-    self._step = jax.jit(self._update, static_argnums=(1,))
+    inf_player = tree.node_player[tree.first_node()]
+    self._player_rows = np.stack([inf_player == p for p in range(num_p)])
+    self._iterate = jax.jit(self._iteration, static_argnums=(1,))
 
   def _reach_values(self, cur):
     """Edge probabilities, reach [nodes, owners, B] and values [nodes, players, B]."""
@@ -152,12 +154,28 @@ class JaxCFRKernels:
       inst = jnp.where(rows, 0.0, inst)
     return cur, cum_regret, cum_policy, inst
 
-  def update(self, state, player, weight, d_pos, d_neg, d_next, rows):
-    """Runs the jitted update (in float64 inside a local x64 context)."""
+  def _iteration(self, state, alternating, weight, d_pos, d_neg, d_next, first):
+    """One iteration: each player's traversal and update in turn, or all at once.
+
+    The first update of a solver regret-matches every infoset (as OpenSpiel's, which replaces
+    the initial policy everywhere); later ones the updated player's.
+    """
+    jnp = self._jax.numpy
+    if not alternating:
+      return self._update(state, None, weight, d_pos, d_neg, d_next,
+                          jnp.ones(self._shape[0], dtype=bool))
+    for p in range(self._num_p):
+      rows = self._player_rows[p] | (first & (p == 0))
+      state = self._update(state, p, weight, d_pos, d_neg, d_next, rows)
+    return state
+
+  def iteration(self, state, *, alternating: bool, weight: float, d_pos: float, d_neg: float,
+                d_next: float, first: bool):
+    """Runs one jitted iteration (in float64 inside a local x64 context)."""
     dt = self.dtype.type
     with x64_context(self.dtype):
-      return self._step(state, player, dt(weight), dt(d_pos), dt(d_neg), dt(d_next),
-                        np.asarray(rows, dtype=bool))
+      return self._iterate(state, alternating, dt(weight), dt(d_pos), dt(d_neg), dt(d_next),
+                           np.bool_(first))
 
   def put(self, *arrays):
     """The arrays as JAX arrays of the kernels' dtype."""
