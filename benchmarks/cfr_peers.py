@@ -36,8 +36,9 @@ all workers of a game in turn, alternating their order every round:
 
 Equal trees: the record counts each solver's tree in its own terms: our histories and
 infosets; the infosets in OpenSpiel C++'s average policy; the histories (rows of its
-per-depth tables) and infosets of JAX's tables; the nodes and infosets of LiteEFG's file and the infosets LiteEFG
-returns strategies for. One CFR+ iteration is one update of each player in turn everywhere.
+per-depth tables) and infosets of JAX's tables; the nodes and infosets of LiteEFG's file and
+the infosets LiteEFG returns strategies for. One CFR+ iteration is one update of each player
+in turn everywhere.
 
 The record (`--json_out`, written atomically) holds the command, commit, machine, the load
 average before and after each game, `alone` (whether the machine was otherwise idle: the
