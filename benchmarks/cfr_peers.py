@@ -25,8 +25,8 @@ all workers of a game in turn, alternating their order every round:
    mapped onto our tree by information-state key and scored by `tree.evaluation.nash_conv`
    (not charged to the solver). CPU seconds to a target are the solver's own
    (`time.process_time` of its process, every thread) over its iterations, the first one
-   (numba cache load, JAX compile) included; set-up is reported apart and added in the
-   "from nothing" column.
+   (numba cache load, JAX compile) included, and without the first one (`cpu_s_after_first`,
+   the figure's axis); set-up is reported apart and added in `cpu_s_with_setup`.
 3. Speed: `--repeats` rounds, each timing a block of about `--block_seconds` CPU seconds of
    every solver in turn (the order rotates); CPU and wall milliseconds per iteration are the
    medians over rounds.
@@ -43,7 +43,7 @@ in turn everywhere.
 The record (`--json_out`, written atomically) holds the command, commit, machine, the load
 average before and after each game, `alone` (whether the machine was otherwise idle: the
 operator says so with `--alone`) and per solver everything above; a Markdown table goes to
-stdout. The alone run of the page:
+stdout, and `--figure` draws NashConv against CPU seconds. The alone run of the page:
 
   python benchmarks/cfr_peers.py --alone
 
@@ -57,6 +57,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -82,6 +83,8 @@ flags.DEFINE_bool("openspiel_check", True, "Score every final average policy by 
 flags.DEFINE_bool("jax_x64", True, "Run OpenSpiel's JAX CFR in float64.")
 flags.DEFINE_bool("alone", False, "Declare that nothing else ran on the machine (recorded).")
 flags.DEFINE_string("json_out", "results/speed/cfr_peers.json", "Where the record goes.")
+flags.DEFINE_string("figure", "docs/img/cfr_peers.png", "NashConv against CPU seconds per "
+                    "game and solver ('' for none).")
 flags.DEFINE_string("worker", None, "Internal: run as a solver worker (JSON spec).")
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -568,8 +571,9 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
       out["to_target"] = {}
       for tgt in targets:
         hit = next((p for p in pts if p[3] < tgt), None)
+        first = out["first_iteration"]["cpu_s"]
         out["to_target"][f"{tgt:g}"] = None if hit is None else dict(
-            iterations=hit[0], cpu_s=hit[1], wall_s=hit[2],
+            iterations=hit[0], cpu_s=hit[1], wall_s=hit[2], cpu_s_after_first=hit[1] - first,
             cpu_s_with_setup=hit[1] + out["setup"]["setup_cpu_s"])
       out["nash_conv_fell"] = bool(len(pts) > 1 and pts[-1][3] < pts[0][3])
       out["counts"] = workers[name].ask(op="counts")
@@ -612,6 +616,7 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
           abs(theirs - ours) <= 1e-9 * max(1.0, abs(theirs)))
       row["solvers"][name]["openspiel_check_cpu_s"] = time.process_time() - c
   row["load_after"] = [round(x, 2) for x in os.getloadavg()]
+  shutil.rmtree(tmp, ignore_errors=True)
   return row
 
 
@@ -672,6 +677,40 @@ def table(rows: list[dict]) -> str:
   return "\n".join(lines)
 
 
+def figure(record: dict, path: str) -> None:
+  """NashConv of the average policy against the solver's CPU seconds, a panel per game."""
+  import matplotlib
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt
+
+  from ospiel_team import atomic_io
+  rows = record["rows"]
+  fig, axes = plt.subplots(1, len(rows), figsize=(5.5 * len(rows), 4.2), squeeze=False)
+  styles = {"ours": "-", "openspiel_cpp": "--", "openspiel_jax": "-.", "liteefg": ":"}
+  for ax, row in zip(axes[0], rows, strict=True):
+    for i, (name, s) in enumerate(row["solvers"].items()):
+      if "error" in s or not s.get("checkpoints"):
+        continue
+      pts = np.array(s["checkpoints"])[1:]  # after the first iteration (compile, cache load)
+      pts[:, 1] -= s["first_iteration"]["cpu_s"]
+      ax.plot(pts[:, 1], pts[:, 3], ls=styles[SOLVERS[name][1]], color=f"C{i}",
+              label=SOLVERS[name][0])
+    for t in record["targets"]:
+      ax.axhline(t, color="gray", lw=0.5)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("solver CPU seconds (iterations after the first)")
+    ax.set_ylabel("NashConv of the average policy")
+    ax.set_title(row["game"])
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+  state = "alone" if record["alone"] else "under load (not alone)"
+  fig.suptitle(f"CFR solvers against their peers, one run per game ({state})", fontsize=10)
+  fig.tight_layout()
+  atomic_io.write_with(path, lambda f: fig.savefig(f, format="png", dpi=110), suffix=".png")
+  plt.close(fig)
+
+
 def main(argv):
   del argv
   if FLAGS.worker:
@@ -703,6 +742,8 @@ def main(argv):
                              check_growth=FLAGS.check_growth, jax_x64=FLAGS.jax_x64),
             "rows": rows}
   atomic_io.write_text(FLAGS.json_out, json.dumps(record, indent=1) + "\n")
+  if FLAGS.figure:
+    figure(record, FLAGS.figure)
   print(table(rows))
 
 
