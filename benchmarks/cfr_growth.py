@@ -122,6 +122,8 @@ def _summary(row: dict) -> dict:
         bytes_per_history=(mem["peak_over_imports_bytes"] / hist
                            if mem.get("peak_over_imports_bytes") else None),
         iterations_to_target=tt and tt["iterations"], cpu_s_to_target=tt and tt["cpu_s"],
+        cpu_s_to_target_after_first=tt and tt.get("cpu_s_after_first"),
+        first_iteration_cpu_s=s["first_iteration"]["cpu_s"],
         final_nash_conv=s["final_nash_conv"], openspiel_agrees=s.get("openspiel_agrees"))
   for name, why in row.get("skipped", {}).items():
     out[name] = {"skipped": why}

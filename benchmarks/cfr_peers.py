@@ -48,7 +48,7 @@ stdout, and `--figure` draws NashConv against CPU seconds. The alone run of the 
   python benchmarks/cfr_peers.py --alone
 
 Usage:
-  python benchmarks/cfr_peers.py --games kuhn_poker --max_seconds 5
+  python benchmarks/cfr_peers.py --games kuhn_poker --games leduc_poker --max_seconds 5
 """
 
 from __future__ import annotations
@@ -69,24 +69,6 @@ from absl import app
 from absl import flags
 
 FLAGS = flags.FLAGS
-flags.DEFINE_list("games", ["leduc_poker", "liars_dice"], "Games to measure.")
-flags.DEFINE_list("solvers", None, "Solvers to run (default: all of SOLVERS).")
-flags.DEFINE_list("targets", ["1e-3", "1e-4"], "NashConv targets of the convergence runs.")
-flags.DEFINE_float("check_growth", 0.05, "After 20 iterations, check NashConv every this "
-                   "fraction of the iterations done.")
-flags.DEFINE_integer("max_iterations", 100000, "Iteration cap of a convergence run.")
-flags.DEFINE_float("max_seconds", 120.0, "CPU-second cap (iterations) of a convergence run.")
-flags.DEFINE_integer("repeats", 5, "Timing rounds of the speed phase (0: none).")
-flags.DEFINE_float("block_seconds", 0.5, "CPU seconds of one timed block of iterations.")
-flags.DEFINE_bool("openspiel_check", True, "Score every final average policy by OpenSpiel's "
-                  "exploitability.nash_conv too.")
-flags.DEFINE_bool("jax_x64", True, "Run OpenSpiel's JAX CFR in float64.")
-flags.DEFINE_bool("alone", False, "Declare that nothing else ran on the machine (recorded).")
-flags.DEFINE_string("json_out", "results/speed/cfr_peers.json", "Where the record goes.")
-flags.DEFINE_string("figure", "docs/img/cfr_peers.png", "NashConv against CPU seconds per "
-                    "game and solver ('' for none).")
-flags.DEFINE_string("worker", None, "Internal: run as a solver worker (JSON spec).")
-
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name -> (label, family of the peer, algorithm).
@@ -711,6 +693,29 @@ def figure(record: dict, path: str) -> None:
   plt.close(fig)
 
 
+
+def define_flags() -> None:
+  """The script's flags (defined when it runs, so that cfr_growth.py can import it)."""
+  flags.DEFINE_multi_string("games", ["leduc_poker", "liars_dice"], "Games to measure (the "
+                            "flag once per game: game strings hold commas).")
+  flags.DEFINE_list("solvers", None, "Solvers to run (default: all of SOLVERS).")
+  flags.DEFINE_list("targets", ["1e-3", "1e-4"], "NashConv targets of the convergence runs.")
+  flags.DEFINE_float("check_growth", 0.05, "After 20 iterations, check NashConv every this "
+                     "fraction of the iterations done.")
+  flags.DEFINE_integer("max_iterations", 100000, "Iteration cap of a convergence run.")
+  flags.DEFINE_float("max_seconds", 120.0, "CPU-second cap (iterations) of a convergence run.")
+  flags.DEFINE_integer("repeats", 5, "Timing rounds of the speed phase (0: none).")
+  flags.DEFINE_float("block_seconds", 0.5, "CPU seconds of one timed block of iterations.")
+  flags.DEFINE_bool("openspiel_check", True, "Score every final average policy by OpenSpiel's "
+                    "exploitability.nash_conv too.")
+  flags.DEFINE_bool("jax_x64", True, "Run OpenSpiel's JAX CFR in float64.")
+  flags.DEFINE_bool("alone", False, "Declare that nothing else ran on the machine (recorded).")
+  flags.DEFINE_string("json_out", "results/speed/cfr_peers.json", "Where the record goes.")
+  flags.DEFINE_string("figure", "docs/img/cfr_peers.png", "NashConv against CPU seconds per "
+                      "game and solver ('' for none).")
+  flags.DEFINE_string("worker", None, "Internal: run as a solver worker (JSON spec).")
+
+
 def main(argv):
   del argv
   if FLAGS.worker:
@@ -748,4 +753,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+  define_flags()
   app.run(main)
