@@ -602,6 +602,12 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
   return row
 
 
+def command_line() -> str:
+  """The command that runs this process, the script's path relative to the repository."""
+  return "python " + " ".join([os.path.relpath(os.path.abspath(sys.argv[0]), _REPO)] +
+                              sys.argv[1:])
+
+
 def _commit() -> str:
   head = subprocess.run(["git", "-C", _REPO, "rev-parse", "HEAD"], capture_output=True,
                         text=True, check=False).stdout.strip()
@@ -739,7 +745,7 @@ def main(argv):
         log=lambda m: print(m, file=sys.stderr)))
     print(f"{name}: done, load {rows[-1]['load_before']} -> {rows[-1]['load_after']}",
           file=sys.stderr)
-  record = {"command": "python " + " ".join(sys.argv), "commit": _commit(),
+  record = {"command": command_line(), "commit": _commit(),
             "machine": machine(), "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
             "alone": FLAGS.alone, "targets": targets, "solvers": solvers,
             "settings": dict(max_iterations=FLAGS.max_iterations, max_seconds=FLAGS.max_seconds,
