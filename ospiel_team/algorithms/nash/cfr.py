@@ -36,9 +36,8 @@ Past |10| nothing changes but the risk of overflow: from t = 42 on, t^10 / (t^10
 float64 (as alpha = inf), from t = 40 on t^-10 / (t^-10 + 1) is below 1e-16 (as beta = -inf),
 while t^gamma must stay finite (gamma = 1000 overflows at t = 3).
 
-The numba kernels are in `cfr_kernels` (the first iteration after an install compiles them,
-saying so on stderr: `compile_notice`); `backend="jax"` runs the same traversal as JAX segment
-sums (`cfr_jax`).
+The numba kernels are in `cfr_kernels` (their first compilation is announced: `compile_notice`);
+`cfr_jax.JaxTreeCFRSolver` runs the same traversal as JAX segment sums.
 
 A *seeded random initial policy* (as the JPS paper starts CFR) replaces OpenSpiel's uniform
 initial `current_policy()`; `openspiel_cfr_solver` builds OpenSpiel's own solver with the same
@@ -57,13 +56,9 @@ from open_spiel.python.algorithms import cfr as os_cfr
 from ospiel_team import checks
 from ospiel_team import compile_notice
 from ospiel_team import errors
-from ospiel_team.algorithms.nash import cfr_jax
 from ospiel_team.algorithms.nash import cfr_kernels
 from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
-
-# The kernels every iteration calls (their first compilation is announced: compile_notice).
-_KERNELS = (cfr_kernels.cfr_traverse, cfr_kernels.cfr_regret_matching)
 
 # The exponents' ranges (inclusive; see the module docstring): name -> (minimum, maximum).
 EXPONENT_RANGES = {"alpha": (0.0, 10.0), "beta": (-10.0, 10.0), "gamma": (0.0, 10.0)}
@@ -180,12 +175,8 @@ class BatchedTreeCFRSolver:
     alpha, beta, gamma: the rules' exponents: positive regrets discounted by
       t^alpha / (t^alpha + 1) ("dcfr", "pdcfr+"), negative ones by t^beta / (t^beta + 1)
       ("dcfr"), iteration t's policy weighted by t^gamma in the average (not "cfr").
-    backend: "numba" (default: the kernels of `cfr_kernels`, OpenSpiel's operations in
-      OpenSpiel's order) or "jax" (`cfr_jax`: the same traversal as jit-compiled segment sums
-      over the same arrays, for an accelerator; equal to numba's to 1e-9 in float64, not bit
-      for bit; no exploration).
-    The traversal, regret matching and exploration run in the numba kernels of `cfr_kernels`
-    (or `cfr_jax`); the exploration noise is drawn by numpy's generators.
+    The traversal, regret matching and exploration run in the numba kernels of `cfr_kernels`;
+    the exploration noise is drawn by numpy's generators.
 
   Raises:
     errors.UserError: a bad argument, named (exponents outside `EXPONENT_RANGES`, a policy
@@ -194,16 +185,13 @@ class BatchedTreeCFRSolver:
   """
 
   RULES = ("cfr", "dcfr", "pcfr+", "pdcfr+")
-  BACKENDS = ("numba", "jax")
 
   def __init__(self, tree: GameTree, initial_policies: np.ndarray,
                *, alternating_updates: bool = True, linear_averaging: bool = False,
                regret_matching_plus: bool = False, exploration: float = 0.0,
                noise_seeds: np.ndarray | None = None, dtype=np.float64, rule: str = "cfr",
-               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-               backend: str = "numba"):
+               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
     checks.check_tree("tree", tree)
-    self._backend = checks.check_choice("backend", backend, self.BACKENDS)
     alternating_updates = checks.check_bool("alternating_updates", alternating_updates)
     linear_averaging = checks.check_bool("linear_averaging", linear_averaging)
     regret_matching_plus = checks.check_bool("regret_matching_plus", regret_matching_plus)
@@ -216,9 +204,6 @@ class BatchedTreeCFRSolver:
     if rule != "cfr" and exploration:
       raise errors.UserError(f"exploration is defined for rule 'cfr' only, got rule {rule!r} "
                              f"with exploration={exploration!r}")
-    if self._backend == "jax" and exploration:
-      raise errors.UserError(f"exploration runs on the numba backend only, got "
-                             f"exploration={exploration!r} with backend='jax'")
     noise_seeds = checks.check_int_sequence("noise_seeds", noise_seeds, minimum=0,
                                             what="seeds", allow_none=True)
     self._rule = rule
@@ -255,65 +240,7 @@ class BatchedTreeCFRSolver:
       self._rngs = [np.random.default_rng(s) for s in noise_seeds]
     else:
       self._rngs = None
-    if self._backend == "jax":
-      self._prepare_jax()
-    else:
-      self._prepare_batched()
-
-  def _prepare_jax(self):
-    """The JAX kernels (`cfr_jax`) and their state: current, regrets, policy sums, inst."""
-    if not cfr_jax.available():
-      raise errors.UserError("backend='jax' needs JAX installed (pip install jax)")
-    tree = self.tree
-    self._matched = False
-    code = self._rule_code()
-    self._jk = cfr_jax.JaxCFRKernels(tree, self._dtype, weight_after=self._rule != "cfr",
-                                     rule=code)
-    inst = self._inst if self._inst is not None else np.zeros_like(self._cum_regret)
-    self._jstate = self._jk.put(self._current, self._cum_regret, self._cum_policy, inst)
-    self._pulled = True
-
-  def _rule_code(self) -> int:
-    """The `cfr_kernels` code of the regret update."""
-    if self._rule == "cfr":
-      return cfr_kernels.RM_PLUS if self._rm_plus else cfr_kernels.RM
-    return cfr_kernels.DISCOUNTED if self._rule == "dcfr" else cfr_kernels.PREDICTIVE
-
-  def _discounts(self, t: float) -> tuple[float, float, float]:
-    """(d_pos, d_neg, d_next) of the regret update after iteration t."""
-    d_pos = d_neg = d_next = 1.0
-    if self._rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
-      d_pos = t ** self._alpha / (t ** self._alpha + 1)
-      d_neg = t ** self._beta / (t ** self._beta + 1)
-    elif self._rule == "pdcfr+":  # R^{t-1} discounted by (t-1)^a / ((t-1)^a + 1), the
-      d_pos = (t - 1) ** self._alpha / ((t - 1) ** self._alpha + 1)  # prediction by
-      d_next = t ** self._alpha / (t ** self._alpha + 1)  # t^a / (t^a + 1)
-    return d_pos, d_neg, d_next
-
-  def _weight(self) -> float:
-    """Iteration t's weight in the policy sums."""
-    t = float(self._iteration)
-    if self._rule == "cfr":
-      return t if self._linear else 1.0
-    return t ** self._gamma  # OpenSpiel's DCFR: reach * policy * t^gamma
-
-  def _jax_iteration(self) -> None:
-    """One iteration on the JAX kernels: each player's traversal and update in turn."""
-    d_pos, d_neg, d_next = self._discounts(float(self._iteration))
-    self._jstate = self._jk.iteration(self._jstate, alternating=self._alternating,
-                                      weight=self._weight(), d_pos=d_pos, d_neg=d_neg,
-                                      d_next=d_next, first=not self._matched)
-    self._matched = True
-    self._pulled = False
-
-  def _pull(self) -> None:
-    """Copies the JAX state into the numpy arrays the accessors read (once per iteration)."""
-    if self._backend == "jax" and not self._pulled:
-      cur, reg, pol, inst = (np.array(a) for a in self._jstate)
-      self._current, self._cum_regret, self._cum_policy = cur, reg, pol
-      if self._inst is not None:
-        self._inst = inst
-      self._pulled = True
+    self._prepare_batched()
 
   def _prepare_batched(self):
     """Index arrays and preallocated [.., B] buffers of the kernels (policy-independent)."""
@@ -398,7 +325,9 @@ class BatchedTreeCFRSolver:
       val_of = np.zeros(num_p, dtype=np.int64)
       val_of[players] = np.arange(len(players))
     B = self.batch_size
-    weight, weight_after = self._weight(), self._rule != "cfr"
+    weight = cfr_kernels.policy_weight(self._rule, float(self._iteration), self._linear,
+                                       self._gamma)
+    weight_after = self._rule != "cfr"  # OpenSpiel's DCFR: reach * policy * t^gamma
     # The predictive rules keep this iteration's regrets apart from the cumulative ones.
     target = self._inst if self._rule in ("pcfr+", "pdcfr+") else self._cum_regret
     cfr_kernels.cfr_traverse(
@@ -420,12 +349,13 @@ class BatchedTreeCFRSolver:
     their policies. With exploration every infoset is matched: its noise is drawn anew.)
     """
     k = self._k  # illegal actions never receive regret: their cumulative regret stays 0
-    d_pos, d_neg, d_next = self._discounts(float(self._iteration))
+    d_pos, d_neg, d_next = cfr_kernels.discounts(self._rule, float(self._iteration),
+                                                 self._alpha, self._beta)
     everyone = player is None or self._rngs is not None or not self._matched
     self._matched = True
     rows = k["all_rows"] if everyone else k["player_rows"][player]
     self._stale.update(range(self.tree.num_players) if everyone else [player])
-    code = self._rule_code()
+    code = cfr_kernels.rule_code(self._rule, self._rm_plus)
     dt = self._dtype.type
     inst = self._inst if code == cfr_kernels.PREDICTIVE else self._cum_regret
     cfr_kernels.cfr_regret_matching(code, rows, self._cum_regret, inst, dt(d_pos), dt(d_neg),
@@ -457,16 +387,11 @@ class BatchedTreeCFRSolver:
   def evaluate_and_update_policy(self) -> None:
     """One CFR iteration of every seed (as `CFRSolver.evaluate_and_update_policy`)."""
     self._iteration += 1
-    if self._backend == "jax":
-      self._jax_iteration()
-      return
-    if compile_notice.done("CFR"):
-      self._numba_iteration()
-    else:  # the first call in this process: says so if numba compiles the kernels
-      with compile_notice.announce("CFR", _KERNELS):
-        self._numba_iteration()
-
-  def _numba_iteration(self) -> None:
+    if not compile_notice.done("CFR"):  # the first call: says so if numba compiles the kernels
+      with compile_notice.announce("CFR", (cfr_kernels.cfr_traverse,
+                                           cfr_kernels.cfr_regret_matching)):
+        self._iteration -= 1
+        return self.evaluate_and_update_policy()
     if self._alternating:
       for p in range(self.tree.num_players):
         self._traverse(p)
@@ -482,7 +407,6 @@ class BatchedTreeCFRSolver:
 
   def current_policy_array(self) -> np.ndarray:
     """[B, num_infosets, num_actions] current (last-iterate) policies."""
-    self._pull()
     return np.ascontiguousarray(np.moveaxis(self._current, -1, 0))
 
   def average_policy_array(self) -> np.ndarray:
@@ -493,7 +417,6 @@ class BatchedTreeCFRSolver:
         sum of t^gamma up to T is about T^(gamma + 1) / (gamma + 1), past float32's 3.4e38 at
         T = 3.6e6 for gamma = 5).
     """
-    self._pull()
     cum = self._cum_policy
     legal = self.tree.infoset_legal[:, :, None]
     total = np.zeros((cum.shape[0], cum.shape[2]))
@@ -533,7 +456,6 @@ class TreeCFRSolver:
     initial_policy: the starting current policy (default: uniform, as OpenSpiel).
     rule, alpha, beta, gamma: the update rule and its exponents, as `BatchedTreeCFRSolver`
       (the subclasses below set them).
-    backend: "numba" (default) or "jax", as `BatchedTreeCFRSolver`.
 
   Raises:
     errors.UserError: a bad argument, named (see `BatchedTreeCFRSolver`).
@@ -542,8 +464,7 @@ class TreeCFRSolver:
   def __init__(self, tree: GameTree, *, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
                initial_policy: np.ndarray | None = None, rule: str = "cfr",
-               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-               backend: str = "numba"):
+               alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
     checks.check_tree("tree", tree)
     init = (tree.uniform_policy_array() if initial_policy is None
             else _policy_arrays("initial_policy", tree, initial_policy, batch=False))
@@ -551,7 +472,7 @@ class TreeCFRSolver:
     self._batch = BatchedTreeCFRSolver(
         tree, init[None], alternating_updates=alternating_updates,
         linear_averaging=linear_averaging, regret_matching_plus=regret_matching_plus,
-        rule=rule, alpha=alpha, beta=beta, gamma=gamma, backend=backend)
+        rule=rule, alpha=alpha, beta=beta, gamma=gamma)
 
   def evaluate_and_update_policy(self) -> None:
     """One CFR iteration (as `CFRSolver.evaluate_and_update_policy`)."""
@@ -582,10 +503,9 @@ class TreeCFRSolver:
 class TreeCFRPlusSolver(TreeCFRSolver):
   """CFR+ (regret matching+, alternating updates, linear averaging) as `cfr.CFRPlusSolver`."""
 
-  def __init__(self, tree: GameTree, initial_policy: np.ndarray | None = None,
-               backend: str = "numba"):
+  def __init__(self, tree: GameTree, initial_policy: np.ndarray | None = None):
     super().__init__(tree, alternating_updates=True, linear_averaging=True,
-                     regret_matching_plus=True, initial_policy=initial_policy, backend=backend)
+                     regret_matching_plus=True, initial_policy=initial_policy)
 
 
 class TreeDCFRSolver(TreeCFRSolver):
@@ -612,9 +532,9 @@ class TreeDCFRSolver(TreeCFRSolver):
   """
 
   def __init__(self, tree: GameTree, *, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-               initial_policy: np.ndarray | None = None, backend: str = "numba"):
+               initial_policy: np.ndarray | None = None):
     super().__init__(tree, initial_policy=initial_policy, rule="dcfr", alpha=alpha, beta=beta,
-                     gamma=gamma, backend=backend)
+                     gamma=gamma)
 
 
 class TreePCFRPlusSolver(TreeCFRSolver):
@@ -641,9 +561,8 @@ class TreePCFRPlusSolver(TreeCFRSolver):
   """
 
   def __init__(self, tree: GameTree, gamma: float = 2.0,
-               initial_policy: np.ndarray | None = None, backend: str = "numba"):
-    super().__init__(tree, initial_policy=initial_policy, rule="pcfr+", gamma=gamma,
-                     backend=backend)
+               initial_policy: np.ndarray | None = None):
+    super().__init__(tree, initial_policy=initial_policy, rule="pcfr+", gamma=gamma)
 
 
 class TreePDCFRPlusSolver(TreeCFRSolver):
@@ -669,6 +588,6 @@ class TreePDCFRPlusSolver(TreeCFRSolver):
   """
 
   def __init__(self, tree: GameTree, *, alpha: float = 2.3, gamma: float = 5.0,
-               initial_policy: np.ndarray | None = None, backend: str = "numba"):
+               initial_policy: np.ndarray | None = None):
     super().__init__(tree, initial_policy=initial_policy, rule="pdcfr+", alpha=alpha,
-                     gamma=gamma, backend=backend)
+                     gamma=gamma)

@@ -1,14 +1,14 @@
 """The CFR traversal and regret updates of `cfr.BatchedTreeCFRSolver` as JAX segment sums.
 
-`backend="jax"` of `cfr.BatchedTreeCFRSolver` (and of `TreeCFRSolver` and its subclasses) runs
-these jit-compiled functions instead of the numba kernels of `cfr_kernels`: the same
-traversal over the same flat arrays of the `GameTree`, written with array operations that
-run on an accelerator. Per player's update: the edge probabilities from the current policy,
-every owner's reach level by level (a gather of the parent's row), the histories' values
-bottom-up (a `jax.ops.segment_sum` of the children into their parents, level by level), then
-the player's counterfactual regrets and policy sums per decision edge, summed into (infoset,
-action) by one segment sum each, and the rule's regret update with regret matching on the
-player's infosets (`cfr_kernels.cfr_regret_matching`'s rules, element-wise).
+`JaxBatchedTreeCFRSolver` and `JaxTreeCFRSolver` (one seed) are `cfr.BatchedTreeCFRSolver` and
+`cfr.TreeCFRSolver` with these jit-compiled functions in place of the numba kernels of
+`cfr_kernels`: the same traversal over the same flat arrays of the `GameTree`, written with
+array operations that run on an accelerator. Per player's update: the edge probabilities from
+the current policy, every owner's reach level by level (a gather of the parent's row), the
+histories' values bottom-up (a `jax.ops.segment_sum` of the children into their parents, level
+by level), then the player's counterfactual regrets and policy sums per decision edge, summed
+into (infoset, action) by one segment sum each, and the rule's regret update with regret
+matching on the player's infosets (`cfr_kernels.cfr_regret_matching`'s rules, element-wise).
 
 The numbers are the numba kernels' up to the order of floating-point additions (a segment
 sum does not promise OpenSpiel's left-to-right order): tests/algorithms/nash/test_cfr_jax.py
@@ -27,6 +27,9 @@ import functools
 
 import numpy as np
 
+from ospiel_team import checks
+from ospiel_team import errors
+from ospiel_team.algorithms.nash import cfr
 from ospiel_team.algorithms.nash import cfr_kernels
 
 
@@ -182,6 +185,89 @@ class JaxCFRKernels:
     jnp = self._jax.numpy
     with x64_context(self.dtype):
       return tuple(jnp.asarray(a, dtype=self.dtype) for a in arrays)
+
+
+class JaxBatchedTreeCFRSolver(cfr.BatchedTreeCFRSolver):
+  """`cfr.BatchedTreeCFRSolver` with its traversal and updates in JAX (`JaxCFRKernels`).
+
+  The same arguments and results as `cfr.BatchedTreeCFRSolver` (every rule, alternating or
+  simultaneous updates, float64 or float32), up to the order of floating-point additions;
+  exploration is not available.
+
+  Raises:
+    errors.UserError: a bad argument, named (as `cfr.BatchedTreeCFRSolver`), exploration > 0,
+      or JAX not installed.
+  """
+
+  def __init__(self, tree, initial_policies, **options):
+    if options.get("exploration"):
+      raise errors.UserError(f"exploration runs on the numba kernels only "
+                             f"(cfr.BatchedTreeCFRSolver), got {options['exploration']!r}")
+    if not available():
+      raise errors.UserError("JaxBatchedTreeCFRSolver needs JAX installed (pip install jax)")
+    super().__init__(tree, initial_policies, **options)
+
+  def _prepare_batched(self):
+    """The JAX kernels and state, in place of the numba kernels' index arrays."""
+    self._matched = False
+    self._kernels = JaxCFRKernels(self.tree, self._dtype, weight_after=self._rule != "cfr",
+                                  rule=cfr_kernels.rule_code(self._rule, self._rm_plus))
+    inst = self._inst if self._inst is not None else np.zeros_like(self._cum_regret)
+    self._state = self._kernels.put(self._current, self._cum_regret, self._cum_policy, inst)
+    self._pulled = True
+
+  def evaluate_and_update_policy(self) -> None:
+    """One iteration of every seed, one jitted call."""
+    self._iteration += 1
+    t = float(self._iteration)
+    d_pos, d_neg, d_next = cfr_kernels.discounts(self._rule, t, self._alpha, self._beta)
+    weight = cfr_kernels.policy_weight(self._rule, t, self._linear, self._gamma)
+    self._state = self._kernels.iteration(
+        self._state, alternating=self._alternating, weight=weight, d_pos=d_pos, d_neg=d_neg,
+        d_next=d_next, first=not self._matched)
+    self._matched = True
+    self._pulled = False
+
+  def _pull(self) -> None:
+    """Copies the JAX arrays into the numpy arrays the accessors read (once per iteration)."""
+    if not self._pulled:
+      self._current, self._cum_regret, self._cum_policy, inst = (
+          np.array(a) for a in self._state)
+      if self._inst is not None:
+        self._inst = inst
+      self._pulled = True
+
+  def current_policy_array(self) -> np.ndarray:
+    """[B, num_infosets, num_actions] current (last-iterate) policies."""
+    self._pull()
+    return super().current_policy_array()
+
+  def average_policy_array(self) -> np.ndarray:
+    """[B, num_infosets, num_actions] average policies (as `cfr.BatchedTreeCFRSolver`)."""
+    self._pull()
+    return super().average_policy_array()
+
+
+class JaxTreeCFRSolver(cfr.TreeCFRSolver):
+  """`cfr.TreeCFRSolver` (one seed) on the JAX kernels: a `JaxBatchedTreeCFRSolver` of one.
+
+  Args:
+    tree: the game tree (of a sequential game).
+    initial_policy: the starting current policy (default: uniform).
+    **options: `alternating_updates`, `linear_averaging`, `regret_matching_plus`, `rule`,
+      `alpha`, `beta`, `gamma`, `dtype`, as `cfr.BatchedTreeCFRSolver` (CFR+:
+      `linear_averaging=True, regret_matching_plus=True`; DCFR: `rule="dcfr"`; ...).
+
+  Raises:
+    errors.UserError: a bad argument, named.
+  """
+
+  def __init__(self, tree, *, initial_policy=None, **options):
+    checks.check_tree("tree", tree)
+    init = (tree.uniform_policy_array() if initial_policy is None
+            else cfr._policy_arrays("initial_policy", tree, initial_policy, batch=False))  # noqa: SLF001
+    self.tree = tree
+    self._batch = JaxBatchedTreeCFRSolver(tree, init[None], **options)
 
 
 @functools.lru_cache(maxsize=1)

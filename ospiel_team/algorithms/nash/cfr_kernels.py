@@ -132,6 +132,32 @@ def cfr_traverse(  # noqa: C901 (numba kernel: one compiled frame)
 RM, RM_PLUS, DISCOUNTED, PREDICTIVE = 0, 1, 2, 3
 
 
+def rule_code(rule: str, rm_plus: bool) -> int:
+  """The regret update of `cfr.BatchedTreeCFRSolver`'s `rule` (plain Python, not a kernel)."""
+  if rule == "cfr":
+    return RM_PLUS if rm_plus else RM
+  return DISCOUNTED if rule == "dcfr" else PREDICTIVE
+
+
+def discounts(rule: str, t: float, alpha: float, beta: float) -> tuple[float, float, float]:
+  """(d_pos, d_neg, d_next) of `cfr_regret_matching` after iteration t (plain Python)."""
+  d_pos = d_neg = d_next = 1.0
+  if rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
+    d_pos = t ** alpha / (t ** alpha + 1)
+    d_neg = t ** beta / (t ** beta + 1)
+  elif rule == "pdcfr+":  # R^{t-1} discounted by (t-1)^a / ((t-1)^a + 1), the prediction
+    d_pos = (t - 1) ** alpha / ((t - 1) ** alpha + 1)  # by t^a / (t^a + 1)
+    d_next = t ** alpha / (t ** alpha + 1)
+  return d_pos, d_neg, d_next
+
+
+def policy_weight(rule: str, t: float, linear: bool, gamma: float) -> float:
+  """Iteration t's weight in the policy sums (plain Python): t or 1 (CFR), t^gamma (else)."""
+  if rule == "cfr":
+    return t if linear else 1.0
+  return t ** gamma  # OpenSpiel's DCFR: reach * policy * t^gamma
+
+
 @numba.njit(cache=True, boundscheck=False, error_model="numpy")
 def cfr_regret_matching(  # noqa: C901 (numba kernel: one compiled frame)
     rule, rows, cum, inst, d_pos, d_neg, d_next, uniform, cur, positive, total):

@@ -1,6 +1,6 @@
-"""backend="jax" of the tree CFR solvers equals the numba kernels (float64, to 1e-9).
+"""The JAX tree CFR solvers (`cfr_jax`) equal the numba kernels' (float64, to 1e-9).
 
-The JAX backend (`cfr_jax`: segment sums over the same flat arrays) and the numba kernels
+The JAX solvers (`cfr_jax`: segment sums over the same flat arrays) and the numba kernels
 (`cfr_kernels`, which equal OpenSpiel's solvers bit for bit: test_cfr.py) are two
 independent implementations of the same traversal; their current and average policies must
 agree after every iteration, for every update rule.
@@ -12,17 +12,27 @@ import pytest
 
 from ospiel_team import errors
 from ospiel_team.algorithms.nash import cfr
+from ospiel_team.algorithms.nash import cfr_jax
 from ospiel_team.tree.game_tree import GameTree
 
+# rule -> the solver's options (the same for both implementations).
 RULES = {
-    "cfr": lambda tree, b: cfr.TreeCFRSolver(tree, backend=b),
-    "cfr_plus": lambda tree, b: cfr.TreeCFRPlusSolver(tree, backend=b),
-    "simultaneous_linear": lambda tree, b: cfr.TreeCFRSolver(
-        tree, alternating_updates=False, linear_averaging=True, backend=b),
-    "dcfr": lambda tree, b: cfr.TreeDCFRSolver(tree, backend=b),
-    "pcfr_plus": lambda tree, b: cfr.TreePCFRPlusSolver(tree, backend=b),
-    "pdcfr_plus": lambda tree, b: cfr.TreePDCFRPlusSolver(tree, backend=b),
+    "cfr": {},
+    "cfr_plus": dict(linear_averaging=True, regret_matching_plus=True),
+    "simultaneous_linear": dict(alternating_updates=False, linear_averaging=True),
+    "dcfr": dict(rule="dcfr"),
+    "pcfr_plus": dict(rule="pcfr+"),
+    "pdcfr_plus": dict(rule="pdcfr+", alpha=2.3, gamma=5.0),
 }
+
+
+def _make(tree, rule):
+  def make(backend):
+    cls = cfr.TreeCFRSolver if backend == "numba" else cfr_jax.JaxTreeCFRSolver
+    return cls(tree, **RULES[rule])
+  return make
+
+
 _TREES = {}
 
 
@@ -53,7 +63,7 @@ FAST = ["cfr_plus", "dcfr", "pdcfr_plus", "simultaneous_linear"]
                                   for r in sorted(RULES)])
 def test_kuhn_every_rule(rule):
   tree = _tree("kuhn_poker")
-  worst, solver = _run_both(lambda b: RULES[rule](tree, b), 12)
+  worst, solver = _run_both(_make(tree, rule), 12)
   assert worst <= 1e-9
   # Not a trivial agreement: the policies moved away from uniform.
   assert np.abs(solver.current_policy_array() - tree.uniform_policy_array()).max() > 0.05
@@ -61,7 +71,7 @@ def test_kuhn_every_rule(rule):
 
 def test_leduc_cfr_plus():
   tree = _tree("leduc_poker")
-  worst, _ = _run_both(lambda b: RULES["cfr_plus"](tree, b), 6)
+  worst, _ = _run_both(_make(tree, "cfr_plus"), 6)
   assert worst <= 1e-9
 
 
@@ -69,7 +79,7 @@ def test_leduc_cfr_plus():
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_leduc_every_rule_longer(rule):
   tree = _tree("leduc_poker")
-  worst, _ = _run_both(lambda b: RULES[rule](tree, b), 50)
+  worst, _ = _run_both(_make(tree, rule), 50)
   assert worst <= 1e-9
 
 
@@ -77,15 +87,16 @@ def test_batch_of_seeds_from_random_starts():
   """A batch of three seeded random starts, seed by seed as numba's."""
   tree = _tree("kuhn_poker")
   init = np.stack([cfr.random_policy_array(tree, s) for s in (1, 2, 3)])
-  worst, _ = _run_both(lambda b: cfr.BatchedTreeCFRSolver(
-      tree, init, linear_averaging=True, regret_matching_plus=True, backend=b), 8)
+  worst, _ = _run_both(lambda b: (cfr.BatchedTreeCFRSolver if b == "numba" else
+                                  cfr_jax.JaxBatchedTreeCFRSolver)(
+      tree, init, linear_averaging=True, regret_matching_plus=True), 8)
   assert worst <= 1e-9
 
 
-def test_bad_backend_and_exploration_are_refused():
+def test_exploration_and_bad_arguments_are_refused():
   tree = _tree("kuhn_poker")
-  with pytest.raises(errors.UserError, match="backend"):
-    cfr.TreeCFRPlusSolver(tree, backend="cuda")
   with pytest.raises(errors.UserError, match="exploration"):
-    cfr.BatchedTreeCFRSolver(tree, tree.uniform_policy_array()[None], exploration=0.01,
-                             noise_seeds=[0], backend="jax")
+    cfr_jax.JaxBatchedTreeCFRSolver(tree, tree.uniform_policy_array()[None], exploration=0.01,
+                                    noise_seeds=[0])
+  with pytest.raises(errors.UserError, match="rule"):
+    cfr_jax.JaxTreeCFRSolver(tree, rule="cfr++")
