@@ -310,6 +310,7 @@ class BatchedTreeCFRSolver:
     for j, name in enumerate(("e_node", "e_child", "e_flat", "e_dec")):
       k[name] = i64(np.concatenate([q[j] for q in parts]))
     self._k = k
+    self._traverse_kernel = cfr_kernels.cfr_traverse_one if B == 1 else cfr_kernels.cfr_traverse
 
   def _traverse(self, player: int | None):
     """Runs `TreeCFRSolver._traverse` for every seed at once.
@@ -330,7 +331,7 @@ class BatchedTreeCFRSolver:
     weight_after = self._rule != "cfr"  # OpenSpiel's DCFR: reach * policy * t^gamma
     # The predictive rules keep this iteration's regrets apart from the cumulative ones.
     target = self._inst if self._rule in ("pcfr+", "pdcfr+") else self._cum_regret
-    cfr_kernels.cfr_traverse(
+    self._traverse_kernel(
         num_p, k["parent"], k["owner"], k["dc"], k["dc_flat"], k["dec"], k["lev_start"],
         k["lev_end"], self._current.reshape(-1, B), self._ep, self._reach, k["dpruned"],
         k["npruned"], val_players.astype(np.int64), k["rets"], k["values"], k["acc"],
@@ -388,7 +389,7 @@ class BatchedTreeCFRSolver:
     """One CFR iteration of every seed (as `CFRSolver.evaluate_and_update_policy`)."""
     self._iteration += 1
     if not compile_notice.done("CFR"):  # the first call: says so if numba compiles the kernels
-      with compile_notice.announce("CFR", (cfr_kernels.cfr_traverse,
+      with compile_notice.announce("CFR", (self._traverse_kernel,
                                            cfr_kernels.cfr_regret_matching)):
         self._iteration -= 1
         return self.evaluate_and_update_policy()
