@@ -184,7 +184,8 @@ def main(argv):
     if old.get("settings") == settings:
       record = old
   if record is None:
-    record = {"command": cfr_peers.command_line(), "machine": cfr_peers.machine(),
+    record = {"command": cfr_peers.command_line(), "commit": cfr_peers.commit_label(),
+              "machine": cfr_peers.machine(),
               "alone": FLAGS.alone, "settings": settings, "families": {}, "stopped": {}}
   record["date_utc"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
   from ospiel_team.tree import memory

@@ -608,7 +608,8 @@ def command_line() -> str:
                               sys.argv[1:])
 
 
-def _commit() -> str:
+def commit_label() -> str:
+  """HEAD, and "+local changes" if the package or the script differ from it."""
   head = subprocess.run(["git", "-C", _REPO, "rev-parse", "HEAD"], capture_output=True,
                         text=True, check=False).stdout.strip()
   dirty = subprocess.run(["git", "-C", _REPO, "status", "--porcelain", "--", "ospiel_team",
@@ -734,6 +735,7 @@ def main(argv):
   for s in solvers:
     checks.check_choice("--solvers", s, tuple(SOLVERS))
   targets = [checks.check_real("--targets", float(t), minimum=0) for t in FLAGS.targets]
+  commit = commit_label()  # the code the run starts with
   checks.check_real("--check_growth", FLAGS.check_growth, minimum=1e-6)
   rows = []
   for name in FLAGS.games:
@@ -745,7 +747,7 @@ def main(argv):
         log=lambda m: print(m, file=sys.stderr)))
     print(f"{name}: done, load {rows[-1]['load_before']} -> {rows[-1]['load_after']}",
           file=sys.stderr)
-  record = {"command": command_line(), "commit": _commit(),
+  record = {"command": command_line(), "commit": commit,
             "machine": machine(), "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
             "alone": FLAGS.alone, "targets": targets, "solvers": solvers,
             "settings": dict(max_iterations=FLAGS.max_iterations, max_seconds=FLAGS.max_seconds,

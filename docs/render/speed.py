@@ -524,7 +524,7 @@ def growth_table() -> str:
       stops.append(f"- {fam}, {_peer_label(name)}: stops at `{why['at']}`: {why['why']}")
   text = table + "\n\n" + ("\n".join(stops) if stops else
                            "No solver stopped on any family of this record.")
-  prov = common.provenance(rec["command"], record=GROWTH,
+  prov = common.provenance(rec["command"], record=GROWTH, commit=_short(rec.get("commit")),
                            date=f"{rec['date_utc']} UTC",
                            machine=f"{rec['machine']['cores']} cores, "
                                    f"{common.num(rec['machine']['memory_bytes'] / 2**30, 0)} GiB")
