@@ -559,6 +559,16 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
             cpu_s_with_setup=hit[1] + out["setup"]["setup_cpu_s"])
       out["nash_conv_fell"] = bool(len(pts) > 1 and pts[-1][3] < pts[0][3])
       out["counts"] = workers[name].ask(op="counts")
+    # OpenSpiel's CFR+ (C++, JAX) is our CFR+'s algorithm: NashConv at the same iterations.
+    if "cfr_plus" in state:
+      ours = {p[0]: p[3] for p in row["solvers"]["cfr_plus"]["checkpoints"]}
+      for name in ("openspiel_cpp_cfr_plus", "openspiel_jax_cfr_plus"):
+        if name in state:
+          theirs = {p[0]: p[3] for p in row["solvers"][name]["checkpoints"]}
+          common = sorted(set(ours) & set(theirs))
+          row["solvers"][name]["vs_ours_cfr_plus"] = dict(
+              checkpoints=len(common),
+              max_abs_diff=max((abs(ours[i] - theirs[i]) for i in common), default=None))
     # Speed: blocks of each solver in rotating order.
     sizes = {}
     for name, w in workers.items():

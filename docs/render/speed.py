@@ -430,6 +430,20 @@ def peers_table() -> str:
   return table + "\n\n" + prov
 
 
+def peers_same_algorithm() -> str:
+  """How far OpenSpiel's CFR+ (C++, JAX) is from ours at the same iterations, per game."""
+  rec = common.load(PEERS)
+  parts = []
+  for row in rec["rows"]:
+    for name in (_CPP, "openspiel_jax_cfr_plus"):
+      v = row["solvers"].get(name, {}).get("vs_ours_cfr_plus")
+      if v and v["max_abs_diff"] is not None:
+        parts.append(f"{_peer_label(name)} on {row['game']}: at most "
+                     f"{common.num(v['max_abs_diff'], 2, sig=True)} over {v['checkpoints']} "
+                     "checkpoints")
+  return "; ".join(parts) if parts else "not in this record"
+
+
 def peers_trees() -> str:
   """Each solver's own count of the tree it ran on, per game."""
   rec = common.load(PEERS)
