@@ -100,5 +100,10 @@ setuptools.setup(
         "docs": ["mkdocs-material", "mkdocstrings[python]", "mkdocs-gen-files",
                  "mkdocs-literate-nav", "mkdocs-section-index", "mkdocs-macros-plugin"],
         "ray": ["ray"],
+        # Peer solvers of benchmarks/cfr_peers.py. liteefg 1.0.0 builds from its source
+        # distribution (a C++17 compiler) and declares jax<0.8 and flax<0.11 (for its JAX
+        # module, which the benchmark does not import): this extra moves JAX back to 0.7;
+        # `pip install --no-deps liteefg pandas` installs what the benchmark uses and keeps JAX.
+        "bench": ["liteefg"],
     },
 )

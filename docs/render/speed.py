@@ -415,3 +415,212 @@ def ab_over(limit: float, key: str) -> str:
 def ab_repeats() -> int:
   """Repetitions per side of the A/B."""
   return common.load(AB)["settings"]["repeats"]
+
+
+# Against every peer, and how the cost grows (benchmarks/cfr_peers.py, benchmarks/cfr_growth.py).
+
+PEERS = "speed/cfr_peers.json"
+GROWTH = "speed/cfr_growth.json"
+_CPP = "openspiel_cpp_cfr_plus"
+_OURS = ("cfr_plus", "dcfr", "pcfr_plus")
+
+
+def _peer_label(name: str) -> str:
+  return {"cfr_plus": "ours CFR+", "dcfr": "ours DCFR", "pcfr_plus": "ours PCFR+",
+          _CPP: "OpenSpiel C++ CFR+", "openspiel_jax_cfr_plus": "OpenSpiel JAX CFR+",
+          "liteefg_cfr_plus": "LiteEFG CFR+", "liteefg_dcfr": "LiteEFG DCFR",
+          "liteefg_pcfr_plus": "LiteEFG PCFR+",
+          "liteefg_cfr_plus_openspiel_env": "LiteEFG CFR+ via OpenSpielEnv"}.get(name, name)
+
+
+def _run_state(rec: dict, rows: list[dict]) -> str:
+  """'alone' or 'under load (1-minute load average a-b on N cores), not alone'."""
+  loads = [x for r in rows for x in (r["load_before"][0], r["load_after"][0])]
+  cores = rec["machine"]["cores"]
+  span = f"{common.num(min(loads), 1)}-{common.num(max(loads), 1)}"
+  if rec.get("alone"):
+    return f"alone on the machine (1-minute load average {span} on {cores} cores)"
+  return (f"**under load, not alone**: other jobs shared the machine (1-minute load average "
+          f"{span} on {cores} cores)")
+
+
+def peers_status() -> str:
+  """Whether the peers record was run alone, with its load and settings."""
+  rec = common.load(PEERS)
+  s = rec["settings"]
+  games = ", ".join(r["game"] for r in rec["rows"])
+  return (f"The record holds {games}, run {_run_state(rec, rec['rows'])}, with at most "
+          f"{common.num(s['max_seconds'], 0)} CPU seconds of iterations per solver and "
+          f"{s['repeats']} timing rounds.")
+
+
+def _secs(x) -> str:
+  return "—" if x is None else common.num(x, 3, sig=True)
+
+
+def peers_table() -> str:
+  """Per game and solver: speed, set-up, memory, CPU seconds to each target, checks."""
+  rec = common.load(PEERS)
+  targets = [f"{t:g}" for t in rec["targets"]]
+  rows = []
+  for row in rec["rows"]:
+    solvers = row["solvers"]
+    cpp = solvers.get(_CPP, {}).get("speed", {}).get("cpu_ms_per_iteration")
+    for i, (name, s) in enumerate(solvers.items()):
+      game = f"{row['game']} ({common.thousands(row['tree']['histories'])})" if i == 0 else ""
+      if "error" in s:
+        rows.append([game, _peer_label(name), f"failed: {s['error'][:80]}"] + [""] * (
+            4 + len(targets)))
+        continue
+      sp = s.get("speed", {})
+      ms = sp.get("cpu_ms_per_iteration")
+      ratio = "—" if not (cpp and ms) else f"**{common.num(cpp / ms, 1)}**"
+      mem = s.get("memory", {})
+      wall = common.num(sp.get("wall_ms_per_iteration"), 3, sig=True)
+      cells = [game, _peer_label(name), f"{common.num(ms, 3, sig=True)} ({wall})",
+               ratio, _secs(s["setup"]["setup_cpu_s"]),
+               f"{common.num((mem.get('peak_rss_bytes') or 0) / 1e6, 0)} "
+               f"({common.num((mem.get('peak_over_imports_bytes') or 0) / 1e6, 0)})"]
+      for t in targets:
+        hit = s["to_target"].get(t)
+        if hit is None:
+          cells.append(f"not in {common.thousands(s['iterations'])} it.")
+        else:
+          after = hit.get("cpu_s_after_first", hit["cpu_s"])
+          cells.append(f"{_secs(after)} / {_secs(hit['cpu_s_with_setup'])} "
+                       f"({common.thousands(hit['iterations'])} it.)")
+      check = "yes" if s.get("openspiel_agrees") and s.get("nash_conv_fell") else "**no**"
+      cells.append(f"{common.num(s['final_nash_conv'], 2, sig=True)} ({check})")
+      rows.append(cells)
+    for name, why in row["skipped"].items():
+      rows.append(["", _peer_label(name), why] + [""] * (4 + len(targets)))
+  header = ["game (histories)", "solver", "ms/iteration CPU (wall)", "x C++ CFR+",
+            "set-up CPU s", "peak MB (over imports)"]
+  header += [f"CPU s to NashConv {t}: iterations / from nothing" for t in targets]
+  header += ["final NashConv (OpenSpiel agrees, fell)"]
+  table = common.md_table(header, rows, "llrrrr" + "r" * len(targets) + "r")
+  m = rec["machine"]
+  prov = common.provenance(rec["command"], record=PEERS, commit=_short(rec["commit"]),
+                           date=f"{rec['date_utc']} UTC",
+                           machine=f"{m['cores']} cores ({m['cpu']}), numba {m.get('numba')}, "
+                                   f"OpenSpiel {m.get('open_spiel')}, JAX {m.get('jax')}, "
+                                   f"LiteEFG {m.get('liteefg') or 'not installed'}",
+                           load="; ".join(
+                               f"{r['game']} {_load_range(r['load_before'], r['load_after'])}"
+                               for r in rec["rows"]))
+  return table + "\n\n" + prov
+
+
+def peers_same_algorithm() -> str:
+  """How far OpenSpiel's CFR+ (C++, JAX) is from ours at the same iterations, per game."""
+  rec = common.load(PEERS)
+  parts = []
+  for row in rec["rows"]:
+    for name in (_CPP, "openspiel_jax_cfr_plus"):
+      v = row["solvers"].get(name, {}).get("vs_ours_cfr_plus")
+      if v and v["max_abs_diff"] is not None:
+        parts.append(f"{_peer_label(name)} on {row['game']}: at most "
+                     f"{common.num(v['max_abs_diff'], 2, sig=True)} over {v['checkpoints']} "
+                     "checkpoints")
+  return "; ".join(parts) if parts else "not in this record"
+
+
+def peers_trees() -> str:
+  """Each solver's own count of the tree it ran on, per game."""
+  rec = common.load(PEERS)
+  rows = []
+  for row in rec["rows"]:
+    t = row["tree"]
+    rows.append([row["game"], "our GameTree", common.thousands(t["histories"]),
+                 common.thousands(t["infosets"])])
+    if "export" in row:
+      f = row["export"]["file_counts"]
+      rows.append(["", "LiteEFG file (exported from our tree)", common.thousands(f["nodes"]),
+                   common.thousands(f["infosets"])])
+    for name, s in row["solvers"].items():
+      c = s.get("counts")
+      if c and name not in _OURS:
+        rows.append(["", _peer_label(name),
+                     common.thousands(c["histories"]) if "histories" in c else "—",
+                     common.thousands(c["infosets"])])
+  return common.md_table(["game", "counted by", "histories", "infosets"], rows, "llrr")
+
+
+def peers_goals() -> str:
+  """Per game: the issue's three goals, measured (ratios), from the record."""
+  rec = common.load(PEERS)
+  rows = []
+  for row in rec["rows"]:
+    s = row["solvers"]
+
+    def ms(name, s=s):
+      return s.get(name, {}).get("speed", {}).get("cpu_ms_per_iteration")
+
+    def to_last(name, s=s):
+      t = s.get(name, {}).get("to_target", {}).get(f"{min(rec['targets']):g}")
+      return None if t is None else t.get("cpu_s_after_first", t["cpu_s"])
+    ours, cpp, lite = ms("cfr_plus"), ms(_CPP), ms("liteefg_cfr_plus")
+    best_ours = min((x for x in map(to_last, _OURS) if x is not None), default=None)
+    peers = [to_last(n) for n in s if n not in _OURS]
+    best_peer = min((x for x in peers if x is not None), default=None)
+    rows.append([row["game"],
+                 f"{common.num(cpp / ours, 1)}x" if ours and cpp else "—",
+                 f"{common.num(lite / ours, 2)}x" if ours and lite else "—",
+                 f"{common.num(best_ours / best_peer, 2)}" if best_ours and best_peer else "—"])
+  return common.md_table(["game", "ours CFR+ vs C++ CFR+ per iteration (goal ≥ 10x)",
+                          "ours CFR+ vs LiteEFG CFR+ per iteration (goal ≥ 1x)",
+                          f"best of ours / best peer, CPU s to {min(rec['targets']):g} "
+                          "(goal ≤ 0.5)"], rows, "lrrr")
+
+
+def growth_status() -> str:
+  """Whether the growth record was run alone, and on which ladder."""
+  rec = common.load(GROWTH)
+  rows = [r for fam in rec["families"].values() for r in fam]
+  rungs = len(rows)
+  return (f"The record holds {rungs} rung{'s' if rungs != 1 else ''}, run "
+          f"{_run_state(rec, rows)}, at most {common.num(rec['settings']['max_seconds'], 0)} "
+          "CPU seconds of iterations per solver and rung.")
+
+
+def growth_table() -> str:
+  """Per family and rung: histories, and per solver ms/iteration, bytes/history, s to target."""
+  rec = common.load(GROWTH)
+  solvers = rec["settings"]["solvers"]
+  rows = []
+  for fam, rungs in rec["families"].items():
+    for r in rungs:
+      if "error" in r:
+        rows.append([fam, r["game"], "failed"] + [""] * len(solvers))
+        continue
+      cells = [fam, f"`{r['game']}`", common.thousands(r["histories"])]
+      for name in solvers:
+        v = r["solvers"].get(name)
+        if v is None or "skipped" in v:
+          cells.append("—")
+        elif "error" in v:
+          cells.append("failed")
+        else:
+          bph = v.get("bytes_per_history")
+          to = v.get("cpu_s_to_target_after_first", v.get("cpu_s_to_target"))
+          reached = v.get("iterations_to_target") is not None
+          cells.append(f"{common.num(v['cpu_ms_per_iteration'], 3, sig=True)} ms; "
+                       f"{common.num(bph, 3, sig=True) if bph else '—'} B/h; "
+                       f"{_secs(to) + ' s' if reached else 'not reached'}")
+      rows.append(cells)
+  table = common.md_table(["family", "game", "histories"] +
+                          [f"{_peer_label(s)}: ms/iteration; bytes/history; CPU s to "
+                           f"{common.num(rec['settings']['target'], 0, sig=True)}"
+                           for s in solvers],
+                          rows, "llr" + "l" * len(solvers))
+  stops = []
+  for fam, st in rec.get("stopped", {}).items():
+    for name, why in st.items():
+      stops.append(f"- {fam}, {_peer_label(name)}: stops at `{why['at']}`: {why['why']}")
+  text = table + "\n\n" + ("\n".join(stops) if stops else
+                           "No solver stopped on any family of this record.")
+  prov = common.provenance(rec["command"], record=GROWTH, commit=_short(rec.get("commit")),
+                           date=f"{rec['date_utc']} UTC",
+                           machine=f"{rec['machine']['cores']} cores, "
+                                   f"{common.num(rec['machine']['memory_bytes'] / 2**30, 0)} GiB")
+  return text + "\n\n" + prov

@@ -36,7 +36,8 @@ Past |10| nothing changes but the risk of overflow: from t = 42 on, t^10 / (t^10
 float64 (as alpha = inf), from t = 40 on t^-10 / (t^-10 + 1) is below 1e-16 (as beta = -inf),
 while t^gamma must stay finite (gamma = 1000 overflows at t = 3).
 
-The numba kernels are in `cfr_kernels`.
+The numba kernels are in `cfr_kernels` (their first compilation is announced: `compile_notice`);
+`cfr_jax.JaxTreeCFRSolver` runs the same traversal as JAX segment sums.
 
 A *seeded random initial policy* (as the JPS paper starts CFR) replaces OpenSpiel's uniform
 initial `current_policy()`; `openspiel_cfr_solver` builds OpenSpiel's own solver with the same
@@ -53,6 +54,7 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr as os_cfr
 
 from ospiel_team import checks
+from ospiel_team import compile_notice
 from ospiel_team import errors
 from ospiel_team.algorithms.nash import cfr_kernels
 from ospiel_team.tree import traversal
@@ -308,6 +310,7 @@ class BatchedTreeCFRSolver:
     for j, name in enumerate(("e_node", "e_child", "e_flat", "e_dec")):
       k[name] = i64(np.concatenate([q[j] for q in parts]))
     self._k = k
+    self._traverse_kernel = cfr_kernels.cfr_traverse_one if B == 1 else cfr_kernels.cfr_traverse
 
   def _traverse(self, player: int | None):
     """Runs `TreeCFRSolver._traverse` for every seed at once.
@@ -323,14 +326,12 @@ class BatchedTreeCFRSolver:
       val_of = np.zeros(num_p, dtype=np.int64)
       val_of[players] = np.arange(len(players))
     B = self.batch_size
-    t = float(self._iteration)
-    if self._rule == "cfr":
-      weight, weight_after = (t if self._linear else 1.0), False
-    else:  # OpenSpiel's DCFR: reach * policy * t^gamma
-      weight, weight_after = t ** self._gamma, True
+    weight = cfr_kernels.policy_weight(self._rule, float(self._iteration), self._linear,
+                                       self._gamma)
+    weight_after = self._rule != "cfr"  # OpenSpiel's DCFR: reach * policy * t^gamma
     # The predictive rules keep this iteration's regrets apart from the cumulative ones.
     target = self._inst if self._rule in ("pcfr+", "pdcfr+") else self._cum_regret
-    cfr_kernels.cfr_traverse(
+    self._traverse_kernel(
         num_p, k["parent"], k["owner"], k["dc"], k["dc_flat"], k["dec"], k["lev_start"],
         k["lev_end"], self._current.reshape(-1, B), self._ep, self._reach, k["dpruned"],
         k["npruned"], val_players.astype(np.int64), k["rets"], k["values"], k["acc"],
@@ -349,24 +350,13 @@ class BatchedTreeCFRSolver:
     their policies. With exploration every infoset is matched: its noise is drawn anew.)
     """
     k = self._k  # illegal actions never receive regret: their cumulative regret stays 0
-    t, rule = float(self._iteration), self._rule
-    d_pos = d_neg = d_next = 1.0
+    d_pos, d_neg, d_next = cfr_kernels.discounts(self._rule, float(self._iteration),
+                                                 self._alpha, self._beta)
     everyone = player is None or self._rngs is not None or not self._matched
     self._matched = True
     rows = k["all_rows"] if everyone else k["player_rows"][player]
     self._stale.update(range(self.tree.num_players) if everyone else [player])
-    if rule == "cfr":
-      code = cfr_kernels.RM_PLUS if self._rm_plus else cfr_kernels.RM
-    else:
-      if rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
-        code = cfr_kernels.DISCOUNTED
-        d_pos = t ** self._alpha / (t ** self._alpha + 1)
-        d_neg = t ** self._beta / (t ** self._beta + 1)
-      else:
-        code = cfr_kernels.PREDICTIVE
-        if rule == "pdcfr+":  # R^{t-1} discounted by (t-1)^a / ((t-1)^a + 1), the prediction
-          d_pos = (t - 1) ** self._alpha / ((t - 1) ** self._alpha + 1)  # by t^a / (t^a + 1)
-          d_next = t ** self._alpha / (t ** self._alpha + 1)
+    code = cfr_kernels.rule_code(self._rule, self._rm_plus)
     dt = self._dtype.type
     inst = self._inst if code == cfr_kernels.PREDICTIVE else self._cum_regret
     cfr_kernels.cfr_regret_matching(code, rows, self._cum_regret, inst, dt(d_pos), dt(d_neg),
@@ -398,6 +388,11 @@ class BatchedTreeCFRSolver:
   def evaluate_and_update_policy(self) -> None:
     """One CFR iteration of every seed (as `CFRSolver.evaluate_and_update_policy`)."""
     self._iteration += 1
+    if not compile_notice.done("CFR"):  # the first call: says so if numba compiles the kernels
+      with compile_notice.announce("CFR", (self._traverse_kernel,
+                                           cfr_kernels.cfr_regret_matching)):
+        self._iteration -= 1
+        return self.evaluate_and_update_policy()
     if self._alternating:
       for p in range(self.tree.num_players):
         self._traverse(p)

@@ -128,8 +128,105 @@ def cfr_traverse(  # noqa: C901 (numba kernel: one compiled frame)
         cum_policy[flat, b] += pol
 
 
+@numba.njit(cache=True, boundscheck=False)
+def cfr_traverse_one(  # noqa: C901 (numba kernel: one compiled frame)
+    num_p, parent, owner, dc, dc_flat, dec, lev_start, lev_end, cur, ep, reach, dpruned, npruned,
+    val_players, rets, values, acc, before, after, players, val_of, e_off, e_node, e_child, e_flat,
+    e_dec, weight, weight_after, cum_regret, cum_policy, stale):
+  """`cfr_traverse` for one seed (B = 1): the same operations in the same order, on scalars.
+
+  The seed loops and the per-seed buffers (acc, before, after: unused) go; a history's
+  counterfactual reach, own reach and value are read once for its edges. Bit for bit the
+  numbers of `cfr_traverse` (tests/algorithms/nash/test_cfr.py: OpenSpiel's, one seed).
+  """
+  q_own = num_p + 1
+  for i in range(len(dc)):
+    ep[dc[i], 0] = cur[dc_flat[i], 0]
+  for j in range(len(stale)):
+    r_q = reach[stale[j]]
+    for n in range(1, r_q.shape[0]):
+      r_q[n, 0] = r_q[parent[n], 0] * ep[n, 0] if owner[n] == stale[j] else r_q[parent[n], 0]
+  any_pruned = False
+  for d in range(len(dec)):
+    pr = True
+    for q in range(num_p):
+      if reach[q, dec[d], 0] != 0.0:
+        pr = False
+        break
+    dpruned[d, 0] = pr
+    any_pruned = any_pruned or pr
+  if any_pruned:  # (npruned is read only when a history is pruned)
+    npruned[:, :] = False
+    for d in range(len(dec)):
+      npruned[dec[d], 0] = dpruned[d, 0]
+  for k in range(len(val_players)):
+    v, ret = values[k], rets[val_players[k]]
+    for n in range(ep.shape[0]):
+      v[n, 0] = ret[n]
+    for lev in range(len(lev_start) - 1, -1, -1):
+      cp, s = parent[lev_start[lev]], 0.0
+      for n in range(lev_start[lev], lev_end[lev]):
+        if any_pruned and npruned[n, 0]:
+          v[n, 0] = 0.0
+        if n == lev_start[lev] or parent[n] != cp:
+          if n != lev_start[lev]:
+            v[cp, 0] += s
+          cp, s = parent[n], ep[n, 0] * v[n, 0]
+        else:
+          s += ep[n, 0] * v[n, 0]
+      v[cp, 0] += s
+  for ip in range(len(players)):
+    p = players[ip]
+    v = values[val_of[p]]
+    cf = own = vn = 0.0
+    for e in range(e_off[p], e_off[p + 1]):
+      node, flat = e_node[e], e_flat[e]
+      if e == e_off[p] or node != e_node[e - 1]:  # as _counterfactual_reach, in its order
+        cf = reach[p + 1, node, 0]
+        for q in range(p + 2, q_own):
+          cf *= reach[q, node, 0]
+        if p > 0:
+          b = reach[0, node, 0]
+          for q in range(1, p):
+            b *= reach[q, node, 0]
+          cf = b * cf
+        own, vn = reach[p, node, 0], v[node, 0]
+      pol = (own * cur[flat, 0]) * weight if weight_after else (weight * own) * cur[flat, 0]
+      reg = cf * (v[e_child[e], 0] - vn)
+      if any_pruned and dpruned[e_dec[e], 0]:
+        reg = pol = 0.0
+      cum_regret[flat, 0] += reg
+      cum_policy[flat, 0] += pol
+
+
 # Regret update rules of `cfr_regret_matching` (see `cfr.BatchedTreeCFRSolver`'s `rule`).
 RM, RM_PLUS, DISCOUNTED, PREDICTIVE = 0, 1, 2, 3
+
+
+def rule_code(rule: str, rm_plus: bool) -> int:
+  """The regret update of `cfr.BatchedTreeCFRSolver`'s `rule` (plain Python, not a kernel)."""
+  if rule == "cfr":
+    return RM_PLUS if rm_plus else RM
+  return DISCOUNTED if rule == "dcfr" else PREDICTIVE
+
+
+def discounts(rule: str, t: float, alpha: float, beta: float) -> tuple[float, float, float]:
+  """(d_pos, d_neg, d_next) of `cfr_regret_matching` after iteration t (plain Python)."""
+  d_pos = d_neg = d_next = 1.0
+  if rule == "dcfr":  # OpenSpiel's DCFRSolver: t^a / (t^a + 1) of the summed regrets
+    d_pos = t ** alpha / (t ** alpha + 1)
+    d_neg = t ** beta / (t ** beta + 1)
+  elif rule == "pdcfr+":  # R^{t-1} discounted by (t-1)^a / ((t-1)^a + 1), the prediction
+    d_pos = (t - 1) ** alpha / ((t - 1) ** alpha + 1)  # by t^a / (t^a + 1)
+    d_next = t ** alpha / (t ** alpha + 1)
+  return d_pos, d_neg, d_next
+
+
+def policy_weight(rule: str, t: float, linear: bool, gamma: float) -> float:
+  """Iteration t's weight in the policy sums (plain Python): t or 1 (CFR), t^gamma (else)."""
+  if rule == "cfr":
+    return t if linear else 1.0
+  return t ** gamma  # OpenSpiel's DCFR: reach * policy * t^gamma
 
 
 @numba.njit(cache=True, boundscheck=False, error_model="numpy")

@@ -1,0 +1,109 @@
+"""benchmarks/cfr_peers.py: the export to LiteEFG's format, the policy mapping, one small run.
+
+The peers benchmark must compare solvers on equal trees and score every solver's policy
+correctly: the exported file holds our tree's histories and infosets (and LiteEFG, when
+installed, reads back as many infosets); a policy dumped by a worker maps back onto our tree
+unchanged; and on kuhn_poker OpenSpiel's C++ CFR+, which runs the same algorithm as our CFR+,
+reaches the same NashConv after the same iterations, every final NashConv equal to OpenSpiel's.
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pyspiel
+import pytest
+
+from ospiel_team.algorithms.nash import cfr
+from ospiel_team.tree.game_tree import GameTree
+from tests import repo as tests_repo
+
+sys.path.insert(0, os.path.join(tests_repo.REPO, "benchmarks"))
+import cfr_peers  # noqa: E402
+
+HAS_LITEEFG = importlib.util.find_spec("LiteEFG") is not None
+
+
+@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker"])
+def test_export_holds_our_tree(game, tmp_path):
+  tree = GameTree(pyspiel.load_game(game))
+  path = str(tmp_path / "tree.game")
+  written = cfr_peers.export_liteefg(tree, path)
+  counted = cfr_peers.count_liteefg_file(path)
+  assert counted["nodes"] == written["nodes"] == tree.num_nodes
+  assert counted["infosets"] == tree.num_infosets
+  assert counted["leaves"] == len(tree.terminals)
+  assert counted["decision"] == len(tree.decisions)
+
+
+@pytest.mark.skipif(not HAS_LITEEFG, reason="LiteEFG is an optional peer (the bench extra)")
+def test_liteefg_reads_the_export(tmp_path):
+  """LiteEFG's own reader of the exported file finds every infoset of leduc_poker."""
+  code = (
+      "import sys, json, pyspiel\n"
+      "sys.path.insert(0, sys.argv[1])\n"
+      "import cfr_peers\n"
+      "from ospiel_team.tree.game_tree import GameTree\n"
+      "tree = GameTree(pyspiel.load_game('leduc_poker'))\n"
+      "cfr_peers.export_liteefg(tree, sys.argv[2] + '/t.game')\n"
+      "spec = {'file': sys.argv[2] + '/t.game'}\n"
+      "s = cfr_peers._LiteEFG('liteefg_cfr_plus', 'leduc_poker', spec)\n"
+      "s.step()\n"
+      "print(json.dumps(s.counts()))\n")
+  env = dict(os.environ, PYTHONPATH=tests_repo.REPO)
+  res = subprocess.run([sys.executable, "-c", code, os.path.join(tests_repo.REPO, "benchmarks"),
+                        str(tmp_path)], capture_output=True, text=True, env=env, timeout=600)
+  assert res.returncode == 0, res.stderr[-2000:]
+  assert res.stdout.strip().splitlines()[-1] == '{"infosets": 936}'
+
+
+def test_policy_mapping_round_trip(tmp_path):
+  game = pyspiel.load_game("leduc_poker")
+  tree = GameTree(game)
+  solver = cfr.TreeCFRPlusSolver(tree)
+  for _ in range(3):
+    solver.evaluate_and_update_policy()
+  avg = solver.average_policy_array()
+  path = str(tmp_path / "p.npz")
+  np.savez(path, kind="array", probs=avg)
+  np.testing.assert_allclose(cfr_peers.policy_array(tree, path), avg, atol=1e-15)
+  # By infoset key (OpenSpiel's workers), from a TabularPolicy's rows.
+  tab = tree.tabular_policy(avg)
+  keys = list(tab.state_lookup)
+  np.savez(path, kind="keys", keys=np.array(keys),
+           probs=tab.action_probability_array[[tab.state_lookup[k] for k in keys]])
+  np.testing.assert_allclose(cfr_peers.policy_array(tree, path), avg, atol=1e-15)
+  # Over legal actions by our infoset index (LiteEFG on the exported file).
+  legal = tree.infoset_legal
+  idx = np.arange(tree.num_infosets)[::-1]
+  flat = np.concatenate([avg[i][legal[i]] for i in idx])
+  np.savez(path, kind="legal", keys=idx, probs=flat, lengths=legal[idx].sum(axis=1))
+  np.testing.assert_allclose(cfr_peers.policy_array(tree, path), avg, atol=1e-15)
+
+
+def test_small_run_on_kuhn(tmp_path):
+  solvers = ["cfr_plus", "openspiel_cpp_cfr_plus"] + (["liteefg_cfr_plus"] if HAS_LITEEFG
+                                                       else [])
+  row = cfr_peers.run_game("kuhn_poker", solvers, targets=[1e-2, 1e-3], max_iterations=400,
+                           max_seconds=30, repeats=1, block_seconds=0.02, openspiel_check=True,
+                           workdir=str(tmp_path), log=lambda m: None)
+  assert row["tree"]["histories"] == 58 and row["tree"]["infosets"] == 12
+  for name in solvers:
+    s = row["solvers"][name]
+    assert "error" not in s, s
+    assert s["counts"]["infosets"] == 12
+    assert s["openspiel_agrees"] and s["nash_conv_fell"]
+    assert s["to_target"]["0.01"] is not None
+    assert s["memory"]["peak_rss_bytes"] > s["memory"]["rss_after_imports"] > 0
+    assert s["speed"]["cpu_ms_per_iteration"] > 0
+  if HAS_LITEEFG:
+    assert row["export"]["file_counts"]["nodes"] == 58
+  # The same algorithm: OpenSpiel's C++ CFR+ and ours agree checkpoint for checkpoint.
+  ours = {p[0]: p[3] for p in row["solvers"]["cfr_plus"]["checkpoints"]}
+  cpp = {p[0]: p[3] for p in row["solvers"]["openspiel_cpp_cfr_plus"]["checkpoints"]}
+  common = sorted(set(ours) & set(cpp))
+  assert len(common) >= 20
+  assert max(abs(ours[i] - cpp[i]) for i in common) < 1e-9
+  assert not os.listdir(tmp_path), "the run left files behind"
