@@ -57,6 +57,7 @@ from ospiel_team.bridge.agents.a2c_config import A2CConfig
 from ospiel_team.bridge.agents.policy_net import init_params
 from ospiel_team.bridge.agents.policy_net import legal_from_obs
 from ospiel_team.bridge.agents.policy_net import make_network
+from ospiel_team.errors import UserError
 
 
 @dataclasses.dataclass(frozen=True)
