@@ -19,7 +19,7 @@ _PUBLIC = {
     "solver": "ospiel_team.algorithms.team.solver",
     "lp": "ospiel_team.algorithms.team.lp",
     "TeamSolveResult": "ospiel_team.algorithms.team.solver",
-    "MethodChoice": "ospiel_team.algorithms.team.solver",
+    "MethodChoice": "ospiel_team.algorithms.team.result",
     "choose_method": "ospiel_team.algorithms.team.solver",
     "AnytimeResult": "ospiel_team.algorithms.team.result",
     "TeamLPResult": "ospiel_team.algorithms.team.lp",
