@@ -18,6 +18,7 @@ from absl import flags
 from ospiel_team import checks
 from ospiel_team.algorithms.team import solver as team_solver
 from ospiel_team.cli import _flags
+from ospiel_team.lp import highs
 
 
 def _parse_option_value(text: str):
@@ -120,8 +121,7 @@ def main(argv) -> int:
     _check_flags(fv)
     game, teams = _game_and_teams(fv)
     options = _highs_options(fv.highs_option)
-    team_solver.check_lp_options(fv.solver, options or None,
-                                 names=("--solver", "--highs_option"))
+    highs.check_lp_options(fv.solver, options or None, names=("--solver", "--highs_option"))
     tree_info, walk_seconds = {}, 0.0
     if fv.tree_cache is not None:
       game, tree_info = _cached_tree(game, fv.tree_cache, fv.time_limit)

@@ -26,6 +26,7 @@ import numpy as np
 from scipy import sparse
 
 from ospiel_team import checks
+from ospiel_team import errors
 
 
 def new_highs():
@@ -65,6 +66,32 @@ def set_options(h, options: dict[str, Any] | None) -> None:
   """Sets each HiGHS option of `options` (None: none) with `set_option`'s check."""
   for key, value in (options or {}).items():
     set_option(h, key, value)
+
+
+def check_lp_options(solver: str, highs_options: dict | None, *,
+                     names: tuple[str, str] = ("solver", "highs_options")) -> None:
+  """Raises `errors.UserError` for an LP `solver` or HiGHS option HiGHS would refuse.
+
+  Checked before the walk and the solve (on a throwaway HiGHS instance), so a bad value is
+  refused at once rather than when the LP is built.
+
+  Args:
+    solver: "auto" (the team solvers' choice) or a value of HiGHS's `solver` option
+      (`SOLVERS`).
+    highs_options: extra HiGHS options (None: none).
+    names: how the message names the two (the command line: its flags).
+
+  Raises:
+    errors.UserError: naming the argument and the value.
+  """
+  checks.check_choice(names[0], solver, ("auto",) + tuple(s for s in SOLVERS if s))
+  if highs_options is None:
+    return
+  checks.check_type(names[1], highs_options, dict, "a dict of HiGHS options")
+  try:
+    set_options(new_highs(), highs_options)
+  except ValueError as e:
+    raise errors.UserError(f"{names[1]}: {e}") from None
 
 
 def check_time_limit(time_limit: float | None) -> float | None:

@@ -35,7 +35,7 @@ _PUBLIC = {
     "solver": "ospiel_team.algorithms.team.solver",
     "team_lp": "ospiel_team.algorithms.team.team_lp",
     "TeamSolveResult": "ospiel_team.algorithms.team.solver",
-    "MethodChoice": "ospiel_team.algorithms.team.solver",
+    "MethodChoice": "ospiel_team.algorithms.team.result",
     "choose_method": "ospiel_team.algorithms.team.solver",
     "AnytimeResult": "ospiel_team.algorithms.team.result",
     "TeamLPResult": "ospiel_team.algorithms.team.team_lp",

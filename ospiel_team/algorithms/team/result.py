@@ -9,6 +9,8 @@ plans certifying the bracket), `column_generation.ColumnGenerationResult` (colum
 master seconds, the plans) and `solver.TeamSolveResult` (the method chosen, `exact`, the
 method's numbers in `details`, the LP's plans).
 
+`MethodChoice` is the method `solver.solve` runs and why (`solver.choose_method`).
+
 `settled` says whether a bracket fixes the value to a number of decimals (the stopping rule of
 `solver.solve`'s default precision).
 """
@@ -16,8 +18,12 @@ method's numbers in `details`, the LP's plans).
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # the decompositions' type only (no import at run time)
+  from ospiel_team.lp.decomposition import TeamDecomposition
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -54,3 +60,22 @@ def settled(lower: float, upper: float, digits: int) -> bool:
   """
   return bool(np.isfinite(lower) and np.isfinite(upper)
               and round(lower, digits) == round(upper, digits))
+
+
+@dataclasses.dataclass(frozen=True)
+class MethodChoice:
+  """The method `solve` runs, and why (`choose_method`).
+
+  Attributes:
+    method: "lp", "dag_lp" (the belief DAG, then the LP restricted to its support), "dag" or
+      "cg".
+    reason: why `auto` chose it ("" for a method asked for by name).
+    auto: chosen by `auto` (the belief DAG is then capped at `AUTO_DAG_MAX_LOCAL` edges and
+      falls back to column generation past it).
+    decompositions: both teams' decompositions when the choice built them (then reused), else
+      None.
+  """
+  method: str
+  reason: str = ""
+  auto: bool = False
+  decompositions: tuple[TeamDecomposition, TeamDecomposition] | None = None

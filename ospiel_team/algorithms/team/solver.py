@@ -85,6 +85,7 @@ from ospiel_team.algorithms.team import column_generation
 from ospiel_team.algorithms.team import restricted as team_restricted
 from ospiel_team.algorithms.team import team_lp
 from ospiel_team.algorithms.team.result import AnytimeResult
+from ospiel_team.algorithms.team.result import MethodChoice
 from ospiel_team.algorithms.team.result import settled
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.lp import highs
@@ -134,25 +135,6 @@ AUTO_CG_MAX_SEQUENCES = 5_000
 
 # Keys of a method's own summary that the solve result states itself (`TeamSolveResult`).
 _RESULT_KEYS = frozenset({"game", "teams", "value", "lower", "upper", "gap", "seconds"})
-
-
-@dataclasses.dataclass(frozen=True)
-class MethodChoice:
-  """The method `solve` runs, and why (`choose_method`).
-
-  Attributes:
-    method: "lp", "dag_lp" (the belief DAG, then the LP restricted to its support), "dag" or
-      "cg".
-    reason: why `auto` chose it ("" for a method asked for by name).
-    auto: chosen by `auto` (the belief DAG is then capped at `AUTO_DAG_MAX_LOCAL` edges and
-      falls back to column generation past it).
-    decompositions: both teams' decompositions when the choice built them (then reused), else
-      None.
-  """
-  method: str
-  reason: str = ""
-  auto: bool = False
-  decompositions: tuple[TeamDecomposition, TeamDecomposition] | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -247,31 +229,6 @@ def _auto(reason: str) -> dict:
   return {"auto": reason} if reason else {}
 
 
-def check_lp_options(solver: str, highs_options: dict | None, *,
-                     names: tuple[str, str] = ("solver", "highs_options")) -> None:
-  """Raises `errors.UserError` for an LP `solver` or HiGHS option HiGHS would refuse.
-
-  Checked before the walk and the solve (on a throwaway HiGHS instance), so a bad value is
-  refused at once rather than when the LP is built.
-
-  Args:
-    solver: "auto" or a value of HiGHS's `solver` option (`highs.SOLVERS`).
-    highs_options: extra HiGHS options (None: none).
-    names: how the message names the two (the command line: its flags).
-
-  Raises:
-    errors.UserError: naming the argument and the value.
-  """
-  checks.check_choice(names[0], solver, ("auto",) + tuple(s for s in highs.SOLVERS if s))
-  if highs_options is None:
-    return
-  checks.check_type(names[1], highs_options, dict, "a dict of HiGHS options")
-  try:
-    highs.set_options(highs.new_highs(), highs_options)
-  except ValueError as e:
-    raise errors.UserError(f"{names[1]}: {e}") from None
-
-
 def _check_options(method, time_limit, tol, digits, certify_time_limit, threads) -> tuple:
   """Checks and converts the options of `solve`.
 
@@ -339,7 +296,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     game = resolver.resolve_game(game)
   time_limit, tol, digits, certify_time_limit, threads = _check_options(
       method, time_limit, tol, digits, certify_time_limit, threads)
-  check_lp_options(solver, highs_options)
+  highs.check_lp_options(solver, highs_options)
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams, time_limit)  # the walk's limit too
   if teams.num_teams != 2:
