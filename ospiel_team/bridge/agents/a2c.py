@@ -38,8 +38,13 @@ bit-packed, 34 bytes each); each round does ``updates_per_round`` Adam steps on 
   H       = - sum_{legal a'} pi(a'|s) log pi(a'|s)
   L       = L_pi + value_coef * L_V - entropy_coef * H        (entropy_coef = 0.01)
 
-averaged over the minibatch. Decisions with a single legal call (East-West in the uncontested
-variant) are not stored. Evaluation uses the greedy (argmax) call, as in the paper.
+averaged over the minibatch. Two optional terms (`make_search_update_fn`, both off by
+default): ``q_coef * 0.5 * (G - Q(s, a))^2`` for a Q head (`policy_net.make_q_network`), and
+``distill_coef`` x a cross-entropy towards the JPS search's targets on rows of a search buffer
+drawn beside every minibatch (`ospiel_team.bridge.agents.search_buffer`; the trainer records
+the searches of its ``search`` hook, `record_search`). Decisions with a single legal call
+(East-West in the uncontested variant) are not stored. Evaluation uses the greedy (argmax) call,
+as in the paper.
 
 Two additions not in the paper, both optional (docs/bridge.md): a linear
 entropy-coefficient schedule (`A2CConfig.entropy_coef_start` / `entropy_decay_rounds`), and a
