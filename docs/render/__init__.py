@@ -6,7 +6,9 @@ renderer reads the record with `common.load`. One module per results family:
 
 - `common`: loading records (and noting which were read), number formatting, provenance lines.
 - one module per family (`jps`, `team`, `ed`, `bridge`, `speed`, `runner`, `summary`), each
-  holding the tables and inline values of its pages.
+  holding the tables and inline values of its pages;
+- `cli`: the command-line reference, rendered from the commands' own flag definitions and
+  `setup.py` (no record).
 
 `tests/docs/test_docs_records.py` renders every page with these modules, checks that
 every record is read by some page, that no page states a result number by hand, and that a

@@ -138,6 +138,14 @@ def commands_inline() -> str:
   return ", ".join(f"`{c}`" for c in entry_points())
 
 
+def status(name: str) -> str:
+  """The exit status `ospiel_team.cli._flags.<name>` (e.g. 'EXIT_USER_ERROR' -> '2')."""
+  from ospiel_team.cli import _flags
+  if not name.startswith("EXIT_"):
+    raise ValueError(f"{name!r} is not an exit status of ospiel_team.cli._flags")
+  return str(getattr(_flags, name))
+
+
 def command_count() -> str:
   """How many console scripts `setup.py` installs, in words up to ten."""
   n = len(entry_points())

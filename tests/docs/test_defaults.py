@@ -79,7 +79,7 @@ def _in_help(stated: str, flag) -> bool:
   """Whether the flag's help text says `stated` (what an unset default means)."""
   words = " ".join(stated.strip().strip("'\"`").split()).lower()
   text = " ".join(flag.help.split()).lower()
-  if words and words in text:
+  if words and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text):
     return True
   if isinstance(flag.default, (int, float)) and not isinstance(flag.default, bool):
     # "(0 = all cores, 1 = inline)": the help names what the default number means.
@@ -97,8 +97,14 @@ def _in_help(stated: str, flag) -> bool:
 
 def flag_problem(s: Statement) -> str | None:
   """Why the flag statement `s` is wrong (None: right)."""
-  commands = [s.owner] if s.owner else [c for c in FLAGS if s.name in FLAGS[c]]
-  if s.owner and s.name not in FLAGS[s.owner]:
+  if s.owner == "script":
+    return None  # a script's flag, not a command's
+  everyone = [c for c in FLAGS if s.name in FLAGS[c]]
+  if s.owner.startswith("prose:"):  # the paragraph's commands that have it, else any command
+    commands = [c for c in s.owner[6:].split(",") if s.name in FLAGS[c]] or everyone
+  else:
+    commands = [s.owner] if s.owner else everyone
+  if s.owner in FLAGS and s.name not in FLAGS[s.owner]:
     return f"{s.page}: {s.owner} has no flag --{s.name} (the page says its default is {s.value!r})"
   for command in commands:
     flag = FLAGS[command][s.name]
@@ -158,10 +164,25 @@ _PROSE = (r"`--(\w+)`[^.;\n`]{0,30}?\(default:? `?([^`),;\n]+)`?",   # `--out` (
 
 
 def _prose_statements(page: str, text: str) -> list[Statement]:
-  """Flag defaults stated in prose (outside code blocks), for whichever command has the flag."""
+  """Flag defaults stated in prose (outside code blocks), each with whose flag it is.
+
+  A paragraph (or list item) that names commands states their flags' defaults (`prose:` and
+  the commands); one that names a script (`benchmarks/x.py`) and no command, the script's
+  (`script`: not a command's, not checked here); any other, whichever command has the flag.
+  """
   prose = re.sub(r"```.*?```", "", text, flags=re.S)
-  return [Statement(page, "flag", "", name, value)
-          for pattern in _PROSE for name, value in re.findall(pattern, prose)]
+  found = []
+  for paragraph in re.split(r"\n\s*\n|\n(?=\s*[-*] |\|)", prose):
+    commands = sorted(set(re.findall(r"ospiel-team-[a-z-]+", paragraph)) & set(FLAGS))
+    if commands:
+      owner = "prose:" + ",".join(commands)
+    elif re.search(r"[\w/-]+\.py\b", paragraph):
+      owner = "script"
+    else:
+      owner = ""
+    found += [Statement(page, "flag", owner, name, value)
+              for pattern in _PROSE for name, value in re.findall(pattern, paragraph)]
+  return found
 
 
 def _game_statements(page: str, text: str) -> list[Statement]:
@@ -221,10 +242,10 @@ def test_every_default_a_page_states_is_the_codes(pages):
     problems += p
   assert not problems, "\n".join(problems)
   # The forms above are all read: the command tables, prose, games and classes.
-  kinds = {(s.kind, s.owner != "") for s in found}
-  assert {("flag", True), ("flag", False), ("param", True), ("class", True)} <= kinds, kinds
-  assert len([s for s in found if s.kind == "flag" and s.owner]) > 100
-  prose = {(s.page, s.name) for s in found if s.kind == "flag" and not s.owner}
+  kinds = {(s.kind, s.owner in FLAGS) for s in found}
+  assert {("flag", True), ("flag", False), ("param", False), ("class", False)} <= kinds, kinds
+  assert len([s for s in found if s.kind == "flag" and s.owner in FLAGS]) > 100
+  prose = {(s.page, s.name) for s in found if s.kind == "flag" and s.owner not in FLAGS}
   assert ("docs/runner.md", "seeds") in prose and ("docs/runner.md", "out") in prose, prose
 
 
@@ -239,6 +260,11 @@ def test_a_wrong_default_is_caught():
   assert "--tol" in line and "1e-6 for cg" in line
   _, problems = check_text("runner.md", "- **Seeds.** `--seeds 5` (seeds 0-4); default 5.")
   assert problems and "--seeds" in problems[0]
+  # A paragraph about a command checks that command's flag; one about a script, nothing.
+  _, problems = check_text("x.md", "`ospiel-team-match` writes to `--out` (default `m`).")
+  assert problems and "'m'" in problems[0] and "ospiel-team-match" in problems[0]
+  found, problems = check_text("x.md", "`benchmarks/x.py` writes to `--out` (default `m`).")
+  assert found and not problems
   _, problems = check_text("games/bridge_bidding.md", "| `dealer` | `S` (default), `N` |")
   assert problems and "dealer" in problems[0]
   _, problems = check_text("algorithms/cfr.md", "| `TreeDCFRSolver` | r | p | α = 2, β = 0 |")
