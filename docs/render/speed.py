@@ -543,3 +543,27 @@ def growth_table() -> str:
                            machine=f"{rec['machine']['cores']} cores, "
                                    f"{common.num(rec['machine']['memory_bytes'] / 2**30, 0)} GiB")
   return text + "\n\n" + prov
+
+
+ONE_SEED_AB = "speed/native_kernels_ab_one_seed.json"
+
+
+def one_seed_ab() -> str:
+  """The A/B of the one-seed CFR traversal (`cfr_traverse_one`): times, ratio, check, load."""
+  rec = common.load(ONE_SEED_AB)
+  row = rec["rows"][0]
+  st = rec["settings"]
+  text = (f"{st['cfr_iterations']} iterations of CFR on leduc_poker with one seed (the row "
+          f"`{row['row']}` of `benchmarks/native_kernels.py` with `--cfr_batch 1`): "
+          f"{common.num(row['old_seconds'], 3, sig=True)} s before, "
+          f"{common.num(row['new_seconds'], 3, sig=True)} s after (medians of "
+          f"{st['repeats']} alternating repetitions), "
+          f"**{common.num(row['ratio_new_over_old'], 2)}** of the time (fastest runs: {common.num(row['ratio_of_minimums'], 2)}); the same "
+          f"results: {'yes' if row['checks_agree'] else '**no**'}; under load "
+          f"{_load_range(row['load_before'], row['load_after'])}, not alone")
+  prov = common.provenance(" ".join(rec["command"]), record=ONE_SEED_AB,
+                           commit=f"{_short(rec['old_commit'])} (before) against "
+                                  f"{_short(rec['commit'])} (after)",
+                           date=rec["date"][:16].replace("T", " ") + " UTC",
+                           machine=f"{rec['machine']['cores']} cores")
+  return text + ".\n\n" + prov
