@@ -558,7 +558,8 @@ def one_seed_ab() -> str:
           f"{common.num(row['old_seconds'], 3, sig=True)} s before, "
           f"{common.num(row['new_seconds'], 3, sig=True)} s after (medians of "
           f"{st['repeats']} alternating repetitions), "
-          f"**{common.num(row['ratio_new_over_old'], 2)}** of the time (fastest runs: {common.num(row['ratio_of_minimums'], 2)}); the same "
+          f"**{common.num(row['ratio_new_over_old'], 2)}** of the time (fastest runs: "
+          f"{common.num(row['ratio_of_minimums'], 2)}); the same "
           f"results: {'yes' if row['checks_agree'] else '**no**'}; under load "
           f"{_load_range(row['load_before'], row['load_after'])}, not alone")
   prov = common.provenance(" ".join(rec["command"]), record=ONE_SEED_AB,
