@@ -96,7 +96,7 @@ def _run_rung(game: str, solvers: list[str], tmp: str) -> dict:
   cmd = [sys.executable, os.path.join(_HERE, "cfr_peers.py"), "--games=" + game,
          "--solvers=" + ",".join(solvers), f"--targets={FLAGS.target}",
          f"--max_seconds={FLAGS.max_seconds}", f"--repeats={FLAGS.repeats}",
-         f"--block_seconds={FLAGS.block_seconds}", "--json_out=" + out]
+         f"--block_seconds={FLAGS.block_seconds}", "--json_out=" + out, "--figure="]
   env = dict(os.environ, PYTHONPATH=os.pathsep.join(
       p for p in [_REPO, os.environ.get("PYTHONPATH", "")] if p))
   res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)

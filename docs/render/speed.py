@@ -7,6 +7,8 @@ Records in `results/speed/`: `cfr_solvers.json` (`benchmarks/cfr_solvers.py`),
 before the core refactor (`before_core_refactor/`); no ratio is typed by hand.
 """
 
+import os
+
 from render import common
 
 GAME_TREE = "speed/game_tree_speed.json"
@@ -420,6 +422,9 @@ def ab_repeats() -> int:
 # Against every peer, and how the cost grows (benchmarks/cfr_peers.py, benchmarks/cfr_growth.py).
 
 PEERS = "speed/cfr_peers.json"
+# The peers records (each one run of cfr_peers.py) and their figures in docs/img/.
+PEER_RECORDS = {PEERS: "cfr_peers.png",
+                "speed/cfr_peers_liars_dice.json": "cfr_peers_liars_dice.png"}
 GROWTH = "speed/cfr_growth.json"
 _CPP = "openspiel_cpp_cfr_plus"
 _OURS = ("cfr_plus", "dcfr", "pcfr_plus")
@@ -444,14 +449,34 @@ def _run_state(rec: dict, rows: list[dict]) -> str:
           f"{span} on {cores} cores)")
 
 
+def _peer_records() -> list[tuple[str, dict]]:
+  """(name, record) of each peers record present (`PEER_RECORDS`)."""
+  return [(name, common.load(name)) for name in PEER_RECORDS
+          if os.path.isfile(os.path.join(common.RESULTS, name))]
+
+
+def _peer_rows() -> list[tuple[dict, dict]]:
+  """(record, row) of every game of every peers record."""
+  return [(rec, row) for _, rec in _peer_records() for row in rec["rows"]]
+
+
 def peers_status() -> str:
-  """Whether the peers record was run alone, with its load and settings."""
-  rec = common.load(PEERS)
-  s = rec["settings"]
-  games = ", ".join(r["game"] for r in rec["rows"])
-  return (f"The record holds {games}, run {_run_state(rec, rec['rows'])}, with at most "
-          f"{common.num(s['max_seconds'], 0)} CPU seconds of iterations per solver and "
-          f"{s['repeats']} timing rounds.")
+  """Whether each peers record was run alone, with its load and settings."""
+  out = []
+  for name, rec in _peer_records():
+    s = rec["settings"]
+    games = ", ".join(r["game"] for r in rec["rows"])
+    check = "" if s.get("openspiel_check", True) else "; OpenSpiel's NashConv not computed"
+    out.append(f"`results/{name}` holds {games}, run {_run_state(rec, rec['rows'])}, with at "
+               f"most {common.num(s['max_seconds'], 0)} CPU seconds of iterations per solver "
+               f"and {s['repeats']} timing rounds{check}.")
+  return " ".join(out)
+
+
+def peers_figures() -> str:
+  """The figure of each peers record."""
+  return "\n\n".join(f"![NashConv against CPU seconds: {', '.join(r['game'] for r in rec['rows'])}]"
+                      f"(../img/{PEER_RECORDS[name]})" for name, rec in _peer_records())
 
 
 def _secs(x) -> str:
@@ -460,7 +485,10 @@ def _secs(x) -> str:
 
 def peers_table() -> str:
   """Per game and solver: speed, set-up, memory, CPU seconds to each target, checks."""
-  rec = common.load(PEERS)
+  return "\n\n".join(_peers_table(name, rec) for name, rec in _peer_records())
+
+
+def _peers_table(name: str, rec: dict) -> str:
   targets = [f"{t:g}" for t in rec["targets"]]
   rows = []
   for row in rec["rows"]:
@@ -489,7 +517,11 @@ def peers_table() -> str:
           after = hit.get("cpu_s_after_first", hit["cpu_s"])
           cells.append(f"{_secs(after)} / {_secs(hit['cpu_s_with_setup'])} "
                        f"({common.thousands(hit['iterations'])} it.)")
-      check = "yes" if s.get("openspiel_agrees") and s.get("nash_conv_fell") else "**no**"
+      if "openspiel_agrees" not in s:
+        check = "fell" if s.get("nash_conv_fell") else "**did not fall**"
+        check += ", OpenSpiel's not computed"
+      else:
+        check = "yes" if s["openspiel_agrees"] and s.get("nash_conv_fell") else "**no**"
       cells.append(f"{common.num(s['final_nash_conv'], 2, sig=True)} ({check})")
       rows.append(cells)
     for name, why in row["skipped"].items():
@@ -500,7 +532,7 @@ def peers_table() -> str:
   header += ["final NashConv (OpenSpiel agrees, fell)"]
   table = common.md_table(header, rows, "llrrrr" + "r" * len(targets) + "r")
   m = rec["machine"]
-  prov = common.provenance(rec["command"], record=PEERS, commit=_short(rec["commit"]),
+  prov = common.provenance(rec["command"], record=name, commit=_short(rec["commit"]),
                            date=f"{rec['date_utc']} UTC",
                            machine=f"{m['cores']} cores ({m['cpu']}), numba {m.get('numba')}, "
                                    f"OpenSpiel {m.get('open_spiel')}, JAX {m.get('jax')}, "
@@ -513,9 +545,8 @@ def peers_table() -> str:
 
 def peers_same_algorithm() -> str:
   """How far OpenSpiel's CFR+ (C++, JAX) is from ours at the same iterations, per game."""
-  rec = common.load(PEERS)
   parts = []
-  for row in rec["rows"]:
+  for _, row in _peer_rows():
     for name in (_CPP, "openspiel_jax_cfr_plus"):
       v = row["solvers"].get(name, {}).get("vs_ours_cfr_plus")
       if v and v["max_abs_diff"] is not None:
@@ -527,9 +558,8 @@ def peers_same_algorithm() -> str:
 
 def peers_trees() -> str:
   """Each solver's own count of the tree it ran on, per game."""
-  rec = common.load(PEERS)
   rows = []
-  for row in rec["rows"]:
+  for _, row in _peer_rows():
     t = row["tree"]
     rows.append([row["game"], "our GameTree", common.thousands(t["histories"]),
                  common.thousands(t["infosets"])])
@@ -548,16 +578,16 @@ def peers_trees() -> str:
 
 def peers_goals() -> str:
   """Per game: the issue's three goals, measured (ratios), from the record."""
-  rec = common.load(PEERS)
   rows = []
-  for row in rec["rows"]:
+  for rec, row in _peer_rows():
     s = row["solvers"]
+    lowest = f"{min(rec['targets']):g}"
 
     def ms(name, s=s):
       return s.get(name, {}).get("speed", {}).get("cpu_ms_per_iteration")
 
-    def to_last(name, s=s):
-      t = s.get(name, {}).get("to_target", {}).get(f"{min(rec['targets']):g}")
+    def to_last(name, s=s, lowest=lowest):
+      t = s.get(name, {}).get("to_target", {}).get(lowest)
       return None if t is None else t.get("cpu_s_after_first", t["cpu_s"])
     ours, cpp, lite = ms("cfr_plus"), ms(_CPP), ms("liteefg_cfr_plus")
     best_ours = min((x for x in map(to_last, _OURS) if x is not None), default=None)
@@ -569,7 +599,7 @@ def peers_goals() -> str:
                  f"{common.num(best_ours / best_peer, 2)}" if best_ours and best_peer else "—"])
   return common.md_table(["game", "ours CFR+ vs C++ CFR+ per iteration (goal ≥ 10x)",
                           "ours CFR+ vs LiteEFG CFR+ per iteration (goal ≥ 1x)",
-                          f"best of ours / best peer, CPU s to {min(rec['targets']):g} "
+                          "best of ours / best peer, CPU s to the record's lowest target "
                           "(goal ≤ 0.5)"], rows, "lrrr")
 
 
@@ -624,3 +654,28 @@ def growth_table() -> str:
                            machine=f"{rec['machine']['cores']} cores, "
                                    f"{common.num(rec['machine']['memory_bytes'] / 2**30, 0)} GiB")
   return text + "\n\n" + prov
+
+
+ONE_SEED_AB = "speed/native_kernels_ab_one_seed.json"
+
+
+def one_seed_ab() -> str:
+  """The A/B of the one-seed CFR traversal (`cfr_traverse_one`): times, ratio, check, load."""
+  rec = common.load(ONE_SEED_AB)
+  row = rec["rows"][0]
+  st = rec["settings"]
+  text = (f"{st['cfr_iterations']} iterations of CFR on leduc_poker with one seed (the row "
+          f"`{row['row']}` of `benchmarks/native_kernels.py` with `--cfr_batch 1`): "
+          f"{common.num(row['old_seconds'], 3, sig=True)} s before, "
+          f"{common.num(row['new_seconds'], 3, sig=True)} s after (medians of "
+          f"{st['repeats']} alternating repetitions), "
+          f"**{common.num(row['ratio_new_over_old'], 2)}** of the time (fastest runs: "
+          f"{common.num(row['ratio_of_minimums'], 2)}); the same "
+          f"results: {'yes' if row['checks_agree'] else '**no**'}; under load "
+          f"{_load_range(row['load_before'], row['load_after'])}, not alone")
+  prov = common.provenance(" ".join(rec["command"]), record=ONE_SEED_AB,
+                           commit=f"{_short(rec['old_commit'])} (before) against "
+                                  f"{_short(rec['commit'])} (after)",
+                           date=rec["date"][:16].replace("T", " ") + " UTC",
+                           machine=f"{rec['machine']['cores']} cores")
+  return text + ".\n\n" + prov

@@ -164,7 +164,7 @@ def cfr_traverse_one(  # noqa: C901 (numba kernel: one compiled frame)
     for n in range(ep.shape[0]):
       v[n, 0] = ret[n]
     for lev in range(len(lev_start) - 1, -1, -1):
-      cp, s = parent[lev_start[lev]], 0.0
+      cp, s = parent[lev_start[lev]], ep[0, 0]  # (typed as the arrays; set at the first n)
       for n in range(lev_start[lev], lev_end[lev]):
         if any_pruned and npruned[n, 0]:
           v[n, 0] = 0.0
@@ -178,7 +178,7 @@ def cfr_traverse_one(  # noqa: C901 (numba kernel: one compiled frame)
   for ip in range(len(players)):
     p = players[ip]
     v = values[val_of[p]]
-    cf = own = vn = 0.0
+    cf = own = vn = reach[0, 0, 0]  # (typed as the arrays: float32 stays float32)
     for e in range(e_off[p], e_off[p + 1]):
       node, flat = e_node[e], e_flat[e]
       if e == e_off[p] or node != e_node[e - 1]:  # as _counterfactual_reach, in its order
