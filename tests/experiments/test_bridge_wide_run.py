@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge.agents import match
@@ -137,6 +138,7 @@ def _select_means(rec) -> dict:
           if k.startswith("select/")}
 
 
+@pytest.mark.slow  # a finished experiment's driver, end to end; the default suite runs it small
 def test_the_kept_leader_stands_in_for_its_lost_snapshot(tmp_path):
   _fake_run(tmp_path)
   leader_file = tmp_path / "kept" / "leader.npz"
@@ -162,6 +164,7 @@ def test_the_kept_leader_stands_in_for_its_lost_snapshot(tmp_path):
   assert rec["matches"]["final/heldout"]["model"] == "leader.npz"  # the kept copy
 
 
+@pytest.mark.slow  # a finished experiment's driver, end to end; the default suite runs it small
 def test_lost_candidates_are_kept_apart_and_not_selected(tmp_path):
   _fake_run(tmp_path)
   res = _run(tmp_path)

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from ospiel_team import atomic_io
 from ospiel_team.bridge.agents import match
 from ospiel_team.bridge.agents import model_bidder
@@ -24,6 +26,7 @@ def _run(tmp_path, *extra):
                         capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow  # a finished experiment's driver, end to end; the default suite runs it small
 def test_students_matches_decision_and_resume(tmp_path):
   res = _run(tmp_path, "--arms", "calls")
   assert res.returncode == 0, res.stderr[-3000:]
