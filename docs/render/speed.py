@@ -532,6 +532,18 @@ def growth_status() -> str:
           "CPU seconds of iterations per solver and rung.")
 
 
+def _rung_label(game: str) -> str:
+  """A short name of a ladder's game: 'leduc, 3 ranks', 'goofspiel, 4 cards', or the game."""
+  import re
+  ranks = re.search(r"numRanks=(\d+)", game)
+  if game.startswith("universal_poker") and ranks:
+    return f"leduc, {ranks.group(1)} ranks"
+  cards = re.search(r"goofspiel\(.*num_cards=(\d+)", game)
+  if cards:
+    return f"goofspiel (imperfect information), {cards.group(1)} cards"
+  return f"`{game}`"
+
+
 def growth_table() -> str:
   """Per family and rung: histories, and per solver ms/iteration, bytes/history, s to target."""
   rec = common.load(GROWTH)
@@ -542,7 +554,7 @@ def growth_table() -> str:
       if "error" in r:
         rows.append([fam, r["game"], "failed"] + [""] * len(solvers))
         continue
-      cells = [fam, f"`{r['game']}`", common.thousands(r["histories"])]
+      cells = [fam, _rung_label(r["game"]), common.thousands(r["histories"])]
       for name in solvers:
         v = r["solvers"].get(name)
         if v is None or "skipped" in v:
