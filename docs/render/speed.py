@@ -515,7 +515,8 @@ def peers_goals() -> str:
     rows.append([row["game"],
                  f"{common.num(cpp / ours, 1)}x" if ours and cpp else "—",
                  f"{common.num(lite / ours, 2)}x" if ours and lite else "—",
-                 f"{common.num(best_ours / best_peer, 2)}" if best_ours and best_peer else "—"])
+                 f"{common.num(best_ours / best_peer, 2)}" if best_ours and best_peer else
+                 "no peer reached it" if best_ours else "—"])
   return common.md_table(["game", "ours CFR+ vs C++ CFR+ per iteration (goal ≥ 10x)",
                           "ours CFR+ vs LiteEFG CFR+ per iteration (goal ≥ 1x)",
                           "best of ours / best peer, CPU s to the record's lowest target "
