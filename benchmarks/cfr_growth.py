@@ -154,8 +154,8 @@ def figure(record: dict, path: str) -> None:
   ax.set_yscale("log")
   ax.set_xlabel("histories")
   ax.set_ylabel("CPU ms per iteration")
-  state = "alone" if record["alone"] else "under load (not alone)"
-  ax.set_title(f"CFR cost against game size ({state})")
+  state = "alone" if record["alone"] else "under load, not alone"
+  ax.set_title(f"CFR cost against game size: {state}")
   ax.legend(fontsize=7, ncol=2)
   ax.grid(True, which="both", alpha=0.3)
   fig.tight_layout()

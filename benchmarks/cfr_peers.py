@@ -703,8 +703,8 @@ def figure(record: dict, path: str) -> None:
     ax.set_title(row["game"])
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
-  state = "alone" if record["alone"] else "under load (not alone)"
-  fig.suptitle(f"CFR solvers against their peers, one run per game ({state})", fontsize=10)
+  state = "alone" if record["alone"] else "under load, not alone"
+  fig.suptitle(f"CFR solvers against their peers, one run per game: {state}", fontsize=10)
   fig.tight_layout()
   atomic_io.write_with(path, lambda f: fig.savefig(f, format="png", dpi=110), suffix=".png")
   plt.close(fig)

@@ -596,7 +596,8 @@ def peers_goals() -> str:
     rows.append([row["game"],
                  f"{common.num(cpp / ours, 1)}x" if ours and cpp else "—",
                  f"{common.num(lite / ours, 2)}x" if ours and lite else "—",
-                 f"{common.num(best_ours / best_peer, 2)}" if best_ours and best_peer else "—"])
+                 f"{common.num(best_ours / best_peer, 2)}" if best_ours and best_peer else
+                 "no peer reached it" if best_ours else "—"])
   return common.md_table(["game", "ours CFR+ vs C++ CFR+ per iteration (goal ≥ 10x)",
                           "ours CFR+ vs LiteEFG CFR+ per iteration (goal ≥ 1x)",
                           "best of ours / best peer, CPU s to the record's lowest target "
@@ -613,6 +614,18 @@ def growth_status() -> str:
           "CPU seconds of iterations per solver and rung.")
 
 
+def _rung_label(game: str) -> str:
+  """A short name of a ladder's game: 'leduc, 3 ranks', 'goofspiel, 4 cards', or the game."""
+  import re
+  ranks = re.search(r"numRanks=(\d+)", game)
+  if game.startswith("universal_poker") and ranks:
+    return f"leduc, {ranks.group(1)} ranks"
+  cards = re.search(r"goofspiel\(.*num_cards=(\d+)", game)
+  if cards:
+    return f"goofspiel (imperfect information), {cards.group(1)} cards"
+  return f"`{game}`"
+
+
 def growth_table() -> str:
   """Per family and rung: histories, and per solver ms/iteration, bytes/history, s to target."""
   rec = common.load(GROWTH)
@@ -623,7 +636,7 @@ def growth_table() -> str:
       if "error" in r:
         rows.append([fam, r["game"], "failed"] + [""] * len(solvers))
         continue
-      cells = [fam, f"`{r['game']}`", common.thousands(r["histories"])]
+      cells = [fam, _rung_label(r["game"]), common.thousands(r["histories"])]
       for name in solvers:
         v = r["solvers"].get(name)
         if v is None or "skipped" in v:
