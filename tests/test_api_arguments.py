@@ -691,8 +691,6 @@ PENDING = {
     "Auctions": "dealer:None dealer:opaque uncontested:None uncontested:opaque "
         "vulnerability:None vulnerability:opaque",
     "BidderBot": "bidder:None bidder:opaque",
-    "BiddingEngine": "dataset:opaque uncontested:None uncontested:opaque",
-    "BridgeDataset": "path:opaque seed:nan seed:opaque",
     "ChainSearch": "config:None config:opaque structure:None structure:opaque tree:None "
         "tree:opaque",
     "JPSBidSearch": "fresh_returns:None fresh_returns:opaque options:opaque",
@@ -715,14 +713,12 @@ PENDING = {
     "game_value": "pi:None pi:opaque",
     "history_values": "edge_probs:opaque pi:None pi:opaque",
     "joint_policy_search": "initial_policy:opaque",
-    "load_dataset": "path:opaque",
     "make_trainer": "cfg:None cfg:opaque",
     "nash_conv": "pi:None pi:opaque",
     "openspiel_cfr_solver": "game:None game:opaque initial_policy:opaque plus:None plus:opaque "
         "tree:None tree:opaque",
     "purified_policy_array": "pi:None pi:opaque tree:None tree:opaque",
     "reach_probabilities": "pi:None pi:opaque",
-    "resolve_dataset": "name_or_path:opaque",
     "run_all": "iterations:nan iterations:opaque num_points:None num_points:nan "
         "num_points:opaque options:opaque out:opaque progress:None progress:opaque "
         "ray_address:opaque seconds:opaque seed:None seed:nan seed:opaque seeds:nan "
