@@ -691,8 +691,6 @@ PENDING = {
     "Auctions": "dealer:None dealer:opaque uncontested:None uncontested:opaque "
         "vulnerability:None vulnerability:opaque",
     "BidderBot": "bidder:None bidder:opaque",
-    "BiddingEngine": "dataset:opaque uncontested:None uncontested:opaque",
-    "BridgeDataset": "path:opaque seed:nan seed:opaque",
     "ChainSearch": "config:None config:opaque structure:None structure:opaque tree:None "
         "tree:opaque",
     "JPSBidSearch": "fresh_returns:None fresh_returns:opaque options:opaque",
@@ -704,8 +702,6 @@ PENDING = {
     "JointPolicySearch": "fixed_policy:opaque",
     "ModelBidder": "greedy:None greedy:opaque name:None name:opaque net:None net:opaque "
         "params:None params:opaque",
-    "OpponentPool": "probability:None probability:opaque seed:None seed:opaque size:None "
-        "size:nan size:opaque",
     "PPOTrainer": "cfg:None cfg:opaque",
     "TeamDecomposition": "max_local:None max_local:nan max_local:opaque members:None "
         "members:nan members:opaque team_tree_only:None team_tree_only:opaque tree:None "
@@ -713,28 +709,20 @@ PENDING = {
     "apply_chain": "chain:None chain:nan chain:opaque pi:None pi:opaque",
     "best_response": "pi:None pi:opaque reach:opaque",
     "cached_tree": "directory:opaque game:None game:opaque",
-    "check_common_payoff": "atol:None atol:nan atol:opaque tree:None tree:opaque",
-    "contract_score": "doubled:None doubled:nan doubled:opaque level:None level:nan "
-        "level:opaque strain:None strain:nan strain:opaque tricks:None tricks:nan tricks:opaque",
     "duplicate_rewards": "ns_scores:None ns_scores:opaque xp:None xp:opaque",
     "game_value": "pi:None pi:opaque",
     "history_values": "edge_probs:opaque pi:None pi:opaque",
-    "is_common_payoff": "atol:None atol:nan atol:opaque game:None game:opaque",
     "joint_policy_search": "initial_policy:opaque",
-    "load_dataset": "path:opaque",
     "make_trainer": "cfg:None cfg:opaque",
     "nash_conv": "pi:None pi:opaque",
     "openspiel_cfr_solver": "game:None game:opaque initial_policy:opaque plus:None plus:opaque "
         "tree:None tree:opaque",
     "purified_policy_array": "pi:None pi:opaque tree:None tree:opaque",
-    "random_holders": "n:None n:nan n:opaque rng:None rng:opaque",
     "reach_probabilities": "pi:None pi:opaque",
-    "resolve_dataset": "name_or_path:opaque",
-    "run_all": "game:None game:opaque iterations:nan iterations:opaque num_points:None "
-        "num_points:nan num_points:opaque options:opaque out:opaque progress:None "
-        "progress:opaque ray_address:opaque seconds:opaque seed:None seed:nan seed:opaque "
-        "seeds:nan seeds:opaque solvers:opaque tree:opaque workers:None workers:nan "
-        "workers:opaque",
+    "run_all": "iterations:nan iterations:opaque num_points:None num_points:nan "
+        "num_points:opaque options:opaque out:opaque progress:None progress:opaque "
+        "ray_address:opaque seconds:opaque seed:None seed:nan seed:opaque seeds:nan "
+        "seeds:opaque solvers:opaque tree:opaque workers:None workers:nan workers:opaque",
     "save_dataset": "path:None path:opaque seed:nan seed:opaque",
     "save_model": "cfg:None cfg:opaque extra:opaque params:None params:opaque path:None "
         "path:opaque",

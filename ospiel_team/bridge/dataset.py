@@ -38,6 +38,7 @@ import os
 import numpy as np
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import shipped_digests
 
@@ -72,6 +73,8 @@ def resolve_dataset(name_or_path: PathLike | None) -> BridgeDataset:
   Loads a shipped dataset by name ('train', 'validation', 'heldout', 'heldout2'), a path,
   or None (the default training dataset).
   """
+  checks.check_type("name_or_path", name_or_path, (str, os.PathLike, type(None)),
+                    "a dataset name, a file path or None")
   if isinstance(name_or_path, str) and name_or_path in NAMED_DATASETS:
     return load_dataset(named_dataset_path(name_or_path))
   return load_dataset(name_or_path)
@@ -87,6 +90,8 @@ class BridgeDataset:
 
   def __init__(self, holders: np.ndarray, dd_tricks: np.ndarray, *, path: str | None = None,
                seed: int | None = None):
+    checks.check_type("path", path, (str, type(None)), "a file path or None")
+    checks.check_int("seed", seed, allow_none=True)
     validate_arrays(holders, dd_tricks, source=path or "arrays")
     self.holders = np.asarray(holders, dtype=np.uint8)
     self.dd_tricks = np.asarray(dd_tricks, dtype=np.uint8)
@@ -134,7 +139,13 @@ def validate_arrays(holders, dd_tricks, source: str = "arrays") -> None:
 
 
 def load_dataset(path: PathLike | None = None) -> BridgeDataset:
-  """Loads and validates a dataset `.npz`; `path=None` loads the shipped default."""
+  """Loads and validates a dataset `.npz`; `path=None` loads the shipped default.
+
+  Raises:
+    ValueError: naming the file when it is missing, damaged or not a dataset (an
+      `errors.UserError` naming `path` when it is no path).
+  """
+  checks.check_type("path", path, (str, os.PathLike, type(None)), "a file path or None")
   path = default_dataset_path() if path is None else os.fspath(path)
   if not os.path.exists(path):
     raise ValueError(f"bridge dataset file {path!r} does not exist")

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ospiel_team import checks
+
 NUM_CARDS = 52
 NUM_SEATS = 4
 NUM_SUITS = 4
@@ -160,9 +162,8 @@ def holders_to_openspiel_actions(holders: np.ndarray) -> list[int]:
 
 def random_holders(rng: np.random.Generator, n: int) -> np.ndarray:
   """`n` uniformly random deals, shape (n, 52) uint8 (a random permutation of 13 of each seat)."""
-  if int(n) != n or n < 0:
-    raise ValueError(f"number of deals must be a non-negative integer, got {n!r}")
-  n = int(n)
+  checks.check_type("rng", rng, np.random.Generator, "a numpy Generator")
+  n = checks.check_int("n", n, minimum=0)
   base = np.repeat(np.arange(NUM_SEATS, dtype=np.uint8), CARDS_PER_HAND)
   keys = rng.random((n, NUM_CARDS))
   return base[np.argsort(keys, axis=1)].astype(np.uint8)

@@ -24,8 +24,11 @@ Vulnerability codes: 0 none, 1 N-S, 2 E-W, 3 both (``ns + 2 * ew``).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge import auction as auction_lib
 from ospiel_team.bridge import scoring
 
@@ -35,6 +38,8 @@ def _as_dataset(dataset):
   if dataset is not None and hasattr(dataset, "holders") and hasattr(dataset, "dd_tricks"):
     return dataset
   from ospiel_team.bridge import dataset as dataset_lib
+  checks.check_type("dataset", dataset, (str, os.PathLike, type(None)),
+                    "a dataset (.holders, .dd_tricks), a file path or None")
   return dataset_lib.load_dataset(dataset)
 
 
@@ -47,9 +52,9 @@ class BiddingEngine:
   """
 
   def __init__(self, dataset=None, uncontested: bool = False):
+    self.uncontested = checks.check_bool("uncontested", uncontested)
     self.dataset = _as_dataset(dataset)
     self.num_deals = int(self.dataset.holders.shape[0])
-    self.uncontested = bool(uncontested)
     self.auctions: auction_lib.Auctions | None = None
     self.deal_index = np.zeros(0, np.int64)
 

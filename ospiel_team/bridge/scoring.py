@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ospiel_team import checks
+from ospiel_team import errors
 
 NUM_LEVELS = 8  # index 0 = passed out
 NUM_STRAINS = 5
@@ -108,16 +109,12 @@ def _check_range(name: str, value: np.ndarray, lo: int, hi: int) -> None:
 
 def contract_score(level: int, strain: int, doubled: int, vulnerable: bool, tricks: int) -> int:
   """Duplicate score of the declaring side; see the module docstring for the conventions."""
-  for name, v in (("level", level), ("strain", strain), ("doubled", doubled),
-                  ("tricks", tricks)):
-    if isinstance(v, (bool, np.bool_)) or int(v) != v:
-      raise ValueError(f"{name} must be an integer, got {v!r}")
-  _check_range("level", int(level), 0, 7)
-  _check_range("strain", int(strain), 0, 4)
-  _check_range("doubled", int(doubled), 0, 2)
-  _check_range("tricks", int(tricks), 0, 13)
-  if vulnerable not in (0, 1, True, False):
-    raise ValueError(f"vulnerable must be a bool, got {vulnerable!r}")
+  for name, v, top in (("level", level, 7), ("strain", strain, 4), ("doubled", doubled, 2),
+                       ("tricks", tricks, 13)):
+    checks.check_int(name, v, minimum=0, maximum=top)
+  if not (checks.is_integer(vulnerable) or isinstance(vulnerable, (bool, np.bool_))) or (
+      vulnerable not in (0, 1)):
+    raise errors.UserError(f"vulnerable must be a bool, got {vulnerable!r}")
   return int(SCORE_TABLE[int(level), int(strain), int(doubled), int(bool(vulnerable)),
                          int(tricks)])
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from ospiel_team import checks
 from ospiel_team.errors import UserError
 from ospiel_team.tree.game_tree import GameTree
 
@@ -37,7 +38,12 @@ def is_common_payoff(game: pyspiel.Game | GameTree, *, atol: float = ATOL) -> bo
 
   Returns:
     True for a common-payoff game (and for any one-player tree).
+
+  Raises:
+    UserError: `game` is neither, or `atol` is not a finite number >= 0.
   """
+  checks.check_game("game", game, allow_tree=True)
+  checks.check_real("atol", atol, minimum=0)
   if isinstance(game, GameTree):
     return not len(_worst_terminals(game, atol))
   return game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL
@@ -51,8 +57,11 @@ def check_common_payoff(tree: GameTree, *, atol: float = ATOL) -> None:
     atol: the largest difference between two players' returns that counts as equal.
 
   Raises:
-    UserError: naming the game, how many terminal histories differ and one example.
+    UserError: naming the game, how many terminal histories differ and one example (or a bad
+      argument, named).
   """
+  checks.check_tree("tree", tree)
+  checks.check_real("atol", atol, minimum=0)
   bad = _worst_terminals(tree, atol)
   if len(bad):
     z = int(tree.terminals[bad[0]])

@@ -259,13 +259,13 @@ def test_textbook_scores(args, expected):
 
 
 def test_score_validation():
-  with pytest.raises(ValueError, match="level 8"):
+  with pytest.raises(ValueError, match="level must be an integer from 0 to 7, got 8"):
     scoring.contract_score(8, 0, 0, False, 7)
-  with pytest.raises(ValueError, match="strain 5"):
+  with pytest.raises(ValueError, match="strain must be an integer from 0 to 4, got 5"):
     scoring.contract_score(1, 5, 0, False, 7)
-  with pytest.raises(ValueError, match="doubled 3"):
+  with pytest.raises(ValueError, match="doubled must be an integer from 0 to 2, got 3"):
     scoring.contract_score(1, 0, 3, False, 7)
-  with pytest.raises(ValueError, match="tricks 14"):
+  with pytest.raises(ValueError, match="tricks must be an integer from 0 to 13, got 14"):
     scoring.contract_score(1, 0, 0, False, 14)
   with pytest.raises(ValueError, match="tricks -1"):
     scoring.contract_score_array(np.array([1]), np.array([0]), np.array([0]), np.array([0]),

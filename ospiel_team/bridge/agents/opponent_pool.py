@@ -27,6 +27,7 @@ import json
 import jax
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge.haiku_params import flatten_params
 from ospiel_team.bridge.haiku_params import unflatten_params
 
@@ -59,10 +60,9 @@ class OpponentPool:
   """
 
   def __init__(self, size: int, probability: float, seed: int):
-    if size < 0 or not 0 <= probability <= 1:
-      raise ValueError(f"bad pool size {size} or probability {probability}")
-    self.size = int(size)
-    self.probability = float(probability)
+    self.size = checks.check_int("size", size, minimum=0)
+    self.probability = checks.check_real("probability", probability, minimum=0, maximum=1)
+    checks.check_int("seed", seed, minimum=0)
     self.rng = np.random.default_rng([seed, 2])
     self.rounds: list[int] = []
     self.params: list = []
