@@ -83,7 +83,7 @@ def pure_terminal_reach(tree: GameTree, members: Sequence[int],
 
 # ------------------------------------------------------------------------------------------------
 # The LP over the team's tree-decomposition polytope.
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class TeamBestResponse:
   """A team's best correlated plan (`team_best_response_lp`): its value and the plan."""
   value: float
@@ -140,7 +140,7 @@ class OracleTimeLimit(RuntimeError):
     self.bound = float(bound)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class PureBestResponse:
   """A joint pure team best response, as `TeamOracle.best_response` returns it."""
 

@@ -29,7 +29,7 @@ from ospiel_team.tree import memory
 from ospiel_team.tree.game_tree import GameTree
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class JointPureResult:
   """A best joint pure strategy of a team against fixed terminal weights."""
   value: float  # sum_z w[z] x[z] of the strategy found

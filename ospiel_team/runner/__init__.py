@@ -35,12 +35,14 @@ if TYPE_CHECKING:  # the public names, for type checkers; at run time `_exports.
   from ospiel_team.runner.api import solver as solver
   from ospiel_team.runner.comparison import parse_seeds as parse_seeds
   from ospiel_team.runner.comparison import run_all as run_all
+  from ospiel_team.runner.execute import Row as Row
   from ospiel_team.runner.registry import solver_names as solver_names
   from ospiel_team.runner.report import write_outputs as write_outputs
 
 _PUBLIC = {
     "run_all": "ospiel_team.runner.comparison",
     "parse_seeds": "ospiel_team.runner.comparison",
+    "Row": "ospiel_team.runner.execute",
     "SolverContext": "ospiel_team.runner.api",
     "Snapshot": "ospiel_team.runner.api",
     "solver": "ospiel_team.runner.api",

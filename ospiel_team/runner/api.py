@@ -45,7 +45,7 @@ from ospiel_team.tree.game_tree import GameTree
 UserError = errors.UserError
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Snapshot:
   """A solver's policies (policy arrays on ctx.tree) after `iteration` iterations."""
   iteration: int

@@ -141,17 +141,17 @@ def check_ray(address: str | None) -> None:
                     "pip install 'ospiel-team[ray]' (or run without --ray)")
 
 
-def run_all(game: pyspiel.Game | str, solvers: Sequence[str], *, iterations: int | None = None,
-            seed: int = 0, num_points: int = 12, options: dict[str, str] | None = None,
-            metric: str | None = None, tree: GameTree | None = None,
-            progress: bool = True, seeds: Sequence[int] | None = None,
+def run_all(game: pyspiel.Game | str | GameTree, solvers: Sequence[str], *,
+            iterations: int | None = None, seed: int = 0, num_points: int = 12,
+            options: dict[str, str] | None = None, metric: str | None = None,
+            tree: GameTree | None = None, progress: bool = True, seeds: Sequence[int] | None = None,
             seconds: float | None = None, teams: str | None = None, workers: int = 1,
             ray_address: str | None = None, out: str | None = None
-            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            ) -> tuple[list[execute.Row], list[dict[str, Any]]]:
   """Runs every (solver, seed) task; returns (rows, infos): result rows and per-run timings.
 
   Args:
-    game: a pyspiel game or game string.
+    game: a game string, pyspiel game or `GameTree` (`resolve_runner_game`, once).
     solvers: registered solver names (`registry.solver_names()`).
     iterations: iteration budget per run (with `seconds`: a cap).
     seed: the seed when `seeds` is not given.
@@ -263,11 +263,11 @@ def _metric_and_teams(game: pyspiel.Game, metric: str | None, team_obj
 
 def _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj, per_solver,
                seeds, store, tree, progress, workers, ray_address):
-  tasks = [dict(game=str(game), solver=s, seed=int(k), iterations=iterations,
-                seconds=seconds, num_points=num_points, metric=metric,
-                teams=str(team_obj) if team_obj else None, options=per_solver[s])
+  tasks = [execute.Task(game=str(game), solver=s, seed=int(k), iterations=iterations,
+                        seconds=seconds, num_points=num_points, metric=metric,
+                        teams=str(team_obj) if team_obj else None, options=per_solver[s])
            for s in solvers for k in seeds]
-  results: dict[str, dict[str, Any]] = {}
+  results: dict[str, execute.Result] = {}
   todo = []
   for t in tasks:
     stored = store.load(t) if store else None

@@ -21,6 +21,8 @@ import time
 import warnings
 from collections.abc import Callable
 from typing import Any
+from typing import TypedDict
+from typing import cast
 
 import numpy as np
 import pyspiel
@@ -37,8 +39,53 @@ from ospiel_team.tree import resolver
 from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
-Task = dict[str, Any]
-Result = dict[str, Any]
+
+class Task(TypedDict):
+  """One (solver, seed) run, as `comparison.run_all` builds it (and `task_key` names it)."""
+  game: str
+  solver: str
+  seed: int
+  iterations: int | None
+  seconds: float | None
+  num_points: int
+  metric: str
+  teams: str | None
+  options: dict[str, Any]
+
+
+class Row(TypedDict):
+  """One result row: one policy variant of one solver's seed at one checkpoint.
+
+  The keys every row has; a row also carries its solver's own numbers (`Snapshot.extra`,
+  e.g. NFSP's `episodes`) and the CPU seconds excluded from its budget
+  (`<kind>_cpu_seconds`: jit, setup, snapshot), under their own names.
+
+  Attributes:
+    game: the game string.
+    solver: the registered solver name.
+    variant: the policy variant ("average", "current", "purified", ...).
+    seed: the run's seed.
+    iteration: the checkpoint's iteration.
+    seconds: the solver's CPU seconds up to the checkpoint.
+    metric_name: the metric (`metrics`).
+    metric: its value for this variant's policy.
+    primary: whether the variant is the one the solver is judged by.
+  """
+  game: str
+  solver: str
+  variant: str
+  seed: int
+  iteration: int
+  seconds: float
+  metric_name: str
+  metric: float
+  primary: bool
+
+
+class Result(TypedDict):
+  """What one task returns: its rows and its timings (`run_task`)."""
+  rows: list[Row]
+  info: dict[str, Any]
 
 _TREES: dict[str, GameTree] = {}
 
@@ -87,7 +134,7 @@ def run_task(task: Task, tree: GameTree | None = None) -> Result:
                           teams=teams)
   clock = ctx.clock
   gen = spec.fn(ctx)
-  rows: list[dict[str, Any]] = []
+  rows: list[Row] = []
   wall_start = time.perf_counter()
   eval_seconds = 0.0
   while True:
@@ -104,12 +151,12 @@ def run_task(task: Task, tree: GameTree | None = None) -> Result:
     if "average" in policies and "purified" not in policies:
       policies["purified"] = tree.purified_policy_array(policies["average"])
     for variant, pi in policies.items():
-      row = dict(game=str(game), solver=spec.name, variant=variant, seed=task["seed"],
-                 iteration=int(snap.iteration), seconds=round(solver_seconds, 6),
-                 metric_name=task["metric"], metric=metric_fn(tree, np.asarray(pi), teams),
-                 primary=variant == spec.primary)
-      row.update({k: (float(v) if isinstance(v, (int, float, np.floating)) else v)
-                  for k, v in snap.extra.items()})
+      row = Row(game=str(game), solver=spec.name, variant=variant, seed=task["seed"],
+                iteration=int(snap.iteration), seconds=round(solver_seconds, 6),
+                metric_name=task["metric"], metric=metric_fn(tree, np.asarray(pi), teams),
+                primary=variant == spec.primary)
+      cast(dict, row).update({k: (float(v) if isinstance(v, (int, float, np.floating)) else v)
+                              for k, v in snap.extra.items()})
       rows.append(row)
     eval_seconds += time.process_time() - start
   info = dict(solver=spec.name, seed=task["seed"], solver_cpu_seconds=clock.elapsed(),
@@ -120,8 +167,8 @@ def run_task(task: Task, tree: GameTree | None = None) -> Result:
               budget_iterations=iterations)
   for row in rows:
     for kind, sec in clock.excluded_seconds.items():
-      row[f"{kind}_cpu_seconds"] = round(sec, 6)
-  return {"rows": rows, "info": info}
+      cast(dict, row)[f"{kind}_cpu_seconds"] = round(sec, 6)
+  return Result(rows=rows, info=info)
 
 
 def task_key(task: Task) -> str:

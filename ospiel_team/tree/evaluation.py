@@ -124,7 +124,7 @@ def reach_by_owner(tree: GameTree, pi: Array, *, backend: str = "numpy",
   return reach
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Reach:
   """Reach probabilities of every history (Sec. 2 of the JPS paper: pi^sigma(h))."""
   total: Array  # [num_nodes] product of all players' and chance's contributions
@@ -177,7 +177,7 @@ def game_value(tree: GameTree, pi: Array, *, backend: str = "numpy",
   return history_values(tree, pi, backend=backend, validate=validate)[0]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class BestResponse:
   """A pure best response of one player (Sec. 2 of the ED paper: b_i(pi_{-i}))."""
   player: int

@@ -72,7 +72,22 @@ class PlayerSequences:
   terminal_last_seq: np.ndarray
 
 
-class GameTree:
+class _TreeAttributes:
+  """The attributes `GameTree._setup` sets (the one place, for both constructors), declared.
+
+  For type checkers only: a `GameTree` sets them once and never again.
+  """
+  game: pyspiel.Game
+  arrays: TreeArrays
+  builder: str
+  num_players: int
+  num_actions: int
+  num_nodes: int
+  num_infosets: int
+  _walked_states: list | None
+
+
+class GameTree(_TreeAttributes):
   """A finite turn-based pyspiel game as flat arrays over histories and infosets.
 
   Attributes:
@@ -85,16 +100,6 @@ class GameTree:
 
   _FROZEN_MESSAGE = ("GameTree is immutable: its arrays are fixed when it is made "
                      "(GameTree.from_arrays); keep caches outside it, keyed by the tree")
-
-  # Set once by `_setup` (the one place, for both constructors); declared for type checkers.
-  game: pyspiel.Game
-  arrays: TreeArrays
-  builder: str
-  num_players: int
-  num_actions: int
-  num_nodes: int
-  num_infosets: int
-  _walked_states: list | None
 
   def __init__(self, game: pyspiel.Game, *, max_nodes: int = builders.DEFAULT_MAX_NODES,
                progress: bool = False, builder: str = "auto",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -170,8 +171,22 @@ def _instance_teams() -> dict[str, tuple[tuple[int, ...], ...]]:
 
 # ------------------------------------------------------------------------------------------------
 # Checks of the paper's assumptions.
+# The trees found timeable, and the teams found zero-sum on each tree, by this module's checks:
+# a solve's methods and decompositions ask again about the tree they were given, and are
+# answered here without another pass over its arrays (the entries die with their tree).
+_TIMEABLE: weakref.WeakSet[GameTree] = weakref.WeakSet()
+_ZERO_SUM: weakref.WeakKeyDictionary[GameTree, set[str]] = weakref.WeakKeyDictionary()
+
+
 def check_timeable(tree: GameTree) -> None:
   """Raises `errors.NotTimeableError` unless each infoset is at a single depth (Sec. 2.1)."""
+  if tree in _TIMEABLE:
+    return
+  _check_timeable(tree)
+  _TIMEABLE.add(tree)
+
+
+def _check_timeable(tree: GameTree) -> None:
   dec = tree.decisions
   if not len(dec):
     return
@@ -198,7 +213,8 @@ def team_terminal_utilities(tree: GameTree, teams: Teams) -> np.ndarray:
 
 def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
   """Raises `errors.NotZeroSumError` unless two teams' utilities add to zero at every terminal."""
-  if teams.num_teams != 2:
+  key = f"{teams} atol={atol!r}"
+  if teams.num_teams != 2 or key in _ZERO_SUM.get(tree, ()):
     return
   u = team_terminal_utilities(tree, teams)
   s = np.abs(u.sum(axis=1))
@@ -208,6 +224,7 @@ def check_zero_sum(tree: GameTree, teams: Teams, atol: float = 1e-9) -> None:
         f"{tree.game} is not zero-sum between teams {teams}: at a terminal history the team "
         f"utilities are {u[int(np.argmax(s))].tolist()} (returns "
         f"{tree.node_returns[z].tolist()})")
+  _ZERO_SUM.setdefault(tree, set()).add(key)
 
 
 def check_assumptions(game_or_tree, teams, time_limit: float | None = None

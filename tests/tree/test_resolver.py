@@ -82,8 +82,11 @@ def test_assumption_errors_are_typed():
 
 
 def test_team_solve_resolves_its_game_once(monkeypatch):
-  """A game string is loaded once and walked once by `solve`, however deep it goes."""
-  loads, walks = [], []
+  """A game string is loaded once, walked once and checked once by `solve`, however deep it
+  goes (its methods and decompositions check the tree they are given again: answered by
+  `teams`' record of the trees it checked)."""
+  loads, walks, timeable = [], [], []
+  real_timeable = teams_lib._check_timeable
   real_load, real_init = checks.load_game, game_tree.GameTree.__init__
 
   def counting_load(name, text):
@@ -95,7 +98,10 @@ def test_team_solve_resolves_its_game_once(monkeypatch):
     real_init(self, game, **kwargs)
 
   monkeypatch.setattr(checks, "load_game", counting_load)
+  monkeypatch.setattr(teams_lib, "_check_timeable",
+                      lambda tree: timeable.append(tree) or real_timeable(tree))
   monkeypatch.setattr(game_tree.GameTree, "__init__", counting_init)
   res = team_solver.solve("kuhn_poker(players=3)", "0,1|2", method="lp")
   assert loads == ["kuhn_poker(players=3)"] and walks == ["kuhn_poker(players=3)"]
+  assert len(timeable) == 1
   assert round(res.value, 4) == -0.0417  # 21K4's TMECor value (Zhang & Sandholm, Table 1)

@@ -56,7 +56,7 @@ DEFAULT_LP_MAX_LOCAL = 2_000_000
 METHODS = ("auto", "lp", "mip", "brute_force", "bidding_bb")
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class CoopOptimum:
   """The exact optimum of a cooperative game."""
   game: str

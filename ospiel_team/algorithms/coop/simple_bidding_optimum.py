@@ -66,7 +66,7 @@ from ospiel_team.games import simple_bidding as sb_game
 MAX_SIZE = 29  # the canonical key's bytes and the class tables assume at most 29 cards
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class BiddingOptimum:
   """The exact optimum of simple_bidding(size) and an optimal joint pure strategy."""
   size: int

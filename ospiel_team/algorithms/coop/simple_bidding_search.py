@@ -69,7 +69,7 @@ def _contract(p: dict[Seq, int], q: dict[Seq, int]) -> int:
     turn ^= 1
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class SearchResult:
   """A strategy found by `local_search`, with its exact value."""
   total: int  # sum over the N^2 deals of the common payoff
@@ -188,7 +188,7 @@ def local_search(size: int, *, restarts: int = 3, seed: int = 0,
   return SearchResult(total=best_total, value=best_total / size ** 2, strategy=strategy)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class RootSearchResult:
   """The best opening partition found by `root_partition_search`, with its strategy."""
   total: int  # sum over the N^2 deals of the common payoff (exact for `groups`)

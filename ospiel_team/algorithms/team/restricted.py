@@ -57,7 +57,7 @@ IMPROVE_TOL = 1e-9
 WARM_MAX_NONZEROS = 40_000
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class RestrictedLPResult:
   """Value of the restricted LP at its last round and the certified bracket around it."""
   value: float  # the last restricted LP's optimum

@@ -292,8 +292,7 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
       solutions.
     highs.TimeLimitError: the LP was not solved within `time_limit`.
   """
-  if not isinstance(game, GameTree):  # a string is loaded (checked) before the options
-    game = resolver.resolve_game(game)
+  game = game if isinstance(game, GameTree) else resolver.resolve_game(game)  # before options
   time_limit, tol, digits, certify_time_limit, threads = _check_options(
       method, time_limit, tol, digits, certify_time_limit, threads)
   highs.check_lp_options(solver, highs_options)
@@ -391,10 +390,9 @@ def _solve_dag(run: _Run, choice: MethodChoice) -> TeamSolveResult:
   decs, one_sided = choice.decompositions, None
   try:
     if choice.auto and decs is None:
-      built = tuple(TeamDecomposition(run.tree, t, AUTO_DAG_MAX_LOCAL) for t in run.teams.teams)
-      decs = built
-      if run.tol is None and max(d.num_local for d in built) <= AUTO_ONE_SIDED_MAX_LOCAL:
-        one_sided = _OneSidedTries(run, built)
+      decs = tuple(TeamDecomposition(run.tree, t, AUTO_DAG_MAX_LOCAL) for t in run.teams.teams)
+      if run.tol is None and max(d.num_local for d in decs or ()) <= AUTO_ONE_SIDED_MAX_LOCAL:
+        one_sided = _OneSidedTries(run, decs)
     dag = team_belief_dag.solve(
         run.tree, run.teams, tol=dag_tol, time_limit=run.time_left(), decompositions=decs,
         digits=dag_digits, keep_flows=one_sided is not None, on_check=one_sided)

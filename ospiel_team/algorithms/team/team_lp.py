@@ -56,7 +56,7 @@ def choose_solver(solver: str, nonzeros: int) -> str:
 
 # ------------------------------------------------------------------------------------------------
 # The LP.
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class TeamLPResult:
   """Solution of the team LP: value, both teams' correlated plans, sizes and timings."""
   game: str
@@ -142,7 +142,7 @@ def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
   return int(nnz)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class LPModel:
   """`solve`'s LP as arrays: max cost . z s.t. row_lo <= A z <= row_hi, col_lo <= z <= col_hi.
 

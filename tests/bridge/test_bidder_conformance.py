@@ -1,0 +1,40 @@
+"""Built-in and shipped bidders pass `bidder_conformance` (tests/bridge/bidder_conformance.py)."""
+
+import numpy as np
+import pytest
+
+from ospiel_team.bridge.agents import bidders
+from tests.bridge.bidder_conformance import bidder_conformance
+
+# Built-in bidders, shipped models of two kinds (A2C, JPSBid) and, under the slow marker (DDS
+# on every call: minutes), the play-time search bidder (`act_auction`).
+NAMES = ["pass", "random", "natural", "a2c_uncontested", "jpsbid",
+         pytest.param("search:best?k=2", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bidder_conforms(name):
+  assert bidder_conformance(bidders.make_bidder(name), tables=8) >= 8 * 4
+
+
+def test_a_bidder_that_breaks_the_contract_fails():
+  class Illegal:
+    name = "illegal"
+
+    def act(self, observations, uniforms):
+      legal = bidders.legal_calls(observations)
+      return np.argmin(legal, axis=1)  # an illegal call wherever one exists
+
+  with pytest.raises(AssertionError, match="illegal call"):
+    bidder_conformance(Illegal(), tables=4)
+
+  class Unstable:
+    name = "unstable"
+    rng = np.random.default_rng(0)
+
+    def act(self, observations, uniforms):
+      return bidders.sample_legal(bidders.legal_calls(observations),
+                                  self.rng.random(len(uniforms)))
+
+  with pytest.raises(AssertionError, match="other calls"):
+    bidder_conformance(Unstable(), tables=4)
