@@ -716,7 +716,8 @@ def define_flags() -> None:
   flags.DEFINE_multi_string("games", ["leduc_poker", "liars_dice"], "Games to measure (the "
                             "flag once per game: game strings hold commas).")
   flags.DEFINE_list("solvers", None, "Solvers to run (default: all of SOLVERS).")
-  flags.DEFINE_list("targets", ["1e-3", "1e-4"], "NashConv targets of the convergence runs.")
+  flags.DEFINE_multi_float("targets", [1e-3, 1e-4], "NashConv targets of the convergence runs "
+                           "(the flag once per target).")
   flags.DEFINE_float("check_growth", 0.05, "After 20 iterations, check NashConv every this "
                      "fraction of the iterations done.")
   flags.DEFINE_integer("max_iterations", 100000, "Iteration cap of a convergence run.")
@@ -740,13 +741,18 @@ def main(argv):
     return
   from ospiel_team import atomic_io
   from ospiel_team import checks
-  atomic_io.check_writable(FLAGS.json_out, flag="--json_out")
-  solvers = FLAGS.solvers or list(SOLVERS)
-  for s in solvers:
-    checks.check_choice("--solvers", s, tuple(SOLVERS))
-  targets = [checks.check_real("--targets", float(t), minimum=0) for t in FLAGS.targets]
+  from ospiel_team import errors
+  try:  # a bad flag is one line and exit status 2
+    atomic_io.check_writable(FLAGS.json_out, flag="--json_out")
+    solvers = FLAGS.solvers or list(SOLVERS)
+    for s in solvers:
+      checks.check_choice("--solvers", s, tuple(SOLVERS))
+    targets = [checks.check_real("--targets", t, minimum=0) for t in FLAGS.targets]
+    checks.check_real("--check_growth", FLAGS.check_growth, minimum=1e-6)
+  except errors.UserError as e:
+    print(f"cfr_peers.py: {e}", file=sys.stderr)
+    sys.exit(2)
   commit = commit_label()  # the code the run starts with
-  checks.check_real("--check_growth", FLAGS.check_growth, minimum=1e-6)
   rows = []
   for name in FLAGS.games:
     rows.append(run_game(
