@@ -171,12 +171,17 @@ def main(argv):
 
   from ospiel_team import atomic_io
   from ospiel_team import checks
-  atomic_io.check_writable(FLAGS.json_out, flag="--json_out")
+  from ospiel_team import errors
   families = FLAGS.families or list(FAMILIES)
-  for f in families:
-    checks.check_choice("--families", f, tuple(FAMILIES))
-  for s in FLAGS.solvers:
-    checks.check_choice("--solvers", s, tuple(cfr_peers.SOLVERS))
+  try:  # a bad flag is one line and exit status 2
+    atomic_io.check_writable(FLAGS.json_out, flag="--json_out")
+    for f in families:
+      checks.check_choice("--families", f, tuple(FAMILIES))
+    for s in FLAGS.solvers:
+      checks.check_choice("--solvers", s, tuple(cfr_peers.SOLVERS))
+  except errors.UserError as e:
+    print(f"cfr_growth.py: {e}", file=sys.stderr)
+    sys.exit(2)
   settings = _settings()
   record = None
   if os.path.exists(FLAGS.json_out):

@@ -485,10 +485,10 @@ def _secs(x) -> str:
 
 def peers_table() -> str:
   """Per game and solver: speed, set-up, memory, CPU seconds to each target, checks."""
-  return "\n\n".join(_peers_table(name, rec) for name, rec in _peer_records())
+  return "\n\n".join(_peers_table(record, rec) for record, rec in _peer_records())
 
 
-def _peers_table(name: str, rec: dict) -> str:
+def _peers_table(record: str, rec: dict) -> str:
   targets = [f"{t:g}" for t in rec["targets"]]
   rows = []
   for row in rec["rows"]:
@@ -532,7 +532,7 @@ def _peers_table(name: str, rec: dict) -> str:
   header += ["final NashConv (OpenSpiel agrees, fell)"]
   table = common.md_table(header, rows, "llrrrr" + "r" * len(targets) + "r")
   m = rec["machine"]
-  prov = common.provenance(rec["command"], record=name, commit=_short(rec["commit"]),
+  prov = common.provenance(rec["command"], record=record, commit=_short(rec["commit"]),
                            date=f"{rec['date_utc']} UTC",
                            machine=f"{m['cores']} cores ({m['cpu']}), numba {m.get('numba')}, "
                                    f"OpenSpiel {m.get('open_spiel')}, JAX {m.get('jax')}, "

@@ -107,3 +107,25 @@ def test_small_run_on_kuhn(tmp_path):
   assert len(common) >= 20
   assert max(abs(ours[i] - cpp[i]) for i in common) < 1e-9
   assert not os.listdir(tmp_path), "the run left files behind"
+
+
+def test_growth_smoke_rung(tmp_path):
+  """cfr_growth.py's smallest goofspiel rung: both solvers measured and checked, a figure."""
+  out, fig = tmp_path / "g.json", tmp_path / "g.png"
+  env = dict(os.environ, PYTHONPATH=tests_repo.REPO, MPLBACKEND="Agg")
+  res = subprocess.run(
+      [sys.executable, os.path.join(tests_repo.REPO, "benchmarks", "cfr_growth.py"),
+       "--ladder", "smoke", "--families", "goofspiel", "--solvers",
+       "cfr_plus,openspiel_cpp_cfr_plus", "--max_seconds", "2", "--repeats", "1",
+       "--block_seconds", "0.02", "--json_out", str(out), "--figure", str(fig)],
+      capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+  assert res.returncode == 0, res.stderr[-2000:]
+  import json
+  rec = json.loads(out.read_text())
+  (rung,) = rec["families"]["goofspiel"]
+  assert rung["histories"] == 67 and not rec["stopped"]["goofspiel"]
+  for name in ("cfr_plus", "openspiel_cpp_cfr_plus"):
+    s = rung["solvers"][name]
+    assert s["cpu_ms_per_iteration"] > 0 and s["openspiel_agrees"]
+    assert s["iterations_to_target"] is not None  # NashConv 1e-3 on this small game
+  assert fig.exists()

@@ -78,8 +78,14 @@ def test_leduc_cfr_plus():
 @pytest.mark.slow
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_leduc_every_rule_longer(rule):
+  """30 iterations: further on, the dynamics amplify the different order of the additions.
+
+  (DCFR on leduc_poker turns a perturbation of 1e-15 of its start into a policy difference of
+  about 2e-11 after 30 iterations and 4e-8 after 50, in the numba solver alone; the JAX
+  solver's difference from it grows the same way.)
+  """
   tree = _tree("leduc_poker")
-  worst, _ = _run_both(_make(tree, rule), 50)
+  worst, _ = _run_both(_make(tree, rule), 30)
   assert worst <= 1e-9
 
 
