@@ -24,8 +24,8 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted as team_restricted
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.games import team_instances
 from ospiel_team.lp.decomposition import TeamDecomposition
 from ospiel_team.runner import report

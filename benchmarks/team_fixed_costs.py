@@ -24,9 +24,9 @@ from absl import flags
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import solve
 from ospiel_team.algorithms.team import solver as team_solver
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.games import team_instances
 from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import TeamDecomposition

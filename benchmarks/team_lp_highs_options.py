@@ -29,8 +29,8 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.algorithms.team import belief_dag as team_belief_dag
-from ospiel_team.algorithms.team import lp as team_lp
 from ospiel_team.algorithms.team import restricted as team_restricted
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.games import team_instances
 from ospiel_team.lp import highs
 from ospiel_team.lp.decomposition import TeamDecomposition

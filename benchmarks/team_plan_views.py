@@ -42,7 +42,7 @@ from absl import flags
 
 import ospiel_team  # noqa: F401  (registers the games)
 from ospiel_team import atomic_io
-from ospiel_team.algorithms.team import lp as team_lp
+from ospiel_team.algorithms.team import team_lp
 from ospiel_team.lp import best_response as team_best_response
 from ospiel_team.runner import report
 from ospiel_team.tree import teams as teams_lib
