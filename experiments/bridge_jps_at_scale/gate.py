@@ -14,7 +14,9 @@ Roots: ``--roots`` decisions of the self-play of ``--model`` on the ``--dataset`
 two calls above probability 0.05). At each root every arm of ``--arms`` (`ARMS`) searches on
 the true deal as in training (`jps_bid.joint_search`, raw-score reward); with ``--lam`` > 0
 each candidate's value is ``(1 - lam) * (true-deal value) + lam * Q(I, a)`` with ``Q`` from
-``--q_hook`` (the authors' ``search_new`` mixing, in the search's unit, points). Where an
+``--q_hook`` (the authors' ``search_new`` mixing), in IMPs / 24 as the trainer mixes them
+(`choose`: the true-deal values in points become the IMPs of their difference to the first
+candidate; `q_hook.q_a2c_longer` is `a2c_longer` with a fitted Q head, `q_head.py`). Where an
 arm's call differs from the policy's most probable call ``g``, the change ``a*`` is scored
 three ways, in IMPs for the searcher's side against ``g`` on the same deal, every later call
 sampled from the policy (``--rollouts`` rollouts a deal):
@@ -64,6 +66,7 @@ from ospiel_team.bridge.agents import jps_bid
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge.agents import search_bidder
+from ospiel_team.bridge.agents import search_buffer
 from ospiel_team.errors import UserError
 from ospiel_team.runner import report
 
@@ -94,7 +97,8 @@ flags.DEFINE_enum("dd", "net", ["net", "dds"], "Tables of the drawn deals: the l
                   "infoset_net is the learned tables' value on the same deals).")
 flags.DEFINE_float("lam", 0.0, "Weight of Q(I, a) in the candidate values (0: true deal only).")
 flags.DEFINE_string("q_hook", "", "module:function giving Q(I, a): obs (n, 267) -> (n, 38), "
-                    "in points (needed when --lam > 0).")
+                    "in IMPs / 24 (needed when --lam > 0), e.g. "
+                    "experiments.bridge_jps_at_scale.q_hook:q_a2c_longer.")
 flags.DEFINE_float("cpu_budget_s", 0.0, "Stop after this many CPU seconds (0: no limit).")
 flags.DEFINE_string("out", "experiments/bridge_jps_at_scale/gate.json", "The record.")
 flags.DEFINE_bool("progress", True, "Show a progress bar.")
@@ -112,12 +116,18 @@ def load_q_hook(spec: str):
 
 
 def choose(res: jps_bid.SearchResult, lam: float, q_fn) -> np.ndarray:
-  """Index (R,) of the chosen candidate: argmax of (1 - lam) v + lam Q over valid ones."""
+  """Index (R,) of the chosen candidate: argmax of (1 - lam) v + lam Q over valid ones.
+
+  With ``lam`` > 0 the values are mixed as the trainer mixes them (`a2c.A2CTrainer.
+  record_search`): the search's raw-score values become the IMPs / 24 of their difference to
+  the first candidate (`search_buffer.values_in_imps`), Q is in IMPs / 24 (the Q head's unit),
+  and `policy_net.mixed_candidate_values` mixes them.
+  """
   v = res.candidate_values
   if lam > 0:
     q = np.take_along_axis(np.asarray(q_fn(res.root_obs), np.float64), res.candidate_calls,
                            axis=1)
-    v = np.where(np.isfinite(v), (1.0 - lam) * v + lam * q, -np.inf)
+    v = policy_net.mixed_candidate_values(search_buffer.values_in_imps(v, "score"), q, lam)
   return np.argmax(v, axis=1)
 
 

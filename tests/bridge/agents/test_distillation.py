@@ -325,3 +325,26 @@ def test_recorded_target_is_the_best_mixed_value(lam):
     np.testing.assert_array_equal(target, want)
     assert np.any(want != res.best_call)
   np.testing.assert_array_equal(tr.search_buffer.chosen[:len(obs)], target)
+
+
+def test_frozen_trunk_q_head_fit_recovers_a_linear_truth_and_matches_the_network():
+  rng = np.random.default_rng(5)
+  net = policy_net.make_network(16, 1)
+  params = policy_net.init_params(net, 0)
+  obs = _positions(400, seed=6)
+  h = policy_net.trunk_features(params, obs, {"hidden": 16, "num_blocks": 1})
+  assert h.shape == (len(obs), 16)
+  act = rng.integers(0, 3, len(obs))  # calls 0..2 played, the others never
+  w_true, b_true = rng.normal(size=(16, 3)), rng.normal(size=3)
+  ret = np.einsum("nd,dn->n", h, w_true[:, act]) + b_true[act]
+  head = policy_net.fit_q_head(h, act, ret, ridge=1e-6)
+  np.testing.assert_allclose(head["w"][:, :3], w_true, atol=1e-2)
+  np.testing.assert_allclose(head["b"][:3], b_true, atol=1e-2)
+  # never-played calls: no weight, the mean of all returns
+  assert np.all(head["w"][:, 3:] == 0)
+  np.testing.assert_allclose(head["b"][3:], ret.mean(), rtol=1e-5)
+  # the fitted head grafted on the network gives the same Q as the features x weights
+  q = policy_net.q_values(dict(params, q=head), obs, {"hidden": 16, "num_blocks": 1})
+  np.testing.assert_allclose(q[np.arange(len(act)), act], ret, atol=1e-2)
+  with pytest.raises(UserError, match="ridge"):
+    policy_net.fit_q_head(h, act, ret, ridge=0.0)
