@@ -12,7 +12,10 @@ training deals (`dataset.shipped_training_deals`, two tables a deal, every call 
 policy, seed ``--seed``) give decisions (observation, call played, return in IMPs / 24 against
 the other table: the trainer's Q target), and the Q head, a linear layer on the frozen trunk's
 features, is their least-squares fit per call (`policy_net.fit_q_head`), the ridge penalty
-chosen among ``--ridges`` on a fifth of the training decisions held apart.
+chosen among ``--ridges`` on a fifth of the training decisions held apart, each call's weights
+shrunk towards the value head's (``--prior value``: Q(I, a) = V(I) + a regularised advantage;
+the returns are noisy, one game's result against the other table, so most of a call's weights
+are better left at V's).
 
 The fit is then checked on ``--heldout_passes`` passes of self-play on the 1,000 ``validation``
 deals (seed ``--seed`` + 1): the mean squared error of Q(I, a) for the calls played against
@@ -56,7 +59,10 @@ flags.DEFINE_integer("source_deals", 5_000, "Shipped training deals (before the 
                      "augmentation) the self-play draws from.")
 flags.DEFINE_integer("heldout_passes", 4, "Self-play passes over the 1,000 validation deals.")
 flags.DEFINE_integer("chunk", 500, "Deals per self-play call.")
-flags.DEFINE_list("ridges", ["0.1", "1", "10", "100"], "Ridge penalties tried.")
+flags.DEFINE_list("ridges", ["1", "10", "100", "1000", "10000", "100000"],
+                  "Ridge penalties tried.")
+flags.DEFINE_enum("prior", "value", ["value", "none"], "What the ridge shrinks each call's "
+                  "weights towards: the value head (Q = V + a regularised advantage) or 0.")
 flags.DEFINE_integer("seed", 0, "Seed of the training self-play (held-out: seed + 1).")
 flags.DEFINE_string("head", os.path.join(HERE, "q_head.npz"), "The head's parameters.")
 flags.DEFINE_string("out", os.path.join(HERE, "q_head.json"), "The record.")
@@ -119,12 +125,13 @@ def main(argv):
   feats = policy_net.trunk_features(params, obs, meta["network"])
   # the ridge: fitted on four fifths, scored on the last fifth of the training decisions
   cut = len(act) * 4 // 5
+  prior = params["value"] if FLAGS.prior == "value" else None
   inner = {}
   for r in ridges:
-    head = policy_net.fit_q_head(feats[:cut], act[:cut], ret[:cut], ridge=r)
+    head = policy_net.fit_q_head(feats[:cut], act[:cut], ret[:cut], ridge=r, prior=prior)
     inner[str(r)] = _mse(q_of(head, feats[cut:], act[cut:]), ret[cut:])["mse"]
   ridge = min(ridges, key=lambda r: inner[str(r)])
-  head = policy_net.fit_q_head(feats, act, ret, ridge=ridge)
+  head = policy_net.fit_q_head(feats, act, ret, ridge=ridge, prior=prior)
   t_fit = time.process_time() - c0
 
   h_obs, h_act, h_ret, h_val = validation_passes(policy, FLAGS.heldout_passes, FLAGS.seed + 1)
@@ -156,7 +163,7 @@ def main(argv):
       "train": {"deals": FLAGS.train_deals, "source_deals": FLAGS.source_deals,
                 "decisions": int(len(act)), "seed": FLAGS.seed,
                 "return_mean": float(ret.mean()), "return_std": float(ret.std())},
-      "ridges": inner, "ridge": ridge, "heldout": heldout,
+      "ridges": inner, "ridge": ridge, "prior": FLAGS.prior, "heldout": heldout,
       "heldout_passes": FLAGS.heldout_passes, "fit_cpu_s": t_fit,
       "cpu_s": time.process_time() - c0, "wall_s": time.time() - t0,
       "commit": report.short_commit(),

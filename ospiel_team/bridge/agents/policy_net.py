@@ -140,7 +140,7 @@ def trunk_features(params, obs: np.ndarray, network: dict) -> np.ndarray:
 
 
 def fit_q_head(features: np.ndarray, actions: np.ndarray, returns: np.ndarray, *,
-               ridge: float = 1.0) -> dict[str, np.ndarray]:
+               ridge: float = 1.0, prior: dict | None = None) -> dict[str, np.ndarray]:
   """A Q head fitted to observed returns with the trunk frozen: ridge regression per call.
 
   The Q head is linear in the trunk's features, ``Q(I, a) = w_a . h(I) + b_a``, and its
@@ -149,13 +149,18 @@ def fit_q_head(features: np.ndarray, actions: np.ndarray, returns: np.ndarray, *
   squares fit of each call's returns on the features of the decisions where it was played.
   This solves it in closed form, with a ridge penalty ``ridge * |w_a|^2`` (the bias is not
   penalised), so a call played rarely (or never) falls back towards the mean of its returns
-  (or of all returns).
+  (or of all returns). With a `prior` head, a linear function ``w0 . h + b0`` of the same
+  features (the value head: ``prior=params["value"]``), the fit is of the returns minus the
+  prior, and the penalty shrinks each call's weights towards the prior's instead of 0:
+  ``Q(I, a) = V(I) + A(I, a)`` with the advantage ``A`` regularised.
 
   Args:
     features: (n, hidden) trunk features of the decisions (`trunk_features`).
     actions: (n,) the calls played there.
     returns: (n,) their returns (IMPs / 24, as the value head).
     ridge: the penalty on the weights, > 0.
+    prior: None, or ``{"w": (hidden, 1) or (hidden,), "b": (1,) or scalar}``: the linear
+      head the weights are shrunk towards.
 
   Returns:
     ``{"w": (hidden, 38), "b": (38,)}`` float32: the ``q`` module's parameters.
@@ -173,6 +178,11 @@ def fit_q_head(features: np.ndarray, actions: np.ndarray, returns: np.ndarray, *
     raise UserError(f"features {h.shape}, actions {a.shape} and returns {g.shape} must have "
                     "the same number of rows")
   d = h.shape[1]
+  w0, b0 = np.zeros(d), 0.0
+  if prior is not None:
+    w0 = np.asarray(prior["w"], np.float64).reshape(d)
+    b0 = float(np.asarray(prior["b"], np.float64).reshape(()))
+    g = g - (h @ w0.astype(h.dtype) + b0)
   w = np.zeros((d, NUM_CALLS))
   b = np.full(NUM_CALLS, g.mean() if len(g) else 0.0)
   for call in range(NUM_CALLS):
@@ -184,7 +194,7 @@ def fit_q_head(features: np.ndarray, actions: np.ndarray, returns: np.ndarray, *
     hc0 = hc - mu_h
     w[:, call] = np.linalg.solve(hc0.T @ hc0 + ridge * np.eye(d), hc0.T @ (gc - mu_g))
     b[call] = mu_g - mu_h @ w[:, call]
-  return {"w": w.astype(np.float32), "b": b.astype(np.float32)}
+  return {"w": (w + w0[:, None]).astype(np.float32), "b": (b + b0).astype(np.float32)}
 
 
 def mixed_candidate_values(true_values: np.ndarray, q: np.ndarray, lam: float) -> np.ndarray:

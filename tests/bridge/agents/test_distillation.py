@@ -348,3 +348,13 @@ def test_frozen_trunk_q_head_fit_recovers_a_linear_truth_and_matches_the_network
   np.testing.assert_allclose(q[np.arange(len(act)), act], ret, atol=1e-2)
   with pytest.raises(UserError, match="ridge"):
     policy_net.fit_q_head(h, act, ret, ridge=0.0)
+  # shrunk towards a prior head: a never-played call is the prior; a heavy penalty leaves each
+  # played call the prior plus the mean of its residuals (a constant advantage)
+  prior = {"w": rng.normal(size=(16, 1)), "b": np.array([0.3])}
+  v = h @ prior["w"][:, 0] + 0.3
+  big = policy_net.fit_q_head(h, act, ret, ridge=1e9, prior=prior)
+  np.testing.assert_allclose(big["w"][:, 5], prior["w"][:, 0], rtol=1e-5)
+  np.testing.assert_allclose(big["b"][5], 0.3 + (ret - v).mean(), rtol=1e-4)
+  for c in range(3):
+    np.testing.assert_allclose(big["w"][:, c], prior["w"][:, 0], atol=1e-4)
+    np.testing.assert_allclose(big["b"][c], 0.3 + (ret - v)[act == c].mean(), atol=1e-4)
