@@ -34,7 +34,10 @@ sampled from the policy (``--rollouts`` rollouts a deal):
   tables' error; ``infoset - true_net``: what the search's knowledge of the hidden hands was
   worth).
 
-The record gives, per arm, the mean of each over the changed calls with a 95% interval (normal,
+With ``--lam`` > 0 each search arm's root also says whether the Q term changed the search's
+choice (``q_flipped``: the call differs from the same search's lambda = 0 choice; the summary
+counts them). The record gives, per arm, the mean of each over the changed calls with a 95%
+interval (normal,
 one root per game so the roots are independent), and the gain per searched decision (the
 changed calls' infoset gains with 0 for the others, over all roots with enough evidence).
 Roots are processed in chunks of ``--chunk`` with random numbers from ``(--search_seed,
@@ -191,6 +194,8 @@ def summarize(per_root: list[dict], arms) -> dict:
       s[m] = _interval([r[m] for r in changed if m in r])
     s["infoset_per_searched_decision"] = _interval(
         [r["infoset"] if r["changed"] else 0.0 for r in ok])
+    if any("q_flipped" in r for r in rows):
+      s["q_flipped"] = sum(1 for r in rows if r.get("q_flipped"))
     out[arm] = s
   return out
 
@@ -267,9 +272,13 @@ def run_chunk(policy, dd, chunk, lo: int, rng, q_fn, options) -> list[dict]:
       pick = choose(res, FLAGS.lam, q_fn)
       calls = res.candidate_calls[r_idx, pick]
       est = res.candidate_values[r_idx, pick] - res.candidate_values[:, 0]
+      # where the Q term changed the same search's choice (lambda > 0 only)
+      flipped = pick != choose(res, 0.0, None) if FLAGS.lam > 0 else None
     for j, row in enumerate(rows):
       row["arms"][arm] = {"call": int(calls[j]), "changed": bool(pick[j] != 0),
                           "search_gain_points": None if np.isnan(est[j]) else float(est[j])}
+      if ARMS[arm] is not None and flipped is not None:
+        row["arms"][arm]["q_flipped"] = bool(flipped[j])
     chosen[arm] = calls
   for j, row in enumerate(rows):
     changes = sorted({int(chosen[a][j]) for a in FLAGS.arms} - {row["greedy"]})

@@ -157,6 +157,11 @@ def gate_section(rec: dict, name: str) -> str:
     cells += [_ci(s["infoset"]), _ci(s["infoset_per_searched_decision"]),
               _verdict(s["infoset"])]
     lines.append("| " + " | ".join(cells) + " |")
+  flips = [f"{GATE_NAMES.get(a, a)} {s['q_flipped']}" for a, s in rec["summary"].items()
+           if "q_flipped" in s]
+  if flips:
+    lines += ["", f"Roots where the Q term changed the same search's choice (against lambda = "
+              f"0), of {rec['roots_done']}: " + ", ".join(flips) + "."]
   if not exact:
     lines += ["", gate_answer(rec["summary"], cfg["lam"])]
     return "\n".join(lines)
