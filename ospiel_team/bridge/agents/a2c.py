@@ -542,8 +542,10 @@ class A2CTrainer(RoundTrainer):
       values = mixed_candidate_values(values, np.take_along_axis(q, calls, axis=1),
                                       cfg.search_q_lambda)
       chosen = calls[np.arange(len(calls)), np.argmax(values, axis=1)]
-    rand = search_buffer_lib.random_candidates(calls, valid, self.distill_rng)
-    ok = valid.sum(axis=1) >= 2
+    ok = valid.sum(axis=1) >= 2  # roots the search did not simulate have no valid candidate
+    rand = np.full(len(calls), -1, np.int64)
+    if ok.any():
+      rand[ok] = search_buffer_lib.random_candidates(calls[ok], valid[ok], self.distill_rng)
     self.search_buffer.add(result.root_obs[ok], np.where(valid, calls, -1)[ok],
                            np.where(valid, values, 0.0)[ok], chosen[ok], rand[ok])
     target = rand if cfg.distill_target == "random" else chosen

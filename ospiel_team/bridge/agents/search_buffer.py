@@ -151,7 +151,8 @@ def values_in_imps(values: np.ndarray, reward: str) -> np.ndarray:
   if reward != "score":
     raise ValueError(f"reward must be 'imps' or 'score', got {reward!r}")
   valid = np.isfinite(v)
-  diff = np.where(valid, v - v[:, :1], 0.0)
+  first = np.where(valid[:, :1], v[:, :1], 0.0)  # a row without candidates: all -inf
+  diff = np.where(valid, v - first, 0.0)
   return np.where(valid, scoring.imps_array(np.rint(diff)) / scoring.IMP_SCALE, -np.inf)
 
 

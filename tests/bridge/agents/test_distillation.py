@@ -358,3 +358,16 @@ def test_frozen_trunk_q_head_fit_recovers_a_linear_truth_and_matches_the_network
   for c in range(3):
     np.testing.assert_allclose(big["w"][:, c], prior["w"][:, 0], atol=1e-4)
     np.testing.assert_allclose(big["b"][c], 0.3 + (ret - v)[act == c].mean(), atol=1e-4)
+
+
+def test_record_search_skips_roots_the_search_did_not_simulate():
+  # GameSearch's min_candidates=2 leaves roots with one candidate unsimulated: all values -inf
+  obs = _positions(6, seed=7)
+  res = _fake_result(obs, np.random.default_rng(1))
+  res.candidate_values[0] = -np.inf
+  res.candidate_values[1, 1:] = -np.inf  # one valid candidate: not recorded either
+  tr = a2c.A2CTrainer(_cfg(distill_target="random"), _one_deal_dataset())
+  target = tr.record_search(res, "score")
+  assert target[0] == -1 and target[1] == -1
+  assert np.all((res.candidate_calls[2:] == target[2:, None]).any(axis=1))
+  assert tr.search_buffer.size == len(obs) - 2
