@@ -4,11 +4,15 @@ Records (under `experiments/`): `bridge_a2c_training/` (the lineage and model se
 `a2c_longer`: `selection.json`, `learning_curve.csv`), `bridge_jpsbid/` (JPSBid against plain
 fine-tuning from `a2c` and from `a2c_longer`: one file per run and the across-run test),
 `bridge_search/` (search at play time, and `diagnosis/`), `bridge_wide_start/`,
-`bridge_wide_run/` and `bridge_fsp_ppo/`; each study's `registration.json` (when its plan and
-each amendment were committed). The page: `docs/results/bridge_experiments.md`.
+`bridge_wide_run/`, `bridge_fsp_ppo/` and `bridge_jps_at_scale/` (the search's cost, the
+gates and the Q head, rendered by that folder's own `outcome.py`, the functions its README uses);
+each study's `registration.json` (when its plan and each amendment were committed). The page:
+`docs/results/bridge_experiments.md`.
 """
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import re
 
@@ -635,3 +639,72 @@ def fsp_ppo_runs_table() -> str:
   return common.md_table(["arm", "seed", "training CPU s", "games", "snapshots",
                           "validation IMPs/b of the snapshots", "held-out IMPs/b (6,000)",
                           "finished"], out, "lrrrrlll")
+
+
+# ------------------------------------------------------------------------------------------
+# JPS at a fair scale (experiments/bridge_jps_at_scale): its README's renderer, reused
+# ------------------------------------------------------------------------------------------
+JPS_AT_SCALE = "experiments/bridge_jps_at_scale"
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@functools.cache
+def _jps_outcome():
+  """The experiment's `outcome.py` (one implementation of its sections: README and page)."""
+  path = os.path.join(_REPO, JPS_AT_SCALE, "outcome.py")
+  spec = importlib.util.spec_from_file_location("bridge_jps_at_scale_outcome", path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+def jps_at_scale_cost() -> str:
+  """The cost of a searched decision (`search_cost.json`) and where it goes (the profile)."""
+  o = _jps_outcome()
+  return (o.cost_section(common.load(f"{JPS_AT_SCALE}/search_cost.json")) + "\n\n"
+          + o.profile_section(common.load(f"{JPS_AT_SCALE}/search_profile.json")))
+
+
+def jps_at_scale_gate(name: str) -> str:
+  """One gate record (`gate.json`, `gate_dds.json`, `gate_lam<lambda>.json`) as its table."""
+  return _jps_outcome().gate_section(common.load(f"{JPS_AT_SCALE}/{name}"), name)
+
+
+def jps_at_scale_lam_gates() -> str:
+  """Every lambda > 0 gate record of the folder, each as its table."""
+  names = _jps_outcome().lam_records(common.record_path(JPS_AT_SCALE))
+  if not names:
+    return "The lambda > 0 gate has not run."
+  return "\n\n".join(jps_at_scale_gate(n) for n in names.values())
+
+
+def jps_at_scale_q_head() -> str:
+  """The Q head's fit and its held-out error against a constant and the value head."""
+  return _jps_outcome().q_head_section(common.load(f"{JPS_AT_SCALE}/q_head.json"))
+
+
+def jps_at_scale_decision() -> str:
+  """The gates' answer by the reading rule (which target the study distils)."""
+  o = _jps_outcome()
+  lams = {lam: common.load(f"{JPS_AT_SCALE}/{n}")
+          for lam, n in o.lam_records(common.record_path(JPS_AT_SCALE)).items()}
+  return o.gate_decision(common.load(f"{JPS_AT_SCALE}/gate.json"), lams,
+                         common.load(f"{JPS_AT_SCALE}/q_head.json"))
+
+
+def jps_at_scale_churn() -> str:
+  """The greedy calls training changes (`churn.json`): the movement gate's threshold."""
+  return _jps_outcome().churn_section(common.load(f"{JPS_AT_SCALE}/churn.json"))
+
+
+def jps_at_scale_status() -> str:
+  """The study's state: its pre-registration (folded) and whether any lineage has run."""
+  started = os.path.isfile(common.record_path(f"{JPS_AT_SCALE}/record.json"))
+  plan = folded(f"{JPS_AT_SCALE}/PREREGISTRATION.md", "Pre-registration (draft)")
+  if started:
+    rec = common.load(f"{JPS_AT_SCALE}/record.json")
+    return (f"**Status: started** ({len(rec.get('lineages', {}))} lineages in its record; "
+            "no outcome is rendered here until the study finishes).\n\n" + plan)
+  return ("**Status: pre-registered as a draft, not started** (no lineage has been trained; "
+          "the plan takes effect when its open fields are filled, before the first run).\n\n"
+          + plan)

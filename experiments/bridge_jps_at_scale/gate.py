@@ -14,7 +14,9 @@ Roots: ``--roots`` decisions of the self-play of ``--model`` on the ``--dataset`
 two calls above probability 0.05). At each root every arm of ``--arms`` (`ARMS`) searches on
 the true deal as in training (`jps_bid.joint_search`, raw-score reward); with ``--lam`` > 0
 each candidate's value is ``(1 - lam) * (true-deal value) + lam * Q(I, a)`` with ``Q`` from
-``--q_hook`` (the authors' ``search_new`` mixing, in the search's unit, points). Where an
+``--q_hook`` (the authors' ``search_new`` mixing), in IMPs / 24 as the trainer mixes them
+(`choose`: the true-deal values in points become the IMPs of their difference to the first
+candidate; `q_hook.q_a2c_longer` is `a2c_longer` with a fitted Q head, `q_head.py`). Where an
 arm's call differs from the policy's most probable call ``g``, the change ``a*`` is scored
 three ways, in IMPs for the searcher's side against ``g`` on the same deal, every later call
 sampled from the policy (``--rollouts`` rollouts a deal):
@@ -32,7 +34,10 @@ sampled from the policy (``--rollouts`` rollouts a deal):
   tables' error; ``infoset - true_net``: what the search's knowledge of the hidden hands was
   worth).
 
-The record gives, per arm, the mean of each over the changed calls with a 95% interval (normal,
+With ``--lam`` > 0 each search arm's root also says whether the Q term changed the search's
+choice (``q_flipped``: the call differs from the same search's lambda = 0 choice; the summary
+counts them). The record gives, per arm, the mean of each over the changed calls with a 95%
+interval (normal,
 one root per game so the roots are independent), and the gain per searched decision (the
 changed calls' infoset gains with 0 for the others, over all roots with enough evidence).
 Roots are processed in chunks of ``--chunk`` with random numbers from ``(--search_seed,
@@ -64,6 +69,7 @@ from ospiel_team.bridge.agents import jps_bid
 from ospiel_team.bridge.agents import model_bidder
 from ospiel_team.bridge.agents import policy_net
 from ospiel_team.bridge.agents import search_bidder
+from ospiel_team.bridge.agents import search_buffer
 from ospiel_team.errors import UserError
 from ospiel_team.runner import report
 
@@ -94,7 +100,8 @@ flags.DEFINE_enum("dd", "net", ["net", "dds"], "Tables of the drawn deals: the l
                   "infoset_net is the learned tables' value on the same deals).")
 flags.DEFINE_float("lam", 0.0, "Weight of Q(I, a) in the candidate values (0: true deal only).")
 flags.DEFINE_string("q_hook", "", "module:function giving Q(I, a): obs (n, 267) -> (n, 38), "
-                    "in points (needed when --lam > 0).")
+                    "in IMPs / 24 (needed when --lam > 0), e.g. "
+                    "experiments.bridge_jps_at_scale.q_hook:q_a2c_longer.")
 flags.DEFINE_float("cpu_budget_s", 0.0, "Stop after this many CPU seconds (0: no limit).")
 flags.DEFINE_string("out", "experiments/bridge_jps_at_scale/gate.json", "The record.")
 flags.DEFINE_bool("progress", True, "Show a progress bar.")
@@ -112,12 +119,18 @@ def load_q_hook(spec: str):
 
 
 def choose(res: jps_bid.SearchResult, lam: float, q_fn) -> np.ndarray:
-  """Index (R,) of the chosen candidate: argmax of (1 - lam) v + lam Q over valid ones."""
+  """Index (R,) of the chosen candidate: argmax of (1 - lam) v + lam Q over valid ones.
+
+  With ``lam`` > 0 the values are mixed as the trainer mixes them (`a2c.A2CTrainer.
+  record_search`): the search's raw-score values become the IMPs / 24 of their difference to
+  the first candidate (`search_buffer.values_in_imps`), Q is in IMPs / 24 (the Q head's unit),
+  and `policy_net.mixed_candidate_values` mixes them.
+  """
   v = res.candidate_values
   if lam > 0:
     q = np.take_along_axis(np.asarray(q_fn(res.root_obs), np.float64), res.candidate_calls,
                            axis=1)
-    v = np.where(np.isfinite(v), (1.0 - lam) * v + lam * q, -np.inf)
+    v = policy_net.mixed_candidate_values(search_buffer.values_in_imps(v, "score"), q, lam)
   return np.argmax(v, axis=1)
 
 
@@ -181,6 +194,8 @@ def summarize(per_root: list[dict], arms) -> dict:
       s[m] = _interval([r[m] for r in changed if m in r])
     s["infoset_per_searched_decision"] = _interval(
         [r["infoset"] if r["changed"] else 0.0 for r in ok])
+    if any("q_flipped" in r for r in rows):
+      s["q_flipped"] = sum(1 for r in rows if r.get("q_flipped"))
     out[arm] = s
   return out
 
@@ -257,9 +272,13 @@ def run_chunk(policy, dd, chunk, lo: int, rng, q_fn, options) -> list[dict]:
       pick = choose(res, FLAGS.lam, q_fn)
       calls = res.candidate_calls[r_idx, pick]
       est = res.candidate_values[r_idx, pick] - res.candidate_values[:, 0]
+      # where the Q term changed the same search's choice (lambda > 0 only)
+      flipped = pick != choose(res, 0.0, None) if FLAGS.lam > 0 else None
     for j, row in enumerate(rows):
       row["arms"][arm] = {"call": int(calls[j]), "changed": bool(pick[j] != 0),
                           "search_gain_points": None if np.isnan(est[j]) else float(est[j])}
+      if ARMS[arm] is not None and flipped is not None:
+        row["arms"][arm]["q_flipped"] = bool(flipped[j])
     chosen[arm] = calls
   for j, row in enumerate(rows):
     changes = sorted({int(chosen[a][j]) for a in FLAGS.arms} - {row["greedy"]})

@@ -2,11 +2,15 @@ r"""Renders the outcome sections of this folder's README.md from its records.
 
   python experiments/bridge_jps_at_scale/outcome.py
 
-Replaces the text between ``<!-- search_cost:begin -->`` and ``<!-- search_cost:end -->``
-(from ``search_cost.json``, written by ``benchmarks/bridge_jps_search_cost.py``) and between
-``<!-- gate:begin -->`` and ``<!-- gate:end -->`` (from ``gate.json``, written by ``gate.py``; and
-``gate_dds`` from ``gate_dds.json``, the same with exact tables on a subset),
-so the README's numbers are the records' (none typed by hand).
+Replaces the text between ``<!-- TAG:begin -->`` and ``<!-- TAG:end -->`` for each TAG:
+``search_cost`` (``search_cost.json``, written by ``benchmarks/bridge_jps_search_cost.py``),
+``search_profile``, ``gate`` (``gate.json``, written by ``gate.py``), ``gate_dds``
+(``gate_dds.json``, the same with exact tables on a subset), ``q_head`` (``q_head.json``,
+``q_head.py``), ``gate_lam<lambda>`` (``gate_lam<lambda>.json``, ``gate.py --lam``), ``churn``
+(``churn.json``, ``churn.py``) and ``gate_decision`` (the reading rule over all gate records),
+so the README's numbers are the records' (none typed by hand). The results page *Bridge
+experiments* (``docs/render/bridge_experiments.py``) renders the same records with these
+functions.
 """
 
 from __future__ import annotations
@@ -87,11 +91,24 @@ def _verdict(s: dict) -> str:
   return "above 0" if lo > 0 else "below 0" if hi < 0 else "contains 0"
 
 
-def gate_answer(summary: dict) -> str:
-  """The gate's answer for lambda = 0 in words, from the search arms' infoset intervals."""
+def gate_answer(summary: dict, lam: float = 0.0) -> str:
+  """The gate's answer for one lambda in words, from the search arms' infoset intervals."""
   search = {a: _verdict(s["infoset"]) for a, s in summary.items() if a != "random"}
   verdicts = set(search.values())
-  if verdicts == {"below 0"}:
+  if lam > 0:
+    what = {"below 0": "lose on", "above 0": "gain on"}.get(
+        next(iter(verdicts)) if len(verdicts) == 1 else "", "")
+    if what:
+      text = (f"**Answer (lambda = {lam}): the changed calls of the mixed target {what} the "
+              f"deals the searcher cannot tell apart from the true one** (every search arm's "
+              f"interval lies {next(iter(verdicts))}).")
+    else:
+      text = ("**Answer (lambda = " + str(lam) + "): not decided** (" + ", ".join(
+          f"{GATE_NAMES.get(a, a)}: {v}" for a, v in search.items()) + ").")
+    if lam == 1:
+      text += (" (lambda = 1: Q alone chooses among the search's candidates, the true deal "
+               "unused.)")
+  elif verdicts == {"below 0"}:
     text = ("**Answer: the true-deal search's changed calls lose on the deals the searcher "
             "cannot tell apart from the true one** (every search arm's interval lies below 0): "
             "by the reading rule, distilling the true-deal target (lambda = 0) is likely to "
@@ -143,8 +160,13 @@ def gate_section(rec: dict, name: str) -> str:
     cells += [_ci(s["infoset"]), _ci(s["infoset_per_searched_decision"]),
               _verdict(s["infoset"])]
     lines.append("| " + " | ".join(cells) + " |")
+  flips = [f"{GATE_NAMES.get(a, a)} {s['q_flipped']}" for a, s in rec["summary"].items()
+           if "q_flipped" in s]
+  if flips:
+    lines += ["", f"Roots where the Q term changed the same search's choice (against lambda = "
+              f"0), of {rec['roots_done']}: " + ", ".join(flips) + "."]
   if not exact:
-    lines += ["", gate_answer(rec["summary"])]
+    lines += ["", gate_answer(rec["summary"], cfg["lam"])]
     return "\n".join(lines)
   for arm in rec["summary"]:
     diff = [r["arms"][arm]["infoset"] - r["arms"][arm]["infoset_net"] for r in rec["per_root"]
@@ -153,6 +175,105 @@ def gate_section(rec: dict, name: str) -> str:
               f"deals, paired: {_ci(_interval(diff))} IMPs per changed call (the learned "
               "tables' error in the infoset measure)."]
   return "\n".join(lines)
+
+
+def q_head_useful(rec: dict) -> bool:
+  """Whether the Q head beats the value head on held-out self-play (paired interval below 0):
+  it then knows something about the calls beyond the position."""
+  return rec["heldout"]["paired_q_minus_value_head_ci95"][1] < 0
+
+
+def q_head_section(rec: dict) -> str:
+  """Markdown of the Q head's record (`q_head.json`): its fit and its held-out error."""
+  h, t = rec["heldout"], rec["train"]
+  lo, hi = h["paired_q_minus_value_head_ci95"]
+  useful = q_head_useful(rec)
+  return (
+      f"Record `q_head.json`: a Q head on `{rec['model']}`'s frozen trunk, fitted by ridge "
+      f"regression per call (penalty {rec['ridge']:g}, chosen on a fifth of the training "
+      f"decisions) to the returns (IMPs / 24) of {t['decisions']:,} decisions of its self-play "
+      f"on {t['deals']:,} training deals; {rec['cpu_s'] / 60:.0f} CPU minutes, commit "
+      f"`{rec['commit']}`, {rec['date']}, load {rec['load'][0]:.1f} (shared machine).\n\n"
+      "| held-out self-play (validation deals), "
+      f"{h['decisions']:,} decisions | mean squared error (IMPs / 24)^2 | R^2 against the "
+      "constant |\n|---|---|---|\n"
+      f"| constant (the training returns' mean) | {h['constant']['mse']:.4f} | 0 |\n"
+      f"| value head V(I) (the position, not the call) | {h['value_head']['mse']:.4f} | "
+      f"{h['r2_value_head_vs_constant']:+.4f} |\n"
+      f"| **Q head Q(I, a)** | {h['q']['mse']:.4f} | {h['r2_vs_constant']:+.4f} |\n\n"
+      f"Q minus V, paired: {h['paired_q_minus_value_head']:+.5f} [{lo:+.5f}, {hi:+.5f}]; "
+      "correlation of Q(I, a) - V(I) with the return minus V(I): "
+      f"{h['corr_q_minus_v_with_return_minus_v']:+.3f}. "
+      + (f"**The Q head's error is below the value head's**, by "
+         f"{-h['paired_q_minus_value_head'] / h['value_head']['mse']:.2%} of it (the paired "
+         "interval lies below 0; the decisions of one game are correlated, so it is indicative): "
+         "it knows a little about the calls beyond the position, and its advantages Q - V are "
+         "small beside the true-deal differences (the lambda > 0 gates below count how often "
+         "they change the search's choice)."
+         if useful else
+         "**The Q head is no better than the value head** on held-out self-play: it knows "
+         "nothing measurable about the calls beyond the position, and the lambda > 0 targets "
+         "below mix the true-deal values with noise (their gate is then no test of the "
+         "transferable target, only of this head)."))
+
+
+def gate_decision(gate0: dict, lam_records: dict, q_rec: dict | None) -> str:
+  """The gate's answer by the reading rule, over lambda = 0 and the lambda > 0 records.
+
+  Args:
+    gate0: the lambda = 0 record (`gate.json`).
+    lam_records: lambda -> its record (`gate_lam<lambda>.json`).
+    q_rec: the Q head's record (`q_head.json`), or None.
+  """
+  def verdicts(rec):
+    return {_verdict(s["infoset"]) for a, s in rec["summary"].items() if a != "random"}
+
+  above = [lam for lam, rec in sorted(lam_records.items()) if verdicts(rec) == {"above 0"}]
+  zero = verdicts(gate0)
+  per = ", ".join(f"lambda = {lam}: " + " / ".join(
+      f"{GATE_NAMES.get(a, a)} {_ci(s['infoset'])}" for a, s in rec["summary"].items()
+      if a != "random") for lam, rec in sorted(lam_records.items()))
+  if not lam_records:
+    return "The lambda > 0 gate has not run."
+  q_note = ""
+  if q_rec is not None and not q_head_useful(q_rec):
+    q_note = (" The Q head is no better than the value head on held-out self-play, so the "
+              "lambda > 0 arms test this head, not the transferable target in general.")
+  if above:
+    best = max(above, key=lambda lam: lam_records[lam]["summary"]["jps"][
+        "infoset_per_searched_decision"]["mean"])
+    return (f"**Gate: the study's target is lambda = {best}** (its changed calls gain on the "
+            f"searcher's view, every search arm's interval above 0; {per})." + q_note)
+  if zero == {"above 0"}:
+    return ("**Gate: the study's target is lambda = 0** (the true-deal changes gain on the "
+            f"searcher's view; lambda > 0: {per}).")
+  return ("**Gate: no target gains on the searcher's view** (lambda = 0: "
+          + " / ".join(sorted(zero)) + f"; {per}). By the reading rule distilling the search "
+          "is likely to hurt and only scale remains: the study's JPS arm plays the searched "
+          "calls (A2C learns from them) and distils nothing, so it tests what the paper's "
+          "Table 3 tests, JPS played in self-play at scale." + q_note)
+
+
+def churn_section(rec: dict) -> str:
+  """Markdown of the churn record (`churn.json`): greedy calls changed, per pair of models."""
+  lines = [f"Record `churn.json`: greedy calls that differ between a model and its start on "
+           f"the start's fixed positions ({rec['deals']} validation deals, seed 0), commit "
+           f"`{rec['commit']}`, {rec['date']}.", "",
+           "| model | start | what | positions | greedy calls changed |", "|---|---|---|---|---|"]
+  for row in rec["pairs"].values():
+    lines.append(f"| `{row['model']}` | `{row['start']}` | {row['what']} | "
+                 f"{row['positions']:,} | {row['changed']:.1%} |")
+  return "\n".join(lines)
+
+
+def lam_records(folder: str = HERE) -> dict:
+  """lambda -> the file name of each `gate_lam<lambda>.json` of `folder`."""
+  out = {}
+  for name in sorted(os.listdir(folder)):
+    m = re.fullmatch(r"gate_lam([0-9.]+)\.json", name)
+    if m:
+      out[float(m.group(1))] = name
+  return out
 
 
 def _interval(x) -> dict:
@@ -191,6 +312,20 @@ def main(argv):
     if os.path.exists(path):
       text = replace_between(text, tag, gate_section(atomic_io.read_json(path, "gate record"),
                                                      name))
+  churn = os.path.join(HERE, "churn.json")
+  if os.path.exists(churn):
+    text = replace_between(text, "churn", churn_section(atomic_io.read_json(churn, "churn")))
+  q_path = os.path.join(HERE, "q_head.json")
+  q_rec = atomic_io.read_json(q_path, "Q head record") if os.path.exists(q_path) else None
+  if q_rec is not None:
+    text = replace_between(text, "q_head", q_head_section(q_rec))
+  lams = {}
+  for lam, name in lam_records().items():
+    lams[lam] = atomic_io.read_json(os.path.join(HERE, name), "gate record")
+    text = replace_between(text, f"gate_lam{lam}", gate_section(lams[lam], name))
+  if lams:
+    text = replace_between(text, "gate_decision", gate_decision(
+        atomic_io.read_json(os.path.join(HERE, "gate.json"), "gate record"), lams, q_rec))
   atomic_io.write_text(readme, text)
   print(f"wrote {readme}")
 

@@ -542,8 +542,10 @@ class A2CTrainer(RoundTrainer):
       values = mixed_candidate_values(values, np.take_along_axis(q, calls, axis=1),
                                       cfg.search_q_lambda)
       chosen = calls[np.arange(len(calls)), np.argmax(values, axis=1)]
-    rand = search_buffer_lib.random_candidates(calls, valid, self.distill_rng)
-    ok = valid.sum(axis=1) >= 2
+    ok = valid.sum(axis=1) >= 2  # roots the search did not simulate have no valid candidate
+    rand = np.full(len(calls), -1, np.int64)
+    if ok.any():
+      rand[ok] = search_buffer_lib.random_candidates(calls[ok], valid[ok], self.distill_rng)
     self.search_buffer.add(result.root_obs[ok], np.where(valid, calls, -1)[ok],
                            np.where(valid, values, 0.0)[ok], chosen[ok], rand[ok])
     target = rand if cfg.distill_target == "random" else chosen
@@ -558,42 +560,15 @@ class A2CTrainer(RoundTrainer):
     pad[:n] = obs
     return np.asarray(self._q_apply(self.params, pad)[2], np.float64)[:n]
 
-  def _searched_on_step(self) -> Callable | None:
-    """The round's ``on_step``: the search hook's, its searches recorded for distillation.
+  @property
+  def plays_distill_target(self) -> bool:
+    """Whether a searched decision plays its distillation target (the random control).
 
-    Without distillation, the hook's own. With it, every `jps_bid.joint_search` of the hook is
-    recorded (`record_search`); for the random control, the calls the hook plays at its
-    searched decisions are replaced by the recorded random candidates (the decisions it
-    plays are those with a search result, in table order).
+    `jps_bid.GameSearch` reads it: in the control arm (``distill_target="random"``) the call
+    played at a searched decision is the random candidate `record_search` recorded for it, so
+    that the control differs from the JPS arm only by the call chosen.
     """
-    if self.search is None or self.search_buffer is None:
-      return None if self.search is None else self.search.on_step
-
-    def on_step(step, eng):
-      targets = []
-      with search_buffer_lib.observe_joint_search(
-          lambda res, reward: targets.append(self.record_search(res, reward))):
-        forced = self.search.on_step(step, eng)
-      if forced is not None and self.cfg.distill_target == "random" and targets:
-        played = np.flatnonzero(forced >= 0)
-        rand = np.concatenate(targets)
-        rand = rand[rand >= 0]
-        if len(rand) != len(played):
-          raise ValueError(f"distill_target 'random': the search hook plays {len(played)} "
-                           f"searched calls but recorded {len(rand)} positions (a min_gain "
-                           "> 0 is not supported by the control)")
-        forced = forced.copy()
-        forced[played] = rand
-      return forced
-
-    return on_step
-
-  def _end_search_round(self, ro: Rollout) -> int:
-    """The search hook's ``end_round`` (its searches recorded when distilling)."""
-    if self.search_buffer is None:
-      return self.search.end_round(self, ro)
-    with search_buffer_lib.observe_joint_search(self.record_search):
-      return self.search.end_round(self, ro)
+    return self.search_buffer is not None and self.cfg.distill_target == "random"
 
   def train_round(self) -> dict:
     """One round: self-play of `deals_per_round` deals at two tables, buffer, learner steps.
@@ -638,7 +613,7 @@ class A2CTrainer(RoundTrainer):
       self.params, self.opt_state, metrics = out["result"]
       self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
     else:
-      on_step = self._searched_on_step()
+      on_step = None if self.search is None else self.search.on_step
       opponent, opponent_round = self._round_opponent(self.params)
       if self.search is not None:
         if opponent is not None:
@@ -649,7 +624,7 @@ class A2CTrainer(RoundTrainer):
                          opponent=opponent)
       self.buffer.add(ro.obs, ro.actions, ro.logp, ro.returns())
       if self.search is not None:
-        search_points = self._end_search_round(ro)
+        search_points = self.search.end_round(self, ro)
       self.params, self.opt_state, metrics = self._learn(self.rng, self.params, self.opt_state,
                                                          entropy_coef)
     self.round += 1

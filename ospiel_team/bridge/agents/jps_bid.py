@@ -463,6 +463,23 @@ def _check_depth(depth: int) -> None:
     raise UserError(f"search depth must be 1 (1-search) or 3 (JPS), got {depth}")
 
 
+def record_for_distillation(trainer, result: SearchResult, reward: str) -> np.ndarray | None:
+  """Gives a search's result to the trainer's `record_search` when it distils the search.
+
+  Args:
+    trainer: the trainer the hook is attached to (`a2c.A2CTrainer`, or any object: one
+      without a ``record_search`` method records nothing).
+    result: the search's `SearchResult`.
+    reward: the search's reward kind, "imps" or "score".
+
+  Returns:
+    (R,) the call each root decision is distilled towards (-1 where it has fewer than 2
+    candidates), or None when the trainer does not distil (``record_search`` returns None).
+  """
+  record = getattr(trainer, "record_search", None)
+  return None if record is None else record(result, reward)
+
+
 class JPSBidSearch:
   """Attach to `a2c.A2CTrainer.search`: searches a fraction of each round's games.
 
@@ -525,6 +542,7 @@ class JPSBidSearch:
     other = np.array([(t + k) % (2 * k) for t in tables])
     res = joint_search(trainer.policy, root, ro.ns_score[other], self.rng,
                        fresh_returns=self.fresh_returns, **self.options.search_kwargs())
+    record_for_distillation(trainer, res, "imps")
     ok = (res.num_candidates >= 2) & (res.gain >= self.options.min_gain)
     trainer.buffer.add(res.root_obs[ok], res.best_call[ok], res.root_logp[ok],
                        res.root_return[ok])
@@ -595,9 +613,12 @@ class GameSearch:
     res = joint_search(self.trainer.policy, root, np.zeros(len(rows)), self.rng,
                        fresh_returns=False, reward="score", min_candidates=2,
                        **self.options.search_kwargs())
+    targets = record_for_distillation(self.trainer, res, "score")
     ok = (res.num_candidates >= 2) & (res.gain >= self.options.min_gain)
     forced = np.full(eng.batch_size, -1, np.int64)
     forced[rows[ok]] = res.best_call[ok]
+    if targets is not None and getattr(self.trainer, "plays_distill_target", False):
+      forced[rows[ok]] = targets[ok]  # the random control plays its recorded candidate
     self.total_points += int((res.num_candidates >= 2).sum())
     # decisions where the search plays another call than sigma's most probable one
     self.total_changed += int((ok & (res.best_call != res.candidate_calls[:, 0])).sum())

@@ -99,11 +99,14 @@ def movement(model, start, positions: np.ndarray, boards: int, *, dataset="valid
           "changed": changed_call_fraction(model, start, positions)}
 
 
-def moved(measure: dict, *, min_changed: float = 0.05) -> bool:
+def moved(measure: dict, *, min_changed: float = 0.25) -> bool:
   """The gate's rule on a `movement` result.
 
   Moved: at least `min_changed` of the greedy calls changed, or the validation interval against
-  the start excludes 0.
+  the start excludes 0. Changed calls are a weak sign of movement: fine-tuning runs whose
+  strength did not move (validation against the start -0.05 to +0.01 IMPs/b) changed 16-20% of
+  their start's greedy calls (many positions are near-ties between two calls), so the default
+  threshold lies above that, and a smaller move has to show in the validation interval.
   """
   min_changed = checks.check_real("min_changed", min_changed, minimum=0, maximum=1)
   lo, hi = measure["validation"]["ci95"]

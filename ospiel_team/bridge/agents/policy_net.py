@@ -73,16 +73,22 @@ def make_q_network(hidden: int = 200, num_blocks: int = 2) -> hk.Transformed:
   return _transform(hidden, num_blocks, True, with_q=True)
 
 
+def _trunk(obs, hidden: int, num_blocks: int):
+  """The shared layers (input layer and residual blocks): (B, hidden) features."""
+  x = jax.nn.relu(hk.Linear(hidden, name="fc_in")(obs))
+  for i in range(num_blocks):
+    y = jax.nn.relu(hk.Linear(hidden, name=f"block{i}_fc1")(x))
+    y = hk.Linear(hidden, name=f"block{i}_fc2")(y)
+    x = jax.nn.relu(x + y)
+  return x
+
+
 def _transform(hidden: int, num_blocks: int, q_head: bool, with_q: bool) -> hk.Transformed:
   if hidden < 1 or num_blocks < 0:
     raise ValueError(f"bad network size hidden={hidden}, num_blocks={num_blocks}")
 
   def forward(obs):
-    x = jax.nn.relu(hk.Linear(hidden, name="fc_in")(obs))
-    for i in range(num_blocks):
-      y = jax.nn.relu(hk.Linear(hidden, name=f"block{i}_fc1")(x))
-      y = hk.Linear(hidden, name=f"block{i}_fc2")(y)
-      x = jax.nn.relu(x + y)
+    x = _trunk(obs, hidden, num_blocks)
     logits = hk.Linear(NUM_CALLS, name="policy")(x)
     logits = jnp.where(legal_from_obs(obs), logits, -1e9)
     value = hk.Linear(1, name="value")(x)[:, 0]
@@ -115,6 +121,80 @@ def q_values(params, obs: np.ndarray, network: dict) -> np.ndarray:
   net = make_q_network(network["hidden"], network["num_blocks"])
   _, _, q = net.apply(params, jnp.asarray(np.asarray(obs), jnp.float32))
   return np.asarray(q, np.float64)
+
+
+def trunk_features(params, obs: np.ndarray, network: dict) -> np.ndarray:
+  """(B, hidden) float32 features of the shared layers (what the policy, value and Q heads read).
+
+  Args:
+    params: parameters of ``make_network(**network)`` (any heads).
+    obs: (B, 267) observations (float32 or uint8 bits).
+    network: the network's size, ``{"hidden", "num_blocks"}`` (other keys ignored).
+  """
+  hidden, num_blocks = network["hidden"], network["num_blocks"]
+  net = hk.without_apply_rng(hk.transform(lambda o: _trunk(o, hidden, num_blocks)))
+  trunk = {k: v for k, v in params.items() if k == "fc_in" or k.startswith("block")}
+  obs = np.asarray(obs)
+  return np.concatenate([np.asarray(net.apply(trunk, jnp.asarray(obs[i:i + 65536], jnp.float32)))
+                         for i in range(0, max(len(obs), 1), 65536)])
+
+
+def fit_q_head(features: np.ndarray, actions: np.ndarray, returns: np.ndarray, *,
+               ridge: float = 1.0, prior: dict | None = None) -> dict[str, np.ndarray]:
+  """A Q head fitted to observed returns with the trunk frozen: ridge regression per call.
+
+  The Q head is linear in the trunk's features, ``Q(I, a) = w_a . h(I) + b_a``, and its
+  training loss (`a2c.make_search_update_fn`: ``0.5 (G - Q(I, a))^2`` on the decisions
+  played) separates over the calls ``a``; with the trunk frozen its minimiser is the least
+  squares fit of each call's returns on the features of the decisions where it was played.
+  This solves it in closed form, with a ridge penalty ``ridge * |w_a|^2`` (the bias is not
+  penalised), so a call played rarely (or never) falls back towards the mean of its returns
+  (or of all returns). With a `prior` head, a linear function ``w0 . h + b0`` of the same
+  features (the value head: ``prior=params["value"]``), the fit is of the returns minus the
+  prior, and the penalty shrinks each call's weights towards the prior's instead of 0:
+  ``Q(I, a) = V(I) + A(I, a)`` with the advantage ``A`` regularised.
+
+  Args:
+    features: (n, hidden) trunk features of the decisions (`trunk_features`).
+    actions: (n,) the calls played there.
+    returns: (n,) their returns (IMPs / 24, as the value head).
+    ridge: the penalty on the weights, > 0.
+    prior: None, or ``{"w": (hidden, 1) or (hidden,), "b": (1,) or scalar}``: the linear
+      head the weights are shrunk towards.
+
+  Returns:
+    ``{"w": (hidden, 38), "b": (38,)}`` float32: the ``q`` module's parameters.
+
+  Raises:
+    UserError: `ridge` not above 0, or arrays whose lengths differ.
+  """
+  from ospiel_team import checks
+  from ospiel_team.errors import UserError
+  ridge = checks.check_real("ridge", ridge, above=0)
+  h = np.asarray(features)
+  a = np.asarray(actions, np.int64)
+  g = np.asarray(returns, np.float64)
+  if h.ndim != 2 or not len(h) == len(a) == len(g):
+    raise UserError(f"features {h.shape}, actions {a.shape} and returns {g.shape} must have "
+                    "the same number of rows")
+  d = h.shape[1]
+  w0, b0 = np.zeros(d), 0.0
+  if prior is not None:
+    w0 = np.asarray(prior["w"], np.float64).reshape(d)
+    b0 = float(np.asarray(prior["b"], np.float64).reshape(()))
+    g = g - (h @ w0.astype(h.dtype) + b0)
+  w = np.zeros((d, NUM_CALLS))
+  b = np.full(NUM_CALLS, g.mean() if len(g) else 0.0)
+  for call in range(NUM_CALLS):
+    rows = a == call
+    if not rows.any():
+      continue
+    hc, gc = h[rows].astype(np.float64), g[rows]
+    mu_h, mu_g = hc.mean(axis=0), gc.mean()
+    hc0 = hc - mu_h
+    w[:, call] = np.linalg.solve(hc0.T @ hc0 + ridge * np.eye(d), hc0.T @ (gc - mu_g))
+    b[call] = mu_g - mu_h @ w[:, call]
+  return {"w": (w + w0[:, None]).astype(np.float32), "b": (b + b0).astype(np.float32)}
 
 
 def mixed_candidate_values(true_values: np.ndarray, q: np.ndarray, lam: float) -> np.ndarray:

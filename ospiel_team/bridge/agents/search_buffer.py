@@ -28,14 +28,12 @@ the searched call nor the soft target. With ``search_q_lambda`` > 0 the values a
 the network's Q head, ``(1 - lambda) v + lambda Q(I, a)`` (`policy_net.mixed_candidate_values`),
 and the searched call becomes the best mixed value.
 
-The searches' results are observed with `observe_joint_search` (the hooks of `jps_bid` call
-`jps_bid.joint_search` and keep its result to themselves).
+The search hooks (`jps_bid.GameSearch`, `jps_bid.JPSBidSearch`) give every search's result to
+the trainer's `a2c.A2CTrainer.record_search` (`jps_bid.record_for_distillation`), which adds it
+to the buffer when the trainer distils.
 """
 
 from __future__ import annotations
-
-import contextlib
-from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -153,7 +151,8 @@ def values_in_imps(values: np.ndarray, reward: str) -> np.ndarray:
   if reward != "score":
     raise ValueError(f"reward must be 'imps' or 'score', got {reward!r}")
   valid = np.isfinite(v)
-  diff = np.where(valid, v - v[:, :1], 0.0)
+  first = np.where(valid[:, :1], v[:, :1], 0.0)  # a row without candidates: all -inf
+  diff = np.where(valid, v - first, 0.0)
   return np.where(valid, scoring.imps_array(np.rint(diff)) / scoring.IMP_SCALE, -np.inf)
 
 
@@ -166,31 +165,6 @@ def random_candidates(calls: np.ndarray, valid: np.ndarray,
   pick = np.minimum((rng.random(len(calls)) * counts).astype(np.int64), counts - 1)
   order = np.argsort(~valid, axis=1, kind="stable")  # valid columns first, in order
   return calls[np.arange(len(calls)), order[np.arange(len(calls)), pick]]
-
-
-@contextlib.contextmanager
-def observe_joint_search(callback: Callable):
-  """Within the block, every `jps_bid.joint_search` call also gives its result to `callback`.
-
-  ``callback(result, reward)`` receives the `jps_bid.SearchResult` and the call's ``reward``
-  argument (``"imps"`` or ``"score"``). The search hooks (`jps_bid.GameSearch`,
-  `jps_bid.JPSBidSearch`) call the module's `joint_search` and keep its result to themselves;
-  this lets the trainer record their searched decisions unchanged. Not thread-safe: the
-  trainer searches only in its sequential loop.
-  """
-  from ospiel_team.bridge.agents import jps_bid
-  inner = jps_bid.joint_search
-
-  def observed(*args, **kwargs):
-    res = inner(*args, **kwargs)
-    callback(res, kwargs.get("reward", "imps"))
-    return res
-
-  jps_bid.joint_search = observed
-  try:
-    yield
-  finally:
-    jps_bid.joint_search = inner
 
 
 # ------------------------------------------------------------------------------------------

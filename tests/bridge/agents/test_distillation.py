@@ -325,3 +325,49 @@ def test_recorded_target_is_the_best_mixed_value(lam):
     np.testing.assert_array_equal(target, want)
     assert np.any(want != res.best_call)
   np.testing.assert_array_equal(tr.search_buffer.chosen[:len(obs)], target)
+
+
+def test_frozen_trunk_q_head_fit_recovers_a_linear_truth_and_matches_the_network():
+  rng = np.random.default_rng(5)
+  net = policy_net.make_network(16, 1)
+  params = policy_net.init_params(net, 0)
+  obs = _positions(400, seed=6)
+  h = policy_net.trunk_features(params, obs, {"hidden": 16, "num_blocks": 1})
+  assert h.shape == (len(obs), 16)
+  act = rng.integers(0, 3, len(obs))  # calls 0..2 played, the others never
+  w_true, b_true = rng.normal(size=(16, 3)), rng.normal(size=3)
+  ret = np.einsum("nd,dn->n", h, w_true[:, act]) + b_true[act]
+  head = policy_net.fit_q_head(h, act, ret, ridge=1e-6)
+  np.testing.assert_allclose(head["w"][:, :3], w_true, atol=1e-2)
+  np.testing.assert_allclose(head["b"][:3], b_true, atol=1e-2)
+  # never-played calls: no weight, the mean of all returns
+  assert np.all(head["w"][:, 3:] == 0)
+  np.testing.assert_allclose(head["b"][3:], ret.mean(), rtol=1e-5)
+  # the fitted head grafted on the network gives the same Q as the features x weights
+  q = policy_net.q_values(dict(params, q=head), obs, {"hidden": 16, "num_blocks": 1})
+  np.testing.assert_allclose(q[np.arange(len(act)), act], ret, atol=1e-2)
+  with pytest.raises(UserError, match="ridge"):
+    policy_net.fit_q_head(h, act, ret, ridge=0.0)
+  # shrunk towards a prior head: a never-played call is the prior; a heavy penalty leaves each
+  # played call the prior plus the mean of its residuals (a constant advantage)
+  prior = {"w": rng.normal(size=(16, 1)), "b": np.array([0.3])}
+  v = h @ prior["w"][:, 0] + 0.3
+  big = policy_net.fit_q_head(h, act, ret, ridge=1e9, prior=prior)
+  np.testing.assert_allclose(big["w"][:, 5], prior["w"][:, 0], rtol=1e-5)
+  np.testing.assert_allclose(big["b"][5], 0.3 + (ret - v).mean(), rtol=1e-4)
+  for c in range(3):
+    np.testing.assert_allclose(big["w"][:, c], prior["w"][:, 0], atol=1e-4)
+    np.testing.assert_allclose(big["b"][c], 0.3 + (ret - v)[act == c].mean(), atol=1e-4)
+
+
+def test_record_search_skips_roots_the_search_did_not_simulate():
+  # GameSearch's min_candidates=2 leaves roots with one candidate unsimulated: all values -inf
+  obs = _positions(6, seed=7)
+  res = _fake_result(obs, np.random.default_rng(1))
+  res.candidate_values[0] = -np.inf
+  res.candidate_values[1, 1:] = -np.inf  # one valid candidate: not recorded either
+  tr = a2c.A2CTrainer(_cfg(distill_target="random"), _one_deal_dataset())
+  target = tr.record_search(res, "score")
+  assert target[0] == -1 and target[1] == -1
+  assert np.all((res.candidate_calls[2:] == target[2:, None]).any(axis=1))
+  assert tr.search_buffer.size == len(obs) - 2
