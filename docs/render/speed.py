@@ -686,7 +686,10 @@ def one_seed_ab() -> str:
           f"{common.num(row['ratio_of_minimums'], 2)}); the same "
           f"results: {'yes' if row['checks_agree'] else '**no**'}; under load "
           f"{_load_range(row['load_before'], row['load_after'])}, not alone")
-  prov = common.provenance(" ".join(rec["command"]), record=ONE_SEED_AB,
+  # The page's command writes the record where the page reads it (the run wrote a scratch copy).
+  command = list(rec["command"])
+  command[command.index("--json_out") + 1] = f"results/{ONE_SEED_AB}"
+  prov = common.provenance(" ".join(command), record=ONE_SEED_AB,
                            commit=f"{_short(rec['old_commit'])} (before) against "
                                   f"{_short(rec['commit'])} (after)",
                            date=rec["date"][:16].replace("T", " ") + " UTC",
