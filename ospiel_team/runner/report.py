@@ -184,6 +184,17 @@ def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
   return "\n".join(lines) + "\n"
 
 
+def _portable_command(command: Sequence[str], repo: str) -> list[str]:
+  """`command` with its program as a user types it: relative to the repository, or the
+  console script's name (a machine's absolute paths say nothing to a reader)."""
+  words = list(command)
+  if words and os.path.isabs(words[0]):
+    program = os.path.abspath(words[0])
+    inside = os.path.commonpath([program, repo]) == repo
+    words[0] = os.path.relpath(program, repo) if inside else os.path.basename(program)
+  return words
+
+
 def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
   """What produced a result: command line, versions, date, git commit (if any), machine.
 
@@ -222,7 +233,7 @@ def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
     load = None
   import numpy
   return dict(
-      command=list(sys.argv if command is None else command),
+      command=_portable_command(sys.argv if command is None else command, repo),
       date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
       commit=commit, uncommitted_package_changes=dirty,
       versions={"ospiel_team": version("ospiel-team") or version("ospiel_team"),

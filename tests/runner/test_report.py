@@ -191,3 +191,12 @@ def test_iterations_axis_names_nfsps_unit():
   rows = [dict(solver="nfsp", iteration=3, episodes=60.0), dict(solver="cfr", iteration=3)]
   assert report.iterations_label(rows) == (
       "iterations (each solver's own unit, see results.md; nfsp: 20 episodes)")
+
+
+def test_provenance_keeps_no_absolute_path_of_the_machine():
+  repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(report.__file__))))
+  script = os.path.join(repo, "benchmarks", "runner_figures.py")
+  assert report.provenance([script, "--out", "x"])["command"] == [
+      os.path.join("benchmarks", "runner_figures.py"), "--out", "x"]
+  assert report.provenance(["/opt/venv/bin/ospiel-team-compare", "--game", "kuhn_poker"])[
+      "command"] == ["ospiel-team-compare", "--game", "kuhn_poker"]
