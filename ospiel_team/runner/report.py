@@ -185,8 +185,11 @@ def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
 
 
 def _portable_command(command: Sequence[str], repo: str) -> list[str]:
-  """`command` with its program as a user types it: relative to the repository, or the
-  console script's name (a machine's absolute paths say nothing to a reader)."""
+  """`command` with its program as a user types it.
+
+  Relative to the repository, or the console script's name: a machine's absolute paths say
+  nothing to a reader.
+  """
   words = list(command)
   if words and os.path.isabs(words[0]):
     program = os.path.abspath(words[0])
