@@ -334,7 +334,7 @@ def load_game(name: str, text: Any) -> pyspiel.Game:
     raise UserError(f"{name}={text!r} is not a game pyspiel can load: {reason}") from None
 
 
-# --- configuration fields: one rule per field, checked by one helper -----------------------------
+# --- configuration fields: one rule per field, checked by one function ----------------------------
 @dataclasses.dataclass(frozen=True)
 class Int:
   """Rule for an integer field: `check_int` with these bounds."""

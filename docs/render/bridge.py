@@ -4,7 +4,7 @@ Records (under `results/`): in `bridge/`, `jps_paper.json`, `best_cross.json`,
 `seeded_baselines.json` / `.csv`, `uncontested_cost.json`, `search_bidder.json` (the play-time
 search bidder), `dd_net.json` (the learned double-dummy estimate), `network_size.json`; the
 published values `published/bridge.json`. The pre-registered studies (under `experiments/`)
-render from `bridge_experiments`; the formatting helpers here are shared with it.
+render from `bridge_experiments`; the formatting functions here are shared with it.
 """
 from __future__ import annotations
 

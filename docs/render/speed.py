@@ -473,12 +473,6 @@ def peers_status() -> str:
   return " ".join(out)
 
 
-def peers_figures() -> str:
-  """The figure of each peers record."""
-  return "\n\n".join(f"![NashConv against CPU seconds: {', '.join(r['game'] for r in rec['rows'])}]"
-                      f"(../img/{PEER_RECORDS[name]})" for name, rec in _peer_records())
-
-
 def _secs(x) -> str:
   return "—" if x is None else common.num(x, 3, sig=True)
 

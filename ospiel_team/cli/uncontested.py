@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from absl import flags
 
+from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import uncontested_costs as costs_lib
@@ -161,6 +162,7 @@ def check_build_cost(pairs: int, k: int) -> None:
 def _main(a) -> None:
   _check_flags(a)
   if a.q_iterations <= 0:
+    atomic_io.check_writable(a.out, flag="--out")  # a bad --out before the cost is said
     check_build_cost(a.pairs, a.k)
     costs_lib.build_cost_dataset(a.pairs, a.out, k=a.k, seed=a.seed, chunk=a.chunk,
                                  keep_chunks=a.keep_chunks)

@@ -114,6 +114,7 @@ SLOW: dict[str, str] = {}
 
 # script -> the test that runs it on a small setting and checks what it writes.
 ELSEWHERE: dict[str, str] = {
+    "bridge_jps_search_cost.py": "tests/integration/test_benchmark_bridge_jps_search_cost.py",
     "ed_experiments.py": "tests/integration/test_benchmark_ed_experiments.py",
     "jps_beyond.py": "tests/integration/test_benchmark_jps_beyond.py",
     "jps_beyond_search.py": "tests/integration/test_benchmark_jps_beyond_search.py",

@@ -1,14 +1,20 @@
 """Built-in and shipped bidders pass `bidder_conformance` (tests/bridge/bidder_conformance.py)."""
 
+import os
+
 import numpy as np
 import pytest
 
 from ospiel_team.bridge.agents import bidders
+from tests import repo as tests_repo
 from tests.bridge.bidder_conformance import bidder_conformance
 
-# Built-in bidders, shipped models of two kinds (A2C, JPSBid) and, under the slow marker (DDS
-# on every call: minutes), the play-time search bidder (`act_auction`).
-NAMES = ["pass", "random", "natural", "a2c_uncontested", "jpsbid",
+# Built-in bidders, models of two kinds (A2C shipped, JPSBid from its experiment's folder)
+# and, under the slow marker (DDS on every call: minutes), the play-time search bidder
+# (`act_auction`).
+NAMES = ["pass", "random", "natural", "a2c_uncontested",
+         os.path.join(tests_repo.REPO, "experiments", "bridge_jpsbid", "models",
+                      "a2c_jpsbid.npz"),
          pytest.param("search:best?k=2", marks=pytest.mark.slow)]
 
 

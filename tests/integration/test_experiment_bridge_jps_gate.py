@@ -40,17 +40,18 @@ def _result(values, calls):
 
 def test_choose_mixes_true_deal_values_with_q_by_lambda():
   gate = _gate()
-  res = _result([[0.0, 10.0, -np.inf]], [[A.PASS, 5, 9]])
+  # True-deal values in points: call 5 is 600 points above Pass, 12 IMPs, 0.5 in IMPs / 24.
+  res = _result([[0.0, 600.0, -np.inf]], [[A.PASS, 5, 9]])
 
-  def q_fn(obs):  # Q(I, a): Pass 30, call 5 worth 0, call 9 (invalid here) 1000
+  def q_fn(obs):  # Q(I, a) in IMPs / 24: Pass 1, call 5 worth 0, call 9 (invalid here) 1000
     q = np.zeros((len(obs), A.NUM_CALLS))
-    q[:, A.PASS], q[:, 9] = 30.0, 1000.0
+    q[:, A.PASS], q[:, 9] = 1.0, 1000.0
     return q
 
-  assert gate.choose(res, 0.0, None).tolist() == [1]     # true deal only: 10 > 0
-  # lambda 0.5: Pass 0.5 * 0 + 0.5 * 30 = 15 > call 5's 0.5 * 10 + 0 = 5; call 9 stays out.
+  assert gate.choose(res, 0.0, None).tolist() == [1]     # true deal only: 600 > 0
+  # lambda 0.5: Pass 0.5 * 0 + 0.5 * 1 = 0.5 > call 5's 0.5 * 0.5 + 0 = 0.25; call 9 stays out.
   assert gate.choose(res, 0.5, q_fn).tolist() == [0]
-  # lambda 0.2: Pass 6 < call 5's 8.
+  # lambda 0.2: Pass 0.2 < call 5's 0.8 * 0.5 = 0.4.
   assert gate.choose(res, 0.2, q_fn).tolist() == [1]
 
 

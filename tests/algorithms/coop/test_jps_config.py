@@ -57,7 +57,7 @@ def test_numpy_scalars_are_accepted_and_stored_as_python_values():
 
 
 def test_resolved_defaults():
-  assert jps.JPSConfig().iteration_limit is None
+  assert jps.JPSConfig().iteration_limit == 10_000  # exact JPS: a default cap, no endless loop
   assert jps.JPSConfig(samples=1).iteration_limit == 100
   assert jps.JPSConfig(schedule="reference").iteration_limit == 100
   assert jps.JPSConfig(max_iterations=3, samples=1).iteration_limit == 3
