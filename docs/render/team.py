@@ -942,7 +942,7 @@ def l523_default_path() -> str:
   return (f"The default path answers it exactly: {how}, value **{common.num(r['value'], 10)}**, "
           f"certified bracket width {_width(r['upper'] - r['lower'])}, {seconds} s from the game "
           f"to the answer (paper: {paper_seconds('21L523')} s, Gurobi on the full LP)"
-          + ("; the host was slower on the day of this row, see the note under Table 1."
+          + ("; the note under Table 1 gives the machine's state during this row's run."
              if r.get("run", {}).get("note") else "."))
 
 
