@@ -37,6 +37,7 @@ import numpy as np
 import pyspiel
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team import paths
 from ospiel_team.tree import resolver
@@ -231,8 +232,15 @@ def cached_tree_status(game: str | pyspiel.Game, directory: str | None = None,
 
   Returns:
     The tree and one of `CACHE_STATUSES`.
+
+  Raises:
+    errors.UserError: a bad argument, named, before any walk or file access.
   """
   game = resolver.resolve_game(game)
+  if directory is not None:
+    checks.check_type("directory", directory, (str, os.PathLike), "a folder path or None")
+  progress = checks.check_bool("progress", progress)
+  time_limit = checks.check_real("time_limit", time_limit, minimum=0, allow_none=True)
   digest = definition_digest(game)  # once: it walks the first histories of the game
   path = cache_path(game, directory, digest)
   status = "miss"

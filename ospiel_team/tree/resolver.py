@@ -22,9 +22,17 @@ import pyspiel
 from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.tree import builders
+from ospiel_team.tree import memory
 from ospiel_team.tree.game_tree import GameTree
 
 GameLike: TypeAlias = "str | pyspiel.Game | GameTree"
+
+
+def _check_name(name: str) -> None:
+  """Refuses a `name` (the argument's name, for messages) that is not a non-empty string."""
+  checks.check_type("name", name, str, "the argument's name, a string")
+  if not name.strip():
+    raise errors.UserError(f"name must be the argument's name, a non-empty string, got {name!r}")
 
 
 def resolve_game(game: GameLike, *, name: str = "game") -> pyspiel.Game:
@@ -39,8 +47,9 @@ def resolve_game(game: GameLike, *, name: str = "game") -> pyspiel.Game:
 
   Raises:
     errors.UserError: naming `name`, for a value that is no game or a string pyspiel cannot
-      load.
+      load; `name` itself when it is not a string.
   """
+  _check_name(name)
   checks.check_game(name, game, allow_string=True, allow_tree=True)
   if isinstance(game, GameTree):
     return game.game
@@ -73,13 +82,22 @@ def resolve(game: GameLike, *, name: str = "game", time_limit: float | None = No
 
   Raises:
     errors.UserError: a value that is no game, a string pyspiel cannot load, or a game the tree
-      cannot represent.
+      cannot represent; a bad value of another argument, named (checked for a tree too).
     errors.ImperfectRecallError: a player without perfect recall.
     errors.SizeLimitError: a game past `max_nodes` or `max_memory`, refused before its walk
       where the size estimate shows it.
     tree.memory.WalkTimeLimitError: a walk past `time_limit`, or estimated past it.
   """
+  _check_name(name)
+  turn_based = checks.check_bool("turn_based", turn_based)
   if isinstance(game, GameTree):
+    # The walk's arguments are unused for a tree; checked all the same, as `GameTree` checks
+    # them, so that a bad value is refused whatever the game argument is.
+    checks.check_bool("progress", progress)
+    checks.check_real("time_limit", time_limit, minimum=0, allow_none=True)
+    checks.check_int("max_nodes", max_nodes, minimum=1)
+    checks.check_choice("builder", builder, builders.BUILDERS)
+    memory.resolve_max_memory(max_memory)
     return game
   loaded = resolve_game(game, name=name)
   if turn_based and loaded.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:

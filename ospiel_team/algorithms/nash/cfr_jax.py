@@ -200,7 +200,9 @@ class JaxBatchedTreeCFRSolver(cfr.BatchedTreeCFRSolver):
   """
 
   def __init__(self, tree, initial_policies, **options):
-    if options.get("exploration"):
+    checks.check_tree("tree", tree)
+    exploration = checks.check_real("exploration", options.get("exploration", 0.0), minimum=0)
+    if exploration:
       raise errors.UserError(f"exploration runs on the numba kernels only "
                              f"(cfr.BatchedTreeCFRSolver), got {options['exploration']!r}")
     if not available():
