@@ -9,7 +9,8 @@
   `PPOTrainer` (`ppo`), `OpponentPool` (`opponent_pool`, fictitious self-play),
   `make_trainer` (`trainers`),
   `JaxA2CTrainer` and `JaxTrainOptions` (`jax_trainer`); `behaviour_cloning`.
-* `jps_bid`: JPSBid search (`JPSBidSearch`, `SearchOptions`).
+* `jps_bid`: JPSBid search in training (`JPSBidSearch`, `SearchOptions`); `jps_search`: the
+  search itself (`joint_search`).
 * `match`: duplicate matches between two bidders (`run_match` -> `MatchResult`,
   `write_report`); `uncontested`: Yeh & Lin's Q-per-round baseline (`RoundQLearner`).
 """

@@ -14,7 +14,7 @@ plays and learns on whatever device JAX uses:
   the calls of a vmapped batch of tables);
 * the same reward: duplicate IMPs against the other table of the deal / 24, +r for N-S and
   -r for E-W (`scoring.duplicate_rewards`, the numpy trainer's function given `jax.numpy`);
-* the same loss and Adam step (`a2c.make_update_fn`, i.e. `a2c.a2c_loss_terms`), on
+* the same loss and Adam step (`a2c_loss.make_update_fn`, i.e. `a2c_loss.a2c_loss_terms`), on
   ``updates_per_round`` minibatches of ``batch_size`` decisions drawn uniformly (with
   replacement) from the round's own decisions (on-policy: no replay buffer; the stored
   behaviour log-probabilities make the later steps of a round importance-weighted as in
@@ -239,7 +239,7 @@ def make_round_fn(net, optimizer, cfg: A2CConfig, options: JaxTrainOptions):
 
   The jitted round ``(params, opt_state, key, entropy_coef, pool_holders, pool_dd) ->
   (params, opt_state, metrics, stats)``: self-play (`make_selfplay_fn`), then
-  ``updates_per_round`` Adam steps of `a2c.make_update_fn` on uniform samples of the round's
+  ``updates_per_round`` Adam steps of `a2c_loss.make_update_fn` on uniform samples of the round's
   decisions.
 
   Args:

@@ -144,7 +144,7 @@ def fit_q_head(features: np.ndarray, actions: np.ndarray, returns: np.ndarray, *
   """A Q head fitted to observed returns with the trunk frozen: ridge regression per call.
 
   The Q head is linear in the trunk's features, ``Q(I, a) = w_a . h(I) + b_a``, and its
-  training loss (`a2c.make_search_update_fn`: ``0.5 (G - Q(I, a))^2`` on the decisions
+  training loss (`a2c_loss.make_search_update_fn`: ``0.5 (G - Q(I, a))^2`` on the decisions
   played) separates over the calls ``a``; with the trunk frozen its minimiser is the least
   squares fit of each call's returns on the features of the decisions where it was played.
   This solves it in closed form, with a ridge penalty ``ridge * |w_a|^2`` (the bias is not

@@ -2,7 +2,7 @@
 
 Candidate calls, the searching team's reward, and policy rollouts on the numpy engine.
 
-JPSBid (`jps_bid`, after Tian et al., arXiv:2008.06495) and the play-time search bidder
+JPSBid (`jps_search`, after Tian et al., arXiv:2008.06495) and the play-time search bidder
 (`search_bidder`) both use them; they live below both so that neither imports the other (nor
 the trainer).
 """

@@ -1,6 +1,6 @@
 r"""Distillation of the JPS search into the policy: the search buffer and the distillation targets.
 
-The search (`ospiel_team.bridge.agents.jps_bid`) improves single decisions of self-play; A2C
+The search (`ospiel_team.bridge.agents.jps_search`) improves single decisions of self-play; A2C
 learns from the searched calls only through the games they were played in. Distillation adds
 a direct term: every searched decision (observation, candidate calls, their values, the chosen
 call) enters a replayed FIFO `SearchBuffer`, and every minibatch of the trainer
