@@ -20,7 +20,23 @@ SCRIPT = os.path.join(REPO, "experiments", "bridge_jps_at_scale", "gate.py")
 
 @functools.cache
 def _gate():
-  """The script as a module (loaded once: it defines absl flags)."""
+  """The script as a module (loaded once: it defines absl flags).
+
+  Another script loaded earlier in the same test process may have defined flags of the same
+  names on absl's global flag set: those are removed first, so that the script's own
+  definitions stand (as when it runs alone).
+  """
+  import ast
+
+  from absl import flags
+  with open(SCRIPT, encoding="utf-8") as f:
+    tree = ast.parse(f.read())
+  names = {node.args[0].value for node in ast.walk(tree)
+           if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+           and node.func.attr.startswith("DEFINE") and node.args
+           and isinstance(node.args[0], ast.Constant)}
+  for name in names & set(flags.FLAGS):
+    delattr(flags.FLAGS, name)
   spec = importlib.util.spec_from_file_location("jps_gate", SCRIPT)
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
