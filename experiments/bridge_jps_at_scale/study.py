@@ -6,8 +6,11 @@ checkpoint), every seed of ``--seeds`` runs one lineage per arm of ``--arms``:
 * ``plain``: self-play A2C (`ospiel_team.bridge.agents.a2c`), no search;
 * ``jps``: the same with the authors' JPSBid protocol (`jps_bid.GameSearch`, depth 3, a
   fraction ``--search_fraction`` of the games searched at every decision with two or more
-  candidates) and the search distilled into the policy (``--distill_*``,
+  candidates, the searched call played), the search distilled into the policy only with
+  ``--distill_coef`` > 0 (off by default, the gate's answer;
   `ospiel_team.bridge.agents.search_buffer`);
+  ``--search_candidates 38 --search_opponent_samples 5 --search_continuations 1
+  --search_partner mean`` is the authors' budget (`jps_search.AUTHORS_BUDGET`);
 * ``1search``: as ``jps`` with the 1-search ablation (depth 1);
 * ``random``: as ``jps``, but the distilled and played call is a uniformly random valid
   candidate of the searched position (the control).
@@ -17,8 +20,8 @@ A plain and a JPS lineage of one seed start from the same state with the same ra
 seed); their deal sequences are the same until their auctions differ. All lineages follow
 ``a2c_longer``'s schedule (``--schedule``: learning rate 1e-4, then 3e-5, then 1e-5, over
 ``a2c_longer``'s 4,916 + 9,636 + 7,642 rounds of 512 deals at two tables; about 23 M tables),
-with ``a2c_longer``'s other settings (``checkpoints/bridge/README.md``): 8 Adam steps a
-round, entropy bonus 0.01, all 50,000 training deals x96, the validation deals removed.
+with ``a2c_longer``'s other settings (``experiments/bridge_a2c_training/TRAINING.md``): 8
+Adam steps a round, entropy bonus 0.01, all 50,000 training deals x96, the validation deals removed.
 
 Each invocation trains the lineages in turns of ``--chunk_rounds`` rounds (until
 ``--max_minutes``), and after each turn
@@ -89,15 +92,17 @@ ARMS = ("plain", "jps", "1search", "random")
 SEARCH_ARMS = ("jps", "1search", "random")
 HELDOUT = ("heldout", "heldout2")
 EXCLUDED_BELOW = 0.15  # the JPS paper's smallest effect (Table 3, 1% search: +0.20; -0.05)
-# a2c_longer's settings (checkpoints/bridge/README.md, COMMON) and the study's distillation.
+# a2c_longer's settings (experiments/bridge_a2c_training/TRAINING.md, COMMON); no distillation
+# and no Q head (the gate's answer, PREREGISTRATION.md).
 STUDY_DEFAULTS = {"deals_per_round": 512, "updates_per_round": 8, "overlap_learning": True,
-                  "entropy_decay_rounds": 0, "distill_coef": 0.5, "distill_target": "soft"}
+                  "entropy_decay_rounds": 0, "distill_coef": 0.0, "q_coef": 0.0,
+                  "search_q_lambda": 0.0}
 _CONFIG_EXCLUDE = ("learning_rate", "seed", "algorithm", "clip_eps", "gae_lambda",
                    "epochs_per_batch", "minibatch_size", "opponent_pool_size",
                    "pool_snapshot_every", "pool_probability", "uncontested")
 
-flags.DEFINE_string("start", "checkpoints/bridge/a2c_long.npz", "The lineages' start: a slim "
-                    "training checkpoint.")
+flags.DEFINE_string("start", "experiments/bridge_a2c_training/checkpoints/a2c_long.npz",
+                    "The lineages' start: a slim training checkpoint.")
 flags.DEFINE_list("arms", ["plain", "jps"], f"Arms, of {', '.join(ARMS)}.")
 flags.DEFINE_list("seeds", ["100"], "One lineage per arm for each seed (paired by seed).")
 flags.DEFINE_string("schedule", "4916:1e-4,14552:3e-5,22194:1e-5", "ROUND:LR,...: the learning "
@@ -130,6 +135,12 @@ flags.DEFINE_integer("search_candidates", 5, "Search arms: candidates per player
                      "--search_threshold).", lower_bound=1)
 flags.DEFINE_integer("search_rollouts", 5, "Search arms: opponent samples / rollouts.",
                      lower_bound=1)
+flags.DEFINE_integer("search_opponent_samples", 0, "Search arms: opponent samples per P1 "
+                     "candidate (0: --search_rollouts; the authors' budget: 5).", lower_bound=0)
+flags.DEFINE_integer("search_continuations", 0, "Search arms: rollouts per partner candidate "
+                     "(0: --search_rollouts; the authors' budget: 1).", lower_bound=0)
+flags.DEFINE_enum("search_partner", "max", ["max", "mean"], "Search arms: the partner's "
+                  "candidates maximised (the paper's Eq. 7-8) or averaged (the authors' code).")
 flags.DEFINE_float("search_threshold", 0.05, "Search arms: candidates' least sigma-probability "
                    "(the authors' 0.05).", lower_bound=0.0, upper_bound=0.99)
 flags.DEFINE_integer("train_deals", 0, "Use only the first N base training deals (0: all; "
@@ -189,6 +200,12 @@ def settings() -> dict:
                     f"{FLAGS.heldout_boards}")
   config = {f.name: FLAGS[f.name].value
             for f in config_flags.config_fields(A2CConfig, _CONFIG_EXCLUDE)}
+  from ospiel_team.bridge.agents import search_buffer
+  if (config["distill_coef"] > 0 and any(a in SEARCH_ARMS for a in arms)
+          and FLAGS.search_candidates > search_buffer.MAX_CANDIDATES):
+    raise UserError(f"--search_candidates {FLAGS.search_candidates} with --distill_coef "
+                    f"{config['distill_coef']}: the search buffer keeps at most "
+                    f"{search_buffer.MAX_CANDIDATES} candidates a decision")
   return {"start": os.path.basename(FLAGS.start), "start_digest": _digest(FLAGS.start),
           "arms": arms, "seeds": seeds, "schedule": parse_schedule(FLAGS.schedule),
           "snapshot_every": FLAGS.snapshot_every, "panel": list(FLAGS.panel),
@@ -196,7 +213,10 @@ def settings() -> dict:
           "min_changed": FLAGS.min_changed, "gate_rounds": FLAGS.gate_rounds,
           "heldout_boards": dict(zip(HELDOUT, heldout, strict=True)),
           "search": {"fraction": FLAGS.search_fraction, "candidates": FLAGS.search_candidates,
-                     "rollouts": FLAGS.search_rollouts, "threshold": FLAGS.search_threshold},
+                     "rollouts": FLAGS.search_rollouts, "threshold": FLAGS.search_threshold,
+                     "opponent_samples": FLAGS.search_opponent_samples or None,
+                     "continuations": FLAGS.search_continuations or None,
+                     "partner": FLAGS.search_partner},
           "train_deals": FLAGS.train_deals, "augment": FLAGS.augment, "config": config}
 
 
@@ -227,7 +247,10 @@ def arm_search(arm: str, st: dict) -> jps_bid.GameSearch | None:
   s = st["search"]
   return jps_bid.GameSearch(fraction=s["fraction"], depth=1 if arm == "1search" else 3,
                             candidates=s["candidates"], rollouts=s["rollouts"],
-                            candidate_threshold=s["threshold"])
+                            candidate_threshold=s["threshold"],
+                            opponent_samples=s.get("opponent_samples"),
+                            continuations=s.get("continuations"),
+                            partner=s.get("partner", "max"))
 
 
 def training_deals(st: dict) -> dataset_lib.BridgeDataset:

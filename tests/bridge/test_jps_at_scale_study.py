@@ -36,7 +36,8 @@ def _study(tmp, start, *extra):
           f"--out={tmp}/out", "--panel=natural", "--select_boards=4", "--positions_deals=4",
           "--heldout_boards=4,4", "--search_fraction=0.5", "--search_candidates=2",
           "--search_rollouts=1", "--train_deals=50", "--noaugment", "--progress=false",
-          "--search_buffer_size=100"] + [f"--{k}={v}" for k, v in TINY.items() if k != "seed"]
+          "--search_buffer_size=100", "--distill_coef=0.5"
+          ] + [f"--{k}={v}" for k, v in TINY.items() if k != "seed"]
   # one compilation cache for the module's studies (beside the start): bidders compile alike
   cache = os.path.join(os.path.dirname(start), "jax_cache")
   env = dict(os.environ, PYTHONPATH=REPO, JAX_COMPILATION_CACHE_DIR=cache)
