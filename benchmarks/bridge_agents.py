@@ -25,9 +25,9 @@ from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import uncontested_costs as costs_lib
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import uncontested as U
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.training import uncontested as U
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS

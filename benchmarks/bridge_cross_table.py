@@ -29,8 +29,8 @@ from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import jps_paper
-from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents.bidders import jps_paper
+from ospiel_team.bridge.agents.evaluation import match
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS

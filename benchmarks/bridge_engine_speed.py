@@ -32,7 +32,7 @@ import ospiel_team  # noqa: F401
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import bidders
+from ospiel_team.bridge.agents.bidders import rule_based
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("batch_sizes", ["1024", "4096"], "Engine batch sizes B.")
@@ -58,7 +58,7 @@ def bench_ours(ds, batch: int, repeats: int, rounds: int) -> float:
         legal[eng.done, 0] = True  # finished tables: any call, ignored by step
         calls += int((~eng.done).sum())
         table_steps += batch
-        eng.step(bidders.sample_legal(legal, rng.random(batch)))
+        eng.step(rule_based.sample_legal(legal, rng.random(batch)))
       elapsed += time.perf_counter() - t0
     best = max(best, (calls / elapsed, table_steps / elapsed))
   return best
@@ -76,7 +76,7 @@ def bench_ours_continuous(ds, batch: int, repeats: int, steps: int = 100) -> flo
     for _ in range(steps):
       obs = eng.observation()
       calls += batch
-      eng.step(bidders.sample_legal(obs[:, 229:] > 0.5, rng.random(batch)))
+      eng.step(rule_based.sample_legal(obs[:, 229:] > 0.5, rng.random(batch)))
       done = np.flatnonzero(eng.done)
       if done.size:
         eng.ns_score()  # read the finished tables' scores, as a learner would

@@ -61,7 +61,7 @@ def _check_flags() -> tuple[list[int], object]:
       atomic_io.check_writable(FLAGS.out, flag="--out")
     if FLAGS.platform == "cpu":
       jax.config.update("jax_platforms", "cpu")
-    from ospiel_team.bridge.agents import jax_trainer
+    from ospiel_team.bridge.agents.training import jax_trainer
     return deals_list, jax_trainer.pick_device(FLAGS.platform)
   except ValueError as e:
     raise SystemExit(f"bridge_jax_env_speed: error: {e}") from None
@@ -73,8 +73,8 @@ class _Loops:
   def __init__(self, device):
     from ospiel_team.bridge import dataset as dataset_lib
     from ospiel_team.bridge import engine as engine_lib
-    from ospiel_team.bridge.agents import model_bidder
-    from ospiel_team.bridge.agents import policy_net
+    from ospiel_team.bridge.agents.bidders import model_bidder
+    from ospiel_team.bridge.agents.bidders import policy_net
     self.net, params, _ = policy_net.load_model(model_bidder.model_path("a2c_long"))
     ds = dataset_lib.load_dataset()
     self.pool = np.arange(ds.holders.shape[0])
@@ -87,8 +87,8 @@ class _Loops:
 
   def measure(self, d: int, repeats: int) -> dict:
     """The row of `d` deals per round: best games per wall / CPU second of each loop."""
-    from ospiel_team.bridge.agents import a2c
-    from ospiel_team.bridge.agents import jax_trainer
+    from ospiel_team.bridge.agents.training import a2c
+    from ospiel_team.bridge.agents.training import jax_trainer
     play = jax.jit(jax_trainer.make_selfplay_fn(self.net, d, augment=False))
 
     def run_jax(i):

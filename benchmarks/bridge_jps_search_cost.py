@@ -42,9 +42,9 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import auction as A
-from ospiel_team.bridge.agents import jps_bid
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import jps_bid
 from ospiel_team.errors import UserError
 from ospiel_team.runner import report
 

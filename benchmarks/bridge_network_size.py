@@ -26,7 +26,7 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents.training import a2c
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS

@@ -38,7 +38,7 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge.agents import bidders
-from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents.evaluation import match
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS

@@ -32,8 +32,8 @@ from absl import flags
 
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import a2c
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("deals_per_round", ["256", "1024"], "Deals per round (2 games each).")

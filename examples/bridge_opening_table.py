@@ -18,8 +18,8 @@ from absl import flags
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import bidding_stats
-from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.evaluation import bidding_stats
 from ospiel_team.cli import match as match_cli
 
 FLAGS = flags.FLAGS

@@ -32,10 +32,10 @@ from ospiel_team.algorithms.team import solve as team_solve
 from ospiel_team.bridge import dataset_builder
 from ospiel_team.bridge import uncontested_costs
 from ospiel_team.bridge.agents import bidders
-from ospiel_team.bridge.agents import bot
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import search_bidder
+from ospiel_team.bridge.agents.bidders import bot
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.search import search_bidder
 from ospiel_team.errors import UserError
 from ospiel_team.tree import evaluation
 from ospiel_team.tree import teams as teams_lib
@@ -521,13 +521,13 @@ def _small_ds():
 
 @functools.cache
 def _small_net():
-  from ospiel_team.bridge.agents import policy_net
+  from ospiel_team.bridge.agents.bidders import policy_net
   net = policy_net.make_network(hidden=8, num_blocks=0)
   return net, policy_net.init_params(net, 0)
 
 
 def _a2c_cfg(**kw):
-  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
   return A2CConfig(**{"hidden": 8, "num_blocks": 0, "deals_per_round": 2, "batch_size": 4,
                       "buffer_size": 64, "burn_in": 8, **kw})
 
@@ -679,7 +679,7 @@ def _good_calls():
 
 
 def _paper_bidder(**o):
-  from ospiel_team.bridge.agents import jps_paper
+  from ospiel_team.bridge.agents.bidders import jps_paper
   net = jps_paper.PaperNet.__new__(jps_paper.PaperNet)  # no weights needed to check arguments
   net.name = "jps_paper"
   return jps_paper.PaperBidder(**{"net": net, **o})

@@ -206,7 +206,8 @@ def test_the_lint_sees_private_uses():
   assert private_uses(source) == [
       "ospiel_team.cli._flags", "ospiel_team.bridge._x", "ospiel_team.tree._private",
       "ospiel_team.algorithms.nash.exploitability_descent._EDSolverBase (line 5)"]
-  assert private_uses("from ospiel_team.bridge.agents import match\nmatch.run_match()\n") == []
+  assert private_uses("from ospiel_team.bridge.agents.evaluation import match\n"
+                      "match.run_match()\n") == []
 
 
 def test_benchmarks_and_experiments_use_the_public_api_only():

@@ -3,9 +3,9 @@ shipped *validation* deals, and the best one.
 
 `ospiel-team-train-bridge --snapshot_every R` saves the network every R rounds as
 ``WORKDIR/snapshots/round_RRRRRRR.npz``. This script plays each snapshot a duplicate match
-(greedy, `ospiel_team.bridge.agents.match.run_match`) against ``--opponent`` on ``--boards``
-validation boards, writes one row per snapshot to ``--out`` (JSON, atomically after every
-snapshot; a rerun evaluates only the snapshots not yet in it) and prints the best snapshot
+(greedy, `ospiel_team.bridge.agents.evaluation.match.run_match`) against ``--opponent`` on
+``--boards`` validation boards, writes one row per snapshot to ``--out`` (JSON, atomically after
+every snapshot; a rerun evaluates only the snapshots not yet in it) and prints the best snapshot
 (highest IMPs per board). With ``--averages 2,4`` the candidates also include the parameter
 averages of the last 2 and last 4 snapshots (`policy_net.average_models`: stochastic weight
 averaging, Izmailov et al., UAI 2018, arXiv:1803.05407), written to ``--averages_dir``.
@@ -27,9 +27,9 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import match as match_lib
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.evaluation import match as match_lib
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("snapshots", None, "Folder of snapshot .npz files (or a glob).")

@@ -26,7 +26,7 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents.bidders import model_bidder
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("models", ["experiments/bridge_a2c_training/checkpoints/a2c_longer.npz"],

@@ -1,9 +1,9 @@
 r"""Pre-registered comparison of bridge training methods from `a2c_longer` at equal CPU seconds.
 
 Arms (`ARMS`; the pre-registration is ``experiments/bridge_fsp_ppo/PREREGISTRATION.md``): plain
-self-play A2C (`ospiel_team.bridge.agents.a2c`), A2C with fictitious self-play against a pool
-of past snapshots (`opponent_pool`; Heinrich, Lanctot & Silver, ICML 2015, as Kita et al.,
-IEEE CoG 2024, use it), PPO (`ospiel_team.bridge.agents.ppo`; Schulman et al.,
+self-play A2C (`ospiel_team.bridge.agents.training.a2c`), A2C with fictitious self-play against a
+pool of past snapshots (`opponent_pool`; Heinrich, Lanctot & Silver, ICML 2015, as Kita et al.,
+IEEE CoG 2024, use it), PPO (`ospiel_team.bridge.agents.training.ppo`; Schulman et al.,
 arXiv:1707.06347, with GAE, arXiv:1506.02438) and PPO with the pool. Every run starts from the
 shipped `a2c_longer` model (fresh Adam state) and trains for ``--cpu_minutes`` CPU minutes of
 its training loop (`time.process_time`, all threads; `RoundTrainer.train(max_cpu_seconds=)`).
@@ -51,11 +51,11 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import match as match_lib
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents import trainers
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.evaluation import match as match_lib
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import trainers
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("workdir", "/tmp/bridge_fsp_ppo", "Training folders (resumed).")

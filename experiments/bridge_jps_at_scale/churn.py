@@ -3,12 +3,13 @@ r"""How many greedy calls training changes: the measured churn behind the moveme
   nice -n 10 python experiments/bridge_jps_at_scale/churn.py \
       --out experiments/bridge_jps_at_scale/churn.json
 
-The movement gate (`ospiel_team.bridge.agents.movement.moved`, ``study.py --min_changed``) calls
-a snapshot moved if at least ``min_changed`` of its greedy calls differ from its start's on the
-start's fixed positions (`movement.fixed_positions`: 200 validation deals, seed 0). The
-threshold must lie above what training does to a model that did not move in strength and below
-what a lineage that did move changes. This script measures both kinds of pair from models that
-exist (`movement.changed_call_fraction`): the seed-10 models of the 27-run JPSBid study
+The movement gate (`ospiel_team.bridge.agents.evaluation.movement.moved`,
+``study.py --min_changed``) calls a snapshot moved if at least ``min_changed`` of its greedy calls
+differ from its start's on the start's fixed positions (`movement.fixed_positions`: 200 validation
+deals, seed 0). The threshold must lie above what training does to a model that did not move in
+strength and below what a lineage that did move changes. This script measures both kinds of pair
+from models that exist
+(`movement.changed_call_fraction`): the seed-10 models of the 27-run JPSBid study
 (``experiments/bridge_jpsbid/models/``, 200 rounds at learning rate 1e-5 from `a2c`: their
 validation results against the start were -0.05 to +0.01 IMPs/b, "not moved"), and the shipped
 lineage `a2c` -> `a2c_long` -> `a2c_longer` (the study's own schedule is `a2c_long` ->
@@ -26,7 +27,7 @@ from absl import app
 from absl import flags
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import movement
+from ospiel_team.bridge.agents.evaluation import movement
 from ospiel_team.runner import report
 
 HERE = os.path.dirname(os.path.abspath(__file__))

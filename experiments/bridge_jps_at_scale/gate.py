@@ -65,11 +65,11 @@ from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dd_net
 from ospiel_team.bridge import dds
-from ospiel_team.bridge.agents import jps_bid
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents import search_bidder
-from ospiel_team.bridge.agents import search_buffer
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.search import search_bidder
+from ospiel_team.bridge.agents.training import jps_bid
+from ospiel_team.bridge.agents.training import search_buffer
 from ospiel_team.errors import UserError
 from ospiel_team.runner import report
 

@@ -45,9 +45,9 @@ from ospiel_team import atomic_io
 from ospiel_team import checks
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import a2c
 from ospiel_team.runner import report
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -14,8 +14,8 @@ import os
 
 import numpy as np
 
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
 
 HEAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "q_head.npz")
 

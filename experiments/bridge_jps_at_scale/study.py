@@ -3,12 +3,12 @@ r"""The JPS-at-scale lineage study: paired plain and JPS lineages, the movement 
 The study of ``PREREGISTRATION.md`` (beside this file). From ``--start`` (``a2c_long``'s slim
 checkpoint), every seed of ``--seeds`` runs one lineage per arm of ``--arms``:
 
-* ``plain``: self-play A2C (`ospiel_team.bridge.agents.a2c`), no search;
+* ``plain``: self-play A2C (`ospiel_team.bridge.agents.training.a2c`), no search;
 * ``jps``: the same with the authors' JPSBid protocol (`jps_bid.GameSearch`, depth 3, a
   fraction ``--search_fraction`` of the games searched at every decision with two or more
   candidates, the searched call played), the search distilled into the policy only with
   ``--distill_coef`` > 0 (off by default, the gate's answer;
-  `ospiel_team.bridge.agents.search_buffer`);
+  `ospiel_team.bridge.agents.training.search_buffer`);
   ``--search_candidates 38 --search_opponent_samples 5 --search_continuations 1
   --search_partner mean`` is the authors' budget (`jps_search.AUTHORS_BUDGET`);
 * ``1search``: as ``jps`` with the 1-search ablation (depth 1);
@@ -33,7 +33,7 @@ Each invocation trains the lineages in turns of ``--chunk_rounds`` rounds (until
    validation boards against every member of ``--panel`` that is available (``a2c_long``,
    and the JPS authors' ``jps_paper_baseline`` and ``jps_paper_0.63`` when
    ``--reference_dir`` holds them), and measures its movement from the start
-   (`ospiel_team.bridge.agents.movement`: the validation match against the start and the
+   (`ospiel_team.bridge.agents.evaluation.movement`: the validation match against the start and the
    fraction of greedy calls changed on ``--positions_deals`` deals' fixed positions); the
    validation leader of each lineage (the highest IMPs/board against ``--panel``'s first
    member) is copied to ``--checkpoint_dir`` so that the selection survives the loss of the
@@ -78,11 +78,11 @@ from absl import flags
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import shipped_digests
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import jps_bid
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import movement
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.evaluation import movement
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import jps_bid
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.cli import config_flags
 from ospiel_team.errors import UserError
 
@@ -200,7 +200,7 @@ def settings() -> dict:
                     f"{FLAGS.heldout_boards}")
   config = {f.name: FLAGS[f.name].value
             for f in config_flags.config_fields(A2CConfig, _CONFIG_EXCLUDE)}
-  from ospiel_team.bridge.agents import search_buffer
+  from ospiel_team.bridge.agents.training import search_buffer
   if (config["distill_coef"] > 0 and any(a in SEARCH_ARMS for a in arms)
           and FLAGS.search_candidates > search_buffer.MAX_CANDIDATES):
     raise UserError(f"--search_candidates {FLAGS.search_candidates} with --distill_coef "
@@ -534,7 +534,7 @@ def load_record(path: str, st: dict) -> dict:
 
 def prepare(record: dict, st: dict) -> tuple[list[str], np.ndarray]:
   """The available panel and the gate's fixed positions (from the start's model)."""
-  from ospiel_team.bridge.agents import policy_net
+  from ospiel_team.bridge.agents.bidders import policy_net
   start_model = os.path.join(FLAGS.workdir, "start_model.npz")
   if not os.path.isfile(start_model):
     _, p, meta = policy_net.load_model(FLAGS.start)

@@ -10,9 +10,9 @@ each is picked by IMPs/b against the baseline, and the picked models are compare
       [--reference_dir PATH/TO/jps_reference] [--ship]
 
 Per variant (same starting model, same seed, hence the same first deals): ``--rounds`` rounds
-of self-play A2C (`ospiel_team.bridge.agents.a2c`) with the variant's search attached
-(`ospiel_team.bridge.agents.jps_bid`), a model snapshot every ``--snapshot_every`` rounds; every
-snapshot plays ``--select_boards`` boards of the shipped *validation* deals against the
+of self-play A2C (`ospiel_team.bridge.agents.training.a2c`) with the variant's search attached
+(`ospiel_team.bridge.agents.training.jps_bid`), a model snapshot every ``--snapshot_every`` rounds;
+every snapshot plays ``--select_boards`` boards of the shipped *validation* deals against the
 starting model and the best one is the variant's model; the picked models then play the 2,000
 shipped *held-out* boards against ``--opponents`` (our baseline, our seeded baselines where
 present, the JPS authors' baseline and JPS agent where ``--reference_dir`` has them) and,
@@ -57,13 +57,13 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import a2c
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import jps_bid
-from ospiel_team.bridge.agents import jps_paper
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import jps_paper
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import jps_bid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this experiment's folder
 import jpsbid_models  # noqa: E402  (its models: jpsbid_models.py beside this script)

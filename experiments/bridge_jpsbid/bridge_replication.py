@@ -62,9 +62,9 @@ from scipy import stats
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.evaluation import match
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this experiment's folder
 import jpsbid_models  # noqa: E402  (its models: jpsbid_models.py beside this script)

@@ -8,7 +8,7 @@ here and every other name to `model_bidder.model_path` (the package's shipped mo
 
 import os
 
-from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents.bidders import model_bidder
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 MODELS = {"a2c_finetuned": "a2c_finetuned.npz", "a2c_1search": "a2c_1search.npz",

@@ -46,8 +46,9 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import dd_net
 from ospiel_team.bridge import dds
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import search_bidder
+from ospiel_team.bridge.agents import bidders
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.search import search_bidder
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS
@@ -71,15 +72,13 @@ CALL_FIELDS = ("seat", "dealer", "vulnerability", "history", "num_calls", "holde
                "policy_call", "call", "decided_gain")
 
 
-class RecordingSearch:
+class RecordingSearch(bidders.AuctionBidder):
   """A search bidder that keeps the auction, hand and choice of every changed call."""
 
   def __init__(self, bidder: search_bidder.SearchBidder):
     self.bidder = bidder
+    self.name, self.greedy = bidder.name, bidder.greedy
     self.calls: list[dict] = []
-
-  def __getattr__(self, name):
-    return getattr(self.bidder, name)
 
   def act_auction(self, auctions, hands, rows, uniforms=None):
     calls = self.bidder.act_auction(auctions, hands, rows, uniforms)

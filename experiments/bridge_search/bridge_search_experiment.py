@@ -39,9 +39,9 @@ from ospiel_team import atomic_io
 from ospiel_team.bridge import dd_net
 from ospiel_team.bridge import shipped_digests
 from ospiel_team.bridge.agents import bidders
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import search_bidder
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.search import search_bidder
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS

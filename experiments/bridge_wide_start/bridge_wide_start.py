@@ -38,11 +38,11 @@ from absl import flags
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import behaviour_cloning as bc
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.training import behaviour_cloning as bc
 from ospiel_team.runner import report
 
 FLAGS = flags.FLAGS

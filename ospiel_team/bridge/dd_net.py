@@ -1,8 +1,8 @@
 """A learned double-dummy estimate: a network that predicts a deal's whole DDS table.
 
 DDS (`ospiel_team.bridge.dds`) solves a deal in about 0.4 CPU seconds; a search at play time
-that scores tens of deals per call (`ospiel_team.bridge.agents.search_bidder`) spends nearly all
-of its time there. This module is the cheap stand-in: a network that reads the four hands and
+that scores tens of deals per call (`ospiel_team.bridge.agents.search.search_bidder`) spends nearly
+all of its time there. This module is the cheap stand-in: a network that reads the four hands and
 gives, for each of the 5 strains x 4 declarers of the table, a probability distribution over
 the 14 trick counts 0..13, trained on the shipped training deals' DDS tables under the 96
 symmetries of a deal (4 seat rotations x 24 suit permutations, `dataset.augment_deals`).

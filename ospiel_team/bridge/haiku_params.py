@@ -1,9 +1,10 @@
 """Haiku parameters in ``.npz`` files: flat names, and the check of a file's parameters.
 
 One implementation for every network the bridge package saves (the bidders' policy network,
-`ospiel_team.bridge.agents.policy_net`, and the double-dummy network, `ospiel_team.bridge.dd_net`):
-parameters are stored flat as ``"module/name"`` arrays, and a loaded file's parameters are
-checked against the network they claim to be before anything computes with them.
+`ospiel_team.bridge.agents.bidders.policy_net`, and the double-dummy network,
+`ospiel_team.bridge.dd_net`): parameters are stored flat as ``"module/name"`` arrays, and a loaded
+file's parameters are checked against the network they claim to be before anything computes with
+them.
 """
 
 from __future__ import annotations

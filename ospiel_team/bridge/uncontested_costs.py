@@ -12,7 +12,7 @@ it (per deal). The *cost* of a contract is ``imps(best average score - its avera
 (IMPs of the score difference, `scoring.imps_array`), so the best contract costs 0; the
 benchmark is the mean cost of the contracts a bidder reaches on a held-out set (Yeh & Lin:
 2.70 for their best model, 3.00 for WBridge5; lower is better). Bidders are run on it by
-`ospiel_team.bridge.agents.uncontested`.
+`ospiel_team.bridge.agents.training.uncontested`.
 
 Contracts: index 0 = passed out (score 0), index ``1 + j`` = bid ``j`` (call ``3 + j``, 1C..7NT),
 undoubled (nobody can double in an uncontested auction: doubles are only of the opponents'
@@ -46,7 +46,7 @@ from ospiel_team.bridge import shipped_digests
 
 NUM_CONTRACTS = 1 + A.NUM_BIDS  # 0 = passed out, 1 + j = bid j
 # Stored in every cost dataset, the shipped one included (`load_cost_dataset` does not check it).
-FORMAT_TAG = "ospiel_team.bridge.agents.uncontested/1"
+FORMAT_TAG = "ospiel_team.bridge.agents.training.uncontested/1"
 SHIPPED_COST_DATASET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models",
                                     "uncontested_cost.npz")
 

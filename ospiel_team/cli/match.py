@@ -10,7 +10,7 @@ A bidder named ``best`` is recorded with the model it stands for (``bidder_a_mod
 ``a2c_longer``), in the settings of both files.
 The boards' results are stored under ``DIR/boards/`` as they are played: after a failure
 (e.g. a full disk) the same command resumes, and once ``DIR/match.json`` holds the same match
-it does nothing. The match itself is `ospiel_team.bridge.agents.match.run_match`.
+it does nothing. The match itself is `ospiel_team.bridge.agents.evaluation.match.run_match`.
 """
 import json
 import os
@@ -19,11 +19,11 @@ from collections.abc import Sequence
 
 from absl import flags
 
-from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import jps_paper
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents.match import run_match
-from ospiel_team.bridge.agents.match import write_report
+from ospiel_team.bridge.agents.bidders import jps_paper
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import registry
+from ospiel_team.bridge.agents.evaluation.match import run_match
+from ospiel_team.bridge.agents.evaluation.match import write_report
 from ospiel_team.cli import _flags
 
 
@@ -105,7 +105,7 @@ def run_flags(fv: flags.FlagValues) -> int:
     atomic_io.check_writable(fv.out, folder=True)  # before the match, not after it
     ds = dataset_lib.resolve_dataset(fv.dataset)
     ref = fv.reference_dir or jps_paper.default_reference_dir()
-    a, b = (bidders_lib.make_bidder(n, reference_dir=ref, greedy=not fv.sample)
+    a, b = (registry.make_bidder(n, reference_dir=ref, greedy=not fv.sample)
             for n in (fv.bidder_a, fv.bidder_b))
   except ValueError as e:  # user errors: one line, no traceback
     print(f"match: error: {e}", file=sys.stderr)

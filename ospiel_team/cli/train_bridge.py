@@ -17,14 +17,14 @@ r"""Trains a self-play A2C bridge bidder (`ospiel-team-train-bridge`), JPS paper
       --deals_per_round 4096 \
       --max_minutes 60 --export_checkpoint RUN/slim.npz
 
-Engines: ``numpy`` (default; `ospiel_team.bridge.agents.a2c`: the batched numpy auction engine,
-a replay buffer, optional JPSBid search, evaluation against the natural bidder; also
-``--algorithm ppo``, `ospiel_team.bridge.agents.ppo`, and fictitious self-play against a pool of
-past snapshots, `ospiel_team.bridge.agents.opponent_pool`) and ``jax``
-(`ospiel_team.bridge.agents.jax_trainer`: one jitted function per round plays the pure-JAX
+Engines: ``numpy`` (default; `ospiel_team.bridge.agents.training.a2c`: the batched numpy auction
+engine, a replay buffer, optional JPSBid search, evaluation against the natural bidder; also
+``--algorithm ppo``, `ospiel_team.bridge.agents.training.ppo`, and fictitious self-play against a
+pool of past snapshots, `ospiel_team.bridge.agents.training.opponent_pool`) and ``jax``
+(`ospiel_team.bridge.agents.training.jax_trainer`: one jitted function per round plays the pure-JAX
 auction and takes the Adam steps, on the device --platform names). Both write the same
 checkpoints, so a run can move between them with --resume_from. The hyper-parameter flags are
-the fields of `ospiel_team.bridge.agents.a2c_config.A2CConfig` with its defaults (the JAX
+the fields of `ospiel_team.bridge.agents.training.a2c_config.A2CConfig` with its defaults (the JAX
 options those of `jax_trainer.JaxTrainOptions`).
 
 By default (--bc_teacher natural) a fresh run is warm-started by behaviour cloning of the
@@ -32,7 +32,7 @@ built-in natural bidder, then trained by self-play A2C (not in the JPS paper; wi
 contested self-play collapsed to all-pass on a CPU budget). Interrupt and rerun the same
 command to resume from ``WORKDIR/checkpoint.npz``. Outputs in --workdir: checkpoint.npz, log.csv
 (with every checkpoint), model.npz (the network, loadable with
-`ospiel_team.bridge.agents.model_bidder.load_bidder(path)`), learning_curve.png.
+`ospiel_team.bridge.agents.bidders.model_bidder.load_bidder(path)`), learning_curve.png.
 """
 
 from __future__ import annotations
@@ -52,11 +52,11 @@ from ospiel_team import atomic_io
 from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import jax_trainer
-from ospiel_team.bridge.agents import jps_bid
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents import round_trainer
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import jax_trainer
+from ospiel_team.bridge.agents.training import jps_bid
+from ospiel_team.bridge.agents.training import round_trainer
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.cli import _flags
 from ospiel_team.cli import config_flags
 from ospiel_team.errors import UserError
@@ -258,8 +258,8 @@ def _check_teacher(a: flags.FlagValues) -> None:
 
   For --bc_targets probabilities it must be a network teacher of ours.
   """
-  from ospiel_team.bridge.agents import behaviour_cloning as bc_lib
-  from ospiel_team.bridge.agents import bidders as bidders_lib
+  from ospiel_team.bridge.agents.bidders import registry
+  from ospiel_team.bridge.agents.training import behaviour_cloning as bc_lib
   if a.bc_targets == "probabilities" and not a.bc_teacher:
     raise UserError("--bc_targets probabilities needs a --bc_teacher")
   if not a.bc_teacher:
@@ -267,7 +267,7 @@ def _check_teacher(a: flags.FlagValues) -> None:
   if a.reference_dir is not None and not os.path.isdir(a.reference_dir):
     raise UserError(f"--reference_dir {a.reference_dir!r} is not a folder")
   try:
-    teacher = bidders_lib.make_bidder(a.bc_teacher, reference_dir=a.reference_dir)
+    teacher = registry.make_bidder(a.bc_teacher, reference_dir=a.reference_dir)
   except (ValueError, FileNotFoundError, ImportError) as e:
     raise UserError(f"--bc_teacher {a.bc_teacher!r}: {e}") from None
   if a.bc_targets == "probabilities":
@@ -300,7 +300,7 @@ def _make_trainer(a: flags.FlagValues, cfg: A2CConfig, options, train_ds, held):
   if a.engine == "jax":
     return jax_trainer.JaxA2CTrainer(cfg, train_ds, None, workdir=a.workdir,
                                      resume_from=a.resume_from, options=options)
-  from ospiel_team.bridge.agents import trainers
+  from ospiel_team.bridge.agents.training import trainers
   ckpt = os.path.join(a.workdir, "checkpoint.npz")
   copied = bool(a.resume_from) and not os.path.exists(ckpt)
   if copied:
@@ -329,10 +329,10 @@ def _warm_start(a: flags.FlagValues, trainer, train_ds) -> None:
     return
   import jax
 
-  from ospiel_team.bridge.agents import behaviour_cloning as bc_lib
-  from ospiel_team.bridge.agents import bidders as bidders_lib
+  from ospiel_team.bridge.agents.bidders import registry
+  from ospiel_team.bridge.agents.training import behaviour_cloning as bc_lib
   rng = np.random.default_rng(a.seed + 1000)
-  teacher = bidders_lib.make_bidder(a.bc_teacher, reference_dir=a.reference_dir)
+  teacher = registry.make_bidder(a.bc_teacher, reference_dir=a.reference_dir)
   obs, calls = bc_lib.collect_teacher_states(teacher, train_ds, rng, a.bc_deals,
                                              uncontested=a.uncontested)
   targets = (bc_lib.teacher_probabilities(teacher, obs) if a.bc_targets == "probabilities"
@@ -372,7 +372,7 @@ def _write_outputs(a: flags.FlagValues, trainer, cfg: A2CConfig, start_games: in
   """model.npz, learning_curve.png, the exported checkpoint, and the summary lines."""
   import jax
 
-  from ospiel_team.bridge.agents import training_plots
+  from ospiel_team.bridge.agents.training import training_plots
   policy_net.save_model(os.path.join(a.workdir, "model.npz"), jax.device_get(trainer.params),
                         cfg, extra={"rounds": trainer.round, "games": trainer.games,
                                     "wall_s": trainer.wall, "total_wall_s": trainer.total_wall,

@@ -16,7 +16,7 @@ second example prints the mean cost in IMPs per North-South pair (`mean_cost`, w
 standard error `stderr`), lower is better (Yeh & Lin's published figures are IMPs too).
 
 The benchmark itself: `ospiel_team.bridge.uncontested_costs` (cost datasets) and
-`ospiel_team.bridge.agents.uncontested` (bidders on them, the Q-per-round baseline).
+`ospiel_team.bridge.agents.training.uncontested` (bidders on them, the Q-per-round baseline).
 """
 
 import glob
@@ -32,7 +32,7 @@ from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import uncontested_costs as costs_lib
-from ospiel_team.bridge.agents import uncontested as U
+from ospiel_team.bridge.agents.training import uncontested as U
 from ospiel_team.cli import _flags
 
 

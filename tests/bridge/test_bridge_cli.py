@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import ospiel_team  # noqa: F401  (installs the logging filter)
-from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents.bidders import model_bidder
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO

@@ -19,7 +19,7 @@ from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import uncontested_costs
-from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents.evaluation import match
 
 _DAMAGES = ["empty", "truncated", "bit_flipped"]
 

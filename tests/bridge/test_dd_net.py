@@ -18,8 +18,8 @@ from ospiel_team.bridge import dataset
 from ospiel_team.bridge import dd_net
 from ospiel_team.bridge import dds
 from ospiel_team.bridge.agents import bidders
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import search_bidder as sb
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.search import search_bidder as sb
 from ospiel_team.errors import UserError
 from tests import repo as tests_repo
 

@@ -14,7 +14,7 @@ import ospiel_team  # noqa: F401
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import bidders
+from ospiel_team.bridge.agents.bidders import rule_based
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_engine_equals_pyspiel_game(ds, uncontested):
     if eng.done.all():
       break
     calls = np.where(rng.random(b) < p_pass, A.PASS,
-                     bidders.sample_legal(mask | eng.done[:, None], rng.random(b)))
+                     rule_based.sample_legal(mask | eng.done[:, None], rng.random(b)))
     eng.step(calls)
     for t, s in enumerate(states):
       if not s.is_terminal():
@@ -145,7 +145,7 @@ def test_reset_tables_continuous_play_equals_fresh_games(ds):
     for t, s in enumerate(states):
       assert np.flatnonzero(mask[t]).tolist() == s.legal_actions()
       np.testing.assert_array_equal(obs[t], np.array(s.observation_tensor(s.current_player())))
-    calls = np.where(rng.random(b) < 0.5, A.PASS, bidders.sample_legal(mask, rng.random(b)))
+    calls = np.where(rng.random(b) < 0.5, A.PASS, rule_based.sample_legal(mask, rng.random(b)))
     eng.step(calls)
     for t, s in enumerate(states):
       s.apply_action(int(calls[t]))

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import movement
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.evaluation import movement
+from ospiel_team.bridge.agents.training import a2c
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO

@@ -11,7 +11,7 @@ from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import shipped_digests
 from ospiel_team.bridge import uncontested_costs
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import policy_net
 
 SHIPPED = shipped_digests.BRIDGE_DIR  # the package's own folders (the fixture redirects the module)
 
@@ -115,8 +115,8 @@ def test_a_checkpoint_with_a_digest_refuses_an_edit_and_one_without_loads(tmp_pa
 
   import optax
 
-  from ospiel_team.bridge.agents import round_trainer
-  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  from ospiel_team.bridge.agents.training import round_trainer
+  from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
   from tests import repo
   old = os.path.join(repo.REPO, "experiments", "bridge_a2c_training", "checkpoints", "a2c_long.npz")
   with np.load(old, allow_pickle=False) as z:

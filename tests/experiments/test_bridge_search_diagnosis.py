@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import search_bidder
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.search import search_bidder
 from tests import repo as tests_repo
 
 SCRIPT = os.path.join(tests_repo.REPO, "experiments", "bridge_search", "bridge_search_diagnosis.py")

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.evaluation import match
 from tests import repo as tests_repo
 
 SCRIPT = os.path.join(tests_repo.REPO, "experiments", "bridge_wide_run", "bridge_wide_run.py")

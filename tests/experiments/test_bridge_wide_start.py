@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from ospiel_team import atomic_io
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.evaluation import match
 from tests import repo as tests_repo
 
 SCRIPT = os.path.join(tests_repo.REPO, "experiments", "bridge_wide_start", "bridge_wide_start.py")
@@ -89,7 +89,7 @@ def test_a_level_start_gets_its_value_head_fitted(tmp_path):
 
   import numpy as np
 
-  from ospiel_team.bridge.agents import policy_net
+  from ospiel_team.bridge.agents.bidders import policy_net
   res = _run(tmp_path, "--arms", "calls")
   assert res.returncode == 0, res.stderr[-3000:]
   code = PROBE.format(bench=os.path.dirname(SCRIPT), work=str(tmp_path / "work"),

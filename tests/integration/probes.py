@@ -330,7 +330,7 @@ def _a2c_checkpoint(folder: str) -> str:
 def _checkpoint_probe(damage: Callable[[str], None]) -> Callable[[str], None]:
   def run(folder):
     from ospiel_team import errors
-    from ospiel_team.bridge.agents import round_trainer
+    from ospiel_team.bridge.agents.training import round_trainer
     path = _a2c_checkpoint(folder)
     damage(path)
     refuses(lambda: round_trainer.read_checkpoint(path, None, None), errors.DamagedFileError,
@@ -352,7 +352,7 @@ def _load_dataset(path):
 
 
 def _load_model(path):
-  from ospiel_team.bridge.agents import policy_net
+  from ospiel_team.bridge.agents.bidders import policy_net
   return policy_net.load_model(path)
 
 
@@ -362,7 +362,7 @@ def _load_cost_dataset(path):
 
 
 def _crafted_pth(folder):
-  from ospiel_team.bridge.agents import jps_paper
+  from ospiel_team.bridge.agents.bidders import jps_paper
   from tests.bridge.agents.test_jps_paper_damaged_files import write_legacy
   path = os.path.join(folder, "model.pth")
   # A 4-float storage viewed as 10 rows of stride 2^26: reads far outside the storage.
@@ -689,12 +689,12 @@ def _api_probe(call: Callable[[], object], *needles: str) -> Callable[[str], Non
 
 
 def _a2c_config(**kw):
-  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
   return A2CConfig(**kw)
 
 
 def _round_q(**kw):
-  from ospiel_team.bridge.agents.uncontested import RoundQLearner
+  from ospiel_team.bridge.agents.training.uncontested import RoundQLearner
   return RoundQLearner(**kw)
 
 
@@ -775,8 +775,8 @@ def _model_not_finite(folder):
   import jax
   import numpy as np
 
-  from ospiel_team.bridge.agents import policy_net
-  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  from ospiel_team.bridge.agents.bidders import policy_net
+  from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
   cfg = A2CConfig(hidden=8, num_blocks=0)
   net = policy_net.make_network(**cfg.network_dict())
   params = jax.tree_util.tree_map(lambda x: np.asarray(x) * np.nan, policy_net.init_params(
@@ -796,8 +796,8 @@ def _coop_time_limit(argv: Sequence[str], seconds: float) -> Callable[[str], Non
 
 
 def _train_full_disk(folder):
-  from ospiel_team.bridge.agents import round_trainer
-  from ospiel_team.bridge.agents.a2c_config import A2CConfig
+  from ospiel_team.bridge.agents.training import round_trainer
+  from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
   from ospiel_team.cli import train_bridge
   work = os.path.join(folder, "w")
   argv = ["train_bridge", f"--workdir={work}", f"--datasets={_small_dataset(folder)}",

@@ -9,8 +9,8 @@ import sys
 
 from absl import flags
 
-from ospiel_team.bridge.agents import jax_trainer
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.bridge.agents.training import jax_trainer
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.cli import config_flags
 
 SMALL = ["--deals_per_round=8", "--batch_size=32", "--updates_per_round=2", "--hidden=16",

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ospiel_team.bridge import auction as A
-from ospiel_team.bridge.agents import jps_bid
+from ospiel_team.bridge.agents.training import jps_bid
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO

@@ -21,7 +21,7 @@ import pytest
 
 from ospiel_team import atomic_io
 from ospiel_team import errors
-from ospiel_team.bridge.agents import round_trainer
+from ospiel_team.bridge.agents.training import round_trainer
 from ospiel_team.cli import team_solve as solve_cli
 from ospiel_team.cli import uncontested as uncontested_cli
 from ospiel_team.tree import cache as tree_cache

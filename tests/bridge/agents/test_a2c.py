@@ -12,9 +12,9 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents import replay_buffer
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import replay_buffer
 from tests import repo as tests_repo
 
 REPO = tests_repo.REPO
@@ -176,8 +176,8 @@ def test_bad_config_raises():
 
 
 def test_shipped_model_loads_and_bids_only_legal_calls():
-  from ospiel_team.bridge.agents import match
-  from ospiel_team.bridge.agents import model_bidder
+  from ospiel_team.bridge.agents.bidders import model_bidder
+  from ospiel_team.bridge.agents.evaluation import match
   for name in ("a2c", "a2c_uncontested"):
     bidder = model_bidder.load_bidder(name)
     eng = engine_lib.BiddingEngine(uncontested=name.endswith("uncontested"))

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from ospiel_team import checks
-from ospiel_team.bridge.agents.a2c_config import FIELD_RULES
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.bridge.agents.training.a2c_config import FIELD_RULES
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.cli import train_bridge
 from ospiel_team.errors import UserError
 

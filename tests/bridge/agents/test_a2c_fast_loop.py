@@ -21,9 +21,9 @@ import pytest
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import a2c
 from tests import repo as tests_repo
 
 SMALL = dict(hidden=32, num_blocks=1, deals_per_round=8, batch_size=16, updates_per_round=2,

@@ -4,9 +4,9 @@ import pytest
 
 from ospiel_team.bridge import auction
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import behaviour_cloning as bc
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import behaviour_cloning as bc
 
 
 def test_states_carry_the_teachers_calls_and_cloning_learns_them():
@@ -49,7 +49,7 @@ def _kl(p, q):
 
 def test_distillation_matches_the_teachers_distribution_where_calls_cannot():
   # A teacher with a spread-out distribution: a small random network (ModelBidder).
-  from ospiel_team.bridge.agents import model_bidder
+  from ospiel_team.bridge.agents.bidders import model_bidder
   ds = dataset_lib.load_dataset()
   t_net = policy_net.make_network(16, 1)
   teacher = model_bidder.ModelBidder(t_net, policy_net.init_params(t_net, 3), name="t")

@@ -10,11 +10,11 @@ import pytest
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import jps_bid
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents import search_buffer as sb
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import jps_bid
+from ospiel_team.bridge.agents.training import search_buffer as sb
 from ospiel_team.errors import UserError
 
 
@@ -289,7 +289,7 @@ def test_lambda_needs_q_head_and_flags_exist():
 
 
 def test_distillation_needs_a_search_and_the_numpy_trainer():
-  from ospiel_team.bridge.agents import jax_trainer
+  from ospiel_team.bridge.agents.training import jax_trainer
   tr = a2c.A2CTrainer(_cfg(uncontested=False, updates_per_round=1), _one_deal_dataset())
   with pytest.raises(UserError, match="distill_coef=1.0 distils a search"):
     tr.train_round()

@@ -11,9 +11,9 @@ import pytest
 
 from ospiel_team import errors
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents import round_trainer
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import round_trainer
 from ospiel_team.cli import train_bridge
 
 # burn_in 200: round 1 (about 120 decisions of 16 tables) takes no Adam step, so its checkpoint

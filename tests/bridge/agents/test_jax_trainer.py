@@ -1,4 +1,5 @@
-"""The JAX self-play trainer (`ospiel_team.bridge.agents.jax_trainer`) on CPU, small batches.
+"""The JAX self-play trainer (`ospiel_team.bridge.agents.training.jax_trainer`) on CPU, small
+batches.
 
 Its checkpoints must be `a2c`'s slim checkpoints in both directions: it starts from the
 committed slim checkpoint `experiments/bridge_a2c_training/checkpoints/a2c_long.npz`, trains,
@@ -17,9 +18,9 @@ import numpy as np
 import pytest
 
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import jax_trainer
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import jax_trainer
 from tests import repo as tests_repo
 
 LONG = os.path.join(tests_repo.REPO, "experiments", "bridge_a2c_training",

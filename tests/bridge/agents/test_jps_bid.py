@@ -6,8 +6,8 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import jps_bid
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import jps_bid
 
 
 def always_pass(obs):
@@ -209,7 +209,7 @@ def test_game_search_forces_searched_call_and_skips_single_candidates():
 
 
 def test_play_selfplay_plays_forced_calls_with_sigma_logp():
-  from ospiel_team.bridge.agents import a2c
+  from ospiel_team.bridge.agents.training import a2c
   ds = _one_deal_dataset()
   eng = engine_lib.BiddingEngine(ds, uncontested=False)
   bid = A.string_to_call("1NT")  # 1NT

@@ -10,8 +10,8 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import jps_bid
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import jps_bid
 from ospiel_team.errors import UserError
 
 _C = A.string_to_call

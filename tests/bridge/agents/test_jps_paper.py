@@ -1,4 +1,4 @@
-"""The JPS authors' published bidders (`ospiel_team.bridge.agents.jps_paper`): file reader,
+"""The JPS authors' published bidders (`ospiel_team.bridge.agents.bidders.jps_paper`): file reader,
 network, encodings, bidder.
 
 The model files are not part of the repository (CC BY-NC 4.0, github.com/facebookresearch/jps):
@@ -15,7 +15,7 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge.agents import bidders as bidders_lib
-from ospiel_team.bridge.agents import jps_paper as J
+from ospiel_team.bridge.agents.bidders import jps_paper as J
 from tests import repo as tests_repo
 
 _REPO = tests_repo.REPO
@@ -197,7 +197,7 @@ def test_bidders_bid_legally_and_agree_in_the_pyspiel_game():
   import pyspiel
 
   import ospiel_team  # noqa: F401
-  from ospiel_team.bridge.agents import match
+  from ospiel_team.bridge.agents.evaluation import match
   for name in ("jps_paper_0.63", "jps_paper_baseline"):
     bidder = bidders_lib.make_bidder(name, reference_dir=REF_DIR)
     res = match.run_match(bidder, bidder, 6, seed=5, progress=False)
@@ -238,7 +238,7 @@ def test_sampling_uses_the_uniforms():
 @needs_ref
 def test_head_to_head_reproduces_the_authors_sign():
   """agent-1610-0.63 beats agent-baseline-15-189 (authors: +0.76 IMPs/b on 50,000 deals)."""
-  from ospiel_team.bridge.agents import match
+  from ospiel_team.bridge.agents.evaluation import match
   res = match.run_match("jps_paper_0.63", "jps_paper_baseline", 2000, seed=0, progress=False,
                         reference_dir=REF_DIR)
   lo, hi = res.ci95

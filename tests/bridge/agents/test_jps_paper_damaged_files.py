@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from ospiel_team.bridge.agents import jps_paper
+from ospiel_team.bridge.agents.bidders import jps_paper
 
 _MAGIC = 0x1950a86a20f9469cfc6c
 

@@ -21,7 +21,8 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge.agents import bidders
-from ospiel_team.bridge.agents import match
+from ospiel_team.bridge.agents.bidders import rule_based
+from ospiel_team.bridge.agents.evaluation import match
 
 
 @pytest.fixture(scope="module")
@@ -215,9 +216,9 @@ def test_the_first_applicable_legal_proposal_is_made():
   proposals = [(np.array([True, True, True, False]), np.array([one_nt, one_nt, -1, one_c])),
                (np.array([True, True, True, False]), two_s),
                (np.ones(4, bool), one_c)]
-  calls = bidders._first_legal_proposal(proposals, legal)
+  calls = rule_based._first_legal_proposal(proposals, legal)
   assert [A.call_string(c) for c in calls] == ["1NT", "2S", "2S", "1C"]
-  assert bidders._first_legal_proposal(proposals[:2], legal)[3] == A.PASS
+  assert rule_based._first_legal_proposal(proposals[:2], legal)[3] == A.PASS
 
 
 def test_natural_responses_hand_checked():
@@ -239,7 +240,7 @@ def test_natural_responses_hand_checked():
 
 
 def test_interval_decision_by_hand():
-  from ospiel_team.bridge.agents import match as m
+  from ospiel_team.bridge.agents.evaluation import match as m
   assert m.interval_decision(0.01, 0.2, "x") == "kept (interval above 0)"
   assert m.interval_decision(-0.2, -0.01, "a2c_longer") == (
       "worse than a2c_longer (interval below 0)")
@@ -250,7 +251,7 @@ def test_interval_decision_by_hand():
 def test_trainer_evaluation_is_the_validation_match_of_the_shipped_model():
   """`a2c_longer`'s training log evaluated its round-45,000 network (the shipped model) against
   natural on 400 validation boards; the wide-run record's references play that match again."""
-  from ospiel_team.bridge.agents import match as m
+  from ospiel_team.bridge.agents.evaluation import match as m
   from tests import repo
   with np.load(os.path.join(repo.REPO, "experiments", "bridge_a2c_training",
                     "checkpoints", "a2c_longer.npz")) as z:

@@ -19,12 +19,12 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge.agents import bidders
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.evaluation import match
 
 
-class _Counting:
+class _Counting(bidders.ObservationBidder):
   """A bidder that counts its calls and fails once it has made `fail_after` of them."""
 
   def __init__(self, inner, fail_after=None):

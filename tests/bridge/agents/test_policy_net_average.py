@@ -3,7 +3,7 @@ import jax
 import numpy as np
 import pytest
 
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import policy_net
 
 
 class _Cfg:

@@ -18,11 +18,11 @@ import pytest
 import scipy.stats
 
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import opponent_pool
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents import ppo
-from ospiel_team.bridge.agents import trainers
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import opponent_pool
+from ospiel_team.bridge.agents.training import ppo
+from ospiel_team.bridge.agents.training import trainers
 from ospiel_team.errors import UserError
 from tests import repo as tests_repo
 

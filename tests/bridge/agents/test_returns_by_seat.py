@@ -13,7 +13,7 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import a2c
+from ospiel_team.bridge.agents.training import a2c
 
 # WBF IMP scale: (lowest point difference, IMPs).
 _IMP_SCALE = [(0, 0), (20, 1), (50, 2), (90, 3), (130, 4), (170, 5), (220, 6), (270, 7),
@@ -90,7 +90,7 @@ def test_jax_trainer_round_uses_the_shared_returns():
   """The JAX round computes its returns with `scoring.seat_returns` (one definition for both)."""
   import inspect
 
-  from ospiel_team.bridge.agents import jax_trainer
+  from ospiel_team.bridge.agents.training import jax_trainer
   source = inspect.getsource(jax_trainer.make_round_fn)
   assert "scoring.seat_returns(" in source
   assert "% 2" not in source  # no second copy of the seat logic

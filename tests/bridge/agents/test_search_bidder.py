@@ -17,8 +17,8 @@ import pytest
 
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge.agents import bidders
-from ospiel_team.bridge.agents import match
-from ospiel_team.bridge.agents import search_bidder as sb
+from ospiel_team.bridge.agents.evaluation import match
+from ospiel_team.bridge.agents.search import search_bidder as sb
 from ospiel_team.errors import UserError
 from tests import repo as tests_repo
 
@@ -236,8 +236,28 @@ def test_options_from_the_spec():
   for bad in ("search:", "search:jps_paper_0.63", "search:no_such_model", "search:best?z=1"):
     with pytest.raises(ValueError):
       bidders.make_bidder(bad)
-  with pytest.raises(ValueError, match="whole auction"):
+  with pytest.raises(ValueError, match="no legal call"):  # not the observation of a seat to call
     b.act(np.zeros((1, A.OBSERVATION_SIZE)), np.zeros(1))
+
+
+def test_act_from_observations_searches_the_auction_they_show():
+  # N deals and opens 1C, E passes, S bids 1H, W passes: North to call. That is the shortest
+  # auction showing North its observation, the one `act` rebuilds, so `act` on the observation
+  # calls as `act_auction` on the auction itself (the same search, the same random numbers).
+  def pass_first(obs):  # Pass 3/(k+2), each other legal call 1/(k+2): two candidates
+    p = (np.asarray(obs)[:, A.OBS_LEGAL:] > 0.5).astype(float)
+    p[:, A.PASS] += 2.0
+    return p / p.sum(axis=1, keepdims=True), None
+
+  auction, hands = _position(N, 0, [_bid(1, 0), A.PASS, _bid(1, 2), A.PASS])
+  b = sb.SearchBidder(pass_first, sb.SearchBidderOptions(k=8, m=2, candidate_floor=0.5,
+                                                         pool=64, min_ess=0),
+                      dd_fn=_spade_table)
+  u = np.array([0.3])
+  want = int(b.act_auction(auction, hands, [0], u)[0])
+  assert b.last_decisions[0].reason == "searched"
+  assert int(b.act(auction.observation(hands), u)[0]) == want
+  assert b.last_decisions[0].reason == "searched"
 
 
 # --- (d) matches -----------------------------------------------------------------------------

@@ -9,8 +9,8 @@ import pytest
 
 from ospiel_team import atomic_io
 from ospiel_team.bridge import dataset as dataset_lib
-from ospiel_team.bridge.agents import round_trainer
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.bridge.agents.training import round_trainer
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.cli import train_bridge
 from tests.integration import probes
 

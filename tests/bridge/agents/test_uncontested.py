@@ -6,10 +6,11 @@ import pytest
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import uncontested_costs as C
-from ospiel_team.bridge.agents import uncontested as U
+from ospiel_team.bridge.agents import bidders
+from ospiel_team.bridge.agents.training import uncontested as U
 
 
-class ScriptedBidder:
+class ScriptedBidder(bidders.ObservationBidder):
   """North bids `call_for(hand)` at its first turn, then everybody passes."""
   name = "scripted"
 

@@ -4,7 +4,7 @@ Tian, Gong & Jiang, "Joint Policy Search for Multi-agent Collaboration with Impe
 Information", NeurIPS 2020, arXiv:2008.06495, Sec. 5.2 (Eq. 7-8), applied to bridge bidding as
 in their Sec. 7.3. `joint_search` searches a batch of root decisions ``h0``; the training hooks
 that decide which decisions are searched and what the trainer learns from the results live in
-`ospiel_team.bridge.agents.jps_bid`.
+`ospiel_team.bridge.agents.training.jps_bid`.
 
 With P1 the seat to call at ``h0`` and P2 its partner, JPS changes the
 policy of P1 at ``I(h0)`` and of P2 at its next infoset jointly, keeping the opponents (and all
@@ -58,11 +58,11 @@ import numpy as np
 from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents.rollouts import rollout_to_end as _rollout_to_end
-from ospiel_team.bridge.agents.rollouts import step_policy as _step_policy
-from ospiel_team.bridge.agents.rollouts import team_reward
-from ospiel_team.bridge.agents.rollouts import top_candidates
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.search.rollouts import rollout_to_end as _rollout_to_end
+from ospiel_team.bridge.agents.search.rollouts import step_policy as _step_policy
+from ospiel_team.bridge.agents.search.rollouts import team_reward
+from ospiel_team.bridge.agents.search.rollouts import top_candidates
 from ospiel_team.errors import UserError
 
 

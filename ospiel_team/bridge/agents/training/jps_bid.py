@@ -2,7 +2,7 @@ r"""JPSBid: fine-tuning the A2C bidder with Joint Policy Search (JPS paper Sec. 
 
 The search itself, `joint_search` (Tian, Gong & Jiang, arXiv:2008.06495, Sec. 5.2, Eq. 7-8:
 the best joint change of a seat's call and its partner's next call, valued by rollouts under
-the current policy ``sigma``), lives in `ospiel_team.bridge.agents.jps_search`; this module
+the current policy ``sigma``), lives in `ospiel_team.bridge.agents.search.jps_search`; this module
 attaches it to self-play training (`a2c.A2CTrainer.search`). `SearchOptions` are the options
 both hooks share (`SEARCH_OPTION_RULES` checks them).
 
@@ -25,13 +25,13 @@ import numpy as np
 from ospiel_team import checks
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import jps_search
-from ospiel_team.bridge.agents.jps_search import AUTHORS_BUDGET as AUTHORS_BUDGET
-from ospiel_team.bridge.agents.jps_search import SearchResult as SearchResult
-from ospiel_team.bridge.agents.jps_search import joint_search as joint_search
-from ospiel_team.bridge.agents.jps_search import selfplay_roots as selfplay_roots
-from ospiel_team.bridge.agents.jps_search import top_candidates as top_candidates
+from ospiel_team.bridge.agents.search import jps_search
+from ospiel_team.bridge.agents.search.jps_search import AUTHORS_BUDGET as AUTHORS_BUDGET
+from ospiel_team.bridge.agents.search.jps_search import SearchResult as SearchResult
+from ospiel_team.bridge.agents.search.jps_search import joint_search as joint_search
+from ospiel_team.bridge.agents.search.jps_search import selfplay_roots as selfplay_roots
+from ospiel_team.bridge.agents.search.jps_search import top_candidates as top_candidates
+from ospiel_team.bridge.agents.training import a2c
 
 
 # ------------------------------------------------------------------------------------------

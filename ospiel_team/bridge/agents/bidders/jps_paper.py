@@ -70,6 +70,7 @@ import numpy as np
 
 from ospiel_team import checks
 from ospiel_team.bridge import auction as A
+from ospiel_team.bridge.agents.bidders import base
 
 REFERENCE_MODELS = {
     "jps_paper_0.63": "agent-1610-0.63.pth",
@@ -496,17 +497,17 @@ def single_features(auctions: A.Auctions, hands: np.ndarray, rows, *, player=Non
 # ------------------------------------------------------------------------------------------
 # The bidder
 # ------------------------------------------------------------------------------------------
-class PaperBidder:
-  """One of the authors' networks as a bidder (`ospiel_team.bridge.agents.bidders` interface).
+class PaperBidder(base.AuctionBidder):
+  """One of the authors' networks as a bidder (a `base.AuctionBidder`).
 
-  ``act(observations, uniforms)`` works for ``old``-encoding models (the 267-bit observation
-  holds the same facts); ``single``-encoding models need the whole auction (passes and their
-  order), so duplicate matches call ``act_auction(auctions, hands, rows, uniforms)``, which
-  works for both. Greedy by default (the authors' evaluation); ``greedy=False`` samples with
-  the uniforms by inverse CDF over the authors' action order.
+  ``act_auction(auctions, hands, rows, uniforms)`` (what duplicate matches call) reads the
+  whole auction, which the ``single`` encoding needs (passes and their order). ``act(observations,
+  uniforms)`` computes an ``old``-encoding model's features from the 267-bit observation (it
+  holds the same facts); for a ``single``-encoding model it plays ``act_auction`` on the
+  shortest auction that fits the observation (`base.auctions_from_observations`). Greedy by
+  default (the authors' evaluation); ``greedy=False`` samples with the uniforms by inverse CDF
+  over the authors' action order.
   """
-
-  needs_auction = True
 
   def __init__(self, net: PaperNet, name: str | None = None, greedy: bool = True):
     checks.check_type("net", net, PaperNet, "a jps_paper.PaperNet")
@@ -532,10 +533,9 @@ class PaperBidder:
     return OUR_CALL_OF_ACTION[a]
 
   def act(self, observations: np.ndarray, uniforms: np.ndarray | None = None) -> np.ndarray:
-    """(n, 267) observations of the seats to call -> (n,) our call ids (``old`` models only)."""
+    """(n, 267) observations of the seats to call -> (n,) our call ids (see the class)."""
     if self.net.feature != "old":
-      raise ValueError(f"{self.name}: the 'single' encoding needs the whole auction; use "
-                       "act_auction (duplicate matches do)")
+      return super().act(observations, uniforms)
     feats = old_features_from_observation(observations)
     return self._choose(feats, feats[:, 229:], uniforms)
 

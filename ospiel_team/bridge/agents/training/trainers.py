@@ -4,9 +4,9 @@
 (Schulman et al., "Proximal Policy Optimization Algorithms", arXiv:1707.06347) share the
 configuration `A2CConfig`; its `algorithm` field picks one.
 """
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import ppo
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import ppo
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 
 
 def make_trainer(cfg: A2CConfig, *args, **kwargs) -> a2c.A2CTrainer:

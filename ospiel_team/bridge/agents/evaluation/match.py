@@ -40,7 +40,8 @@ from ospiel_team.bridge import auction as auction_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import bidders as bidders_lib
+from ospiel_team.bridge.agents.bidders import base
+from ospiel_team.bridge.agents.bidders import registry
 
 # Dealer and vulnerability of duplicate boards 1..16 (the cycle repeats every 16 boards).
 _BOARD_VUL = "none ns ew both ns ew both none ew both none ns both none ns ew".split()
@@ -238,17 +239,15 @@ def _dataset_digest(holders: np.ndarray) -> str:
   return hashlib.sha256(np.ascontiguousarray(holders).tobytes()).hexdigest()[:16]
 
 
-def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew: Sequence,
-                *, uniforms_per_step: np.ndarray | None = None,
+def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence[base.Bidder],
+                bidder_ew: Sequence[base.Bidder], *, uniforms_per_step: np.ndarray | None = None,
                 rng: np.random.Generator | None = None) -> None:
-  """Runs the engine's tables to the end; table t's N-S seats use `bidder_ns[t]`'s act.
+  """Runs the engine's tables to the end; table t's N-S seats use `bidder_ns[t]`.
 
   `bidder_ns` / `bidder_ew` are per-table sequences of bidders (objects are grouped so each
-  bidder acts once per step on all the tables where it is to call). A bidder with
-  ``needs_auction = True`` is called as ``act_auction(engine.auctions, engine.hands, rows,
-  uniforms)`` (it sees the whole auction, e.g. `jps_paper.PaperBidder`), others as
-  ``act(observations, uniforms)``. Each step, table t gets
-  uniform `uniforms_per_step[step, t]` (drawn from `rng` when not given).
+  bidder acts once per step on all the tables where it is to call), each called as
+  ``act_auction(engine.auctions, engine.hands, rows, uniforms)`` (`base.Bidder`). Each step,
+  table t gets uniform `uniforms_per_step[step, t]` (drawn from `rng` when not given).
   """
   b = engine.batch_size
   groups = {}
@@ -264,16 +263,12 @@ def play_tables(engine: engine_lib.BiddingEngine, bidder_ns: Sequence, bidder_ew
       u = rng.random(b)
     cur = engine.current_player
     active = ~engine.done
-    obs = engine.observation()
     calls = np.zeros(b, np.int64)
     side = cur & 1
     for bidder, ns_mask, ew_mask in groups.values():
       rows = np.flatnonzero(active & np.where(side == 0, ns_mask, ew_mask))
       if rows.size:
-        if getattr(bidder, "needs_auction", False):  # e.g. the JPS authors' 'single' models
-          calls[rows] = bidder.act_auction(engine.auctions, engine.hands, rows, u[rows])
-        else:
-          calls[rows] = bidder.act(obs[rows], u[rows])
+        calls[rows] = bidder.act_auction(engine.auctions, engine.hands, rows, u[rows])
     engine.step(calls)
     step += 1
 
@@ -291,7 +286,7 @@ def run_match(bidder_a, bidder_b, boards: int, *, dataset=None, seed: int = 0,
   standard error.
 
   Args:
-    bidder_a: a bidder object, or a name / model path for `bidders.make_bidder`.
+    bidder_a: a `base.Bidder`, or a name / model path for `registry.make_bidder`.
     bidder_b: its opponent, given the same way.
     boards: number of boards (each played at two tables).
     dataset: a `BridgeDataset`, a path, a shipped name ('train', 'validation', 'heldout',
@@ -312,9 +307,9 @@ def run_match(bidder_a, bidder_b, boards: int, *, dataset=None, seed: int = 0,
       bidder_a, bidder_b, boards, dataset, seed=seed, batch_boards=batch_boards,
       uncontested=uncontested, progress=progress, reference_dir=reference_dir,
       results_dir=results_dir)
-  a = (bidders_lib.make_bidder(bidder_a, reference_dir=reference_dir)
+  a = (registry.make_bidder(bidder_a, reference_dir=reference_dir)
        if isinstance(bidder_a, str) else bidder_a)
-  b = (bidders_lib.make_bidder(bidder_b, reference_dir=reference_dir)
+  b = (registry.make_bidder(bidder_b, reference_dir=reference_dir)
        if isinstance(bidder_b, str) else bidder_b)
   if isinstance(dataset, str):
     from ospiel_team.bridge import dataset as dataset_lib
@@ -323,8 +318,8 @@ def run_match(bidder_a, bidder_b, boards: int, *, dataset=None, seed: int = 0,
   if boards > eng.num_deals:
     raise errors.UserError(f"boards={boards} exceeds the {eng.num_deals} deals of the dataset")
   store = None if results_dir is None else BoardStore(results_dir, {
-      "bidder_a": a.name, "bidder_b": b.name, "greedy_a": getattr(a, "greedy", None),
-      "greedy_b": getattr(b, "greedy", None), "boards": int(boards), "seed": int(seed),
+      "bidder_a": a.name, "bidder_b": b.name, "greedy_a": a.greedy,
+      "greedy_b": b.greedy, "boards": int(boards), "seed": int(seed),
       "uncontested": bool(uncontested), "batch_boards": int(batch_boards),
       "dataset_sha256": _dataset_digest(eng.dataset.holders)})
   rng = np.random.default_rng(seed)
@@ -350,10 +345,10 @@ def _check_match_args(bidder_a, bidder_b, boards, dataset, *, seed, batch_boards
     errors.UserError: naming the first bad argument.
   """
   for name, bidder in (("bidder_a", bidder_a), ("bidder_b", bidder_b)):
-    if not isinstance(bidder, str) and not (
-        hasattr(bidder, "name") and (hasattr(bidder, "act") or hasattr(bidder, "act_auction"))):
-      raise errors.UserError(f"{name} must be a bidder name, a model path or a bidder (with "
-                             f"name and act), got {type(bidder).__name__} {bidder!r:.80}")
+    if not isinstance(bidder, (str, base.Bidder)):
+      raise errors.UserError(f"{name} must be a bidder name, a model path or a bidder "
+                             f"(bidders.base.Bidder), got {type(bidder).__name__} "
+                             f"{bidder!r:.80}")
   if not (dataset is None or isinstance(dataset, (str, os.PathLike))
           or (hasattr(dataset, "holders") and hasattr(dataset, "dd_tricks"))):
     raise errors.UserError(f"dataset must be a BridgeDataset, a shipped name, a path or None, "

@@ -8,8 +8,8 @@ Each field's help text is its ``metadata["help"]``. Defaults: the JPS paper's Ap
 Information", NeurIPS 2020, arXiv:2008.06495) at CPU size: learning rate 1e-4 and entropy
 bonus 0.01 as in the paper, 2 residual blocks instead of more (Table 4: no difference).
 
-Two options beyond the paper's A2C (`ospiel_team.bridge.agents.ppo`,
-`ospiel_team.bridge.agents.opponent_pool`):
+Two options beyond the paper's A2C (`ospiel_team.bridge.agents.training.ppo`,
+`ospiel_team.bridge.agents.training.opponent_pool`):
 
 * ``algorithm="ppo"``: proximal policy optimisation (Schulman et al., "Proximal Policy
   Optimization Algorithms", arXiv:1707.06347) with generalised advantage estimation (Schulman
@@ -20,8 +20,8 @@ Two options beyond the paper's A2C (`ospiel_team.bridge.agents.ppo`,
   Solid, and Reproducible Baseline for Bridge Bidding AI", IEEE CoG 2024, use it for bridge):
   ``opponent_pool_size``, ``pool_snapshot_every``, ``pool_probability``.
 
-Two options for training with the JPS search (`ospiel_team.bridge.agents.search_buffer`), both
-off by default (the trainer then computes exactly what it computed without them):
+Two options for training with the JPS search (`ospiel_team.bridge.agents.training.search_buffer`),
+both off by default (the trainer then computes exactly what it computed without them):
 
 * distillation of the search: ``distill_coef``, ``distill_fraction``, ``distill_target``,
   ``distill_tau``, ``distill_kl``, ``search_buffer_size``, ``search_q_lambda``;

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ospiel_team.bridge.agents.policy_net import OBS_SIZE
+from ospiel_team.bridge.agents.bidders.policy_net import OBS_SIZE
 
 PACKED_OBS_SIZE = (OBS_SIZE + 7) // 8  # 34 bytes
 

@@ -22,8 +22,8 @@ import tqdm
 from ospiel_team import atomic_io
 from ospiel_team import errors
 from ospiel_team.bridge import shipped_digests
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
-from ospiel_team.bridge.agents.policy_net import save_model
+from ospiel_team.bridge.agents.bidders.policy_net import save_model
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.bridge.haiku_params import flatten_params
 from ospiel_team.bridge.haiku_params import unflatten_params
 

@@ -1,52 +1,24 @@
-"""Built-in bridge bidders: pass-only, random-legal and a simple natural (human-style) bidder.
+"""The rule-based bridge bidders: pass-only, random-legal and a simple natural (human-style) one.
 
-Every bidder has one batched method::
-
-  calls = bidder.act(observations, uniforms)
-
-``observations`` is (n, 267): the JPS Appendix D observations (layout in
-`ospiel_team.bridge.auction`) of the n seats that are to call, e.g. rows of
-`BiddingEngine.observation()` or ``state.observation_tensor(player)`` of the pyspiel game;
-``uniforms`` is (n,) numbers in [0, 1) that a stochastic bidder uses as its only randomness
-(a duplicate match gives both tables of a board the same numbers, so that a bidder playing
-itself bids identically at both tables). It returns (n,) legal call ids. A bidder sees only
-the observation: its own hand, the bids of each relative seat, the doubled bids, the
-vulnerability and the legal calls.
-
-`make_bidder(name)` returns a bidder by name: the built-in ``pass``, ``random``, ``natural``;
-our shipped models (``a2c``, ...; `ospiel_team.bridge.agents.model_bidder`, imported on use as
-it needs JAX); the JPS authors' published models (``jps_paper_0.63``, ...;
-`ospiel_team.bridge.agents.jps_paper`, given the folder that holds them); a model file path;
-or ``search:<model>[?options]``, a model searched at play time
-(`ospiel_team.bridge.agents.search_bidder`).
+Each is a `base.ObservationBidder`: it sees only the 267-bit observation (its own hand, the
+bids of each relative seat, the doubled bids, the vulnerability and the legal calls). A
+bidder by name, these or any other, comes from `registry.make_bidder`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-from typing import Protocol
 
 import numpy as np
 
-from ospiel_team import checks
 from ospiel_team.bridge import auction as A
-from ospiel_team.errors import UserError
+from ospiel_team.bridge.agents.bidders import base
 
 # HCP of each card index (card = rank * 4 + suit): J=1, Q=2, K=3, A=4.
 _CARD_HCP = np.clip(np.arange(A.NUM_CARDS) // 4 - 8, 0, 4).astype(np.int64)
 _SUIT_OF_CARD = np.arange(A.NUM_CARDS) % 4
 _NT = 4
 _NO_BID = 99  # "no bid" index, larger than any bid index 0..34
-
-
-class Bidder(Protocol):
-  """What a duplicate match needs from a bidder."""
-
-  name: str
-
-  def act(self, observations: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-    """(n, 267) observations, (n,) uniforms in [0, 1) -> (n,) legal calls."""
 
 
 def legal_calls(observations: np.ndarray) -> np.ndarray:
@@ -64,24 +36,30 @@ def sample_legal(legal: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
   return (counts <= k[:, None]).sum(axis=1)
 
 
-class PassBidder:
+class PassBidder(base.ObservationBidder):
   """Always passes (Pass is always legal)."""
 
   name = "pass"
 
-  def act(self, observations: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+  def act(self, observations: np.ndarray, uniforms: np.ndarray | None) -> np.ndarray:
     """Passes at every table: call 0 for each row of `observations`."""
     del uniforms
     return np.zeros(len(observations), np.int64)
 
 
-class RandomBidder:
+class RandomBidder(base.ObservationBidder):
   """A uniformly random legal call."""
 
   name = "random"
 
-  def act(self, observations: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-    """A legal call per row, drawn uniformly with the row's number in `uniforms`."""
+  def act(self, observations: np.ndarray, uniforms: np.ndarray | None) -> np.ndarray:
+    """A legal call per row, drawn uniformly with the row's number in `uniforms`.
+
+    Raises:
+      ValueError: `uniforms` is None (this bidder has no deterministic choice).
+    """
+    if uniforms is None:
+      raise ValueError("the random bidder draws its calls with the uniforms: got uniforms=None")
     return sample_legal(legal_calls(observations), uniforms)
 
 
@@ -124,7 +102,7 @@ class _Situation:
   longest: np.ndarray         # my longest suit (the higher one on ties)
 
 
-class NaturalBidder:
+class NaturalBidder(base.ObservationBidder):
   """A simple natural bidding system (high-card points and suit lengths), deterministic.
 
   Hand evaluation: HCP (A=4, K=3, Q=2, J=1) and suit lengths; *balanced* = no singleton or
@@ -228,7 +206,7 @@ class NaturalBidder:
     return pts.astype(np.int64), lens
 
   # --- the system ----------------------------------------------------------------------------
-  def act(self, observations: np.ndarray, uniforms: np.ndarray = None) -> np.ndarray:
+  def act(self, observations: np.ndarray, uniforms: np.ndarray | None = None) -> np.ndarray:
     """The natural system's call for each row of `observations` (deterministic)."""
     del uniforms  # deterministic
     f = self.features(observations)
@@ -356,52 +334,3 @@ def _first_legal_proposal(proposals: list[tuple[np.ndarray, np.ndarray]],
     ok &= legal[rows, np.clip(call, 0, A.NUM_CALLS - 1)]
     calls = np.where(ok, call, calls)
   return np.where(calls < 0, A.PASS, calls)
-
-_BIDDERS = {"pass": PassBidder, "random": RandomBidder, "natural": NaturalBidder}
-
-
-def bidder_names() -> list:
-  """Names `make_bidder` knows: built-in, shipped models, the JPS authors' models."""
-  from ospiel_team.bridge.agents import jps_paper
-  from ospiel_team.bridge.agents import model_bidder
-  return sorted(_BIDDERS) + sorted(model_bidder.SHIPPED_MODELS) + sorted(
-      jps_paper.REFERENCE_MODELS)
-
-
-def make_bidder(name: str, reference_dir: str | None = None, greedy: bool = True) -> Bidder:
-  """A bidder by name or path.
-
-  Args:
-    name: a built-in bidder (``pass``, ``random``, ``natural``); a shipped model (``a2c``,
-      ``a2c_uncontested``, ... see `model_bidder.SHIPPED_MODELS`); one of the JPS authors'
-      models (``jps_paper_0.63``, ``jps_paper_baseline``, ``jps_paper_baseline2``,
-      ``jps_paper_2day5``, ``jps_paper_2day8``; see `jps_paper`), which needs
-      `reference_dir`; or a path to a saved model (``.npz`` of `policy_net.save_model` or
-      an A2C checkpoint, or one of the authors' ``.pth`` files); or ``search:<model>``,
-      optionally ``search:<model>?k=8&m=3``: that model of ours searched at play time over
-      sampled deals (`search_bidder`).
-    reference_dir: folder holding the authors' ``bridge_models/`` (only for their models).
-    greedy: model bidders bid their most probable legal call (True, the JPS paper's
-      evaluation) or sample with the match's uniforms.
-
-  Raises:
-    ValueError: an unknown name, a missing file, or a malformed model.
-  """
-  if not isinstance(name, str) or not name:
-    raise UserError(f"bidder name must be a non-empty string, got {name!r}")
-  checks.check_bool("greedy", greedy)
-  checks.check_type("reference_dir", reference_dir, (str, os.PathLike, type(None)),
-                    "a folder path or None")
-  if name in _BIDDERS:
-    return _BIDDERS[name]()
-  if name.startswith("search:"):  # play-time search over a model of ours (search_bidder)
-    from ospiel_team.bridge.agents import search_bidder
-    return search_bidder.make_search_bidder(name, greedy=greedy)
-  from ospiel_team.bridge.agents import jps_paper
-  if name in jps_paper.REFERENCE_MODELS or name.endswith(".pth"):
-    return jps_paper.load_bidder(name, reference_dir=reference_dir, greedy=greedy)
-  from ospiel_team.bridge.agents import model_bidder
-  if name in model_bidder.SHIPPED_MODELS or os.path.isfile(name):
-    return model_bidder.load_bidder(name, greedy=greedy)
-  raise ValueError(f"unknown bidder {name!r}: not one of {bidder_names()} nor an existing "
-                   "model file")

@@ -55,9 +55,11 @@ and the bidder playing itself scores exactly 0. Where the search does not decide
 candidate, too little evidence) the policy's call is played, greedy or sampled with the
 uniform as for a model bidder.
 
-`SearchBidder.act_auction` is the match interface (``needs_auction = True``: it reads the
-auction's calls in order, which the 267-bit observation lacks); the bidder cannot play from a
-pyspiel observation alone (`bot.BidderBot` refuses it).
+`SearchBidder` is a `base.AuctionBidder`: ``act_auction``, what a match and the pyspiel bot
+(`bot.BidderBot`) call, reads the auction's calls in order, which the 267-bit observation
+lacks; ``act(observations, uniforms)`` searches on the shortest auction that fits each
+observation (`base.auctions_from_observations`: the passes the observation does not record are
+the fewest that fit it, so its deal weights can differ from those of the true auction).
 """
 
 from __future__ import annotations
@@ -74,8 +76,9 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import policy_net
-from ospiel_team.bridge.agents import rollouts
+from ospiel_team.bridge.agents.bidders import base
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.search import rollouts
 from ospiel_team.errors import UserError
 
 PREFIX = "search:"
@@ -377,7 +380,7 @@ class SearchStats:
   cpu_seconds: float = 0.0
 
 
-class SearchBidder:
+class SearchBidder(base.AuctionBidder):
   """A bidder that searches its policy's candidate calls over sampled deals (module doc).
 
   Args:
@@ -389,8 +392,6 @@ class SearchBidder:
     greedy: where the search does not decide, play the policy's most probable call (True) or
       sample it with the match's uniform.
   """
-
-  needs_auction = True
 
   def __init__(self, policy: Policy, options: SearchBidderOptions | None = None, *,
                dd_fn: DDFunction | None = None, name: str = "search", greedy: bool = True):
@@ -412,11 +413,6 @@ class SearchBidder:
     self.stats = SearchStats()
     self.last_decisions: list[SearchDecision] = []
     self._rng = np.random.default_rng(self.options.seed)
-
-  def act(self, observations: np.ndarray, uniforms: np.ndarray | None = None) -> np.ndarray:
-    """Not available: the search replays the auction's calls in order (see `act_auction`)."""
-    raise ValueError(f"bidder {self.name!r} needs the whole auction: play it in a duplicate "
-                     "match (act_auction), not from observations")
 
   def _row_rng(self, u) -> np.random.Generator:
     if u is None:
@@ -529,11 +525,11 @@ def make_search_bidder(spec: str, greedy: bool = True,
   if not model:
     raise UserError(f"{spec!r}: name the policy to search with, e.g. {PREFIX}best")
   options = SearchBidderOptions.from_query(query)
-  from ospiel_team.bridge.agents import jps_paper
-  from ospiel_team.bridge.agents import model_bidder
+  from ospiel_team.bridge.agents.bidders import jps_paper
+  from ospiel_team.bridge.agents.bidders import model_bidder
   if model in jps_paper.REFERENCE_MODELS or model.endswith(".pth"):
     raise UserError(f"{spec!r}: the search needs one of our models (a shipped name or an .npz "
                     "of policy_net), not the JPS authors' networks")
-  base = model_bidder.load_bidder(model)
-  policy = policy_net.PolicyFn(base.net, base.params)
+  network = model_bidder.load_bidder(model)
+  policy = policy_net.PolicyFn(network.net, network.params)
   return SearchBidder(policy, options, dd_fn=dd_fn, name=spec, greedy=greedy)

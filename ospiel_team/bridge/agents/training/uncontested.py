@@ -24,6 +24,7 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import uncontested_costs as costs_lib
+from ospiel_team.bridge.agents.bidders import base
 
 
 def reached_contracts(bidder, holders: np.ndarray, dd_tricks: np.ndarray | None = None,
@@ -31,10 +32,11 @@ def reached_contracts(bidder, holders: np.ndarray, dd_tricks: np.ndarray | None 
                       batch: int = 1024) -> np.ndarray:
   """Contract indices (n,) a bidder reaches on `holders` in the uncontested auction.
 
-  `bidder` has the `bidders` interface (``act(obs, uniforms)``); E-W's forced passes are made
-  by the engine's rules (their only legal call). `dd_tricks` is unused by the auction (pass any
-  valid table, default zeros).
+  `bidder` is a `bidders.base.Bidder` (asked through ``act_auction``); E-W's forced passes
+  are made by the engine's rules (their only legal call). `dd_tricks` is unused by the auction
+  (pass any valid table, default zeros).
   """
+  checks.check_type("bidder", bidder, base.Bidder, "a bidder (bidders.base.Bidder)")
   h = np.asarray(holders, np.uint8)
   t = np.zeros((len(h), 5, 4), np.uint8) if dd_tricks is None else np.asarray(dd_tricks)
   eng = engine_lib.BiddingEngine(dataset_lib.BridgeDataset(h, t), uncontested=True)
@@ -45,11 +47,11 @@ def reached_contracts(bidder, holders: np.ndarray, dd_tricks: np.ndarray | None 
     eng.reset(idx, dealer, vulnerability)
     while not eng.done.all():
       active = np.flatnonzero(~eng.done)
-      obs = eng.observation()[active]
       calls = np.zeros(len(idx), np.int64)
       ew = (eng.current_player[active] & 1) == 1
       if np.any(~ew):
-        calls[active[~ew]] = bidder.act(obs[~ew], rng.random(int((~ew).sum())))
+        calls[active[~ew]] = bidder.act_auction(eng.auctions, eng.hands, active[~ew],
+                                                rng.random(int((~ew).sum())))
       eng.step(calls)  # E-W rows: Pass (0), their only legal call
     level, strain, doubled, _ = eng.contract()
     if np.any(doubled):

@@ -1,7 +1,7 @@
 r"""Self-play A2C for bridge bidding with acting AND learning in JAX (runs on CPU, GPU or TPU).
 
-The algorithm of `ospiel_team.bridge.agents.a2c` (JPS paper: Tian, Gong & Jiang, "Joint Policy
-Search for Multi-agent Collaboration with Imperfect Information", NeurIPS 2020,
+The algorithm of `ospiel_team.bridge.agents.training.a2c` (JPS paper: Tian, Gong & Jiang, "Joint
+Policy Search for Multi-agent Collaboration with Imperfect Information", NeurIPS 2020,
 arXiv:2008.06495, Sec. 7 and Appendix E) with the auctions played by the pure-JAX auction
 `ospiel_team.bridge.jax_env` instead of the numpy engine, so that one jitted function per round
 plays and learns on whatever device JAX uses:
@@ -51,12 +51,12 @@ from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import deal as deal_lib
 from ospiel_team.bridge import jax_env
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents import round_trainer
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
-from ospiel_team.bridge.agents.policy_net import init_params
-from ospiel_team.bridge.agents.policy_net import legal_from_obs
-from ospiel_team.bridge.agents.policy_net import make_network
+from ospiel_team.bridge.agents.bidders.policy_net import init_params
+from ospiel_team.bridge.agents.bidders.policy_net import legal_from_obs
+from ospiel_team.bridge.agents.bidders.policy_net import make_network
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training import round_trainer
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.errors import UserError
 
 

@@ -1,22 +1,24 @@
 """Bridge bidders as OpenSpiel bots (`pyspiel.Bot`) for the `bridge_bidding` game.
 
-Any bidder of `ospiel_team.bridge.agents.bidders.make_bidder` (a built-in one, a shipped
-model such as ``best``, the JPS authors' models, a model file) plays a seat of
-``pyspiel.load_game("bridge_bidding")`` through OpenSpiel's bot interface, e.g. with
+Any bidder (`base.Bidder`; by name from `registry.make_bidder`: a built-in one, a shipped
+model such as ``best``, the JPS authors' models, a model file, a ``search:`` bidder) plays a
+seat of ``pyspiel.load_game("bridge_bidding")`` through OpenSpiel's bot interface, e.g. with
 `open_spiel.python.algorithms.evaluate_bots`::
 
   import numpy as np
   import pyspiel
   import ospiel_team  # registers bridge_bidding
   from open_spiel.python.algorithms import evaluate_bots
-  from ospiel_team.bridge.agents import bot
+  from ospiel_team.bridge.agents.bidders import bot
 
   game = pyspiel.load_game("bridge_bidding")
   bots = [bot.load_bot("best", seat) for seat in range(4)]
   returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random)
 
-The bot sees only ``state.observation_tensor(seat)`` (the 267 bits of JPS Appendix D, the
-same input as in a duplicate match) and returns a call id, which is the game's action id.
+The bot asks the bidder as a duplicate match does (``act_auction``): the state's auction and
+the bot's own hand only (the other seats' cards are not passed); a bidder that reads the
+observation sees ``state.observation_tensor(seat)``'s 267 bits (JPS Appendix D). It returns a
+call id, which is the game's action id.
 """
 
 from __future__ import annotations
@@ -25,27 +27,25 @@ import numpy as np
 import pyspiel
 
 from ospiel_team import checks
-from ospiel_team.bridge.agents import bidders as bidders_lib
+from ospiel_team.bridge.agents.bidders import base
+from ospiel_team.bridge.agents.bidders import registry
 
 
 class BidderBot(pyspiel.Bot):
-  """A `pyspiel.Bot` that bids with a batched bidder (`bidders.Bidder`) for one seat.
+  """A `pyspiel.Bot` that bids with a batched bidder (`base.Bidder`) for one seat.
 
   Args:
-    bidder: an object with ``act(observations, uniforms) -> calls`` (`bidders.Bidder`).
+    bidder: a `base.Bidder`.
     player_id: the seat the bot plays (0=N, 1=E, 2=S, 3=W).
     seed: seed of the uniforms handed to a sampling bidder (greedy bidders ignore them).
 
   Raises:
-    ValueError: a bidder that needs the whole auction, or a seat other than 0-3.
+    errors.UserError: not a bidder, or a seat other than 0-3.
   """
 
   def __init__(self, bidder, player_id: int, seed: int | None = None):
     pyspiel.Bot.__init__(self)
-    if getattr(bidder, "needs_auction", False):
-      raise ValueError(f"bidder {getattr(bidder, 'name', bidder)!r} reads the whole auction "
-                       "from the duplicate-match engine, not a pyspiel observation; play it "
-                       "with ospiel_team.bridge.agents.match")
+    checks.check_type("bidder", bidder, base.Bidder, "a bidder (bidders.base.Bidder)")
     player_id = checks.check_int("player_id (0, 1, 2, 3: N, E, S, W)", player_id, minimum=0,
                                  maximum=3)
     checks.check_int("seed", seed, minimum=0, allow_none=True)
@@ -58,7 +58,7 @@ class BidderBot(pyspiel.Bot):
     del state  # the bidders keep no state between calls
 
   def inform_action(self, state, player_id, action) -> None:
-    """Ignores the action: the bidder reads the whole auction from the observation."""
+    """Ignores the action: the bidder reads the whole auction from the state."""
     del state, player_id, action
 
   def step(self, state) -> int:
@@ -66,18 +66,20 @@ class BidderBot(pyspiel.Bot):
     if state.current_player() != self.player_id:
       raise ValueError(f"bot of seat {self.player_id} asked to act at seat "
                        f"{state.current_player()}")
-    obs = np.asarray(state.observation_tensor(self.player_id), np.float32)[None]
-    call = int(self.bidder.act(obs, self._rng.random(1))[0])
+    own_hand = np.zeros_like(state.tables.hands)
+    own_hand[0, self.player_id] = state.tables.hands[0, self.player_id]
+    call = int(self.bidder.act_auction(state.auction, own_hand, np.zeros(1, np.int64),
+                                       self._rng.random(1))[0])
     legal = state.legal_actions(self.player_id)
     if call not in legal:  # a bidder bug, not a user error: keep the traceback
-      raise RuntimeError(f"bidder {getattr(self.bidder, 'name', self.bidder)!r} chose illegal "
-                         f"call {call} (legal: {legal})")
+      raise RuntimeError(f"bidder {self.bidder.name!r} chose illegal call {call} (legal: "
+                         f"{legal})")
     return call
 
 
 def load_bot(name: str = "best", player_id: int = 0, *, seed: int | None = None,
              greedy: bool = True, reference_dir: str | None = None) -> BidderBot:
-  """A `BidderBot` for a bidder name or model path (see `bidders.make_bidder`).
+  """A `BidderBot` for a bidder name or model path (see `registry.make_bidder`).
 
   Args:
     name: ``best`` (the strongest shipped model), another shipped model, ``natural``,
@@ -89,5 +91,5 @@ def load_bot(name: str = "best", player_id: int = 0, *, seed: int | None = None,
   """
   checks.check_int("player_id (0, 1, 2, 3: N, E, S, W)", player_id, minimum=0, maximum=3)
   checks.check_int("seed", seed, minimum=0, allow_none=True)
-  bidder = bidders_lib.make_bidder(name, reference_dir=reference_dir, greedy=greedy)
+  bidder = registry.make_bidder(name, reference_dir=reference_dir, greedy=greedy)
   return BidderBot(bidder, player_id, seed=seed)

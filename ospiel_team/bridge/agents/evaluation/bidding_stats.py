@@ -2,9 +2,9 @@
 
 Opening table, call and contract frequencies, auction lengths.
 
-  from ospiel_team.bridge.agents import bidding_stats
+  from ospiel_team.bridge.agents.evaluation import bidding_stats
 
-  from ospiel_team.bridge.agents import model_bidder
+  from ospiel_team.bridge.agents.bidders import model_bidder
   eng = bidding_stats.self_play_auctions(model_bidder.load_bidder("a2c"), boards=2000)
   print(bidding_stats.opening_table_markdown(bidding_stats.bidding_statistics(eng)))
 """
@@ -15,7 +15,7 @@ import numpy as np
 
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import match as match_lib
+from ospiel_team.bridge.agents.evaluation import match as match_lib
 
 _CARD_HCP = np.clip(np.arange(52) // 4 - 8, 0, 4)
 

@@ -23,9 +23,9 @@ import numpy as np
 from ospiel_team import checks
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import match as match_lib
-from ospiel_team.bridge.agents import model_bidder
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
+from ospiel_team.bridge.agents.evaluation import match as match_lib
 
 
 def _bidder(model) -> model_bidder.ModelBidder:
@@ -51,7 +51,7 @@ def fixed_positions(start, *, dataset="validation", deals: int = 200,
   Raises:
     UserError: a bad argument.
   """
-  from ospiel_team.bridge.agents import a2c
+  from ospiel_team.bridge.agents.training import a2c
   deals = checks.check_int("deals", deals, minimum=1)
   seed = checks.check_int("seed", seed, minimum=0)
   bidder = _bidder(start)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import policy_net
 
 
 def step_policy(eng: engine_lib.BiddingEngine, policy: Callable, rng: np.random.Generator,

@@ -1,7 +1,7 @@
 r"""Distillation of the JPS search into the policy: the search buffer and the distillation targets.
 
-The search (`ospiel_team.bridge.agents.jps_search`) improves single decisions of self-play; A2C
-learns from the searched calls only through the games they were played in. Distillation adds
+The search (`ospiel_team.bridge.agents.search.jps_search`) improves single decisions of self-play;
+A2C learns from the searched calls only through the games they were played in. Distillation adds
 a direct term: every searched decision (observation, candidate calls, their values, the chosen
 call) enters a replayed FIFO `SearchBuffer`, and every minibatch of the trainer
 (`a2c.A2CTrainer`, ``A2CConfig.distill_coef`` > 0) also draws ``distill_fraction x batch_size``
@@ -40,9 +40,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents.policy_net import NUM_CALLS
-from ospiel_team.bridge.agents.policy_net import OBS_SIZE
-from ospiel_team.bridge.agents.replay_buffer import PACKED_OBS_SIZE
+from ospiel_team.bridge.agents.bidders.policy_net import NUM_CALLS
+from ospiel_team.bridge.agents.bidders.policy_net import OBS_SIZE
+from ospiel_team.bridge.agents.training.replay_buffer import PACKED_OBS_SIZE
 
 MAX_CANDIDATES = 8  # candidate columns stored per searched decision
 

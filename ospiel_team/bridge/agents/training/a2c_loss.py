@@ -14,7 +14,7 @@ policy and ``G`` the return, is::
 averaged over the minibatch; `make_update_fn` is its Adam step. `make_search_update_fn` adds
 the two optional terms of the search's training (both off by default): a Q head's squared
 error and the distillation cross-entropy towards the JPS search's targets
-(`ospiel_team.bridge.agents.search_buffer`).
+(`ospiel_team.bridge.agents.training.search_buffer`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from ospiel_team.bridge.agents import search_buffer as search_buffer_lib
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
-from ospiel_team.bridge.agents.policy_net import legal_from_obs
+from ospiel_team.bridge.agents.bidders.policy_net import legal_from_obs
+from ospiel_team.bridge.agents.training import search_buffer as search_buffer_lib
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 
 
 def a2c_loss_terms(logits, values, actions, behaviour_logp, returns, legal, ratio_clip: float,

@@ -1,8 +1,8 @@
 r"""Self-play A2C for bridge bidding (JPS paper Sec. 7.1-7.2 and Appendix E), in JAX + haiku.
 
 This module trains; the network itself (definition, inference, saving and loading) lives in
-`ospiel_team.bridge.agents.policy_net`, the optional behaviour-cloning warm start in
-`ospiel_team.bridge.agents.behaviour_cloning`, and training-deal augmentation in
+`ospiel_team.bridge.agents.bidders.policy_net`, the optional behaviour-cloning warm start in
+`ospiel_team.bridge.agents.training.behaviour_cloning`, and training-deal augmentation in
 `ospiel_team.bridge.dataset` (`augment_deals`).
 
 Network (JPS paper Fig. 2 / Appendix E): the 267-bit observation of Appendix D
@@ -30,8 +30,8 @@ Learning (A2C with a replay buffer and importance-ratio clipping, Appendix E): d
 (observation, call, behaviour log-probability, return) enter a FIFO replay buffer (observations
 bit-packed, 34 bytes each); each round does ``updates_per_round`` Adam steps on minibatches of
 ``batch_size`` uniform samples once the buffer holds ``burn_in`` decisions. The loss per sample
-(`a2c_loss.a2c_loss_terms`, with its jitted Adam steps in `ospiel_team.bridge.agents.a2c_loss`)
-is::
+(`a2c_loss.a2c_loss_terms`, with its jitted Adam steps in
+`ospiel_team.bridge.agents.training.a2c_loss`) is::
 
   rho     = min(pi(a|s) / mu(a|s), ratio_clip)             (stop-gradient; mu = behaviour)
   L_pi    = - rho * stop_grad(G - V(s)) * log pi(a|s)
@@ -42,8 +42,8 @@ is::
 averaged over the minibatch. Two optional terms (`a2c_loss.make_search_update_fn`, both off by
 default): ``q_coef * 0.5 * (G - Q(s, a))^2`` for a Q head (`policy_net.make_q_network`), and
 ``distill_coef`` x a cross-entropy towards the JPS search's targets on rows of a search buffer
-drawn beside every minibatch (`ospiel_team.bridge.agents.search_buffer`; the trainer records
-the searches of its ``search`` hook, `record_search`). Decisions with a single legal call
+drawn beside every minibatch (`ospiel_team.bridge.agents.training.search_buffer`; the trainer
+records the searches of its ``search`` hook, `record_search`). Decisions with a single legal call
 (East-West in the uncontested variant) are not stored. Evaluation uses the greedy (argmax) call,
 as in the paper.
 
@@ -81,25 +81,25 @@ from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import dataset as dataset_lib
 from ospiel_team.bridge import engine as engine_lib
 from ospiel_team.bridge import scoring
-from ospiel_team.bridge.agents import opponent_pool
-from ospiel_team.bridge.agents import search_buffer as search_buffer_lib
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
-from ospiel_team.bridge.agents.a2c_loss import a2c_loss_terms as a2c_loss_terms
-from ospiel_team.bridge.agents.a2c_loss import make_search_update_fn
-from ospiel_team.bridge.agents.a2c_loss import make_update_fn
-from ospiel_team.bridge.agents.policy_net import OBS_SIZE
-from ospiel_team.bridge.agents.policy_net import PolicyFn
-from ospiel_team.bridge.agents.policy_net import init_params
-from ospiel_team.bridge.agents.policy_net import legal_from_obs
-from ospiel_team.bridge.agents.policy_net import load_model
-from ospiel_team.bridge.agents.policy_net import make_network
-from ospiel_team.bridge.agents.policy_net import make_q_network
-from ospiel_team.bridge.agents.policy_net import mixed_candidate_values
-from ospiel_team.bridge.agents.policy_net import padded_size
-from ospiel_team.bridge.agents.policy_net import sample_calls
-from ospiel_team.bridge.agents.replay_buffer import ReplayBuffer
-from ospiel_team.bridge.agents.round_trainer import RoundTrainer
-from ospiel_team.bridge.agents.round_trainer import read_checkpoint
+from ospiel_team.bridge.agents.bidders.policy_net import OBS_SIZE
+from ospiel_team.bridge.agents.bidders.policy_net import PolicyFn
+from ospiel_team.bridge.agents.bidders.policy_net import init_params
+from ospiel_team.bridge.agents.bidders.policy_net import legal_from_obs
+from ospiel_team.bridge.agents.bidders.policy_net import load_model
+from ospiel_team.bridge.agents.bidders.policy_net import make_network
+from ospiel_team.bridge.agents.bidders.policy_net import make_q_network
+from ospiel_team.bridge.agents.bidders.policy_net import mixed_candidate_values
+from ospiel_team.bridge.agents.bidders.policy_net import padded_size
+from ospiel_team.bridge.agents.bidders.policy_net import sample_calls
+from ospiel_team.bridge.agents.training import opponent_pool
+from ospiel_team.bridge.agents.training import search_buffer as search_buffer_lib
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
+from ospiel_team.bridge.agents.training.a2c_loss import a2c_loss_terms as a2c_loss_terms
+from ospiel_team.bridge.agents.training.a2c_loss import make_search_update_fn
+from ospiel_team.bridge.agents.training.a2c_loss import make_update_fn
+from ospiel_team.bridge.agents.training.replay_buffer import ReplayBuffer
+from ospiel_team.bridge.agents.training.round_trainer import RoundTrainer
+from ospiel_team.bridge.agents.training.round_trainer import read_checkpoint
 from ospiel_team.errors import UserError
 
 
@@ -157,8 +157,8 @@ def play_selfplay(policy: Callable, eng: engine_lib.BiddingEngine, rng: np.rando
   the same calls wherever `policy` gives the same probabilities.
 
   `opponent` (optional, a policy like `policy`; fictitious self-play,
-  `ospiel_team.bridge.agents.opponent_pool`): it calls for East-West at each deal's first table
-  and for North-South at its second (`opponent_pool.opponent_mask`), with the same random
+  `ospiel_team.bridge.agents.training.opponent_pool`): it calls for East-West at each deal's first
+  table and for North-South at its second (`opponent_pool.opponent_mask`), with the same random
   numbers; its decisions are not in the rollout (only the learner's are learnt from).
   """
   deals = deal_pool[rng.integers(0, len(deal_pool), num_deals)]
@@ -555,8 +555,8 @@ class A2CTrainer(RoundTrainer):
 
   def evaluate(self, boards: int, seed: int = 0) -> tuple[float, float, int]:
     """Duplicate match (greedy model vs the natural bidder) on the held-out deals."""
-    from ospiel_team.bridge.agents import match as match_lib
-    from ospiel_team.bridge.agents import model_bidder
+    from ospiel_team.bridge.agents.bidders import model_bidder
+    from ospiel_team.bridge.agents.evaluation import match as match_lib
     ds = self.eval_dataset
     if ds is None or ds.holders.shape[0] == 0:
       raise ValueError("no held-out deals to evaluate on")

@@ -1,8 +1,8 @@
 """The bridge bidding policy network of our A2C bidders: definition, inference, saving, loading.
 
 Inference only (no training code), so that bidding with a saved model
-(`ospiel_team.bridge.agents.model_bidder`) does not import the trainer
-(`ospiel_team.bridge.agents.a2c`, which imports this module).
+(`ospiel_team.bridge.agents.bidders.model_bidder`) does not import the trainer
+(`ospiel_team.bridge.agents.training.a2c`, which imports this module).
 
 Network (JPS paper, Tian, Gong and Jiang, "Joint Policy Search for Multi-agent Collaboration
 with Imperfect Information", NeurIPS 2020, arXiv:2008.06495, Fig. 2 / Appendix E): the 267-bit

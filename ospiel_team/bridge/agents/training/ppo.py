@@ -39,9 +39,9 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from ospiel_team.bridge.agents import a2c
-from ospiel_team.bridge.agents.a2c_config import A2CConfig
-from ospiel_team.bridge.agents.policy_net import legal_from_obs
+from ospiel_team.bridge.agents.bidders.policy_net import legal_from_obs
+from ospiel_team.bridge.agents.training import a2c
+from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 
 
 def gae(rewards: np.ndarray, values: np.ndarray, last: np.ndarray, lam: float,

@@ -1,11 +1,12 @@
-"""A bridge bidder backed by a trained policy network (`ospiel_team.bridge.agents.policy_net`).
+"""A bridge bidder backed by a trained policy network (`policy_net`).
 
-It has the batched bidder interface of `ospiel_team.bridge.agents.bidders` (``act(observations,
-uniforms) -> calls``), so duplicate matches (`ospiel_team.bridge.agents.match`) can use it::
+It is a `base.ObservationBidder` (the bidder interface, `ospiel_team.bridge.agents.bidders.base`:
+``act(observations, uniforms) -> calls``), so duplicate matches
+(`ospiel_team.bridge.agents.evaluation.match`) can use it::
 
-  from ospiel_team.bridge.agents import model_bidder
+  from ospiel_team.bridge.agents.bidders import model_bidder
 
-  from ospiel_team.bridge.agents import match
+  from ospiel_team.bridge.agents.evaluation import match
   bidder = model_bidder.load_bidder()                 # the shipped model
   match.run_match(bidder, "natural", boards=1000)
 
@@ -34,9 +35,12 @@ import os
 import numpy as np
 
 from ospiel_team import checks
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import base
+from ospiel_team.bridge.agents.bidders import policy_net
 
-MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
+# ospiel_team/bridge/models/ (this module is ospiel_team/bridge/agents/bidders/model_bidder.py).
+MODELS_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                          os.pardir, os.pardir, "models"))
 SHIPPED_MODELS = {"a2c": "a2c_baseline.npz", "a2c_uncontested": "a2c_uncontested.npz",
                   "a2c_long": "a2c_long.npz", "a2c_longer": "a2c_longer.npz"}
 # The strongest shipped model on the held-out deals (docs: results page, bridge head-to-heads).
@@ -74,7 +78,7 @@ def model_path(name_or_path: str = "a2c") -> str:
                    f"({sorted(SHIPPED_MODELS)}) nor an existing file")
 
 
-class ModelBidder:
+class ModelBidder(base.ObservationBidder):
   """Bids with a trained policy network: greedy by default, or sampled with `uniforms`."""
 
   def __init__(self, net, params, *, name: str = "a2c", greedy: bool = True):

@@ -3,7 +3,7 @@
 Not in the JPS paper (Tian, Gong and Jiang, "Joint Policy Search for Multi-agent Collaboration
 with Imperfect Information", NeurIPS 2020, arXiv:2008.06495, Sec. 7.2 trains from scratch). On
 our CPU budget pure contested self-play collapsed to all-pass (docs/bridge.md),
-so the shipped baseline first imitates a rule-based bidder (`bidders.NaturalBidder`):
+so the shipped baseline first imitates a rule-based bidder (`rule_based.NaturalBidder`):
 
 1. `collect_teacher_states` plays auctions of the teacher at all four seats on the batched
    engine, replacing each call by a random legal one with probability ``epsilon`` so that the
@@ -25,7 +25,9 @@ import optax
 import tqdm
 
 from ospiel_team.bridge import engine as engine_lib
-from ospiel_team.bridge.agents import policy_net
+from ospiel_team.bridge.agents.bidders import base
+from ospiel_team.bridge.agents.bidders import model_bidder
+from ospiel_team.bridge.agents.bidders import policy_net
 
 
 def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals: int,
@@ -39,21 +41,23 @@ def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals
   arXiv:1011.0686), which shows a student the states its own mistakes lead to.
 
   Args:
-    teacher: a bidder (`bidders` interface ``act(obs, uniforms)``, or ``act_auction`` when it
-      has ``needs_auction``, e.g. `jps_paper.PaperBidder`).
+    teacher: a `base.Bidder` (asked through ``act_auction``, as in a match).
     dataset: the deals (`dataset.BridgeDataset` or what `engine.BiddingEngine` accepts).
     rng: the random numbers (deals, dealers, vulnerabilities, exploration).
     num_deals: auctions to play.
     epsilon: probability that a call is replaced by a uniformly random legal call.
     uncontested: East-West always pass (their decisions are not recorded: one legal call).
-    actor: the bidder whose calls are played (the same interface as `teacher`; None: the
-      teacher's own).
+    actor: the `base.Bidder` whose calls are played (None: the teacher's own).
 
   Returns:
     (obs (T, 267), calls (T,)): the states with two or more legal calls and the teacher's call.
   """
   if not 0.0 <= epsilon <= 1.0:
     raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
+  for name, bidder in (("teacher", teacher), ("actor", actor)):
+    if not isinstance(bidder, base.Bidder) and not (name == "actor" and bidder is None):
+      raise TypeError(f"{name} must be a bidder (bidders.base.Bidder), got "
+                      f"{type(bidder).__name__} {bidder!r:.80}")
   eng = engine_lib.BiddingEngine(dataset, uncontested=uncontested)
   eng.reset_random(rng, num_deals)
   obs_l, call_l = [], []
@@ -62,11 +66,11 @@ def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals
     obs = eng.observation()[active]
     legal = policy_net.legal_from_obs(obs)
     u = rng.random(len(active))
-    target = _calls_of(teacher, eng, obs, active, u)
+    target = _calls_of(teacher, eng, active, u)
     keep = legal.sum(axis=1) > 1
     obs_l.append(obs[keep])
     call_l.append(target[keep])
-    played = target if actor is None else _calls_of(actor, eng, obs, active, u)
+    played = target if actor is None else _calls_of(actor, eng, active, u)
     explore = rng.random(len(active)) < epsilon
     rand = policy_net.sample_calls(np.ones_like(legal, float), legal, rng.random(len(active)))
     calls = np.zeros(eng.batch_size, np.int64)
@@ -75,19 +79,24 @@ def collect_teacher_states(teacher, dataset, rng: np.random.Generator, num_deals
   return np.concatenate(obs_l), np.concatenate(call_l)
 
 
-def _calls_of(bidder, eng: engine_lib.BiddingEngine, obs: np.ndarray, active: np.ndarray,
+def _calls_of(bidder: base.Bidder, eng: engine_lib.BiddingEngine, active: np.ndarray,
               uniforms: np.ndarray) -> np.ndarray:
-  """The calls of `bidder` at the engine's active tables (observations `obs`)."""
-  if getattr(bidder, "needs_auction", False):
-    return np.asarray(bidder.act_auction(eng.auctions, eng.hands, active, uniforms), np.int64)
-  return np.asarray(bidder.act(obs, uniforms), np.int64)
+  """The calls of `bidder` at the engine's active tables."""
+  return np.asarray(bidder.act_auction(eng.auctions, eng.hands, active, uniforms), np.int64)
 
 
 def check_distillable(teacher) -> None:
-  """Raises ValueError unless `teacher` has ``probabilities(obs)`` (a network bidder of ours)."""
-  if not callable(getattr(teacher, "probabilities", None)):
-    raise ValueError(f"teacher {getattr(teacher, 'name', type(teacher).__name__)!r} has no "
-                     "probabilities(obs): distillation needs a network bidder of ours")
+  """Raises ValueError unless `teacher` is a network bidder of ours (`ModelBidder`).
+
+  Its ``probabilities(obs)`` are the distillation targets.
+  """
+  if not isinstance(teacher, model_bidder.ModelBidder):
+    raise ValueError(f"teacher {_label(teacher)!r} has no probabilities(obs): distillation "
+                     "needs a network bidder of ours (model_bidder.ModelBidder)")
+
+
+def _label(bidder) -> str:
+  return bidder.name if isinstance(bidder, base.Bidder) else type(bidder).__name__
 
 
 def teacher_probabilities(teacher, obs: np.ndarray, *, batch_size: int = 65536) -> np.ndarray:
@@ -109,16 +118,16 @@ def teacher_values(teacher, obs: np.ndarray, *, batch_size: int = 65536) -> np.n
   """The teacher's (T,) values at the observations `obs` (the targets of `fit_value_head`).
 
   Args:
-    teacher: a bidder with ``values(obs)`` (`model_bidder.ModelBidder`).
+    teacher: a network bidder of ours (`model_bidder.ModelBidder`, with ``values(obs)``).
     obs: (T, 267) observations.
     batch_size: observations per network call.
 
   Raises:
     ValueError: the teacher has no value head (a rule-based or the authors' bidder).
   """
-  if not callable(getattr(teacher, "values", None)):
-    raise ValueError(f"teacher {getattr(teacher, 'name', type(teacher).__name__)!r} has no "
-                     "values(obs): a value head needs a network bidder of ours")
+  if not isinstance(teacher, model_bidder.ModelBidder):
+    raise ValueError(f"teacher {_label(teacher)!r} has no values(obs): a value head needs a "
+                     "network bidder of ours (model_bidder.ModelBidder)")
   return _in_batches(teacher.values, obs, batch_size, ())
 
 
