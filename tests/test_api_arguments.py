@@ -491,7 +491,10 @@ def _records(*names):
 EXEMPT = {
     "ospiel_team.lp.TimeLimitError": "an exception class",
     "ospiel_team.tree.TreeTooLargeError": "an exception class",
-    "ospiel_team.bridge.agents.Bidder": "a protocol (typing.Protocol), not instantiated",
+    "ospiel_team.bridge.agents.Bidder": "an abstract base class (abc.ABC), not instantiated",
+    "ospiel_team.bridge.agents.bidders.AuctionBidder": "an abstract base class, not instantiated",
+    "ospiel_team.bridge.agents.bidders.ObservationBidder": "an abstract base class, not "
+        "instantiated",
     "ospiel_team.bridge.AuctionTables": "a protocol (typing.Protocol), not instantiated",
     "ospiel_team.runner.solver": "a decorator registering the package's own solvers",
     **_records(
@@ -517,6 +520,13 @@ def _small_ds():
   from ospiel_team.bridge import dataset as dataset_lib
   ds = dataset_lib.load_dataset()
   return dataset_lib.BridgeDataset(ds.holders[:64], ds.dd_tricks[:64])
+
+
+def _observations():
+  from ospiel_team.bridge import engine as engine_lib
+  eng = engine_lib.BiddingEngine(_small_ds())
+  eng.reset(np.arange(4), 0, 0)
+  return eng.observation()
 
 
 @functools.cache
@@ -607,6 +617,11 @@ def _good_calls():
                                                   bidder=bidders.make_bidder("pass"),
                                                   player_id=0),
       "ospiel_team.bridge.agents.JPSBidSearch": call(agents.JPSBidSearch),
+      "ospiel_team.bridge.agents.bidders.NaturalBidder": call(bidders.NaturalBidder),
+      "ospiel_team.bridge.agents.bidders.PassBidder": call(bidders.PassBidder),
+      "ospiel_team.bridge.agents.bidders.RandomBidder": call(bidders.RandomBidder),
+      "ospiel_team.bridge.agents.bidders.auctions_from_observations": call(
+          bidders.auctions_from_observations, observations=_observations()),
       "ospiel_team.bridge.agents.JaxA2CTrainer": call(agents.JaxA2CTrainer, cfg=_a2c_cfg(),
                                                       dataset=_small_ds()),
       "ospiel_team.bridge.agents.JaxTrainOptions": call(agents.JaxTrainOptions),
@@ -742,7 +757,6 @@ PENDING = {
         "init_params_from:opaque train_deals:opaque workdir:opaque",
     "Auctions": "dealer:None dealer:opaque uncontested:None uncontested:opaque "
         "vulnerability:None vulnerability:opaque",
-    "BidderBot": "bidder:None bidder:opaque",
     "ChainSearch": "config:None config:opaque structure:None structure:opaque tree:None "
         "tree:opaque",
     "JPSBidSearch": "fresh_returns:None fresh_returns:opaque options:opaque",

@@ -93,7 +93,6 @@ def _play(calls, dealer=0, vul=0, uncontested=False):
 
 
 def test_the_rebuilt_auction_is_the_shortest_that_shows_the_observation():
-  hands = A.hands_onehot(np.repeat(np.arange(4, dtype=np.uint8), 13)[None])
   # (auction, its dealer, vulnerability; the auction rebuilt, dealt by its first bidder, with
   # North to call): worked out by hand from the rules.
   cases = [
@@ -113,7 +112,6 @@ def test_the_rebuilt_auction_is_the_shortest_that_shows_the_observation():
                                           for c in want.split()], calls
     assert int(rebuilt.current_player[0]) == 0 and int(rebuilt.vulnerability[0]) == vul
     np.testing.assert_array_equal(rebuilt.observation(rebuilt_hands), obs)
-  del hands
   # East-West to call in an uncontested auction: only Pass is legal though bids are left.
   a = _play(["1C"], dealer=0, uncontested=True)
   obs = a.observation(A.hands_onehot(np.repeat(np.arange(4, dtype=np.uint8), 13)[None]))
@@ -141,3 +139,17 @@ def test_every_position_of_random_auctions_is_rebuilt():
   assert positions > 64 * 4
   with pytest.raises(ValueError, match="row 0 has no legal call"):
     bidders.auctions_from_observations(np.zeros((1, A.OBSERVATION_SIZE)))
+
+
+def test_an_uncontested_batch_is_rebuilt_uncontested():
+  # North-South and East-West seats to call of one uncontested engine, in one batch.
+  eng = engine_lib.BiddingEngine(uncontested=True)
+  eng.reset(np.arange(8), dealer=0, vulnerability=0)
+  eng.step(np.full(8, A.string_to_call("1C")))  # North opens; East to call: only Pass
+  east = eng.observation()
+  eng.step(np.zeros(8, np.int64))                # East passes; South to call
+  rebuilt, hands = bidders.auctions_from_observations(np.concatenate([east, eng.observation()]))
+  assert rebuilt.uncontested
+  assert rebuilt.current_player.tolist() == [1] * 8 + [0] * 8
+  np.testing.assert_array_equal(rebuilt.observation(hands),
+                                np.concatenate([east, eng.observation()]))

@@ -113,8 +113,9 @@ def auctions_from_observations(observations: np.ndarray) -> tuple[A.Auctions, np
   doubled or the dealer. Row i's auction is the shortest one that fits: the first bidder
   deals, and between two bids (and after the last) the fewest passes, doubles and redoubles
   that give the observed doubles, seat order and legal calls (of as many, the one that doubles
-  earliest and redoubles latest). The seat to call is North (East
-  when only Pass is legal with bids left: East-West in an uncontested auction).
+  earliest and redoubles latest). The seat to call is North, or East where only Pass is legal
+  with bids left: East-West in an uncontested auction (the auctions are then all
+  uncontested).
 
   Args:
     observations: (n, 267) observations of seats to call.
@@ -130,7 +131,12 @@ def auctions_from_observations(observations: np.ndarray) -> tuple[A.Auctions, np
   if obs.ndim != 2 or obs.shape[1] != A.OBSERVATION_SIZE:
     raise ValueError(f"observations must have shape (n, {A.OBSERVATION_SIZE}), got {obs.shape}")
   bits = obs > 0.5
-  parts = [_auction_of(row, i) for i, row in enumerate(bits)]
+  legal = bits[:, A.OBS_LEGAL:]
+  # Only Pass legal with bids left (7NT not bid): East-West in an uncontested auction.
+  seven_nt = bits[:, A.OBS_BIDS:A.OBS_DOUBLED].reshape(-1, A.NUM_SEATS, A.NUM_BIDS)[:, :, -1]
+  east_west = legal[:, A.PASS] & ~legal[:, A.DOUBLE:].any(axis=1) & ~seven_nt.any(axis=1)
+  parts = [_auction_of(row, i, bool(east_west[i]), bool(east_west.any()))
+           for i, row in enumerate(bits)]
   hands = np.zeros((len(bits), A.NUM_SEATS, A.NUM_CARDS), bool)
   if not parts:
     return A.Auctions(np.zeros(0, np.int64), np.zeros(0, np.int64)), hands
@@ -144,8 +150,9 @@ def auctions_from_observations(observations: np.ndarray) -> tuple[A.Auctions, np
   return auctions, hands
 
 
-def _auction_of(bits: np.ndarray, row: int) -> tuple[A.Auctions, int]:
-  """The shortest auction (one table) that fits observation `bits`, and its seat to call."""
+def _auction_of(bits: np.ndarray, row: int, east_west: bool,
+                uncontested: bool) -> tuple[A.Auctions, int]:
+  """The shortest auction (one table) fitting observation `bits`; its seat to call (E or N)."""
   legal = bits[A.OBS_LEGAL:]
   if not legal.any():
     raise ValueError(f"observation row {row} has no legal call (not a seat to call)")
@@ -153,9 +160,7 @@ def _auction_of(bits: np.ndarray, row: int) -> tuple[A.Auctions, int]:
   doubled = bits[A.OBS_DOUBLED:A.OBS_VULNERABLE]
   if (by_seat.sum(axis=0) > 1).any():
     raise ValueError(f"observation row {row}: a bid made by two seats")
-  # Only Pass legal with bids left (7NT not bid): East-West in an uncontested auction.
-  uncontested = bool(legal[A.PASS] and not legal[A.DOUBLE:].any() and not by_seat[:, -1].any())
-  me = 1 if uncontested else 0
+  me = 1 if east_west else 0
   bids = [(j, (me + int(A.RELATIVE_SEAT_OFFSETS[s])) & 3)
           for j in range(A.NUM_BIDS) for s in range(A.NUM_SEATS) if by_seat[s, j]]
   vul = int(bits[A.OBS_VULNERABLE]) + 2 * int(bits[A.OBS_VULNERABLE + 1])

@@ -10,9 +10,8 @@
 from ospiel_team import _exports
 
 _PUBLIC = {
-    "joint_search": "ospiel_team.bridge.agents.search.jps_search",
-    "SearchBidder": "ospiel_team.bridge.agents.search.search_bidder",
-    "SearchBidderOptions": "ospiel_team.bridge.agents.search.search_bidder",
-    "make_search_bidder": "ospiel_team.bridge.agents.search.search_bidder",
+    "jps_search": "ospiel_team.bridge.agents.search.jps_search",
+    "search_bidder": "ospiel_team.bridge.agents.search.search_bidder",
+    "rollouts": "ospiel_team.bridge.agents.search.rollouts",
 }
 __all__, __getattr__, __dir__ = _exports.attach(__name__, _PUBLIC)
