@@ -92,7 +92,7 @@ def check_distillable(teacher) -> None:
   """
   if not isinstance(teacher, model_bidder.ModelBidder):
     raise ValueError(f"teacher {_label(teacher)!r} has no probabilities(obs): distillation "
-                     "needs a network bidder of ours (model_bidder.ModelBidder)")
+                     "needs a network bidder of ours")
 
 
 def _label(bidder) -> str:
@@ -127,7 +127,7 @@ def teacher_values(teacher, obs: np.ndarray, *, batch_size: int = 65536) -> np.n
   """
   if not isinstance(teacher, model_bidder.ModelBidder):
     raise ValueError(f"teacher {_label(teacher)!r} has no values(obs): a value head needs a "
-                     "network bidder of ours (model_bidder.ModelBidder)")
+                     "network bidder of ours")
   return _in_batches(teacher.values, obs, batch_size, ())
 
 
