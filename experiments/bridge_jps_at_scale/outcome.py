@@ -296,10 +296,12 @@ def lineages_section(rec: dict, name: str) -> str:
   st = rec["settings"]
   panel = (rec.get("panel_available") or st["panel"])[0]
   sched = ", ".join(f"lr {lr:g} to round {e:,}" for e, lr in st["schedule"])
+  command = re.sub(r"--(workdir|reference_dir)(=|\s+)\S+", lambda m: f"--{m.group(1)} "
+                   + m.group(1).upper(), rec.get("command", "-"))
   lines = [f"Record `{name}`: from `{st['start']}`, arms {', '.join(st['arms'])}, seeds "
            f"{', '.join(str(x) for x in st['seeds'])}; {sched} (rounds after the start); "
            f"snapshots every {st['snapshot_every']:,} rounds, each scored on "
-           f"{st['select_boards']:,} validation boards. Command: `{rec.get('command', '-')}`.",
+           f"{st['select_boards']:,} validation boards. Command: `{command}`.",
            "",
            f"| lineage | rounds | validation leader | leader vs `{panel}` (IMPs/b) | leader vs "
            f"the start [95%] | greedy calls changed | snapshots moved |",
