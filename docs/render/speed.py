@@ -606,11 +606,12 @@ def growth_status() -> str:
   st = rec["settings"]
   text = (f"The record holds {rungs} rung{'s' if rungs != 1 else ''} of the "
           f"{rec.get('ladder', 'smoke')} ladder, run {_run_state(rec, rows)}, at most "
-          f"{common.num(st['max_seconds'], 0)} CPU seconds of iterations per solver and rung")
+          f"{common.num(st['max_seconds'], 3, sig=True)} CPU seconds of iterations per solver "
+          "and rung")
   if "max_setup_seconds" in st:
-    text += (f", {common.num(st['max_setup_seconds'], 0)} s of set-up, "
-             f"{common.num(st['max_iteration_seconds'], 1)} CPU s per iteration before a "
-             "solver stops on its family")
+    text += (f", {common.num(st['max_setup_seconds'], 3, sig=True)} s of set-up, "
+             f"{common.num(st['max_iteration_seconds'], 3, sig=True)} CPU s per iteration "
+             "before a solver stops on its family")
   text += "."
   left = rec.get("not_run") or {}
   if left:
@@ -706,7 +707,7 @@ def growth_largest() -> str:
                    common.num(ms, 3, sig=True) if ms else "—",
                    f"{_secs(to)} s ({common.thousands(v['iterations_to_target'])} it.)"
                    if reached else "not reached" if "iterations" not in v else
-                   f"not in {_secs(v['iterations_cpu_s'])} s "
+                   f"not in {_secs(v['iterations_cpu_s'] - v['first_iteration_cpu_s'])} s "
                    f"({common.thousands(v['iterations'])} it.)",
                    stop])
   return common.md_table(["family", "solver", "largest rung run", "histories", "ms/iteration",
