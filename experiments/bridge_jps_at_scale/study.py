@@ -201,11 +201,9 @@ def settings() -> dict:
   config = {f.name: FLAGS[f.name].value
             for f in config_flags.config_fields(A2CConfig, _CONFIG_EXCLUDE)}
   from ospiel_team.bridge.agents import search_buffer
-  if (config["distill_coef"] > 0 and any(a in SEARCH_ARMS for a in arms)
-          and FLAGS.search_candidates > search_buffer.MAX_CANDIDATES):
-    raise UserError(f"--search_candidates {FLAGS.search_candidates} with --distill_coef "
-                    f"{config['distill_coef']}: the search buffer keeps at most "
-                    f"{search_buffer.MAX_CANDIDATES} candidates a decision")
+  if any(a in SEARCH_ARMS for a in arms):
+    search_buffer.check_candidates(FLAGS.search_candidates, config["distill_coef"],
+                                   name="--search_candidates", coef_name="--distill_coef")
   return {"start": os.path.basename(FLAGS.start), "start_digest": _digest(FLAGS.start),
           "arms": arms, "seeds": seeds, "schedule": parse_schedule(FLAGS.schedule),
           "snapshot_every": FLAGS.snapshot_every, "panel": list(FLAGS.panel),

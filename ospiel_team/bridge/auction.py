@@ -48,6 +48,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge import scoring
 
 NUM_SEATS = 4
@@ -209,6 +210,27 @@ def final_contract(last_bid, last_bidder, double_status, first_bidder, *, xp=np)
   return level, strain, xp.where(has, double_status, 0), xp.where(has, declarer, 0)
 
 
+def int_array(name: str, value, what: str) -> np.ndarray:
+  """`value` as a new int64 numpy array; ValueError naming `name` when it holds no integers.
+
+  Args:
+    name: the argument's name, for the message.
+    value: an int or an array-like of ints.
+    what: what the integers are, for the message ("seats 0..3").
+
+  Returns:
+    The array (a copy).
+
+  Raises:
+    ValueError: naming `name` and the value when it is not an int or integers (None too).
+  """
+  try:
+    return np.array(value, dtype=np.int64)
+  except (TypeError, ValueError):
+    raise ValueError(f"{name} must be an integer or an array of integers ({what}), got "
+                     f"{type(value).__name__} {value!r:.80}") from None
+
+
 class Auctions:
   """B bridge auctions advanced together; all fields are numpy arrays with leading axis B.
 
@@ -221,8 +243,9 @@ class Auctions:
   """
 
   def __init__(self, dealer, vulnerability, uncontested: bool = False):
-    dealer = np.array(dealer, dtype=np.int64).reshape(-1)  # own, writable copies
-    vul = np.array(vulnerability, dtype=np.int64).reshape(-1)
+    dealer = int_array("dealer", dealer, "seats 0..3").reshape(-1)  # own, writable copies
+    vul = int_array("vulnerability", vulnerability, "codes 0..3").reshape(-1)
+    checks.check_bool("uncontested", uncontested)
     if dealer.shape != vul.shape:
       raise ValueError(f"dealer {dealer.shape} and vulnerability {vul.shape} shapes differ")
     if np.any((dealer < 0) | (dealer > 3)):

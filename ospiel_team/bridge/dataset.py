@@ -219,7 +219,14 @@ def spot_check(path: str, holders: np.ndarray, dd_tricks: np.ndarray,
 
 def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
                  *, seed: int | None = None) -> None:
-  """Validates and writes a dataset atomically (`atomic_io.savez`, compressed)."""
+  """Validates and writes a dataset atomically (`atomic_io.savez`, compressed).
+
+  Raises:
+    errors.UserError: `path` is not a path, `seed` not an integer >= 0 or None, or the arrays
+      not a dataset (`validate_arrays`).
+  """
+  checks.check_type("path", path, (str, os.PathLike), "a file path")
+  seed = checks.check_int("seed", seed, minimum=0, allow_none=True)
   path = os.fspath(path)
   validate_arrays(holders, dd_tricks, source=path)
   arrays = {"holders": np.asarray(holders, np.uint8), "dd_tricks": np.asarray(dd_tricks, np.uint8),

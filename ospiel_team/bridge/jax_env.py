@@ -290,10 +290,22 @@ class JaxAuctionTables:
     dd_tricks: (B, 5, 4) double-dummy tricks [strain, declarer].
     dealer: (B,) seats (or one int).
     vulnerability: (B,) codes 0..3 (or one int).
-    uncontested: East-West may only pass.
+    uncontested: East-West may only pass (a bool or (B,) bools).
+
+  Raises:
+    ValueError: naming an argument that holds no integers (no bools for `uncontested`).
   """
 
   def __init__(self, holders, dd_tricks, dealer=0, vulnerability=0, *, uncontested: bool = False):
+    for name, value, what in (("holders", holders, "seats 0..3"),
+                              ("dd_tricks", dd_tricks, "tricks 0..13"),
+                              ("dealer", dealer, "seats 0..3"),
+                              ("vulnerability", vulnerability, "codes 0..3")):
+      A.int_array(name, value, what)
+    if not (isinstance(uncontested, (bool, np.bool_))
+            or getattr(uncontested, "dtype", None) == np.bool_):
+      raise ValueError(f"uncontested must be a bool or an array of bools, got "
+                       f"{type(uncontested).__name__} {uncontested!r:.80}")
     self.state = reset(np.asarray(holders, np.int32), np.asarray(dd_tricks, np.int32), dealer,
                        vulnerability, uncontested=uncontested)
     self._views = None

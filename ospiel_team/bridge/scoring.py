@@ -184,8 +184,17 @@ def duplicate_rewards(ns_scores, xp=np):
 
   Returns:
     (2K,) rewards for North-South.
+
+  Raises:
+    errors.UserError: `xp` is neither numpy nor jax.numpy, or `ns_scores` holds no integers.
   """
-  s = xp.asarray(ns_scores, np.int64 if xp is np else xp.int32)
+  if xp is not np and getattr(xp, "__name__", None) != "jax.numpy":
+    raise errors.UserError(f"xp must be numpy or jax.numpy, got {type(xp).__name__} {xp!r:.80}")
+  try:
+    s = xp.asarray(ns_scores, np.int64 if xp is np else xp.int32)
+  except (TypeError, ValueError):
+    raise errors.UserError(f"ns_scores must be an array of N-S scores (integers), got "
+                           f"{type(ns_scores).__name__} {ns_scores!r:.80}") from None
   k = s.shape[0] // 2
   other = xp.concatenate([s[k:], s[:k]])
   return imps_array(s - other, xp=xp) / IMP_SCALE

@@ -26,9 +26,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.lp import highs
 from ospiel_team.lp import plan_mip
 from ospiel_team.lp.decomposition import TeamDecomposition
@@ -282,6 +285,17 @@ class TeamOracle:
     return strategy
 
 
+def _check_float_array(name: str, value: Any, shape: tuple[int, ...]) -> None:
+  """UserError naming `name` unless `value` converts to a float array of `shape`."""
+  try:
+    got = np.shape(np.asarray(value, dtype=np.float64))
+  except (TypeError, ValueError):
+    got = None
+  if got != shape:
+    raise errors.UserError(f"{name} must be a numeric array of shape {shape}, got "
+                           f"{type(value).__name__} {value!r:.80}")
+
+
 def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
                              terminal_weights: np.ndarray, *, method: str = "auto",
                              time_limit: float | None = None) -> float:
@@ -296,7 +310,14 @@ def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
     method: "auto" (one member: backward induction; several: "lp"), "lp" (the team LP over the
       team's polytope) or "mip" (the exact flow MIP).
     time_limit: HiGHS seconds for "lp"/"mip".
+
+  Raises:
+    errors.UserError: a bad argument, named.
   """
+  checks.check_tree("tree", tree)
+  checks.check_type("teams", teams, teams_lib.Teams, "a Teams (tree.parse_teams)")
+  team = checks.check_int("team", team, minimum=0, maximum=teams.num_teams - 1)
+  _check_float_array("terminal_weights", terminal_weights, (len(tree.terminals),))
   if method not in ("auto", "lp", "mip"):
     raise ValueError(f"unknown best-response method {method!r}; use 'auto', 'lp' or 'mip'")
   members = teams.teams[team]
@@ -327,7 +348,12 @@ def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
     teams: two teams (`teams.parse_teams` text or `Teams`; None: `teams.default_teams`).
     team: 0 or 1, the team whose value is returned.
     method: the other team's best response, as in `team_best_response_value`.
+
+  Raises:
+    errors.UserError: a bad argument, named.
   """
+  checks.check_tree("tree", tree)
+  _check_float_array("pi", pi, (tree.num_infosets, tree.num_actions))
   if teams is None:
     teams = teams_lib.default_teams(tree.game)
   teams = teams_lib.parse_teams(teams, tree.num_players)

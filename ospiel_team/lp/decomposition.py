@@ -43,6 +43,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.lp import local_solutions
 from ospiel_team.tree import teams as teams_lib
@@ -87,10 +88,15 @@ class TeamDecomposition:
     Raises:
       errors.SizeLimitError: the team has more than `max_local` local solutions (before they
         are built).
-      errors.UserError: `members` are not distinct players of the game.
+      errors.UserError: a bad argument, named (`members` not distinct players of the game,
+        `max_local` not an integer >= 1, ...).
     """
+    checks.check_tree("tree", tree)
+    checked = checks.check_int_sequence("members", members, what="players")
+    max_local = checks.check_int("max_local", max_local, minimum=1)
+    checks.check_bool("team_tree_only", team_tree_only)
     self.tree = tree
-    self.members = tuple(int(p) for p in members)
+    self.members = tuple(checked or ())
     if not self.members or len(set(self.members)) != len(self.members) or any(
         not 0 <= p < tree.num_players for p in self.members):
       raise errors.UserError(f"members={list(members)!r}: give distinct players of the "

@@ -45,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import math
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
@@ -172,6 +173,9 @@ def run_all(game: pyspiel.Game | str | GameTree, solvers: Sequence[str], *,
   Raises:
     UserError: a bad argument, named, before any task runs.
   """
+  _check_run_arguments(solvers, iterations=iterations, seed=seed, num_points=num_points,
+                       options=options, tree=tree, progress=progress, seeds=seeds,
+                       seconds=seconds, workers=workers, ray_address=ray_address, out=out)
   tree = resolve_runner_game(tree if tree is not None else game)  # the one walk, if any
   game = tree.game
   _check_solver_names(solvers)
@@ -196,6 +200,35 @@ def run_all(game: pyspiel.Game | str | GameTree, solvers: Sequence[str], *,
       store = execute.ResultStore(out)
     return _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj,
                       per_solver, seeds, store, tree, progress, workers, ray_address)
+
+
+def _check_run_arguments(solvers, *, iterations, seed, num_points, options, tree, progress,
+                         seeds, seconds, workers, ray_address, out) -> None:
+  """`run_all`'s arguments checked by type before any work (UserError naming the first bad one).
+
+  The ranges of the budget are `_check_budget`'s; the names of the solvers
+  `_check_solver_names`'.
+  """
+  if tree is not None:
+    checks.check_tree("tree", tree)
+  if isinstance(solvers, (str, bytes)) or not isinstance(solvers, Sequence) or not all(
+      isinstance(s, str) for s in solvers):
+    raise UserError(f"solvers must be a list of solver names, got {type(solvers).__name__} "
+                    f"{solvers!r:.80}")
+  checks.check_int("iterations", iterations, allow_none=True)
+  checks.check_real("seconds", seconds, allow_none=True)
+  checks.check_int("num_points", num_points)
+  checks.check_int("seed", seed, minimum=0, maximum=MAX_SEED)
+  for s in checks.check_int_sequence("seeds", seeds, minimum=0, what="seeds (integers >= 0)",
+                                     allow_none=True) or ():
+    checks.check_int("seeds", s, maximum=MAX_SEED)
+  checks.check_type("options", options, (Mapping, type(None)),
+                    "a dict of solver options ({'nfsp.episodes': '50'}) or None")
+  checks.check_bool("progress", progress)
+  checks.check_int("workers", workers, minimum=1)
+  checks.check_type("ray_address", ray_address, (str, type(None)),
+                    "a Ray address ('local' or a cluster address) or None")
+  checks.check_type("out", out, (str, type(None)), "a folder path (str) or None")
 
 
 def _check_solver_names(solvers: Sequence[str]) -> None:

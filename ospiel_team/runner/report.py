@@ -10,16 +10,20 @@ import io
 import json
 import math
 import os
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
+from ospiel_team.errors import UserError
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry
 
 Row = dict[str, Any]
+FIGURE_FORMATS = ("png", "svg", "pdf")
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float]:
@@ -360,7 +364,7 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
-  bad = [f for f in formats if f not in ("png", "svg", "pdf")]
+  bad = [f for f in formats if f not in FIGURE_FORMATS]
   if bad:
     raise ValueError(f"figure formats {bad} not supported; use png, svg or pdf")
   shown = rows if all_variants else judged_rows(rows)
@@ -508,6 +512,34 @@ def summary_table(results: dict[str, tuple[list[Row], dict[str, Any] | None]]) -
   return "\n".join(lines) + "\n"
 
 
+def _check_output_arguments(rows, out_dir, infos, ref, all_variants, formats, command) -> None:
+  """`write_outputs`' arguments checked by type (UserError naming the first bad one)."""
+
+  def dicts(name: str, value: Any, allow_none: bool) -> None:
+    if value is None and allow_none:
+      return
+    if not isinstance(value, (list, tuple)) or not all(isinstance(r, Mapping) for r in value):
+      raise UserError(f"{name} must be a list of dicts{' or None' if allow_none else ''}, got "
+                      f"{type(value).__name__} {value!r:.80}")
+
+  dicts("rows", rows, False)
+  checks.check_type("out_dir", out_dir, (str, os.PathLike), "a folder path")
+  dicts("infos", infos, True)
+  checks.check_type("ref", ref, (Mapping, type(None)),
+                    "a reference {'value': ..., 'label': ...} or None")
+  checks.check_bool("all_variants", all_variants)
+  if isinstance(formats, (str, bytes)) or not isinstance(formats, Sequence):
+    raise UserError(f"formats must be a list of figure formats (png, svg, pdf), got "
+                    f"{type(formats).__name__} {formats!r:.80}")
+  for f in formats:
+    checks.check_choice("formats", f, FIGURE_FORMATS)
+  if command is not None and (isinstance(command, (str, bytes))
+                              or not isinstance(command, Sequence)
+                              or not all(isinstance(c, str) for c in command)):
+    raise UserError(f"command must be a list of strings (the command line) or None, got "
+                    f"{type(command).__name__} {command!r:.80}")
+
+
 def write_outputs(rows: list[Row], out_dir: str, infos: list[dict[str, Any]] | None = None,
                   ref: dict[str, Any] | None = None, *, all_variants: bool = False,
                   formats: Sequence[str] = ("png",),
@@ -515,7 +547,20 @@ def write_outputs(rows: list[Row], out_dir: str, infos: list[dict[str, Any]] | N
   """Writes results.json, results.md and curves.png (+ other formats) into `out_dir`.
 
   Each file is written atomically; results.json starts with `provenance(command)`.
+
+  Args:
+    rows: result rows (`execute.run_task`).
+    out_dir: the folder to write into.
+    infos: the runs' timings (`comparison.run_all`'s second result), or None.
+    ref: the reference {"value", "label"} (None: none).
+    all_variants: draw every variant in the figure, not only the judged ones.
+    formats: figure formats, any of "png", "svg", "pdf".
+    command: the command line recorded in the provenance (None: this process's).
+
+  Raises:
+    UserError: a bad argument, named, before anything is written.
   """
+  _check_output_arguments(rows, out_dir, infos, ref, all_variants, formats, command)
   atomic_io.write_text(os.path.join(out_dir, "results.json"), json.dumps(
       {"provenance": provenance(command), "reference": ref, "runs": infos or [], "rows": rows},
       indent=1))

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.tree.game_tree import GameTree
 
 Array = Any
@@ -84,7 +85,20 @@ def check_policy(tree: GameTree, pi: Array, validate: bool = True) -> None:
   """
   checks.check_tree("tree", tree)
   if checks.check_bool("validate", validate) and not _is_tracer(pi):
-    tree.validate_policy_array(pi)
+    tree.validate_policy_array(pi, name="pi")
+
+
+def _check_node_array(name: str, value: Any, shape: tuple[int, ...]) -> None:
+  """UserError naming `name` unless `value` is an array of `shape` (None, tracers: unchecked).
+
+  Only the shape is read (no copy of a device array).
+  """
+  if value is None or _is_tracer(value):
+    return
+  got = getattr(value, "shape", None)
+  if got is None or tuple(got) != shape:
+    raise errors.UserError(f"{name} must be an array of shape {shape} or None, got "
+                           f"{type(value).__name__} {value!r:.80}")
 
 
 def _ops(backend: str) -> _Ops:
@@ -155,6 +169,8 @@ def history_values(tree: GameTree, pi: Array, *, backend: str = "numpy",
                    edge_probs: Array = None, validate: bool = True) -> Array:
   """[num_nodes, num_players] expected returns of every history under `pi` (v^sigma(h))."""
   ops = _ops(backend)
+  checks.check_tree("tree", tree)
+  _check_node_array("edge_probs", edge_probs, (tree.num_nodes,))
   if edge_probs is None:
     ep = edge_probabilities(tree, pi, backend=backend, validate=validate)
   else:
@@ -202,6 +218,7 @@ def best_response(tree: GameTree, pi: Array, player: int, *, backend: str = "num
   checks.check_tree("tree", tree)
   player = checks.check_int("player", player, minimum=0, maximum=tree.num_players - 1)
   check_policy(tree, pi, validate)
+  _check_node_array("reach", reach, (tree.num_nodes, tree.num_players + 1))
   xp = _ops(backend).xp
   cf = counterfactual_reach(tree, pi, player, backend=backend, reach=reach, validate=False)
   term = tree.terminals

@@ -466,7 +466,8 @@ class GameTree(_TreeAttributes):
                              "observation tensors")
     return _read_only(np.asarray(rows, dtype=np.float32))
 
-  def validate_policy_array(self, pi: np.ndarray, atol: float = 1e-6) -> None:
+  def validate_policy_array(self, pi: np.ndarray, atol: float = 1e-6, *,
+                            name: str | None = None) -> None:
     """Raises `errors.UserError` unless `pi` is a distribution over legal actions everywhere.
 
     Checks, in this order: the shape `[num_infosets, num_actions]` (a transposed array or one
@@ -477,11 +478,21 @@ class GameTree(_TreeAttributes):
     Args:
       pi: the policy array to check.
       atol: absolute tolerance of the sum and sign checks.
+      name: the argument's name, put before the message ("pi: policy array ...").
 
     Raises:
       errors.UserError (a ValueError): naming the problem and the first bad infoset.
     """
-    _check_policy_array(self, pi, atol)
+    if name is None:
+      _check_policy_array(self, pi, atol)
+      return
+    if pi is None:
+      raise errors.UserError(f"{name} must be a policy array [num_infosets, num_actions], "
+                             "got None")
+    try:
+      _check_policy_array(self, pi, atol)
+    except errors.UserError as e:
+      raise errors.UserError(f"{name}: {e}") from None
 
   def __repr__(self):
     return (f"GameTree({self.game}: {self.num_nodes} histories, {len(self.terminals)} terminal, "

@@ -104,10 +104,18 @@ def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
   """OpenSpiel's CFR solver started from `initial_policy` instead of uniform.
 
   The reference that `TreeCFRSolver` must equal (`CFRPlusSolver` when `plus`).
+
+  Raises:
+    errors.UserError: naming a bad argument (`game` not a pyspiel game, `tree` not a GameTree,
+      `plus` not a bool, `initial_policy` not a policy array of `tree`).
   """
+  checks.check_game("game", game)
+  checks.check_tree("tree", tree)
+  checks.check_bool("plus", plus)
+  if initial_policy is not None:
+    tree.validate_policy_array(initial_policy, name="initial_policy")
   solver = os_cfr.CFRPlusSolver(game) if plus else os_cfr.CFRSolver(game)
   if initial_policy is not None:
-    tree.validate_policy_array(initial_policy)
     cur = solver.current_policy()
     cur.action_probability_array[:] = tree.tabular_policy(
         initial_policy, template=cur).action_probability_array

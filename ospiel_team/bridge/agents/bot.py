@@ -37,7 +37,7 @@ class BidderBot(pyspiel.Bot):
     seed: seed of the uniforms handed to a sampling bidder (greedy bidders ignore them).
 
   Raises:
-    ValueError: a bidder that needs the whole auction, or a seat other than 0-3.
+    ValueError: not a bidder, a bidder that needs the whole auction, or a seat other than 0-3.
   """
 
   def __init__(self, bidder, player_id: int, seed: int | None = None):
@@ -46,6 +46,9 @@ class BidderBot(pyspiel.Bot):
       raise ValueError(f"bidder {getattr(bidder, 'name', bidder)!r} reads the whole auction "
                        "from the duplicate-match engine, not a pyspiel observation; play it "
                        "with ospiel_team.bridge.agents.match")
+    if not callable(getattr(bidder, "act", None)):
+      raise ValueError(f"bidder must be a bidder (with act(observations, uniforms)), got "
+                       f"{type(bidder).__name__} {bidder!r:.80}")
     player_id = checks.check_int("player_id (0, 1, 2, 3: N, E, S, W)", player_id, minimum=0,
                                  maximum=3)
     checks.check_int("seed", seed, minimum=0, allow_none=True)

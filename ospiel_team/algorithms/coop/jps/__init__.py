@@ -106,7 +106,7 @@ class JointPolicySearch:
     self._value_scale = 1 if common else len(team)
     self.structure = team_structure(self.tree, team)
     self.chain_search = ChainSearch(self.tree, self.structure, self.config)
-    self._fixed = None if fixed_policy is None else self._as_array(fixed_policy)
+    self._fixed = None if fixed_policy is None else self._as_array(fixed_policy, "fixed_policy")
     depths = self.structure.decision_depths
     if config.start_depths is None:
       self._start_depths = tuple(depths)
@@ -131,15 +131,20 @@ class JointPolicySearch:
     """The starting depths searched (team decision depths)."""
     return list(self._start_depths)
 
-  def _as_array(self, pol: PolicyLike) -> np.ndarray:
+  def _as_array(self, pol: PolicyLike, name: str) -> np.ndarray:
+    """`pol` as a checked policy array of the tree (UserError naming `name`)."""
     tree = self.tree
     if pol is None:
       return tree.uniform_policy_array()
     if isinstance(pol, policy_lib.Policy):
       pi = tree.policy_array(pol)
     else:
-      pi = np.array(pol, dtype=np.float64)
-    tree.validate_policy_array(pi)
+      try:
+        pi = np.array(pol, dtype=np.float64)
+      except (TypeError, ValueError):
+        raise UserError(f"{name} must be a policy array or an OpenSpiel policy, got "
+                        f"{type(pol).__name__} {pol!r:.80}") from None
+    tree.validate_policy_array(pi, name=name)
     return pi
 
   # --------------------------------------------------------------------------------------------
@@ -208,7 +213,7 @@ class JointPolicySearch:
       ValueError: a policy that is not a valid policy of the tree.
     """
     t_start = time.perf_counter()
-    pi = self._as_array(initial_policy)
+    pi = self._as_array(initial_policy, "initial_policy")
     if self._fixed is not None:
       others = ~np.isin(self.tree.infoset_player, self.team)
       pi[others] = self._fixed[others]
@@ -228,5 +233,11 @@ def joint_policy_search(game: GameLike, initial_policy: PolicyLike = None,
 
 
 def purified_policy_array(tree: GameTree, pi: np.ndarray) -> np.ndarray:
-  """The argmax (first maximal legal action) policy of `pi` (the paper's "purified" CFR)."""
+  """The argmax (first maximal legal action) policy of `pi` (the paper's "purified" CFR).
+
+  Raises:
+    UserError: `tree` is not a GameTree or `pi` not a policy array of it (named).
+  """
+  checks.check_tree("tree", tree)
+  tree.validate_policy_array(pi, name="pi")
   return tree.purified_policy_array(pi)

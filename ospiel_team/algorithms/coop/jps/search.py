@@ -38,6 +38,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.algorithms.coop.jps import sweep as sweep_lib
 from ospiel_team.algorithms.coop.jps.config import JPSConfig
 from ospiel_team.algorithms.coop.jps.structure import TeamStructure
@@ -289,9 +290,26 @@ def chain_at(levels: Sequence[Level], k: int, c: int) -> Chain:
 
 
 def apply_chain(pi: np.ndarray, chain: Iterable[tuple[int, int]]) -> np.ndarray:
-  """Sigma' of Eq. 6: `pi` with every (infoset, action) of the chain set one-hot."""
+  """Sigma' of Eq. 6: `pi` with every (infoset, action) of the chain set one-hot.
+
+  Raises:
+    UserError: `pi` is not a 2-D numpy array or `chain` not (infoset, action) pairs of it.
+  """
+  if not isinstance(pi, np.ndarray) or pi.ndim != 2:
+    raise UserError(f"pi must be a policy array (a 2-D numpy array), got "
+                    f"{type(pi).__name__} {pi!r:.80}")
+  if isinstance(chain, (str, bytes)) or not isinstance(chain, Iterable):
+    raise UserError(f"chain must be a sequence of (infoset, action) pairs, got "
+                    f"{type(chain).__name__} {chain!r:.80}")
+  pairs = list(chain)
+  for p in pairs:
+    if not (isinstance(p, (tuple, list)) and len(p) == 2
+            and all(checks.is_integer(x) for x in p)
+            and 0 <= p[0] < pi.shape[0] and 0 <= p[1] < pi.shape[1]):
+      raise UserError(f"chain: {p!r:.80} is not an (infoset, action) pair of a policy array "
+                      f"of shape {pi.shape}")
   new = pi.copy()
-  for i, a in chain:
+  for i, a in pairs:
     new[i] = 0.0
     new[i, a] = 1.0
   return new
@@ -402,6 +420,10 @@ class ChainSearch:
 
   def __init__(self, tree: GameTree, structure: TeamStructure, config: JPSConfig, *,
                row_finding: str = "auto"):
+    checks.check_tree("tree", tree)
+    checks.check_type("structure", structure, TeamStructure,
+                      "a TeamStructure (jps.team_structure(tree, team))")
+    checks.check_type("config", config, JPSConfig, "a JPSConfig")
     if row_finding not in ROW_FINDING:
       raise UserError(f"row_finding must be one of {ROW_FINDING}, got {row_finding!r}")
     self.tree = tree

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.errors import SizeLimitError
+from ospiel_team.errors import UserError
 from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
 
@@ -305,8 +307,16 @@ def team_structure(tree: GameTree, team: Sequence[int]) -> TeamStructure:
 
   Returns:
     The cached structure (read-only; shared by every search on this tree and team).
+
+  Raises:
+    UserError: `tree` is not a GameTree or `team` not distinct players of its game (named).
   """
-  key = tuple(sorted(int(p) for p in team))
+  checks.check_tree("tree", tree)
+  players = checks.check_int_sequence("team", team, minimum=0, what="players") or ()
+  if not players or len(set(players)) != len(players) or max(players) >= tree.num_players:
+    raise UserError(f"team={list(players)} must be distinct players of the "
+                    f"{tree.num_players}-player game")
+  key = tuple(sorted(players))
   entry = _CACHE.get(id(tree))
   if entry is None or entry[0]() is not tree:
     entry = (weakref.ref(tree), {})
