@@ -705,9 +705,10 @@ def jps_at_scale_status() -> str:
     parts.append("**The power check** (plain lineages, the first 2,000 rounds of the "
                  "schedule):\n\n" + o.lineages_section(
                      common.load(f"{JPS_AT_SCALE}/power/record.json"), "power/record.json"))
-  draft = "DRAFT" in common.load(f"{JPS_AT_SCALE}/PREREGISTRATION.md")[:400]
-  plan = folded(f"{JPS_AT_SCALE}/PREREGISTRATION.md",
-                "Pre-registration (draft)" if draft else "Pre-registration")
+  if os.path.isfile(common.record_path(f"{JPS_AT_SCALE}/registration.json")):
+    plan = registration(JPS_AT_SCALE)
+  else:
+    plan = folded(f"{JPS_AT_SCALE}/PREREGISTRATION.md", "Pre-registration (draft)")
   if os.path.isfile(common.record_path(f"{JPS_AT_SCALE}/record.json")):
     rec = common.load(f"{JPS_AT_SCALE}/record.json")
     done = "effect" in rec or "stopped" in rec
