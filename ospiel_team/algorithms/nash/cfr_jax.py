@@ -192,9 +192,10 @@ class JaxCFRKernels:
       state: the kernels' state (device arrays from `put`).
       alternating: update the players one after the other (else simultaneously).
       weight: the iteration's weight in the average policy.
-      d_pos: discount of positive cumulative regrets.
-      d_neg: discount of negative cumulative regrets.
-      d_next: the average policy's discount.
+      d_pos: the discount of the positive cumulative regrets (DCFR; of every cumulative regret
+        in the predictive rules), from `cfr_kernels.discounts`.
+      d_neg: the discount of the negative cumulative regrets (DCFR).
+      d_next: the discount of the cumulative regrets in the prediction (predictive rules).
       first: whether this is the first iteration.
 
     Returns:

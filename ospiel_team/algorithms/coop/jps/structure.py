@@ -103,7 +103,7 @@ class TeamStructure:
       start_depth: the tree depth of the chains' first infoset.
 
     Returns:
-      `(infosets, actions)`: int64 arrays, one entry per (team infoset at that depth, legal action).
+      `(infosets, actions)`: index arrays, one entry per (team infoset at that depth, legal action).
     """
     ti = self.team_infosets
     start = ti[self.infoset_depth[ti] == start_depth]
