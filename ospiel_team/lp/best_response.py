@@ -63,13 +63,30 @@ def single_player_best_response_value(tree: GameTree, player: int,
 
   Backward induction over the player's sequence tree (perfect recall); `terminal_weights` already
   holds chance, the other players' reach and the utility.
+
+  Args:
+    tree: the game tree.
+    player: the responding player.
+    terminal_weights: [num_terminals] w[z]: chance reach x the others' reach x the team's utility.
+
+  Returns:
+    The best-response value.
   """
   return _single_player_best_plan(tree, player, terminal_weights)[0]
 
 
 def pure_terminal_reach(tree: GameTree, members: Sequence[int],
                         strategy: dict[int, int]) -> np.ndarray:
-  """[num_terminals] 0/1 reach of the team's joint pure strategy (infoset -> action)."""
+  """[num_terminals] 0/1 reach of the team's joint pure strategy (infoset -> action).
+
+  Args:
+    tree: the game tree.
+    members: the team's players.
+    strategy: the members' action at every infoset of theirs.
+
+  Returns:
+    [num_terminals] 1.0 where the strategy plays to the terminal, else 0.0.
+  """
   a_count = tree.num_actions
   reach = np.ones(len(tree.terminals))
   for p in members:
@@ -108,6 +125,9 @@ def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weigh
     terminal_weights: [num_terminals] w[z].
     decomposition: the team's `TeamDecomposition` (built when None).
     time_limit: HiGHS seconds (None: no limit).
+
+  Returns:
+    A `TeamBestResponse` with the value and the optimal plan.
   """
   start = time.perf_counter()
   dec = decomposition or TeamDecomposition(tree, members)
@@ -215,6 +235,14 @@ class TeamOracle:
     MIP's proven bound (`bound` >= the optimum) are returned. Raises `OracleTimeLimit` (with
     the proven bound) if the time limit came before any strategy was found, RuntimeError on
     any other failure.
+
+    Args:
+      terminal_weights: [num_terminals] w[z]: chance reach x the others' reach x the team's utility.
+      time_limit: the MIP's seconds (None: no limit).
+
+    Returns:
+      A `PureBestResponse`: the strategy (infoset -> action), its value, the proven bound and the
+        seconds.
     """
     start = time.perf_counter()
     w = np.asarray(terminal_weights, dtype=np.float64)
@@ -311,6 +339,9 @@ def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
       team's polytope) or "mip" (the exact flow MIP).
     time_limit: HiGHS seconds for "lp"/"mip".
 
+  Returns:
+    The best response's value (sum_z w[z] x[z]).
+
   Raises:
     errors.UserError: a bad argument, named.
   """
@@ -348,6 +379,10 @@ def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
     teams: two teams (`teams.parse_teams` text or `Teams`; None: `teams.default_teams`).
     team: 0 or 1, the team whose value is returned.
     method: the other team's best response, as in `team_best_response_value`.
+
+  Returns:
+    Team `team`'s expected utility (its members' summed return) against the other team's best
+      response.
 
   Raises:
     errors.UserError: a bad argument, named.

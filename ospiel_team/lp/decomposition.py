@@ -337,6 +337,9 @@ class TeamDecomposition:
 
     (D, d): rows (S, R) of C.2 (and the root-bag rows) over this team's lambdas (built once
     and kept: the LP, its size estimate and the plans' checks share it; do not modify).
+
+    Returns:
+      `(D, d)`: the sparse constraint matrix and its right-hand side, so that D @ lambda = d.
     """
     if getattr(self, "_constraints", None) is None:
       self._constraints = self._build_constraint_system()
@@ -439,18 +442,37 @@ class TeamDecomposition:
             actions.reshape(nl, int(inf_bounds[slot + 1] - inf_bounds[slot])))
 
   def leaf_values(self, lam: np.ndarray) -> np.ndarray:
-    """Plan value x[c] of every leaf sequence (constant leaf: 1)."""
+    """Plan value x[c] of every leaf sequence (constant leaf: 1).
+
+    Args:
+      lam: the team's local-solution weights (lambda).
+
+    Returns:
+      The plan value of every leaf sequence.
+    """
     x = self.leaf_matrix @ lam
     if self.const_leaf:
       x[0] = 1.0
     return x
 
   def terminal_reach(self, lam: np.ndarray) -> np.ndarray:
-    """[num_terminals] the team's plan value at every terminal (prob. it plays to z)."""
+    """[num_terminals] the team's plan value at every terminal (prob. it plays to z).
+
+    Args:
+      lam: the team's local-solution weights (lambda).
+
+    Returns:
+      [num_terminals] the plan value at every terminal.
+    """
     return self.leaf_values(lam)[self.terminal_leaf]
 
   def sizes(self) -> dict[str, int]:
-    """The decomposition's sizes by name (sequences, public states, sets, ...)."""
+    """The decomposition's sizes by name (sequences, public states, sets, ...).
+
+    Returns:
+      A dict of sequences, public_states, acting_public_states, reachable_sets, local_solutions,
+        team_tree_nodes.
+    """
     return dict(sequences=self.num_sequences, public_states=self.num_public_states,
                 acting_public_states=len(self._flat.anchor),
                 reachable_sets=int(self._flat.num_sets.sum()),

@@ -72,7 +72,14 @@ MAX_SEED = 2**32 - 1  # numpy's `RandomState` and OpenSpiel's seeds take 32 bits
 
 
 def parse_seeds(text: str | int | Sequence[int]) -> list[int]:
-  """"3" -> [0, 1, 2]; "0,5,7" -> [0, 5, 7]; UserError naming a bad value."""
+  """"3" -> [0, 1, 2]; "0,5,7" -> [0, 5, 7]; UserError naming a bad value.
+
+  Args:
+    text: a count, a comma list of seeds, or a sequence of integers >= 0.
+
+  Returns:
+    The seeds.
+  """
   if isinstance(text, int):
     text = str(text)
   if not isinstance(text, str):
@@ -136,7 +143,11 @@ def resolve_runner_game(game: str | pyspiel.Game | GameTree, *, name: str = "gam
 
 
 def check_ray(address: str | None) -> None:
-  """UserError with the install command when `address` asks for Ray and Ray is missing."""
+  """UserError with the install command when `address` asks for Ray and Ray is missing.
+
+  Args:
+    address: the --ray address (None or empty: Ray not asked for).
+  """
   if address and importlib.util.find_spec("ray") is None:
     raise UserError(f"--ray {address}: Ray is not installed; install it with "
                     "pip install 'ospiel-team[ray]' (or run without --ray)")
@@ -169,6 +180,9 @@ def run_all(game: pyspiel.Game | str | GameTree, solvers: Sequence[str], *,
     ray_address: run the tasks on Ray ("local" or a cluster address).
     out: result store folder (`execute.ResultStore`): finished tasks found there are not rerun;
       it is locked for the duration (`execute.out_lock`).
+
+  Returns:
+    `(rows, infos)`: every run's result rows (`execute.Row`) and one timing dict per run.
 
   Raises:
     UserError: a bad argument, named, before any task runs.
