@@ -40,10 +40,19 @@ per-depth tables) and infosets of JAX's tables; the nodes and infosets of LiteEF
 the infosets LiteEFG returns strategies for. One CFR+ iteration is one update of each player
 in turn everywhere.
 
-The record (`--json_out`, written atomically) holds the command, commit, machine, the load
-average before and after each game, `alone` (whether the machine was otherwise idle: the
-operator says so with `--alone`) and per solver everything above; a Markdown table goes to
-stdout, and `--figure` draws NashConv against CPU seconds. The alone run of the page:
+Bounds: a worker's set-up may take `--max_setup_seconds` of wall time, a block of its
+iterations twice `--max_seconds` plus two minutes, and the live workers together
+`--max_memory_gb` of resident memory (polled while the parent waits); a worker past a bound
+is killed and its solver recorded as failed, with `limit` "time" or "memory" (the rest of
+the game goes on).
+
+The record (`--json_out`, written atomically after every game) holds the command, commit,
+machine, the load average before and after each game, `alone` (whether the machine was
+otherwise idle: the operator says so with `--alone`) and per solver everything above; a
+Markdown table goes to stdout, and `--figure` draws NashConv against CPU seconds. A rerun
+with the same settings keeps the games the record holds and runs the others (`--rerun`: all
+again). The alone run of the page (leduc_poker and liars_dice, about 14 minutes on 2 cores;
+benchmarks/README.md gives the whole sequence):
 
   python benchmarks/cfr_peers.py --alone
 
@@ -57,6 +66,7 @@ import json
 import os
 import platform
 import resource
+import select
 import shutil
 import statistics
 import subprocess
@@ -359,12 +369,30 @@ def _worker_main(spec: dict) -> None:
       return
 
 
-class Worker:
-  """A solver's subprocess, driven by JSON commands (`_worker_main`)."""
+class WorkerLimit(RuntimeError):
+  """A worker killed by the parent: over its time or memory bound (`why`: "time"/"memory")."""
 
-  def __init__(self, solver: str, game: str, spec: dict, log_path: str):
+  def __init__(self, why: str, message: str):
+    super().__init__(message)
+    self.why = why
+
+
+class Worker:
+  """A solver's subprocess, driven by JSON commands (`_worker_main`).
+
+  Every wait for a reply is bounded: `read(timeout)` kills the worker when the reply takes
+  longer than `timeout` wall seconds, or when its resident memory exceeds `max_rss_bytes`
+  (polled every `_POLL_S`), and raises `WorkerLimit` naming the bound.
+  """
+
+  _POLL_S = 0.25
+
+  def __init__(self, solver: str, game: str, spec: dict, log_path: str,
+               max_rss_bytes: int | None = None):
     self.solver = solver
     self.log_path = log_path
+    self.max_rss_bytes = max_rss_bytes  # of every live worker together
+    self.peak_polled_rss = 0
     args = [sys.executable, os.path.abspath(__file__),
             "--worker=" + json.dumps(dict(spec, solver=solver, game=game))]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
@@ -373,20 +401,62 @@ class Worker:
       env["HOME"] = os.path.dirname(log_path)
     self._log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115  (closed by close())
     self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 stderr=self._log, text=True, bufsize=1, env=env)
+                                 stderr=self._log, bufsize=0, env=env)
+    self._buf = b""
+    _LIVE.append(self)
 
-  def read(self) -> dict:
-    line = self.proc.stdout.readline()
-    if not line:
-      self.proc.wait()
-      raise RuntimeError(f"worker {self.solver} exited with {self.proc.returncode}: "
-                         f"{self.log_tail()}")
+  def _rss(self) -> int:
+    try:
+      with open(f"/proc/{self.proc.pid}/status", encoding="utf-8") as f:
+        for line in f:
+          if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    except OSError:
+      pass
+    return 0
+
+  def _kill(self, why: str, message: str):
+    self.proc.kill()
+    self.proc.wait()
+    if self in _LIVE:
+      _LIVE.remove(self)
+    raise WorkerLimit(why, f"worker {self.solver}: {message}")
+
+  def read(self, timeout: float | None = None) -> dict:
+    """The worker's next reply (one JSON line), within `timeout` wall seconds."""
+    fd = self.proc.stdout.fileno()
+    start = time.perf_counter()
+    while b"\n" not in self._buf:
+      ready, _, _ = select.select([fd], [], [], self._POLL_S)
+      if ready:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+          self.proc.wait()
+          raise RuntimeError(f"worker {self.solver} exited with {self.proc.returncode}: "
+                             f"{self.log_tail()}")
+        self._buf += chunk
+        continue
+      rss = self._rss()
+      self.peak_polled_rss = max(self.peak_polled_rss, rss)
+      total = sum(w._rss() for w in _LIVE)  # noqa: SLF001  (the same class)
+      if self.max_rss_bytes and total > self.max_rss_bytes:
+        self._kill("memory", f"the workers' resident memory {total / 2**30:.1f} GiB (this one "
+                             f"{rss / 2**30:.1f} GiB) over the bound of "
+                             f"{self.max_rss_bytes / 2**30:.1f} GiB")
+      if timeout is not None and time.perf_counter() - start > timeout:
+        self._kill("time", f"no reply in {timeout:.0f} s (the bound)")
+    line, _, self._buf = self._buf.partition(b"\n")
     return json.loads(line)
 
-  def ask(self, **cmd) -> dict:
-    self.proc.stdin.write(json.dumps(cmd) + "\n")
-    self.proc.stdin.flush()
-    return self.read()
+  def ask(self, timeout: float | None = None, **cmd) -> dict:
+    try:
+      self.proc.stdin.write((json.dumps(cmd) + "\n").encode())
+      self.proc.stdin.flush()
+    except OSError as e:  # the worker is gone (killed by the system, crashed)
+      self.proc.wait()
+      raise RuntimeError(f"worker {self.solver} exited with {self.proc.returncode}: "
+                         f"{self.log_tail()}") from e
+    return self.read(timeout)
 
   def log_tail(self, n: int = 1500) -> str:
     self._log.flush()
@@ -397,12 +467,27 @@ class Worker:
     out = {}
     if self.proc.poll() is None:
       try:
-        out = self.ask(op="quit")
+        out = self.ask(op="quit", timeout=60)
       except (RuntimeError, BrokenPipeError, OSError):
         pass
+      if self.proc.poll() is None:
+        self.proc.kill()
       self.proc.wait(timeout=60)
+    if self in _LIVE:
+      _LIVE.remove(self)
     self._log.close()
     return out
+
+
+# The workers alive now (their resident memory counts against every worker's bound).
+_LIVE: list[Worker] = []
+
+
+def default_memory_bound() -> int | None:
+  """80% of the memory available now (the workers' bound unless `--max_memory_gb` says)."""
+  from ospiel_team.tree import memory
+  avail = memory.available_memory()
+  return None if avail is None else int(0.8 * avail)
 
 
 # -- the parent ---------------------------------------------------------------------------------
@@ -462,8 +547,33 @@ def _schedule(it: int, growth: float) -> int:
 def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_iterations: int,
              max_seconds: float, repeats: int, block_seconds: float, openspiel_check: bool,
              check_growth: float = 0.05, jax_x64: bool = True, workdir: str | None = None,
-             log=print) -> dict:
-  """Everything the module docstring lists, for one game. Returns the game's record row."""
+             tree=None, max_setup_seconds: float | None = None,
+             max_worker_bytes: int | None = None,
+             openspiel_check_max_histories: int | None = None, log=print) -> dict:
+  """Everything the module docstring lists, for one game. Returns the game's record row.
+
+  Args:
+    game_name: the pyspiel game string.
+    solvers: names of `SOLVERS`, run side by side (alternating).
+    targets: NashConv targets of the convergence runs.
+    max_iterations: iteration cap of a convergence run.
+    max_seconds: CPU seconds of a convergence run (its iterations after the first).
+    repeats: timing rounds of the speed phase.
+    block_seconds: CPU seconds of one timed block.
+    openspiel_check: score the final policies by OpenSpiel's `exploitability.nash_conv` too.
+    check_growth: after 20 iterations, check NashConv every this fraction of the iterations.
+    jax_x64: OpenSpiel's JAX CFR in float64.
+    workdir: where the workers' scratch folder goes (default: the system's).
+    tree: our `GameTree` of the game, if already built (else built here).
+    max_setup_seconds: wall seconds a worker's set-up may take (None: unbounded); a worker
+      over it is killed and its solver recorded as failed with `limit: "time"`.
+    max_worker_bytes: resident memory the live workers together may reach (None:
+      unbounded); the worker being waited on when they exceed it is killed likewise, with
+      `limit: "memory"`.
+    openspiel_check_max_histories: above this many histories OpenSpiel's check is skipped
+      (recorded in the row: its Python best response takes minutes on large trees).
+    log: where progress lines go.
+  """
   import pyspiel
 
   import ospiel_team  # noqa: F401
@@ -473,11 +583,16 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
          "solvers": {}, "skipped": {}}
   game = pyspiel.load_game(game_name)
   c = time.process_time()
-  tree = GameTree(game)
+  tree = GameTree(game) if tree is None else tree
   row["tree"] = dict(histories=int(tree.num_nodes),
                      nonterminal=int(tree.num_nodes - len(tree.terminals)),
                      infosets=int(tree.num_infosets), build_cpu_s=time.process_time() - c,
                      players=int(tree.num_players))
+  # A block of iterations (the first one: numba's or JAX's compilation included) may take at
+  # most this long on the wall clock before its worker is killed.
+  op_timeout = 2.0 * max_seconds + 120.0
+  row["bounds"] = dict(max_setup_seconds=max_setup_seconds, max_worker_bytes=max_worker_bytes,
+                       max_block_seconds=op_timeout)
   tmp = tempfile.mkdtemp(prefix="cfr_peers_", dir=workdir)
   spec = {"x64": jax_x64}
   if any(SOLVERS[s][1] == "liteefg" for s in solvers):
@@ -498,18 +613,35 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
       row["export"]["file_counts"] = count_liteefg_file(spec["file"])
     os.makedirs(os.path.join(tmp, name), exist_ok=True)
     # Set-up, one worker at a time (its CPU and wall seconds are its own).
-    w = Worker(name, game_name, spec, os.path.join(tmp, name, "log.txt"))
+    w = Worker(name, game_name, spec, os.path.join(tmp, name, "log.txt"),
+               max_rss_bytes=max_worker_bytes)
     try:
-      r = w.read()
+      r = w.read(timeout=max_setup_seconds)
+    except WorkerLimit as e:
+      r = {"error": f"set-up: {e}", "limit": e.why}
     except RuntimeError as e:
       r = {"error": str(e)}
     if "error" in r:
       row["solvers"][name] = {"error": r["error"], "log": w.log_tail()}
+      if "limit" in r:
+        row["solvers"][name]["limit"] = r["limit"]
       log(f"{game_name}: {name} failed in set-up: {r['error']}")
       w.close()
       continue
     workers[name] = w
     row["solvers"][name] = {"setup": r, "checkpoints": []}
+
+  def close(name: str) -> None:
+    """Ends a worker; its peak memory (`ru_maxrss`, or the polled peak if it was killed)."""
+    w = workers.pop(name)
+    end = w.close()
+    base = row["solvers"][name]["setup"]["rss_after_imports"]
+    peak = end.get("maxrss") or w.peak_polled_rss
+    if peak:
+      row["solvers"][name]["memory"] = dict(
+          peak_rss_bytes=peak, rss_after_imports=base, peak_over_imports_bytes=peak - base,
+          **({} if end else {"polled": True}))
+
   lowest = min(targets)
   state = {n: {"it": 0, "cpu": 0.0, "wall": 0.0, "next": 1, "done": False} for n in workers}
   rnd = 0
@@ -520,10 +652,14 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
         s = state[name]
         if s["done"]:
           continue
+        path = os.path.join(tmp, name, "avg.npz")
         try:
-          r = workers[name].ask(op="run", n=s["next"] - s["it"])
-        except RuntimeError as e:  # the worker died (memory, a peer's own failure)
+          r = workers[name].ask(op="run", n=s["next"] - s["it"], timeout=op_timeout)
+          workers[name].ask(op="dump", path=path, timeout=op_timeout)
+        except RuntimeError as e:  # the worker died or was killed (memory, time, its failure)
           row["solvers"][name]["error"] = str(e)
+          if isinstance(e, WorkerLimit):
+            row["solvers"][name]["limit"] = e.why
           log(f"{game_name}: {name} failed: {e}")
           s["done"], s["failed"] = True, True
           continue
@@ -532,8 +668,6 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
         if s["it"] == 0:
           row["solvers"][name]["first_iteration"] = r
         s["it"] = s["next"]
-        path = os.path.join(tmp, name, "avg.npz")
-        workers[name].ask(op="dump", path=path)
         pi = policy_array(tree, path)
         nc = float(evaluation.nash_conv(tree, pi, validate=False))
         row["solvers"][name]["checkpoints"].append([s["it"], s["cpu"], s["wall"], nc])
@@ -544,7 +678,7 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
           s["pi"] = pi
       rnd += 1
     for name in [n for n in state if state[n].get("failed")]:
-      workers.pop(name).close()
+      close(name)
       del state[name]
     for name, s in state.items():
       out = row["solvers"][name]
@@ -559,7 +693,7 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
             iterations=hit[0], cpu_s=hit[1], wall_s=hit[2], cpu_s_after_first=hit[1] - first,
             cpu_s_with_setup=hit[1] + out["setup"]["setup_cpu_s"])
       out["nash_conv_fell"] = bool(len(pts) > 1 and pts[-1][3] < pts[0][3])
-      out["counts"] = workers[name].ask(op="counts")
+      out["counts"] = workers[name].ask(op="counts", timeout=op_timeout)
     # OpenSpiel's CFR+ (C++, JAX) is our CFR+'s algorithm: NashConv at the same iterations.
     if "cfr_plus" in state:
       ours = {p[0]: p[3] for p in row["solvers"]["cfr_plus"]["checkpoints"]}
@@ -570,17 +704,33 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
           row["solvers"][name]["vs_ours_cfr_plus"] = dict(
               checkpoints=len(common),
               max_abs_diff=max((abs(ours[i] - theirs[i]) for i in common), default=None))
-    # Speed: blocks of each solver in rotating order.
+    # Speed: blocks of each solver in rotating order (a worker killed here keeps its
+    # convergence results; its speed is recorded as failed).
     sizes = {}
-    for name, w in workers.items():
-      r = w.ask(op="run", n=3)
-      sizes[name] = max(1, int(block_seconds / max(r["cpu_s"] / 3, 1e-7)))
     cpu = {n: [] for n in workers}
     wall = {n: [] for n in workers}
+    for name, w in list(workers.items()):
+      st = state[name]
+      first = row["solvers"][name]["first_iteration"]["cpu_s"]
+      try:  # the block's size from the convergence run's iterations after the first, or 3 more
+        per = ((st["cpu"] - first) / (st["it"] - 1) if st["it"] >= 2 and st["cpu"] > first
+               else w.ask(op="run", n=3, timeout=op_timeout)["cpu_s"] / 3 if repeats else 1.0)
+      except RuntimeError as e:
+        row["solvers"][name]["speed_error"] = str(e)
+        close(name)
+        continue
+      sizes[name] = max(1, int(block_seconds / max(per, 1e-7)))
     names = list(workers)
-    for r_ in range(repeats):
+    for r_ in range(repeats if names else 0):
       for name in names[r_ % len(names):] + names[:r_ % len(names)]:
-        r = workers[name].ask(op="run", n=sizes[name])
+        if name not in workers:
+          continue
+        try:
+          r = workers[name].ask(op="run", n=sizes[name], timeout=op_timeout)
+        except RuntimeError as e:
+          row["solvers"][name]["speed_error"] = str(e)
+          close(name)
+          continue
         cpu[name].append(r["cpu_s"] / sizes[name])
         wall[name].append(r["wall_s"] / sizes[name])
     for name in workers:
@@ -590,14 +740,14 @@ def run_game(game_name: str, solvers: list[str], *, targets: list[float], max_it
             wall_ms_per_iteration=1e3 * statistics.median(wall[name]),
             iterations_per_block=sizes[name], rounds_cpu_ms=[1e3 * x for x in cpu[name]])
   finally:
-    for name, w in workers.items():
-      end = w.close()
-      if name in row["solvers"] and end:
-        row["solvers"][name]["memory"] = dict(
-            peak_rss_bytes=end["maxrss"],
-            rss_after_imports=row["solvers"][name]["setup"]["rss_after_imports"],
-            peak_over_imports_bytes=end["maxrss"] -
-            row["solvers"][name]["setup"]["rss_after_imports"])
+    for name in list(workers):
+      close(name)
+  if openspiel_check and openspiel_check_max_histories is not None \
+      and tree.num_nodes > openspiel_check_max_histories:
+    row["openspiel_check_skipped"] = (
+        f"{tree.num_nodes} histories > {openspiel_check_max_histories}: OpenSpiel's Python "
+        "best response not run (our NashConv, equal to OpenSpiel's on the smaller games)")
+    openspiel_check = False
   if openspiel_check:
     from open_spiel.python.algorithms import exploitability
     for name, s in state.items():
@@ -722,7 +872,7 @@ def define_flags() -> None:
   flags.DEFINE_float("check_growth", 0.05, "After 20 iterations, check NashConv every this "
                      "fraction of the iterations done.")
   flags.DEFINE_integer("max_iterations", 100000, "Iteration cap of a convergence run.")
-  flags.DEFINE_float("max_seconds", 120.0, "CPU-second cap of a convergence run (its iterations "
+  flags.DEFINE_float("max_seconds", 60.0, "CPU-second cap of a convergence run (its iterations "
                      "after the first).")
   flags.DEFINE_integer("repeats", 5, "Timing rounds of the speed phase (0: none).")
   flags.DEFINE_float("block_seconds", 0.5, "CPU seconds of one timed block of iterations.")
@@ -733,6 +883,13 @@ def define_flags() -> None:
   flags.DEFINE_string("json_out", "results/speed/cfr_peers.json", "Where the record goes.")
   flags.DEFINE_string("figure", "docs/img/cfr_peers.png", "NashConv against CPU seconds per "
                       "game and solver ('' for none).")
+  flags.DEFINE_float("max_setup_seconds", 300.0, "Wall seconds a solver's set-up may take; "
+                     "its worker is killed after that and the solver recorded as failed.")
+  flags.DEFINE_float("max_memory_gb", 0.0, "Resident memory of the solvers' workers together "
+                     "(GB); the worker that exceeds it is killed and its solver recorded as "
+                     "failed (0: 80% of the memory available at the start).")
+  flags.DEFINE_bool("rerun", False, "Run every game again (default: a record at --json_out "
+                    "with the same settings is resumed: its games are not run again).")
   flags.DEFINE_string("worker", None, "Internal: run as a solver worker (JSON spec).")
 
 
@@ -754,28 +911,69 @@ def main(argv):
   except errors.UserError as e:
     print(f"cfr_peers.py: {e}", file=sys.stderr)
     sys.exit(2)
-  commit = commit_label()  # the code the run starts with
-  rows = []
+  settings = dict(max_iterations=FLAGS.max_iterations, max_seconds=FLAGS.max_seconds,
+                  repeats=FLAGS.repeats, block_seconds=FLAGS.block_seconds,
+                  check_growth=FLAGS.check_growth, jax_x64=FLAGS.jax_x64,
+                  openspiel_check=FLAGS.openspiel_check,
+                  max_setup_seconds=FLAGS.max_setup_seconds)
+  record = stored_record(FLAGS.json_out, alone=FLAGS.alone, targets=targets, solvers=solvers,
+                         settings=settings) if not FLAGS.rerun else None
+  resumed = record is not None
+  if record is None:
+    record = {"command": command_line(), "commit": commit_label(), "machine": machine(),
+              "alone": FLAGS.alone, "targets": targets, "solvers": solvers,
+              "settings": settings, "rows": []}
+  bound = (int(FLAGS.max_memory_gb * 2**30) if FLAGS.max_memory_gb
+           else default_memory_bound())
+  done = {r["game"]: r for r in record["rows"]}
   for name in FLAGS.games:
-    rows.append(run_game(
+    if name in done:
+      print(f"{name}: in {FLAGS.json_out} already (resumed; --rerun to run it again)",
+            file=sys.stderr)
+      continue
+    if resumed:  # this invocation adds games to a stored record: say so once
+      record.setdefault("resumed", []).append(
+          {"command": command_line(), "commit": commit_label(),
+           "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())})
+      resumed = False
+    row = run_game(
         name, solvers, targets=targets, max_iterations=FLAGS.max_iterations,
         max_seconds=FLAGS.max_seconds, repeats=FLAGS.repeats, block_seconds=FLAGS.block_seconds,
         openspiel_check=FLAGS.openspiel_check, check_growth=FLAGS.check_growth,
-        jax_x64=FLAGS.jax_x64,
-        log=lambda m: print(m, file=sys.stderr)))
-    print(f"{name}: done, load {rows[-1]['load_before']} -> {rows[-1]['load_after']}",
-          file=sys.stderr)
-  record = {"command": command_line(), "commit": commit,
-            "machine": machine(), "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-            "alone": FLAGS.alone, "targets": targets, "solvers": solvers,
-            "settings": dict(max_iterations=FLAGS.max_iterations, max_seconds=FLAGS.max_seconds,
-                             repeats=FLAGS.repeats, block_seconds=FLAGS.block_seconds,
-                             check_growth=FLAGS.check_growth, jax_x64=FLAGS.jax_x64),
-            "rows": rows}
-  atomic_io.write_text(FLAGS.json_out, json.dumps(record, indent=1) + "\n")
-  if FLAGS.figure:
+        jax_x64=FLAGS.jax_x64, max_setup_seconds=FLAGS.max_setup_seconds,
+        max_worker_bytes=bound, log=lambda m: print(m, file=sys.stderr))
+    done[name] = row
+    # The rows in the order of --games (earlier games of the record first), written now.
+    record["rows"] = [done[g] for g in FLAGS.games if g in done] + [
+        r for g, r in done.items() if g not in FLAGS.games]
+    record["date_utc"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    atomic_io.write_text(FLAGS.json_out, json.dumps(record, indent=1) + "\n")
+    print(f"{name}: done, load {row['load_before']} -> {row['load_after']}", file=sys.stderr)
+  if FLAGS.figure and record["rows"]:
     figure(record, FLAGS.figure)
-  print(table(rows))
+  print(table(record["rows"]))
+
+
+def stored_record(path: str, **same) -> dict | None:
+  """The record at `path` if it was written with the same `same` fields (resume), else None.
+
+  Raises:
+    errors.DamagedFileError: the file exists but is not a JSON object.
+  """
+  from ospiel_team import errors
+  if not os.path.exists(path):
+    return None
+  try:
+    with open(path, encoding="utf-8") as f:
+      old = json.load(f)
+  except (OSError, ValueError) as e:
+    raise errors.DamagedFileError(f"record {path!r} cannot be read: {e} (remove it, or pass "
+                                  "--rerun)") from e
+  if not isinstance(old, dict):
+    raise errors.DamagedFileError(f"record {path!r} is not a JSON object")
+  if any(old.get(k) != v for k, v in same.items()):
+    return None
+  return old
 
 
 if __name__ == "__main__":

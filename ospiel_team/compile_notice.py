@@ -42,6 +42,18 @@ def done(group: str) -> bool:
   return group in _DONE
 
 
+def cold(kernels: Sequence) -> bool:
+  """Whether some of `kernels` has no entry in numba's on-disk cache (its first call compiles).
+
+  Args:
+    kernels: numba dispatchers.
+
+  Returns:
+    True if one of them would be compiled on its first call (or its cache cannot be read).
+  """
+  return not all(_cached(k) for k in kernels)
+
+
 @contextlib.contextmanager
 def announce(group: str, kernels: Sequence, stream=None) -> Iterator[None]:
   """Around the first call of `kernels`: says on `stream` (stderr) if they get compiled.
@@ -59,14 +71,14 @@ def announce(group: str, kernels: Sequence, stream=None) -> Iterator[None]:
     return
   _DONE.add(group)
   stream = sys.stderr if stream is None else stream
-  cold = not all(_cached(k) for k in kernels)
+  is_cold = cold(kernels)
   before = _misses(kernels)
-  if cold:
+  if is_cold:
     print(f"ospiel_team: compiling the numba kernels of {group} (once after an install; later "
           "runs load them from numba's cache)...", file=stream, flush=True)
   start = time.perf_counter()
   yield
   seconds = time.perf_counter() - start
-  if cold or _misses(kernels) > before:
+  if is_cold or _misses(kernels) > before:
     print(f"ospiel_team: compiled the numba kernels of {group} in {seconds:.1f} s "
           "(cached for later runs)", file=stream, flush=True)

@@ -751,56 +751,9 @@ def _probes(fn, entry: str = "") -> list[tuple[str, object]]:
 
 
 # Known gaps (issue 47, item 4), each an expected failure that must pass once fixed
-# (strict): callable -> 'argument:probe' (opaque: a wrong type; None; nan).
-PENDING = {
-    "A2CTrainer": "cfg:None cfg:opaque dataset:opaque eval_dataset:opaque "
-        "init_params_from:opaque train_deals:opaque workdir:opaque",
-    "Auctions": "dealer:None dealer:opaque uncontested:None uncontested:opaque "
-        "vulnerability:None vulnerability:opaque",
-    "ChainSearch": "config:None config:opaque structure:None structure:opaque tree:None "
-        "tree:opaque",
-    "JPSBidSearch": "fresh_returns:None fresh_returns:opaque options:opaque",
-    "JaxA2CTrainer": "cfg:None cfg:opaque dataset:opaque options:opaque resume_from:opaque "
-        "train_deals:opaque workdir:opaque",
-    "JaxAuctionTables": "dd_tricks:None dd_tricks:opaque dealer:None dealer:opaque holders:None "
-        "holders:opaque uncontested:None uncontested:opaque vulnerability:None "
-        "vulnerability:opaque",
-    "JointPolicySearch": "fixed_policy:opaque",
-    "ModelBidder": "greedy:None greedy:opaque name:None name:opaque net:None net:opaque "
-        "params:None params:opaque",
-    "PPOTrainer": "cfg:None cfg:opaque",
-    "TeamDecomposition": "max_local:None max_local:nan max_local:opaque members:None "
-        "members:nan members:opaque team_tree_only:None team_tree_only:opaque tree:None "
-        "tree:opaque",
-    "apply_chain": "chain:None chain:nan chain:opaque pi:None pi:opaque",
-    "best_response": "pi:None pi:opaque reach:opaque",
-    "duplicate_rewards": "ns_scores:None ns_scores:opaque xp:None xp:opaque",
-    "game_value": "pi:None pi:opaque",
-    "history_values": "edge_probs:opaque pi:None pi:opaque",
-    "joint_policy_search": "initial_policy:opaque",
-    "make_trainer": "cfg:None cfg:opaque",
-    "nash_conv": "pi:None pi:opaque",
-    "openspiel_cfr_solver": "game:None game:opaque initial_policy:opaque plus:None plus:opaque "
-        "tree:None tree:opaque",
-    "purified_policy_array": "pi:None pi:opaque tree:None tree:opaque",
-    "reach_probabilities": "pi:None pi:opaque",
-    "run_all": "iterations:nan iterations:opaque num_points:None num_points:nan "
-        "num_points:opaque options:opaque out:opaque progress:None progress:opaque "
-        "ray_address:opaque seconds:opaque seed:None seed:nan seed:opaque seeds:nan "
-        "seeds:opaque solvers:opaque tree:opaque workers:None workers:nan workers:opaque",
-    "save_dataset": "path:None path:opaque seed:nan seed:opaque",
-    "save_model": "cfg:None cfg:opaque extra:opaque params:None params:opaque path:None "
-        "path:opaque",
-    "team_best_response_value": "team:None team:nan team:opaque teams:None teams:opaque "
-        "terminal_weights:None terminal_weights:opaque tree:None tree:opaque",
-    "team_structure": "team:None team:nan team:opaque tree:None tree:opaque",
-    "team_value_vs_best_response": "pi:None pi:opaque tree:None tree:opaque",
-    "write_outputs": "all_variants:None all_variants:opaque command:opaque formats:None "
-        "formats:opaque infos:opaque out_dir:None out_dir:opaque ref:opaque rows:None "
-        "rows:opaque",
-    "write_report": "dataset_holders:opaque out_dir:None out_dir:opaque result:None "
-        "result:opaque settings:opaque",
-}
+# (strict): callable -> 'argument:probe' (opaque: a wrong type; None; nan). None left: a new
+# gap is fixed, or listed here with its probe.
+PENDING: dict[str, str] = {}
 
 
 def _kind(bad) -> str:

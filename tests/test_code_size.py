@@ -4,8 +4,11 @@ Every module of `ospiel_team/` is parsed (ast): no module over `MAX_MODULE_LINES
 class over `MAX_CLASS_LINES`, no function or method over `MAX_FUNCTION_LINES` (from its `def`
 line to its last line, decorators not counted), except the functions listed in the table of the
 section "Size limits and their exceptions" of docs/contributing.md, each with its line count
-and its reason. The table cannot go stale: a listed function that no longer exists, no longer
-exceeds the limit, or has another line count than the table says fails the test too.
+and its reason. The lines of docstrings' `Args:`, `Returns:` and `Yields:` sections (with the
+blank line before each) are not counted: tests/test_docstrings.py asks for them on every public
+callable, and the limits are on code, not on its documentation of arguments and results. The
+table cannot go stale: a listed function that no longer exists, no longer exceeds the limit, or
+has another line count than the table says fails the test too.
 """
 import ast
 import os
@@ -34,16 +37,54 @@ def _modules() -> dict[str, str]:
   return found
 
 
-def _definitions(tree: ast.AST, prefix: str):
-  """(qualified name, kind, lines) of every class and function, nested ones included."""
+SECTIONS = ("Args:", "Returns:", "Yields:")
+
+
+def section_lines(tree: ast.AST, source_lines: list[str]) -> set[int]:
+  """The line numbers of the `SECTIONS` of every docstring (module, classes, functions).
+
+  A section is its header line, the blank line before it, and the lines after it that are
+  indented deeper than the header or blank (up to the next line that is not).
+  """
+  lines = set()
+  for node in ast.walk(tree):
+    if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+      continue
+    first = node.body[0] if node.body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and
+            isinstance(first.value.value, str)):
+      continue
+    indent = None
+    for number in range(first.lineno, first.end_lineno + 1):
+      text = source_lines[number - 1]
+      depth = len(text) - len(text.lstrip())
+      if text.strip() in SECTIONS:
+        indent = depth
+        lines.add(number)
+        if not source_lines[number - 2].strip():
+          lines.add(number - 1)
+      elif indent is not None and (not text.strip() or depth > indent):
+        lines.add(number)
+      else:
+        indent = None
+  # a blank line that ends a section belongs to what follows it
+  return {n for n in lines if source_lines[n - 1].strip() or n + 1 in lines}
+
+
+def _definitions(tree: ast.AST, prefix: str, docs: frozenset[int] = frozenset()):
+  """(qualified name, kind, lines) of every class and function, nested ones included.
+
+  The lines are those from the `def` line to the last, less those in `docs` (`section_lines`).
+  """
   for node in ast.iter_child_nodes(tree):
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
       name = f"{prefix}.{node.name}"
       kind = "class" if isinstance(node, ast.ClassDef) else "function"
-      yield name, kind, node.end_lineno - node.lineno + 1
-      yield from _definitions(node, name)
+      span = range(node.lineno, node.end_lineno + 1)
+      yield name, kind, len(span) - sum(1 for line in span if line in docs)
+      yield from _definitions(node, name, docs)
     else:
-      yield from _definitions(node, prefix)
+      yield from _definitions(node, prefix, docs)
 
 
 def _sizes() -> tuple[dict[str, int], dict[str, tuple[str, int]]]:
@@ -52,8 +93,10 @@ def _sizes() -> tuple[dict[str, int], dict[str, tuple[str, int]]]:
   for module, path in _modules().items():
     with open(path, encoding="utf-8") as f:
       source = f.read()
-    modules[module] = len(source.splitlines())
-    for name, kind, lines in _definitions(ast.parse(source), module):
+    tree = ast.parse(source)
+    docs = frozenset(section_lines(tree, source.splitlines()))
+    modules[module] = len(source.splitlines()) - len(docs)
+    for name, kind, lines in _definitions(tree, module, docs):
       defs[name] = (kind, lines)
   return modules, defs
 
@@ -134,3 +177,15 @@ def test_the_table_parser_reads_rows_and_skips_the_header():
                                     "a.d": (90, "another reason")}
   with pytest.raises(AssertionError, match="no section"):
     exceptions_table("no table here")
+
+
+def test_args_and_returns_sections_are_not_counted():
+  source = ('"""Module.\n\nArgs:\n  none.\n"""\nX = """Args:\n  not a docstring."""\n\n\n'
+            'class C:\n  """Class."""\n\n  def f(self, x):\n    """One.\n\n    Args:\n'
+            '      x: a long\n        text.\n\n    Returns:\n      x.\n\n    Raises:\n'
+            '      E: never.\n    """\n    return x\n')
+  source_lines = source.splitlines()
+  docs = section_lines(ast.parse(source), source_lines)
+  assert sorted(docs) == [2, 3, 4, 15, 16, 17, 18, 19, 20, 21], [source_lines[n - 1] for n in docs]
+  assert dict((q, n) for q, _, n in _definitions(ast.parse(source), "m", frozenset(docs))) == {
+      "m.C": 17 - 7, "m.C.f": 14 - 7}

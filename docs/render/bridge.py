@@ -9,6 +9,7 @@ render from `bridge_experiments`; the formatting functions here are shared with 
 from __future__ import annotations
 
 import math
+import os
 import re
 
 from render import common
@@ -240,6 +241,47 @@ def table3_sentence() -> str:
           f"{signed(paper, 2)} IMPs/b ahead of plain A2C fine-tuning against its start "
           f"({signed(paper10, 2)} against 10 independent baselines). Head to head at our "
           "scale, JPSBid minus plain fine-tuning is " + " and ".join(ours) + ".")
+
+
+def table3_table() -> str:
+  """The JPS paper's Table 3 (search over plain fine-tuning) beside our measurements of it.
+
+  Paper rows: the gain of each searched arm over the non-search arm against 10 independent
+  baselines (its columns' difference). Our rows: the 27-run JPSBid studies and the
+  JPS-at-scale study (its effect once finished; its state until then).
+  """
+  t = _published()["jps_2020"]["table3"]["vs_10_baselines"]
+  base = t["non-search"][0]
+  rows = [[f"Tian et al. 2020, Table 3: {arm} minus non-search", "2 GPU-days a run",
+           "vs 10 independent A2C baselines", f"{signed(t[arm][0] - base, 2)}", "-"]
+          for arm in ("1-search", "JPS (1%)", "JPS (5%)", "JPS (10%)")]
+  for study, start in JPSBID_STUDIES:
+    rec = common.load(f"experiments/bridge_jpsbid/{study}.json")
+    a = across(rec)
+    moved = " (neither arm moved from its start)" if start == "a2c_longer" else ""
+    rows.append([f"ours, JPSBid (1%) minus plain, from `{start}`",
+                 f"200 rounds a run, {a['runs']} runs", "paired, held-out boards",
+                 f"{signed(a['mean'])} {interval(a['ci95'])}",
+                 f"{rec['method_decision']}{moved}"])
+  scale = "experiments/bridge_jps_at_scale/record.json"
+  if os.path.isfile(common.record_path(scale)):
+    rec = common.load(scale)
+    eff = rec.get("effect", {}).get("jps - plain")
+    if eff:
+      cell, state = f"{signed(eff['mean'])} {interval(eff['ci95'])}", eff["decision"]
+    else:
+      end = rec["settings"]["schedule"][-1][0]
+      done = sum(rec["progress"].values())
+      cell = "-"
+      state = (rec.get("stopped") or f"running: {done:,} of {end * len(rec['progress']):,} "
+               "lineage rounds trained")
+  else:
+    cell, state = "-", "pre-registered, not started"
+  rows.append(["ours, JPS (5%, authors' budget) minus plain at a fair scale",
+               "a2c_longer's schedule, 22,194 rounds", "paired lineages, 6,000 held-out boards",
+               cell, state])
+  return common.md_table(["arm", "training", "measured", "IMPs/b [95%]", "decision"], rows,
+                         "lllrl")
 
 
 # ------------------------------------------------------------------------------------------

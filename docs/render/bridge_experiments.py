@@ -698,13 +698,24 @@ def jps_at_scale_churn() -> str:
 
 
 def jps_at_scale_status() -> str:
-  """The study's state: its pre-registration (folded) and whether any lineage has run."""
-  started = os.path.isfile(common.record_path(f"{JPS_AT_SCALE}/record.json"))
-  plan = folded(f"{JPS_AT_SCALE}/PREREGISTRATION.md", "Pre-registration (draft)")
-  if started:
+  """The study's state: the power check, its pre-registration (folded) and its lineages."""
+  o = _jps_outcome()
+  parts = []
+  if os.path.isfile(common.record_path(f"{JPS_AT_SCALE}/power/record.json")):
+    parts.append("**The power check** (plain lineages, the first 2,000 rounds of the "
+                 "schedule):\n\n" + o.lineages_section(
+                     common.load(f"{JPS_AT_SCALE}/power/record.json"), "power/record.json"))
+  if os.path.isfile(common.record_path(f"{JPS_AT_SCALE}/registration.json")):
+    plan = registration(JPS_AT_SCALE)
+  else:
+    plan = folded(f"{JPS_AT_SCALE}/PREREGISTRATION.md", "Pre-registration (draft)")
+  if os.path.isfile(common.record_path(f"{JPS_AT_SCALE}/record.json")):
     rec = common.load(f"{JPS_AT_SCALE}/record.json")
-    return (f"**Status: started** ({len(rec.get('lineages', {}))} lineages in its record; "
-            "no outcome is rendered here until the study finishes).\n\n" + plan)
-  return ("**Status: pre-registered as a draft, not started** (no lineage has been trained; "
-          "the plan takes effect when its open fields are filled, before the first run).\n\n"
-          + plan)
+    done = "effect" in rec or "stopped" in rec
+    parts.append(("**Status: finished.**" if done else
+                  "**Status: running** (the held-out decision is played only when every "
+                  "lineage has finished its schedule; the table shows the lineages so far).")
+                 + "\n\n" + o.lineages_section(rec, "record.json"))
+  else:
+    parts.append("**Status: not started** (no lineage of the study has been trained).")
+  return "\n\n".join(parts + [plan])

@@ -423,8 +423,7 @@ def ab_repeats() -> int:
 
 PEERS = "speed/cfr_peers.json"
 # The peers records (each one run of cfr_peers.py) and their figures in docs/img/.
-PEER_RECORDS = {PEERS: "cfr_peers.png",
-                "speed/cfr_peers_liars_dice.json": "cfr_peers_liars_dice.png"}
+PEER_RECORDS = {PEERS: "cfr_peers.png"}
 GROWTH = "speed/cfr_growth.json"
 _CPP = "openspiel_cpp_cfr_plus"
 _OURS = ("cfr_plus", "dcfr", "pcfr_plus")
@@ -599,13 +598,27 @@ def peers_goals() -> str:
 
 
 def growth_status() -> str:
-  """Whether the growth record was run alone, and on which ladder."""
+  """Whether the growth record was run alone, on which ladder, and what it has not run yet."""
   rec = common.load(GROWTH)
-  rows = [r for fam in rec["families"].values() for r in fam]
+  rows = [r for fam in rec["families"].values() for r in fam if "load_before" in r]
+  rows = [dict(r, load_after=r.get("load_after", r["load_before"])) for r in rows]
   rungs = len(rows)
-  return (f"The record holds {rungs} rung{'s' if rungs != 1 else ''}, run "
-          f"{_run_state(rec, rows)}, at most {common.num(rec['settings']['max_seconds'], 0)} "
-          "CPU seconds of iterations per solver and rung.")
+  st = rec["settings"]
+  text = (f"The record holds {rungs} rung{'s' if rungs != 1 else ''} of the "
+          f"{rec.get('ladder', 'smoke')} ladder, run {_run_state(rec, rows)}, at most "
+          f"{common.num(st['max_seconds'], 3, sig=True)} CPU seconds of iterations per solver "
+          "and rung")
+  if "max_setup_seconds" in st:
+    text += (f", {common.num(st['max_setup_seconds'], 3, sig=True)} s of set-up, "
+             f"{common.num(st['max_iteration_seconds'], 3, sig=True)} CPU s per iteration "
+             "before a solver stops on its family")
+  text += "."
+  left = rec.get("not_run") or {}
+  if left:
+    text += (" Not run yet (the run's time bound; the same command resumes): " +
+             "; ".join(f"{fam}: {', '.join(_rung_label(g) for g in games)}"
+                       for fam, games in left.items()) + ".")
+  return text
 
 
 def _rung_label(game: str) -> str:
@@ -620,6 +633,21 @@ def _rung_label(game: str) -> str:
   return f"`{game}`"
 
 
+def _growth_cell(v: dict | None) -> str:
+  """One solver's cell of a rung: 'ms; B/h; s to target', or why it did not run."""
+  if v is None or "skipped" in v:
+    return "—"
+  if "error" in v:
+    return {"memory": "stopped: memory", "time": "stopped: time"}.get(v.get("limit"), "failed")
+  bph = v.get("bytes_per_history")
+  to = v.get("cpu_s_to_target_after_first", v.get("cpu_s_to_target"))
+  reached = v.get("iterations_to_target") is not None
+  ms = v.get("cpu_ms_per_iteration")
+  return (f"{common.num(ms, 3, sig=True) if ms else '—'} ms; "
+          f"{common.num(bph, 3, sig=True) if bph else '—'} B/h; "
+          f"{_secs(to) + ' s' if reached else 'not reached'}")
+
+
 def growth_table() -> str:
   """Per family and rung: histories, and per solver ms/iteration, bytes/history, s to target."""
   rec = common.load(GROWTH)
@@ -628,23 +656,10 @@ def growth_table() -> str:
   for fam, rungs in rec["families"].items():
     for r in rungs:
       if "error" in r:
-        rows.append([fam, r["game"], "failed"] + [""] * len(solvers))
+        rows.append([fam, _rung_label(r["game"]), "not built"] + ["—"] * len(solvers))
         continue
-      cells = [fam, _rung_label(r["game"]), common.thousands(r["histories"])]
-      for name in solvers:
-        v = r["solvers"].get(name)
-        if v is None or "skipped" in v:
-          cells.append("—")
-        elif "error" in v:
-          cells.append("failed")
-        else:
-          bph = v.get("bytes_per_history")
-          to = v.get("cpu_s_to_target_after_first", v.get("cpu_s_to_target"))
-          reached = v.get("iterations_to_target") is not None
-          cells.append(f"{common.num(v['cpu_ms_per_iteration'], 3, sig=True)} ms; "
-                       f"{common.num(bph, 3, sig=True) if bph else '—'} B/h; "
-                       f"{_secs(to) + ' s' if reached else 'not reached'}")
-      rows.append(cells)
+      rows.append([fam, _rung_label(r["game"]), common.thousands(r["histories"])] +
+                  [_growth_cell(r["solvers"].get(name)) for name in solvers])
   table = common.md_table(["family", "game", "histories"] +
                           [f"{_peer_label(s)}: ms/iteration; bytes/history; CPU s to "
                            f"{common.num(rec['settings']['target'], 0, sig=True)}"
@@ -653,7 +668,8 @@ def growth_table() -> str:
   stops = []
   for fam, st in rec.get("stopped", {}).items():
     for name, why in st.items():
-      stops.append(f"- {fam}, {_peer_label(name)}: stops at `{why['at']}`: {why['why']}")
+      stops.append(f"- {fam}, {_peer_label(name)}: stops at {_rung_label(why['at'])}: "
+                   f"{why['why']}")
   text = table + "\n\n" + ("\n".join(stops) if stops else
                            "No solver stopped on any family of this record.")
   prov = common.provenance(rec["command"], record=GROWTH, commit=_short(rec.get("commit")),
@@ -661,6 +677,42 @@ def growth_table() -> str:
                            machine=f"{rec['machine']['cores']} cores, "
                                    f"{common.num(rec['machine']['memory_bytes'] / 2**30, 0)} GiB")
   return text + "\n\n" + prov
+
+
+def growth_largest() -> str:
+  """Per family and solver: the largest rung it ran, its cost there, and where it stopped."""
+  rec = common.load(GROWTH)
+  target = common.num(rec["settings"]["target"], 0, sig=True)
+  rows = []
+  for fam, rungs in rec["families"].items():
+    for name in rec["settings"]["solvers"]:
+      ran = [r for r in rungs if "error" not in r and "error" not in r["solvers"].get(name, {
+             "error": ""}) and "skipped" not in r["solvers"][name]]
+      why = rec.get("stopped", {}).get(fam, {}).get(name)
+      if not ran and not why:
+        continue
+      stop = (f"{_rung_label(why['at'])}: {why['why'][:160]}" if why else
+              "not stopped on this ladder" + (" (rungs not run yet)"
+                                              if fam in (rec.get("not_run") or {}) else ""))
+      if not ran:
+        rows.append([fam, _peer_label(name), "—", "—", "—", "—", stop])
+        continue
+      top = max(ran, key=lambda r: r["histories"])
+      v = top["solvers"][name]
+      reached = v.get("iterations_to_target") is not None
+      to = v.get("cpu_s_to_target_after_first", v.get("cpu_s_to_target"))
+      ms = v.get("cpu_ms_per_iteration")
+      rows.append([fam, _peer_label(name), _rung_label(top["game"]),
+                   common.thousands(top["histories"]),
+                   common.num(ms, 3, sig=True) if ms else "—",
+                   f"{_secs(to)} s ({common.thousands(v['iterations_to_target'])} it.)"
+                   if reached else "not reached" if "iterations" not in v else
+                   f"not in {_secs(v['iterations_cpu_s'] - v['first_iteration_cpu_s'])} s "
+                   f"({common.thousands(v['iterations'])} it.)",
+                   stop])
+  return common.md_table(["family", "solver", "largest rung run", "histories", "ms/iteration",
+                          f"CPU s to NashConv {target} there", "where it stops, and why"],
+                         rows, "lllrrll")
 
 
 ONE_SEED_AB = "speed/native_kernels_ab_one_seed.json"

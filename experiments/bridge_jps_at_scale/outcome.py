@@ -7,8 +7,10 @@ Replaces the text between ``<!-- TAG:begin -->`` and ``<!-- TAG:end -->`` for ea
 ``search_profile``, ``gate`` (``gate.json``, written by ``gate.py``), ``gate_dds``
 (``gate_dds.json``, the same with exact tables on a subset), ``q_head`` (``q_head.json``,
 ``q_head.py``), ``gate_lam<lambda>`` (``gate_lam<lambda>.json``, ``gate.py --lam``), ``churn``
-(``churn.json``, ``churn.py``) and ``gate_decision`` (the reading rule over all gate records),
-so the README's numbers are the records' (none typed by hand). The results page *Bridge
+(``churn.json``, ``churn.py``), ``gate_decision`` (the reading rule over all gate records),
+``power`` (``power/record.json``, the power check's plain lineages) and ``study``
+(``record.json``, the study's lineages and, once finished, its effect and decision), so the
+README's numbers are the records' (none typed by hand). The results page *Bridge
 experiments* (``docs/render/bridge_experiments.py``) renders the same records with these
 functions.
 """
@@ -266,6 +268,63 @@ def churn_section(rec: dict) -> str:
   return "\n".join(lines)
 
 
+def _lineage_rows(rec: dict) -> list[str]:
+  """One table row per lineage of a study record: progress, leader, movement."""
+  panel = (rec.get("panel_available") or rec["settings"]["panel"])[0]
+  end = rec["settings"]["schedule"][-1][0]
+  rows = []
+  for name in sorted(rec.get("lineages", {}) | rec.get("progress", {})):
+    lin = rec.get("lineages", {}).get(name, {})
+    snaps = lin.get("snapshots", {})
+    lead = lin.get("leader")
+    best = snaps[lead] if lead else None
+    moved = sum(1 for x in snaps.values() if x["moved"])
+    if best is None:
+      rows.append(f"| `{name}` | {rec.get('progress', {}).get(name, 0):,} of {end:,} | - | - | "
+                  f"- | - | 0 of 0 |")
+      continue
+    v = best["movement"]["validation"]
+    rows.append(
+        f"| `{name}` | {rec['progress'].get(name, 0):,} of {end:,} | `{lead}` | "
+        f"{best['panel'][panel]:+.3f} | {v['mean']:+.3f} [{v['ci95'][0]:+.3f}, "
+        f"{v['ci95'][1]:+.3f}] | {best['movement']['changed']:.1%} | {moved} of {len(snaps)} |")
+  return rows
+
+
+def lineages_section(rec: dict, name: str) -> str:
+  """Markdown of a study record's lineages (the power check's or the study's)."""
+  st = rec["settings"]
+  panel = (rec.get("panel_available") or st["panel"])[0]
+  sched = ", ".join(f"lr {lr:g} to round {e:,}" for e, lr in st["schedule"])
+  command = re.sub(r"--(workdir|reference_dir)(=|\s+)\S+", lambda m: f"--{m.group(1)} "
+                   + m.group(1).upper(), rec.get("command", "-"))
+  lines = [f"Record `{name}`: from `{st['start']}`, arms {', '.join(st['arms'])}, seeds "
+           f"{', '.join(str(x) for x in st['seeds'])}; {sched} (rounds after the start); "
+           f"snapshots every {st['snapshot_every']:,} rounds, each scored on "
+           f"{st['select_boards']:,} validation boards. Command: `{command}`.",
+           "",
+           f"| lineage | rounds | validation leader | leader vs `{panel}` (IMPs/b) | leader vs "
+           f"the start [95%] | greedy calls changed | snapshots moved |",
+           "|---|---|---|---|---|---|---|"]
+  lines += _lineage_rows(rec)
+  power = rec.get("power")
+  if power:
+    need = power["seeds_needed"]
+    lines += ["", f"Spread between seeds of the plain leaders (vs `{power['plain_leaders_vs']}`"
+              f", validation, board noise included): standard deviation "
+              f"{power['sd_between_seeds']:.3f} IMPs/b over {len(power['scores'])} lineages; "
+              f"a paired effect's standard deviation taken as sqrt(2) times that, "
+              f"{power['sd_paired_effect']:.3f}; seeds for a 95% t interval of half-width "
+              f"at most 0.15: {need if need is not None else 'more than 100'}."]
+  if rec.get("stopped"):
+    lines += ["", f"**Stopped**: {rec['stopped']}."]
+  for arm, eff in rec.get("effect", {}).items():
+    lo, hi = eff["ci95"]
+    lines += ["", f"**{arm}**: {eff['mean']:+.3f} IMPs/b [{lo:+.3f}, {hi:+.3f}] "
+              f"({eff['method']}): {eff['decision']}."]
+  return "\n".join(lines)
+
+
 def lam_records(folder: str = HERE) -> dict:
   """lambda -> the file name of each `gate_lam<lambda>.json` of `folder`."""
   out = {}
@@ -326,6 +385,11 @@ def main(argv):
   if lams:
     text = replace_between(text, "gate_decision", gate_decision(
         atomic_io.read_json(os.path.join(HERE, "gate.json"), "gate record"), lams, q_rec))
+  for tag, name in (("power", "power/record.json"), ("study", "record.json")):
+    path = os.path.join(HERE, name)
+    if os.path.exists(path):
+      text = replace_between(text, tag, lineages_section(
+          atomic_io.read_json(path, "study record"), name))
   atomic_io.write_text(readme, text)
   print(f"wrote {readme}")
 

@@ -66,6 +66,7 @@ import datetime
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -201,11 +202,9 @@ def settings() -> dict:
   config = {f.name: FLAGS[f.name].value
             for f in config_flags.config_fields(A2CConfig, _CONFIG_EXCLUDE)}
   from ospiel_team.bridge.agents.training import search_buffer
-  if (config["distill_coef"] > 0 and any(a in SEARCH_ARMS for a in arms)
-          and FLAGS.search_candidates > search_buffer.MAX_CANDIDATES):
-    raise UserError(f"--search_candidates {FLAGS.search_candidates} with --distill_coef "
-                    f"{config['distill_coef']}: the search buffer keeps at most "
-                    f"{search_buffer.MAX_CANDIDATES} candidates a decision")
+  if any(a in SEARCH_ARMS for a in arms):
+    search_buffer.check_candidates(FLAGS.search_candidates, config["distill_coef"],
+                                   name="--search_candidates", coef_name="--distill_coef")
   return {"start": os.path.basename(FLAGS.start), "start_digest": _digest(FLAGS.start),
           "arms": arms, "seeds": seeds, "schedule": parse_schedule(FLAGS.schedule),
           "snapshot_every": FLAGS.snapshot_every, "panel": list(FLAGS.panel),
@@ -595,6 +594,13 @@ def compilation_cache() -> None:
   jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
+def recorded_command(args: list[str]) -> str:
+  """The command as the record keeps it: this machine's folders as WORKDIR and REFERENCE_DIR."""
+  text = "python experiments/bridge_jps_at_scale/study.py " + " ".join(args)
+  return re.sub(r"--(workdir|reference_dir)(=|\s+)\S+",
+                lambda m: f"--{m.group(1)} {m.group(1).upper()}", text)
+
+
 def run(argv) -> None:
   """The study's steps (see the module docstring)."""
   if len(argv) > 1:
@@ -612,8 +618,7 @@ def run(argv) -> None:
   if "finished" in record or "stopped" in record:
     print(f"study already {'finished' if 'finished' in record else 'stopped'}: {path}")
     return
-  record["command"] = "python experiments/bridge_jps_at_scale/study.py " + " ".join(
-      sys.argv[1:])
+  record["command"] = recorded_command(sys.argv[1:])
   panel, positions = prepare(record, st)
   stop = train_all(record, st, panel, positions, save)
   if stop:

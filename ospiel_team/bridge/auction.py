@@ -48,6 +48,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.bridge import scoring
 
 NUM_SEATS = 4
@@ -209,6 +210,27 @@ def final_contract(last_bid, last_bidder, double_status, first_bidder, *, xp=np)
   return level, strain, xp.where(has, double_status, 0), xp.where(has, declarer, 0)
 
 
+def int_array(name: str, value, what: str) -> np.ndarray:
+  """`value` as a new int64 numpy array; ValueError naming `name` when it holds no integers.
+
+  Args:
+    name: the argument's name, for the message.
+    value: an int or an array-like of ints.
+    what: what the integers are, for the message ("seats 0..3").
+
+  Returns:
+    The array (a copy).
+
+  Raises:
+    ValueError: naming `name` and the value when it is not an int or integers (None too).
+  """
+  try:
+    return np.array(value, dtype=np.int64)
+  except (TypeError, ValueError):
+    raise ValueError(f"{name} must be an integer or an array of integers ({what}), got "
+                     f"{type(value).__name__} {value!r:.80}") from None
+
+
 class Auctions:
   """B bridge auctions advanced together; all fields are numpy arrays with leading axis B.
 
@@ -221,8 +243,9 @@ class Auctions:
   """
 
   def __init__(self, dealer, vulnerability, uncontested: bool = False):
-    dealer = np.array(dealer, dtype=np.int64).reshape(-1)  # own, writable copies
-    vul = np.array(vulnerability, dtype=np.int64).reshape(-1)
+    dealer = int_array("dealer", dealer, "seats 0..3").reshape(-1)  # own, writable copies
+    vul = int_array("vulnerability", vulnerability, "codes 0..3").reshape(-1)
+    checks.check_bool("uncontested", uncontested)
     if dealer.shape != vul.shape:
       raise ValueError(f"dealer {dealer.shape} and vulnerability {vul.shape} shapes differ")
     if np.any((dealer < 0) | (dealer > 3)):
@@ -249,7 +272,13 @@ class Auctions:
     self._legal = None  # cached legal_mask(), reset by apply
 
   def reset_rows(self, rows, dealer, vulnerability) -> None:
-    """Restarts the auctions of tables `rows` (int array) with new dealers / vulnerabilities."""
+    """Restarts the auctions of tables `rows` (int array) with new dealers / vulnerabilities.
+
+    Args:
+      rows: the tables' indices.
+      dealer: the new dealer seat(s) 0..3 (one, or one per row).
+      vulnerability: the new vulnerability code(s) 0..3 (none, ns, ew, both).
+    """
     rows = np.asarray(rows, dtype=np.int64).reshape(-1)
     dealer = np.broadcast_to(np.asarray(dealer, dtype=np.int64), rows.shape)
     vul = np.broadcast_to(np.asarray(vulnerability, dtype=np.int64), rows.shape)
@@ -288,12 +317,23 @@ class Auctions:
     return new
 
   def copy(self) -> Auctions:
-    """An independent copy of all tables."""
+    """An independent copy of all tables.
+
+    Returns:
+      A new `Auctions`.
+    """
     return self._with_fields({k: getattr(self, k).copy() for k in self._TABLE_FIELDS},
                              self.batch_size)
 
   def take(self, idx) -> Auctions:
-    """A new `Auctions` holding copies of tables `idx` (in that order, repeats allowed)."""
+    """A new `Auctions` holding copies of tables `idx` (in that order, repeats allowed).
+
+    Args:
+      idx: table indices.
+
+    Returns:
+      A new `Auctions` of len(idx) tables.
+    """
     idx = np.asarray(idx, np.int64).reshape(-1)
     if np.any((idx < 0) | (idx >= self.batch_size)):
       raise ValueError(f"table {idx[(idx < 0) | (idx >= self.batch_size)][0]} out of range "
@@ -303,7 +343,14 @@ class Auctions:
 
   @staticmethod
   def concat(parts: Sequence[Auctions]) -> Auctions:
-    """One `Auctions` with the tables of all `parts`, in order (all must share `uncontested`)."""
+    """One `Auctions` with the tables of all `parts`, in order (all must share `uncontested`).
+
+    Args:
+      parts: one or more `Auctions`.
+
+    Returns:
+      A new `Auctions`.
+    """
     parts = list(parts)
     if not parts:
       raise ValueError("Auctions.concat needs at least one part")
@@ -324,6 +371,12 @@ class Auctions:
 
     With `player` (int or (B,) seats), rows where `player` is not the seat to call are False.
     The result is read-only (it is cached until the next `apply`).
+
+    Args:
+      player: an int or (B,) seats (None: the seat to call).
+
+    Returns:
+      (B, 38) read-only bool mask.
     """
     legal = self._legal
     if legal is None:
@@ -341,6 +394,9 @@ class Auctions:
     """Makes the seat to call at every unfinished table call `calls[b]` (ignored where done).
 
     Raises ValueError naming the first table whose call is illegal; no table changes then.
+
+    Args:
+      calls: (B,) one call id (0..37) per table.
     """
     calls = np.asarray(calls).reshape(-1).astype(np.int64)
     assert isinstance(calls, np.ndarray)  # (for type checkers)
@@ -395,6 +451,14 @@ class Auctions:
     """(B, 267) JPS observation of seat `player` (int or (B,); default the seat to call).
 
     `hands` is the (B, 4, 52) bool output of `hands_onehot` for the tables' deals.
+
+    Args:
+      hands: (B, 4, 52) bool hands (`hands_onehot`).
+      player: an int or (B,) seats (None: the seat to call).
+      dtype: the array's dtype.
+
+    Returns:
+      (B, 267) observations.
     """
     if player is None:
       p = self.current_player
@@ -413,7 +477,11 @@ class Auctions:
     return out
 
   def contract(self):
-    """Final (or current) contract: level (0 = none), strain, double status, declarer; (B,)."""
+    """Final (or current) contract: level (0 = none), strain, double status, declarer; (B,).
+
+    Returns:
+      `(level, strain, double_status, declarer)`, each (B,).
+    """
     return final_contract(self.last_bid, self.last_bidder, self.double_status,
                           self.first_bidder)
 
@@ -424,6 +492,12 @@ class Auctions:
     declaring side scores `scoring.SCORE_TABLE` with its own vulnerability; N-S get that score
     when they declare and its negative otherwise; a passed-out deal scores 0
     (`scoring.ns_score_array`).
+
+    Args:
+      dd_tricks: (B, 5, 4) double-dummy tricks of the tables' deals.
+
+    Returns:
+      (B,) North-South scores.
     """
     level, strain, doubled, declarer = self.contract()
     tricks = np.asarray(dd_tricks)[self._rows, strain, declarer].astype(np.int64)
@@ -432,5 +506,12 @@ class Auctions:
                                   tricks).astype(np.int64)
 
   def auction_strings(self, table: int) -> list[str]:
-    """The calls made so far at `table`, as strings."""
+    """The calls made so far at `table`, as strings.
+
+    Args:
+      table: the table's index.
+
+    Returns:
+      One string per call, in order.
+    """
     return [CALL_STRINGS[c] for c in self.history[table, :self.num_calls[table]]]

@@ -43,23 +43,50 @@ class AuctionTables(Protocol):
     """(B,) seat to call (meaningless where done)."""
 
   def legal_mask(self) -> np.ndarray:
-    """(B, 38) bool legal calls of the seat to call (all False where done)."""
+    """(B, 38) bool legal calls of the seat to call (all False where done).
+
+    Returns:
+      (B, 38) bool.
+    """
 
   def step(self, calls) -> None:
     """The seat to call at each unfinished table makes `calls[b]`; finished tables ignore it.
+
+    Args:
+      calls: (B,) one call id (0..37) per table.
 
     Raises:
       ValueError: naming the first unfinished table whose call is illegal (nothing changes).
     """
 
   def observation(self, player=None, dtype=np.float32) -> np.ndarray:
-    """(B, 267) JPS observations of `player` (int or (B,) seats; default the seat to call)."""
+    """(B, 267) JPS observations of `player` (int or (B,) seats; default the seat to call).
+
+    Args:
+      player: the observing seat: an int, (B,) seats, or None for the seat to call at each table.
+      dtype: the array's dtype.
+
+    Returns:
+      (B, 267) observations.
+    """
 
   def contract(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(level (0 = passed out / none yet), strain, double status, declarer), each (B,)."""
+    """(level (0 = passed out / none yet), strain, double status, declarer), each (B,).
+
+    Returns:
+      The four (B,) arrays.
+    """
 
   def ns_score(self) -> np.ndarray:
-    """(B,) North-South duplicate score of each final contract (0 where not done)."""
+    """(B,) North-South duplicate score of each final contract (0 where not done).
+
+    Returns:
+      (B,) North-South scores.
+    """
 
   def returns(self) -> np.ndarray:
-    """(B, 4) returns by seat: +N-S score to N and S, its negative to E and W."""
+    """(B, 4) returns by seat: +N-S score to N and S, its negative to E and W.
+
+    Returns:
+      (B, 4) returns.
+    """

@@ -72,6 +72,12 @@ def resolve_dataset(name_or_path: PathLike | None) -> BridgeDataset:
 
   Loads a shipped dataset by name ('train', 'validation', 'heldout', 'heldout2'), a path,
   or None (the default training dataset).
+
+  Args:
+    name_or_path: a shipped dataset's name, a file path, or None.
+
+  Returns:
+    The `BridgeDataset`.
   """
   checks.check_type("name_or_path", name_or_path, (str, os.PathLike, type(None)),
                     "a dataset name, a file path or None")
@@ -140,6 +146,12 @@ def validate_arrays(holders, dd_tricks, source: str = "arrays") -> None:
 
 def load_dataset(path: PathLike | None = None) -> BridgeDataset:
   """Loads and validates a dataset `.npz`; `path=None` loads the shipped default.
+
+  Args:
+    path: the `.npz` file (None: the shipped training dataset).
+
+  Returns:
+    The `BridgeDataset`.
 
   Raises:
     ValueError: naming the file when it is missing, damaged or not a dataset (an
@@ -219,7 +231,20 @@ def spot_check(path: str, holders: np.ndarray, dd_tricks: np.ndarray,
 
 def save_dataset(path: PathLike, holders: np.ndarray, dd_tricks: np.ndarray,
                  *, seed: int | None = None) -> None:
-  """Validates and writes a dataset atomically (`atomic_io.savez`, compressed)."""
+  """Validates and writes a dataset atomically (`atomic_io.savez`, compressed).
+
+  Args:
+    path: the `.npz` file to write.
+    holders: (n, 52) the deals.
+    dd_tricks: (n, 5, 4) their double-dummy tricks.
+    seed: the seed the deals were drawn with, stored when given.
+
+  Raises:
+    errors.UserError: `path` is not a path, `seed` not an integer >= 0 or None, or the arrays
+      not a dataset (`validate_arrays`).
+  """
+  checks.check_type("path", path, (str, os.PathLike), "a file path")
+  seed = checks.check_int("seed", seed, minimum=0, allow_none=True)
   path = os.fspath(path)
   validate_arrays(holders, dd_tricks, source=path)
   arrays = {"holders": np.asarray(holders, np.uint8), "dd_tricks": np.asarray(dd_tricks, np.uint8),

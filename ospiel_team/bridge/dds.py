@@ -79,7 +79,14 @@ def _calc_chunk(cards: np.ndarray) -> np.ndarray:
 
 
 def dd_tables(holders_batch: np.ndarray) -> np.ndarray:
-  """Double-dummy tricks (n, 5 strains C,D,H,S,NT, 4 declarers N,E,S,W) uint8 of (n, 52) deals."""
+  """Double-dummy tricks (n, 5 strains C,D,H,S,NT, 4 declarers N,E,S,W) uint8 of (n, 52) deals.
+
+  Args:
+    holders_batch: (n, 52) deals.
+
+  Returns:
+    (n, 5, 4) uint8 tricks declarer's side takes double-dummy.
+  """
   h = deal_lib.validate_holders(holders_batch, "holders_batch")
   if h.ndim != 2:
     raise ValueError(f"dd_tables takes a batch of shape (n, 52), got shape {h.shape}; "

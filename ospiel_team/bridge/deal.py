@@ -43,7 +43,14 @@ PBN_SUIT_ORDER = (3, 2, 1, 0)
 
 
 def card_string(card: int) -> str:
-  """'C2' .. 'SA' (suit then rank), OpenSpiel's card notation."""
+  """'C2' .. 'SA' (suit then rank), OpenSpiel's card notation.
+
+  Args:
+    card: a card index 0..51 (rank x 4 + suit).
+
+  Returns:
+    The two-character card.
+  """
   if not 0 <= card < NUM_CARDS:
     raise ValueError(f"card {card} out of range 0..51")
   return SUIT_CHARS[card % 4] + RANK_CHARS[card // 4]
@@ -54,6 +61,13 @@ def validate_holders(holders: np.ndarray, name: str = "holders") -> np.ndarray:
 
   Raises ValueError naming the problem: wrong shape, a seat outside 0..3, a hand that does
   not hold exactly 13 cards (with the deal index for a batch).
+
+  Args:
+    holders: (52,) or (n, 52) seats 0..3.
+    name: the argument's name in error messages.
+
+  Returns:
+    The deals as a uint8 array.
   """
   arr = np.asarray(holders)
   if arr.ndim not in (1, 2) or arr.shape[-1] != NUM_CARDS:
@@ -78,7 +92,14 @@ def validate_holders(holders: np.ndarray, name: str = "holders") -> np.ndarray:
 
 
 def hands(holders: np.ndarray) -> list[list[int]]:
-  """The four hands of a deal as sorted lists of card indices, in seat order N, E, S, W."""
+  """The four hands of a deal as sorted lists of card indices, in seat order N, E, S, W.
+
+  Args:
+    holders: (52,) the seat (0..3 = N, E, S, W) holding each card.
+
+  Returns:
+    Four lists of card indices.
+  """
   h = validate_holders(holders)
   if h.ndim != 1:
     raise ValueError(f"hands() takes one deal of shape (52,), got shape {h.shape}")
@@ -94,7 +115,15 @@ def _hand_to_pbn(cards: Sequence[int]) -> str:
 
 
 def holders_to_pbn(holders: np.ndarray, first_seat: int = 0) -> str:
-  """PBN deal string, e.g. 'N:AK84.AKJ9.942.K ...', hands clockwise from `first_seat`."""
+  """PBN deal string, e.g. 'N:AK84.AKJ9.942.K ...', hands clockwise from `first_seat`.
+
+  Args:
+    holders: (52,) the seat (0..3 = N, E, S, W) holding each card.
+    first_seat: the seat (0..3) whose hand comes first.
+
+  Returns:
+    The PBN deal string.
+  """
   if first_seat not in range(NUM_SEATS):
     raise ValueError(f"first_seat {first_seat!r} is not a seat in 0..3")
   hs = hands(holders)
@@ -108,6 +137,12 @@ def pbn_to_holders(pbn: str) -> np.ndarray:
   Accepts 'T' or '10' for the ten and lower-case letters. Raises ValueError naming the
   problem (missing seat prefix, not four hands, not four suits, unknown rank, duplicated
   card, a hand without 13 cards).
+
+  Args:
+    pbn: the PBN deal string.
+
+  Returns:
+    (52,) uint8 holders.
   """
   if not isinstance(pbn, str):
     raise ValueError(f"PBN deal must be a string, got {type(pbn).__name__}")
@@ -155,13 +190,27 @@ def holders_to_openspiel_actions(holders: np.ndarray) -> list[int]:
   """The 52 chance actions that deal `holders` in OpenSpiel's `bridge` game.
 
   Action ``i`` goes to seat ``i % 4``; each seat's cards are dealt in increasing order.
+
+  Args:
+    holders: (52,) the seat (0..3 = N, E, S, W) holding each card.
+
+  Returns:
+    52 card indices, in dealing order.
   """
   hs = hands(holders)
   return [hs[i % NUM_SEATS][i // NUM_SEATS] for i in range(NUM_CARDS)]
 
 
 def random_holders(rng: np.random.Generator, n: int) -> np.ndarray:
-  """`n` uniformly random deals, shape (n, 52) uint8 (a random permutation of 13 of each seat)."""
+  """`n` uniformly random deals, shape (n, 52) uint8 (a random permutation of 13 of each seat).
+
+  Args:
+    rng: a numpy Generator.
+    n: the number of deals (>= 0).
+
+  Returns:
+    (n, 52) uint8 holders.
+  """
   checks.check_type("rng", rng, np.random.Generator, "a numpy Generator")
   n = checks.check_int("n", n, minimum=0)
   base = np.repeat(np.arange(NUM_SEATS, dtype=np.uint8), CARDS_PER_HAND)
@@ -170,7 +219,14 @@ def random_holders(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def hcp(holders: np.ndarray) -> np.ndarray:
-  """High-card points (A=4, K=3, Q=2, J=1) of each seat: shape (..., 4) int."""
+  """High-card points (A=4, K=3, Q=2, J=1) of each seat: shape (..., 4) int.
+
+  Args:
+    holders: (..., 52) one deal or a batch.
+
+  Returns:
+    (..., 4) high-card points per seat.
+  """
   h = validate_holders(holders)
   ranks = np.arange(NUM_CARDS) // 4
   points = np.clip(ranks - 8, 0, 4)  # J=9 -> 1, Q -> 2, K -> 3, A -> 4
@@ -260,6 +316,13 @@ def canonical_keys(holders: np.ndarray, chunk: int = 128) -> np.ndarray:
   The key is the lexicographically smallest of the 96 images' ``holders`` rows, packed as
   two big-endian uint64 (26 cards x 2 bits each); returned as an (n,) array of 16-byte strings
   (dtype ``S16``), usable in sets, as dict keys and in `np.isin`.
+
+  Args:
+    holders: (n, 52) deals.
+    chunk: deals processed at a time (memory).
+
+  Returns:
+    (n,) keys.
   """
   h = validate_holders(holders).reshape(-1, NUM_CARDS)
   out = np.empty(len(h), dtype="S16")

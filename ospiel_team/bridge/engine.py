@@ -63,6 +63,11 @@ class BiddingEngine:
     """Starts B new auctions: deal `deal_index[b]` of the dataset, given dealer and vul.
 
     `dealer` and `vulnerability` are ints or (B,) arrays (seats 0..3; codes 0..3).
+
+    Args:
+      deal_index: (B,) indices of the dataset's deals.
+      dealer: the dealer seat(s) 0..3.
+      vulnerability: the vulnerability code(s) 0..3 (none, ns, ew, both).
     """
     idx = np.asarray(deal_index, dtype=np.int64).reshape(-1)
     bad = (idx < 0) | (idx >= self.num_deals)
@@ -103,14 +108,25 @@ class BiddingEngine:
     return eng
 
   def take(self, tables) -> BiddingEngine:
-    """A new engine (sharing the dataset) with copies of tables `tables` (repeats allowed)."""
+    """A new engine (sharing the dataset) with copies of tables `tables` (repeats allowed).
+
+    Args:
+      tables: table indices.
+
+    Returns:
+      A new `BiddingEngine` of len(tables) tables.
+    """
     a = self._check()
     idx = np.asarray(tables, np.int64).reshape(-1)
     return BiddingEngine.from_auctions(self.dataset, self.uncontested, a.take(idx),
                                        self.deal_index[idx])
 
   def copy(self) -> BiddingEngine:
-    """An independent copy of every table (the dataset is shared)."""
+    """An independent copy of every table (the dataset is shared).
+
+    Returns:
+      A new `BiddingEngine`.
+    """
     return self.take(np.arange(self.batch_size))
 
   def reset_tables(self, tables, deal_index, dealer=0, vulnerability=0) -> None:
@@ -118,6 +134,12 @@ class BiddingEngine:
 
     For continuous self-play: read `ns_score()` of finished tables first, then restart them
     (e.g. ``eng.reset_tables(np.flatnonzero(eng.done), new_deals, new_dealers, new_vuls)``).
+
+    Args:
+      tables: the tables' indices.
+      deal_index: their new deals' indices in the dataset.
+      dealer: the dealer seat(s) 0..3.
+      vulnerability: the vulnerability code(s) 0..3.
     """
     a = self._check()
     rows = np.asarray(tables, dtype=np.int64).reshape(-1)
@@ -137,7 +159,14 @@ class BiddingEngine:
   def reset_random(self, rng: np.random.Generator, batch_size: int,
                    *, dealer: int | str = "random",
                    vulnerability: int | str = "random") -> None:
-    """Resets B tables with uniformly random deals (and dealer / vulnerability if 'random')."""
+    """Resets B tables with uniformly random deals (and dealer / vulnerability if 'random').
+
+    Args:
+      rng: draws the deals (and the random dealers and vulnerabilities).
+      batch_size: B, the number of tables (>= 1).
+      dealer: a seat 0..3, or "random".
+      vulnerability: a code 0..3, or "random".
+    """
     if int(batch_size) != batch_size or batch_size < 1:
       raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     idx = rng.integers(0, self.num_deals, batch_size)
@@ -179,34 +208,68 @@ class BiddingEngine:
     return self._check().vulnerability
 
   def legal_mask(self) -> np.ndarray:
-    """(B, 38) bool legal calls of the seat to call (all False where done)."""
+    """(B, 38) bool legal calls of the seat to call (all False where done).
+
+    Returns:
+      (B, 38) bool.
+    """
     return self._check().legal_mask()
 
   def observation(self, player=None, dtype=np.float32) -> np.ndarray:
-    """(B, 267) JPS observations of `player` (int or (B,) seats; default the seat to call)."""
+    """(B, 267) JPS observations of `player` (int or (B,) seats; default the seat to call).
+
+    Args:
+      player: an int or (B,) seats (None: the seat to call).
+      dtype: the array's dtype.
+
+    Returns:
+      (B, 267) observations.
+    """
     return self._check().observation(self.hands, player=player, dtype=dtype)
 
   def step(self, calls) -> None:
     """The seat to call at each unfinished table makes `calls[b]`; finished tables ignore it.
 
     Raises ValueError (and changes nothing) if a call at an unfinished table is illegal.
+
+    Args:
+      calls: (B,) one call id (0..37) per table.
     """
     self._check().apply(calls)
 
   def ns_score(self) -> np.ndarray:
-    """(B,) N-S duplicate score of each table's contract (0 where not done or passed out)."""
+    """(B,) N-S duplicate score of each table's contract (0 where not done or passed out).
+
+    Returns:
+      (B,) North-South scores.
+    """
     a = self._check()
     return np.where(a.done, a.ns_score(self.dd_tricks), 0)
 
   def returns(self) -> np.ndarray:
-    """(B, 4) float returns of N, E, S, W: +score to N-S, -score to E-W (0 where not done)."""
+    """(B, 4) float returns of N, E, S, W: +score to N-S, -score to E-W (0 where not done).
+
+    Returns:
+      (B, 4) float64 returns.
+    """
     s = self.ns_score().astype(np.float64)
     return scoring.seat_returns(s[:, None], np.arange(auction_lib.NUM_SEATS))
 
   def contract(self):
-    """(level, strain, doubled, declarer) arrays of the (current or final) contracts."""
+    """(level, strain, doubled, declarer) arrays of the (current or final) contracts.
+
+    Returns:
+      `(level, strain, doubled, declarer)`, each (B,).
+    """
     return self._check().contract()
 
   def auction_strings(self, table: int) -> list[str]:
-    """The calls of table `table` so far, as strings ("1C", "Pass", ...)."""
+    """The calls of table `table` so far, as strings ("1C", "Pass", ...).
+
+    Args:
+      table: the table's index.
+
+    Returns:
+      One string per call.
+    """
     return self._check().auction_strings(table)

@@ -290,10 +290,22 @@ class JaxAuctionTables:
     dd_tricks: (B, 5, 4) double-dummy tricks [strain, declarer].
     dealer: (B,) seats (or one int).
     vulnerability: (B,) codes 0..3 (or one int).
-    uncontested: East-West may only pass.
+    uncontested: East-West may only pass (a bool or (B,) bools).
+
+  Raises:
+    ValueError: naming an argument that holds no integers (no bools for `uncontested`).
   """
 
   def __init__(self, holders, dd_tricks, dealer=0, vulnerability=0, *, uncontested: bool = False):
+    for name, value, what in (("holders", holders, "seats 0..3"),
+                              ("dd_tricks", dd_tricks, "tricks 0..13"),
+                              ("dealer", dealer, "seats 0..3"),
+                              ("vulnerability", vulnerability, "codes 0..3")):
+      A.int_array(name, value, what)
+    if not (isinstance(uncontested, (bool, np.bool_))
+            or getattr(uncontested, "dtype", None) == np.bool_):
+      raise ValueError(f"uncontested must be a bool or an array of bools, got "
+                       f"{type(uncontested).__name__} {uncontested!r:.80}")
     self.state = reset(np.asarray(holders, np.int32), np.asarray(dd_tricks, np.int32), dealer,
                        vulnerability, uncontested=uncontested)
     self._views = None
@@ -319,30 +331,58 @@ class JaxAuctionTables:
     return np.asarray(self._view(1), np.int64)
 
   def legal_mask(self) -> np.ndarray:
-    """(B, 38) bool legal calls of the seat to call (all False where done)."""
+    """(B, 38) bool legal calls of the seat to call (all False where done).
+
+    Returns:
+      (B, 38) bool.
+    """
     return np.asarray(self._view(0))
 
   def step(self, calls) -> None:
-    """The seat to call at each unfinished table makes `calls[b]`; ValueError if illegal."""
+    """The seat to call at each unfinished table makes `calls[b]`; ValueError if illegal.
+
+    Args:
+      calls: (B,) one call id (0..37) per table.
+    """
     check_calls(self.state, calls)
     self.state = _jit_step(self.state, np.asarray(calls, np.int32).reshape(-1))
     self._views = None
 
   def observation(self, player=None, dtype=np.float32) -> np.ndarray:
-    """(B, 267) JPS observations of `player` (int or (B,) seats; default the seat to call)."""
+    """(B, 267) JPS observations of `player` (int or (B,) seats; default the seat to call).
+
+    Args:
+      player: the observing seat: an int, (B,) seats, or None for the seat to call at each table.
+      dtype: the array's dtype.
+
+    Returns:
+      (B, 267) observations.
+    """
     p = None if player is None else np.broadcast_to(
         np.asarray(player, np.int32), (self.batch_size,))
     return np.asarray(_jit_observation(self.state, p, dtype=jnp.dtype(dtype)))
 
   def contract(self):
-    """(level (0 = none), strain, double status, declarer), each (B,)."""
+    """(level (0 = none), strain, double status, declarer), each (B,).
+
+    Returns:
+      The four (B,) arrays.
+    """
     return tuple(np.asarray(x, np.int64) for x in self._view(2))
 
   def ns_score(self) -> np.ndarray:
-    """(B,) North-South duplicate score of each final contract (0 where not done)."""
+    """(B,) North-South duplicate score of each final contract (0 where not done).
+
+    Returns:
+      (B,) North-South scores.
+    """
     return np.asarray(self._view(3), np.int64)
 
   def returns(self) -> np.ndarray:
-    """(B, 4) returns by seat: +N-S score to N and S, its negative to E and W."""
+    """(B, 4) returns by seat: +N-S score to N and S, its negative to E and W.
+
+    Returns:
+      (B, 4) returns.
+    """
     s = self.ns_score().astype(np.float64)
     return scoring.seat_returns(s[:, None], np.arange(A.NUM_SEATS))

@@ -108,7 +108,18 @@ def _check_range(name: str, value: np.ndarray, lo: int, hi: int) -> None:
 
 
 def contract_score(level: int, strain: int, doubled: int, vulnerable: bool, tricks: int) -> int:
-  """Duplicate score of the declaring side; see the module docstring for the conventions."""
+  """Duplicate score of the declaring side; see the module docstring for the conventions.
+
+  Args:
+    level: 1..7 (0: passed out).
+    strain: 0..4 = C, D, H, S, NT.
+    doubled: 0, 1 (doubled) or 2 (redoubled).
+    vulnerable: the declaring side's vulnerability.
+    tricks: 0..13, the tricks declarer's side takes.
+
+  Returns:
+    The declaring side's score (negative when the contract fails).
+  """
   for name, v, top in (("level", level, 7), ("strain", strain, 4), ("doubled", doubled, 2),
                        ("tricks", tricks, 13)):
     checks.check_int(name, v, minimum=0, maximum=top)
@@ -120,7 +131,18 @@ def contract_score(level: int, strain: int, doubled: int, vulnerable: bool, tric
 
 
 def contract_score_array(level, strain, doubled, vulnerable, tricks) -> np.ndarray:
-  """Vectorized `contract_score` over equal-shape (or broadcastable) integer arrays -> int32."""
+  """Vectorized `contract_score` over equal-shape (or broadcastable) integer arrays -> int32.
+
+  Args:
+    level: levels 0..7.
+    strain: strains 0..4.
+    doubled: 0..2.
+    vulnerable: 0/1 or bool.
+    tricks: 0..13.
+
+  Returns:
+    The broadcast shape's int32 scores.
+  """
   arrays = [np.asarray(a) for a in (level, strain, doubled, vulnerable, tricks)]
   names = ("level", "strain", "doubled", "vulnerable", "tricks")
   for name, a in zip(names, arrays, strict=True):
@@ -165,6 +187,12 @@ def imps_array(score_diff, xp=np):
 def imps(score_diff) -> int:
   """IMPs for one score difference: 420 gives 9 IMPs, -50 gives -2.
 
+  Args:
+    score_diff: a score difference.
+
+  Returns:
+    The signed IMPs.
+
   Raises:
     errors.UserError: `score_diff` is not one finite number.
   """
@@ -184,8 +212,17 @@ def duplicate_rewards(ns_scores, xp=np):
 
   Returns:
     (2K,) rewards for North-South.
+
+  Raises:
+    errors.UserError: `xp` is neither numpy nor jax.numpy, or `ns_scores` holds no integers.
   """
-  s = xp.asarray(ns_scores, np.int64 if xp is np else xp.int32)
+  if xp is not np and getattr(xp, "__name__", None) != "jax.numpy":
+    raise errors.UserError(f"xp must be numpy or jax.numpy, got {type(xp).__name__} {xp!r:.80}")
+  try:
+    s = xp.asarray(ns_scores, np.int64 if xp is np else xp.int32)
+  except (TypeError, ValueError):
+    raise errors.UserError(f"ns_scores must be an array of N-S scores (integers), got "
+                           f"{type(ns_scores).__name__} {ns_scores!r:.80}") from None
   k = s.shape[0] // 2
   other = xp.concatenate([s[k:], s[:k]])
   return imps_array(s - other, xp=xp) / IMP_SCALE
@@ -231,7 +268,17 @@ def seat_returns(reward_ns, seat):
 
 
 def contract_string(level: int, strain: int, doubled: int, declarer: int | None = None) -> str:
-  """'3NT', '4SX', '2HXX by N'; 'Pass' for level 0."""
+  """'3NT', '4SX', '2HXX by N'; 'Pass' for level 0.
+
+  Args:
+    level: 1..7 (0: passed out).
+    strain: 0..4 = C, D, H, S, NT.
+    doubled: 0, 1 or 2.
+    declarer: the declaring seat 0..3 (None: not shown).
+
+  Returns:
+    The contract's text.
+  """
   if level == 0:
     return "Pass"
   s = f"{level}{STRAIN_NAMES[strain]}" + ("", "X", "XX")[doubled]

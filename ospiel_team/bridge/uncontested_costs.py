@@ -55,7 +55,16 @@ _STRAIN = np.concatenate([[0], np.arange(A.NUM_BIDS) % 5])
 
 
 def redeal_east_west(holders: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-  """(n, 52) deals -> (n, k, 52): North/South keep their cards, E-W cards dealt at random."""
+  """(n, 52) deals -> (n, k, 52): North/South keep their cards, E-W cards dealt at random.
+
+  Args:
+    holders: (n, 52) deals (or one (52,) deal).
+    k: redeals per deal (>= 1).
+    rng: draws the E-W hands.
+
+  Returns:
+    (n, k, 52) deals.
+  """
   h = deal_lib.validate_holders(np.asarray(holders)).reshape(-1, 52)
   if k < 1:
     raise ValueError(f"number of redeals k must be >= 1, got {k}")
@@ -70,7 +79,15 @@ def redeal_east_west(holders: np.ndarray, k: int, rng: np.random.Generator) -> n
 
 
 def contract_scores(dd_tricks: np.ndarray, vulnerable: bool = False) -> np.ndarray:
-  """(..., 5, 4) DDS tricks -> (..., 36) N-S score of each contract, best N-S declarer."""
+  """(..., 5, 4) DDS tricks -> (..., 36) N-S score of each contract, best N-S declarer.
+
+  Args:
+    dd_tricks: (..., 5, 4) double-dummy tricks.
+    vulnerable: N-S's vulnerability.
+
+  Returns:
+    (..., 36) N-S scores by contract index.
+  """
   t = np.asarray(dd_tricks).astype(np.int64)
   ns_best = np.maximum(t[..., :, 0], t[..., :, 2])  # (..., 5) tricks by strain
   tricks = ns_best[..., _STRAIN]  # (..., 36)
@@ -82,7 +99,15 @@ def contract_scores(dd_tricks: np.ndarray, vulnerable: bool = False) -> np.ndarr
 
 
 def cost_vectors(dd_tricks_redeals: np.ndarray, vulnerable: bool = False) -> np.ndarray:
-  """(n, k, 5, 4) tricks of k redeals -> (n, 36) IMP cost of each contract (Yeh & Lin)."""
+  """(n, k, 5, 4) tricks of k redeals -> (n, 36) IMP cost of each contract (Yeh & Lin).
+
+  Args:
+    dd_tricks_redeals: (n, k, 5, 4) tricks of each deal's k redeals.
+    vulnerable: N-S's vulnerability.
+
+  Returns:
+    (n, 36) float64 IMP costs (0 for the best contract).
+  """
   t = np.asarray(dd_tricks_redeals)
   if t.ndim != 4 or t.shape[2:] != (5, 4):
     raise ValueError(f"expected (n, k, 5, 4) DDS tricks, got shape {t.shape}")
@@ -91,12 +116,28 @@ def cost_vectors(dd_tricks_redeals: np.ndarray, vulnerable: bool = False) -> np.
 
 
 def single_deal_costs(dd_tricks: np.ndarray, vulnerable: bool = False) -> np.ndarray:
-  """(n, 5, 4) tricks of the actual deals -> (n, 36) hindsight costs (k = 1)."""
+  """(n, 5, 4) tricks of the actual deals -> (n, 36) hindsight costs (k = 1).
+
+  Args:
+    dd_tricks: (n, 5, 4) double-dummy tricks.
+    vulnerable: N-S's vulnerability.
+
+  Returns:
+    (n, 36) IMP costs.
+  """
   return cost_vectors(np.asarray(dd_tricks)[:, None], vulnerable)
 
 
 def contract_index(level, strain) -> np.ndarray:
-  """Contract index 0..35 from (level 0..7, strain) arrays (level 0 = passed out)."""
+  """Contract index 0..35 from (level 0..7, strain) arrays (level 0 = passed out).
+
+  Args:
+    level: levels 0..7.
+    strain: strains 0..4 (C, D, H, S, NT).
+
+  Returns:
+    The contract indices (0: passed out).
+  """
   level = np.asarray(level)
   return np.where(level > 0, 1 + (level - 1) * 5 + np.asarray(strain), 0)
 
@@ -106,6 +147,13 @@ def summarize(c: np.ndarray, reached: np.ndarray) -> dict:
 
   Mean cost (with its standard error), the fraction of best contracts and the 8 most
   frequent contracts of (n,) costs `c` of the reached contract indices `reached`.
+
+  Args:
+    c: (n,) costs of the reached contracts.
+    reached: (n,) the reached contract indices.
+
+  Returns:
+    A dict of pairs, mean_cost, stderr, fraction_best and top_contracts (name -> frequency).
   """
   n = len(c)
   names = ["Pass"] + [A.call_string(3 + j) for j in range(A.NUM_BIDS)]
@@ -118,7 +166,15 @@ def summarize(c: np.ndarray, reached: np.ndarray) -> dict:
 
 
 def oracle_bidder_costs(cost_data: dict, vulnerable: bool = False) -> np.ndarray:
-  """(n,) costs of always reaching the contract that is best on the actual (first) deal."""
+  """(n,) costs of always reaching the contract that is best on the actual (first) deal.
+
+  Args:
+    cost_data: a cost dataset (`load_cost_dataset`).
+    vulnerable: N-S's vulnerability.
+
+  Returns:
+    (n,) IMP costs.
+  """
   costs = cost_vectors(cost_data["dd_tricks"], vulnerable)
   actual = contract_scores(cost_data["dd_tricks"][:, 0], vulnerable)
   return costs[np.arange(len(costs)), actual.argmax(axis=1)]
@@ -134,6 +190,19 @@ def build_cost_dataset(pairs: int, out: str, *, k: int = 5, seed: int = 2016, ch
   Chunk ``i`` uses ``default_rng(SeedSequence([seed, i]))``; finished chunks are written to
   ``out + '.chunks/'`` (atomic writes) so an interrupted build resumes; once `out` is written
   the chunk folder is removed unless `keep_chunks`.
+
+  Args:
+    pairs: the number of deals (N-S hands).
+    out: the `.npz` file to write.
+    k: redeals of the E-W cards per deal.
+    seed: the base seed of the chunks.
+    chunk: deals per chunk.
+    progress: show a progress bar.
+    keep_chunks: keep the chunk folder after `out` is written.
+
+  Returns:
+    The arrays written: {'holders': (n, 52), 'redeal_holders': (n, k, 52), 'dd_tricks': (n, k, 5,
+      4)}.
   """
   from ospiel_team.bridge import dds
   for name, value, minimum in (("pairs", pairs, 1), ("k", k, 1), ("seed", seed, 0),
@@ -214,6 +283,9 @@ def load_cost_dataset(path: str) -> dict:
 
   Args:
     path: the .npz file.
+
+  Returns:
+    The arrays {'holders': (n, 52), 'redeal_holders': (n, k, 52), 'dd_tricks': (n, k, 5, 4)}.
 
   Raises:
     ValueError: naming `path`, if it is missing, cannot be read (empty, truncated, a bad

@@ -56,6 +56,7 @@ from ospiel_team.bridge.agents.bidders import policy_net
 from ospiel_team.bridge.agents.training import jax_trainer
 from ospiel_team.bridge.agents.training import jps_bid
 from ospiel_team.bridge.agents.training import round_trainer
+from ospiel_team.bridge.agents.training import search_buffer
 from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.cli import _flags
 from ospiel_team.cli import config_flags
@@ -225,6 +226,9 @@ def _check_flags(a: flags.FlagValues) -> tuple[A2CConfig, jax_trainer.JaxTrainOp
   if a.search != "none" and (cfg.algorithm != "a2c" or cfg.pool_probability > 0):
     raise UserError("--search is for plain A2C self-play (not with --algorithm ppo or "
                     "--pool_probability > 0)")
+  if a.search != "none":
+    search_buffer.check_candidates(a.search_candidates, cfg.distill_coef,
+                                   name="--search_candidates", coef_name="--distill_coef")
   _check_teacher(a)
   _check_memory(a, cfg, options)
   return cfg, options

@@ -145,6 +145,12 @@ def rules(params: dict) -> Rules:
   A state reads its rules from its game's parameters rather than from attributes of the Python
   game object: a state restored by OpenSpiel (`pyspiel.deserialize_game_and_state`,
   `game.deserialize_state`, `pickle`) holds a game wrapper without them.
+
+  Args:
+    params: the game's parameters.
+
+  Returns:
+    The game's `Rules`.
   """
   cfg = _parse_params(dict(params))
   return _rules(cfg["dataset"], cfg["dealer"], cfg["vulnerability"], cfg["uncontested"])
@@ -191,7 +197,11 @@ class BridgeBiddingGame(pyspiel.Game):
     return self
 
   def min_terminal_histories(self) -> int:
-    """A lower bound on the number of terminal histories (GameTree checks it first)."""
+    """A lower bound on the number of terminal histories (GameTree checks it first).
+
+    Returns:
+      2^35.
+    """
     # Per deal, every increasing subset of the 35 contract bids, passed out after the last bid,
     # is a different auction: at least 2^35 terminal histories (doubles and passes add more).
     return 2 ** 35
@@ -314,7 +324,11 @@ class BridgeBiddingState(pyspiel.State):
     return self.tables is not None and bool(self.tables.done[0])
 
   def ns_score(self) -> int:
-    """N-S duplicate score of the final contract (0 before the end or when passed out)."""
+    """N-S duplicate score of the final contract (0 before the end or when passed out).
+
+    Returns:
+      The score.
+    """
     if not self.is_terminal():
       return 0
     return int(self.tables.ns_score()[0])
@@ -325,7 +339,11 @@ class BridgeBiddingState(pyspiel.State):
     return [float(r) for r in self.tables.returns()[0]]
 
   def contract_string(self) -> str:
-    """'4SX by N', 'Pass' (passed out) or '' before the auction ends."""
+    """'4SX by N', 'Pass' (passed out) or '' before the auction ends.
+
+    Returns:
+      The contract's text.
+    """
     if not self.is_terminal():
       return ""
     level, strain, doubled, declarer = (int(x[0]) for x in self.tables.contract())
@@ -333,15 +351,31 @@ class BridgeBiddingState(pyspiel.State):
 
   # --- strings ---------------------------------------------------------------------------
   def header(self) -> str:
-    """The dealer and the vulnerability, as the observation strings start ("Dealer N Vul None")."""
+    """The dealer and the vulnerability, as the observation strings start ("Dealer N Vul None").
+
+    Returns:
+      The header text.
+    """
     return (f"Dealer {auction_lib.SEAT_CHARS[self.dealer]} "
             f"Vul {auction_lib.VULNERABILITY_NAMES[self.vulnerability]}")
 
   def hand_string(self, player: int) -> str:
-    """The player's hand as a PBN hand, spades.hearts.diamonds.clubs, e.g. 'AK84.AKJ9.942.K'."""
+    """The player's hand as a PBN hand, spades.hearts.diamonds.clubs, e.g. 'AK84.AKJ9.942.K'.
+
+    Args:
+      player: a seat 0..3 (N, E, S, W).
+
+    Returns:
+      The hand's PBN text.
+    """
     return deal_lib.holders_to_pbn(self.holders, player)[2:].split(" ")[0]
 
   def auction_string(self) -> str:
+    """The calls so far, e.g. '1C Pass 1H' ('' before the deal).
+
+    Returns:
+      The calls' strings joined by spaces.
+    """
     return " ".join(self.tables.auction_strings(0)) if self.tables is not None else ""
 
   def __str__(self) -> str:
@@ -384,7 +418,14 @@ class BridgeBiddingObserver:
 
 
 def observation_string(obs: np.ndarray) -> str:
-  """Words for one 267-bit observation: it carries exactly the tensor's information."""
+  """Words for one 267-bit observation: it carries exactly the tensor's information.
+
+  Args:
+    obs: (267,) one observation tensor.
+
+  Returns:
+    Its text.
+  """
   obs = np.asarray(obs) > 0.5
   hand = np.flatnonzero(obs[auction_lib.OBS_CARDS:auction_lib.OBS_BIDS])
   suits = []

@@ -70,7 +70,14 @@ def _check_length(params: dict) -> int:
 
 
 def num_terminal_histories(length: int) -> int:
-  """Closed form: 2^L deals x 2^L signal words x 2^L guesses."""
+  """Closed form: 2^L deals x 2^L signal words x 2^L guesses.
+
+  Args:
+    length: the signal length L.
+
+  Returns:
+    2^(3 L).
+  """
   return 2 ** (3 * length)
 
 
@@ -97,7 +104,11 @@ class CommGame(pyspiel.Game):
   TERMINAL_HISTORIES_EXACT = True
 
   def min_terminal_histories(self) -> int:
-    """The exact number of terminal histories (GameTree checks it before walking)."""
+    """The exact number of terminal histories (GameTree checks it before walking).
+
+    Returns:
+      2^(3 L) for signal length L.
+    """
     p = self.get_parameters()
     return 2 ** (3 * int(p["length"]))  # s1, the signal word, the guess
 
@@ -175,7 +186,11 @@ class CommState(pyspiel.State):
     return [0.0, 0.0]
 
   def signals(self) -> str:
-    """The public signal word sent so far, e.g. '010'."""
+    """The public signal word sent so far, e.g. '010'.
+
+    Returns:
+      One character '0' or '1' per signal bit sent.
+    """
     return "".join("01"[b] for b in self._h[1:self._len + 1])
 
   def __str__(self) -> str:

@@ -68,7 +68,14 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 def num_terminal_histories(size: int) -> int:
-  """Closed form (N+1)^2 (2^(2N+1) - 1) (see the module docstring)."""
+  """Closed form (N+1)^2 (2^(2N+1) - 1) (see the module docstring).
+
+  Args:
+    size: N.
+
+  Returns:
+    (N+1)^2 (2^(2N+1) - 1).
+  """
   return (size + 1) ** 2 * (2 ** (2 * size + 1) - 1)
 
 
@@ -87,24 +94,55 @@ def _check_size(params: dict) -> int:
 
 
 def bid_level(action: int) -> int:
-  """The level k of bid action 2k - 1 (kH) or 2k (kS)."""
+  """The level k of bid action 2k - 1 (kH) or 2k (kS).
+
+  Args:
+    action: a bid action id (>= 1).
+
+  Returns:
+    The level k.
+  """
   return (action + 1) >> 1
 
 
 def is_spades(action: int) -> bool:
-  """True for kS (even action ids), False for kH (odd ids)."""
+  """True for kS (even action ids), False for kH (odd ids).
+
+  Args:
+    action: a bid action id.
+
+  Returns:
+    Whether the bid is in spades.
+  """
   return action % 2 == 0
 
 
 def action_name(action: int) -> str:
-  """'Pass', '1H', '1S', '2H', ..."""
+  """'Pass', '1H', '1S', '2H', ...
+
+  Args:
+    action: an action id (0: Pass).
+
+  Returns:
+    The call's name.
+  """
   if action == PASS:
     return "Pass"
   return f"{bid_level(action)}{'S' if is_spades(action) else 'H'}"
 
 
 def contract_score(size: int, s1: int, s2: int, action: int) -> float:
-  """Reward of the contract `action` for spades s1, s2 (Definition 3)."""
+  """Reward of the contract `action` for spades s1, s2 (Definition 3).
+
+  Args:
+    size: N, the number of cards per suit.
+    s1: the first player's spades.
+    s2: the second player's spades.
+    action: the final bid's action id.
+
+  Returns:
+    2^(k-1) if the fit in the bid suit reaches N + k, else -1.
+  """
   k = bid_level(action)
   fit = s1 + s2 if is_spades(action) else 2 * size - s1 - s2
   return float(2 ** (k - 1)) if fit >= size + k else -1.0
@@ -132,7 +170,11 @@ class MiniBridgeGame(pyspiel.Game):
   TERMINAL_HISTORIES_EXACT = True
 
   def min_terminal_histories(self) -> int:
-    """The exact number of terminal histories (GameTree checks it before walking)."""
+    """The exact number of terminal histories (GameTree checks it before walking).
+
+    Returns:
+      (N+1)^2 (2^(2N+1) - 1) for size N.
+    """
     n = int(self.get_parameters()["size"])
     return (n + 1) ** 2 * (2 ** (2 * n + 1) - 1)  # see the module docstring
 
@@ -219,7 +261,11 @@ class MiniBridgeState(pyspiel.State):
     return [r, r]
 
   def auction(self) -> str:
-    """The public auction so far, e.g. 'Pass 1S 2H Pass'."""
+    """The public auction so far, e.g. 'Pass 1S 2H Pass'.
+
+    Returns:
+      The calls' names joined by spaces.
+    """
     return " ".join(action_name(a) for a in self._h[2:])
 
   def __str__(self) -> str:

@@ -64,12 +64,26 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 def num_bids(size: int) -> int:
-  """K = k + 1, where 2^k (k = ceil(log2 N)) is the top bid."""
+  """K = k + 1, where 2^k (k = ceil(log2 N)) is the top bid.
+
+  Args:
+    size: N, the number of private values.
+
+  Returns:
+    K.
+  """
   return (size - 1).bit_length() + 1
 
 
 def num_terminal_histories(size: int) -> int:
-  """Closed form N^2 (2^K - 1) (see the module docstring)."""
+  """Closed form N^2 (2^K - 1) (see the module docstring).
+
+  Args:
+    size: N.
+
+  Returns:
+    N^2 (2^K - 1).
+  """
   return size * size * (2 ** num_bids(size) - 1)
 
 
@@ -89,7 +103,14 @@ def _check_size(params: dict) -> int:
 
 
 def bid_value(action: int) -> int:
-  """The bid 2^(action - 1) of a bid action (action >= 1)."""
+  """The bid 2^(action - 1) of a bid action (action >= 1).
+
+  Args:
+    action: a bid action id (>= 1).
+
+  Returns:
+    2^(action - 1).
+  """
   return 1 << (action - 1)
 
 
@@ -120,7 +141,11 @@ class SimpleBiddingGame(pyspiel.Game):
   TERMINAL_HISTORIES_EXACT = True
 
   def min_terminal_histories(self) -> int:
-    """The exact number of terminal histories (GameTree checks it before walking)."""
+    """The exact number of terminal histories (GameTree checks it before walking).
+
+    Returns:
+      N^2 (2^K - 1).
+    """
     n = int(self.get_parameters()["size"])
     bids = (n - 1).bit_length() + 1  # 2^0 .. 2^k, k = ceil(log2 n)
     return n * n * (2 ** bids - 1)  # deal x non-empty increasing bid sequence
@@ -207,7 +232,11 @@ class SimpleBiddingState(pyspiel.State):
     return [0.0, 0.0]
 
   def bids(self) -> str:
-    """The public auction so far, e.g. '1 2 P'."""
+    """The public auction so far, e.g. '1 2 P'.
+
+    Returns:
+      The bids' tokens joined by spaces.
+    """
     return " ".join(_token(a) for a in self._h[2:])
 
   def __str__(self) -> str:

@@ -90,11 +90,19 @@ class TeamGoofspielGame(pyspiel.Game):
   SHADOW_WALK = True
 
   def tree_arrays(self) -> dict:
-    """`GameTree`'s arrays of this game built level by level, without a walk (`_tree_arrays`)."""
+    """`GameTree`'s arrays of this game built level by level, without a walk (`_tree_arrays`).
+
+    Returns:
+      The arrays by name, as `_tree_arrays` builds them.
+    """
     return _tree_arrays(self)
 
   def min_terminal_histories(self) -> int:
-    """The exact number of terminal histories (GameTree checks it before walking)."""
+    """The exact number of terminal histories (GameTree checks it before walking).
+
+    Returns:
+      k! x (k!)^n for k cards and n players.
+    """
     p = self.get_parameters()
     n, k = int(p["players"]), int(p["num_cards"])
     return math.factorial(k) * math.factorial(k) ** n  # point-card order x each player's bids
@@ -128,6 +136,14 @@ class TeamGoofspielState(pyspiel.State):
     return len(self.past_bids)
 
   def hand(self, player: int) -> list[int]:
+    """The cards `player` has not bid yet (a bid of the current turn counts as made).
+
+    Args:
+      player: a player.
+
+    Returns:
+      The card indices, in increasing order.
+    """
     used = {b[player] for b in self.past_bids}
     if len(self.bids) > player:
       used.add(self.bids[player])

@@ -75,7 +75,11 @@ class TeamKuhnGame(pyspiel.Game):
   SHADOW_WALK = True
 
   def min_terminal_histories(self) -> int:
-    """The exact number of terminal histories (GameTree checks it before walking)."""
+    """The exact number of terminal histories (GameTree checks it before walking).
+
+    Returns:
+      The deals times the betting sequences, 1 + n 2^(n-1).
+    """
     p = self.get_parameters()
     n, r = int(p["players"]), int(p["ranks"])
     deals = math.perm(r, n)
@@ -147,7 +151,11 @@ class TeamKuhnState(pyspiel.State):
     return self._game_over
 
   def winner(self) -> int:
-    """The player with the highest card among those still in (terminal states only)."""
+    """The player with the highest card among those still in (terminal states only).
+
+    Returns:
+      The winning player.
+    """
     inside = [p for p in range(self._n) if self.first_bettor < 0 or self.pot[p] == 2]
     return max(inside, key=lambda p: self.cards[p])
 

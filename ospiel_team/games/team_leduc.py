@@ -71,6 +71,13 @@ def max_actions_per_round(num_players: int, bets: int) -> int:
 
   Most betting actions in one round: n-1 checks, then per raise up to n-2 replies before the
   next raise, and n-1 replies to the last raise.
+
+  Args:
+    num_players: n, the number of players.
+    bets: the most raises in a round.
+
+  Returns:
+    The number of actions.
   """
   if bets == 0:
     return num_players
@@ -139,6 +146,9 @@ class TeamLeducGame(pyspiel.Game):
     The number of private deals (ordered ranks of the n players, each rank at most `suits`
     times: n! [x^n] (sum_{k<=suits} x^k / k!)^ranks): each is followed by at least one
     terminal history.
+
+    Returns:
+      The number of private deals.
     """
     p = self.get_parameters()
     n, ranks, suits = int(p["players"]), int(p["ranks"]), int(p["suits"])
@@ -196,13 +206,25 @@ class TeamLeducState(pyspiel.State):
     return self.num_calls == self.remaining - 1
 
   def hand_rank(self, player: int) -> int:
-    """Hand strength: pairs above every non-pair, else the private rank."""
+    """Hand strength: pairs above every non-pair, else the private rank.
+
+    Args:
+      player: a player (after the public card is dealt).
+
+    Returns:
+      ranks + the public rank for a pair, else the private rank.
+    """
     card = self.private[player]
     if card == self.public:
       return self._ranks + card
     return card
 
   def pot(self) -> int:
+    """The chips in the pot (every player's contribution).
+
+    Returns:
+      The sum of the players' contributions.
+    """
     return sum(self.ante)
 
   # -- OpenSpiel API -----------------------------------------------------------------------

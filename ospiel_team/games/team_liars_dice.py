@@ -109,7 +109,11 @@ class TeamLiarsDiceGame(pyspiel.Game):
   SHADOW_WALK = True
 
   def min_terminal_histories(self) -> int:
-    """The exact number of terminal histories (GameTree checks it before walking)."""
+    """The exact number of terminal histories (GameTree checks it before walking).
+
+    Returns:
+      d^n x (2^(n d) - 1) for n players with d-sided dice.
+    """
     p = self.get_parameters()
     n, d = int(p["players"]), int(p["sides"])
     return d ** n * (2 ** (n * d) - 1)  # rolls x non-empty increasing bid sequence
@@ -124,7 +128,18 @@ class TeamLiarsDiceGame(pyspiel.Game):
 
 
 def unrank_bid(bid: int, num_players: int, sides: int, reset_face: bool) -> tuple[int, int]:
-  """Action id -> (quantity, face) (OpenSpiel's `UnrankBid`)."""
+  """Action id -> (quantity, face) (OpenSpiel's `UnrankBid`).
+
+  Args:
+    bid: the action id, 0 to num_players x sides - 1.
+    num_players: the number of players.
+    sides: the dice's sides.
+    reset_face: the `bidding_rule=reset-face` order (quantity first, then face), else reset-quantity
+      (face first).
+
+  Returns:
+    `(quantity, face)`, both from 1.
+  """
   if not 0 <= bid < num_players * sides:
     raise ValueError(f"team_liars_dice: {bid} is not a bid id")
   if reset_face:
@@ -170,6 +185,14 @@ class TeamLiarsDiceState(pyspiel.State):
     return [(i, p) for i in range(self._sides)]
 
   def bid(self, action: int) -> tuple[int, int]:
+    """The (quantity, face) of a bid action (`unrank_bid`).
+
+    Args:
+      action: a bid action id.
+
+    Returns:
+      `(quantity, face)`.
+    """
     return unrank_bid(action, self._n, self._sides, self._reset_face)
 
   def _apply_action(self, action):
@@ -208,6 +231,14 @@ class TeamLiarsDiceState(pyspiel.State):
     return r
 
   def bid_string(self, bids: list[int]) -> str:
+    """The bids as text, each preceded by a space.
+
+    Args:
+      bids: bid action ids.
+
+    Returns:
+      The concatenated action strings.
+    """
     return "".join(" " + self._action_to_string(0, b) for b in bids)
 
   def __str__(self):

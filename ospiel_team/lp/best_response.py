@@ -26,9 +26,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.lp import highs
 from ospiel_team.lp import plan_mip
 from ospiel_team.lp.decomposition import TeamDecomposition
@@ -60,13 +63,30 @@ def single_player_best_response_value(tree: GameTree, player: int,
 
   Backward induction over the player's sequence tree (perfect recall); `terminal_weights` already
   holds chance, the other players' reach and the utility.
+
+  Args:
+    tree: the game tree.
+    player: the responding player.
+    terminal_weights: [num_terminals] w[z]: chance reach x the others' reach x the team's utility.
+
+  Returns:
+    The best-response value.
   """
   return _single_player_best_plan(tree, player, terminal_weights)[0]
 
 
 def pure_terminal_reach(tree: GameTree, members: Sequence[int],
                         strategy: dict[int, int]) -> np.ndarray:
-  """[num_terminals] 0/1 reach of the team's joint pure strategy (infoset -> action)."""
+  """[num_terminals] 0/1 reach of the team's joint pure strategy (infoset -> action).
+
+  Args:
+    tree: the game tree.
+    members: the team's players.
+    strategy: the members' action at every infoset of theirs.
+
+  Returns:
+    [num_terminals] 1.0 where the strategy plays to the terminal, else 0.0.
+  """
   a_count = tree.num_actions
   reach = np.ones(len(tree.terminals))
   for p in members:
@@ -105,6 +125,9 @@ def team_best_response_lp(tree: GameTree, members: Sequence[int], terminal_weigh
     terminal_weights: [num_terminals] w[z].
     decomposition: the team's `TeamDecomposition` (built when None).
     time_limit: HiGHS seconds (None: no limit).
+
+  Returns:
+    A `TeamBestResponse` with the value and the optimal plan.
   """
   start = time.perf_counter()
   dec = decomposition or TeamDecomposition(tree, members)
@@ -212,6 +235,14 @@ class TeamOracle:
     MIP's proven bound (`bound` >= the optimum) are returned. Raises `OracleTimeLimit` (with
     the proven bound) if the time limit came before any strategy was found, RuntimeError on
     any other failure.
+
+    Args:
+      terminal_weights: [num_terminals] w[z]: chance reach x the others' reach x the team's utility.
+      time_limit: the MIP's seconds (None: no limit).
+
+    Returns:
+      A `PureBestResponse`: the strategy (infoset -> action), its value, the proven bound and the
+        seconds.
     """
     start = time.perf_counter()
     w = np.asarray(terminal_weights, dtype=np.float64)
@@ -282,6 +313,17 @@ class TeamOracle:
     return strategy
 
 
+def _check_float_array(name: str, value: Any, shape: tuple[int, ...]) -> None:
+  """UserError naming `name` unless `value` converts to a float array of `shape`."""
+  try:
+    got = np.shape(np.asarray(value, dtype=np.float64))
+  except (TypeError, ValueError):
+    got = None
+  if got != shape:
+    raise errors.UserError(f"{name} must be a numeric array of shape {shape}, got "
+                           f"{type(value).__name__} {value!r:.80}")
+
+
 def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
                              terminal_weights: np.ndarray, *, method: str = "auto",
                              time_limit: float | None = None) -> float:
@@ -296,7 +338,17 @@ def team_best_response_value(tree: GameTree, teams: teams_lib.Teams, team: int,
     method: "auto" (one member: backward induction; several: "lp"), "lp" (the team LP over the
       team's polytope) or "mip" (the exact flow MIP).
     time_limit: HiGHS seconds for "lp"/"mip".
+
+  Returns:
+    The best response's value (sum_z w[z] x[z]).
+
+  Raises:
+    errors.UserError: a bad argument, named.
   """
+  checks.check_tree("tree", tree)
+  checks.check_type("teams", teams, teams_lib.Teams, "a Teams (tree.parse_teams)")
+  team = checks.check_int("team", team, minimum=0, maximum=teams.num_teams - 1)
+  _check_float_array("terminal_weights", terminal_weights, (len(tree.terminals),))
   if method not in ("auto", "lp", "mip"):
     raise ValueError(f"unknown best-response method {method!r}; use 'auto', 'lp' or 'mip'")
   members = teams.teams[team]
@@ -327,7 +379,16 @@ def team_value_vs_best_response(tree: GameTree, pi: np.ndarray,
     teams: two teams (`teams.parse_teams` text or `Teams`; None: `teams.default_teams`).
     team: 0 or 1, the team whose value is returned.
     method: the other team's best response, as in `team_best_response_value`.
+
+  Returns:
+    Team `team`'s expected utility (its members' summed return) against the other team's best
+      response.
+
+  Raises:
+    errors.UserError: a bad argument, named.
   """
+  checks.check_tree("tree", tree)
+  _check_float_array("pi", pi, (tree.num_infosets, tree.num_actions))
   if teams is None:
     teams = teams_lib.default_teams(tree.game)
   teams = teams_lib.parse_teams(teams, tree.num_players)

@@ -43,6 +43,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.lp import local_solutions
 from ospiel_team.tree import teams as teams_lib
@@ -87,10 +88,15 @@ class TeamDecomposition:
     Raises:
       errors.SizeLimitError: the team has more than `max_local` local solutions (before they
         are built).
-      errors.UserError: `members` are not distinct players of the game.
+      errors.UserError: a bad argument, named (`members` not distinct players of the game,
+        `max_local` not an integer >= 1, ...).
     """
+    checks.check_tree("tree", tree)
+    checked = checks.check_int_sequence("members", members, what="players")
+    max_local = checks.check_int("max_local", max_local, minimum=1)
+    checks.check_bool("team_tree_only", team_tree_only)
     self.tree = tree
-    self.members = tuple(int(p) for p in members)
+    self.members = tuple(checked or ())
     if not self.members or len(set(self.members)) != len(self.members) or any(
         not 0 <= p < tree.num_players for p in self.members):
       raise errors.UserError(f"members={list(members)!r}: give distinct players of the "
@@ -331,6 +337,9 @@ class TeamDecomposition:
 
     (D, d): rows (S, R) of C.2 (and the root-bag rows) over this team's lambdas (built once
     and kept: the LP, its size estimate and the plans' checks share it; do not modify).
+
+    Returns:
+      `(D, d)`: the sparse constraint matrix and its right-hand side, so that D @ lambda = d.
     """
     if getattr(self, "_constraints", None) is None:
       self._constraints = self._build_constraint_system()
@@ -433,18 +442,37 @@ class TeamDecomposition:
             actions.reshape(nl, int(inf_bounds[slot + 1] - inf_bounds[slot])))
 
   def leaf_values(self, lam: np.ndarray) -> np.ndarray:
-    """Plan value x[c] of every leaf sequence (constant leaf: 1)."""
+    """Plan value x[c] of every leaf sequence (constant leaf: 1).
+
+    Args:
+      lam: the team's local-solution weights (lambda).
+
+    Returns:
+      The plan value of every leaf sequence.
+    """
     x = self.leaf_matrix @ lam
     if self.const_leaf:
       x[0] = 1.0
     return x
 
   def terminal_reach(self, lam: np.ndarray) -> np.ndarray:
-    """[num_terminals] the team's plan value at every terminal (prob. it plays to z)."""
+    """[num_terminals] the team's plan value at every terminal (prob. it plays to z).
+
+    Args:
+      lam: the team's local-solution weights (lambda).
+
+    Returns:
+      [num_terminals] the plan value at every terminal.
+    """
     return self.leaf_values(lam)[self.terminal_leaf]
 
   def sizes(self) -> dict[str, int]:
-    """The decomposition's sizes by name (sequences, public states, sets, ...)."""
+    """The decomposition's sizes by name (sequences, public states, sets, ...).
+
+    Returns:
+      A dict of sequences, public_states, acting_public_states, reachable_sets, local_solutions,
+        team_tree_nodes.
+    """
     return dict(sequences=self.num_sequences, public_states=self.num_public_states,
                 acting_public_states=len(self._flat.anchor),
                 reachable_sets=int(self._flat.num_sets.sum()),

@@ -37,6 +37,9 @@ def new_highs():
   on stdout. The constructor therefore runs with file descriptor 1 pointed at /dev/null.
   (highspy is imported with this module, not here: its import, ~0.03-0.4 s, is start-up, not
   part of a timed solve.)
+
+  Returns:
+    A `highspy.Highs` with output turned off.
   """
   sys.stdout.flush()
   saved = os.dup(1)
@@ -56,14 +59,25 @@ SOLVERS = ("choose", "simplex", "ipm", "pdlp", "ipx", "hipo", "qpasm", "")
 
 
 def set_option(h, key: str, value: Any) -> None:
-  """Sets one HiGHS option; raises ValueError naming the option if HiGHS refuses it."""
+  """Sets one HiGHS option; raises ValueError naming the option if HiGHS refuses it.
+
+  Args:
+    h: a `highspy.Highs`.
+    key: the option's name.
+    value: its value.
+  """
   status = h.setOptionValue(key, value)
   if status == highspy.HighsStatus.kError:
     raise ValueError(f"HiGHS refused option {key}={value!r} (unknown option or bad value)")
 
 
 def set_options(h, options: dict[str, Any] | None) -> None:
-  """Sets each HiGHS option of `options` (None: none) with `set_option`'s check."""
+  """Sets each HiGHS option of `options` (None: none) with `set_option`'s check.
+
+  Args:
+    h: a `highspy.Highs`.
+    options: option name -> value.
+  """
   for key, value in (options or {}).items():
     set_option(h, key, value)
 
@@ -96,6 +110,12 @@ def check_lp_options(solver: str, highs_options: dict | None, *,
 
 def check_time_limit(time_limit: float | None) -> float | None:
   """Returns the time limit (seconds) as a float, or None (no limit).
+
+  Args:
+    time_limit: seconds, or None.
+
+  Returns:
+    The limit as a float, or None.
 
   Raises:
     errors.UserError: `time_limit` is not a finite number >= 0 or None (`checks.check_real`).
@@ -180,7 +200,12 @@ def run(h) -> None:
 
 
 def set_start(h, x: np.ndarray) -> None:
-  """Hands the feasible point `x` to HiGHS as the MIP's first incumbent."""
+  """Hands the feasible point `x` to HiGHS as the MIP's first incumbent.
+
+  Args:
+    h: a `highspy.Highs` holding the MIP.
+    x: [num_cols] a feasible point.
+  """
   start = highspy.HighsSolution()
   start.col_value = list(np.asarray(x, dtype=np.float64))
   h.setSolution(start)
@@ -188,7 +213,21 @@ def set_start(h, x: np.ndarray) -> None:
 
 def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
           *, integrality: np.ndarray | None = None):
-  """A `highspy.HighsLp` from scipy sparse data (column-wise)."""
+  """A `highspy.HighsLp` from scipy sparse data (column-wise).
+
+  Args:
+    c: [num_cols] objective coefficients.
+    a_mat: [num_rows, num_cols] constraint matrix (any scipy sparse format).
+    row_lo: [num_rows] row lower bounds.
+    row_hi: [num_rows] row upper bounds.
+    col_lo: [num_cols] column lower bounds.
+    col_hi: [num_cols] column upper bounds.
+    maximize: maximize (else minimize) the objective.
+    integrality: [num_cols] HiGHS integrality per column (None: an LP).
+
+  Returns:
+    The `highspy.HighsLp`.
+  """
   a_csc = sparse.csc_matrix(a_mat)
   a_csc.sort_indices()
   lp = highspy.HighsLp()
@@ -211,7 +250,14 @@ def model(c, a_mat, row_lo, row_hi, col_lo, col_hi, maximize: bool,
 
 
 def status(h) -> str:
-  """HiGHS's model status as text ("Optimal", "Time limit reached", "Infeasible", ...)."""
+  """HiGHS's model status as text ("Optimal", "Time limit reached", "Infeasible", ...).
+
+  Args:
+    h: a `highspy.Highs` after `run`.
+
+  Returns:
+    The status text.
+  """
   return h.modelStatusToString(h.getModelStatus())
 
 

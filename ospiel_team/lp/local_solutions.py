@@ -24,6 +24,9 @@ import dataclasses
 import numba
 import numpy as np
 
+from ospiel_team import compile_notice
+
+COMPILE_GROUP = "the team decompositions"
 # Kernel status codes.
 _OK, _TOO_MANY, _MIXED_ANCHORS, _SEVERAL_ANCHORS = 0, 1, 2, 3
 
@@ -373,9 +376,11 @@ def build(grouped: np.ndarray, bounds: np.ndarray, loc_inf: np.ndarray,
     AssertionError: a state whose nodes have mixed or several anchors (a broken team tree).
   """
   i64 = lambda x: np.ascontiguousarray(x, dtype=np.int64)  # noqa: E731
-  out = _kernel(i64(grouped), i64(bounds), i64(loc_inf), i64(slot_infosets), i64(inf_bounds),
-                i64(anchor_child), i64(tt_parent), i64(tt_action), i64(slot_of_node),
-                i64(legal_count), i64(legal_order), len(tt_parent), int(max_local))
+  # The first call of a process says, once, if numba compiles the kernel (`compile_notice`).
+  with compile_notice.announce(COMPILE_GROUP, (_kernel,)):
+    out = _kernel(i64(grouped), i64(bounds), i64(loc_inf), i64(slot_infosets), i64(inf_bounds),
+                  i64(anchor_child), i64(tt_parent), i64(tt_action), i64(slot_of_node),
+                  i64(legal_count), i64(legal_order), len(tt_parent), int(max_local))
   status = out[0]
   if status == _TOO_MANY:
     raise TooManyLocalSolutions

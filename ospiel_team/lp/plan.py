@@ -35,11 +35,19 @@ class TeamPlan:
     return self.decomposition.members
 
   def terminal_reach(self) -> np.ndarray:
-    """[num_terminals] probability that the team plays to each terminal (x[z])."""
+    """[num_terminals] probability that the team plays to each terminal (x[z]).
+
+    Returns:
+      [num_terminals] x[z], the plan value at every terminal.
+    """
     return self.decomposition.terminal_reach(self.lam)
 
   def constraint_violation(self) -> float:
-    """Max violation of C.2/root rows and of lambda >= 0."""
+    """Max violation of C.2/root rows and of lambda >= 0.
+
+    Returns:
+      The largest absolute residual of D lambda = d, or of lambda's most negative entry if larger.
+    """
     d_mat, rhs = self.decomposition.constraint_system()
     res = np.abs(d_mat @ self.lam - rhs).max(initial=0.0)
     return float(max(res, -self.lam.min(initial=0.0)))
@@ -102,6 +110,9 @@ class TeamPlan:
     Args:
       base: the policy array whose rows the team's reached infosets overwrite (None: uniform);
         infosets the plan never reaches keep it.
+
+    Returns:
+      [num_infosets, num_actions] the policy array.
     """
     dec = self.decomposition
     tree = dec.tree
@@ -127,6 +138,10 @@ class TeamPlan:
       base: the policy array whose team rows are overwritten (None: uniform).
       rng: a numpy Generator or seed, as for `sample_pure_strategy`.
       greedy: as for `sample_pure_strategy`.
+
+    Returns:
+      [num_infosets, num_actions] the policy array, one-hot at the team's infosets the sampled
+        strategy plays.
     """
     tree = self.decomposition.tree
     pi = tree.uniform_policy_array() if base is None else np.array(base, dtype=np.float64)

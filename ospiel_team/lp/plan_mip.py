@@ -64,6 +64,20 @@ def best_joint_pure_strategy_mip(tree: GameTree, members: Sequence[int],
   `initial_strategy` (infoset -> action for the members' infosets, e.g. JPS's purified policy;
   flow formulation only) is handed to HiGHS as its first incumbent, so the MIP never returns a
   worse strategy and can prune with its value from the start.
+
+  Args:
+    tree: the game tree.
+    members: the team's players.
+    terminal_weights: [num_terminals] w[z]: chance reach x the others' reach x the team's utility.
+    time_limit: HiGHS seconds (None: no limit).
+    threads: HiGHS threads (None: HiGHS's default).
+    mip_gap: HiGHS's relative MIP gap to stop at (0: proven optimal).
+    formulation: "flow" or "mccormick" (above).
+    initial_strategy: a joint pure strategy (infoset -> action) handed to HiGHS as the first
+      incumbent (None: none).
+
+  Returns:
+    A `JointPureResult`: the strategy, its value, the MIP's proven bound and gap.
   """
   if formulation == "flow":
     return _mip_flow(tree, members, terminal_weights, time_limit, threads, mip_gap,
@@ -142,6 +156,13 @@ def sequence_form_rows(tree: GameTree, members: Sequence[int]):
   each column's infoset index into team_inf and action, a map flat sequence -> column (-1: none),
   and the constraint triplets with bounds: sum_a r[I a] - r[parent seq of I] = 0, or = 1 when I
   has no parent sequence (Koller, Megiddo & von Stengel 1996).
+
+  Args:
+    tree: the game tree.
+    members: the team's players.
+
+  Returns:
+    `(team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi)` as above.
   """
   a_count = tree.num_actions
   team_inf = np.nonzero(np.isin(tree.infoset_player, members))[0]
@@ -193,7 +214,15 @@ class FlowModel:
     return self.a_mat.shape[1]
 
   def cost(self, terminal_weights: np.ndarray):
-    """(column costs, constant) of the objective sum_z w[z] reach(z)."""
+    """(column costs, constant) of the objective sum_z w[z] reach(z).
+
+    Args:
+      terminal_weights: [num_terminals] w[z]: chance reach x the others' reach x the team's utility.
+
+    Returns:
+      `(cost, constant)`: [num_cols] column costs and the weight of terminals every strategy
+        reaches.
+    """
     t_edge = self.terminal_edge
     const = float(terminal_weights[t_edge < 0].sum())
     cost = np.zeros(self.num_cols)
@@ -202,7 +231,15 @@ class FlowModel:
 
 
 def flow_model(tree: GameTree, members: Sequence[int]) -> FlowModel:
-  """Builds the flow MIP's rows for `members` (see `best_joint_pure_strategy_mip`)."""
+  """Builds the flow MIP's rows for `members` (see `best_joint_pure_strategy_mip`).
+
+  Args:
+    tree: the game tree.
+    members: the team's players.
+
+  Returns:
+    The `FlowModel` (rows, columns and the terminals' edges), without objective.
+  """
   members = [int(p) for p in members]
   a_count = tree.num_actions
   team_inf, inf_rep, act, col_of_seq, rows, cols, vals, lo, hi = sequence_form_rows(
@@ -335,6 +372,16 @@ def pure_plans(tree: GameTree, player: int, max_plans: int = 1_000_000, *,
                deadline: float | None = None, max_memory: int | None = None) -> np.ndarray:
   """[num_plans, num_infosets] every reduced pure strategy of `player` (-1 where unreached).
 
+  Args:
+    tree: the game tree.
+    player: the player.
+    max_plans: the most plans to enumerate.
+    deadline: a `time.perf_counter()` time to stop at (None: no limit).
+    max_memory: bytes the plans may take (None: no limit).
+
+  Returns:
+    [num_plans, num_infosets] int64, the action at each of the player's reached infosets.
+
   Raises:
     ValueError: more than `max_plans` plans.
     errors.SizeLimitError: the plans would take more than `max_memory` bytes (checked as they
@@ -408,6 +455,9 @@ def brute_force_best_joint(tree: GameTree, members: Sequence[int],
     time_limit: seconds for the whole enumeration (None: no limit), checked as it runs.
     max_memory: bytes the plans and their reach may take (-1: a share of the memory
       available, `memory.default_max_memory`; None: no limit), checked as they grow.
+
+  Returns:
+    A `JointPureResult` with the best joint strategy and its value (bound = value).
 
   Raises:
     highs.TimeLimitError: past `time_limit` (a `TimeoutError`).

@@ -77,18 +77,34 @@ class SolverClock:
       self._t0 = None
 
   def elapsed(self) -> float:
-    """Solver CPU seconds so far (the running interval included)."""
+    """Solver CPU seconds so far (the running interval included).
+
+    Returns:
+      The solver's CPU seconds.
+    """
     extra = 0.0 if self._t0 is None else time.process_time() - self._t0
     return self._acc + extra
 
   def reclassify(self, seconds: float, kind: str) -> None:
-    """Moves `seconds` already counted as the solver's to the excluded `kind`."""
+    """Moves `seconds` already counted as the solver's to the excluded `kind`.
+
+    Args:
+      seconds: CPU seconds to move.
+      kind: the `excluded_seconds` key they move to.
+    """
     self._acc -= seconds
     self.excluded_seconds[kind] = self.excluded_seconds.get(kind, 0.0) + seconds
 
   @contextlib.contextmanager
   def excluded(self, kind: str):
-    """Context manager: CPU time inside it is charged to the excluded `kind`, not the solver."""
+    """Context manager: CPU time inside it is charged to the excluded `kind`, not the solver.
+
+    Args:
+      kind: what the time is spent on ("jit", "snapshot", ...), a key of `excluded_seconds`.
+
+    Yields:
+      Nothing; the clock is stopped inside and restarted after if it was running.
+    """
     running = self._t0 is not None
     self.stop()
     start = time.process_time()
@@ -139,7 +155,16 @@ class SolverContext:
       self._time_points = time_checkpoints(self.seconds, self.num_points)
 
   def option(self, name: str, default=None, cast: Callable | None = None):
-    """Solver option `name` (e.g. "nfsp.hidden") from `options`, cast like `default`."""
+    """Solver option `name` (e.g. "nfsp.hidden") from `options`, cast like `default`.
+
+    Args:
+      name: the option's full name ("solver.key").
+      default: returned when the option was not given; its type casts a given value.
+      cast: the cast (None: `type(default)`; bool reads "true"/"1").
+
+    Returns:
+      The option's value, cast, or `default`.
+    """
     if name not in self.options:
       return default
     cast = cast or type(default)
@@ -159,6 +184,12 @@ class SolverContext:
     moves between their reads (JAX runs threads); were each to read it, the budget could end
     between the two and the run stop on an iteration that `is_checkpoint` passed over, with
     no snapshot of its last stretch.
+
+    Args:
+      iteration: the iteration just done (1, 2, ...).
+
+    Returns:
+      Whether the iteration or seconds budget is used up.
     """
     if self._verdict is not None and self._verdict[0] == iteration:
       return self._verdict[1]
@@ -168,7 +199,11 @@ class SolverContext:
     return spent
 
   def iterate(self) -> Iterator[int]:
-    """Iteration numbers 1, 2, ... until the budget is spent (`last_iteration`: the last)."""
+    """Iteration numbers 1, 2, ... until the budget is spent (`last_iteration`: the last).
+
+    Yields:
+      The iteration number, from 1.
+    """
     it = 0
     while not (it and self.budget_spent(it)):
       it += 1
@@ -176,7 +211,14 @@ class SolverContext:
       yield it
 
   def is_checkpoint(self, iteration: int) -> bool:
-    """Whether to snapshot after `iteration` (always true for the last one)."""
+    """Whether to snapshot after `iteration` (always true for the last one).
+
+    Args:
+      iteration: the iteration just done.
+
+    Returns:
+      True at iteration 1, at the last, and at the iteration or time checkpoints.
+    """
     if self.budget_spent(iteration) or iteration == 1:
       return True
     if self.seconds is None:
@@ -189,12 +231,27 @@ class SolverContext:
     return hit
 
   def excluded(self, kind: str):
-    """Context manager: CPU time inside is not the solver's (kind: "jit", "snapshot", ...)."""
+    """Context manager: CPU time inside is not the solver's (kind: "jit", "snapshot", ...).
+
+    Args:
+      kind: what the time is spent on ("jit", "snapshot", ...).
+
+    Returns:
+      `SolverClock.excluded(kind)`'s context manager.
+    """
     return self.clock.excluded(kind)
 
 
 def log_checkpoints(iterations: int, num_points: int = 12) -> list[int]:
-  """Log-spaced iteration numbers in [1, iterations], always including both ends."""
+  """Log-spaced iteration numbers in [1, iterations], always including both ends.
+
+  Args:
+    iterations: the last iteration (>= 1).
+    num_points: how many log-spaced points to aim for (>= 1; rounding merges some).
+
+  Returns:
+    Sorted distinct iteration numbers, 1 and `iterations` included.
+  """
   if iterations < 1:
     raise ValueError(f"iterations must be >= 1, got {iterations}")
   if num_points < 1:
@@ -204,7 +261,15 @@ def log_checkpoints(iterations: int, num_points: int = 12) -> list[int]:
 
 
 def time_checkpoints(seconds: float, num_points: int = 12) -> list[float]:
-  """Log-spaced CPU-second marks in [seconds / 300, seconds] for a seconds budget."""
+  """Log-spaced CPU-second marks in [seconds / 300, seconds] for a seconds budget.
+
+  Args:
+    seconds: the CPU-second budget (> 0).
+    num_points: about how many marks (num_points - 1 are made, at least 1).
+
+  Returns:
+    Increasing CPU-second marks, the last equal to `seconds`.
+  """
   if not seconds > 0:
     raise ValueError(f"seconds must be > 0, got {seconds}")
   return [float(x) for x in np.logspace(math.log10(seconds / 300), math.log10(seconds),
@@ -255,6 +320,10 @@ def solver(name: str, unit: str, *, options: dict[str, Any] | None = None,
     check: (game, teams) -> None if the solver applies to it, else the reason it does not.
     check_options: the solver's options -> None if valid, else the reason they are not.
     seeded: whether the run's seed changes what the solver does (a randomized solver).
+
+  Returns:
+    The decorator; it registers the solver function as a `SolverSpec` in `REGISTRY` and returns the
+      function.
   """
   def register(fn):
     if name in REGISTRY:
@@ -270,6 +339,12 @@ def options_checker(rules: dict[str, Any]) -> Callable[[dict[str, str]], str | N
 
   Each given option with a rule is read as a number (an int for `checks.Int`) and checked by
   its rule (finite, range, integer-ness), so a bad value is refused before any run starts.
+
+  Args:
+    rules: option name -> its `checks` rule (e.g. `checks.Int`).
+
+  Returns:
+    A function of the options that returns None when they pass, else the reason.
   """
   from ospiel_team import checks
   from ospiel_team import errors
@@ -293,7 +368,14 @@ def options_checker(rules: dict[str, Any]) -> Callable[[dict[str, str]], str | N
 
 
 def parse_options(text: str) -> dict[str, str]:
-  """Parses "a.b=1,c.d=x" into {"a.b": "1", "c.d": "x"}."""
+  """Parses "a.b=1,c.d=x" into {"a.b": "1", "c.d": "x"}.
+
+  Args:
+    text: comma-separated name=value items (empty or None: none).
+
+  Returns:
+    Option name -> value text.
+  """
   options = {}
   for item in filter(None, (t.strip() for t in (text or "").split(","))):
     if "=" not in item:

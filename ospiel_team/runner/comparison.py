@@ -45,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import math
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,7 +72,14 @@ MAX_SEED = 2**32 - 1  # numpy's `RandomState` and OpenSpiel's seeds take 32 bits
 
 
 def parse_seeds(text: str | int | Sequence[int]) -> list[int]:
-  """"3" -> [0, 1, 2]; "0,5,7" -> [0, 5, 7]; UserError naming a bad value."""
+  """"3" -> [0, 1, 2]; "0,5,7" -> [0, 5, 7]; UserError naming a bad value.
+
+  Args:
+    text: a count, a comma list of seeds, or a sequence of integers >= 0.
+
+  Returns:
+    The seeds.
+  """
   if isinstance(text, int):
     text = str(text)
   if not isinstance(text, str):
@@ -135,7 +143,11 @@ def resolve_runner_game(game: str | pyspiel.Game | GameTree, *, name: str = "gam
 
 
 def check_ray(address: str | None) -> None:
-  """UserError with the install command when `address` asks for Ray and Ray is missing."""
+  """UserError with the install command when `address` asks for Ray and Ray is missing.
+
+  Args:
+    address: the --ray address (None or empty: Ray not asked for).
+  """
   if address and importlib.util.find_spec("ray") is None:
     raise UserError(f"--ray {address}: Ray is not installed; install it with "
                     "pip install 'ospiel-team[ray]' (or run without --ray)")
@@ -169,9 +181,15 @@ def run_all(game: pyspiel.Game | str | GameTree, solvers: Sequence[str], *,
     out: result store folder (`execute.ResultStore`): finished tasks found there are not rerun;
       it is locked for the duration (`execute.out_lock`).
 
+  Returns:
+    `(rows, infos)`: every run's result rows (`execute.Row`) and one timing dict per run.
+
   Raises:
     UserError: a bad argument, named, before any task runs.
   """
+  _check_run_arguments(solvers, iterations=iterations, seed=seed, num_points=num_points,
+                       options=options, tree=tree, progress=progress, seeds=seeds,
+                       seconds=seconds, workers=workers, ray_address=ray_address, out=out)
   tree = resolve_runner_game(tree if tree is not None else game)  # the one walk, if any
   game = tree.game
   _check_solver_names(solvers)
@@ -196,6 +214,35 @@ def run_all(game: pyspiel.Game | str | GameTree, solvers: Sequence[str], *,
       store = execute.ResultStore(out)
     return _run_tasks(game, solvers, iterations, seconds, num_points, metric, team_obj,
                       per_solver, seeds, store, tree, progress, workers, ray_address)
+
+
+def _check_run_arguments(solvers, *, iterations, seed, num_points, options, tree, progress,
+                         seeds, seconds, workers, ray_address, out) -> None:
+  """`run_all`'s arguments checked by type before any work (UserError naming the first bad one).
+
+  The ranges of the budget are `_check_budget`'s; the names of the solvers
+  `_check_solver_names`'.
+  """
+  if tree is not None:
+    checks.check_tree("tree", tree)
+  if isinstance(solvers, (str, bytes)) or not isinstance(solvers, Sequence) or not all(
+      isinstance(s, str) for s in solvers):
+    raise UserError(f"solvers must be a list of solver names, got {type(solvers).__name__} "
+                    f"{solvers!r:.80}")
+  checks.check_int("iterations", iterations, allow_none=True)
+  checks.check_real("seconds", seconds, allow_none=True)
+  checks.check_int("num_points", num_points)
+  checks.check_int("seed", seed, minimum=0, maximum=MAX_SEED)
+  for s in checks.check_int_sequence("seeds", seeds, minimum=0, what="seeds (integers >= 0)",
+                                     allow_none=True) or ():
+    checks.check_int("seeds", s, maximum=MAX_SEED)
+  checks.check_type("options", options, (Mapping, type(None)),
+                    "a dict of solver options ({'nfsp.episodes': '50'}) or None")
+  checks.check_bool("progress", progress)
+  checks.check_int("workers", workers, minimum=1)
+  checks.check_type("ray_address", ray_address, (str, type(None)),
+                    "a Ray address ('local' or a cluster address) or None")
+  checks.check_type("out", out, (str, type(None)), "a folder path (str) or None")
 
 
 def _check_solver_names(solvers: Sequence[str]) -> None:

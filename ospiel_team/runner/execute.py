@@ -172,7 +172,14 @@ def run_task(task: Task, tree: GameTree | None = None) -> Result:
 
 
 def task_key(task: Task) -> str:
-  """A file name for `task`: solver, seed and a hash of everything else."""
+  """A file name for `task`: solver, seed and a hash of everything else.
+
+  Args:
+    task: the task.
+
+  Returns:
+    "SOLVER-seedN-HASH" ("+" in the solver's name written "_").
+  """
   digest = hashlib.sha256(json.dumps(task, sort_keys=True).encode()).hexdigest()[:12]
   safe = task["solver"].replace("+", "_")
   return f"{safe}-seed{task['seed']}-{digest}"
@@ -281,6 +288,12 @@ def out_lock(out: str):
   The lock is the file `OUT/.lock` holding the owner's process id, created exclusively; a lock
   left by a process that no longer exists is taken over. Re-entrant within one process.
 
+  Args:
+    out: the output folder (created if missing).
+
+  Yields:
+    Nothing; the lock is released on exit.
+
   Raises:
     api.UserError: `out` is held by another live process, or cannot be created.
   """
@@ -350,7 +363,14 @@ class ResultStore:
       raise api.UserError(f"--out {out!r} cannot be created: {e.strerror}") from None
 
   def path(self, task: Task) -> str:
-    """The JSON file of `task`'s result in the cache."""
+    """The JSON file of `task`'s result in the cache.
+
+    Args:
+      task: the task.
+
+    Returns:
+      The file's path.
+    """
     return os.path.join(self.runs, task_key(task) + ".json")
 
   def load(self, task: Task) -> Result | None:
@@ -360,6 +380,12 @@ class ResultStore:
     or content that does not match its digest: edited numbers, or another task's record under
     this task's name) counts as not finished: a warning names it, and the run is made again and
     its record replaced.
+
+    Args:
+      task: the task.
+
+    Returns:
+      The result, or None.
     """
     path = self.path(task)
     if not os.path.exists(path):
@@ -371,5 +397,10 @@ class ResultStore:
       return None
 
   def save(self, task: Task, result: Result) -> None:
-    """Stores `task`'s result in the cache (atomically, with its digest bound to the task)."""
+    """Stores `task`'s result in the cache (atomically, with its digest bound to the task).
+
+    Args:
+      task: the task.
+      result: its result.
+    """
     atomic_io.write_json(self.path(task), result, bind=task_key(task))

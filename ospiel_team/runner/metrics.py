@@ -35,7 +35,16 @@ from ospiel_team.tree.payoff import is_common_payoff
 
 
 def value(tree: GameTree, pi: np.ndarray, teams: teams_lib.Teams | None = None) -> float:
-  """The profile's value: the common payoff, or team 1's summed return when `teams` is given."""
+  """The profile's value: the common payoff, or team 1's summed return when `teams` is given.
+
+  Args:
+    tree: the game's array tree.
+    pi: [num_infosets, num_actions] the profile's policy array.
+    teams: the two teams, or None for a common-payoff game.
+
+  Returns:
+    The value.
+  """
   v = evaluation.game_value(tree, pi)
   if teams is None:
     if not is_common_payoff(tree):
@@ -46,14 +55,32 @@ def value(tree: GameTree, pi: np.ndarray, teams: teams_lib.Teams | None = None) 
 
 def nash_conv(tree: GameTree, pi: np.ndarray,
               teams: teams_lib.Teams | None = None) -> float:
-  """NashConv: the sum over players of their best-response gains (teams are not used)."""
+  """NashConv: the sum over players of their best-response gains (teams are not used).
+
+  Args:
+    tree: the game's array tree.
+    pi: [num_infosets, num_actions] the profile's policy array.
+    teams: ignored.
+
+  Returns:
+    The NashConv of `pi`.
+  """
   del teams
   return float(evaluation.nash_conv(tree, pi))
 
 
 def team_value_vs_br(tree: GameTree, pi: np.ndarray,
                      teams: teams_lib.Teams | None = None) -> float:
-  """Team 1's summed return when team 2 best responds jointly (`teams` is required)."""
+  """Team 1's summed return when team 2 best responds jointly (`teams` is required).
+
+  Args:
+    tree: the game's array tree.
+    pi: [num_infosets, num_actions] the profile's policy array.
+    teams: the two teams.
+
+  Returns:
+    Team 1's summed return against team 2's joint best response.
+  """
   if teams is None:
     raise ValueError("metric 'team_value_vs_br' needs two teams (--teams)")
   return float(team_best_response.team_value_vs_best_response(tree, pi, teams, team=0))
@@ -65,7 +92,15 @@ LOWER_IS_BETTER = {"nash_conv"}
 
 
 def default_metric(game: pyspiel.Game, teams: teams_lib.Teams | None = None) -> str:
-  """`value` (common payoff), `team_value_vs_br` (teams given), else `nash_conv`."""
+  """`value` (common payoff), `team_value_vs_br` (teams given), else `nash_conv`.
+
+  Args:
+    game: the game.
+    teams: the teams, if given.
+
+  Returns:
+    The metric's name.
+  """
   if is_common_payoff(game):
     return "value"
   if teams is not None:
@@ -74,7 +109,13 @@ def default_metric(game: pyspiel.Game, teams: teams_lib.Teams | None = None) -> 
 
 
 def check_metric(name: str, game: pyspiel.Game, teams: teams_lib.Teams | None) -> None:
-  """Raises ValueError naming `name` unless the metric applies to `game` with `teams`."""
+  """Raises ValueError naming `name` unless the metric applies to `game` with `teams`.
+
+  Args:
+    name: a metric name.
+    game: the game.
+    teams: the two teams, or None for a common-payoff game.
+  """
   metric_fn(name)
   if name == "team_value_vs_br" and teams is None:
     raise ValueError(f"metric {name!r} needs two teams; {game} is a common-payoff game (all "
@@ -85,7 +126,14 @@ def check_metric(name: str, game: pyspiel.Game, teams: teams_lib.Teams | None) -
 
 
 def metric_fn(name: str) -> Callable[..., float]:
-  """The metric `name`; ValueError listing the known ones otherwise."""
+  """The metric `name`; ValueError listing the known ones otherwise.
+
+  Args:
+    name: a metric name.
+
+  Returns:
+    The metric function (tree, pi, teams) -> float.
+  """
   if name not in METRICS:
     raise ValueError(f"unknown metric {name!r}; known: {', '.join(sorted(METRICS))}")
   return METRICS[name]

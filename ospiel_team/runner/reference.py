@@ -52,12 +52,22 @@ def shipped_coop_optima() -> dict[str, float]:
   """The proven cooperative optima shipped with the package: game string -> common payoff.
 
   The same number as `coop_optimum`'s `value` and the runner's `value` metric.
+
+  Returns:
+    Game string -> the proven optimum.
   """
   return {game: float(row["value"]) for game, row in shipped_coop_optima_entries().items()}
 
 
 def shipped_label(game: str) -> str:
-  """The reference label of a shipped optimum: `PROVEN_LABEL`, with its provenance if any."""
+  """The reference label of a shipped optimum: `PROVEN_LABEL`, with its provenance if any.
+
+  Args:
+    game: a game string of `shipped_coop_optima`.
+
+  Returns:
+    The label the report shows for the reference.
+  """
   entry = shipped_coop_optima_entries()[game]
   if "provenance" in entry:
     return f"cooperative optimum (proven, {entry['provenance']})"

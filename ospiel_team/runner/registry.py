@@ -13,12 +13,23 @@ from ospiel_team.runner.adapters import ours  # noqa: F401  (registers its solve
 
 
 def solver_names() -> list[str]:
-  """The names of every registered solver, sorted."""
+  """The names of every registered solver, sorted.
+
+  Returns:
+    The sorted solver names.
+  """
   return sorted(api.REGISTRY)
 
 
 def spec(name: str) -> api.SolverSpec:
-  """The registered solver `name`; ValueError listing the known ones otherwise."""
+  """The registered solver `name`; ValueError listing the known ones otherwise.
+
+  Args:
+    name: a solver name.
+
+  Returns:
+    Its `SolverSpec`.
+  """
   if name not in api.REGISTRY:
     raise ValueError(f"unknown solver {name!r}; known: {', '.join(solver_names())}")
   return api.REGISTRY[name]
@@ -29,6 +40,13 @@ def validate_options(solvers: Sequence[str], options: dict[str, str]) -> dict[st
 
   Raises ValueError naming an option no chosen solver accepts (with the valid ones listed), or
   a value that does not parse as the option's type.
+
+  Args:
+    solvers: the chosen solver names.
+    options: option name -> value text, as given.
+
+  Returns:
+    Solver name -> the given options it accepts.
   """
   specs = [spec(s) for s in solvers]
   per_solver: dict[str, dict[str, str]] = {s.name: {} for s in specs}

@@ -10,20 +10,31 @@ import io
 import json
 import math
 import os
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
+from ospiel_team.errors import UserError
 from ospiel_team.runner import metrics
 from ospiel_team.runner import registry
 
 Row = dict[str, Any]
+FIGURE_FORMATS = ("png", "svg", "pdf")
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float]:
-  """(mean, half-width of the 95% Student-t confidence interval); half-width nan for n < 2."""
+  """(mean, half-width of the 95% Student-t confidence interval); half-width nan for n < 2.
+
+  Args:
+    values: one number per seed.
+
+  Returns:
+    `(mean, half_width)` (mean nan for no values).
+  """
   x = np.asarray(values, dtype=np.float64)
   if len(x) < 2:
     return float(x.mean()) if len(x) else math.nan, math.nan
@@ -33,7 +44,14 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float]:
 
 
 def series(rows: list[Row]) -> dict[tuple[str, str], dict[int, list[Row]]]:
-  """(solver, variant) -> seed -> that run's rows in checkpoint order."""
+  """(solver, variant) -> seed -> that run's rows in checkpoint order.
+
+  Args:
+    rows: the result rows (`execute.Row`), of one game.
+
+  Returns:
+    The nested dict, in the rows' order.
+  """
   out: dict[tuple[str, str], dict[int, list[Row]]] = {}
   for r in rows:
     out.setdefault((r["solver"], r["variant"]), {}).setdefault(r["seed"], []).append(r)
@@ -45,6 +63,13 @@ def format_number(x: float | None, digits: int = 4) -> str:
 
   `digits` significant digits; "—" for None or nan; 0 for |x| < 1e-12 (a spread of
   floating-point noise, such as 1e-16 between seeds that agree, is 0).
+
+  Args:
+    x: the number, or None.
+    digits: significant digits.
+
+  Returns:
+    The text.
   """
   if x is None or (isinstance(x, float) and math.isnan(x)):
     return "—"
@@ -68,7 +93,14 @@ VARIANT_KEY = {
 
 
 def key(rows: list[Row]) -> str:
-  """What results.md's numbers are: the metric, the policy variants, what a seed measures."""
+  """What results.md's numbers are: the metric, the policy variants, what a seed measures.
+
+  Args:
+    rows: the result rows (`execute.Row`), of one game.
+
+  Returns:
+    The key's Markdown lines, joined.
+  """
   metric = rows[0]["metric_name"]
   lines = ["**Key.** Metric: " + METRIC_KEY.get(metric, metric) + ".", ""]
   variants = list(dict.fromkeys(r["variant"] for r in rows))
@@ -92,6 +124,13 @@ def short_runs(infos: list[dict[str, Any]], rows: list[Row]) -> list[str]:
   A run is short when it ran iterations after its last checkpoint (`iterations_run`), or,
   for runs recorded without that count, when its last checkpoint is below a CPU-second budget
   that the run used up.
+
+  Args:
+    infos: the per-run timing dicts of `comparison.run_all`.
+    rows: the result rows (`execute.Row`), of one game.
+
+  Returns:
+    The lines, one per short run (empty when none).
   """
   last: dict[tuple[str, int], Row] = {}
   for r in rows:
@@ -121,6 +160,10 @@ def step_band(per_seed: dict[int, list[Row]], xkey: str) -> tuple[np.ndarray, np
   Args:
     per_seed: seed -> rows in checkpoint order (one value of `series`).
     xkey: "iteration" or "seconds".
+
+  Returns:
+    `(grid, values)`: the x grid from the latest first checkpoint on, and [num_seeds, len(grid)]
+      each seed's step-held metric.
   """
   grid = sorted({max(r[xkey], 1e-9) for pts in per_seed.values() for r in pts})
   start = max(max(pts[0][xkey], 1e-9) for pts in per_seed.values())
@@ -140,6 +183,14 @@ def markdown_table(rows: list[Row], infos: list[dict[str, Any]] | None = None,
 
   The mean and 95% CI over seeds of each (solver, variant)'s final checkpoint, with its
   iterations, budget and timings.
+
+  Args:
+    rows: the result rows (`execute.Row`), of one game.
+    infos: the per-run timing dicts of `comparison.run_all` (None: none).
+    ref: the reference, a dict with `value` and `label` (None: none).
+
+  Returns:
+    The Markdown text of results.md.
   """
   if not rows:
     return "(no results)\n"
@@ -206,6 +257,9 @@ def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:
 
   Args:
     command: the command line (default: `sys.argv`).
+
+  Returns:
+    A JSON-ready dict: command, date, commit, uncommitted_package_changes, versions, machine.
   """
   import datetime
   import importlib.metadata
@@ -259,7 +313,14 @@ def short_commit() -> str:
 
 
 def judged_rows(rows: list[Row]) -> list[Row]:
-  """The rows of the variant each solver is judged by (`primary`)."""
+  """The rows of the variant each solver is judged by (`primary`).
+
+  Args:
+    rows: the result rows (`execute.Row`), of one game.
+
+  Returns:
+    The rows marked `primary`, in order.
+  """
   return [r for r in rows if r.get("primary")]
 
 
@@ -275,7 +336,14 @@ _SPARE_COLORS = ["#ffbb78", "#aec7e8", "#98df8a", "#ff9896", "#c5b0d5", "#f7b6d2
 
 
 def solver_color(solver: str) -> str:
-  """The colour of `solver` in every figure (`SOLVER_COLORS`; a stable spare otherwise)."""
+  """The colour of `solver` in every figure (`SOLVER_COLORS`; a stable spare otherwise).
+
+  Args:
+    solver: a solver name.
+
+  Returns:
+    A matplotlib colour.
+  """
   if solver in SOLVER_COLORS:
     return SOLVER_COLORS[solver]
   digest = sum(ord(c) * (i + 1) for i, c in enumerate(solver))
@@ -318,7 +386,14 @@ def mean_curve(per_seed: dict[int, list[Row]], xkey: str, log_y: bool = False
 
 
 def iterations_label(rows: list[Row]) -> str:
-  """The iterations axis' label: an iteration is each solver's own unit (NFSP: episodes)."""
+  """The iterations axis' label: an iteration is each solver's own unit (NFSP: episodes).
+
+  Args:
+    rows: the result rows (`execute.Row`), of one game.
+
+  Returns:
+    The label text.
+  """
   label = "iterations (each solver's own unit, see results.md"
   eps = {r["episodes"] / r["iteration"] for r in rows
          if r["solver"] == "nfsp" and r.get("episodes") and r["iteration"]}
@@ -360,7 +435,7 @@ def plot_curves(rows: list[Row], path: str, ref: dict[str, Any] | None = None,
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
-  bad = [f for f in formats if f not in ("png", "svg", "pdf")]
+  bad = [f for f in formats if f not in FIGURE_FORMATS]
   if bad:
     raise ValueError(f"figure formats {bad} not supported; use png, svg or pdf")
   shown = rows if all_variants else judged_rows(rows)
@@ -493,6 +568,9 @@ def summary_table(results: dict[str, tuple[list[Row], dict[str, Any] | None]]) -
 
   Args:
     results: game string -> (its rows, its reference or None).
+
+  Returns:
+    The Markdown table.
   """
   solvers = list(dict.fromkeys(r["solver"] for rows, _ in results.values() for r in rows))
   lines = ["| game | metric | reference | " + " | ".join(solvers) + " |",
@@ -508,6 +586,34 @@ def summary_table(results: dict[str, tuple[list[Row], dict[str, Any] | None]]) -
   return "\n".join(lines) + "\n"
 
 
+def _check_output_arguments(rows, out_dir, infos, ref, all_variants, formats, command) -> None:
+  """`write_outputs`' arguments checked by type (UserError naming the first bad one)."""
+
+  def dicts(name: str, value: Any, allow_none: bool) -> None:
+    if value is None and allow_none:
+      return
+    if not isinstance(value, (list, tuple)) or not all(isinstance(r, Mapping) for r in value):
+      raise UserError(f"{name} must be a list of dicts{' or None' if allow_none else ''}, got "
+                      f"{type(value).__name__} {value!r:.80}")
+
+  dicts("rows", rows, False)
+  checks.check_type("out_dir", out_dir, (str, os.PathLike), "a folder path")
+  dicts("infos", infos, True)
+  checks.check_type("ref", ref, (Mapping, type(None)),
+                    "a reference {'value': ..., 'label': ...} or None")
+  checks.check_bool("all_variants", all_variants)
+  if isinstance(formats, (str, bytes)) or not isinstance(formats, Sequence):
+    raise UserError(f"formats must be a list of figure formats (png, svg, pdf), got "
+                    f"{type(formats).__name__} {formats!r:.80}")
+  for f in formats:
+    checks.check_choice("formats", f, FIGURE_FORMATS)
+  if command is not None and (isinstance(command, (str, bytes))
+                              or not isinstance(command, Sequence)
+                              or not all(isinstance(c, str) for c in command)):
+    raise UserError(f"command must be a list of strings (the command line) or None, got "
+                    f"{type(command).__name__} {command!r:.80}")
+
+
 def write_outputs(rows: list[Row], out_dir: str, infos: list[dict[str, Any]] | None = None,
                   ref: dict[str, Any] | None = None, *, all_variants: bool = False,
                   formats: Sequence[str] = ("png",),
@@ -515,7 +621,20 @@ def write_outputs(rows: list[Row], out_dir: str, infos: list[dict[str, Any]] | N
   """Writes results.json, results.md and curves.png (+ other formats) into `out_dir`.
 
   Each file is written atomically; results.json starts with `provenance(command)`.
+
+  Args:
+    rows: the result rows (`execute.Row`), of one game.
+    out_dir: the existing folder to write into.
+    infos: the per-run timing dicts of `comparison.run_all` (None: none).
+    ref: the reference, a dict with `value` and `label` (None: none).
+    all_variants: plot every policy variant (else the judged ones).
+    formats: the figure's file formats.
+    command: the command line recorded in the provenance (None: `sys.argv`).
+
+  Raises:
+    UserError: a bad argument, named, before anything is written.
   """
+  _check_output_arguments(rows, out_dir, infos, ref, all_variants, formats, command)
   atomic_io.write_text(os.path.join(out_dir, "results.json"), json.dumps(
       {"provenance": provenance(command), "reference": ref, "runs": infos or [], "rows": rows},
       indent=1))

@@ -209,6 +209,9 @@ def cached_tree(game: str | pyspiel.Game, directory: str | None = None,
     directory: the cache folder (default `paths.cache_dir("game_trees")`).
     progress: show a progress bar of a walk.
     time_limit: seconds a walk may take (`GameTree`'s argument; None: no limit).
+
+  Returns:
+    The game's `GameTree` (loaded, or walked and stored).
   """
   return cached_tree_status(game, directory, progress=progress, time_limit=time_limit)[0]
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.tree.game_tree import GameTree
 
 Array = Any
@@ -78,13 +79,31 @@ def _is_tracer(pi) -> bool:
 def check_policy(tree: GameTree, pi: Array, validate: bool = True) -> None:
   """Validates `pi` for `tree` unless `validate` is False or `pi` is a JAX tracer.
 
+  Args:
+    tree: the array game tree.
+    pi: the policy array to check (a JAX tracer is not checked).
+    validate: False: check nothing but `tree` and `validate`.
+
   Raises:
     errors.UserError: `tree` is not a GameTree, `validate` not a bool, or `pi` not a policy
       array of the tree.
   """
   checks.check_tree("tree", tree)
   if checks.check_bool("validate", validate) and not _is_tracer(pi):
-    tree.validate_policy_array(pi)
+    tree.validate_policy_array(pi, name="pi")
+
+
+def _check_node_array(name: str, value: Any, shape: tuple[int, ...]) -> None:
+  """UserError naming `name` unless `value` is an array of `shape` (None, tracers: unchecked).
+
+  Only the shape is read (no copy of a device array).
+  """
+  if value is None or _is_tracer(value):
+    return
+  got = getattr(value, "shape", None)
+  if got is None or tuple(got) != shape:
+    raise errors.UserError(f"{name} must be an array of shape {shape} or None, got "
+                           f"{type(value).__name__} {value!r:.80}")
 
 
 def _ops(backend: str) -> _Ops:
@@ -97,7 +116,17 @@ def _ops(backend: str) -> _Ops:
 
 def edge_probabilities(tree: GameTree, pi: Array, *, backend: str = "numpy",
                        validate: bool = True) -> Array:
-  """Probability of the edge into every node: pi(I, a) after decisions, chance prob else."""
+  """Probability of the edge into every node: pi(I, a) after decisions, chance prob else.
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    [num_nodes] the probability of the edge into every node (1 at the root).
+  """
   check_policy(tree, pi, validate)
   ops = _ops(backend)
   xp = ops.xp
@@ -112,7 +141,18 @@ def edge_probabilities(tree: GameTree, pi: Array, *, backend: str = "numpy",
 
 def reach_by_owner(tree: GameTree, pi: Array, *, backend: str = "numpy",
                    validate: bool = True) -> Array:
-  """[num_nodes, num_players + 1]: each player's (and, last column, chance's) reach product."""
+  """[num_nodes, num_players + 1]: each player's (and, last column, chance's) reach product.
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    [num_nodes, num_players + 1] the product, along the path to every history, of each player's
+      action probabilities (last column: chance's).
+  """
   ops = _ops(backend)
   xp = ops.xp
   ep = edge_probabilities(tree, pi, backend=backend, validate=validate)
@@ -134,7 +174,17 @@ class Reach:
 
 def reach_probabilities(tree: GameTree, pi: Array, *, backend: str = "numpy",
                         validate: bool = True) -> Reach:
-  """Total, per-player and chance reach probabilities of every history."""
+  """Total, per-player and chance reach probabilities of every history.
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    A `Reach` with the total, per-player and chance reach of every history.
+  """
   xp = _ops(backend).xp
   r = reach_by_owner(tree, pi, backend=backend, validate=validate)
   return Reach(total=xp.prod(r, axis=1), player=r[:, :tree.num_players],
@@ -144,7 +194,19 @@ def reach_probabilities(tree: GameTree, pi: Array, *, backend: str = "numpy",
 def counterfactual_reach(tree: GameTree, pi: Array, player: int,
                          *, backend: str = "numpy", reach: Array = None,
                          validate: bool = True) -> Array:
-  """[num_nodes] reach of every history with `player`'s own contribution left out."""
+  """[num_nodes] reach of every history with `player`'s own contribution left out.
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    player: the player whose own contribution is left out.
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    reach: `reach_by_owner(tree, pi)` if the caller has it already (None: computed).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    [num_nodes] the product of the other players' and chance's reach of every history.
+  """
   xp = _ops(backend).xp
   r = reach_by_owner(tree, pi, backend=backend, validate=validate) if reach is None else reach
   keep = np.arange(tree.num_players + 1) != player
@@ -153,8 +215,22 @@ def counterfactual_reach(tree: GameTree, pi: Array, player: int,
 
 def history_values(tree: GameTree, pi: Array, *, backend: str = "numpy",
                    edge_probs: Array = None, validate: bool = True) -> Array:
-  """[num_nodes, num_players] expected returns of every history under `pi` (v^sigma(h))."""
+  """[num_nodes, num_players] expected returns of every history under `pi` (v^sigma(h)).
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    edge_probs: `edge_probabilities(tree, pi)` if the caller has it already (None: computed; then
+      `pi` is not read).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    [num_nodes, num_players] each player's expected return from every history.
+  """
   ops = _ops(backend)
+  checks.check_tree("tree", tree)
+  _check_node_array("edge_probs", edge_probs, (tree.num_nodes,))
   if edge_probs is None:
     ep = edge_probabilities(tree, pi, backend=backend, validate=validate)
   else:
@@ -173,7 +249,17 @@ def history_values(tree: GameTree, pi: Array, *, backend: str = "numpy",
 
 def game_value(tree: GameTree, pi: Array, *, backend: str = "numpy",
                validate: bool = True) -> Array:
-  """[num_players] expected returns at the root."""
+  """[num_players] expected returns at the root.
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    [num_players] each player's expected return under `pi`.
+  """
   return history_values(tree, pi, backend=backend, validate=validate)[0]
 
 
@@ -195,6 +281,18 @@ def best_response(tree: GameTree, pi: Array, player: int, *, backend: str = "num
   leads to; an infoset takes the max over its legal actions (first maximal action on ties,
   as OpenSpiel's `best_response.BestResponsePolicy`).
 
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    player: the best-responding player (0 to num_players - 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    reach: `reach_by_owner(tree, pi)` if the caller has it already (None: computed).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    A `BestResponse`: the player, its best-response value, its chosen action at each of its infosets
+      (-1 elsewhere) and `pi` with its rows replaced one-hot.
+
   Raises:
     errors.UserError: `player` is not a player of the game (0 to num_players - 1), or another
       bad argument (see `check_policy`).
@@ -202,6 +300,7 @@ def best_response(tree: GameTree, pi: Array, player: int, *, backend: str = "num
   checks.check_tree("tree", tree)
   player = checks.check_int("player", player, minimum=0, maximum=tree.num_players - 1)
   check_policy(tree, pi, validate)
+  _check_node_array("reach", reach, (tree.num_nodes, tree.num_players + 1))
   xp = _ops(backend).xp
   cf = counterfactual_reach(tree, pi, player, backend=backend, reach=reach, validate=False)
   term = tree.terminals
@@ -258,7 +357,17 @@ def sequence_backward_induction(tree: GameTree, player: int, terminal_weights: A
 
 def best_response_values(tree: GameTree, pi: Array, *, backend: str = "numpy",
                          validate: bool = True) -> Array:
-  """[num_players] each player's best-response value against the others."""
+  """[num_players] each player's best-response value against the others.
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    [num_players] each player's best-response value against the others' policies in `pi`.
+  """
   xp = _ops(backend).xp
   reach = reach_by_owner(tree, pi, backend=backend, validate=validate)
   return xp.stack([best_response(tree, pi, p, backend=backend, reach=reach, validate=False).value
@@ -267,14 +376,34 @@ def best_response_values(tree: GameTree, pi: Array, *, backend: str = "numpy",
 
 def nash_conv(tree: GameTree, pi: Array, *, backend: str = "numpy",
               validate: bool = True) -> Array:
-  """NashConv: sum over players of best-response value minus value."""
+  """NashConv: sum over players of best-response value minus value.
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    The NashConv of `pi` (a scalar; 0 at a Nash equilibrium), as a numpy or JAX array.
+  """
   xp = _ops(backend).xp
   return xp.sum(player_improvements(tree, pi, backend=backend, validate=validate))
 
 
 def player_improvements(tree: GameTree, pi: Array, *, backend: str = "numpy",
                         validate: bool = True) -> Array:
-  """[num_players] best-response value minus value, per player (OpenSpiel's name)."""
+  """[num_players] best-response value minus value, per player (OpenSpiel's name).
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    [num_players] how much each player gains by best responding to the others.
+  """
   return (best_response_values(tree, pi, backend=backend, validate=validate) -
           game_value(tree, pi, backend=backend, validate=False))
 
@@ -286,6 +415,16 @@ def counterfactual_action_values(tree: GameTree, pi: Array, *, backend: str = "n
   Returns `(q, cf_reach)`: `q[I, a] = sum_{h in I} cf(h) v_p(ha)` with p the infoset's player
   and cf(h) the reach of h without p's own contribution; `cf_reach[I] = sum_{h in I} cf(h)`.
   `q[I, a] / cf_reach[I]` is the expected value of action a at I (Eq. 1 of the ED paper).
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array (rows of legal actions summing to 1).
+    backend: "numpy" (float64) or "jax" (traceable under `jax.jit`).
+    validate: check `tree` and `pi` first (False: trusted arrays the caller built).
+
+  Returns:
+    `(q, cf_reach)`: q [num_infosets, num_actions] counterfactual action values, cf_reach
+      [num_infosets] counterfactual reach of each infoset.
   """
   ops = _ops(backend)
   xp = ops.xp

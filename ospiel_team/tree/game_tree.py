@@ -165,6 +165,9 @@ class GameTree(_TreeAttributes):
         they are replayed from the arrays on first use (`infoset_states`).
       builder: how the arrays were made (kept as `builder`).
 
+    Returns:
+      A `GameTree` holding `arrays`.
+
     Raises:
       errors.UserError: if the arrays do not fit the game (players, actions, keys kind) or
         violate perfect recall.
@@ -351,7 +354,14 @@ class GameTree(_TreeAttributes):
     return _read_only(first)
 
   def first_node(self, infosets: np.ndarray | None = None) -> np.ndarray:
-    """The first (lowest-index) history of each infoset in `infosets` (default: all)."""
+    """The first (lowest-index) history of each infoset in `infosets` (default: all).
+
+    Args:
+      infosets: infoset indices (None: every infoset).
+
+    Returns:
+      The node index of the first history of each infoset asked for.
+    """
     return self._first_node if infosets is None else self._first_node[infosets]
 
   @functools.cached_property
@@ -362,11 +372,22 @@ class GameTree(_TreeAttributes):
     return _read_only(chance)
 
   def chance_reach(self) -> np.ndarray:
-    """[num_nodes] product of the chance probabilities on the path to each history."""
+    """[num_nodes] product of the chance probabilities on the path to each history.
+
+    Returns:
+      [num_nodes] float64 chance reach of every history.
+    """
     return self._chance_reach
 
   def purified_policy_array(self, pi: np.ndarray) -> np.ndarray:
-    """The argmax (first maximal legal action) pure policy of the policy array `pi`."""
+    """The argmax (first maximal legal action) pure policy of the policy array `pi`.
+
+    Args:
+      pi: [num_infosets, num_actions] scores or probabilities (illegal actions are never chosen).
+
+    Returns:
+      [num_infosets, num_actions] float64, one-hot at each infoset's first maximal legal action.
+    """
     masked = np.where(self.infoset_legal, np.asarray(pi), -np.inf)
     out = np.zeros((self.num_infosets, self.num_actions))
     out[np.arange(self.num_infosets), np.argmax(masked, axis=1)] = 1.0
@@ -375,12 +396,23 @@ class GameTree(_TreeAttributes):
   # ------------------------------------------------------------------------------------------
   # Conversions to and from OpenSpiel policies.
   def uniform_policy_array(self) -> np.ndarray:
-    """The uniform random policy as a policy array."""
+    """The uniform random policy as a policy array.
+
+    Returns:
+      [num_infosets, num_actions] float64, uniform over each infoset's legal actions.
+    """
     legal = self.infoset_legal.astype(np.float64)
     return legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
 
   def policy_array(self, pol: policy_lib.Policy) -> np.ndarray:
     """Policy array of any OpenSpiel policy (TabularPolicy rows are read directly).
+
+    Args:
+      pol: an OpenSpiel `Policy` of the tree's game.
+
+    Returns:
+      [num_infosets, num_actions] float64, `pol`'s action probabilities at every infoset (0 for
+        actions it does not name).
 
     Raises:
       errors.UserError: `pol` is not an OpenSpiel `Policy`, belongs to another game, or has no
@@ -426,6 +458,14 @@ class GameTree(_TreeAttributes):
 
     With no `template`, the TabularPolicy is built from the tree's own representative states,
     without a second walk of the game.
+
+    Args:
+      pi: the policy array.
+      template: a TabularPolicy of the same game whose rows are copied and overwritten (None: one
+        built from the tree's representative states).
+
+    Returns:
+      A new TabularPolicy whose rows at the tree's infosets are `pi`.
     """
     self.validate_policy_array(pi)
     pi = np.asarray(pi, dtype=np.float64)
@@ -449,6 +489,9 @@ class GameTree(_TreeAttributes):
 
     Observation tensors for games without information-state tensors (whose infosets the
     tree keys by observation strings). Computed once and cached.
+
+    Returns:
+      [num_infosets, size] float32, one row per infoset.
     """
     return self._infoset_tensors
 
@@ -466,7 +509,8 @@ class GameTree(_TreeAttributes):
                              "observation tensors")
     return _read_only(np.asarray(rows, dtype=np.float32))
 
-  def validate_policy_array(self, pi: np.ndarray, atol: float = 1e-6) -> None:
+  def validate_policy_array(self, pi: np.ndarray, atol: float = 1e-6, *,
+                            name: str | None = None) -> None:
     """Raises `errors.UserError` unless `pi` is a distribution over legal actions everywhere.
 
     Checks, in this order: the shape `[num_infosets, num_actions]` (a transposed array or one
@@ -477,11 +521,21 @@ class GameTree(_TreeAttributes):
     Args:
       pi: the policy array to check.
       atol: absolute tolerance of the sum and sign checks.
+      name: the argument's name, put before the message ("pi: policy array ...").
 
     Raises:
       errors.UserError (a ValueError): naming the problem and the first bad infoset.
     """
-    _check_policy_array(self, pi, atol)
+    if name is None:
+      _check_policy_array(self, pi, atol)
+      return
+    if pi is None:
+      raise errors.UserError(f"{name} must be a policy array [num_infosets, num_actions], "
+                             "got None")
+    try:
+      _check_policy_array(self, pi, atol)
+    except errors.UserError as e:
+      raise errors.UserError(f"{name}: {e}") from None
 
   def __repr__(self):
     return (f"GameTree({self.game}: {self.num_nodes} histories, {len(self.terminals)} terminal, "

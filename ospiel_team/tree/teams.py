@@ -79,7 +79,14 @@ class Teams:
     return out
 
   def team_of(self, player: int) -> int:
-    """The team index of `player`."""
+    """The team index of `player`.
+
+    Args:
+      player: a player of the game.
+
+    Returns:
+      The index of its team in `teams`.
+    """
     return int(self.player_team[player])
 
   def __str__(self):
@@ -147,6 +154,12 @@ def default_teams(game: pyspiel.Game) -> Teams:
   Known instances come from `ospiel_team.games.team_instances` (Table 1 of the paper; `21K4` is
   `kuhn_poker(players=3)` with teams `0,1|2`); any other n-player game (n >= 3) is taken as
   "players 0..n-2 against player n-1" and a common-payoff game as a single team.
+
+  Args:
+    game: a pyspiel game.
+
+  Returns:
+    Its `Teams`.
   """
   checks.check_game("game", game)
   n = game.num_players()

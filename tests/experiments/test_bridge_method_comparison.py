@@ -14,6 +14,7 @@ import scipy.stats
 
 from ospiel_team import atomic_io
 from tests import repo as tests_repo
+from tests.benchmarks import test_benchmarks_run as runs
 
 SCRIPT = os.path.join(tests_repo.REPO, "experiments",
                       "bridge_fsp_ppo", "bridge_method_comparison.py")
@@ -30,13 +31,18 @@ def test_summary_counts_another_drivers_finished_run(tmp_path):
   # an unfinished run of a third seed is not counted
   atomic_io.write_text(str(out / "runs" / "a2c_seed8.json"),
                        json.dumps({**other, "seed": 8, "done": False}))
-  env = dict(os.environ, PYTHONPATH=tests_repo.REPO)
-  res = subprocess.run(
-      [sys.executable, SCRIPT, "--pilot", "--arms", "a2c", "--seeds", "1",
+  # The driver's smallest setting (tests/experiments/test_experiments_run.py names this test
+  # for it): a pilot run of one seed, with the repository left as it was.
+  before = runs._snapshot()
+  res = runs._run(
+      [SCRIPT, "--pilot", "--arms", "a2c", "--seeds", "1",
        "--cpu_minutes", "0.01", "--snapshots", "1", "--select_boards", "4",
        "--workdir", str(tmp_path / "work"), "--out", str(out), "--noprogress"],
-      cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+      tmp_path, timeout=600)
   assert res.returncode == 0, res.stderr[-3000:]
+  assert runs._snapshot() == before, "the driver wrote into the repository"
+  assert not (tmp_path / "experiments").exists(), "the driver wrote a default experiments/ path"
+  assert (out / "runs" / "a2c_seed1.json").exists()  # its own run, beside the other driver's
   summary = json.loads((out / "summary.json").read_text())
   assert summary["a2c"]["runs"] == 2 and summary["a2c"]["seeds"] == [1, 7]
   assert summary["a2c"]["validation_of_selected"][1] == 0.25

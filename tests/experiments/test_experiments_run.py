@@ -25,9 +25,6 @@ SMALL: dict[str, list[str]] = {
         "--workdir", "{tmp}/ft", "--variants", "a2c", "--rounds", "1", "--snapshot_every", "1",
         "--deals_per_round", "4", "--select_boards", "4", "--eval_boards", "4",
         "--opponents", "natural", "--progress=false"],
-    "bridge_fsp_ppo/bridge_method_comparison.py": [
-        "--pilot", "--arms", "a2c", "--seeds", "1", "--cpu_minutes", "0.01", "--snapshots", "1",
-        "--select_boards", "4", "--workdir", "{tmp}/work", "--out", "{tmp}/out", "--noprogress"],
     "bridge_a2c_training/bridge_select_snapshot.py": [
         "--snapshots", "{tmp}/snapshots", "--opponent", "natural", "--boards", "4",
         "--out", "{tmp}/selection.json", "--noprogress"],
@@ -35,6 +32,8 @@ SMALL: dict[str, list[str]] = {
 
 # driver -> the test that runs it on a small setting and checks what it writes.
 ELSEWHERE: dict[str, str] = {
+    "bridge_fsp_ppo/bridge_method_comparison.py":
+        "tests/experiments/test_bridge_method_comparison.py",
     "bridge_jpsbid/bridge_replication.py": "tests/experiments/test_bridge_replication.py",
     "bridge_search/bridge_search_diagnosis.py": "tests/experiments/test_bridge_search_diagnosis.py",
     "bridge_search/bridge_search_experiment.py":

@@ -71,7 +71,11 @@ class CoopOptimum:
   details: dict
 
   def summary(self) -> dict:
-    """The result as one JSON-able dict (the policy left out)."""
+    """The result as one JSON-able dict (the policy left out).
+
+    Returns:
+      A dict of game, value, bound, proven_optimal, gap, seconds, method and the method's details.
+    """
     return dict(game=self.game, value=self.value, bound=self.bound,
                 proven_optimal=self.proven_optimal, gap=self.gap,
                 seconds=round(self.seconds, 3), method=self.method, **self.details)
@@ -86,7 +90,15 @@ def _pure_policy_array(tree: GameTree, strategy: dict[int, int]) -> np.ndarray:
 
 
 def team_weights(tree: GameTree, members: Sequence[int]) -> np.ndarray:
-  """[num_terminals] chance reach x team utility (sum of members' returns)."""
+  """[num_terminals] chance reach x team utility (sum of members' returns).
+
+  Args:
+    tree: the game tree.
+    members: the team's players.
+
+  Returns:
+    [num_terminals] chance reach times the members' summed return at every terminal.
+  """
   chance = tree.chance_reach()[tree.terminals]
   return chance * tree.node_returns[tree.terminals][:, list(members)].sum(axis=1)
 
@@ -99,6 +111,17 @@ def solve(game: pyspiel.Game | str | GameTree, *, method: str = "auto",
 
   `initial_policy` (a policy array or OpenSpiel policy, e.g. a JPS result; purified by argmax)
   is the MIP's first incumbent: the MIP then returns a strategy at least as good.
+
+  Args:
+    game: a cooperative game: pyspiel game, game string or `GameTree`.
+    method: "auto", "lp", "mip", "brute_force" or "bidding_bb" (module docstring).
+    time_limit: seconds for the solver (None: no limit).
+    lp_max_local: the team LP's limit on local solutions ("auto" uses the MIP past it).
+    threads: HiGHS threads (None: HiGHS's default).
+    initial_policy: the MIP's first incumbent (None: none).
+
+  Returns:
+    A `CoopOptimum`: the optimal joint policy, its value, the proven bound and gap.
 
   Raises:
     errors.UserError: a bad argument, named (a game that is no game, a method, a negative or
@@ -240,6 +263,16 @@ def warm_start_policy(tree: GameTree, kind: str, *, depth: int = 3, cfr_iteratio
 
   JPS (from uniform, or from the last iterate of `cfr_iterations` of CFR started at a seeded random
   policy); None for kind="none".
+
+  Args:
+    tree: the game tree.
+    kind: one of `WARM_STARTS`: "none", "jps" or "cfr_jps".
+    depth: JPS's search depth.
+    cfr_iterations: CFR iterations before JPS ("cfr_jps").
+    seed: the seed of CFR's random start.
+
+  Returns:
+    A policy array, or None for kind="none".
   """
   if kind not in WARM_STARTS:
     raise ValueError(f"unknown warm start {kind!r}; use one of {WARM_STARTS}")

@@ -78,7 +78,11 @@ class BiddingOptimum:
   states: int  # canonical subgames solved (including re-solves with a lower threshold)
 
   def summary(self) -> dict:
-    """The result's fields as a JSON-ready dict (seconds rounded to milliseconds)."""
+    """The result's fields as a JSON-ready dict (seconds rounded to milliseconds).
+
+    Returns:
+      A dict of size, total, value, proven_optimal, seconds and states.
+    """
     return dict(size=self.size, total=self.total, value=self.value,
                 proven_optimal=self.proven_optimal, seconds=round(self.seconds, 3),
                 states=self.states)
@@ -89,7 +93,14 @@ def _num_bids(size: int) -> int:
 
 
 def check_size(size) -> int:
-  """`size` as an int in [2, MAX_SIZE] (the N of simple_bidding), or ValueError naming it."""
+  """`size` as an int in [2, MAX_SIZE] (the N of simple_bidding), or ValueError naming it.
+
+  Args:
+    size: the game's N.
+
+  Returns:
+    `size` as an int.
+  """
   if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
     raise ValueError(f"size must be an int, got size={size!r}")
   size = int(size)
@@ -136,7 +147,12 @@ class Solver:
     return bool(self._st[S_CTR][6])
 
   def save(self, path: str, meta: dict) -> None:
-    """Writes the whole state and `meta` to a checkpoint (`simple_bidding_checkpoint.save`)."""
+    """Writes the whole state and `meta` to a checkpoint (`simple_bidding_checkpoint.save`).
+
+    Args:
+      path: the checkpoint file.
+      meta: JSON-ready items stored beside the state (checked by `load`).
+    """
     sb_checkpoint.save(path, self._st, meta)
 
   def load(self, path: str, expect: dict) -> dict:
@@ -146,6 +162,13 @@ class Solver:
     `meta` (`simple_bidding_checkpoint.load`, which checks the file whole before the kernel's arrays
     are touched).
 
+    Args:
+      path: the checkpoint file.
+      expect: the items its `meta` must have (size, lower bound, table).
+
+    Returns:
+      The checkpoint's `meta`.
+
     Raises:
       ValueError: naming the file, if it is damaged, edited or for another size, lower bound
         or table.
@@ -153,7 +176,16 @@ class Solver:
     return sb_checkpoint.load(path, self._st, expect)
 
   def value(self, b: int, mover: int, other: int) -> int:
-    """W(b, mover, other)."""
+    """W(b, mover, other).
+
+    Args:
+      b: the last bid's index (-1 at the root, before the compulsory first bid).
+      mover: the mover's cards A, a bitmask.
+      other: the partner's cards B, a bitmask.
+
+    Returns:
+      The subgame's optimum W(b, A, B), summed over its deals.
+    """
     v = int(bb_value(b, mover, other, self._st))
     self._check()
     return v
@@ -164,6 +196,18 @@ class Solver:
 
     With `on_pause`, the search pauses after every `chunk` states solved and calls it (the
     state is then consistent: `save` writes a checkpoint the search resumes from).
+
+    Args:
+      b: the last bid's index (-1 at the root, before the compulsory first bid).
+      mover: the mover's cards A, a bitmask.
+      other: the partner's cards B, a bitmask.
+      lower: the value the assignment must exceed.
+      on_pause: called at every pause (None: no pauses).
+      chunk: states solved between pauses.
+
+    Returns:
+      `(value, groups)`: the best value and the mover's cards (bitmasks) per bid, or `(lower, None)`
+        when nothing exceeds `lower`.
     """
     while True:
       budget = NO_BUDGET if on_pause is None else self.states + chunk
@@ -193,7 +237,17 @@ def _actions(size: int, mover: int, groups: list[int]) -> dict[int, int]:
 
 
 def partition_strategy(solver, size: int, k: int, root_groups: list[int]):
-  """Public bid sequence -> {card: action} (action: 0 Pass, j + 1 bid 2^j) on the play path."""
+  """Public bid sequence -> {card: action} (action: 0 Pass, j + 1 bid 2^j) on the play path.
+
+  Args:
+    solver: the `Solver` that found the optimum.
+    size: N.
+    k: the number of bids K.
+    root_groups: the first player's cards (bitmasks) per first bid, from the root's partition.
+
+  Returns:
+    The strategy: public bid sequence -> {card: action} on the play path.
+  """
   full = (1 << size) - 1
   strategy: dict[tuple[int, ...], dict[int, int]] = {}
 
@@ -353,6 +407,15 @@ def strategy_action(strategy: dict[tuple[int, ...], dict[int, int]], card: int,
   """The strategy's action for `card` after the public `bids`.
 
   Off the play path it is the lowest legal action (any action there leaves the value unchanged).
+
+  Args:
+    strategy: public bid sequence -> {card: action} (`partition_strategy`).
+    card: the mover's card.
+    bids: the public bids so far.
+    legal: the legal actions there.
+
+  Returns:
+    The action.
   """
   acts = strategy.get(tuple(bids))
   if acts is not None and card in acts:
@@ -362,7 +425,15 @@ def strategy_action(strategy: dict[tuple[int, ...], dict[int, int]], card: int,
 
 def tabular_policy(game: pyspiel.Game,
                    strategy: dict[tuple[int, ...], dict[int, int]]) -> policy_lib.TabularPolicy:
-  """The joint pure strategy as an OpenSpiel `TabularPolicy` of `game` (simple_bidding)."""
+  """The joint pure strategy as an OpenSpiel `TabularPolicy` of `game` (simple_bidding).
+
+  Args:
+    game: the `simple_bidding` game of the strategy's size.
+    strategy: public bid sequence -> {card: action} (`partition_strategy`).
+
+  Returns:
+    A deterministic `TabularPolicy`.
+  """
   pol = policy_lib.TabularPolicy(game)
   for state in pol.states:
     player = state.current_player()

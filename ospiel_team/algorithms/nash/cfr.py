@@ -86,6 +86,13 @@ def check_exponents(**exponents: Any) -> dict[str, float]:
 def random_policy_array(tree: GameTree, seed: int) -> np.ndarray:
   """A seeded random policy: at each infoset, uniform(0,1) weights on legal actions, normalized.
 
+  Args:
+    tree: the array game tree.
+    seed: the numpy seed (an integer >= 0).
+
+  Returns:
+    [num_infosets, num_actions] float64 policy array.
+
   Raises:
     errors.UserError: `tree` is not a GameTree or `seed` not an integer >= 0.
   """
@@ -104,10 +111,27 @@ def openspiel_cfr_solver(game: pyspiel.Game, tree: GameTree,
   """OpenSpiel's CFR solver started from `initial_policy` instead of uniform.
 
   The reference that `TreeCFRSolver` must equal (`CFRPlusSolver` when `plus`).
+
+  Args:
+    game: the pyspiel game.
+    tree: its `GameTree` (reads `initial_policy` into OpenSpiel's table).
+    initial_policy: the starting policy array (None: OpenSpiel's uniform start).
+    plus: CFR+ (`CFRPlusSolver`) instead of vanilla CFR.
+
+  Returns:
+    OpenSpiel's `CFRSolver` or `CFRPlusSolver`, not yet iterated.
+
+  Raises:
+    errors.UserError: naming a bad argument (`game` not a pyspiel game, `tree` not a GameTree,
+      `plus` not a bool, `initial_policy` not a policy array of `tree`).
   """
+  checks.check_game("game", game)
+  checks.check_tree("tree", tree)
+  checks.check_bool("plus", plus)
+  if initial_policy is not None:
+    tree.validate_policy_array(initial_policy, name="initial_policy")
   solver = os_cfr.CFRPlusSolver(game) if plus else os_cfr.CFRSolver(game)
   if initial_policy is not None:
-    tree.validate_policy_array(initial_policy)
     cur = solver.current_policy()
     cur.action_probability_array[:] = tree.tabular_policy(
         initial_policy, template=cur).action_probability_array
@@ -407,11 +431,18 @@ class BatchedTreeCFRSolver:
     return self._iteration
 
   def current_policy_array(self) -> np.ndarray:
-    """[B, num_infosets, num_actions] current (last-iterate) policies."""
+    """[B, num_infosets, num_actions] current (last-iterate) policies.
+
+    Returns:
+      [B, num_infosets, num_actions], one current policy per game of the batch.
+    """
     return np.ascontiguousarray(np.moveaxis(self._current, -1, 0))
 
   def average_policy_array(self) -> np.ndarray:
     """[B, num_infosets, num_actions] average policies (uniform where nothing accumulated).
+
+    Returns:
+      [B, num_infosets, num_actions], one average policy per game of the batch.
 
     Raises:
       errors.UserError: the policy sums overflowed the dtype (float32 with a large gamma: the
@@ -485,19 +516,35 @@ class TreeCFRSolver:
     return self._batch.iteration
 
   def current_policy_array(self) -> np.ndarray:
-    """The current (last-iterate) policy array."""
+    """The current (last-iterate) policy array.
+
+    Returns:
+      [num_infosets, num_actions] the current policy array.
+    """
     return self._batch.current_policy_array()[0]
 
   def average_policy_array(self) -> np.ndarray:
-    """The (reach-weighted) average policy array; uniform where nothing was accumulated."""
+    """The (reach-weighted) average policy array; uniform where nothing was accumulated.
+
+    Returns:
+      [num_infosets, num_actions] the average policy array.
+    """
     return self._batch.average_policy_array()[0]
 
   def current_policy(self) -> policy_lib.TabularPolicy:
-    """The current (last-iterate) policy as an OpenSpiel `TabularPolicy`."""
+    """The current (last-iterate) policy as an OpenSpiel `TabularPolicy`.
+
+    Returns:
+      A `TabularPolicy` of the tree's game.
+    """
     return self.tree.tabular_policy(self.current_policy_array())
 
   def average_policy(self) -> policy_lib.TabularPolicy:
-    """The average policy as an OpenSpiel `TabularPolicy`."""
+    """The average policy as an OpenSpiel `TabularPolicy`.
+
+    Returns:
+      A `TabularPolicy` of the tree's game.
+    """
     return self.tree.tabular_policy(self.average_policy_array())
 
 

@@ -9,6 +9,11 @@ histories' values bottom-up (a `jax.ops.segment_sum` of the children into their 
 by level), then the player's counterfactual regrets and policy sums per decision edge, summed
 into (infoset, action) by one segment sum each, and the rule's regret update with regret
 matching on the player's infosets (`cfr_kernels.cfr_regret_matching`'s rules, element-wise).
+The algorithms are `cfr`'s, with its citations: CFR (Zinkevich, Johanson, Bowling & Piccione,
+"Regret Minimization in Games with Incomplete Information", NeurIPS 2007) and its variants
+CFR+ (Tammelin 2014, arXiv:1407.5042), DCFR (Brown & Sandholm, AAAI 2019, arXiv:1809.04040)
+and the predictive ones (Farina, Kroer & Sandholm, AAAI 2021, arXiv:2007.14358; Xu et al.,
+IJCAI 2024, arXiv:2404.13891).
 
 The numbers are the numba kernels' up to the order of floating-point additions (a segment
 sum does not promise OpenSpiel's left-to-right order): tests/algorithms/nash/test_cfr_jax.py
@@ -34,7 +39,14 @@ from ospiel_team.algorithms.nash import cfr_kernels
 
 
 def x64_context(dtype: np.dtype):
-  """`jax.enable_x64(True)` for float64, else nothing (JAX's default float32)."""
+  """`jax.enable_x64(True)` for float64, else nothing (JAX's default float32).
+
+  Args:
+    dtype: the computation's dtype.
+
+  Returns:
+    A context manager.
+  """
   import jax
   return jax.enable_x64(True) if np.dtype(dtype) == np.float64 else contextlib.nullcontext()
 
@@ -174,14 +186,35 @@ class JaxCFRKernels:
 
   def iteration(self, state, *, alternating: bool, weight: float, d_pos: float, d_neg: float,
                 d_next: float, first: bool):
-    """Runs one jitted iteration (in float64 inside a local x64 context)."""
+    """Runs one jitted iteration (in float64 inside a local x64 context).
+
+    Args:
+      state: the kernels' state (device arrays from `put`).
+      alternating: update the players one after the other (else simultaneously).
+      weight: the iteration's weight in the average policy.
+      d_pos: the discount of the positive cumulative regrets (DCFR; of every cumulative regret
+        in the predictive rules), from `cfr_kernels.discounts`.
+      d_neg: the discount of the negative cumulative regrets (DCFR).
+      d_next: the discount of the cumulative regrets in the prediction (predictive rules).
+      first: whether this is the first iteration.
+
+    Returns:
+      The next state.
+    """
     dt = self.dtype.type
     with x64_context(self.dtype):
       return self._iterate(state, alternating, dt(weight), dt(d_pos), dt(d_neg), dt(d_next),
                            np.bool_(first))
 
   def put(self, *arrays):
-    """The arrays as JAX arrays of the kernels' dtype."""
+    """The arrays as JAX arrays of the kernels' dtype.
+
+    Args:
+      *arrays: numpy arrays.
+
+    Returns:
+      A tuple of JAX arrays, in the order given.
+    """
     jnp = self._jax.numpy
     with x64_context(self.dtype):
       return tuple(jnp.asarray(a, dtype=self.dtype) for a in arrays)
@@ -240,12 +273,20 @@ class JaxBatchedTreeCFRSolver(cfr.BatchedTreeCFRSolver):
       self._pulled = True
 
   def current_policy_array(self) -> np.ndarray:
-    """[B, num_infosets, num_actions] current (last-iterate) policies."""
+    """[B, num_infosets, num_actions] current (last-iterate) policies.
+
+    Returns:
+      [B, num_infosets, num_actions] numpy current policies.
+    """
     self._pull()
     return super().current_policy_array()
 
   def average_policy_array(self) -> np.ndarray:
-    """[B, num_infosets, num_actions] average policies (as `cfr.BatchedTreeCFRSolver`)."""
+    """[B, num_infosets, num_actions] average policies (as `cfr.BatchedTreeCFRSolver`).
+
+    Returns:
+      [B, num_infosets, num_actions] numpy average policies.
+    """
     self._pull()
     return super().average_policy_array()
 

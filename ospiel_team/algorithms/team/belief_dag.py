@@ -43,6 +43,7 @@ import numpy as np
 import pyspiel
 from scipy import sparse
 
+from ospiel_team import compile_notice
 from ospiel_team.algorithms.team.belief_dag_kernels import _DCFR
 from ospiel_team.algorithms.team.belief_dag_kernels import _MAX
 from ospiel_team.algorithms.team.belief_dag_kernels import _PCFR_PLUS
@@ -60,6 +61,9 @@ from ospiel_team.tree import teams as teams_lib
 from ospiel_team.tree.game_tree import GameTree
 
 ALGORITHMS = ("dcfr", "pcfr+")
+# The first belief DAG of a process says, once, if numba compiles its kernels (`compile_notice`).
+COMPILE_GROUP = "the team belief DAG"
+_KERNELS = (_dag_bottom_up, _dag_top_down, _dag_leaf_values, _dag_regret_matching)
 
 
 class BeliefDAG:
@@ -153,6 +157,16 @@ class BeliefDAG:
     self._inflow = np.empty(self.num_nodes)
     self._pred = np.empty(int(self.node_size.max(initial=1)))
     self._none = np.empty(0)
+    if not compile_notice.done(COMPILE_GROUP):  # the first DAG of the process
+      with compile_notice.announce(COMPILE_GROUP, _KERNELS):
+        if compile_notice.cold(_KERNELS):
+          self._compile()
+
+  def _compile(self) -> None:
+    """Calls every kernel once on this DAG's own arrays (numba compiles them now, announced)."""
+    sigma = self.regret_matching(np.zeros(self.num_edges))
+    self.values(np.zeros(self.leaf_matrix.shape[0]))
+    self.leaf_values(self.flows(sigma))
 
   def _bottom_up(self, g, sigma, regret, mode, pos=1.0, neg=1.0):
     g = np.ascontiguousarray(g, dtype=np.float64)

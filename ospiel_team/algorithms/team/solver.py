@@ -166,7 +166,12 @@ class TeamSolveResult(AnytimeResult):
   plans: list[TeamPlan] | None = dataclasses.field(default=None, repr=False)
 
   def summary(self) -> dict:
-    """The result's fields and the method's details as one JSON-ready dict."""
+    """The result's fields and the method's details as one JSON-ready dict.
+
+    Returns:
+      A dict of the fields (game, teams, method, value, lower, upper, gap, exact, seconds) and the
+        method's details.
+    """
     return dict(game=self.game, teams=self.teams, method=self.method, value=self.value,
                 lower=self.lower, upper=self.upper, gap=self.upper - self.lower,
                 exact=self.exact, seconds=round(self.seconds, 4), **self.details)
@@ -557,6 +562,13 @@ def certify(tree: GameTree, teams: teams_lib.Teams, team1_reach: np.ndarray,
   response value against team 2's reach: backward induction for a one-player team, the flow MIP
   (`TeamOracle`; its proven bound if stopped by `time_limit`, infinite if it proved none) for a
   team of several players with at most `CERTIFY_MAX_SEQUENCES` sequences (else skipped: None).
+
+  Args:
+    tree: the game tree.
+    teams: its two teams.
+    team1_reach: [num_terminals] team 1's plan value at every terminal.
+    team2_reach: [num_terminals] team 2's.
+    time_limit: seconds for each team's flow MIP.
 
   Returns:
     {"certified_lower", "certified_upper", "certify_seconds", "certify_note"}.

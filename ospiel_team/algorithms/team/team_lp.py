@@ -48,7 +48,15 @@ AUTO_SIMPLEX_MAX_NONZEROS = 20_000
 
 
 def choose_solver(solver: str, nonzeros: int) -> str:
-  """HiGHS's `solver` option for an LP with `nonzeros` nonzeros ("auto": by size, see above)."""
+  """HiGHS's `solver` option for an LP with `nonzeros` nonzeros ("auto": by size, see above).
+
+  Args:
+    solver: HiGHS's `solver` option, or "auto".
+    nonzeros: the LP's nonzeros (`lp_nonzeros`).
+
+  Returns:
+    `solver` unless "auto"; then "simplex" up to `AUTO_SIMPLEX_MAX_NONZEROS` nonzeros, else "ipm".
+  """
   if solver != "auto":
     return solver
   return "simplex" if nonzeros <= AUTO_SIMPLEX_MAX_NONZEROS else "ipm"
@@ -81,12 +89,20 @@ class TeamLPResult:
     return self.build_seconds + self.solve_seconds
 
   def value_per_member(self) -> list[float]:
-    """The game value per member of each team (a team's value split evenly)."""
+    """The game value per member of each team (a team's value split evenly).
+
+    Returns:
+      [value of team 1 / its size, value of team 2 / its size].
+    """
     v = [self.value, -self.value]
     return [v[i] / len(t) for i, t in enumerate(self.teams.teams)]
 
   def summary(self) -> dict:
-    """The result's fields as a JSON-ready dict (the ones `ospiel-team-solve` prints)."""
+    """The result's fields as a JSON-ready dict (the ones `ospiel-team-solve` prints).
+
+    Returns:
+      A dict of the game, teams, values, LP sizes, timings, status and solver.
+    """
     return dict(game=self.game, teams=str(self.teams), terminals=self.terminals,
                 value=self.value,
                 value_team2=-self.value, value_per_member=self.value_per_member(),
@@ -97,7 +113,14 @@ class TeamLPResult:
                 seconds=round(self.seconds, 4), status=self.status, solver=self.solver)
 
   def profile_policy(self, rng=None) -> np.ndarray:
-    """A pure profile: each team's sampled joint pure strategy (a policy array)."""
+    """A pure profile: each team's sampled joint pure strategy (a policy array).
+
+    Args:
+      rng: a numpy Generator or seed for the sampling (`TeamPlan.sample_policy_array`).
+
+    Returns:
+      [num_infosets, num_actions] a pure policy array (uniform at infosets no plan reaches).
+    """
     tree = self.plans[0].decomposition.tree
     pi = tree.uniform_policy_array()
     for plan in self.plans:
@@ -124,6 +147,16 @@ def lp_nonzeros(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
   With `stop_above`, a lower bound read off the decompositions' sizes (one entry per local
   solution in D1 and E2, and the leaf maps F1 and G2) is returned as soon as it exceeds it,
   without the payoff matrix or the constraint systems.
+
+  Args:
+    tree: the game tree.
+    teams: its two teams.
+    dec1: team 1's decomposition.
+    dec2: team 2's.
+    stop_above: return a lower bound as soon as it exceeds this (None: the exact count).
+
+  Returns:
+    The number of nonzeros (or a lower bound above `stop_above`).
   """
   lower = dec1.num_local + dec2.num_local + dec1.leaf_matrix.nnz + dec2.leaf_matrix.nnz
   if stop_above is not None and lower > stop_above:
@@ -173,6 +206,9 @@ def build_model(tree: GameTree, teams: teams_lib.Teams, dec1: TeamDecomposition,
     support1: team 1's local solutions kept as columns (sorted indices; None: all); the
       others are fixed to 0 (the LP over a face of team 1's polytope, `restricted.py`).
     support2: team 2's local solutions kept as dual rows (None: all).
+
+  Returns:
+    The `LPModel` (HiGHS's column-wise LP and the slices that read the plans back).
   """
   util1 = teams_lib.team_terminal_utilities(tree, teams)[:, 0]
   m_mat = _payoff(tree, dec1, dec2, util1)
@@ -250,6 +286,10 @@ def solve(game: pyspiel.Game | str | GameTree, teams: str | teams_lib.Teams = No
     highs_options: further HiGHS options, each checked by HiGHS.
     decompositions: both teams' `TeamDecomposition`s of this tree, when already built (e.g. by
       `solver.solve`'s `auto` rule); None: built here.
+
+  Returns:
+    A `TeamLPResult`: the value for team 1 and both teams' optimal plans, with the LP's sizes and
+      timings.
   """
   start = time.perf_counter()
   tree, teams = teams_lib.check_assumptions(game, teams)

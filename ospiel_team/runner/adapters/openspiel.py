@@ -67,7 +67,15 @@ def check_internals() -> None:
 
 
 def cfr_policies(ctx: SolverContext, solver) -> dict:
-  """An OpenSpiel CFR-family solver's average and current policies as arrays (not charged)."""
+  """An OpenSpiel CFR-family solver's average and current policies as arrays (not charged).
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+    solver: an OpenSpiel CFR-family solver.
+
+  Returns:
+    {"average": ..., "current": ...} policy arrays.
+  """
   with ctx.excluded("snapshot"):
     return {"average": ctx.tree.policy_array(solver.average_policy()),
             "current": ctx.tree.policy_array(solver.current_policy())}
@@ -88,6 +96,13 @@ def cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
   OpenSpiel's `cfr.CFRSolver` (Zinkevich et al. 2007, "Regret Minimization in Games with
   Incomplete Information", NeurIPS 2007).
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Returns:
+    An iterator of `Snapshot`s (the policy arrays by variant), one at each of the context's
+      checkpoints.
   """
   from open_spiel.python.algorithms import cfr
   return _cfr_family(ctx, cfr.CFRSolver)
@@ -99,6 +114,13 @@ def cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
   OpenSpiel's `cfr.CFRPlusSolver` (Tammelin 2014, "Solving Large Imperfect Information
   Games Using CFR+", arXiv 1407.5042).
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Returns:
+    An iterator of `Snapshot`s (the policy arrays by variant), one at each of the context's
+      checkpoints.
   """
   from open_spiel.python.algorithms import cfr
   return _cfr_family(ctx, cfr.CFRPlusSolver)
@@ -114,6 +136,12 @@ def jax_cfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   compiling calls of its jitted step ("jit") are excluded from the budget. The average policy is
   read from its arrays for every player (its own `average_policy` covers two players only).
   Options: jax_cfr.plus (regret matching+, default true), jax_cfr.linear_averaging (true).
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from open_spiel.python.jax.cfr import jax_cfr
   with ctx.excluded("setup"):
@@ -154,6 +182,12 @@ def xfp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
   OpenSpiel's `fictitious_play.XFPSolver` (Heinrich, Lanctot and Silver 2015, "Fictitious
   Self-Play in Extensive-Form Games", ICML 2015); its average policy (it has no current one).
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   with ctx.excluded("setup"):  # the import too: a generator's body runs on the clock
     from open_spiel.python.algorithms import fictitious_play
@@ -226,6 +260,12 @@ def nfsp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: nfsp.episodes, nfsp.hidden (units of each of two layers), nfsp.anticipatory,
   nfsp.rl_lr, nfsp.sl_lr, nfsp.buffer (replay), nfsp.reservoir, nfsp.batch, nfsp.min_buffer,
   nfsp.learn_every, nfsp.epsilon_start, nfsp.epsilon_end, nfsp.target_every.
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   with ctx.excluded("setup"):
     import flax.nnx as nn
@@ -415,7 +455,18 @@ def _exclude_compiling_calls(ctx: SolverContext, obj, names) -> None:
 
 
 def average_policy_array(tree, agents, tensors, rows_of, nn) -> np.ndarray:
-  """The NFSP agents' average-policy networks as one policy array (one batch per player)."""
+  """The NFSP agents' average-policy networks as one policy array (one batch per player).
+
+  Args:
+    tree: the game's array tree.
+    agents: the NFSP agents, one per player.
+    tensors: [num_infosets, size] the infosets' information-state tensors.
+    rows_of: player -> the tree's infoset rows of that player.
+    nn: the `flax.nnx` module (its `state` gives a network's parameters).
+
+  Returns:
+    [num_infosets, num_actions] float64 policy array.
+  """
   pi = np.zeros((tree.num_infosets, tree.num_actions))
   for p, agent in enumerate(agents):
     rows = rows_of[p]
@@ -465,6 +516,12 @@ def mmd_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   OpenSpiel's class unchanged (the alpha-QRE). Two-player zero-sum games only.
   Options: mmd.alpha (0.1), mmd.stepsize (0 = OpenSpiel's alpha / max|A|^2),
   mmd.magnet_lr (0.05), mmd.magnet ("moving" or "uniform").
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   with ctx.excluded("setup"):  # mmd_dilated imports scipy.stats: seconds of CPU, once
     import pyspiel

@@ -89,6 +89,12 @@ def jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
   Options: jps.depth (0 = to the end of the game), jps.samples (0 = exact),
   jps.max_iterations (0 = no limit), jps.seed (-1 = the run's seed).
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   tree = ctx.tree
@@ -112,6 +118,12 @@ def cfr_plus_jps_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   OpenSpiel's CFR+ with Joint Policy Search applied to its current policy at every
   checkpoint (variant "jps", by which it is judged): JPS as a booster of CFR+ (the JPS paper's
   CFR1k+JPS, Tian et al. 2020, arXiv 2008.06495). Options as for `jps`.
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from open_spiel.python.algorithms import cfr
   with ctx.excluded("setup"):
@@ -147,6 +159,12 @@ def tree_cfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   linear averaging, as OpenSpiel's `cfr.CFRPlusSolver`, which `cfr_plus` runs), on the array
   tree with the numba kernels of `dcfr`, `pcfr_plus` and `pdcfr_plus`: beside those, a
   comparison of algorithms, not of implementations.
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, tree_cfr.TreeCFRPlusSolver)
@@ -179,6 +197,12 @@ def dcfr_solver(ctx: SolverContext) -> Iterator[Snapshot]:
 
   Options: dcfr.alpha (1.5), dcfr.beta (0), dcfr.gamma (2): the paper's DCFR_{3/2,0,2}; alpha
   and gamma from 0 to 10, beta from -10 to 10 (`cfr.EXPONENT_RANGES`).
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreeDCFRSolver(
@@ -196,6 +220,12 @@ def pcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Blackwell Approachability", AAAI 2021, arXiv 2007.14358), `cfr.TreePCFRPlusSolver`.
 
   Options: pcfr_plus.gamma (2: quadratic averaging), from 0 to 10.
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreePCFRPlusSolver(
@@ -213,6 +243,12 @@ def pdcfr_plus_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   `cfr.TreePDCFRPlusSolver`.
 
   Options: pdcfr_plus.alpha (2.3), pdcfr_plus.gamma (5), the paper's; each from 0 to 10.
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from ospiel_team.algorithms.nash import cfr as tree_cfr
   return _tree_cfr_family(ctx, lambda tree: tree_cfr.TreePDCFRPlusSolver(
@@ -255,6 +291,12 @@ def ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: ed.lr (1.0), ed.schedule ("constant"), ed.optimizer ("sgd"): the class's defaults,
   chosen by `benchmarks/ed_defaults.py`; ed.projection ("softmax" or "l2"), ed.values ("q" or
   "counterfactual", for l2).
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from ospiel_team.algorithms.nash import exploitability_descent as ed
   solver = ed.TabularEDSolver(
@@ -278,6 +320,12 @@ def neural_ed_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   Options: neural_ed.hidden ("64", or "128x128" for two layers), neural_ed.lr (0.003),
   neural_ed.schedule ("constant"), neural_ed.l2 (1e-3), neural_ed.optimizer ("adam"): the
   class's defaults, chosen by `benchmarks/ed_defaults.py`.
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    A `Snapshot` (the policy arrays by variant) at each of the context's checkpoints.
   """
   from ospiel_team.algorithms.nash import exploitability_descent as ed
   solver = ed.NeuralEDSolver(
@@ -318,6 +366,12 @@ def team_lp_solver(ctx: SolverContext) -> Iterator[Snapshot]:
   `--teams`, else option team_lp.teams, else `teams.default_teams`. A game for which the
   default path answers without plans (column generation or the belief DAG alone, on games
   whose LP is not built) is an error naming the method.
+
+  Args:
+    ctx: the run's `SolverContext` (game, tree, budget, options, seed).
+
+  Yields:
+    One `Snapshot` of the solution's policy arrays.
   """
   from ospiel_team.algorithms.team import solve
   from ospiel_team.tree import teams as teams_lib

@@ -69,3 +69,23 @@ def test_cfr_first_iteration_announces_its_compilation(tmp_path):
   assert cold.count("compiled the numba kernels of CFR in ") == 1, cold
   warm = _run(_CFR, tmp_path, cache).stderr
   assert "numba kernels" not in warm, warm
+
+
+_TEAM = textwrap.dedent("""
+    from ospiel_team.algorithms.team import belief_dag
+    for _ in range(2):  # two solves in one process: each group announced once at most
+      belief_dag.solve("team_kuhn(ranks=3)", "0,1|2", max_iterations=20, check_every=10)
+    """)
+
+
+@pytest.mark.slow
+def test_team_solve_announces_its_compilation(tmp_path):
+  """The team solvers' kernels (the decompositions' and the belief DAG's): announced once when
+  numba compiles them, silent once they are cached."""
+  cache = tmp_path / "numba_cache"
+  cold = _run(_TEAM, tmp_path, cache).stderr
+  for group in ("the team decompositions", "the team belief DAG"):
+    assert cold.count(f"compiling the numba kernels of {group}") == 1, cold
+    assert cold.count(f"compiled the numba kernels of {group} in ") == 1, cold
+  warm = _run(_TEAM, tmp_path, cache).stderr
+  assert "numba kernels" not in warm, warm

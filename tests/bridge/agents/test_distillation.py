@@ -297,6 +297,25 @@ def test_distillation_needs_a_search_and_the_numpy_trainer():
     jax_trainer.JaxA2CTrainer(a2c.A2CConfig(q_coef=0.5))
 
 
+def test_distilling_a_search_of_more_candidates_than_the_buffer_keeps_is_refused_on_attaching():
+  """The authors' budget (38 candidates) failed mid-training in `SearchBuffer.add`; attaching
+  it to a distilling trainer is now the UserError naming candidates and distill_coef."""
+  budget = jps_bid.SearchOptions.authors_budget()
+  assert budget.candidates == 38 > sb.MAX_CANDIDATES == 8
+  tr = a2c.A2CTrainer(_cfg(), _one_deal_dataset())  # distill_coef=1.0
+  for hook in (jps_bid.GameSearch(budget), jps_bid.JPSBidSearch(budget)):
+    with pytest.raises(UserError, match=r"^candidates=38 with distill_coef=1.0: .* at most 8 "
+                                        r"candidates"):
+      tr.search = hook
+    assert tr.search is None
+  fits = jps_bid.GameSearch(dataclasses.replace(budget, candidates=sb.MAX_CANDIDATES))
+  tr.search = fits  # as many as a row keeps: attached
+  assert tr.search is fits
+  plain = a2c.A2CTrainer(_cfg(distill_coef=0.0), _one_deal_dataset())
+  plain.search = jps_bid.GameSearch(budget)  # no distillation, no search buffer: no limit
+  assert plain.search_buffer is None and plain.search.options.candidates == 38
+
+
 def _fake_result(obs, rng):
   legal = policy_net.legal_from_obs(obs)
   calls = np.argsort(-np.where(legal, rng.random(legal.shape), -1.0), axis=1)[:, :3]

@@ -53,6 +53,10 @@ def _line(capsys, *args, status=2):
     (["--buffer_size=10000000000000"],
      r"the run needs at least \S+ GiB of memory \(.*--buffer_size=10000000000000\), .*"),
     (["--hidden=100000000"], r"the run needs at least \S+ GiB of memory \(--hidden=100000000,"),
+    # distillation of the authors' search budget (it failed mid-training in the search buffer)
+    (["--search=jps", "--search_candidates=38", "--distill_coef=0.5"],
+     r"--search_candidates=38 with --distill_coef=0.5: the search buffer of distillation keeps "
+     r"at most 8 candidates a decision; give --search_candidates <= 8 or --distill_coef=0$"),
 ])
 def test_bad_runs_are_one_line_before_any_work(args, want, tmp_path, capsys, small_dataset):
   work = tmp_path / "w"

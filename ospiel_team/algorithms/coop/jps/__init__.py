@@ -106,7 +106,7 @@ class JointPolicySearch:
     self._value_scale = 1 if common else len(team)
     self.structure = team_structure(self.tree, team)
     self.chain_search = ChainSearch(self.tree, self.structure, self.config)
-    self._fixed = None if fixed_policy is None else self._as_array(fixed_policy)
+    self._fixed = None if fixed_policy is None else self._as_array(fixed_policy, "fixed_policy")
     depths = self.structure.decision_depths
     if config.start_depths is None:
       self._start_depths = tuple(depths)
@@ -131,24 +131,45 @@ class JointPolicySearch:
     """The starting depths searched (team decision depths)."""
     return list(self._start_depths)
 
-  def _as_array(self, pol: PolicyLike) -> np.ndarray:
+  def _as_array(self, pol: PolicyLike, name: str) -> np.ndarray:
+    """`pol` as a checked policy array of the tree (UserError naming `name`)."""
     tree = self.tree
     if pol is None:
       return tree.uniform_policy_array()
     if isinstance(pol, policy_lib.Policy):
       pi = tree.policy_array(pol)
     else:
-      pi = np.array(pol, dtype=np.float64)
-    tree.validate_policy_array(pi)
+      try:
+        pi = np.array(pol, dtype=np.float64)
+      except (TypeError, ValueError):
+        raise UserError(f"{name} must be a policy array or an OpenSpiel policy, got "
+                        f"{type(pol).__name__} {pol!r:.80}") from None
+    tree.validate_policy_array(pi, name=name)
     return pi
 
   # --------------------------------------------------------------------------------------------
   def objective_values(self, pi: np.ndarray, edge_probs=None) -> np.ndarray:
-    """[num_nodes] team mean return of every history under `pi` (v^sigma of the paper)."""
+    """[num_nodes] team mean return of every history under `pi` (v^sigma of the paper).
+
+    Args:
+      pi: the joint policy array sigma ([num_infosets, num_actions]).
+      edge_probs: `evaluation.edge_probabilities` of `pi` if the caller has it already (None:
+        computed).
+
+    Returns:
+      [num_nodes] the team's mean return from every history.
+    """
     return self.chain_search.objective_values(pi, edge_probs=edge_probs)
 
   def value(self, pi: np.ndarray) -> float:
-    """Objective (team mean return) of the policy array `pi`."""
+    """Objective (team mean return) of the policy array `pi`.
+
+    Args:
+      pi: the joint policy array sigma ([num_infosets, num_actions]).
+
+    Returns:
+      The team's mean expected return under `pi`.
+    """
     return self.chain_search.value(pi)
 
   def sweep(self, pi: np.ndarray, rng: np.random.Generator | None = None) -> Sweep:
@@ -156,6 +177,14 @@ class JointPolicySearch:
 
     `search(sweep, depth)` then runs one search; sampled JPS draws its histories with `rng`
     (default: a generator seeded by `seed`).
+
+    Args:
+      pi: the joint policy array sigma ([num_infosets, num_actions]).
+      rng: the generator sampled JPS draws its histories with (None: seeded by `seed`; unused by
+        exact JPS).
+
+    Returns:
+      The `Sweep` of `pi`.
     """
     if self.config.samples is not None and rng is None:
       rng = np.random.default_rng(self.seed)
@@ -163,16 +192,42 @@ class JointPolicySearch:
 
   def search(self, sweep: Sweep, start_depth: int,
              rng: np.random.Generator | None = None) -> SearchResult:
-    """Algorithm 1's JPS(sigma, I_cand, 1) from `start_depth` (`ChainSearch.search`)."""
+    """Algorithm 1's JPS(sigma, I_cand, 1) from `start_depth` (`ChainSearch.search`).
+
+    Args:
+      sweep: the `Sweep` of the current policy (`sweep`).
+      start_depth: the depth of the team infosets the chains start from (I_cand).
+      rng: draws sampled JPS's histories (None: the config's seed).
+
+    Returns:
+      The `SearchResult`: the best chain and its predicted gain (Theorem 1).
+    """
     return self.chain_search.search(sweep, start_depth, rng=rng)
 
   def candidates(self, result: SearchResult) -> Iterator[tuple[Chain, float]]:
-    """Every candidate chain of a search with its Theorem 1 predicted gain."""
+    """Every candidate chain of a search with its Theorem 1 predicted gain.
+
+    Args:
+      result: a `SearchResult` of `search`.
+
+    Yields:
+      `(chain, predicted_gain)` for every chain the search valued, level by level.
+    """
     return self.chain_search.candidates(result)
 
   def brute_force_gains(self, pi: np.ndarray, result: SearchResult,
                         limit: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """(predicted, brute-force, seconds) gains of the search's candidates (the first `limit`)."""
+    """(predicted, brute-force, seconds) gains of the search's candidates (the first `limit`).
+
+    Args:
+      pi: the policy array the search started from.
+      result: a `SearchResult` of `search`.
+      limit: value only the first `limit` candidates (None: all).
+
+    Returns:
+      `(predicted, brute_force, seconds)`: the candidates' Theorem 1 gains, their gains by re-
+        evaluating the changed policy, and the seconds the re-evaluations took.
+    """
     return self.chain_search.brute_force_gains(pi, result, limit)
 
   apply_chain = staticmethod(apply_chain)
@@ -183,6 +238,9 @@ class JointPolicySearch:
     As in facebookresearch/jps, `Solver::runSearch`: the first team decision level only
     without a depth; with a depth D, every level that has at least D - 1 levels below it
     (levels 0 .. L - D of L levels).
+
+    Returns:
+      The tree depths to start searches from, in increasing order.
     """
     levels = self.structure.decision_depths
     if self.config.depth is None:
@@ -208,7 +266,7 @@ class JointPolicySearch:
       ValueError: a policy that is not a valid policy of the tree.
     """
     t_start = time.perf_counter()
-    pi = self._as_array(initial_policy)
+    pi = self._as_array(initial_policy, "initial_policy")
     if self._fixed is not None:
       others = ~np.isin(self.tree.infoset_player, self.team)
       pi[others] = self._fixed[others]
@@ -223,10 +281,32 @@ class JointPolicySearch:
 
 def joint_policy_search(game: GameLike, initial_policy: PolicyLike = None,
                         **options) -> JPSResult:
-  """Functional form: `JointPolicySearch(game, **options).improve(initial_policy)`."""
+  """Functional form: `JointPolicySearch(game, **options).improve(initial_policy)`.
+
+  Args:
+    game: a game string, pyspiel game or `GameTree`.
+    initial_policy: the policy to improve (None: `improve`'s default).
+    **options: `JointPolicySearch`'s options (`JPSConfig` fields, `team`, `config`).
+
+  Returns:
+    The `JPSResult` of `improve`.
+  """
   return JointPolicySearch(game, **options).improve(initial_policy)
 
 
 def purified_policy_array(tree: GameTree, pi: np.ndarray) -> np.ndarray:
-  """The argmax (first maximal legal action) policy of `pi` (the paper's "purified" CFR)."""
+  """The argmax (first maximal legal action) policy of `pi` (the paper's "purified" CFR).
+
+  Args:
+    tree: the array game tree.
+    pi: [num_infosets, num_actions] policy array.
+
+  Returns:
+    The one-hot policy array at each infoset's first maximal legal action.
+
+  Raises:
+    UserError: `tree` is not a GameTree or `pi` not a policy array of it (named).
+  """
+  checks.check_tree("tree", tree)
+  tree.validate_policy_array(pi, name="pi")
   return tree.purified_policy_array(pi)

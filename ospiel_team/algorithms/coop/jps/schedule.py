@@ -64,6 +64,18 @@ class JPSIteration:
 
     The record of one step: search result `res` applied (or not) from `value` to
     `new_value`; the iteration began at `t0` (`time.perf_counter`).
+
+    Args:
+      it: the iteration number.
+      depth: the search's starting depth.
+      res: the search's `SearchResult`.
+      changes: the (infoset key, action) changes applied.
+      value: the objective before the step.
+      new_value: the objective after it.
+      t0: `time.perf_counter()` when the iteration began.
+
+    Returns:
+      The `JPSIteration` record of the step.
     """
     return cls(iteration=it, start_depth=int(depth), value=new_value,
                predicted_gain=res.gain if res.chain else 0.0, true_gain=new_value - value,

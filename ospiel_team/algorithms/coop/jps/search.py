@@ -38,6 +38,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.algorithms.coop.jps import sweep as sweep_lib
 from ospiel_team.algorithms.coop.jps.config import JPSConfig
 from ospiel_team.algorithms.coop.jps.structure import TeamStructure
@@ -289,9 +290,33 @@ def chain_at(levels: Sequence[Level], k: int, c: int) -> Chain:
 
 
 def apply_chain(pi: np.ndarray, chain: Iterable[tuple[int, int]]) -> np.ndarray:
-  """Sigma' of Eq. 6: `pi` with every (infoset, action) of the chain set one-hot."""
+  """Sigma' of Eq. 6: `pi` with every (infoset, action) of the chain set one-hot.
+
+  Args:
+    pi: the policy array (not modified).
+    chain: (infoset, action) pairs to set one-hot.
+
+  Returns:
+    A copy of `pi` with each chain infoset's row one-hot at its action.
+
+  Raises:
+    UserError: `pi` is not a 2-D numpy array or `chain` not (infoset, action) pairs of it.
+  """
+  if not isinstance(pi, np.ndarray) or pi.ndim != 2:
+    raise UserError(f"pi must be a policy array (a 2-D numpy array), got "
+                    f"{type(pi).__name__} {pi!r:.80}")
+  if isinstance(chain, (str, bytes)) or not isinstance(chain, Iterable):
+    raise UserError(f"chain must be a sequence of (infoset, action) pairs, got "
+                    f"{type(chain).__name__} {chain!r:.80}")
+  pairs = list(chain)
+  for p in pairs:
+    if not (isinstance(p, (tuple, list)) and len(p) == 2
+            and all(checks.is_integer(x) for x in p)
+            and 0 <= p[0] < pi.shape[0] and 0 <= p[1] < pi.shape[1]):
+      raise UserError(f"chain: {p!r:.80} is not an (infoset, action) pair of a policy array "
+                      f"of shape {pi.shape}")
   new = pi.copy()
-  for i, a in chain:
+  for i, a in pairs:
     new[i] = 0.0
     new[i, a] = 1.0
   return new
@@ -402,6 +427,10 @@ class ChainSearch:
 
   def __init__(self, tree: GameTree, structure: TeamStructure, config: JPSConfig, *,
                row_finding: str = "auto"):
+    checks.check_tree("tree", tree)
+    checks.check_type("structure", structure, TeamStructure,
+                      "a TeamStructure (jps.team_structure(tree, team))")
+    checks.check_type("config", config, JPSConfig, "a JPSConfig")
     if row_finding not in ROW_FINDING:
       raise UserError(f"row_finding must be one of {ROW_FINDING}, got {row_finding!r}")
     self.tree = tree
@@ -418,15 +447,39 @@ class ChainSearch:
 
   # --------------------------------------------------------------------------------------------
   def objective_values(self, pi: np.ndarray, edge_probs=None) -> np.ndarray:
-    """[num_nodes] team mean return of every history under `pi` (v^sigma of the paper)."""
+    """[num_nodes] team mean return of every history under `pi` (v^sigma of the paper).
+
+    Args:
+      pi: the joint policy array sigma ([num_infosets, num_actions]).
+      edge_probs: `evaluation.edge_probabilities` of `pi` if the caller has it already (None:
+        computed).
+
+    Returns:
+      [num_nodes] the team's mean return from every history.
+    """
     return sweep_lib.objective_values(self.tree, self.structure.team, pi, edge_probs=edge_probs)
 
   def value(self, pi: np.ndarray) -> float:
-    """Objective (team mean return) of the policy array `pi`."""
+    """Objective (team mean return) of the policy array `pi`.
+
+    Args:
+      pi: the joint policy array sigma ([num_infosets, num_actions]).
+
+    Returns:
+      The team's mean expected return under `pi`.
+    """
     return float(evaluation.game_value(self.tree, pi)[list(self.structure.team)].mean())
 
   def sweep(self, pi: np.ndarray, rng: np.random.Generator | None = None) -> Sweep:
-    """`sweep_lib.sweep` of `pi` (Algorithm 1, line 3); sampled JPS draws with `rng`."""
+    """`sweep_lib.sweep` of `pi` (Algorithm 1, line 3); sampled JPS draws with `rng`.
+
+    Args:
+      pi: the joint policy array sigma ([num_infosets, num_actions]).
+      rng: the generator sampled JPS draws its histories with (unused by exact JPS).
+
+    Returns:
+      The `Sweep` of `pi`.
+    """
     return sweep_lib.sweep(self.tree, self.structure, pi, samples=self.config.samples,
                            sample_by=self.config.sample_by, rng=rng)
 
@@ -492,7 +545,14 @@ class ChainSearch:
 
   # --------------------------------------------------------------------------------------------
   def candidates(self, result: SearchResult) -> Iterator[tuple[Chain, float]]:
-    """Every candidate chain of a search with its Theorem 1 predicted gain."""
+    """Every candidate chain of a search with its Theorem 1 predicted gain.
+
+    Args:
+      result: a `SearchResult` of `search`.
+
+    Yields:
+      `(chain, predicted_gain)` for every chain the search valued, level by level.
+    """
     preds = chain_predictions(result.levels)
     for k, lvl in enumerate(result.levels):
       for c in range(len(lvl.infoset)):
@@ -504,6 +564,15 @@ class ChainSearch:
 
     Brute force = `evaluation.game_value` of the modified policy array, one full sweep per
     candidate.
+
+    Args:
+      pi: the policy array the search started from.
+      result: a `SearchResult` of `search`.
+      limit: value only the first `limit` candidates (None: all).
+
+    Returns:
+      `(predicted, brute_force, seconds)`: the candidates' Theorem 1 gains, their gains by re-
+        evaluating the changed policy, and the seconds the re-evaluations took.
     """
     v0 = self.value(pi)
     pred, true = [], []
@@ -517,6 +586,10 @@ class ChainSearch:
 
   def verify(self, pi: np.ndarray, result: SearchResult) -> None:
     """Checks Theorem 1: every candidate's prediction equals its brute-force gain.
+
+    Args:
+      pi: the policy array the search started from.
+      result: a `SearchResult` of `search`.
 
     Raises:
       AssertionError: a prediction differs by more than `verify_atol * (1 + |gain|)`.

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ospiel_team import checks
 from ospiel_team.errors import SizeLimitError
+from ospiel_team.errors import UserError
 from ospiel_team.tree import traversal
 from ospiel_team.tree.game_tree import GameTree
 
@@ -98,6 +100,12 @@ class TeamStructure:
     """(infoset, action) of every one-infoset chain from `start_depth`.
 
     Algorithm 1's I_cand (every team infoset at that depth) with each legal action.
+
+    Args:
+      start_depth: the tree depth of the chains' first infoset.
+
+    Returns:
+      `(infosets, actions)`: index arrays, one entry per (team infoset at that depth, legal action).
     """
     ti = self.team_infosets
     start = ti[self.infoset_depth[ti] == start_depth]
@@ -110,6 +118,14 @@ class TeamStructure:
 
     (chain index, next infoset) for every I' in succ(I, a) of a chain's last (I, a) that is
     not already active on that chain (`act_inf`: [chains, k] the chains' active infosets).
+
+    Args:
+      ch_inf: each chain's last infoset.
+      ch_act: each chain's last action.
+      act_inf: [chains, k] the chains' active infosets.
+
+    Returns:
+      `(chain_index, next_infoset)` arrays, one entry per extension.
     """
     seq = ch_inf * self.num_actions + ch_act
     s0 = self.succ_ptr[seq]
@@ -129,6 +145,14 @@ class TeamStructure:
     For rows `row` and active (infoset, action) pairs (ij, aj), one per row: whether the
     row's path passes infoset ij (`passes`) and takes action aj there (`hit`), read off the
     sequence of ij's player at the row (perfect recall).
+
+    Args:
+      row: row (history) indices.
+      ij: one active infoset per row.
+      aj: its active action per row.
+
+    Returns:
+      `(passes, hit)`: bool arrays, one entry per row.
     """
     a = self.num_actions
     tj = self.team_index[self.infoset_player[ij]]
@@ -305,8 +329,16 @@ def team_structure(tree: GameTree, team: Sequence[int]) -> TeamStructure:
 
   Returns:
     The cached structure (read-only; shared by every search on this tree and team).
+
+  Raises:
+    UserError: `tree` is not a GameTree or `team` not distinct players of its game (named).
   """
-  key = tuple(sorted(int(p) for p in team))
+  checks.check_tree("tree", tree)
+  players = checks.check_int_sequence("team", team, minimum=0, what="players") or ()
+  if not players or len(set(players)) != len(players) or max(players) >= tree.num_players:
+    raise UserError(f"team={list(players)} must be distinct players of the "
+                    f"{tree.num_players}-player game")
+  key = tuple(sorted(players))
   entry = _CACHE.get(id(tree))
   if entry is None or entry[0]() is not tree:
     entry = (weakref.ref(tree), {})

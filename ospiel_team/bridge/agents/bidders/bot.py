@@ -40,7 +40,7 @@ class BidderBot(pyspiel.Bot):
     seed: seed of the uniforms handed to a sampling bidder (greedy bidders ignore them).
 
   Raises:
-    errors.UserError: not a bidder, or a seat other than 0-3.
+    errors.UserError: not a bidder (`bidders.base.Bidder`), or a seat other than 0-3.
   """
 
   def __init__(self, bidder, player_id: int, seed: int | None = None):

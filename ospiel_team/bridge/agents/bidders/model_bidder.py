@@ -31,10 +31,12 @@ the command and data of each, not in the package.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 import numpy as np
 
 from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.bridge.agents.bidders import base
 from ospiel_team.bridge.agents.bidders import policy_net
 
@@ -79,9 +81,20 @@ def model_path(name_or_path: str = "a2c") -> str:
 
 
 class ModelBidder(base.ObservationBidder):
-  """Bids with a trained policy network: greedy by default, or sampled with `uniforms`."""
+  """Bids with a trained policy network: greedy by default, or sampled with `uniforms`.
+
+  Raises:
+    errors.UserError: on construction, naming a bad argument (`net` not a haiku network,
+      `params` not its parameter dict, `name` not a string, `greedy` not a bool).
+  """
 
   def __init__(self, net, params, *, name: str = "a2c", greedy: bool = True):
+    if not callable(getattr(net, "apply", None)):
+      raise errors.UserError(f"net must be a haiku network (policy_net.make_network), got "
+                             f"{type(net).__name__} {net!r:.80}")
+    checks.check_type("params", params, Mapping, "the network's parameter dict")
+    checks.check_type("name", name, str, "a string")
+    checks.check_bool("greedy", greedy)
     self.name = name
     self.greedy = bool(greedy)
     self.net = net

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Mapping
 
 import haiku as hk
 import jax
@@ -29,6 +30,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
+from ospiel_team import errors
 from ospiel_team.bridge import auction as A
 from ospiel_team.bridge import haiku_params
 from ospiel_team.bridge import shipped_digests
@@ -311,7 +314,16 @@ def save_model(path: str, params, cfg, extra: dict | None = None) -> None:
     cfg: the training configuration (anything with ``network_dict()`` and ``uncontested``,
       e.g. `a2c.A2CConfig`), or the ``meta`` dict of a loaded model (`load_model`).
     extra: more JSON-able metadata to store.
+
+  Raises:
+    errors.UserError: a bad argument, named, before anything is written.
   """
+  checks.check_type("path", path, (str, os.PathLike), "a file path")
+  checks.check_type("params", params, Mapping, "the network's parameter dict")
+  if not (isinstance(cfg, dict) or callable(getattr(cfg, "network_dict", None))):
+    raise errors.UserError(f"cfg must be a training configuration (A2CConfig) or a loaded "
+                           f"model's meta dict, got {type(cfg).__name__} {cfg!r:.80}")
+  checks.check_type("extra", extra, (Mapping, type(None)), "a dict of metadata or None")
   if isinstance(cfg, dict):
     network, uncontested = cfg["network"], bool(cfg.get("uncontested", False))
   else:

@@ -28,6 +28,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
 
 import numpy as np
@@ -465,7 +466,19 @@ def report(result: MatchResult, *, dataset_holders: np.ndarray | None = None,
 
 def write_report(result: MatchResult, out_dir: str, *, dataset_holders=None,
                  settings: dict | None = None) -> tuple[str, str]:
-  """Writes out_dir/match.json and out_dir/match.md atomically; returns their paths."""
+  """Writes out_dir/match.json and out_dir/match.md atomically; returns their paths.
+
+  Raises:
+    errors.UserError: a bad argument, named, before anything is written.
+  """
+  checks.check_type("result", result, MatchResult, "a MatchResult (run_match)")
+  checks.check_type("out_dir", out_dir, (str, os.PathLike), "a folder path")
+  if dataset_holders is not None and not (isinstance(dataset_holders, np.ndarray)
+                                          and dataset_holders.ndim == 2):
+    raise errors.UserError(f"dataset_holders must be the (N, 52) holders of the match's "
+                           f"dataset or None, got {type(dataset_holders).__name__} "
+                           f"{dataset_holders!r:.80}")
+  checks.check_type("settings", settings, (Mapping, type(None)), "a dict or None")
   data, md = report(result, dataset_holders=dataset_holders, settings=settings)
   jpath = os.path.join(out_dir, "match.json")
   mpath = os.path.join(out_dir, "match.md")

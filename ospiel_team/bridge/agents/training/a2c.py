@@ -92,6 +92,7 @@ from ospiel_team.bridge.agents.bidders.policy_net import mixed_candidate_values
 from ospiel_team.bridge.agents.bidders.policy_net import padded_size
 from ospiel_team.bridge.agents.bidders.policy_net import sample_calls
 from ospiel_team.bridge.agents.training import opponent_pool
+from ospiel_team.bridge.agents.training import round_trainer
 from ospiel_team.bridge.agents.training import search_buffer as search_buffer_lib
 from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
 from ospiel_team.bridge.agents.training.a2c_loss import a2c_loss_terms as a2c_loss_terms
@@ -242,6 +243,11 @@ class A2CTrainer(RoundTrainer):
   def __init__(self, cfg: A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
                eval_dataset=None, workdir: str | None = None,
                init_params_from: str | None = None):
+    round_trainer.check_trainer_arguments(cfg, dataset, train_deals, workdir=workdir,
+                                          init_params_from=init_params_from)
+    if not (eval_dataset is None or hasattr(eval_dataset, "holders")):
+      raise UserError(f"eval_dataset must be a BridgeDataset of held-out deals or None, got "
+                      f"{type(eval_dataset).__name__} {eval_dataset!r:.80}")
     if cfg.algorithm != self.ALGORITHM:
       raise ValueError(f"{type(self).__name__} runs algorithm {self.ALGORITHM!r}, the "
                        f"configuration says {cfg.algorithm!r} (use trainers.make_trainer)")
@@ -287,7 +293,7 @@ class A2CTrainer(RoundTrainer):
     # learning in two threads stay deterministic); the sequential loop uses self.rng for both.
     self.learner_rng = np.random.default_rng([cfg.seed, 1])
     self.overlap_threads = True  # False: the overlapped schedule run in one thread (tests)
-    self.search = None  # optional JPSBid hook: search(trainer, on_step registry) (jps_bid.py)
+    self._search = None  # optional JPSBid hook (`search`)
     self.pool = opponent_pool.OpponentPool(cfg.opponent_pool_size, cfg.pool_probability,
                                            cfg.seed)
     if workdir is not None and os.path.exists(self.checkpoint_path):
@@ -406,6 +412,23 @@ class A2CTrainer(RoundTrainer):
       ms.append(m)
     ms = jax.device_get(ms)  # waits for the steps (inside the learner thread when overlapped)
     return params, opt_state, {k: float(np.mean([float(m[k]) for m in ms])) for k in ms[0]}
+
+  @property
+  def search(self):
+    """The optional JPSBid search hook (`jps_bid.JPSBidSearch`, `jps_bid.GameSearch`) or None.
+
+    Attaching one to a distilling trainer (``distill_coef`` > 0) checks that the search buffer
+    keeps its candidates (`search_buffer.check_candidates`): a UserError naming `candidates` and
+    `distill_coef` here, before any training.
+    """
+    return self._search
+
+  @search.setter
+  def search(self, hook) -> None:
+    candidates = getattr(getattr(hook, "options", None), "candidates", None)
+    if self.search_buffer is not None and candidates is not None:
+      search_buffer_lib.check_candidates(candidates, self.cfg.distill_coef)
+    self._search = hook
 
   def _distill_rows(self, rng: np.random.Generator, obs_dtype) -> tuple:
     """The search buffer's rows of one minibatch: (obs, calls, values, target, weight).

@@ -300,6 +300,10 @@ class JaxA2CTrainer(round_trainer.RoundTrainer):
   def __init__(self, cfg: A2CConfig, dataset=None, train_deals: np.ndarray | None = None,
                *, workdir: str | None = None, resume_from: str | None = None,
                options: JaxTrainOptions | None = None):
+    round_trainer.check_trainer_arguments(cfg, dataset, train_deals, workdir=workdir,
+                                          resume_from=resume_from)
+    checks.check_type("options", options, (JaxTrainOptions, type(None)),
+                      "a JaxTrainOptions or None")
     if cfg.distill_coef > 0 or cfg.q_coef > 0:
       raise UserError(f"the JAX trainer has no search distillation or Q head (distill_coef="
                       f"{cfg.distill_coef}, q_coef={cfg.q_coef}); use the numpy trainer")

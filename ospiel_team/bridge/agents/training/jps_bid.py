@@ -112,12 +112,18 @@ class JPSBidSearch:
     options: the search's `SearchOptions` (default `DEFAULTS`); keyword `overrides` replace
       single fields (e.g. ``JPSBidSearch(fraction=0.01)``).
     fresh_returns: store fresh-rollout returns of the chosen change (see `jps_search`).
+
+  Raises:
+    UserError: `options` not a `SearchOptions` or None, `fresh_returns` not a bool, or a bad
+      override (named).
   """
 
   DEFAULTS = SearchOptions()
 
   def __init__(self, options: SearchOptions | None = None, *, fresh_returns: bool = True,
                **overrides):
+    checks.check_type("options", options, (SearchOptions, type(None)), "a SearchOptions or None")
+    checks.check_bool("fresh_returns", fresh_returns)
     self.options = dataclasses.replace(options or self.DEFAULTS, **overrides)
     self.fresh_returns = fresh_returns
     self.rng = np.random.default_rng(self.options.seed)
@@ -205,6 +211,7 @@ class GameSearch:
 
   def __init__(self, options: SearchOptions | None = None, *, target: str = "a2c",
                nll_coef: float = 1.0, **overrides):
+    checks.check_type("options", options, (SearchOptions, type(None)), "a SearchOptions or None")
     checks.check_choice("target", target, ("a2c", "nll"))
     nll_coef = checks.check_real("nll_coef", nll_coef, above=0)
     self.options = dataclasses.replace(options or self.DEFAULTS, **overrides)

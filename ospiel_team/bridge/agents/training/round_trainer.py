@@ -20,6 +20,7 @@ import numpy as np
 import tqdm
 
 from ospiel_team import atomic_io
+from ospiel_team import checks
 from ospiel_team import errors
 from ospiel_team.bridge import shipped_digests
 from ospiel_team.bridge.agents.bidders.policy_net import save_model
@@ -42,6 +43,32 @@ def split_deals(num_deals: int, holdout: int, seed: int = 12345):
 BUFFER_BYTES_PER_DECISION = 34 + 1 + 4 + 4
 TABLE_STATE_BYTES = 319 * 4
 MIN_CALLS_PER_TABLE = 4  # the shortest auction: four passes
+
+
+def check_trainer_arguments(cfg, dataset, train_deals, **paths) -> None:
+  """The arguments both trainers take, checked by type before any work.
+
+  Args:
+    cfg: must be an `A2CConfig`.
+    dataset: None, a path, a list of paths or a `BridgeDataset` (`dataset.load_datasets`).
+    train_deals: None or a 1-D array of deal indices.
+    **paths: further arguments that are a path or None (workdir, resume_from, ...).
+
+  Raises:
+    errors.UserError: naming the first bad argument and its value.
+  """
+  checks.check_type("cfg", cfg, A2CConfig, "an A2CConfig")
+  if not (dataset is None or isinstance(dataset, (str, os.PathLike, list, tuple))
+          or (hasattr(dataset, "holders") and hasattr(dataset, "dd_tricks"))):
+    raise errors.UserError(f"dataset must be a BridgeDataset, a path, a list of paths or None, "
+                           f"got {type(dataset).__name__} {dataset!r:.80}")
+  if train_deals is not None:
+    arr = np.asarray(train_deals)
+    if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+      raise errors.UserError(f"train_deals must be a 1-D array of deal indices or None, got "
+                             f"{type(train_deals).__name__} {train_deals!r:.80}")
+  for name, value in paths.items():
+    checks.check_type(name, value, (str, os.PathLike, type(None)), "a path or None")
 
 
 def memory_needed(cfg: A2CConfig, *, engine: str = "numpy", max_stored_calls: int = 64) -> int:

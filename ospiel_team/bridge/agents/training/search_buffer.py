@@ -43,8 +43,32 @@ from ospiel_team.bridge import scoring
 from ospiel_team.bridge.agents.bidders.policy_net import NUM_CALLS
 from ospiel_team.bridge.agents.bidders.policy_net import OBS_SIZE
 from ospiel_team.bridge.agents.training.replay_buffer import PACKED_OBS_SIZE
+from ospiel_team.errors import UserError
 
 MAX_CANDIDATES = 8  # candidate columns stored per searched decision
+
+
+def check_candidates(candidates: int, distill_coef: float, *, name: str = "candidates",
+                     coef_name: str = "distill_coef") -> None:
+  """Refuses distilling (`distill_coef` > 0) a search of more candidates than a row keeps.
+
+  A search of `candidates` calls per searching player gives up to that many candidate columns
+  per decision; the buffer keeps `MAX_CANDIDATES`. Checked where a search is attached to a
+  distilling trainer, before any training (`SearchBuffer.add` would fail mid-training).
+
+  Args:
+    candidates: the search's candidates per searching player.
+    distill_coef: the trainer's distillation weight (`A2CConfig.distill_coef`).
+    name: how the message names `candidates` ("--search_candidates" on a command line).
+    coef_name: how the message names `distill_coef`.
+
+  Raises:
+    UserError: naming both when `distill_coef` > 0 and `candidates` > `MAX_CANDIDATES`.
+  """
+  if distill_coef > 0 and candidates > MAX_CANDIDATES:
+    raise UserError(f"{name}={candidates} with {coef_name}={distill_coef}: the search buffer "
+                    f"of distillation keeps at most {MAX_CANDIDATES} candidates a decision; "
+                    f"give {name} <= {MAX_CANDIDATES} or {coef_name}=0")
 
 
 class SearchBuffer:

@@ -4,6 +4,7 @@
 (Schulman et al., "Proximal Policy Optimization Algorithms", arXiv:1707.06347) share the
 configuration `A2CConfig`; its `algorithm` field picks one.
 """
+from ospiel_team import checks
 from ospiel_team.bridge.agents.training import a2c
 from ospiel_team.bridge.agents.training import ppo
 from ospiel_team.bridge.agents.training.a2c_config import A2CConfig
@@ -19,7 +20,11 @@ def make_trainer(cfg: A2CConfig, *args, **kwargs) -> a2c.A2CTrainer:
 
   Returns:
     A new trainer (resuming from `workdir`'s checkpoint when there is one).
+
+  Raises:
+    UserError: a bad argument, named (`cfg` not an `A2CConfig`, ...).
   """
+  checks.check_type("cfg", cfg, A2CConfig, "an A2CConfig")
   if cfg.algorithm == "ppo":
     return ppo.PPOTrainer(cfg, *args, **kwargs)
   return a2c.A2CTrainer(cfg, *args, **kwargs)
