@@ -273,8 +273,13 @@ def table3_table() -> str:
       end = rec["settings"]["schedule"][-1][0]
       done = sum(rec["progress"].values())
       cell = "-"
+      panel = (rec.get("panel_available") or rec["settings"]["panel"])[0]
+      leaders = ", ".join(
+          f"{name.split('_')[0]} {signed(lin['snapshots'][lin['leader']]['panel'][panel])}"
+          for name, lin in sorted(rec.get("lineages", {}).items()) if lin.get("leader"))
       state = (rec.get("stopped") or f"running: {done:,} of {end * len(rec['progress']):,} "
-               "lineage rounds trained")
+               "lineage rounds trained" + (f"; validation leaders so far vs `{panel}`: "
+                                           f"{leaders}" if leaders else ""))
   else:
     cell, state = "-", "pre-registered, not started"
   rows.append(["ours, JPS (5%, authors' budget) minus plain at a fair scale",
