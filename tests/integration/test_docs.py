@@ -37,7 +37,7 @@ def test_mkdocs_build_strict_has_no_warning(tmp_path):
   # ... a page for each module a public name comes from, with its classes ...
   page = site / "reference" / "tree" / "game_tree" / "index.html"
   assert "GameTree" in page.read_text(encoding="utf-8")
-  assert (site / "reference" / "bridge" / "agents" / "match" / "index.html").exists()
+  assert (site / "reference" / "bridge" / "agents" / "evaluation" / "match" / "index.html").exists()
   assert (site / "reference" / "runner" / "comparison" / "index.html").exists()
   # ... and none for a module that no package exports.
   assert not (site / "reference" / "cli" / "compare" / "index.html").exists()
