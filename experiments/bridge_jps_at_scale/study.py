@@ -56,8 +56,10 @@ boards under ``WORKDIR/matches`` as they are played. The same command, interrupt
 again (in this or a later session, or from the committed checkpoints alone), goes on where it
 stopped.
 
-  nice -n 15 python experiments/bridge_jps_at_scale/study.py --seeds 100 --arms plain,jps \
-      --workdir /work/runs/jps_at_scale --max_minutes 600
+  python experiments/bridge_jps_at_scale/study.py --seeds 11 --arms plain,jps \
+      --workdir WORKDIR --max_minutes 600
+
+(the registered command, with its search budget, is in ``PREREGISTRATION.md``).
 """
 
 from __future__ import annotations

@@ -57,6 +57,7 @@ def test_study_runs_resumes_from_committed_checkpoints_and_decides(start, tmp_pa
             "--gate_rounds=1")
   _, rec = _study(tmp_path, start, *common, "--max_turns=1")
   assert rec["progress"] == {"plain_s1": 2, "jps_s1": 2}
+  assert "--workdir WORKDIR" in rec["command"] and "--workdir=" not in rec["command"]
   assert "finished" not in rec
   shutil.rmtree(tmp_path / "w")  # the working folder is lost: the committed files remain
   stdout, rec = _study(tmp_path, start, *common)
